@@ -1,0 +1,40 @@
+# hs_add_test(NAME name SOURCES ... LIBS ... [TIMEOUT s] [LABELS ...] [ENV ...])
+# Builds a cmocka test and registers it with ctest. HS_SHARED_DIR is passed in the environment
+# so tests that need real models can find them (and skip when the folder is absent).
+if(BUILD_TESTING)
+  pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka>=1.1)
+endif()
+
+function(hs_add_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENV" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} PkgConfig::CMOCKA)
+  target_include_directories(${T_NAME} PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  set_tests_properties(${T_NAME} PROPERTIES TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT "HS_SHARED_DIR=${HS_SHARED_DIR};HS_SOURCE_DIR=${CMAKE_SOURCE_DIR};HS_BUILD_DIR=${CMAKE_BINARY_DIR};${T_ENV}")
+  if(T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}")
+  endif()
+endfunction()
+
+# hs_add_fuzzer(NAME name SOURCES ... LIBS ... CORPUS dir)
+# With HS_FUZZ (clang) it builds a libFuzzer binary NAME. Always builds NAME_replay, the same
+# entry point driven by tests/fuzz_replay_main.c over the corpus, and runs it as a ctest, so the
+# corpus (seeds plus every crash ever found) is replayed in every build, sanitizers included.
+function(hs_add_fuzzer)
+  cmake_parse_arguments(F "" "NAME;CORPUS" "SOURCES;LIBS" ${ARGN})
+  add_executable(${F_NAME}_replay ${F_SOURCES} ${CMAKE_SOURCE_DIR}/tests/fuzz_replay_main.c)
+  target_link_libraries(${F_NAME}_replay PRIVATE ${F_LIBS})
+  add_test(NAME ${F_NAME}_replay COMMAND ${F_NAME}_replay ${F_CORPUS})
+  set_tests_properties(${F_NAME}_replay PROPERTIES LABELS "fuzz" TIMEOUT 300)
+  if(HS_FUZZ)
+    add_executable(${F_NAME} ${F_SOURCES})
+    target_compile_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+    target_link_libraries(${F_NAME} PRIVATE ${F_LIBS})
+    target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+  endif()
+endfunction()

@@ -1,0 +1,155 @@
+/* The body model: a plain C description of one robot or environment, loaded from an OpenHRP
+ * VRML97 file. Nothing here knows about ODE. Units are SI (m, kg, rad, s, N, N·m).
+ *
+ * Ownership: hs_model_load() returns one heap block tree owned by the caller; every pointer
+ * inside (links, geoms, mesh arrays, sensors, extra joints, warnings) is owned by the model and
+ * lives until hs_model_free(). */
+#ifndef HILSIM_MODEL_H
+#define HILSIM_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hilsim/diag.h"
+#include "hilsim/pose.h"
+
+#define HS_NAME_MAX 64
+
+enum hs_joint_type {
+    HS_JOINT_FIXED,
+    HS_JOINT_FREE,    /* 6-DoF root */
+    HS_JOINT_ROTATE,  /* hinge about axis */
+    HS_JOINT_SLIDE,   /* prismatic along axis */
+    HS_JOINT_CRAWLER, /* "crawler" / "pseudoContinuousTrack": fixed, drives contact surface */
+    HS_JOINT_TYPE_MAX
+};
+
+enum hs_geom_type {
+    HS_GEOM_BOX,
+    HS_GEOM_SPHERE,
+    HS_GEOM_CYLINDER, /* VRML convention: axis along the geom's local Y */
+    HS_GEOM_CONE,     /* VRML convention: axis along local Y, apex at +height/2 */
+    HS_GEOM_MESH,
+    HS_GEOM_TYPE_MAX
+};
+
+struct hs_mesh {
+    double *vertices; /* 3 * nvertices, in the geom frame (hs_geom.pose) */
+    uint32_t nvertices;
+    uint32_t *indices; /* 3 * ntriangles, counter-clockwise seen from outside when ccw is TRUE */
+    uint32_t ntriangles;
+};
+
+struct hs_geom {
+    enum hs_geom_type type;
+    struct hs_pose pose; /* geom frame in the link frame */
+    union {
+        struct {
+            double size[3];
+        } box;
+        struct {
+            double radius;
+        } sphere;
+        struct {
+            double radius, height;
+        } cylinder;
+        struct {
+            double bottom_radius, height;
+        } cone;
+        struct hs_mesh mesh;
+    } u;
+};
+
+struct hs_link {
+    char name[HS_NAME_MAX];         /* the Joint's name field (DEF name if name is empty) */
+    char segment_name[HS_NAME_MAX]; /* first Segment's name or DEF name, "" if none */
+    int32_t parent; /* index into hs_model.links, -1 for the root; parents come first */
+    enum hs_joint_type joint_type;
+    int32_t joint_id;        /* jointId, -1 when unactuated */
+    struct hs_pose origin;   /* link frame in the parent's link frame at zero joint position */
+    double axis[3];          /* unit vector in the link frame (rotate, slide, crawler) */
+    double ulimit, llimit;   /* position limits, rad or m; +INFINITY / -INFINITY when absent */
+    double uvlimit, lvlimit; /* velocity limits, rad/s or m/s; ±INFINITY when absent */
+    double gear_ratio;       /* default 1 */
+    double gear_efficiency;  /* default 1 */
+    double rotor_inertia;    /* kg·m², motor side; default 0 */
+    double rotor_resistor;   /* ohm; default 0 */
+    double torque_const;     /* N·m/A, motor side; default 1 */
+    double encoder_pulse;    /* counts per motor revolution; default 1 */
+    double mass;             /* kg, all Segments combined */
+    double com[3];           /* centre of mass in the link frame */
+    double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
+    uint32_t geom_first, geom_count; /* slice of hs_model.geoms */
+    int32_t source_line;             /* line of the Joint node, for messages */
+};
+
+enum hs_sensor_type {
+    HS_SENSOR_ACCEL,
+    HS_SENSOR_GYRO,
+    HS_SENSOR_FORCE,
+    HS_SENSOR_VISION,
+    HS_SENSOR_RANGE,
+    HS_SENSOR_TYPE_MAX
+};
+
+struct hs_sensor {
+    char name[HS_NAME_MAX]; /* DEF name (sensors have no name field in OpenHRP) */
+    enum hs_sensor_type type;
+    int32_t sensor_id;   /* sensorId, -1 if absent */
+    int32_t link;        /* index into hs_model.links */
+    struct hs_pose pose; /* sensor frame in the link frame */
+    /* accel: maxAcceleration; gyro: maxAngularVelocity; force: maxForce. -1 = unlimited. */
+    double max[3];
+    double max_torque[3]; /* force sensors only: maxTorque, -1 = unlimited */
+    /* vision */
+    double field_of_view, front_clip, back_clip, frame_rate;
+    int32_t width, height;
+    char vision_type[16];
+    /* range */
+    double scan_angle, scan_step, scan_rate, max_distance;
+};
+
+enum hs_extra_joint_type { HS_EXTRA_BALL, HS_EXTRA_PISTON, HS_EXTRA_TYPE_MAX };
+
+struct hs_extra_joint {
+    char name[HS_NAME_MAX];
+    enum hs_extra_joint_type type;
+    int32_t link1, link2; /* indices into hs_model.links */
+    double pos1[3];       /* connection point in link1's frame */
+    double pos2[3];       /* connection point in link2's frame */
+    double axis[3];       /* piston axis in link1's frame (unit) */
+};
+
+struct hs_model {
+    char name[HS_NAME_MAX]; /* Humanoid name, or the file's base name */
+    char *path;             /* file it was loaded from */
+    struct hs_link *links;
+    uint32_t nlinks;
+    struct hs_geom *geoms;
+    uint32_t ngeoms;
+    struct hs_sensor *sensors;
+    uint32_t nsensors;
+    struct hs_extra_joint *extra_joints;
+    uint32_t nextra_joints;
+    uint32_t njoint_ids; /* max jointId + 1 (0 when none) */
+    char **warnings;     /* e.g. gaps in jointId; the CLI prints them */
+    uint32_t nwarnings;
+};
+
+/* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names
+ * file:line:column and what was expected. */
+int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag);
+/* Same, from a buffer; base_path resolves Inline URLs (may be NULL: Inline is then an error). */
+int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
+                         const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
+void hs_model_free(struct hs_model *model); /* accepts NULL */
+
+/* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */
+int hs_model_find_link(const struct hs_model *model, const char *name);
+int hs_model_link_of_joint_id(const struct hs_model *model, int32_t joint_id);
+double hs_model_total_mass(const struct hs_model *model);
+
+const char *hs_joint_type_name(enum hs_joint_type t);
+const char *hs_sensor_type_name(enum hs_sensor_type t);
+
+#endif

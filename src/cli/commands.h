@@ -1,0 +1,16 @@
+/* One function per subcommand, one file per subcommand (cmd_<name>.c).
+ * Each returns the process exit code: 0 success, 1 runtime failure, 2 bad usage or bad input. */
+#ifndef HS_CLI_COMMANDS_H
+#define HS_CLI_COMMANDS_H
+
+enum { HS_EXIT_OK = 0, HS_EXIT_FAILURE = 1, HS_EXIT_USAGE = 2 };
+
+int hs_cmd_model(int argc, char **argv);
+int hs_cmd_sim(int argc, char **argv);
+int hs_cmd_run(int argc, char **argv);
+int hs_cmd_bench(int argc, char **argv);
+int hs_cmd_bench_step(int argc, char **argv);
+int hs_cmd_config(int argc, char **argv);
+int hs_cmd_can(int argc, char **argv);
+
+#endif

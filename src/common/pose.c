@@ -1,0 +1,80 @@
+#include "hilsim/pose.h"
+
+#include <math.h>
+#include <string.h>
+
+void hs_pose_identity(struct hs_pose *ret_pose)
+{
+    memset(ret_pose, 0, sizeof *ret_pose);
+    ret_pose->R[0] = ret_pose->R[4] = ret_pose->R[8] = 1.0;
+}
+
+void hs_rot_mul(const double a[9], const double b[9], double ret[9])
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            ret[r * 3 + c] = a[r * 3] * b[c] + a[r * 3 + 1] * b[3 + c] + a[r * 3 + 2] * b[6 + c];
+}
+
+void hs_rot_transpose(const double a[9], double ret[9])
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            ret[c * 3 + r] = a[r * 3 + c];
+}
+
+void hs_rot_apply(const double R[9], const double v[3], double ret[3])
+{
+    for (int r = 0; r < 3; r++)
+        ret[r] = R[r * 3] * v[0] + R[r * 3 + 1] * v[1] + R[r * 3 + 2] * v[2];
+}
+
+void hs_rot_apply_transpose(const double R[9], const double v[3], double ret[3])
+{
+    for (int c = 0; c < 3; c++)
+        ret[c] = R[c] * v[0] + R[3 + c] * v[1] + R[6 + c] * v[2];
+}
+
+void hs_pose_mul(const struct hs_pose *a, const struct hs_pose *b, struct hs_pose *ret)
+{
+    hs_rot_mul(a->R, b->R, ret->R);
+    hs_rot_apply(a->R, b->p, ret->p);
+    for (int i = 0; i < 3; i++)
+        ret->p[i] += a->p[i];
+}
+
+void hs_pose_inverse(const struct hs_pose *a, struct hs_pose *ret)
+{
+    hs_rot_transpose(a->R, ret->R);
+    hs_rot_apply(ret->R, a->p, ret->p);
+    for (int i = 0; i < 3; i++)
+        ret->p[i] = -ret->p[i];
+}
+
+void hs_pose_apply(const struct hs_pose *a, const double v[3], double ret[3])
+{
+    hs_rot_apply(a->R, v, ret);
+    for (int i = 0; i < 3; i++)
+        ret[i] += a->p[i];
+}
+
+void hs_rot_from_axis_angle(const double axis[3], double angle_rad, double ret_R[9])
+{
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (n == 0.0) {
+        memset(ret_R, 0, 9 * sizeof *ret_R);
+        ret_R[0] = ret_R[4] = ret_R[8] = 1.0;
+        return;
+    }
+    double x = axis[0] / n, y = axis[1] / n, z = axis[2] / n;
+    double c = cos(angle_rad), s = sin(angle_rad), t = 1.0 - c;
+    ret_R[0] = t * x * x + c;
+    ret_R[1] = t * x * y - s * z;
+    ret_R[2] = t * x * z + s * y;
+    ret_R[3] = t * x * y + s * z;
+    ret_R[4] = t * y * y + c;
+    ret_R[5] = t * y * z - s * x;
+    ret_R[6] = t * x * z - s * y;
+    ret_R[7] = t * y * z + s * x;
+    ret_R[8] = t * z * z + c;
+}
