@@ -1,0 +1,21 @@
+/* Process log for non-RT code: stderr, one line per message. Under systemd (JOURNAL_STREAM set,
+ * or hs_log_set_syslog_prefix(1)) each line starts with its syslog priority, "<3>", "<4>", "<6>",
+ * "<7>", so journald files it by level. The RT thread never calls this: it posts records to a
+ * lock-free ring that a non-RT thread drains into hs_log(). */
+#ifndef HILSIM_LOG_H
+#define HILSIM_LOG_H
+
+enum hs_log_level {
+    HS_LOG_ERR = 3,
+    HS_LOG_WARNING = 4,
+    HS_LOG_INFO = 6,
+    HS_LOG_DEBUG = 7,
+};
+
+/* not RT-safe (stdio). */
+void hs_log(enum hs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hs_log_set_level(enum hs_log_level max_level); /* messages above it are dropped */
+void hs_log_set_syslog_prefix(int on);              /* default: on when JOURNAL_STREAM is set */
+int hs_log_level_from_name(const char *name, enum hs_log_level *ret_level);
+
+#endif
