@@ -1,0 +1,189 @@
+#include "hilsim/actuator.h"
+
+#include <errno.h>
+#include <math.h>
+
+#include "hilsim/model.h"
+
+void hs_actuator_params_default(const struct hs_link *link, struct hs_actuator_params *ret)
+{
+    *ret = (struct hs_actuator_params){
+        .gear_ratio = link->gear_ratio,
+        .gear_efficiency = link->gear_efficiency,
+        .rotor_inertia = link->rotor_inertia,
+        .torque_const = link->torque_const,
+        .torque_max = INFINITY,
+        .current_max = INFINITY,
+        .viscous = 0.0,
+        .coulomb = 0.0,
+        .q_min = link->llimit,
+        .q_max = link->ulimit,
+        .dq_min = link->lvlimit,
+        .dq_max = link->uvlimit,
+        .velocity_limit_gain = 0.0,
+        .velocity_loop = HS_VELOCITY_LOOP_GAIN,
+        .velocity_gain = 0.0,
+        .brake_torque = INFINITY,
+        .timeout_ns = 0,
+        .safe = HS_SAFE_ZERO_TORQUE,
+        .hold_kp = 0.0,
+        .hold_kd = 0.0,
+    };
+}
+
+int hs_actuator_params_check(const struct hs_actuator_params *p, const char **ret_field)
+{
+#define BAD(cond, name)                                                                            \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            *ret_field = name;                                                                     \
+            return -EINVAL;                                                                        \
+        }                                                                                          \
+    } while (0)
+    BAD(!isfinite(p->gear_ratio) || p->gear_ratio == 0.0, "gear_ratio");
+    BAD(!(p->gear_efficiency > 0.0 && p->gear_efficiency <= 1.0), "gear_efficiency");
+    BAD(!(p->rotor_inertia >= 0.0) || !isfinite(p->rotor_inertia), "rotor_inertia");
+    BAD(!(p->torque_const > 0.0) || !isfinite(p->torque_const), "torque_const");
+    BAD(!(p->torque_max > 0.0), "torque_max");
+    BAD(!(p->current_max > 0.0), "current_max");
+    BAD(!(p->viscous >= 0.0) || !isfinite(p->viscous), "viscous");
+    BAD(!(p->coulomb >= 0.0) || !isfinite(p->coulomb), "coulomb");
+    BAD(isnan(p->q_min) || isnan(p->q_max) || p->q_min > p->q_max, "q_min/q_max");
+    BAD(isnan(p->dq_min) || isnan(p->dq_max) || p->dq_min > p->dq_max, "dq_min/dq_max");
+    BAD(!(p->velocity_limit_gain >= 0.0) || !isfinite(p->velocity_limit_gain),
+        "velocity_limit_gain");
+    BAD((unsigned)p->velocity_loop >= HS_VELOCITY_LOOP_MAX, "velocity_loop");
+    BAD(!(p->velocity_gain >= 0.0) || !isfinite(p->velocity_gain), "velocity_gain");
+    BAD(!(p->brake_torque > 0.0), "brake_torque");
+    BAD(p->timeout_ns < 0, "timeout_ns");
+    BAD((unsigned)p->safe >= HS_SAFE_MAX, "safe");
+    BAD(!(p->hold_kp >= 0.0) || !isfinite(p->hold_kp), "hold_kp");
+    BAD(!(p->hold_kd >= 0.0) || !isfinite(p->hold_kd), "hold_kd");
+#undef BAD
+    return 0;
+}
+
+/* The model's convention (OpenHRP/Choreonoid): joint torque = i · Kt · N · eta. Efficiency is
+ * applied the same way in both directions of power flow, as the model has one figure. */
+double hs_actuator_current_to_torque(const struct hs_actuator_params *p, double current)
+{
+    return current * p->torque_const * p->gear_ratio * p->gear_efficiency;
+}
+
+double hs_actuator_torque_to_current(const struct hs_actuator_params *p, double torque)
+{
+    return torque / (p->torque_const * p->gear_ratio * p->gear_efficiency);
+}
+
+const struct hs_joint_command *hs_actuator_select(const struct hs_actuator_params *p,
+                                                  struct hs_actuator_state *st,
+                                                  const struct hs_joint_command *cmd,
+                                                  int64_t now_ns, bool new_tick, double q,
+                                                  struct hs_joint_command *scratch)
+{
+    bool none = cmd->seq == 0;
+    /* Strictly older than the timeout: a command exactly timeout_ns old is still fresh, so the
+     * fallback starts on the first tick past the timeout. */
+    bool stale = none || (p->timeout_ns > 0 && now_ns - cmd->rx_time_ns > p->timeout_ns);
+    if (stale && !st->stale) {
+        st->hold_q = q;
+        if (!none)
+            st->stale_events++;
+    }
+    st->stale = stale;
+    if (!stale)
+        return cmd;
+    if (new_tick && !none)
+        st->stale_ticks++;
+    *scratch = (struct hs_joint_command){.seq = cmd->seq, .rx_time_ns = cmd->rx_time_ns};
+    switch (p->safe) {
+    case HS_SAFE_BRAKE:
+        scratch->mode = HS_JOINT_MODE_BRAKE;
+        break;
+    case HS_SAFE_HOLD:
+        scratch->mode = HS_JOINT_MODE_POSITION;
+        scratch->q = st->hold_q;
+        scratch->kp = p->hold_kp;
+        scratch->kd = p->hold_kd;
+        break;
+    default:
+        scratch->mode = HS_JOINT_MODE_DISABLED;
+        break;
+    }
+    return scratch;
+}
+
+void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
+                         double q, double dq, struct hs_actuator_output *ret)
+{
+    *ret = (struct hs_actuator_output){0};
+    double tau = 0.0;
+    bool motor_row = false;
+    switch (cmd->mode) {
+    case HS_JOINT_MODE_TORQUE:
+        tau = cmd->tau_ff;
+        break;
+    case HS_JOINT_MODE_CURRENT:
+        tau = hs_actuator_current_to_torque(p, cmd->current);
+        break;
+    case HS_JOINT_MODE_VELOCITY:
+        if (p->velocity_loop == HS_VELOCITY_LOOP_ODE_MOTOR) {
+            motor_row = true;
+            ret->ode_vel = cmd->velocity;
+            tau = cmd->tau_ff;
+        } else {
+            tau = p->velocity_gain * (cmd->velocity - dq) + cmd->tau_ff;
+        }
+        break;
+    case HS_JOINT_MODE_POSITION:
+        tau = cmd->kp * (cmd->q - q) + cmd->kd * (cmd->dq - dq) + cmd->tau_ff;
+        break;
+    case HS_JOINT_MODE_BRAKE:
+        motor_row = true;
+        ret->ode_vel = 0.0;
+        break;
+    default: /* disabled, or an unknown mode from a bad source: free-wheel */
+        break;
+    }
+    if (!isfinite(tau))
+        tau = 0.0;
+
+    /* A drive's speed limiter: past a limit, torque that drives further out is refused, and
+     * with a gain the drive brakes back towards the limit. */
+    if (dq > p->dq_max && tau > p->velocity_limit_gain * (p->dq_max - dq)) {
+        tau = p->velocity_limit_gain * (p->dq_max - dq);
+        ret->velocity_limited = true;
+    } else if (dq < p->dq_min && tau < p->velocity_limit_gain * (p->dq_min - dq)) {
+        tau = p->velocity_limit_gain * (p->dq_min - dq);
+        ret->velocity_limited = true;
+    }
+
+    double tmax = p->torque_max;
+    double from_current = fabs(hs_actuator_current_to_torque(p, p->current_max));
+    bool current_binds = from_current < tmax;
+    if (current_binds)
+        tmax = from_current;
+    if (tau > tmax || tau < -tmax) {
+        tau = tau > 0 ? tmax : -tmax;
+        ret->torque_saturated = !current_binds;
+        ret->current_saturated = current_binds;
+    }
+
+    ret->motor_torque = tau;
+    ret->current = hs_actuator_torque_to_current(p, tau);
+    ret->effort = tau - p->viscous * dq;
+    ret->ode_motor_drives = motor_row;
+    if (motor_row) {
+        /* Brake: the row holds up to the brake torque plus the friction it sits behind. ODE
+         * velocity loop: the row is the motor, limited by the drive's saturation. */
+        ret->ode_fmax = cmd->mode == HS_JOINT_MODE_BRAKE ? p->brake_torque + p->coulomb : tmax;
+        if (cmd->mode != HS_JOINT_MODE_BRAKE)
+            ret->effort = tau - p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
+    } else {
+        /* Coulomb friction as a zero-velocity motor row limited to the friction torque: ODE
+         * then gives true stiction (no chatter at dq = 0) and sliding friction of exactly
+         * `coulomb` opposing the motion. */
+        ret->ode_vel = 0.0;
+        ret->ode_fmax = p->coulomb;
+    }
+}

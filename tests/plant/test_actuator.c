@@ -1,0 +1,186 @@
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hilsim/actuator.h"
+#include "hilsim/model.h"
+
+static struct hs_actuator_params params(void)
+{
+    struct hs_link link = {
+        .gear_ratio = 100,
+        .gear_efficiency = 0.9,
+        .rotor_inertia = 1e-5,
+        .torque_const = 0.05,
+        .ulimit = 2,
+        .llimit = -2,
+        .uvlimit = 5,
+        .lvlimit = -5,
+    };
+    struct hs_actuator_params p;
+    hs_actuator_params_default(&link, &p);
+    return p;
+}
+
+static void test_defaults_come_from_the_joint(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    const char *field = NULL;
+    assert_int_equal(hs_actuator_params_check(&p, &field), 0);
+    assert_true(p.gear_ratio == 100 && p.gear_efficiency == 0.9 && p.torque_const == 0.05);
+    assert_true(p.q_max == 2 && p.q_min == -2 && p.dq_max == 5 && p.dq_min == -5);
+    p.gear_efficiency = 1.5;
+    assert_int_equal(hs_actuator_params_check(&p, &field), -22);
+    assert_string_equal(field, "gear_efficiency");
+}
+
+static void test_modes(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    struct hs_actuator_output o;
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = 3, .seq = 1};
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(o.effort == 3 && o.ode_fmax == 0);
+    assert_true(fabs(o.current - 3 / (0.05 * 100 * 0.9)) < 1e-12);
+
+    c = (struct hs_joint_command){.mode = HS_JOINT_MODE_CURRENT, .current = 2, .seq = 1};
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(fabs(o.effort - 2 * 0.05 * 100 * 0.9) < 1e-12);
+    assert_true(fabs(o.current - 2) < 1e-12);
+
+    c = (struct hs_joint_command){
+        .mode = HS_JOINT_MODE_POSITION, .q = 1, .dq = 0.5, .kp = 10, .kd = 2, .tau_ff = 0.25};
+    hs_actuator_compute(&p, &c, 0.8, 0.1, &o);
+    assert_true(fabs(o.effort - (10 * 0.2 + 2 * 0.4 + 0.25)) < 1e-12);
+
+    p.velocity_gain = 4;
+    c = (struct hs_joint_command){.mode = HS_JOINT_MODE_VELOCITY, .velocity = 1, .tau_ff = 0.5};
+    hs_actuator_compute(&p, &c, 0, 0.5, &o);
+    assert_true(fabs(o.effort - (4 * 0.5 + 0.5)) < 1e-12);
+
+    p.velocity_loop = HS_VELOCITY_LOOP_ODE_MOTOR;
+    p.torque_max = 7;
+    hs_actuator_compute(&p, &c, 0, 0.5, &o);
+    assert_true(o.ode_motor_drives && o.ode_vel == 1 && o.ode_fmax == 7);
+
+    c = (struct hs_joint_command){.mode = HS_JOINT_MODE_BRAKE};
+    p.brake_torque = 20, p.coulomb = 1;
+    hs_actuator_compute(&p, &c, 0, 0.5, &o);
+    assert_true(o.ode_motor_drives && o.ode_vel == 0 && o.ode_fmax == 21 && o.effort == 0);
+
+    c = (struct hs_joint_command){.mode = HS_JOINT_MODE_DISABLED, .tau_ff = 5};
+    p.viscous = 0.5;
+    hs_actuator_compute(&p, &c, 0, 2, &o);
+    assert_true(o.effort == -1.0 && o.ode_fmax == 1 && o.ode_vel == 0 && !o.ode_motor_drives);
+
+    c = (struct hs_joint_command){.mode = 99, .tau_ff = 5};
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(o.motor_torque == 0);
+}
+
+static void test_saturation_torque_and_current(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    struct hs_actuator_output o;
+    p.torque_max = 10;
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = -12};
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(o.motor_torque == -10 && o.torque_saturated && !o.current_saturated);
+    p.current_max = 1; /* 4.5 N·m at the joint */
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(fabs(o.motor_torque + 4.5) < 1e-12 && o.current_saturated);
+    assert_true(fabs(o.current + 1) < 1e-12);
+    c.tau_ff = 4;
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(o.motor_torque == 4 && !o.current_saturated && !o.torque_saturated);
+}
+
+static void test_velocity_limit(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    struct hs_actuator_output o;
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = 3};
+    hs_actuator_compute(&p, &c, 0, 5.5, &o);
+    assert_true(o.motor_torque == 0 && o.velocity_limited);
+    c.tau_ff = -3; /* braking back is allowed */
+    hs_actuator_compute(&p, &c, 0, 5.5, &o);
+    assert_true(o.motor_torque == -3 && !o.velocity_limited);
+    p.velocity_limit_gain = 10;
+    c.tau_ff = 8; /* already braking harder than the limiter asks */
+    hs_actuator_compute(&p, &c, 0, -5.5, &o);
+    assert_true(o.motor_torque == 8 && !o.velocity_limited);
+    c.tau_ff = -3;
+    hs_actuator_compute(&p, &c, 0, -5.5, &o);
+    assert_true(fabs(o.motor_torque - 5) < 1e-12 && o.velocity_limited);
+}
+
+static void test_watchdog_fires_on_first_tick_past_timeout(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    p.timeout_ns = 5000000;
+    p.safe = HS_SAFE_HOLD, p.hold_kp = 50, p.hold_kd = 1;
+    struct hs_actuator_state st = {0};
+    struct hs_joint_command scratch;
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = 1, .rx_time_ns = 0};
+    /* No command yet: safe behaviour, not counted. */
+    const struct hs_joint_command *x = hs_actuator_select(&p, &st, &c, 1000, true, 0.3, &scratch);
+    assert_true(x == &scratch && st.stale && st.stale_events == 0 && st.stale_ticks == 0);
+
+    c.seq = 1, c.rx_time_ns = 1000000;
+    for (int64_t t = 1000000; t <= 20000000; t += 1000000) {
+        x = hs_actuator_select(&p, &st, &c, t, true, 0.25, &scratch);
+        bool expect_stale = t - c.rx_time_ns > p.timeout_ns;
+        assert_int_equal(st.stale, expect_stale);
+        assert_true((x == &c) == !expect_stale);
+        if (t == 6000000)
+            assert_true(!st.stale);
+        if (t == 7000000)
+            assert_true(st.stale && st.stale_events == 1);
+    }
+    assert_int_equal(st.stale_events, 1);
+    assert_int_equal(st.stale_ticks, 14); /* 7 .. 20 ms */
+    assert_true(x->mode == HS_JOINT_MODE_POSITION && x->q == 0.25 && x->kp == 50);
+
+    /* Substeps within a tick do not count extra ticks. */
+    hs_actuator_select(&p, &st, &c, 20000000, false, 0.25, &scratch);
+    assert_int_equal(st.stale_ticks, 14);
+
+    /* A fresh command ends it; the next timeout is a second event. */
+    c.seq = 2, c.rx_time_ns = 21000000;
+    x = hs_actuator_select(&p, &st, &c, 21000000, true, 0.1, &scratch);
+    assert_true(x == &c && !st.stale);
+    x = hs_actuator_select(&p, &st, &c, 26000001, true, 0.1, &scratch);
+    assert_true(st.stale && st.stale_events == 2);
+
+    p.safe = HS_SAFE_BRAKE;
+    x = hs_actuator_select(&p, &st, &c, 27000000, true, 0.1, &scratch);
+    assert_int_equal(x->mode, HS_JOINT_MODE_BRAKE);
+    p.safe = HS_SAFE_ZERO_TORQUE;
+    x = hs_actuator_select(&p, &st, &c, 28000000, true, 0.1, &scratch);
+    assert_int_equal(x->mode, HS_JOINT_MODE_DISABLED);
+
+    /* timeout 0: no watchdog. */
+    p.timeout_ns = 0;
+    x = hs_actuator_select(&p, &st, &c, INT64_MAX / 2, true, 0.1, &scratch);
+    assert_true(x == &c && !st.stale);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_come_from_the_joint),
+        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_saturation_torque_and_current),
+        cmocka_unit_test(test_velocity_limit),
+        cmocka_unit_test(test_watchdog_fires_on_first_tick_past_timeout),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
