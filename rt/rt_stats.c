@@ -1,0 +1,114 @@
+#include "rt/rt_stats.h"
+#include "rt/rt_out.h"
+
+#include <errno.h>
+#include <string.h>
+
+const uint32_t hs_stats_pct_ppm[HS_STATS_NPCT] = {500000, 990000, 999000, 999900};
+static const char *const pct_label[HS_STATS_NPCT] = {"p50", "p99", "p99.9", "p99.99"};
+static const char *const pct_key[HS_STATS_NPCT] = {"p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns"};
+
+static const char *const phase_names[HS_PHASE_MAX] = {
+    [HS_PHASE_WAKE] = "wake",           [HS_PHASE_INPUTS] = "inputs",
+    [HS_PHASE_ACTUATION] = "actuation", [HS_PHASE_PHYSICS] = "physics",
+    [HS_PHASE_SENSORS] = "sensors",     [HS_PHASE_OUTPUTS] = "outputs",
+    [HS_PHASE_TICK] = "tick",
+};
+
+const char *hs_phase_name(enum hs_phase p)
+{
+    return (unsigned)p < HS_PHASE_MAX ? phase_names[p] : "?";
+}
+
+int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns, int64_t bin_ns)
+{
+    memset(s, 0, sizeof *s);
+    if (range_ns == 0)
+        range_ns = HS_HIST_DEFAULT_RANGE_NS;
+    if (bin_ns == 0)
+        bin_ns = HS_HIST_DEFAULT_BIN_NS;
+    for (int i = 0; i < HS_PHASE_MAX; i++) {
+        int r = hs_hist_init(&s->phase[i], range_ns, bin_ns);
+        if (r < 0) {
+            hs_rt_stats_destroy(s);
+            return r;
+        }
+    }
+    return 0;
+}
+
+void hs_rt_stats_destroy(struct hs_rt_stats *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < HS_PHASE_MAX; i++)
+        hs_hist_destroy(&s->phase[i]);
+    memset(s, 0, sizeof *s);
+}
+
+void hs_rt_stats_reset(struct hs_rt_stats *s)
+{
+    for (int i = 0; i < HS_PHASE_MAX; i++)
+        hs_hist_reset(&s->phase[i]);
+    s->ticks = 0;
+    s->overruns = 0;
+    s->missed_periods = 0;
+}
+
+size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t size)
+{
+    struct hs__out o;
+    hs__out_init(&o, buf, size);
+    hs__out_put(&o, "ticks %llu  overruns %llu  missed periods %llu  period %.3f us\n",
+                (unsigned long long)s->ticks, (unsigned long long)s->overruns,
+                (unsigned long long)s->missed_periods, (double)s->period_ns / 1e3);
+    hs__out_put(&o, "%-10s %10s %10s %10s", "phase [us]", "count", "min", "mean");
+    for (int k = 0; k < HS_STATS_NPCT; k++)
+        hs__out_put(&o, " %10s", pct_label[k]);
+    hs__out_put(&o, " %10s\n", "max");
+    for (int i = 0; i < HS_PHASE_MAX; i++) {
+        const struct hs_hist *h = &s->phase[i];
+        hs__out_put(&o, "%-10s %10llu", phase_names[i], (unsigned long long)h->count);
+        if (h->count == 0) {
+            hs__out_put(&o, "\n");
+            continue;
+        }
+        hs__out_put(&o, " %10.3f %10.3f", (double)h->min_ns / 1e3, hs_hist_mean_ns(h) / 1e3);
+        for (int k = 0; k < HS_STATS_NPCT; k++) {
+            int64_t v = 0;
+            hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
+            hs__out_put(&o, " %10.3f", (double)v / 1e3);
+        }
+        hs__out_put(&o, " %10.3f\n", (double)h->max_ns / 1e3);
+    }
+    return hs__out_finish(&o);
+}
+
+size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t size)
+{
+    struct hs__out o;
+    hs__out_init(&o, buf, size);
+    hs__out_put(
+        &o,
+        "{\"period_ns\": %lld, \"ticks\": %llu, \"overruns\": %llu, \"missed_periods\": %llu, "
+        "\"bin_ns\": %lld, \"phases\": {",
+        (long long)s->period_ns, (unsigned long long)s->ticks, (unsigned long long)s->overruns,
+        (unsigned long long)s->missed_periods, (long long)s->phase[0].bin_ns);
+    for (int i = 0; i < HS_PHASE_MAX; i++) {
+        const struct hs_hist *h = &s->phase[i];
+        hs__out_put(&o, "%s\"%s\": {\"count\": %llu, \"overflow\": %llu", i ? ", " : "",
+                    phase_names[i], (unsigned long long)h->count, (unsigned long long)h->overflow);
+        if (h->count) {
+            hs__out_put(&o, ", \"min_ns\": %lld, \"mean_ns\": %.1f, \"max_ns\": %lld",
+                        (long long)h->min_ns, hs_hist_mean_ns(h), (long long)h->max_ns);
+            for (int k = 0; k < HS_STATS_NPCT; k++) {
+                int64_t v = 0;
+                hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
+                hs__out_put(&o, ", \"%s\": %lld", pct_key[k], (long long)v);
+            }
+        }
+        hs__out_put(&o, "}");
+    }
+    hs__out_put(&o, "}}\n");
+    return hs__out_finish(&o);
+}

@@ -1,0 +1,405 @@
+#include "rt/tick_loop.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt/rt_clock.h"
+#include "rt/rt_thread.h"
+#include "rt/trace.h"
+
+struct hs_tick_loop {
+    struct hs_tick_config cfg;
+    struct hs_tick_ops ops; /* NULL callbacks replaced by noop at create */
+    void *ctx;
+    struct hs_rt_opts rt;
+    bool have_rt;
+    struct hs_rt_report rep;
+    struct hs_rt_stats stats;
+    struct hs_rt_ring log;
+    struct hs__rt_thread thread;
+    bool thread_started;
+    int run_ret;
+    struct hs_tick_result result;
+
+    atomic_bool stop;
+    _Atomic int64_t stall_ns;
+    /* progress, rt:w others:r */
+    _Atomic uint64_t p_ticks, p_last_tick, p_overruns, p_missed;
+    _Atomic int64_t p_worst_tick, p_worst_wake;
+    _Atomic uint32_t p_leaky;
+    atomic_bool p_safe_hold, p_running;
+};
+
+static int noop_phase(void *ctx, const struct hs_tick_info *t)
+{
+    return 0;
+}
+
+static void noop_hold(void *ctx, const struct hs_tick_info *t) {}
+
+const char *hs_tick_stop_reason_name(enum hs_tick_stop_reason r)
+{
+    static const char *const names[HS_TICK_STOP_MAX] = {
+        [HS_TICK_STOP_NONE] = "none",
+        [HS_TICK_STOP_REQUESTED] = "stop requested",
+        [HS_TICK_STOP_MAX_TICKS] = "max ticks reached",
+        [HS_TICK_STOP_OVERRUN] = "overrun (policy stop)",
+        [HS_TICK_STOP_LEAKY] = "overrun counter threshold",
+        [HS_TICK_STOP_PHASE_ERROR] = "phase error",
+        [HS_TICK_STOP_SETUP_FAILED] = "real-time set-up refused",
+    };
+    return (unsigned)r < HS_TICK_STOP_MAX ? names[r] : "?";
+}
+
+static const char *const policy_names[HS_OVERRUN_MAX] = {
+    [HS_OVERRUN_SKIP] = "skip", [HS_OVERRUN_CATCH_UP] = "catch-up", [HS_OVERRUN_STOP] = "stop"};
+
+const char *hs_overrun_policy_name(enum hs_overrun_policy p)
+{
+    return (unsigned)p < HS_OVERRUN_MAX ? policy_names[p] : "?";
+}
+
+int hs_overrun_policy_parse(const char *s, enum hs_overrun_policy *ret)
+{
+    for (int i = 0; i < HS_OVERRUN_MAX; i++) {
+        if (strcmp(s, policy_names[i]) == 0) {
+            *ret = (enum hs_overrun_policy)i;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+static int validate(const struct hs_tick_config *c, struct hs_diag *d)
+{
+    if (c->period_ns < HS_TICK_PERIOD_MIN_NS || c->period_ns > HS_TICK_PERIOD_MAX_NS)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "period_ns: %lld outside %lld..%lld ns",
+                           (long long)c->period_ns, HS_TICK_PERIOD_MIN_NS, HS_TICK_PERIOD_MAX_NS);
+    if ((unsigned)c->policy >= HS_OVERRUN_MAX)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "policy: unknown value %d", (int)c->policy);
+    if ((unsigned)c->leaky_action >= HS_LEAKY_MAX)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "leaky_action: unknown value %d",
+                           (int)c->leaky_action);
+    if (c->leaky_threshold && c->leaky_inc == 0)
+        return hs_diag_set(d, EINVAL, "", 0, 0,
+                           "leaky_inc: must be > 0 when leaky_threshold is set");
+    if (c->hist_range_ns < 0 || c->hist_bin_ns < 0)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns/hist_bin_ns: negative");
+    return 0;
+}
+
+int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opts *rt,
+                        const struct hs_tick_ops *ops, void *ctx, struct hs_tick_loop **ret_loop,
+                        struct hs_diag *d)
+{
+    int r = validate(cfg, d);
+    if (r < 0)
+        return r;
+    struct hs_tick_loop *l = calloc(1, sizeof *l);
+    if (!l)
+        return hs_diag_set(d, ENOMEM, "", 0, 0, "tick loop: out of memory");
+    l->cfg = *cfg;
+    l->ctx = ctx;
+    if (ops)
+        l->ops = *ops;
+    int (**phases[])(void *, const struct hs_tick_info *) = {
+        &l->ops.inputs, &l->ops.actuation, &l->ops.physics, &l->ops.sensors, &l->ops.outputs};
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        if (!*phases[i])
+            *phases[i] = noop_phase;
+    if (!l->ops.on_safe_hold)
+        l->ops.on_safe_hold = noop_hold;
+    l->have_rt = rt != NULL;
+    if (rt)
+        l->rt = *rt;
+    l->rt.cpu = rt ? rt->cpu : -1;
+    r = hs_rt_stats_init(&l->stats, cfg->hist_range_ns, cfg->hist_bin_ns);
+    if (r < 0) {
+        hs_diag_set(d, r, "", 0, 0, "hist_range_ns/hist_bin_ns: cannot set up histograms");
+        goto fail;
+    }
+    l->stats.period_ns = cfg->period_ns;
+    r = hs_rt_ring_init(&l->log, cfg->log_capacity ? cfg->log_capacity : 256);
+    if (r < 0) {
+        hs_diag_set(d, r, "", 0, 0, "log_capacity: cannot allocate the log ring");
+        goto fail;
+    }
+    atomic_init(&l->stop, false);
+    atomic_init(&l->stall_ns, 0);
+    *ret_loop = l;
+    return 0;
+fail:
+    hs_tick_loop_destroy(l);
+    return r;
+}
+
+void hs_tick_loop_destroy(struct hs_tick_loop *l)
+{
+    if (!l)
+        return;
+    hs_rt_stats_destroy(&l->stats);
+    hs_rt_ring_destroy(&l->log);
+    free(l);
+}
+
+void hs_tick_loop_request_stop(struct hs_tick_loop *l)
+{
+    atomic_store(&l->stop, true);
+}
+
+void hs_tick_loop_inject_stall(struct hs_tick_loop *l, int64_t stall_ns)
+{
+    atomic_store(&l->stall_ns, stall_ns);
+}
+
+static void post(struct hs_tick_loop *l, uint32_t kind, uint64_t tick, int64_t a, int64_t b)
+{
+    struct hs_rt_log_rec rec = {
+        .tick = tick, .time_ns = hs_rt_now_ns(), .a = a, .b = b, .kind = kind};
+    hs_rt_ring_push(&l->log, &rec);
+}
+
+static void relaxed_max(_Atomic int64_t *v, int64_t x)
+{
+    if (x > atomic_load_explicit(v, memory_order_relaxed))
+        atomic_store_explicit(v, x, memory_order_relaxed);
+}
+
+static void stall_once(struct hs_tick_loop *l, uint64_t tick)
+{
+    int64_t ns = atomic_exchange(&l->stall_ns, 0);
+    if (ns <= 0)
+        return;
+    post(l, HS_RT_LOG_STALL, tick, ns, 0);
+    hs_rt_sleep_until(hs_rt_now_ns() + ns);
+}
+
+/* Applies the leaky counter after one tick; returns true when the loop must stop. */
+static bool leaky_update(struct hs_tick_loop *l, uint32_t *count, bool overrun,
+                         struct hs_tick_info *info)
+{
+    const struct hs_tick_config *c = &l->cfg;
+    if (overrun)
+        *count = *count > UINT32_MAX - c->leaky_inc ? UINT32_MAX : *count + c->leaky_inc;
+    else if (*count > 0)
+        (*count)--;
+    atomic_store_explicit(&l->p_leaky, *count, memory_order_relaxed);
+    if (!c->leaky_threshold || *count < c->leaky_threshold)
+        return false;
+    if (c->leaky_action == HS_LEAKY_STOP)
+        return true;
+    if (c->leaky_action == HS_LEAKY_SAFE_HOLD && !info->safe_hold) {
+        info->safe_hold = true;
+        atomic_store_explicit(&l->p_safe_hold, true, memory_order_relaxed);
+        post(l, HS_RT_LOG_SAFE_HOLD, info->tick, *count, c->leaky_threshold);
+        HS_TRACE_POLICY(info->tick, HS_RT_LOG_SAFE_HOLD, (int64_t)*count);
+        l->ops.on_safe_hold(l->ctx, info);
+    }
+    return false;
+}
+
+static int loop_body(struct hs_tick_loop *l)
+{
+    const struct hs_tick_config *c = &l->cfg;
+    const struct hs_tick_ops *ops = &l->ops;
+    struct hs_rt_stats *st = &l->stats;
+    struct hs_tick_result *res = &l->result;
+    const int64_t period = c->period_ns;
+    int64_t start = hs_rt_now_ns() + period;
+    struct hs_tick_info info = {.period_ns = period};
+    uint64_t tick = 0;
+    uint32_t leaky = 0;
+    int err = 0;
+    enum hs_tick_stop_reason reason = HS_TICK_STOP_NONE;
+
+    atomic_store(&l->p_running, true);
+    while (reason == HS_TICK_STOP_NONE) {
+        if (atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+            reason = HS_TICK_STOP_REQUESTED;
+            break;
+        }
+        if (c->max_ticks && st->ticks >= c->max_ticks) {
+            reason = HS_TICK_STOP_MAX_TICKS;
+            break;
+        }
+        int64_t planned = start + (int64_t)tick * period;
+        hs_rt_sleep_until(planned);
+        int64_t t0 = hs_rt_now_ns();
+        info.tick = tick;
+        info.seq = st->ticks;
+        info.planned_ns = planned;
+        info.wake_ns = t0;
+
+        stall_once(l, tick);
+        int e = ops->inputs(l->ctx, &info);
+        int64_t t1 = hs_rt_now_ns();
+        int e2 = ops->actuation(l->ctx, &info);
+        int64_t t2 = hs_rt_now_ns();
+        int e3 = ops->physics(l->ctx, &info);
+        int64_t t3 = hs_rt_now_ns();
+        int e4 = ops->sensors(l->ctx, &info);
+        int64_t t4 = hs_rt_now_ns();
+        int e5 = ops->outputs(l->ctx, &info);
+        int64_t t5 = hs_rt_now_ns();
+        /* First error of the tick wins; the tick has still run every phase. */
+        err = e < 0 ? e : e2 < 0 ? e2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5 < 0 ? e5 : 0;
+
+        struct hs_trace_tick tr = {
+            .tick = tick,
+            .planned_ns = planned,
+            .actual_ns = t0,
+            .wake_latency_ns = t0 - planned,
+            .inputs_ns = t1 - t0,
+            .actuation_ns = t2 - t1,
+            .physics_ns = t3 - t2,
+            .sensors_ns = t4 - t3,
+            .outputs_ns = t5 - t4,
+            .tick_ns = t5 - t0,
+        };
+        const int64_t next = planned + period;
+        const bool overrun = t5 > next;
+        tr.overrun = overrun;
+        hs_hist_record(&st->phase[HS_PHASE_WAKE], tr.wake_latency_ns);
+        hs_hist_record(&st->phase[HS_PHASE_INPUTS], tr.inputs_ns);
+        hs_hist_record(&st->phase[HS_PHASE_ACTUATION], tr.actuation_ns);
+        hs_hist_record(&st->phase[HS_PHASE_PHYSICS], tr.physics_ns);
+        hs_hist_record(&st->phase[HS_PHASE_SENSORS], tr.sensors_ns);
+        hs_hist_record(&st->phase[HS_PHASE_OUTPUTS], tr.outputs_ns);
+        hs_hist_record(&st->phase[HS_PHASE_TICK], tr.tick_ns);
+        HS_TRACE_TICK(&tr);
+        st->ticks++;
+        relaxed_max(&l->p_worst_tick, tr.tick_ns);
+        relaxed_max(&l->p_worst_wake, tr.wake_latency_ns);
+
+        uint64_t next_tick = tick + 1;
+        if (overrun) {
+            /* Deadlines passed while this tick ran: planned + k * period <= t5, k >= 1. */
+            int64_t passed = (t5 - planned) / period;
+            st->overruns++;
+            post(l, HS_RT_LOG_OVERRUN, tick, tr.tick_ns, passed);
+            HS_TRACE_OVERRUN(tick, tr.tick_ns, passed);
+            if (c->policy == HS_OVERRUN_SKIP) {
+                st->missed_periods += (uint64_t)passed;
+                next_tick = tick + 1 + (uint64_t)passed;
+                post(l, HS_RT_LOG_SKIP, tick, passed, (int64_t)next_tick);
+                HS_TRACE_POLICY(tick, HS_RT_LOG_SKIP, passed);
+            } else if (c->policy == HS_OVERRUN_STOP) {
+                reason = HS_TICK_STOP_OVERRUN;
+            }
+        }
+        if (leaky_update(l, &leaky, overrun, &info) && reason == HS_TICK_STOP_NONE)
+            reason = HS_TICK_STOP_LEAKY;
+        if (err < 0 && reason == HS_TICK_STOP_NONE)
+            reason = HS_TICK_STOP_PHASE_ERROR;
+
+        atomic_store_explicit(&l->p_last_tick, tick, memory_order_relaxed);
+        atomic_store_explicit(&l->p_ticks, st->ticks, memory_order_relaxed);
+        atomic_store_explicit(&l->p_overruns, st->overruns, memory_order_relaxed);
+        atomic_store_explicit(&l->p_missed, st->missed_periods, memory_order_relaxed);
+        tick = next_tick;
+    }
+    if (reason == HS_TICK_STOP_OVERRUN || reason == HS_TICK_STOP_LEAKY)
+        HS_TRACE_POLICY(tick, HS_RT_LOG_STOP, (int64_t)reason);
+    post(l, HS_RT_LOG_STOP, tick, reason, err);
+    res->reason = reason;
+    res->err = reason == HS_TICK_STOP_PHASE_ERROR ? err : 0;
+    res->ticks = st->ticks;
+    res->overruns = st->overruns;
+    res->missed_periods = st->missed_periods;
+    res->safe_hold = info.safe_hold;
+    atomic_store(&l->p_running, false);
+    switch (reason) {
+    case HS_TICK_STOP_OVERRUN:
+    case HS_TICK_STOP_LEAKY:
+        return -ETIME;
+    case HS_TICK_STOP_PHASE_ERROR:
+        return err;
+    default:
+        return 0;
+    }
+}
+
+static int setup_failed(struct hs_tick_loop *l, int r)
+{
+    l->result.reason = HS_TICK_STOP_SETUP_FAILED;
+    l->result.err = r;
+    post(l, HS_RT_LOG_STOP, 0, HS_TICK_STOP_SETUP_FAILED, r);
+    return r;
+}
+
+int hs_tick_loop_run(struct hs_tick_loop *l)
+{
+    if (l->have_rt) {
+        int r = hs_rt_setup_thread(&l->rt, &l->rep);
+        if (r < 0)
+            return setup_failed(l, r);
+    }
+    return loop_body(l);
+}
+
+static void *thread_main(void *arg)
+{
+    struct hs_tick_loop *l = arg;
+    int r = hs__rt_thread_enter(&l->thread);
+    l->run_ret = r < 0 ? setup_failed(l, r) : loop_body(l);
+    return NULL;
+}
+
+int hs_tick_loop_start(struct hs_tick_loop *l)
+{
+    if (l->thread_started)
+        return -EALREADY;
+    struct hs_rt_opts o = l->rt;
+    if (!l->have_rt)
+        o = (struct hs_rt_opts){.cpu = -1};
+    int r = hs__rt_thread_start(&l->thread, &o, &l->rep, thread_main, l);
+    if (r < 0)
+        return r;
+    l->thread_started = true;
+    return 0;
+}
+
+int hs_tick_loop_join(struct hs_tick_loop *l)
+{
+    if (!l->thread_started)
+        return -EINVAL;
+    int r = pthread_join(l->thread.thread, NULL);
+    l->thread_started = false;
+    return r ? -r : l->run_ret;
+}
+
+void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress *ret)
+{
+    struct hs_tick_loop *m = (struct hs_tick_loop *)l; /* atomics are read-only here */
+    ret->ticks = atomic_load_explicit(&m->p_ticks, memory_order_relaxed);
+    ret->last_tick = atomic_load_explicit(&m->p_last_tick, memory_order_relaxed);
+    ret->overruns = atomic_load_explicit(&m->p_overruns, memory_order_relaxed);
+    ret->missed_periods = atomic_load_explicit(&m->p_missed, memory_order_relaxed);
+    ret->worst_tick_ns = atomic_load_explicit(&m->p_worst_tick, memory_order_relaxed);
+    ret->worst_wake_ns = atomic_load_explicit(&m->p_worst_wake, memory_order_relaxed);
+    ret->leaky_count = atomic_load_explicit(&m->p_leaky, memory_order_relaxed);
+    ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
+    ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
+}
+
+const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l)
+{
+    return &l->stats;
+}
+
+void hs_tick_loop_result(const struct hs_tick_loop *l, struct hs_tick_result *ret)
+{
+    *ret = l->result;
+}
+
+const struct hs_rt_report *hs_tick_loop_rt_report(const struct hs_tick_loop *l)
+{
+    return &l->rep;
+}
+
+struct hs_rt_ring *hs_tick_loop_log(struct hs_tick_loop *l)
+{
+    return &l->log;
+}

@@ -1,0 +1,151 @@
+/* The fixed-period tick loop. Generic: the tick's phases are callbacks, so the world, plant,
+ * CAN and shm plug in from outside.
+ *
+ * Timeline: tick n is planned at start_ns + n * period_ns (absolute CLOCK_MONOTONIC deadlines,
+ * clock_nanosleep TIMER_ABSTIME), so tick numbers are period numbers: a skipped period leaves a
+ * gap in the numbering. A tick "overruns" when it finishes after its next deadline.
+ *
+ * Lifecycle: hs_tick_loop_create (allocates everything) -> hs_tick_loop_run (calling thread) or
+ * hs_tick_loop_start + hs_tick_loop_join (own RT thread) -> read stats/result ->
+ * hs_tick_loop_destroy. A loop runs once. */
+#ifndef HS_RT_TICK_LOOP_H
+#define HS_RT_TICK_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hilsim/diag.h"
+#include "rt/rt_ring.h"
+#include "rt/rt_setup.h"
+#include "rt/rt_stats.h"
+
+#define HS_TICK_PERIOD_MIN_NS 100000LL    /* 100 us */
+#define HS_TICK_PERIOD_MAX_NS 100000000LL /* 100 ms */
+
+/* What each phase callback sees. Valid for the duration of the call only. */
+struct hs_tick_info {
+    uint64_t tick;      /* period number since start */
+    uint64_t seq;       /* ticks executed before this one */
+    int64_t planned_ns; /* planned wake, CLOCK_MONOTONIC */
+    int64_t wake_ns;    /* actual wake */
+    int64_t period_ns;
+    bool safe_hold; /* the leaky overrun counter latched safe hold */
+};
+
+/* Phase callbacks, called in this order every tick on the RT thread; each must be RT-safe.
+ * Return 0, or a negative errno: the tick still runs its remaining phases and then the loop
+ * stops (reason HS_TICK_STOP_PHASE_ERROR). Any callback may be NULL (a no-op is used). */
+struct hs_tick_ops {
+    int (*inputs)(void *ctx, const struct hs_tick_info *t);
+    int (*actuation)(void *ctx, const struct hs_tick_info *t);
+    int (*physics)(void *ctx, const struct hs_tick_info *t);
+    int (*sensors)(void *ctx, const struct hs_tick_info *t);
+    int (*outputs)(void *ctx, const struct hs_tick_info *t);
+    /* Called once, on the RT thread, when the leaky counter latches safe hold (before the next
+     * tick); from then on every tick has info->safe_hold set. */
+    void (*on_safe_hold)(void *ctx, const struct hs_tick_info *t);
+};
+
+enum hs_overrun_policy {
+    HS_OVERRUN_SKIP,     /* next deadline = first future period; the missed ones are counted */
+    HS_OVERRUN_CATCH_UP, /* keep the absolute timeline: run late ticks back to back */
+    HS_OVERRUN_STOP,     /* stop after the first overrun */
+    HS_OVERRUN_MAX
+};
+
+enum hs_leaky_action {
+    HS_LEAKY_NONE,      /* count only */
+    HS_LEAKY_SAFE_HOLD, /* latch safe hold (on_safe_hold), keep running */
+    HS_LEAKY_STOP,      /* stop the loop */
+    HS_LEAKY_MAX
+};
+
+struct hs_tick_config {
+    int64_t period_ns; /* HS_TICK_PERIOD_MIN_NS..HS_TICK_PERIOD_MAX_NS */
+    enum hs_overrun_policy policy;
+    /* Leaky overrun counter (OROCOS style): +leaky_inc per overrun tick, -1 per tick on time
+     * (floor 0); reaching leaky_threshold triggers leaky_action. leaky_threshold 0 disables. */
+    uint32_t leaky_inc;
+    uint32_t leaky_threshold;
+    enum hs_leaky_action leaky_action;
+    uint64_t max_ticks;    /* stop after this many executed ticks; 0 = until stopped */
+    int64_t hist_range_ns; /* histogram range; 0 = HS_HIST_DEFAULT_RANGE_NS */
+    int64_t hist_bin_ns;   /* histogram bin; 0 = 1 us */
+    uint32_t log_capacity; /* log ring records; 0 = 256 */
+};
+
+enum hs_tick_stop_reason {
+    HS_TICK_STOP_NONE,      /* still running or never ran */
+    HS_TICK_STOP_REQUESTED, /* hs_tick_loop_request_stop */
+    HS_TICK_STOP_MAX_TICKS,
+    HS_TICK_STOP_OVERRUN,      /* policy HS_OVERRUN_STOP */
+    HS_TICK_STOP_LEAKY,        /* leaky counter with HS_LEAKY_STOP */
+    HS_TICK_STOP_PHASE_ERROR,  /* a callback returned < 0 */
+    HS_TICK_STOP_SETUP_FAILED, /* require_rt and a thread step was refused */
+    HS_TICK_STOP_MAX
+};
+
+/* Readable from any thread while the loop runs (each field is read atomically; the set is not
+ * a snapshot of one instant). For systemd STATUS= and watchdog decisions. */
+struct hs_tick_progress {
+    uint64_t ticks;     /* executed */
+    uint64_t last_tick; /* period number of the last executed tick */
+    uint64_t overruns;
+    uint64_t missed_periods;
+    int64_t worst_tick_ns;
+    int64_t worst_wake_ns;
+    uint32_t leaky_count;
+    bool safe_hold;
+    bool running;
+};
+
+struct hs_tick_result {
+    enum hs_tick_stop_reason reason;
+    int err; /* phase or set-up error (negative errno), else 0 */
+    uint64_t ticks, overruns, missed_periods;
+    bool safe_hold;
+};
+
+struct hs_tick_loop;
+
+/* init only: allocates. Validates cfg (errors name the field in d), copies cfg, ops and rt (rt
+ * NULL = no real-time requests at all). ctx is borrowed and must outlive the loop. */
+int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opts *rt,
+                        const struct hs_tick_ops *ops, void *ctx, struct hs_tick_loop **ret_loop,
+                        struct hs_diag *d);
+/* init only. Accepts NULL. Must not be called while the loop thread runs (join first). */
+void hs_tick_loop_destroy(struct hs_tick_loop *l);
+
+/* Runs the loop in the calling thread until it stops; the thread's scheduling and affinity are
+ * changed as asked by rt (and stay changed). Returns 0 when stopped on request or max_ticks,
+ * -ETIME when an overrun policy or the leaky counter stopped it, the phase's error, or the
+ * set-up error under require_rt. */
+int hs_tick_loop_run(struct hs_tick_loop *l);
+/* init only: runs the loop on its own thread (SCHED_FIFO explicit, stack size and affinity as
+ * attributes; without permission and without require_rt it falls back to a normal thread and
+ * reports the refusal). 0 or -errno. */
+int hs_tick_loop_start(struct hs_tick_loop *l);
+/* Waits for the thread started by hs_tick_loop_start; returns what hs_tick_loop_run would. */
+int hs_tick_loop_join(struct hs_tick_loop *l);
+
+/* Async-signal-safe, any thread: the loop stops at the next tick boundary. */
+void hs_tick_loop_request_stop(struct hs_tick_loop *l);
+/* Async-signal-safe test hook: the next tick sleeps stall_ns once inside its inputs phase. */
+void hs_tick_loop_inject_stall(struct hs_tick_loop *l, int64_t stall_ns);
+/* Any thread, any time. */
+void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress *ret);
+
+/* After the loop has stopped (run returned or join returned). Owned by the loop. */
+const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l);
+void hs_tick_loop_result(const struct hs_tick_loop *l, struct hs_tick_result *ret);
+/* The thread set-up steps as granted (sched_fifo, affinity, prefault). Valid after stop. */
+const struct hs_rt_report *hs_tick_loop_rt_report(const struct hs_tick_loop *l);
+/* The log ring: the RT thread produces; exactly one non-RT thread may pop, while running too. */
+struct hs_rt_ring *hs_tick_loop_log(struct hs_tick_loop *l);
+
+const char *hs_tick_stop_reason_name(enum hs_tick_stop_reason r);
+const char *hs_overrun_policy_name(enum hs_overrun_policy p);
+/* "skip" / "catch-up" / "stop" -> 0 and *ret, or -EINVAL. For config and CLI parsing. */
+int hs_overrun_policy_parse(const char *s, enum hs_overrun_policy *ret);
+
+#endif

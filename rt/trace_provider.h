@@ -1,0 +1,51 @@
+/* LTTng-UST tracepoint provider "hilsim". Only compiled when HS_HAVE_LTTNG; code uses the
+ * macros of rt/trace.h instead of including this directly. */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER hilsim
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE "rt/trace_provider.h"
+
+#if !defined(HS_RT_TRACE_PROVIDER_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define HS_RT_TRACE_PROVIDER_H
+
+#include <lttng/tracepoint.h>
+
+#include "rt/trace_event.h"
+
+/* clang-format off */
+LTTNG_UST_TRACEPOINT_EVENT(hilsim, tick,
+    LTTNG_UST_TP_ARGS(const struct hs_trace_tick *, t),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, tick, t->tick)
+        lttng_ust_field_integer(int64_t, planned_ns, t->planned_ns)
+        lttng_ust_field_integer(int64_t, actual_ns, t->actual_ns)
+        lttng_ust_field_integer(int64_t, wake_latency_ns, t->wake_latency_ns)
+        lttng_ust_field_integer(int64_t, inputs_ns, t->inputs_ns)
+        lttng_ust_field_integer(int64_t, actuation_ns, t->actuation_ns)
+        lttng_ust_field_integer(int64_t, physics_ns, t->physics_ns)
+        lttng_ust_field_integer(int64_t, sensors_ns, t->sensors_ns)
+        lttng_ust_field_integer(int64_t, outputs_ns, t->outputs_ns)
+        lttng_ust_field_integer(int64_t, tick_ns, t->tick_ns)
+        lttng_ust_field_integer(uint8_t, overrun, t->overrun)))
+
+/* A tick that ended after its next deadline; missed = deadlines passed meanwhile. */
+LTTNG_UST_TRACEPOINT_EVENT(hilsim, overrun,
+    LTTNG_UST_TP_ARGS(uint64_t, tick, int64_t, tick_ns, int64_t, missed),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, tick, tick)
+        lttng_ust_field_integer(int64_t, tick_ns, tick_ns)
+        lttng_ust_field_integer(int64_t, missed, missed)))
+
+/* An overrun policy action: action is an enum hs_rt_log_kind (skip, safe hold, stop). */
+LTTNG_UST_TRACEPOINT_EVENT(hilsim, policy_action,
+    LTTNG_UST_TP_ARGS(uint64_t, tick, int, action, int64_t, value),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, tick, tick)
+        lttng_ust_field_integer(int, action, action)
+        lttng_ust_field_integer(int64_t, value, value)))
+/* clang-format on */
+
+#endif
+
+#include <lttng/tracepoint-event.h>
