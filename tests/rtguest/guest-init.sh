@@ -1,0 +1,108 @@
+#!/bin/sh
+# /init of the test guest's initramfs (busybox sh, PID 1). run-in-rt-guest.sh copies it into the
+# initramfs; it never runs on the host.
+#
+# Protocol with the host, through the per-run directory hs.run= (shared read-write over 9p):
+#   in:  cmd.sh (the command, its environment and cwd), mounts ("tag path" per read-write dir)
+#   out: started (the command is about to run), rc (its exit status)
+# The command's stdout and stderr leave through virtio consoles hvc0 and hvc1.
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+exec </dev/console >/dev/console 2>&1
+
+RUN=
+VCAN=2
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+    hs.run=*) RUN=${arg#hs.run=} ;;
+    hs.vcan=*) VCAN=${arg#hs.vcan=} ;;
+    esac
+done
+
+# The host reads this marker from the serial console when it cannot read the rc file.
+fail() {
+    echo "hs-guest: error: $*"
+    echo "@@HS-GUEST-RC=125@@"
+    poweroff -f
+    sleep 10
+}
+
+for m in $(cat /modules.list); do
+    modprobe "$m" || fail "modprobe $m failed"
+done
+
+NINEP="trans=virtio,version=9p2000.L,msize=262144"
+NEW=/newroot
+# The host's / is the read-only lower layer; a tmpfs upper layer lets the command write anywhere,
+# and those writes vanish with the guest.
+mount -t 9p -o "ro,cache=loose,$NINEP" hostroot /lower || fail "cannot mount the host's / (9p)"
+mount -t tmpfs -o mode=755 tmpfs /upper || fail "cannot mount the overlay's tmpfs"
+mkdir -p /upper/data /upper/work
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/data,workdir=/upper/work $NEW ||
+    fail "cannot mount the overlay root"
+
+mount -t proc proc $NEW/proc
+mount -t sysfs sys $NEW/sys
+mount -t devtmpfs dev $NEW/dev
+mkdir -p $NEW/dev/pts $NEW/dev/shm $NEW/dev/mqueue
+mount -t devpts -o newinstance,ptmxmode=0666 devpts $NEW/dev/pts
+mount -t tmpfs -o mode=1777 tmpfs $NEW/dev/shm
+mount -t mqueue mqueue $NEW/dev/mqueue
+mount -t tmpfs -o mode=755 tmpfs $NEW/run
+
+[ -n "$RUN" ] || fail "no hs.run= on the kernel command line"
+mkdir -p "$NEW$RUN" && mount -t 9p -o "rw,cache=none,$NINEP" hsrun "$NEW$RUN" ||
+    fail "cannot mount the run directory $RUN"
+if [ -f "$NEW$RUN/mounts" ]; then
+    while read -r tag dir; do
+        mkdir -p "$NEW$dir" && mount -t 9p -o "rw,cache=none,$NINEP" "$tag" "$NEW$dir" ||
+            fail "cannot mount read-write dir $dir"
+    done <"$NEW$RUN/mounts"
+fi
+
+ip link set lo up
+i=0
+while [ "$i" -lt "$VCAN" ]; do
+    ip link add dev "vcan$i" type vcan || fail "cannot create vcan$i"
+    ip link set "vcan$i" up || fail "cannot bring vcan$i up"
+    i=$((i + 1))
+done
+hostname rtguest
+
+# The command writes into pipes (as under ctest); cat copies them to the consoles. hvc0/hvc1 stay
+# open here because the last close resets their termios, and they are raw because with output
+# processing on every line becomes its own virtio message (very slow for big outputs).
+i=0
+while [ ! -c /dev/hvc1 ] && [ "$i" -lt 100 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+[ -c /dev/hvc1 ] || fail "virtio consoles did not appear"
+exec 5<>/dev/hvc0 6<>/dev/hvc1
+stty raw -echo <&5
+stty raw -echo <&6
+mkfifo /out /err
+cat /out >&5 &
+pump_out=$!
+cat /err >&6 &
+pump_err=$!
+
+: >"$NEW$RUN/started"
+chroot $NEW /bin/bash "$RUN/cmd.sh" </dev/null >/out 2>/err
+rc=$?
+
+# A background process left by the command may still hold the pipes: give the pumps 3 s to drain.
+i=0
+while { kill -0 $pump_out || kill -0 $pump_err; } 2>/dev/null && [ "$i" -lt 30 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill $pump_out $pump_err 2>/dev/null
+echo "$rc" >"$NEW$RUN/rc"
+echo "@@HS-GUEST-RC=$rc@@"
+sync
+umount "$NEW$RUN" 2>/dev/null
+poweroff -f
+sleep 10
