@@ -1,0 +1,55 @@
+/* Internal to drivers/can: the bus object shared by the wrappers and the backends. */
+#ifndef HS_CAN_INTERNAL_H
+#define HS_CAN_INTERNAL_H
+
+#include <linux/can.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "hilsim/can.h"
+
+struct hs_can_bus {
+    const struct hs_can_backend_ops *ops;
+    struct hs_can_config cfg;
+    struct hs_can_state state;
+    bool running;
+    int fd;                       /* the socket to poll, -1 if none */
+    void *priv;                   /* backend state, owned by the backend */
+    struct hs_can_frame *backlog; /* KEEP_NEWEST slots (cfg.tx_backlog_max) */
+    unsigned n_backlog;
+};
+
+/* Batched non-blocking datagram I/O on a socket carrying struct can_frame / canfd_frame
+ * records: shared by the socketpair and SocketCAN backends so both have the same frame
+ * semantics. Buffers are allocated once by hs__can_fdio_init. */
+struct hs__can_fdio {
+    int fd;
+    unsigned batch;
+    bool fd_frames; /* 72-byte canfd_frame records accepted */
+    struct mmsghdr *rx_msgs;
+    struct iovec *rx_iov;
+    struct canfd_frame *rx_buf;
+    unsigned char *rx_cmsg;
+    size_t cmsg_space;
+    struct mmsghdr *tx_msgs;
+    struct iovec *tx_iov;
+    struct canfd_frame *tx_buf;
+    uint32_t ovfl_last; /* last SO_RXQ_OVFL total seen */
+};
+
+int hs__can_fdio_init(struct hs__can_fdio *io, int fd, unsigned batch, bool fd_frames);
+void hs__can_fdio_free(struct hs__can_fdio *io);
+int hs__can_fdio_recv(struct hs__can_fdio *io, struct hs_can_state *st, struct hs_can_frame *out,
+                      unsigned max);
+int hs__can_fdio_send(struct hs__can_fdio *io, struct hs_can_state *st,
+                      const struct hs_can_frame *frames, unsigned n);
+
+/* Wire format (Linux can_frame / canfd_frame). */
+size_t hs__can_frame_to_wire(const struct hs_can_frame *f, struct canfd_frame *w);
+int hs__can_frame_from_wire(const void *buf, size_t len, bool fd_frames, struct hs_can_frame *f);
+bool hs__can_frame_valid(const struct hs_can_frame *f, bool fd_allowed);
+
+/* Error frames (linux/can/error.h) into bus state and counters. */
+void hs__can_errframe_apply(struct hs_can_state *st, const struct hs_can_frame *f);
+
+#endif
