@@ -1,0 +1,111 @@
+/* Server side of the shared-memory interface for local controllers (ABI: hilsim/shm_abi.h).
+ *
+ * Lifecycle: hs_shm_server_create() (init only: creates, sizes, fills, mlocks the segment) ->
+ * per tick: fill hs_shm_server_joints()/imus()/fts(), hs_shm_server_publish(), and
+ * hs_shm_server_read_commands() (both RT-safe: no allocation, no lock, no blocking) ->
+ * hs_shm_server_destroy() (marks the segment stopped, wakes waiters, unlinks it).
+ * One thread drives a server (the tick thread); the functions are not reentrant. */
+#ifndef HILSIM_SHM_SERVER_H
+#define HILSIM_SHM_SERVER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hilsim/diag.h"
+#include "hilsim/shm_abi.h"
+
+struct hs_shm_server;
+
+struct hs_shm_joint_desc {
+    const char *name; /* < HS_SHM_NAME_MAX bytes, unique among joints */
+    const char *unit; /* "rad" (rotary) or "m" (linear); NULL means "rad" */
+};
+
+struct hs_shm_sensor_desc {
+    const char *name;      /* < HS_SHM_NAME_MAX bytes, unique among sensors */
+    enum hs_shm_kind kind; /* HS_SHM_KIND_IMU or HS_SHM_KIND_FORCE */
+};
+
+/* Borrowed by create() only (copied into the segment). */
+struct hs_shm_layout {
+    const struct hs_shm_joint_desc *joints;
+    uint32_t joint_count; /* 0 .. HS_SHM_JOINTS_MAX */
+    const struct hs_shm_sensor_desc *sensors;
+    uint32_t sensor_count;       /* 0 .. HS_SHM_SENSORS_MAX */
+    uint64_t tick_period_ns;     /* > 0 */
+    uint64_t command_timeout_ns; /* > 0: a joint command unchanged this long is stale */
+    uint64_t client_timeout_ns;  /* > 0: a heartbeat silent this long means the client is lost */
+};
+
+enum hs_shm_cmd_status {
+    HS_SHM_CMD_NONE = 0, /* never commanded (or reset by a new owner): apply safe behaviour */
+    HS_SHM_CMD_FRESH,    /* a new command arrived since the previous read */
+    HS_SHM_CMD_HELD,     /* the same command as before, still within command_timeout_ns */
+    HS_SHM_CMD_STALE,    /* older than command_timeout_ns, or its client is lost */
+    HS_SHM_CMD_STATUS_MAX
+};
+
+/* Per joint result of hs_shm_server_read_commands(). */
+struct hs_shm_joint_input {
+    struct hs_shm_joint_command cmd; /* last consistent command (zeroes when NONE) */
+    uint32_t status;                 /* enum hs_shm_cmd_status */
+    uint32_t reserved;
+    int64_t age_ns; /* now - time the server first saw this command (0 when NONE) */
+};
+
+struct hs_shm_command_report {
+    uint32_t client_status;     /* enum hs_shm_client_status */
+    int32_t client_pid;         /* owner pid (0: none) */
+    uint32_t client_generation; /* owner claim generation */
+    uint32_t fresh;             /* joints with status FRESH */
+    uint32_t stale;             /* joints with status STALE or NONE */
+    uint32_t torn;              /* 1 when this read found the section mid-write (previous kept) */
+    uint64_t torn_total;        /* reads that found the section mid-write, since create */
+    uint64_t lost_total;        /* clients declared lost, since create */
+    uint64_t newest_seq;        /* highest joint command seq seen */
+};
+
+/* init only: allocates. Creates /dev/shm/hilsim-<bench> with O_EXCL. group: a group name to
+ * fchown the segment to (NULL: keep the creator's group). mode: permission bits, 0 means 0660;
+ * any world bit (0007) is refused. An existing segment is an error (-EEXIST) whose diag says
+ * whether its creator is still alive or the segment is stale (then remove it, or use
+ * hs_shm_server_remove_stale()). *ret_server is set on success only. */
+int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, const char *group,
+                         mode_t mode, struct hs_shm_server **ret_server, struct hs_diag *diag);
+
+/* init only. Unlinks /dev/shm/hilsim-<bench> if it exists and its creator pid is dead.
+ * Returns 0 when removed, -ENOENT when absent, -EBUSY when the creator is alive, -EPROTO when the
+ * segment is not a hilsim segment (left alone). */
+int hs_shm_server_remove_stale(const char *bench, struct hs_diag *diag);
+
+/* init only. Marks the segment stopped, wakes every waiter, unmaps and unlinks it, frees the
+ * server. Accepts NULL. */
+void hs_shm_server_destroy(struct hs_shm_server *s);
+
+/* RT-safe. Staging arrays owned by the server, valid until destroy; the tick fills them, then
+ * publishes. Counts: the layout's joint count, and the IMU and F/T counts in layout order. */
+struct hs_shm_joint_state *hs_shm_server_joints(struct hs_shm_server *s);
+struct hs_shm_imu_state *hs_shm_server_imus(struct hs_shm_server *s);
+struct hs_shm_ft_state *hs_shm_server_fts(struct hs_shm_server *s);
+uint32_t hs_shm_server_joint_count(const struct hs_shm_server *s);
+uint32_t hs_shm_server_imu_count(const struct hs_shm_server *s);
+uint32_t hs_shm_server_ft_count(const struct hs_shm_server *s);
+
+/* RT-safe. Copies the staging arrays into the state section under the seqlock, then advances the
+ * tick futex word and wakes waiting clients (FUTEX_WAKE only when some are waiting). */
+void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_time_s,
+                           int64_t mono_ns);
+
+/* RT-safe. Reads the command section without blocking: a section found mid-write keeps the
+ * previous consistent commands (they age into STALE). now_ns: CLOCK_MONOTONIC. Fills *ret_report;
+ * the per-joint results are in hs_shm_server_joint_inputs(). */
+void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
+                                 struct hs_shm_command_report *ret_report);
+
+/* RT-safe. Server-owned array of joint_count entries, updated by read_commands. */
+const struct hs_shm_joint_input *hs_shm_server_joint_inputs(const struct hs_shm_server *s);
+
+/* The segment path for a bench ("/dev/shm/hilsim-<bench>") into buf. Returns 0 or -EINVAL. */
+int hs_shm_server_path(const char *bench, char *buf, size_t size);
+
+#endif

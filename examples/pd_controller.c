@@ -1,0 +1,95 @@
+/* Example local controller: attach to a bench, take the commands, run a PD hold on every joint in
+ * lockstep with the simulator, and print what it achieved.
+ *
+ *   pd_controller BENCH [TICKS] [KP] [KD]
+ *
+ * The hold target is each joint's position at the first tick. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hilsim/client.h"
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s BENCH [TICKS] [KP] [KD]\n", argv[0]);
+        return 2;
+    }
+    long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
+    double kp = argc > 3 ? strtod(argv[3], NULL) : 50.0;
+    double kd = argc > 4 ? strtod(argv[4], NULL) : 1.0;
+
+    char err[HS_CLIENT_ERRBUF_MIN];
+    struct hs_client *c;
+    int r = hs_client_attach(argv[1], &c, err, sizeof err);
+    if (r < 0) {
+        fprintf(stderr, "pd_controller: %s\n", err);
+        return 1;
+    }
+    struct hs_client_info info;
+    hs_client_get_info(c, &info);
+    if ((r = hs_client_claim(c, err, sizeof err)) < 0) {
+        fprintf(stderr, "pd_controller: %s\n", err);
+        hs_client_detach(c);
+        return 1;
+    }
+
+    /* Everything the loop touches is allocated here. */
+    uint32_t n = info.joint_count;
+    struct hs_shm_joint_state *joints = calloc(n ? n : 1, sizeof *joints);
+    struct hs_client_command *cmds = calloc(n ? n : 1, sizeof *cmds);
+    double *target = calloc(n ? n : 1, sizeof *target);
+    double *max_err = calloc(n ? n : 1, sizeof *max_err);
+    if (!joints || !cmds || !target || !max_err) {
+        fprintf(stderr, "pd_controller: out of memory\n");
+        return 1;
+    }
+    struct hs_client_state st = {.joints = joints};
+    int64_t timeout_ns = (int64_t)info.tick_period_ns * 100;
+    long done = 0, timeouts = 0;
+    int have_target = 0;
+
+    while (done < ticks) {
+        r = hs_client_wait_tick(c, timeout_ns, NULL, NULL);
+        if (r == -ETIMEDOUT) {
+            if (++timeouts > 10)
+                break;
+            continue;
+        }
+        if (r < 0)
+            break;
+        if (hs_client_read_state(c, &st) < 0)
+            continue;
+        for (uint32_t j = 0; j < n; j++) {
+            if (!have_target)
+                target[j] = joints[j].q;
+            double e = fabs(joints[j].q - target[j]);
+            if (e > max_err[j])
+                max_err[j] = e;
+            cmds[j] = (struct hs_client_command){
+                .mode = HS_SHM_MODE_POSITION_PD, .q = target[j], .kp = kp, .kd = kd};
+        }
+        have_target = 1;
+        if ((r = hs_client_write_commands(c, cmds, n)) < 0)
+            break;
+        done++;
+    }
+
+    printf("pd_controller: bench %s, %ld ticks held (%llu missed, %ld timeouts), kp %.3g kd "
+           "%.3g%s%s\n",
+           argv[1], done, (unsigned long long)hs_client_missed_ticks(c), timeouts, kp, kd,
+           r < 0 ? ", stopped: " : "", r < 0 ? strerror(-r) : "");
+    for (uint32_t j = 0; j < n; j++)
+        printf("  %-24s target %+.6f %s  final %+.6f  max |error| %.6f\n",
+               hs_client_joint_name(c, j), target[j], hs_client_joint_unit(c, j), joints[j].q,
+               max_err[j]);
+    hs_client_detach(c);
+    free(joints);
+    free(cmds);
+    free(target);
+    free(max_err);
+    return done > 0 ? 0 : 1;
+}

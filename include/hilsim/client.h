@@ -1,0 +1,129 @@
+/* libhilsim-client: the local-controller side of the hilsim shared-memory interface.
+ *
+ * A client attaches to a running bench (/dev/shm/hilsim-<bench>), looks joints and sensors up by
+ * name, waits for ticks (futex: lockstep with the simulator), reads consistent state snapshots and,
+ * after claiming the command section, writes joint commands. Any number of clients may attach and
+ * read; one at a time owns the commands.
+ *
+ * Lifecycle: hs_client_attach() (init only: allocates, maps) -> hs_client_claim() (optional,
+ * init only) -> per cycle hs_client_wait_tick(), hs_client_read_state(),
+ * hs_client_write_command(s)() (RT-safe: no allocation, no locks; wait_tick blocks only in the
+ * futex, bounded by its timeout) -> hs_client_detach().
+ * A struct hs_client is used from one thread at a time. Errors: 0 or a negative errno. */
+#ifndef HILSIM_CLIENT_H
+#define HILSIM_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hilsim/shm_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_CLIENT_ERRBUF_MIN 256 /* an errbuf this large holds any attach message */
+
+struct hs_client;
+
+struct hs_client_info {
+    uint32_t abi_version;
+    uint32_t joint_count;
+    uint32_t imu_count;
+    uint32_t ft_count;
+    uint64_t tick_period_ns;
+    uint64_t command_timeout_ns;
+    uint64_t client_timeout_ns;
+    int32_t server_pid;
+    uint32_t reserved;
+};
+
+/* A snapshot. The arrays are owned by the caller, sized from hs_client_info (joint_count,
+ * imu_count, ft_count entries); a NULL array is skipped. */
+struct hs_client_state {
+    uint64_t tick;          /* tick number of this snapshot */
+    double sim_time_s;      /* simulated time, s */
+    int64_t mono_ns;        /* server CLOCK_MONOTONIC at publish, ns */
+    uint64_t command_seq;   /* newest command seq the server had consumed (any client) */
+    uint32_t client_status; /* enum hs_shm_client_status */
+    uint32_t stale_joints;  /* joints without a fresh command at that tick */
+    struct hs_shm_joint_state *joints;
+    struct hs_shm_imu_state *imus;
+    struct hs_shm_ft_state *fts;
+};
+
+/* One joint's command. Fields a mode does not use are ignored; all values must be finite. */
+struct hs_client_command {
+    uint32_t mode; /* enum hs_shm_mode */
+    uint32_t reserved;
+    double q, dq, tau_ff, current_a, kp, kd; /* units as in struct hs_shm_joint_command */
+};
+
+/* init only: allocates. Maps /dev/shm/hilsim-<bench> and checks it: missing bench (-ENOENT),
+ * no permission (-EACCES), not yet initialised (-EAGAIN), wrong magic (-EPROTO), ABI mismatch
+ * (-EPROTONOSUPPORT), truncated or inconsistent segment (-EBADMSG), invalid name (-EINVAL).
+ * errbuf (may be NULL) receives a one-line message on failure. *ret_client set on success only. */
+int hs_client_attach(const char *bench, struct hs_client **ret_client, char *errbuf,
+                     size_t errbuf_size);
+
+/* init only. Releases the command section if owned, unmaps, frees. Accepts NULL. */
+void hs_client_detach(struct hs_client *c);
+
+/* RT-safe. */
+int hs_client_get_info(const struct hs_client *c, struct hs_client_info *ret_info);
+
+/* RT-safe (linear scan of the name table). -ENOENT when absent. */
+int hs_client_find_joint(const struct hs_client *c, const char *name, uint32_t *ret_index);
+/* RT-safe. ret_kind: HS_SHM_KIND_IMU or HS_SHM_KIND_FORCE; ret_index into that kind's array. */
+int hs_client_find_sensor(const struct hs_client *c, const char *name, uint32_t *ret_kind,
+                          uint32_t *ret_index);
+/* RT-safe. Joint name and unit by index (pointers owned by the client, valid until detach);
+ * NULL when out of range. */
+const char *hs_client_joint_name(const struct hs_client *c, uint32_t index);
+const char *hs_client_joint_unit(const struct hs_client *c, uint32_t index);
+
+/* RT-safe (blocks in FUTEX_WAIT at most timeout_ns; 0 polls). Returns once a tick newer than the
+ * last one this client saw is published: *ret_tick its number, *ret_missed how many ticks were
+ * skipped since the previous wait (either pointer may be NULL). -ETIMEDOUT when none came,
+ * -ESHUTDOWN when the server stopped. The first wait after attach returns the next new tick. */
+int hs_client_wait_tick(struct hs_client *c, int64_t timeout_ns, uint64_t *ret_tick,
+                        uint32_t *ret_missed);
+
+/* RT-safe. Total ticks missed by wait_tick since attach. */
+uint64_t hs_client_missed_ticks(const struct hs_client *c);
+
+/* RT-safe. Copies a consistent snapshot (seqlock, bounded retries): -EAGAIN if every attempt
+ * overlapped a publish. */
+int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st);
+
+/* init only. Takes the command section: free, owned by a dead process, or owned by a client the
+ * server declared lost. -EBUSY when a live client owns it (pid in errbuf). Resets all joint
+ * commands to "none" so nothing a previous owner half-wrote can ever be applied. */
+int hs_client_claim(struct hs_client *c, char *errbuf, size_t errbuf_size);
+
+/* RT-safe. Gives the command section back (no-op if not owned). */
+void hs_client_release(struct hs_client *c);
+
+/* RT-safe. Writes one joint's command under the command seqlock with a new sequence number and
+ * the CLOCK_MONOTONIC stamp; bumps the heartbeat. -EPERM when not the owner (never claimed or
+ * taken over), -ENOTCONN when the server declared this client lost (claim again), -EINVAL for a
+ * bad index, mode or non-finite value. */
+int hs_client_write_command(struct hs_client *c, uint32_t joint,
+                            const struct hs_client_command *cmd);
+
+/* RT-safe. Writes joints 0..count-1 (count <= joint_count) in one seqlock section, one seq. */
+int hs_client_write_commands(struct hs_client *c, const struct hs_client_command *cmds,
+                             uint32_t count);
+
+/* RT-safe. Sequence number of the last command written (0: none); the server echoes the newest
+ * one it consumed in hs_client_state.command_seq. */
+uint64_t hs_client_last_command_seq(const struct hs_client *c);
+
+/* RT-safe. Bumps the heartbeat without writing (wait_tick and writes do it too). */
+void hs_client_heartbeat(struct hs_client *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,152 @@
+/* Attaching to a bench segment and detaching. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client_internal.h"
+
+static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, char *errbuf,
+                        size_t errbuf_size)
+{
+    char name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
+    if (!hs_shm_bench_valid(bench))
+        return hs__client_err(errbuf, errbuf_size, -EINVAL,
+                              "invalid bench name '%s' (1..%d of A-Z a-z 0-9 _ . -)",
+                              bench ? bench : "(null)", HS_SHM_BENCH_MAX);
+    strcpy(name, HS_SHM_PATH_PREFIX);
+    strcat(name, bench);
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT)
+            return hs__client_err(errbuf, errbuf_size, -ENOENT,
+                                  "no bench '%s': /dev/shm%s does not exist (is hilsim running?)",
+                                  bench, name);
+        if (e == EACCES)
+            return hs__client_err(errbuf, errbuf_size, -EACCES,
+                                  "bench '%s': permission denied on /dev/shm%s (join its group)",
+                                  bench, name);
+        return hs__client_err(errbuf, errbuf_size, -e, "bench '%s': opening /dev/shm%s: %s", bench,
+                              name, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return hs__client_err(errbuf, errbuf_size, -e, "bench '%s': %s", bench, strerror(e));
+    }
+    if ((uint64_t)st.st_size < sizeof(struct hs_shm_header)) {
+        close(fd);
+        return hs__client_err(errbuf, errbuf_size, -EBADMSG,
+                              "bench '%s': truncated segment: %lld bytes, the header alone needs "
+                              "%zu",
+                              bench, (long long)st.st_size, sizeof(struct hs_shm_header));
+    }
+    *ret_fd = fd;
+    *ret_size = (uint64_t)st.st_size;
+    return 0;
+}
+
+static int copy_names(struct hs_client *c, char *errbuf, size_t errbuf_size)
+{
+    const struct hs_shm_header *h = c->hdr;
+    c->name_count = h->name_count;
+    c->names = calloc(c->name_count ? c->name_count : 1, sizeof *c->names);
+    if (!c->names)
+        return hs__client_err(errbuf, errbuf_size, -ENOMEM, "out of memory");
+    memcpy(c->names, c->base + h->names_offset, h->names_size);
+    for (uint32_t i = 0; i < c->name_count; i++) {
+        struct hs_shm_name *n = &c->names[i];
+        uint32_t limit = n->kind == HS_SHM_KIND_JOINT   ? h->joint_count
+                         : n->kind == HS_SHM_KIND_IMU   ? h->imu_count
+                         : n->kind == HS_SHM_KIND_FORCE ? h->ft_count
+                                                        : 0;
+        if (!memchr(n->name, 0, sizeof n->name) || !memchr(n->unit, 0, sizeof n->unit) ||
+            n->index >= limit)
+            return hs__client_err(errbuf, errbuf_size, -EBADMSG,
+                                  "corrupt segment: name table entry %u", i);
+    }
+    return 0;
+}
+
+int hs_client_attach(const char *bench, struct hs_client **ret_client, char *errbuf,
+                     size_t errbuf_size)
+{
+    int fd = -1, r;
+    uint64_t size = 0;
+    if (!ret_client)
+        return hs__client_err(errbuf, errbuf_size, -EINVAL, "ret_client is NULL");
+    if ((r = open_segment(bench, &fd, &size, errbuf, errbuf_size)) < 0)
+        return r;
+    unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (base == MAP_FAILED)
+        return hs__client_err(errbuf, errbuf_size, -e, "bench '%s': mapping: %s", bench,
+                              strerror(e));
+    struct hs_client *c = calloc(1, sizeof *c);
+    if (!c) {
+        r = hs__client_err(errbuf, errbuf_size, -ENOMEM, "out of memory");
+        goto fail;
+    }
+    c->base = base;
+    c->size = size;
+    c->hdr = (struct hs_shm_header *)base;
+    if ((r = hs__client_check_header(c->hdr, size, errbuf, errbuf_size)) < 0)
+        goto fail;
+    if ((r = copy_names(c, errbuf, errbuf_size)) < 0)
+        goto fail;
+    c->joint_count = c->hdr->joint_count;
+    c->imu_count = c->hdr->imu_count;
+    c->ft_count = c->hdr->ft_count;
+    c->state = (struct hs_shm_state_head *)(base + c->hdr->state_offset);
+    c->cmd = (struct hs_shm_command_head *)(base + c->hdr->command_offset);
+    c->shm_cmds = (struct hs_shm_joint_command *)(c->cmd + 1);
+
+    /* Pair the 32-bit futex word with the full tick from the state head; a publish between the
+     * two reads makes the state tick ahead by (low bits difference). */
+    c->last_futex = atomic_load_explicit(&c->hdr->tick_futex, memory_order_acquire);
+    struct hs_client_state st = {0};
+    uint64_t tick = 0;
+    if (hs_client_read_state(c, &st) == 0)
+        tick = st.tick;
+    c->last_tick = tick - (uint32_t)((uint32_t)tick - c->last_futex);
+    *ret_client = c;
+    return 0;
+fail:
+    if (c)
+        free(c->names);
+    free(c);
+    munmap(base, size);
+    return r;
+}
+
+void hs_client_detach(struct hs_client *c)
+{
+    if (!c)
+        return;
+    hs_client_release(c);
+    munmap(c->base, c->size);
+    free(c->names);
+    free(c);
+}
+
+int hs_client_get_info(const struct hs_client *c, struct hs_client_info *ret_info)
+{
+    const struct hs_shm_header *h = c->hdr;
+    *ret_info = (struct hs_client_info){
+        .abi_version = h->abi_version,
+        .joint_count = c->joint_count,
+        .imu_count = c->imu_count,
+        .ft_count = c->ft_count,
+        .tick_period_ns = h->tick_period_ns,
+        .command_timeout_ns = h->command_timeout_ns,
+        .client_timeout_ns = h->client_timeout_ns,
+        .server_pid = h->creator_pid,
+    };
+    return 0;
+}

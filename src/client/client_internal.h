@@ -1,0 +1,37 @@
+/* The client's private state, shared by the files of src/client only. */
+#ifndef HILSIM_CLIENT_INTERNAL_H
+#define HILSIM_CLIENT_INTERNAL_H
+
+#include "hilsim/client.h"
+
+#define HS_CLIENT_API __attribute__((visibility("default")))
+
+struct hs_client {
+    unsigned char *base; /* the mapping */
+    uint64_t size;
+    struct hs_shm_header *hdr;
+    struct hs_shm_state_head *state;
+    struct hs_shm_command_head *cmd;
+    struct hs_shm_joint_command *shm_cmds;
+    struct hs_shm_name *names; /* private copy of the name table */
+    uint32_t name_count, joint_count, imu_count, ft_count;
+
+    uint32_t last_futex; /* tick word at the last wait */
+    uint64_t last_tick;  /* 64-bit tick matching last_futex */
+    uint64_t missed_total;
+
+    uint64_t owner_word; /* our claim (0: not the owner) */
+    uint64_t next_seq;
+};
+
+/* init only. Validates the mapped header against the file size; message into errbuf. */
+int hs__client_check_header(const struct hs_shm_header *h, uint64_t file_size, char *errbuf,
+                            size_t errbuf_size);
+
+/* RT-safe. Formats into errbuf when it is non-NULL; returns err. */
+int hs__client_err(char *errbuf, size_t errbuf_size, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+int64_t hs__client_now_ns(void);
+
+#endif
