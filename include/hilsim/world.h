@@ -44,13 +44,18 @@ void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
     const struct hs_model *model; /* borrowed: must outlive the world */
-    struct hs_pose root_pose;     /* root link frame in the world */
+    struct hs_pose root_pose;     /* root link frame in the world (at zero joint position for a
+                                     rotate/slide root); see hs_world_spec_default */
     bool is_static;               /* environment: geoms only, no bodies */
     const double *q0;             /* per link index (nlinks) initial joint position, or NULL */
     const double *dq0;            /* per link index initial joint velocity, or NULL */
     const double *armature;       /* per link index extra inertia about the joint axis, kg·m²
                                      (N² J_rotor), or NULL; see world_build.c for the method */
 };
+
+/* init only. Zeroes *ret_spec and places the model as its file authors it: root_pose = the root
+ * link's origin (e.g. SR1's WAIST translation, floor.wrl's BASE), no q0/dq0/armature, dynamic. */
+void hs_world_spec_default(struct hs_world_body_spec *ret_spec, const struct hs_model *model);
 
 struct hs_world;
 
@@ -90,5 +95,16 @@ const struct hs_world_params *hs_world_params(const struct hs_world *world);
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);
+
+/* For benchmarks and tools that step ODE themselves on the same world: the collision space
+ * (dSpaceID), the contact joint group (dJointGroupID) and the near callback hs_world_step passes
+ * to dSpaceCollide (data = the world; geoms are dGeomID). RT-safe. */
+void *hs_world_ode_space(const struct hs_world *world);
+void *hs_world_ode_contact_group(const struct hs_world *world);
+void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);
+
+/* Links whose mass or inertia was unusable (zero, not positive definite) and got the fallback
+ * described in src/world/world_mass.c. RT-safe. */
+uint32_t hs_world_mass_fixups(const struct hs_world *world);
 
 #endif

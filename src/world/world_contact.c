@@ -1,0 +1,78 @@
+/* The dSpaceCollide callback: filters pairs that must not touch, then either only counts the
+ * colliding pair (contactless mode, as in Odin) or turns each contact point into a contact joint.
+ * No allocation: contact points go to the preallocated array and contact joints into the
+ * world's joint group, whose arena ODE keeps between dJointGroupEmpty calls. */
+#include <math.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+/* Crawler (pseudoContinuousTrack) links are rigid; the track is a conveyor surface: friction
+ * direction 1 is axis × n (n pointing from the other geom into the crawler), and the crawler's
+ * surface moves along it at the commanded speed relative to the other geom. */
+static void crawler_surface(dContact *c, const struct hs__world_link *cr, bool cr_is_g1)
+{
+    const dReal *R = dBodyGetRotation(cr->body);
+    double a[3], n[3], dir[3];
+    for (int r = 0; r < 3; r++)
+        a[r] = R[r * 4] * cr->axis[0] + R[r * 4 + 1] * cr->axis[1] + R[r * 4 + 2] * cr->axis[2];
+    double s = cr_is_g1 ? 1.0 : -1.0;
+    for (int k = 0; k < 3; k++)
+        n[k] = s * c->geom.normal[k];
+    dir[0] = a[1] * n[2] - a[2] * n[1];
+    dir[1] = a[2] * n[0] - a[0] * n[2];
+    dir[2] = a[0] * n[1] - a[1] * n[0];
+    double len = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    if (len < 1e-5)
+        return; /* axis along the normal: plain friction */
+    for (int k = 0; k < 3; k++)
+        c->fdir1[k] = dir[k] / len;
+    c->surface.mode |= dContactFDir1 | dContactMotion1 | dContactMu2;
+    c->surface.mu2 = c->surface.mu;
+    /* ODE drives (v1 - v2)·fdir1 to motion1. */
+    c->surface.motion1 = s * cr->track_speed_mps;
+}
+
+void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
+{
+    struct hs_world *w = data;
+    const struct hs__world_link *l1 = dGeomGetData(g1), *l2 = dGeomGetData(g2);
+    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
+    if (b1 == b2) /* two geoms of one link, or two static geoms */
+        return;
+    if (l1->owner == l2->owner && !w->params.self_collision)
+        return;
+    if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
+        return;
+    int n = dCollide(g1, g2, (int)w->params.max_contacts, w->contact_geoms, sizeof(dContactGeom));
+    if (n <= 0)
+        return;
+    w->npairs++;
+    if (w->params.contactless)
+        return;
+    const struct hs__world_link *cr = NULL;
+    if (l1->type == HS_JOINT_CRAWLER && b1)
+        cr = l1;
+    else if (l2->type == HS_JOINT_CRAWLER && b2)
+        cr = l2;
+    const struct hs_world_params *p = &w->params;
+    for (int i = 0; i < n; i++) {
+        dContact c;
+        memset(&c, 0, sizeof c);
+        c.geom = w->contact_geoms[i];
+        c.surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
+        c.surface.mu = isinf(p->friction) ? dInfinity : p->friction;
+        c.surface.soft_erp = p->contact_erp;
+        c.surface.soft_cfm = p->contact_cfm;
+        if (p->bounce > 0) {
+            c.surface.mode |= dContactBounce;
+            c.surface.bounce = p->bounce;
+            c.surface.bounce_vel = p->bounce_min_vel;
+        }
+        if (cr)
+            crawler_surface(&c, cr, cr == l1);
+        dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
+        dJointAttach(j, b1, b2);
+        w->ncontacts++;
+    }
+}

@@ -1,0 +1,161 @@
+/* World lifecycle: create (allocate, build, warm up, restore) and destroy. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+void hs_world_spec_default(struct hs_world_body_spec *ret_spec, const struct hs_model *model)
+{
+    memset(ret_spec, 0, sizeof *ret_spec);
+    ret_spec->model = model;
+    if (model && model->nlinks > 0)
+        ret_spec->root_pose = model->links[0].origin;
+    else
+        hs_pose_identity(&ret_spec->root_pose);
+}
+
+static void save_state(struct hs_world *w)
+{
+    for (uint32_t i = 0; i < w->nall_bodies; i++) {
+        double *s = &w->saved_state[13 * i];
+        dBodyID b = w->all_bodies[i];
+        memcpy(s, dBodyGetPosition(b), 3 * sizeof *s);
+        memcpy(s + 3, dBodyGetQuaternion(b), 4 * sizeof *s);
+        memcpy(s + 7, dBodyGetLinearVel(b), 3 * sizeof *s);
+        memcpy(s + 10, dBodyGetAngularVel(b), 3 * sizeof *s);
+    }
+}
+
+static void restore_state(struct hs_world *w)
+{
+    for (uint32_t i = 0; i < w->nall_bodies; i++) {
+        const double *s = &w->saved_state[13 * i];
+        dBodyID b = w->all_bodies[i];
+        dBodySetPosition(b, s[0], s[1], s[2]);
+        dQuaternion q = {s[3], s[4], s[5], s[6]};
+        dBodySetQuaternion(b, q);
+        dBodySetLinearVel(b, s[7], s[8], s[9]);
+        dBodySetAngularVel(b, s[10], s[11], s[12]);
+        dBodySetForce(b, 0, 0, 0);
+        dBodySetTorque(b, 0, 0, 0);
+    }
+}
+
+static int collect_actuated(struct hs_world *w)
+{
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < w->nbodies; b++)
+        for (uint32_t i = 0; i < w->bodies[b].model->nlinks; i++)
+            n += w->bodies[b].links[i].joint && (w->bodies[b].links[i].type == HS_JOINT_ROTATE ||
+                                                 w->bodies[b].links[i].type == HS_JOINT_SLIDE);
+    w->actuated = calloc(n + 1, sizeof *w->actuated);
+    if (!w->actuated)
+        return -ENOMEM;
+    for (uint32_t b = 0; b < w->nbodies; b++)
+        for (uint32_t i = 0; i < w->bodies[b].model->nlinks; i++) {
+            struct hs__world_link *l = &w->bodies[b].links[i];
+            if (l->joint && (l->type == HS_JOINT_ROTATE || l->type == HS_JOINT_SLIDE))
+                w->actuated[w->nactuated++] = l;
+        }
+    return 0;
+}
+
+/* ODE allocates its step arena on the first step and grows the contact arena with the contact
+ * count: run the configured steps now, then put every body back. */
+static void warm_up(struct hs_world *w)
+{
+    save_state(w);
+    for (uint32_t i = 0; i < w->params.warmup_steps; i++)
+        hs_world_step(w);
+    restore_state(w);
+    w->time_s = 0;
+    hs__world_read_joints(w, true);
+}
+
+int hs_world_create(const struct hs_world_params *params, const struct hs_world_body_spec *specs,
+                    uint32_t nspecs, struct hs_world **ret_world, struct hs_diag *diag)
+{
+    int r = hs__world_params_check(params, diag);
+    if (r)
+        return r;
+    if (nspecs == 0 || !specs)
+        return hs_diag_set(diag, EINVAL, "", 0, 0, "a world needs at least one body");
+    r = hs__ode_acquire();
+    if (r)
+        return hs_diag_set(diag, r, "", 0, 0, "ODE initialisation failed");
+    struct hs_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        hs__ode_release();
+        return hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+    }
+    w->params = *params;
+    w->world = dWorldCreate();
+    w->space = dSimpleSpaceCreate(0); /* simple space: no allocation per collide (notes/ode.md) */
+    w->contact_group = dJointGroupCreate(0);
+    w->bodies = calloc(nspecs, sizeof *w->bodies);
+    w->contact_geoms = calloc(params->max_contacts, sizeof *w->contact_geoms);
+    if (!w->world || !w->space || !w->contact_group || !w->bodies || !w->contact_geoms) {
+        r = hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+        goto fail;
+    }
+    w->nbodies = nspecs;
+    dWorldSetGravity(w->world, params->gravity[0], params->gravity[1], params->gravity[2]);
+    dWorldSetERP(w->world, params->erp);
+    dWorldSetCFM(w->world, params->cfm);
+    dWorldSetQuickStepNumIterations(w->world, (int)params->quick_iterations);
+    dWorldSetContactSurfaceLayer(w->world, params->surface_layer);
+    dWorldSetLinearDamping(w->world, params->linear_damping);
+    dWorldSetAngularDamping(w->world, params->angular_damping);
+    dWorldSetAutoDisableFlag(w->world, 0);
+    for (uint32_t b = 0; b < nspecs; b++) {
+        w->bodies[b].world = w;
+        w->bodies[b].index = b;
+        r = hs__world_build_body(w, &w->bodies[b], &specs[b], diag);
+        if (r)
+            goto fail;
+    }
+    r = collect_actuated(w);
+    w->saved_state = calloc(13 * (size_t)w->nall_bodies + 1, sizeof *w->saved_state);
+    if (r || !w->saved_state) {
+        r = hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+        goto fail;
+    }
+    hs__world_read_joints(w, true);
+    warm_up(w);
+    *ret_world = w;
+    return 0;
+fail:
+    hs_world_destroy(w);
+    return r;
+}
+
+void hs_world_destroy(struct hs_world *w)
+{
+    if (!w)
+        return;
+    if (w->contact_group)
+        dJointGroupDestroy(w->contact_group);
+    if (w->space)
+        dSpaceDestroy(w->space); /* cleanup mode: destroys its geoms */
+    for (uint32_t i = 0; i < w->nmeshes; i++) {
+        dGeomTriMeshDataDestroy(w->meshes[i].data);
+        free(w->meshes[i].vertices);
+        free(w->meshes[i].indices);
+    }
+    if (w->world)
+        dWorldDestroy(w->world); /* destroys bodies and joints */
+    for (uint32_t b = 0; w->bodies && b < w->nbodies; b++) {
+        free(w->bodies[b].links);
+        free(w->bodies[b].extra_joints);
+        free(w->bodies[b].extra_blocks);
+    }
+    free(w->bodies);
+    free(w->meshes);
+    free(w->actuated);
+    free(w->contact_geoms);
+    free(w->all_bodies);
+    free(w->saved_state);
+    free(w);
+    hs__ode_release();
+}

@@ -1,0 +1,97 @@
+/* Internal state of an hs_world, shared by the files of src/world/. Not installed. */
+#ifndef HS_WORLD_INTERNAL_H
+#define HS_WORLD_INTERNAL_H
+
+#include <ode/ode.h>
+
+#include "hilsim/world.h"
+
+struct hs__world_body;
+
+/* One link of one body. ODE geoms carry a pointer to it (dGeomSetData) so the near callback
+ * can tell which body, link and crawler a geom belongs to without any lookup. */
+struct hs__world_link {
+    struct hs__world_body *owner;
+    uint32_t link_index;
+    enum hs_joint_type type;
+    dBodyID body;   /* NULL for static bodies */
+    dJointID joint; /* to the parent (or the world); NULL for a free root and static bodies */
+    double com[3];  /* body frame origin (centre of mass) in the link frame */
+    double axis[3]; /* joint axis, link frame (unit) */
+    struct hs_pose static_pose; /* link frame in world, static bodies only */
+    double effort;              /* N·m or N, applied every step */
+    double track_speed_mps;     /* crawler links only */
+    double q, dq;               /* read back after every step; q unwrapped for hinges */
+    double q_init;              /* q0, restored after warm-up */
+    double q_wrapped_prev;      /* last raw dJointGetHingeAngle, for unwrapping */
+};
+
+struct hs__world_body {
+    struct hs_world *world;
+    uint32_t index;
+    const struct hs_model *model;
+    bool is_static;
+    struct hs__world_link *links; /* model->nlinks */
+    /* Extra joints: ball -> one ball joint; piston -> slider(link1, block) + ball(block, link2). */
+    dJointID *extra_joints; /* 2 per extra joint (second NULL for ball) */
+    dBodyID *extra_blocks;  /* 1 per extra joint (NULL for ball) */
+};
+
+/* Memory ODE reads but does not copy (trimesh vertices/indices) and the data handles. */
+struct hs__world_mesh {
+    dTriMeshDataID data;
+    double *vertices;   /* owned, or NULL when borrowed from the model */
+    dTriIndex *indices; /* owned, or NULL when borrowed */
+};
+
+struct hs_world {
+    struct hs_world_params params;
+    dWorldID world;
+    dSpaceID space;
+    dJointGroupID contact_group;
+    struct hs__world_body *bodies;
+    uint32_t nbodies;
+    struct hs__world_link **actuated; /* links with a hinge or slider joint, for the step loop */
+    uint32_t nactuated;
+    struct hs__world_mesh *meshes;
+    uint32_t nmeshes, meshes_cap;
+    dContactGeom *contact_geoms; /* params.max_contacts, preallocated */
+    dBodyID *all_bodies;         /* every dynamic ODE body, for warm-up save/restore */
+    uint32_t nall_bodies, all_bodies_cap;
+    double *saved_state; /* 13 doubles per body: p, q, v, w */
+    uint32_t ncontacts, npairs;
+    uint32_t mass_fixups;
+    double time_s;
+};
+
+/* ode_init.c: reference-counted dInitODE2 / dCloseODE. */
+int hs__ode_acquire(void);
+void hs__ode_release(void);
+
+/* world_params.c */
+int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag);
+
+/* world_mass.c: fills m for a link, body frame at the centre of mass, with link-frame axes.
+ * Returns true when the model's mass or inertia was unusable and a fallback was used. */
+bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass *ret_m);
+
+/* world_geom.c: creates the link's geoms in w->space, attached to wl->body (or placed at
+ * wl->static_pose when the body is static). */
+int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct hs_diag *diag);
+
+/* world_build.c: bodies, joints and initial state for one spec. */
+int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
+                         const struct hs_world_body_spec *spec, struct hs_diag *diag);
+int hs__world_register_body(struct hs_world *w, dBodyID b);
+
+/* world_contact.c: the dSpaceCollide callback; data is the hs_world. */
+void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);
+
+/* world_step.c */
+void hs__world_read_joints(struct hs_world *w, bool reset_unwrap);
+
+/* Pose helpers between ODE bodies and link frames. */
+void hs__body_set_link_pose(dBodyID b, const double com[3], const struct hs_pose *link_pose);
+void hs__rot_to_ode(const double R[9], dMatrix3 ret);
+
+#endif

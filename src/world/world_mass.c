@@ -1,0 +1,66 @@
+/* Mass properties of one link as an ODE dMass: body frame at the link's centre of mass, axes
+ * parallel to the link frame (the body rotation equals the link rotation).
+ *
+ * Guard: VRML models often leave mass or momentsOfInertia at 0 (massless dummy links, point
+ * masses). ODE rejects a non-positive-definite inertia (dMassCheck) and a massless body makes
+ * the solver singular. A link whose mass is not a positive finite number gets HS_MIN_MASS_KG;
+ * a link whose inertia is not symmetric positive definite gets the inertia of a solid sphere of
+ * radius HS_FALLBACK_RADIUS_M with the link's mass. Fixing such links rigidly to the parent
+ * would be the alternative, but it would change the joint structure the controller sees. */
+#include <math.h>
+
+#include "world_internal.h"
+
+#define HS_MIN_MASS_KG 1e-3
+#define HS_FALLBACK_RADIUS_M 0.01
+
+static bool positive_definite(const double I[9])
+{
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(I[i]))
+            return false;
+    if (fabs(I[1] - I[3]) > 1e-9 * (fabs(I[1]) + 1e-12) + 1e-12 ||
+        fabs(I[2] - I[6]) > 1e-9 * (fabs(I[2]) + 1e-12) + 1e-12 ||
+        fabs(I[5] - I[7]) > 1e-9 * (fabs(I[5]) + 1e-12) + 1e-12)
+        return false;
+    /* Sylvester: all leading principal minors positive. */
+    double m1 = I[0];
+    double m2 = I[0] * I[4] - I[1] * I[3];
+    double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                I[2] * (I[3] * I[7] - I[4] * I[6]);
+    return m1 > 0 && m2 > 0 && m3 > 0;
+}
+
+bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass *ret_m)
+{
+    bool fixed_up = false;
+    double mass = link->mass;
+    double I[9];
+    for (int i = 0; i < 9; i++)
+        I[i] = link->inertia[i];
+    if (!isfinite(mass) || mass <= 0) {
+        mass = HS_MIN_MASS_KG;
+        fixed_up = true;
+    }
+    if (!positive_definite(I)) {
+        double s = 0.4 * mass * HS_FALLBACK_RADIUS_M * HS_FALLBACK_RADIUS_M;
+        for (int i = 0; i < 9; i++)
+            I[i] = (i % 4 == 0) ? s : 0.0;
+        fixed_up = true;
+    }
+    /* Armature (reflected rotor inertia N² J) of a hinge. ODE has no armature term, so it is
+     * added to the child body's inertia tensor about its centre of mass as J a aᵀ (a = joint
+     * axis). The moment of inertia about any line parallel to a grows by exactly J, so a hinge
+     * on a fixed or slowly turning parent sees τ = (I_axis + J) α as with a real geared motor.
+     * Limits: the extra inertia is attached to the child's absolute rotation, not to the
+     * relative joint rate, so gyroscopic coupling and the reaction on a fast-turning parent
+     * differ from a true rotor model; slide joints get none (ODE has no per-axis mass). */
+    if (link->joint_type == HS_JOINT_ROTATE && isfinite(armature_kgm2) && armature_kgm2 > 0) {
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                I[r * 3 + c] += armature_kgm2 * link->axis[r] * link->axis[c];
+    }
+    dMassSetZero(ret_m);
+    dMassSetParameters(ret_m, mass, 0, 0, 0, I[0], I[4], I[8], I[1], I[2], I[5]);
+    return fixed_up;
+}

@@ -1,0 +1,72 @@
+/* Defaults and validation of hs_world_params. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+void hs_world_params_default(struct hs_world_params *ret_params)
+{
+    memset(ret_params, 0, sizeof *ret_params);
+    ret_params->step_s = 1e-3;
+    ret_params->substeps = 1;
+    ret_params->solver = HS_SOLVER_QUICK;
+    ret_params->quick_iterations = 20;
+    ret_params->gravity[2] = -9.80665;
+    ret_params->erp = 0.2;
+    ret_params->cfm = 1e-10;
+    ret_params->friction = 1.0;
+    ret_params->bounce = 0.0;
+    ret_params->bounce_min_vel = 0.01;
+    ret_params->contact_erp = 0.2;
+    ret_params->contact_cfm = 1e-5;
+    ret_params->surface_layer = 1e-4;
+    ret_params->max_contacts = 4;
+    ret_params->linear_damping = 0.0;
+    ret_params->angular_damping = 0.0;
+    ret_params->self_collision = false;
+    ret_params->contactless = false;
+    ret_params->warmup_steps = 10;
+}
+
+static bool in_range(double v, double lo, double hi)
+{
+    return isfinite(v) && v >= lo && v <= hi;
+}
+
+int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
+{
+    if (!in_range(p->step_s, 1e-5, 0.1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "step_s %g outside 1e-5 .. 0.1 s", p->step_s);
+    if (p->substeps < 1 || p->substeps > 100)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "substeps %u outside 1 .. 100", p->substeps);
+    if (p->solver >= HS_SOLVER_MAX)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "solver %d unknown", (int)p->solver);
+    if (p->quick_iterations < 1 || p->quick_iterations > 1000)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "quick_iterations %u outside 1 .. 1000",
+                           p->quick_iterations);
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(p->gravity[i]))
+            return hs_diag_set(d, EINVAL, "", 0, 0, "gravity[%d] is not finite", i);
+    if (!in_range(p->erp, 0, 1) || !in_range(p->contact_erp, 0, 1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "erp/contact_erp outside 0 .. 1");
+    if (!in_range(p->cfm, 0, 1e3) || !in_range(p->contact_cfm, 0, 1e3))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "cfm/contact_cfm outside 0 .. 1000");
+    if (isnan(p->friction) || p->friction < 0)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "friction %g must be >= 0", p->friction);
+    if (!in_range(p->bounce, 0, 1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "bounce %g outside 0 .. 1", p->bounce);
+    if (!in_range(p->bounce_min_vel, 0, 1e3))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "bounce_min_vel %g outside 0 .. 1000 m/s",
+                           p->bounce_min_vel);
+    if (!in_range(p->surface_layer, 0, 1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "surface_layer %g outside 0 .. 1 m",
+                           p->surface_layer);
+    if (p->max_contacts < 1 || p->max_contacts > 64)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "max_contacts %u outside 1 .. 64", p->max_contacts);
+    if (!in_range(p->linear_damping, 0, 1) || !in_range(p->angular_damping, 0, 1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "damping outside 0 .. 1");
+    if (p->warmup_steps > 100000)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "warmup_steps %u above 100000", p->warmup_steps);
+    return 0;
+}

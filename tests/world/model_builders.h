@@ -1,0 +1,25 @@
+/* Hand-built hs_model bodies for the world tests, independent of the VRML loader. */
+#ifndef HS_TEST_MODEL_BUILDERS_H
+#define HS_TEST_MODEL_BUILDERS_H
+
+#include "hilsim/model.h"
+
+/* An empty model with n links (identity origins, unit mass, small inertia) and room for
+ * ngeoms geoms and nextra extra joints; link i's parent is i-1. Free with mb_free(). */
+struct hs_model *mb_new(const char *name, uint32_t nlinks, uint32_t ngeoms, uint32_t nextra);
+void mb_free(struct hs_model *m);
+
+/* Sets link mass properties: mass, centre of mass, diagonal inertia about the centre of mass. */
+void mb_mass(struct hs_link *l, double mass, double cx, double cy, double cz, double ixx,
+             double iyy, double izz);
+void mb_joint(struct hs_link *l, enum hs_joint_type t, double ax, double ay, double az);
+/* Adds a box geom (link frame, at p) as the model's next geom and attaches it to link li. */
+void mb_box(struct hs_model *m, uint32_t li, double sx, double sy, double sz, double px, double py,
+            double pz);
+
+/* A static floor: one fixed link holding a 10 m x 10 m x 0.2 m box whose top face is z = 0. */
+struct hs_model *mb_floor(void);
+/* A free cube of side a and mass m (uniform). */
+struct hs_model *mb_cube(double a, double mass);
+
+#endif
