@@ -1,0 +1,119 @@
+/* After create (which warms up), hs_world_step makes no heap call: malloc, calloc, realloc and
+ * free are interposed in this binary (ODE's shared library binds to them) and counted across
+ * 1000 steps of a scene with contacts, trimeshes (cone), cylinders, hinges and a crawler.
+ * Labelled "nosan": sanitizers interpose malloc themselves. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hilsim/world.h"
+#include "world/model_builders.h"
+
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void __libc_free(void *);
+
+static volatile int counting;
+static volatile unsigned long heap_calls;
+
+void *malloc(size_t n)
+{
+    if (counting)
+        heap_calls++;
+    return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+    if (counting)
+        heap_calls++;
+    return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+    if (counting)
+        heap_calls++;
+    return __libc_realloc(p, n);
+}
+
+void free(void *p)
+{
+    if (counting && p)
+        heap_calls++;
+    __libc_free(p);
+}
+
+static void add_geom(struct hs_model *m, uint32_t li, struct hs_geom g)
+{
+    m->geoms[m->ngeoms] = g;
+    m->links[li].geom_first = m->ngeoms;
+    m->links[li].geom_count = 1;
+    m->ngeoms++;
+}
+
+static void test_step_makes_no_heap_call(void **state)
+{
+    (void)state;
+    struct hs_model *floor = mb_floor();
+    /* Free root box with a hinged cone (trimesh) and a hinged cylinder resting on the floor. */
+    struct hs_model *m = mb_new("robot", 3, 3, 0);
+    mb_mass(&m->links[0], 3, 0, 0, 0, 0.02, 0.02, 0.02);
+    mb_box(m, 0, 0.3, 0.3, 0.1, 0, 0, 0);
+    struct hs_geom cone = {.type = HS_GEOM_CONE, .u.cone = {.bottom_radius = 0.05, .height = 0.1}};
+    hs_pose_identity(&cone.pose);
+    hs_rot_from_axis_angle((double[3]){1, 0, 0}, M_PI / 2, cone.pose.R); /* apex up (+z) */
+    struct hs_geom cyl = {.type = HS_GEOM_CYLINDER, .u.cylinder = {.radius = 0.04, .height = 0.2}};
+    hs_pose_identity(&cyl.pose);
+    for (int i = 1; i <= 2; i++) {
+        mb_joint(&m->links[i], i == 1 ? HS_JOINT_ROTATE : HS_JOINT_CRAWLER, 0, 1, 0);
+        m->links[i].parent = 0;
+        m->links[i].origin.p[0] = i == 1 ? 0.2 : -0.2;
+        m->links[i].origin.p[2] = -0.05;
+        mb_mass(&m->links[i], 0.5, 0, 0, 0, 1e-3, 1e-3, 1e-3);
+        add_geom(m, (uint32_t)i, i == 1 ? cone : cyl);
+    }
+    struct hs_world_body_spec s[2];
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    hs_world_spec_default(&s[1], m);
+    s[1].root_pose.p[2] = 0.12;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.warmup_steps = 200; /* let it land during warm-up so the contact arena has grown */
+    struct hs_world *w = NULL;
+    struct hs_diag d;
+    assert_int_equal(hs_world_create(&p, s, 2, &w, &d), 0);
+    for (int i = 0; i < 300; i++) /* land (warm-up restores the start pose) */
+        hs_world_step(w);
+    unsigned long contacts = 0;
+    counting = 1;
+    for (int i = 0; i < 1000; i++) {
+        hs_world_set_joint_effort(w, 1, 1, 0.1 * sin(i * 0.01));
+        hs_world_set_track_speed(w, 1, 2, 0.1);
+        hs_world_step(w);
+        contacts += hs_world_contact_count(w);
+    }
+    counting = 0;
+    print_message("heap calls in 1000 steps: %lu (contacts per step %.1f)\n", heap_calls,
+                  contacts / 1000.0);
+    assert_true(contacts > 1000); /* the scene really collided */
+    assert_int_equal(heap_calls, 0);
+    hs_world_destroy(w);
+    mb_free(floor);
+    mb_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_step_makes_no_heap_call),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
