@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Per-phase timing table from an LTTng trace of hilsim:tick events.
+
+    trace-analyze.py TRACE_DIR [--json] [--bin-ns 1000] [--range-ns 20000000]
+
+Runs babeltrace2 on TRACE_DIR, and prints the same table as the in-process stats
+(rt/rt_stats.c) using the same histogram and percentile definition (rt/rt_hist.h): with N
+samples and p in parts per million, k = ceil(p * N / 1e6) (at least 1); the percentile is the
+upper edge of the smallest 1 us bin whose cumulative count reaches k, or the exact maximum when
+k is only reached in the overflow bin. Also lists tick numbers missing from 0..last (skipped
+periods, or lost events). Python 3 standard library only.
+"""
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+PHASES = [  # (row name, event field)
+    ("wake", "wake_latency_ns"),
+    ("inputs", "inputs_ns"),
+    ("actuation", "actuation_ns"),
+    ("physics", "physics_ns"),
+    ("sensors", "sensors_ns"),
+    ("outputs", "outputs_ns"),
+    ("tick", "tick_ns"),
+]
+PCT_PPM = [500000, 990000, 999000, 999900]
+PCT_LABEL = ["p50", "p99", "p99.9", "p99.99"]
+PCT_KEY = ["p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns"]
+
+EVENT_RE = re.compile(r"\bhilsim:(\w+): .*\{ ([^{}]*) \}\s*$")
+FIELD_RE = re.compile(r"(\w+) = (-?\d+)")
+
+
+class Hist:
+    def __init__(self, range_ns, bin_ns):
+        self.bin_ns = bin_ns
+        self.nbins = range_ns // bin_ns
+        self.bins = {}
+        self.overflow = 0
+        self.count = 0
+        self.min = self.max = 0
+        self.sum = 0
+
+    def record(self, v):
+        idx = 0 if v < 0 else v // self.bin_ns
+        if idx >= self.nbins:
+            self.overflow += 1
+        else:
+            self.bins[idx] = self.bins.get(idx, 0) + 1
+        if self.count == 0 or v < self.min:
+            self.min = v
+        if self.count == 0 or v > self.max:
+            self.max = v
+        self.count += 1
+        self.sum += v
+
+    def percentile(self, p_ppm):
+        k = max(1, (p_ppm * self.count + 999999) // 1000000)
+        cum = 0
+        for idx in sorted(self.bins):
+            cum += self.bins[idx]
+            if cum >= k:
+                return (idx + 1) * self.bin_ns
+        return self.max
+
+    def mean(self):
+        return self.sum / self.count if self.count else 0.0
+
+
+def read_events(trace_dir, babeltrace):
+    proc = subprocess.Popen([babeltrace, trace_dir], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        m = EVENT_RE.search(line)
+        if m:
+            yield m.group(1), {k: int(v) for k, v in FIELD_RE.findall(m.group(2))}
+    err = proc.stderr.read()
+    if proc.wait() != 0:
+        raise RuntimeError("babeltrace2 failed on %s: %s" % (trace_dir, err.strip()))
+
+
+def ranges(nums):
+    """[1,2,3,7] -> '1-3,7'"""
+    out, start, prev = [], None, None
+    for n in nums:
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            out.append(str(start) if start == prev else "%d-%d" % (start, prev))
+            start = prev = n
+    if start is not None:
+        out.append(str(start) if start == prev else "%d-%d" % (start, prev))
+    return ",".join(out)
+
+
+def analyze(events, range_ns, bin_ns):
+    hists = {name: Hist(range_ns, bin_ns) for name, _ in PHASES}
+    ticks, planned, overruns, actions, overrun_events = [], {}, 0, 0, 0
+    for name, f in events:
+        if name == "tick":
+            for row, field in PHASES:
+                hists[row].record(f[field])
+            ticks.append(f["tick"])
+            planned[f["tick"]] = f["planned_ns"]
+            overruns += 1 if f["overrun"] else 0
+        elif name == "overrun":
+            overrun_events += 1
+        elif name == "policy_action":
+            actions += 1
+    seen = set(ticks)
+    last = max(ticks) if ticks else -1
+    missing = [t for t in range(0, last + 1) if t not in seen]
+    period = 0
+    if len(seen) > 1:
+        lo, hi = min(seen), last
+        period = (planned[hi] - planned[lo]) // (hi - lo)
+    return {
+        "period_ns": period,
+        "ticks": len(ticks),
+        "overruns": overruns,
+        "missed_periods": len(missing),
+        "bin_ns": bin_ns,
+        "first_tick": min(ticks) if ticks else None,
+        "last_tick": last if ticks else None,
+        "missing_ticks": missing,
+        "duplicate_ticks": len(ticks) - len(seen),
+        "overrun_events": overrun_events,
+        "policy_actions": actions,
+        "phases": hists,
+    }
+
+
+def phase_json(h):
+    d = {"count": h.count, "overflow": h.overflow}
+    if h.count:
+        d.update({"min_ns": h.min, "mean_ns": float("%.1f" % h.mean()), "max_ns": h.max})
+        for p, key in zip(PCT_PPM, PCT_KEY):
+            d[key] = h.percentile(p)
+    return d
+
+
+def format_text(r):
+    lines = ["ticks %d  overruns %d  missed periods %d  period %.3f us" %
+             (r["ticks"], r["overruns"], r["missed_periods"], r["period_ns"] / 1e3)]
+    head = "%-10s %10s %10s %10s" % ("phase [us]", "count", "min", "mean")
+    head += "".join(" %10s" % label for label in PCT_LABEL) + " %10s" % "max"
+    lines.append(head)
+    for name, _ in PHASES:
+        h = r["phases"][name]
+        row = "%-10s %10d" % (name, h.count)
+        if h.count:
+            row += " %10.3f %10.3f" % (h.min / 1e3, h.mean() / 1e3)
+            row += "".join(" %10.3f" % (h.percentile(p) / 1e3) for p in PCT_PPM)
+            row += " %10.3f" % (h.max / 1e3)
+        lines.append(row)
+    lines.append("missing ticks: %s" % (ranges(r["missing_ticks"]) or "none"))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("trace_dir")
+    ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    ap.add_argument("--bin-ns", type=int, default=1000)
+    ap.add_argument("--range-ns", type=int, default=20000000,
+                    help="histogram range, as the loop's hist_range_ns (overflow above)")
+    ap.add_argument("--babeltrace2", default=shutil.which("babeltrace2") or "babeltrace2")
+    a = ap.parse_args()
+    if a.bin_ns <= 0 or a.range_ns <= 0 or a.range_ns % a.bin_ns:
+        ap.error("--range-ns must be a positive multiple of --bin-ns")
+    try:
+        r = analyze(read_events(a.trace_dir, a.babeltrace2), a.range_ns, a.bin_ns)
+    except (OSError, RuntimeError) as e:
+        print("trace-analyze: %s" % e, file=sys.stderr)
+        return 1
+    if r["ticks"] == 0:
+        print("trace-analyze: no hilsim:tick events in %s" % a.trace_dir, file=sys.stderr)
+        return 1
+    if a.json:
+        out = dict(r)
+        out["phases"] = {name: phase_json(r["phases"][name]) for name, _ in PHASES}
+        json.dump(out, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_text(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
