@@ -1,0 +1,148 @@
+/* Documented defaults (config/README.md lists the same values). */
+#include <math.h>
+#include <string.h>
+
+#include "cfg_internal.h"
+
+static void world_defaults(struct hs_world_params *p)
+{
+    /* the same values hs_world_params_default() documents in world.h; kept here so the config
+     * library does not need the ODE world library to link */
+    memset(p, 0, sizeof *p);
+    p->step_s = 1e-3;
+    p->substeps = 1;
+    p->solver = HS_SOLVER_QUICK;
+    p->quick_iterations = 20;
+    p->gravity[2] = -9.80665;
+    p->erp = 0.2;
+    p->cfm = 1e-10;
+    p->friction = 1.0;
+    p->bounce = 0.0;
+    p->bounce_min_vel = 0.01;
+    p->contact_erp = 0.2;
+    p->contact_cfm = 1e-5;
+    p->surface_layer = 1e-4;
+    p->max_contacts = 4;
+    p->warmup_steps = 10;
+}
+
+void hs__cfg_init_model(void *elem)
+{
+    struct hs_cfg_model *m = elem;
+    memset(m, 0, sizeof *m);
+    m->rotation[2] = 1; /* axis z, angle 0 */
+    hs_pose_identity(&m->pose);
+}
+
+void hs__cfg_init_bus(void *elem)
+{
+    struct hs_cfg_bus *b = elem;
+    memset(b, 0, sizeof *b);
+    b->bitrate = 1000000;
+    b->sample_point = 0.875;
+    b->restart_ms = 100;
+    b->send_queue_policy = HS_CFG_SEND_DROP;
+}
+
+void hs__cfg_init_node(void *elem)
+{
+    struct hs_cfg_node *n = elem;
+    memset(n, 0, sizeof *n);
+    /* CubeMars AK80-6 MIT-mode ranges (notes/can-protocols.md) */
+    n->mit = (struct hs_cfg_mit){
+        .p_min = -12.5,
+        .p_max = 12.5,
+        .v_min = -50,
+        .v_max = 50,
+        .kp_max = 500,
+        .kd_max = 5,
+        .t_min = -18,
+        .t_max = 18,
+        .i_min = -40,
+        .i_max = 40,
+        .reply = HS_CFG_MIT_REPLY_CURRENT,
+        .reply_id = 0,
+        .timeout_s = 0.1,
+    };
+    /* ODrive firmware defaults: heartbeat 100 ms, encoder estimates 10 ms, watchdog off */
+    n->odrive = (struct hs_cfg_odrive){
+        .heartbeat_period_s = 0.1,
+        .encoder_period_s = 0.01,
+        .watchdog_timeout_s = 0,
+    };
+}
+
+void hs__cfg_init_imu(void *elem)
+{
+    memset(elem, 0, sizeof(struct hs_cfg_imu));
+}
+
+void hs_config_defaults(struct hs_config *ret_config)
+{
+    struct hs_config *c = ret_config;
+    memset(c, 0, sizeof *c);
+    world_defaults(&c->physics);
+
+    c->rt = (struct hs_cfg_rt){
+        .period_ns = 1000000,
+        .priority = 80,
+        .cpu = -1,
+        .lock_memory = true,
+        .cpu_dma_latency = true,
+        .require_rt = false,
+        .overrun_policy = HS_CFG_OVERRUN_SKIP,
+        .overrun_leaky = {.increment = 100,
+                          .decrement = 1,
+                          .threshold = 1000,
+                          .action = HS_CFG_LEAKY_HOLD},
+        .warmup_ticks = 1000,
+        .histogram_max_us = 10000,
+    };
+
+    c->budgets = (struct hs_cfg_budgets){
+        .max_misses = 0,
+        .tick_p9999_fraction_of_period = 0.6,
+        .tick_max_fraction_of_period = 1.0,
+        .wake_latency_p99_us = 100,
+        .wake_latency_max_us = 500,
+        .max_can_rx_drops = 0,
+    };
+
+    c->controller.type = HS_CFG_CONTROLLER_PD_HOLD;
+    c->controller.defaults.kp = 100;
+    c->controller.defaults.kd = 2;
+    c->controller.trajectory.amplitude = 0.1;
+    c->controller.trajectory.frequency_hz = 0.5;
+
+    c->actuators.defaults = (struct hs_cfg_actuator){
+        .modes = HS_CFG_MODE_BIT(HS_CFG_MODE_TORQUE) | HS_CFG_MODE_BIT(HS_CFG_MODE_CURRENT) |
+                 HS_CFG_MODE_BIT(HS_CFG_MODE_VELOCITY) | HS_CFG_MODE_BIT(HS_CFG_MODE_POSITION),
+        .torque_limit_nm = INFINITY,
+        .current_limit_a = INFINITY,
+        .gear_ratio = NAN,
+        .gear_efficiency = NAN,
+        .rotor_inertia = NAN,
+        .torque_const = NAN,
+        .viscous_friction = 0,
+        .coulomb_friction = 0,
+        .velocity_limit = NAN,
+        .velocity_gain = 1,
+        .command_timeout_s = 0.1,
+        .safe_behaviour = HS_CFG_SAFE_ZERO_TORQUE,
+        .command_delay_ticks = 0,
+        .source = HS_CFG_SOURCE_AUTO,
+    };
+
+    c->sensors.encoder_defaults = (struct hs_cfg_encoder){
+        .counter_bits = 32,
+        .zero_offset_counts = 0,
+        .counts_per_rev = 0,
+        .mode = HS_CFG_ENCODER_ABSOLUTE,
+        .velocity_window_ticks = 1,
+        .delay_ticks = 0,
+    };
+    c->sensors.noise_seed = 1;
+
+    c->shm.mode = 0660;
+    c->shm.client_timeout_s = 0.1;
+}

@@ -1,0 +1,57 @@
+/* Name lookups into a loaded config: a per-joint entry or the section defaults. */
+#include <string.h>
+
+#include "cfg_internal.h"
+
+const struct hs_cfg_actuator *hs_config_actuator(const struct hs_config *config, const char *joint)
+{
+    for (uint32_t i = 0; i < config->actuators.njoints; i++)
+        if (!strcmp(config->actuators.joints[i].joint, joint))
+            return &config->actuators.joints[i];
+    return &config->actuators.defaults;
+}
+
+const struct hs_cfg_encoder *hs_config_encoder(const struct hs_config *config, const char *joint)
+{
+    for (uint32_t i = 0; i < config->sensors.nencoders; i++)
+        if (!strcmp(config->sensors.encoders[i].joint, joint))
+            return &config->sensors.encoders[i];
+    return &config->sensors.encoder_defaults;
+}
+
+const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const char *joint)
+{
+    for (uint32_t i = 0; i < config->controller.njoints; i++)
+        if (!strcmp(config->controller.joints[i].joint, joint))
+            return &config->controller.joints[i];
+    return &config->controller.defaults;
+}
+
+const struct hs_cfg_node *hs_config_node_for_joint(const struct hs_config *config,
+                                                   const char *joint)
+{
+    const struct hs_cfg_can *can = &config->can;
+    for (uint32_t i = 0; i < can->nnodes; i++) {
+        const struct hs_cfg_node *n = &can->nodes[i];
+        if (n->protocol != HS_CFG_PROTO_DBC) {
+            if (!strcmp(n->joint, joint))
+                return n;
+            continue;
+        }
+        for (uint32_t k = 0; k < n->dbc.binding_count; k++) {
+            const struct hs_cfg_binding *b = &can->bindings[n->dbc.binding_first + k];
+            if (b->dir == HS_CFG_BIND_TO && b->ref.kind == HS_CFG_REF_JOINT &&
+                !strcmp(b->ref.name, joint))
+                return n;
+        }
+    }
+    return NULL;
+}
+
+enum hs_cfg_command_source hs_config_joint_source(const struct hs_config *config, const char *joint)
+{
+    enum hs_cfg_command_source s = hs_config_actuator(config, joint)->source;
+    if (s != HS_CFG_SOURCE_AUTO)
+        return s;
+    return hs_config_node_for_joint(config, joint) ? HS_CFG_SOURCE_CAN : HS_CFG_SOURCE_CONTROLLER;
+}
