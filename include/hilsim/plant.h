@@ -1,0 +1,135 @@
+/* The plant: everything between the joint command slots and the readings a controller board
+ * gets back, for one (non-static) body of an hs_world: per joint the motor model (actuator.h)
+ * and an encoder (encoder.h); per model AccelerationSensor / Gyro an IMU channel (imu.h); per
+ * ForceSensor a force-torque channel (ft_sensor.h); noise, saturation and quantisation
+ * (noise.h); and whole-tick delay lines (delay_line.h) on commands and readings.
+ *
+ * Lifecycle: hs_plant_params_init() (defaults from the model) -> adjust -> hs_plant_armature()
+ * into hs_world_body_spec.armature -> hs_world_create() -> hs_plant_create() -> per tick:
+ * write command slots, hs_plant_apply_commands(), hs_world_step() (substeps times, calling
+ * apply before each if the motor loops should run at the physics rate),
+ * hs_plant_update_sensors(), read readings -> hs_plant_destroy().
+ *
+ * Threads: everything after create runs on the thread that steps the world (ODE is not thread
+ * safe here). Command slots are plain memory written by that same thread.
+ *
+ * Joints are numbered densely: plant joint j is the j-th link of the model (in link order) with a
+ * rotate or slide joint. Sensors keep the model's sensor index. */
+#ifndef HILSIM_PLANT_H
+#define HILSIM_PLANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hilsim/actuator.h"
+#include "hilsim/diag.h"
+#include "hilsim/encoder.h"
+#include "hilsim/model.h"
+#include "hilsim/noise.h"
+#include "hilsim/world.h"
+
+struct hs_plant_joint_params {
+    struct hs_actuator_params actuator;
+    struct hs_encoder_params encoder;
+    uint32_t command_delay_ticks; /* bus latency before the drive sees a command */
+    uint32_t reading_delay_ticks; /* latency of the joint readings */
+};
+
+struct hs_plant_sensor_params {
+    /* Error models. Accel: [0] specific force, m/s². Gyro: [0] rate, rad/s.
+     * Force: [0] force N, [1] torque N·m. range defaults from the model's max fields. */
+    struct hs_channel_params channel[2];
+    uint32_t rate_divider; /* a new sample every rate_divider ticks, held between (>= 1) */
+    uint32_t delay_ticks;  /* latency of the output */
+};
+
+struct hs_plant_params {
+    uint64_t seed; /* noise generator seed; same seed, same noise */
+    uint32_t njoints;
+    struct hs_plant_joint_params *joints; /* njoints, plant joint order */
+    uint32_t nsensors;
+    struct hs_plant_sensor_params *sensors; /* model->nsensors; vision and range are unused */
+};
+
+/* init only: allocates the arrays and fills defaults from the model (see
+ * hs_actuator_params_default, hs_encoder_params_default; sensors: no noise or bias, range from
+ * maxAcceleration / maxAngularVelocity / maxForce / maxTorque, every tick, no delay; seed 0).
+ * On failure ret_params is untouched. */
+int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *ret_params);
+void hs_plant_params_free(struct hs_plant_params *params); /* accepts NULL; zeroes it */
+
+/* init only. Fills ret_armature[model->nlinks] with N² J_rotor for each rotate joint (0
+ * elsewhere) from params (NULL: the model's fields), for hs_world_body_spec.armature: the world
+ * adds it to the child body's inertia about the joint axis, because ODE has no armature term
+ * (see src/world/world_mass.c for the method and its limits). */
+int hs_plant_armature(const struct hs_model *model, const struct hs_plant_params *params,
+                      double *ret_armature);
+
+/* Readings, published by hs_plant_update_sensors() after their delay lines. */
+struct hs_joint_reading {
+    double q;                /* joint position, unwrapped, rad or m */
+    double dq;               /* joint velocity, rad/s or m/s */
+    double torque;           /* motor torque at the joint (after saturation), N·m or N */
+    double current;          /* motor current estimate, A */
+    uint64_t encoder_count;  /* raw counter value (encoder.h) */
+    double encoder_velocity; /* board-style window estimate at the joint, rad/s or m/s */
+    double encoder_position; /* joint position decoded from the counter, rad or m */
+};
+
+struct hs_sensor_reading {
+    double value[3];  /* accel: specific force m/s²; gyro: rate rad/s; force: force N */
+    double torque[3]; /* force sensors: torque N·m about the sensor origin; else 0 */
+    uint64_t samples; /* samples taken so far (grows every rate_divider ticks) */
+};
+
+struct hs_plant_joint_counters {
+    bool stale;                   /* the safe behaviour is active now */
+    uint64_t stale_events;        /* fallbacks to the safe behaviour */
+    uint64_t stale_ticks;         /* ticks spent in it after a command had arrived */
+    uint64_t torque_saturations;  /* ticks the torque limit clipped the command */
+    uint64_t current_saturations; /* ticks the current limit clipped it */
+    uint64_t velocity_limits;     /* ticks a velocity limit cut it */
+};
+
+struct hs_plant;
+
+/* init only: allocates. world: borrowed, must outlive the plant; body: a non-static body of it;
+ * model: the same model the world was built with for that body (borrowed); params: copied, NULL
+ * for the model's defaults. Sets ODE joint stops from the position limits (rotate joints only
+ * when both limits lie within ±pi, where ODE's hinge angle is continuous; slide joints always)
+ * and joint feedback on every joint and force sensor link. On failure *ret_plant is untouched
+ * and diag names the bad field ("joints[2].actuator.gear_efficiency"). */
+int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model *model,
+                    const struct hs_plant_params *params, struct hs_plant **ret_plant,
+                    struct hs_diag *diag);
+void hs_plant_destroy(struct hs_plant *plant); /* accepts NULL */
+
+/* RT-safe. The command slot of joint j, for the command source to write. Owned by the plant. */
+struct hs_joint_command *hs_plant_command(struct hs_plant *plant, uint32_t j);
+
+/* RT-safe. Runs the motor models and sets the world's joint efforts and motor rows. Call before
+ * each hs_world_step (then the motor loops run at the physics rate) or once per tick. Command
+ * delay lines and tick counters advance once per distinct now_ns, so calls for the substeps of
+ * one tick pass the same now_ns. Staleness: a command is stale when now_ns - rx_time_ns (plus
+ * the command delay) exceeds its joint's timeout_ns. */
+void hs_plant_apply_commands(struct hs_plant *plant, int64_t now_ns);
+
+/* RT-safe. After the physics steps of a tick: reads the world, updates encoders, IMUs and F/T
+ * sensors (a sensor samples on ticks where tick % rate_divider == 0), pushes every reading
+ * through its delay line and publishes it. */
+void hs_plant_update_sensors(struct hs_plant *plant, int64_t now_ns, uint64_t tick);
+
+/* RT-safe accessors. Returned pointers are owned by the plant, valid until destroy, and
+ * overwritten by the next hs_plant_update_sensors. */
+uint32_t hs_plant_joint_count(const struct hs_plant *plant);
+uint32_t hs_plant_joint_link(const struct hs_plant *plant, uint32_t j);     /* model link index */
+int hs_plant_find_joint(const struct hs_plant *plant, uint32_t link);       /* j or -ENOENT */
+int hs_plant_find_joint_id(const struct hs_plant *plant, int32_t joint_id); /* j or -ENOENT */
+const struct hs_joint_reading *hs_plant_joint_reading(const struct hs_plant *plant, uint32_t j);
+const struct hs_sensor_reading *hs_plant_sensor_reading(const struct hs_plant *plant,
+                                                        uint32_t sensor);
+void hs_plant_joint_counters(const struct hs_plant *plant, uint32_t j,
+                             struct hs_plant_joint_counters *ret);
+uint64_t hs_plant_sensor_saturations(const struct hs_plant *plant, uint32_t sensor);
+
+#endif

@@ -1,0 +1,43 @@
+/* The per-tick actuation path: command delay, watchdog, motor model, then the world's explicit
+ * effort and the ODE motor row of each joint. RT-safe: no allocation, O(joints). */
+#include "plant_internal.h"
+
+static void set_motor_row(struct hs__plant_joint *j, double vel, double fmax)
+{
+    if (j->type == HS_JOINT_ROTATE) {
+        dJointSetHingeParam(j->joint, dParamVel, vel);
+        dJointSetHingeParam(j->joint, dParamFMax, fmax);
+    } else {
+        dJointSetSliderParam(j->joint, dParamVel, vel);
+        dJointSetSliderParam(j->joint, dParamFMax, fmax);
+    }
+}
+
+void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
+{
+    bool new_tick = !pl->started || now_ns != pl->last_now_ns;
+    pl->started = true;
+    pl->last_now_ns = now_ns;
+    for (uint32_t i = 0; i < pl->njoints; i++) {
+        struct hs__plant_joint *j = &pl->joints[i];
+        if (new_tick) {
+            const struct hs_joint_command *d = hs_delay_line_push(&j->cmd_delay, &j->slot);
+            j->cmd = *d;
+            /* The drive sees the command delay ticks after hilsim received it. */
+            j->cmd.rx_time_ns += (int64_t)j->p.command_delay_ticks * pl->tick_ns;
+        }
+        double q = hs_world_joint_position(pl->world, pl->body, j->link);
+        double dq = hs_world_joint_velocity(pl->world, pl->body, j->link);
+        struct hs_joint_command scratch;
+        const struct hs_joint_command *x =
+            hs_actuator_select(&j->p.actuator, &j->state, &j->cmd, now_ns, new_tick, q, &scratch);
+        hs_actuator_compute(&j->p.actuator, x, q, dq, &j->out);
+        if (new_tick) {
+            j->state.torque_saturations += j->out.torque_saturated;
+            j->state.current_saturations += j->out.current_saturated;
+            j->state.velocity_limits += j->out.velocity_limited;
+        }
+        hs_world_set_joint_effort(pl->world, pl->body, j->link, j->out.effort);
+        set_motor_row(j, j->out.ode_vel, j->out.ode_fmax);
+    }
+}

@@ -1,0 +1,64 @@
+/* Internal state of an hs_plant, shared by the files of src/plant/. Not installed. */
+#ifndef HS_PLANT_INTERNAL_H
+#define HS_PLANT_INTERNAL_H
+
+#include <ode/ode.h>
+
+#include "hilsim/delay_line.h"
+#include "hilsim/imu.h"
+#include "hilsim/plant.h"
+
+struct hs__plant_joint {
+    uint32_t link;
+    enum hs_joint_type type;
+    dJointID joint;
+    dJointFeedback *feedback; /* plant->feedback[link] */
+    struct hs_plant_joint_params p;
+    struct hs_joint_command slot; /* written by the command source */
+    struct hs_joint_command cmd;  /* the slot after the command delay line */
+    struct hs_delay_line cmd_delay;
+    struct hs_actuator_state state;
+    struct hs_actuator_output out; /* last motor model output */
+    struct hs_encoder encoder;
+    struct hs_delay_line reading_delay;
+    struct hs_joint_reading reading; /* published */
+};
+
+struct hs__plant_sensor {
+    enum hs_sensor_type type;
+    bool active; /* accel, gyro, or force with an ODE joint on its link */
+    uint32_t link;
+    dBodyID body;
+    dJointID joint; /* force sensors: the joint of the link */
+    dJointFeedback *feedback;
+    struct hs_pose pose; /* sensor frame in the link frame */
+    struct hs_plant_sensor_params p;
+    struct hs_channel channel[2];
+    struct hs_imu_kin kin;
+    struct hs_sensor_reading held; /* last sample, held between samples */
+    double last_sample_time_s;
+    struct hs_delay_line delay;
+    struct hs_sensor_reading reading; /* published */
+};
+
+struct hs_plant {
+    struct hs_world *world;
+    uint32_t body;
+    const struct hs_model *model;
+    int64_t tick_ns;
+    bool started;
+    int64_t last_now_ns;
+    double last_update_time_s;
+    dJointFeedback *feedback; /* model->nlinks, zeroed */
+    struct hs__plant_joint *joints;
+    uint32_t njoints;
+    struct hs__plant_sensor *sensors;
+    uint32_t nsensors;
+};
+
+/* plant_params.c: checks every field; names the bad one in diag. */
+int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_params *p,
+                           struct hs_diag *diag);
+bool hs__plant_is_joint(const struct hs_link *link);
+
+#endif

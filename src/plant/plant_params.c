@@ -1,0 +1,166 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plant_internal.h"
+
+bool hs__plant_is_joint(const struct hs_link *link)
+{
+    return link->joint_type == HS_JOINT_ROTATE || link->joint_type == HS_JOINT_SLIDE;
+}
+
+/* The model writes -1 for "unlimited"; the channel treats <= 0 as unlimited too. */
+static void range_from_model(const double max[3], double ret[3])
+{
+    for (int i = 0; i < 3; i++)
+        ret[i] = max[i] > 0 ? max[i] : INFINITY;
+}
+
+int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *ret_params)
+{
+    uint32_t nj = 0;
+    for (uint32_t i = 0; i < model->nlinks; i++)
+        nj += hs__plant_is_joint(&model->links[i]);
+    struct hs_plant_joint_params *joints = calloc(nj ? nj : 1, sizeof *joints);
+    struct hs_plant_sensor_params *sensors =
+        calloc(model->nsensors ? model->nsensors : 1, sizeof *sensors);
+    if (!joints || !sensors) {
+        free(joints);
+        free(sensors);
+        return -ENOMEM;
+    }
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < model->nlinks; i++) {
+        const struct hs_link *l = &model->links[i];
+        if (!hs__plant_is_joint(l))
+            continue;
+        hs_actuator_params_default(l, &joints[j].actuator);
+        hs_encoder_params_default(l->encoder_pulse, l->gear_ratio, &joints[j].encoder);
+        j++;
+    }
+    for (uint32_t s = 0; s < model->nsensors; s++) {
+        const struct hs_sensor *ms = &model->sensors[s];
+        struct hs_plant_sensor_params *sp = &sensors[s];
+        sp->rate_divider = 1;
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 3; k++)
+                sp->channel[c].range[k] = INFINITY;
+        if (ms->type == HS_SENSOR_ACCEL || ms->type == HS_SENSOR_GYRO ||
+            ms->type == HS_SENSOR_FORCE)
+            range_from_model(ms->max, sp->channel[0].range);
+        if (ms->type == HS_SENSOR_FORCE)
+            range_from_model(ms->max_torque, sp->channel[1].range);
+    }
+    *ret_params = (struct hs_plant_params){.seed = 0,
+                                           .njoints = nj,
+                                           .joints = joints,
+                                           .nsensors = model->nsensors,
+                                           .sensors = sensors};
+    return 0;
+}
+
+void hs_plant_params_free(struct hs_plant_params *params)
+{
+    if (!params)
+        return;
+    free(params->joints);
+    free(params->sensors);
+    memset(params, 0, sizeof(*params));
+}
+
+int hs_plant_armature(const struct hs_model *model, const struct hs_plant_params *params,
+                      double *ret_armature)
+{
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < model->nlinks; i++) {
+        const struct hs_link *l = &model->links[i];
+        ret_armature[i] = 0.0;
+        if (!hs__plant_is_joint(l))
+            continue;
+        double n = l->gear_ratio, jr = l->rotor_inertia;
+        if (params && j < params->njoints) {
+            n = params->joints[j].actuator.gear_ratio;
+            jr = params->joints[j].actuator.rotor_inertia;
+        }
+        if (l->joint_type == HS_JOINT_ROTATE && isfinite(n) && isfinite(jr) && jr > 0)
+            ret_armature[i] = n * n * jr;
+        j++;
+    }
+    return 0;
+}
+
+static int channel_check(const struct hs_channel_params *c, const char **field)
+{
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(c->bias[k])) {
+            *field = "bias";
+            return -EINVAL;
+        }
+    if (!(c->white_std >= 0) || !isfinite(c->white_std))
+        *field = "white_std";
+    else if (!(c->bias_rw_std >= 0) || !isfinite(c->bias_rw_std))
+        *field = "bias_rw_std";
+    else if (!(c->quantum >= 0) || !isfinite(c->quantum))
+        *field = "quantum";
+    else if (isnan(c->range[0]) || isnan(c->range[1]) || isnan(c->range[2]))
+        *field = "range";
+    else
+        return 0;
+    return -EINVAL;
+}
+
+int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_params *p,
+                           struct hs_diag *d)
+{
+    uint32_t nj = 0;
+    for (uint32_t i = 0; i < model->nlinks; i++)
+        nj += hs__plant_is_joint(&model->links[i]);
+    if (p->njoints != nj)
+        return hs_diag_set(d, EINVAL, "", 0, 0,
+                           "plant params: njoints is %u but model '%s' has %u joints", p->njoints,
+                           model->name, nj);
+    if (p->nsensors != model->nsensors)
+        return hs_diag_set(d, EINVAL, "", 0, 0,
+                           "plant params: nsensors is %u but model '%s' has %u sensors",
+                           p->nsensors, model->name, model->nsensors);
+    for (uint32_t j = 0; j < nj; j++) {
+        const char *field = NULL;
+        const struct hs_plant_joint_params *jp = &p->joints[j];
+        if (hs_actuator_params_check(&jp->actuator, &field))
+            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].actuator.%s invalid",
+                               j, field);
+        const struct hs_encoder_params *e = &jp->encoder;
+        if (!(e->counts_per_motor_rev > 0) || !isfinite(e->counts_per_motor_rev))
+            field = "counts_per_motor_rev";
+        else if (!isfinite(e->gear_ratio) || e->gear_ratio == 0)
+            field = "gear_ratio";
+        else if (e->bits < 1 || e->bits > HS_ENCODER_BITS_MAX)
+            field = "bits";
+        else if (e->velocity_window < 1 || e->velocity_window > HS_ENCODER_WINDOW_MAX)
+            field = "velocity_window";
+        if (field)
+            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].encoder.%s invalid",
+                               j, field);
+        if (jp->command_delay_ticks > HS_DELAY_TICKS_MAX ||
+            jp->reading_delay_ticks > HS_DELAY_TICKS_MAX)
+            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u] delay above %u ticks",
+                               j, HS_DELAY_TICKS_MAX);
+    }
+    for (uint32_t s = 0; s < p->nsensors; s++) {
+        const struct hs_plant_sensor_params *sp = &p->sensors[s];
+        const char *field = NULL;
+        for (int c = 0; c < 2; c++)
+            if (channel_check(&sp->channel[c], &field))
+                return hs_diag_set(d, EINVAL, "", 0, 0,
+                                   "plant params: sensors[%u].channel[%d].%s invalid", s, c, field);
+        if (sp->rate_divider < 1)
+            return hs_diag_set(d, EINVAL, "", 0, 0,
+                               "plant params: sensors[%u].rate_divider must be >= 1", s);
+        if (sp->delay_ticks > HS_DELAY_TICKS_MAX)
+            return hs_diag_set(d, EINVAL, "", 0, 0,
+                               "plant params: sensors[%u].delay_ticks above %u", s,
+                               HS_DELAY_TICKS_MAX);
+    }
+    return 0;
+}

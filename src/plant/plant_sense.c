@@ -1,0 +1,132 @@
+/* The per-tick sensing path: joints and encoders, IMUs, force-torque sensors, each through its
+ * error model and delay line. RT-safe: no allocation, O(joints + sensors). */
+#include <string.h>
+
+#include "hilsim/ft_sensor.h"
+#include "plant_internal.h"
+
+static void cross(const double a[3], const double b[3], double r[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The joint's constraint torque (force for sliders) along its axis on the link, from ODE's
+ * feedback: t1 is about the link body's centre of mass, so move it to the anchor first. With
+ * the motor row driving, that is the motor's torque (plus a stop's, when one is hit). */
+static double axial_constraint_effort(const struct hs__plant_joint *j, dBodyID body)
+{
+    const dJointFeedback *fb = j->feedback;
+    dVector3 axis;
+    if (j->type == HS_JOINT_SLIDE) {
+        dJointGetSliderAxis(j->joint, axis);
+        return axis[0] * fb->f1[0] + axis[1] * fb->f1[1] + axis[2] * fb->f1[2];
+    }
+    dVector3 anchor;
+    dJointGetHingeAxis(j->joint, axis);
+    dJointGetHingeAnchor(j->joint, anchor);
+    const dReal *c = dBodyGetPosition(body);
+    double d[3] = {c[0] - anchor[0], c[1] - anchor[1], c[2] - anchor[2]}, m[3];
+    double f[3] = {fb->f1[0], fb->f1[1], fb->f1[2]};
+    cross(d, f, m);
+    double t = 0;
+    for (int k = 0; k < 3; k++)
+        t += axis[k] * (fb->t1[k] + m[k]);
+    return t;
+}
+
+static void update_joint(struct hs_plant *pl, struct hs__plant_joint *j)
+{
+    struct hs_joint_reading r;
+    struct hs_encoder_reading e;
+    r.q = hs_world_joint_position(pl->world, pl->body, j->link);
+    r.dq = hs_world_joint_velocity(pl->world, pl->body, j->link);
+    r.torque = j->out.motor_torque;
+    if (j->out.ode_motor_drives)
+        r.torque = axial_constraint_effort(j, dJointGetBody(j->joint, 0));
+    r.current = hs_actuator_torque_to_current(&j->p.actuator, r.torque);
+    hs_encoder_update(&j->encoder, r.q, &e);
+    r.encoder_count = e.count;
+    r.encoder_velocity = e.velocity;
+    r.encoder_position = e.position;
+    j->reading = *(const struct hs_joint_reading *)hs_delay_line_push(&j->reading_delay, &r);
+}
+
+/* Sensor frame in the world and the sensor origin, from the link's pose. */
+static void sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, double R_ws[9],
+                         double p_ws[3])
+{
+    struct hs_pose link;
+    hs_world_link_pose(pl->world, pl->body, s->link, &link);
+    hs_rot_mul(link.R, s->pose.R, R_ws);
+    hs_pose_apply(&link, s->pose.p, p_ws);
+}
+
+static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, double ret[3])
+{
+    double R[9], p[3], a_com[3], alpha[3], r[3];
+    const dReal *w = dBodyGetAngularVel(s->body), *c = dBodyGetPosition(s->body);
+    hs_imu_kin_update(&s->kin, dBodyGetLinearVel(s->body), w, dt_s, a_com, alpha);
+    sensor_frame(pl, s, R, p);
+    double wv[3] = {w[0], w[1], w[2]};
+    if (s->type == HS_SENSOR_GYRO) {
+        hs_imu_angular_rate(wv, R, ret);
+        return;
+    }
+    for (int k = 0; k < 3; k++)
+        r[k] = p[k] - c[k];
+    hs_imu_specific_force(a_com, alpha, wv, r, hs_world_params(pl->world)->gravity, R, ret);
+}
+
+static void sample_ft(struct hs_plant *pl, struct hs__plant_sensor *s, double ret_f[3],
+                      double ret_t[3])
+{
+    double R[9], p[3], f[3], t[3];
+    const dJointFeedback *fb = s->feedback;
+    /* The world attaches each joint as (link, parent), so the link's side is body 1; read the
+     * other side if that ever changes. */
+    bool link_is_1 = dJointGetBody(s->joint, 0) == s->body;
+    for (int k = 0; k < 3; k++) {
+        f[k] = link_is_1 ? fb->f1[k] : fb->f2[k];
+        t[k] = link_is_1 ? fb->t1[k] : fb->t2[k];
+    }
+    const dReal *c = dBodyGetPosition(s->body);
+    double cv[3] = {c[0], c[1], c[2]};
+    sensor_frame(pl, s, R, p);
+    hs_ft_from_joint_wrench(f, t, cv, p, R, ret_f, ret_t);
+}
+
+static void update_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, double now_s,
+                          double dt_s, uint64_t tick)
+{
+    double v[3] = {0, 0, 0}, t[3] = {0, 0, 0};
+    /* Kinematic differences run every tick so a slow output rate still sees tick-exact
+     * accelerations; only the output is decimated. */
+    if (s->type == HS_SENSOR_ACCEL || s->type == HS_SENSOR_GYRO)
+        sample_imu(pl, s, dt_s, v);
+    if (tick % s->p.rate_divider == 0) {
+        if (s->type == HS_SENSOR_FORCE)
+            sample_ft(pl, s, v, t);
+        double sample_dt = now_s - s->last_sample_time_s;
+        s->last_sample_time_s = now_s;
+        hs_channel_apply(&s->channel[0], v, sample_dt, s->held.value);
+        if (s->type == HS_SENSOR_FORCE)
+            hs_channel_apply(&s->channel[1], t, sample_dt, s->held.torque);
+        s->held.samples++;
+    }
+    s->reading = *(const struct hs_sensor_reading *)hs_delay_line_push(&s->delay, &s->held);
+}
+
+void hs_plant_update_sensors(struct hs_plant *pl, int64_t now_ns, uint64_t tick)
+{
+    (void)now_ns;
+    double now_s = hs_world_time(pl->world);
+    double dt_s = now_s - pl->last_update_time_s;
+    pl->last_update_time_s = now_s;
+    for (uint32_t i = 0; i < pl->njoints; i++)
+        update_joint(pl, &pl->joints[i]);
+    for (uint32_t i = 0; i < pl->nsensors; i++)
+        if (pl->sensors[i].active)
+            update_sensor(pl, &pl->sensors[i], now_s, dt_s, tick);
+}
