@@ -383,6 +383,83 @@ static void test_crawler_drives(void **state)
     mb_free(m);
 }
 
+static struct hs_model *one_geom(struct hs_geom g, double mass)
+{
+    struct hs_model *m = mb_new("shape", 1, 1, 0);
+    mb_mass(&m->links[0], mass, 0, 0, 0, 1e-3, 1e-3, 1e-3);
+    m->geoms[0] = g;
+    m->links[0].geom_count = 1;
+    m->ngeoms = 1;
+    return m;
+}
+
+/* Each primitive rests on the floor at the height its shape and orientation imply: this pins
+ * VRML's Y-axis cylinders and cones onto ODE's conventions and the cone mesh's winding. */
+static void test_primitives_rest_at_their_height(void **state)
+{
+    (void)state;
+    struct hs_geom sphere = {.type = HS_GEOM_SPHERE, .u.sphere.radius = 0.05};
+    struct hs_geom upright = {.type = HS_GEOM_CYLINDER, .u.cylinder = {0.04, 0.2}};
+    struct hs_geom lying = upright;
+    struct hs_geom cone = {.type = HS_GEOM_CONE, .u.cone = {0.05, 0.1}};
+    hs_pose_identity(&sphere.pose);
+    hs_pose_identity(&upright.pose);
+    hs_pose_identity(&lying.pose);
+    hs_pose_identity(&cone.pose);
+    /* Rx(+90°) turns the shapes' Y axis onto world Z: upright cylinder, cone apex up. */
+    hs_rot_from_axis_angle((double[3]){1, 0, 0}, M_PI / 2, upright.pose.R);
+    cone.pose = upright.pose;
+    struct hs_model *models[5] = {mb_floor(), one_geom(sphere, 1), one_geom(upright, 1),
+                                  one_geom(lying, 1), one_geom(cone, 1)};
+    const double expect[5] = {0, 0.05, 0.1, 0.04, 0.05};
+    struct hs_world_body_spec s[5];
+    for (int i = 0; i < 5; i++) {
+        hs_world_spec_default(&s[i], models[i]);
+        s[i].root_pose.p[0] = 0.5 * i;
+        s[i].root_pose.p[2] = i ? expect[i] + 0.01 : 0.0;
+    }
+    s[0].is_static = true;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    struct hs_world *w = make(&p, s, 5);
+    run(w, 1000);
+    for (uint32_t i = 1; i < 5; i++) {
+        struct hs_pose pose;
+        hs_world_link_pose(w, i, 0, &pose);
+        print_message("shape %u rests at %.4f m (expected %.4f)\n", i, pose.p[2], expect[i]);
+        assert_true(fabs(pose.p[2] - expect[i]) < 2e-3); /* ~ surface layer + soft contact */
+    }
+    hs_world_destroy(w);
+    for (int i = 0; i < 5; i++)
+        mb_free(models[i]);
+}
+
+/* Root and link 2 overlap but are not jointed to each other (link 1 is between them). */
+static void test_self_collision_switch(void **state)
+{
+    (void)state;
+    struct hs_model *m = mb_new("self", 3, 2, 0);
+    mb_box(m, 0, 0.2, 0.2, 0.2, 0, 0, 0);
+    m->links[2].origin.p[0] = 0.15;
+    mb_box(m, 2, 0.2, 0.2, 0.2, 0, 0, 0);
+    struct hs_world_body_spec s;
+    hs_world_spec_default(&s, m);
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.gravity[2] = 0;
+    p.contactless = true;
+    struct hs_world *w = make(&p, &s, 1);
+    hs_world_step(w);
+    assert_int_equal(hs_world_colliding_pairs(w), 0);
+    hs_world_destroy(w);
+    p.self_collision = true;
+    w = make(&p, &s, 1);
+    hs_world_step(w);
+    assert_int_equal(hs_world_colliding_pairs(w), 1);
+    hs_world_destroy(w);
+    mb_free(m);
+}
+
 /* Two worlds built from the same specs step bit for bit alike, whatever ran in between. */
 static void test_repeatable(void **state)
 {
@@ -457,6 +534,8 @@ int main(void)
         cmocka_unit_test(test_armature),
         cmocka_unit_test(test_contactless_counts_pairs_only),
         cmocka_unit_test(test_crawler_drives),
+        cmocka_unit_test(test_primitives_rest_at_their_height),
+        cmocka_unit_test(test_self_collision_switch),
         cmocka_unit_test(test_repeatable),
         cmocka_unit_test(test_bad_input_is_reported),
     };
