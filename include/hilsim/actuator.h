@@ -17,6 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The ODE motor row's bound for an unlimited (INFINITY) brake or velocity loop, N·m or N. */
+#define HS_ACTUATOR_RIGID_EFFORT 1e6
+
 enum hs_joint_mode {
     HS_JOINT_MODE_DISABLED, /* free-wheeling: no motor torque (friction still acts) */
     HS_JOINT_MODE_TORQUE,   /* tau_ff is the joint torque */

@@ -177,6 +177,10 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
         /* Brake: the row holds up to the brake torque plus the friction it sits behind. ODE
          * velocity loop: the row is the motor, limited by the drive's saturation. */
         ret->ode_fmax = cmd->mode == HS_JOINT_MODE_BRAKE ? p->brake_torque + p->coulomb : tmax;
+        /* ODE's solver breaks on an infinite row bound (NaN orientations, measured), so an
+         * unlimited brake or velocity loop gets a finite bound no real joint comes near. */
+        if (!(ret->ode_fmax < HS_ACTUATOR_RIGID_EFFORT))
+            ret->ode_fmax = HS_ACTUATOR_RIGID_EFFORT;
         if (cmd->mode != HS_JOINT_MODE_BRAKE)
             ret->effort = tau - p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
     } else {
