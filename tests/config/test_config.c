@@ -1,0 +1,528 @@
+/* hs_config: full bench round trip, defaults, relative paths, every error class with its exact
+ * file:line:column, the model name check and the lookups. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hilsim/config.h"
+
+#ifndef HS_CONFIG_TEST_DATA
+#error "HS_CONFIG_TEST_DATA must name tests/config/data"
+#endif
+
+static char tmpdir[64];
+
+static void touch(const char *rel)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", tmpdir, rel);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/hs-config-test-XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    char p[256];
+    snprintf(p, sizeof p, "%s/models", tmpdir);
+    mkdir(p, 0755);
+    touch("arm.wrl");
+    touch("robot.dbc");
+    touch("models/arm2.wrl");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    const char *files[] = {"arm.wrl", "robot.dbc", "models/arm2.wrl", "bench.yaml"};
+    char p[256];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/models", tmpdir);
+    rmdir(p);
+    rmdir(tmpdir);
+    return 0;
+}
+
+static const char BASE[] = "bench:\n"
+                           "  name: b\n"
+                           "models:\n"
+                           "  - name: arm\n"
+                           "    file: arm.wrl\n";
+
+/* Loads BASE + extra from a buffer named t.yaml in tmpdir; returns the error and message. */
+static int load_extra(const char *extra, const struct hs_config **ret, char *msg, size_t size)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", BASE, extra);
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(text, strlen(text), "t.yaml", tmpdir, ret, &d);
+    if (r < 0)
+        hs_diag_format(&d, msg, size);
+    return r;
+}
+
+static void expect_error(const char *extra, const char *expected)
+{
+    const struct hs_config *cfg = (const struct hs_config *)0x1;
+    char msg[1024] = "";
+    int r = load_extra(extra, &cfg, msg, sizeof msg);
+    if (r == 0)
+        fail_msg("loaded, expected: %s", expected);
+    assert_int_equal(r, -EINVAL);
+    assert_ptr_equal(cfg, (const struct hs_config *)0x1); /* untouched on failure */
+    assert_string_equal(msg, expected);
+}
+
+static const struct hs_config *load_full(void)
+{
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load(HS_CONFIG_TEST_DATA "/full.yaml", &cfg, &d);
+    if (r < 0) {
+        char msg[1024];
+        hs_diag_format(&d, msg, sizeof msg);
+        fail_msg("%s", msg);
+    }
+    return cfg;
+}
+
+static void test_full_config_values(void **state)
+{
+    (void)state;
+    const struct hs_config *c = load_full();
+    assert_string_equal(c->bench.name, "test-bench_1");
+    assert_int_equal(c->nmodels, 2);
+    assert_true(c->models[1].is_static);
+    assert_string_equal(c->models[0].file, HS_CONFIG_TEST_DATA "/arm.wrl");
+    /* a quarter turn about z maps x to y */
+    assert_true(fabs(c->models[0].pose.R[3] - 1) < 1e-12 && fabs(c->models[0].pose.R[0]) < 1e-12);
+    assert_true(c->models[0].pose.p[2] == 0.5);
+    assert_int_equal(c->models[0].initial_count, 2);
+    const struct hs_cfg_initial_joint *ij = &c->initial_joints[c->models[0].initial_first + 1];
+    assert_string_equal(ij->joint, "ELBOW");
+    assert_true(ij->q == -0.6 && ij->dq == 0);
+    assert_int_equal(ij->src.line, 14);
+    assert_int_equal(ij->src.column, 9);
+    /* step_s derived from the tick: 1 ms / 2 substeps */
+    assert_true(c->physics.step_s == 0.0005);
+    assert_int_equal(c->physics.substeps, 2);
+    assert_true(isinf(c->physics.friction));
+    assert_int_equal(c->physics.max_contacts, 8);
+    assert_true(c->physics.erp == 0.2); /* default */
+    assert_int_equal(c->rt.overrun_policy, HS_CFG_OVERRUN_CATCH_UP);
+    assert_int_equal(c->rt.overrun_leaky.action, HS_CFG_LEAKY_STOP);
+    assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_TRAJECTORY);
+    /* per-joint entries start from the section defaults */
+    const struct hs_cfg_gains *g = hs_config_gains(c, "ELBOW");
+    assert_true(g->kp == 20 && g->kd == 1);
+    assert_true(hs_config_gains(c, "NOPE") == &c->controller.defaults);
+    const struct hs_cfg_actuator *sh = hs_config_actuator(c, "SHOULDER");
+    assert_true(sh->gear_ratio == 9 && sh->torque_limit_nm == 40);
+    assert_int_equal(sh->modes,
+                     HS_CFG_MODE_BIT(HS_CFG_MODE_POSITION) | HS_CFG_MODE_BIT(HS_CFG_MODE_TORQUE));
+    assert_int_equal(sh->safe_behaviour, HS_CFG_SAFE_HOLD);
+    const struct hs_cfg_actuator *el = hs_config_actuator(c, "ELBOW");
+    assert_true(isnan(el->gear_ratio) && el->velocity_limit == 10);
+    const struct hs_cfg_encoder *enc = hs_config_encoder(c, "ELBOW");
+    assert_int_equal(enc->counter_bits, 16);
+    assert_int_equal(enc->zero_offset_counts, -100);
+    assert_int_equal(enc->mode, HS_CFG_ENCODER_INCREMENTAL);
+    assert_int_equal(c->sensors.nimus, 1);
+    assert_true(c->sensors.imus[0].accel_bias[0] == 0.01);
+    assert_true(c->sensors.noise_seed == 42);
+    assert_int_equal(c->can.nbuses, 2);
+    assert_int_equal(c->can.nodes[1].bus_index, 1);
+    assert_int_equal(c->can.nodes[0].id, 2);
+    assert_true(c->can.nodes[0].mit.t_max == 12 && c->can.nodes[0].mit.p_max == 12.5);
+    assert_int_equal(c->can.nodes[1].dbc.binding_count, 3);
+    const struct hs_cfg_binding *b = &c->can.bindings[c->can.nodes[1].dbc.binding_first + 2];
+    assert_int_equal(b->dir, HS_CFG_BIND_FROM);
+    assert_int_equal(b->ref.kind, HS_CFG_REF_SENSOR);
+    assert_string_equal(b->ref.name, "torso");
+    assert_int_equal(b->ref.quantity, HS_CFG_Q_ACCEL_X);
+    assert_int_equal(c->can.nodes[1].dbc.tx_count, 2);
+    assert_int_equal(hs_config_joint_source(c, "ELBOW"), HS_CFG_SOURCE_CAN);
+    assert_int_equal(hs_config_joint_source(c, "SHOULDER"), HS_CFG_SOURCE_CAN); /* dbc to: */
+    assert_int_equal(hs_config_joint_source(c, "WRIST"), HS_CFG_SOURCE_CONTROLLER);
+    assert_int_equal(c->shm.mode, 0640);
+    assert_true(c->trace.enabled);
+    hs_config_free(c);
+}
+
+static char *write_to_string(const struct hs_config *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(hs_config_write(c, f), 0);
+    fclose(f);
+    return buf;
+}
+
+/* write(load(write(config))) == write(config), and the reloaded values equal the originals */
+static void test_round_trip(void **state)
+{
+    (void)state;
+    const struct hs_config *a = load_full();
+    char *text_a = write_to_string(a);
+    const struct hs_config *b = NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(text_a, strlen(text_a), "resolved.yaml", NULL, &b, &d);
+    if (r < 0) {
+        char msg[1024];
+        hs_diag_format(&d, msg, sizeof msg);
+        fail_msg("%s\n%s", msg, text_a);
+    }
+    char *text_b = write_to_string(b);
+    /* the first line names the source file */
+    assert_string_equal(strchr(text_a, '\n'), strchr(text_b, '\n'));
+    assert_memory_equal(&a->physics, &b->physics, sizeof a->physics);
+    assert_memory_equal(&a->rt, &b->rt, sizeof a->rt);
+    assert_memory_equal(&a->budgets, &b->budgets, sizeof a->budgets);
+    assert_true(a->can.nbindings == b->can.nbindings && a->can.ntx == b->can.ntx);
+    assert_true(a->sensors.imus[0].gyro_lsb == b->sensors.imus[0].gyro_lsb);
+    assert_true(a->models[0].rotation[3] == b->models[0].rotation[3]);
+    assert_string_equal(a->can.nodes[1].dbc.file, b->can.nodes[1].dbc.file);
+    free(text_a);
+    free(text_b);
+    hs_config_free(a);
+    hs_config_free(b);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    const struct hs_config *c = NULL;
+    char msg[512];
+    assert_int_equal(load_extra("", &c, msg, sizeof msg), 0);
+    struct hs_config d;
+    hs_config_defaults(&d);
+    assert_true(c->physics.step_s == 1e-3 && d.physics.step_s == 1e-3);
+    assert_true(c->physics.gravity[2] == -9.80665);
+    assert_int_equal(c->physics.quick_iterations, 20);
+    assert_int_equal(c->physics.max_contacts, 4);
+    assert_true(c->physics.contact_cfm == 1e-5 && c->physics.surface_layer == 1e-4);
+    assert_int_equal(c->rt.period_ns, 1000000);
+    assert_int_equal(c->rt.priority, d.rt.priority);
+    assert_int_equal(c->rt.cpu, -1);
+    assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_PD_HOLD);
+    assert_true(isinf(c->actuators.defaults.torque_limit_nm));
+    assert_true(isnan(c->actuators.defaults.gear_ratio));
+    assert_int_equal(c->sensors.encoder_defaults.counter_bits, 32);
+    assert_int_equal(c->shm.mode, 0660);
+    assert_false(c->shm.enabled);
+    assert_int_equal(c->can.nbuses, 0);
+    assert_int_equal(c->models[0].initial_count, 0);
+    /* a changed tick re-derives the physics step */
+    hs_config_free(c);
+    assert_int_equal(
+        load_extra("rt:\n  period_ns: 2000000\nphysics:\n  substeps: 4\n", &c, msg, sizeof msg), 0);
+    assert_true(c->physics.step_s == 0.0005);
+    hs_config_free(c);
+}
+
+static void test_relative_paths(void **state)
+{
+    (void)state;
+    char path[256], expect[256];
+    snprintf(path, sizeof path, "%s/bench.yaml", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("bench: {name: rel}\nmodels:\n  - {name: arm, file: models/arm2.wrl}\n", f);
+    fclose(f);
+    /* load by a relative name from another working directory */
+    char cwd[512];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir("/tmp"), 0);
+    const struct hs_config *c = NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load(path + strlen("/tmp/"), &c, &d);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(r, 0);
+    char *real_tmp = realpath(tmpdir, NULL);
+    snprintf(expect, sizeof expect, "%s/models/arm2.wrl", real_tmp);
+    assert_string_equal(c->models[0].file, expect);
+    hs_config_free(c);
+    /* a buffer without a base directory cannot resolve relative paths */
+    const char *text = "bench: {name: rel}\nmodels:\n  - {name: arm, file: arm.wrl}\n";
+    c = (const struct hs_config *)0x1;
+    r = hs_config_load_buffer(text, strlen(text), "buf.yaml", NULL, &c, &d);
+    assert_int_equal(r, -EINVAL);
+    assert_ptr_equal(c, (const struct hs_config *)0x1);
+    char msg[1024];
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, "buf.yaml:3:23: models[0].file: relative path 'arm.wrl' needs a "
+                             "config file's directory");
+    /* a missing file names the resolved path */
+    snprintf(expect, sizeof expect,
+             "t.yaml:7:11: models[1].file: cannot use 'nope.wrl' (%s/nope.wrl): No such file or "
+             "directory",
+             real_tmp);
+    expect_error("  - name: other\n    file: nope.wrl\n", expect);
+    free(real_tmp);
+}
+
+static void test_unknown_key(void **state)
+{
+    (void)state;
+    expect_error("physics:\n  stepsize: 0.001\n", "t.yaml:7:3: physics: unknown key 'stepsize'");
+    expect_error("colour: red\n", "t.yaml:6:1: top level: unknown key 'colour'");
+    expect_error("can:\n  nodes:\n    - {name: n, bus: b, protocol: mit, id: 1, joint: J, "
+                 "kp: 3}\n",
+                 "t.yaml:8:57: can.nodes[0]: unknown key 'kp'");
+}
+
+static void test_wrong_type(void **state)
+{
+    (void)state;
+    expect_error("physics:\n  substeps: two\n",
+                 "t.yaml:7:13: physics.substeps: expected an unsigned integer, got 'two'");
+    expect_error("rt: 5\n", "t.yaml:6:5: rt: expected a mapping, got '5'");
+    expect_error("physics:\n  gravity: [0, 0]\n",
+                 "t.yaml:7:12: physics.gravity: expected a list of 3 numbers, got 2");
+    expect_error("trace:\n  enabled: yes\n",
+                 "t.yaml:7:12: trace.enabled: expected true or false, got 'yes'");
+    expect_error("physics:\n  erp: \"0.2\"\n",
+                 "t.yaml:7:8: physics.erp: expected a number, got '0.2'");
+    expect_error("physics:\n  erp:\n", "t.yaml:7:7: physics.erp: expected a number, got null");
+}
+
+static void test_out_of_range(void **state)
+{
+    (void)state;
+    expect_error("physics:\n  step_s: 0.5\n",
+                 "t.yaml:7:11: physics.step_s: 0.5 out of range [1e-05, 0.1]");
+    expect_error("rt:\n  priority: 100\n", "t.yaml:7:13: rt.priority: 100 out of range [1, 99]");
+    expect_error("actuators:\n  joints:\n    J1: {gear_efficiency: 0}\n",
+                 "t.yaml:8:27: actuators.joints.J1.gear_efficiency: 0 out of range (0, 1]");
+    expect_error("physics:\n  gravity: [0, 0, -2000]\n",
+                 "t.yaml:7:19: physics.gravity[2]: -2000 out of range [-1000, 1000]");
+    expect_error("physics:\n  erp: .inf\n",
+                 "t.yaml:7:8: physics.erp: .inf is not allowed here (finite number expected)");
+}
+
+static void test_missing_required(void **state)
+{
+    (void)state;
+    const char *text = "bench:\n  name: b\nmodels:\n  - name: arm\n";
+    const struct hs_config *c = (const struct hs_config *)0x1;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_config_load_buffer(text, strlen(text), "t.yaml", tmpdir, &c, &d), -EINVAL);
+    char msg[1024];
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, "t.yaml:4:5: models[0]: missing required key 'file'");
+    text = "models: []\nbench: {}\n";
+    assert_int_equal(hs_config_load_buffer(text, strlen(text), "t.yaml", tmpdir, &c, &d), -EINVAL);
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, "t.yaml:2:8: bench: missing required key 'name'");
+    expect_error("can:\n  nodes:\n    - {name: n, bus: b, protocol: mit, joint: J}\n",
+                 "t.yaml:8:7: can.nodes[0]: missing required key 'id'");
+}
+
+static void test_duplicate_key(void **state)
+{
+    (void)state;
+    expect_error("rt:\n  priority: 10\n  priority: 20\n",
+                 "t.yaml:8:3: rt: duplicate key 'priority'");
+    expect_error("actuators:\n  joints:\n    J1: {}\n    J1: {}\n",
+                 "t.yaml:9:5: actuators.joints: duplicate key 'J1'");
+    expect_error("  - name: arm\n    file: arm.wrl\n",
+                 "t.yaml:6:11: models[1].name: 'arm' is already the name of models[0]");
+}
+
+static void test_bad_enum(void **state)
+{
+    (void)state;
+    expect_error("physics:\n  solver: fast\n",
+                 "t.yaml:7:11: physics.solver: 'fast' is not one of: quick, standard");
+    expect_error("actuators:\n  defaults:\n    modes: [torque, pwm]\n",
+                 "t.yaml:8:21: actuators.defaults.modes[1]: 'pwm' is not one of: torque, "
+                 "current, velocity, position");
+}
+
+static const char CAN_BUS[] = "can:\n"
+                              "  buses:\n"
+                              "    - {name: main, interface: vcan0}\n"
+                              "  nodes:\n";
+
+static void expect_can_error(const char *nodes, const char *expected)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", CAN_BUS, nodes);
+    expect_error(text, expected);
+}
+
+static void test_cross_field(void **state)
+{
+    (void)state;
+    expect_can_error("    - {name: m1, bus: mian, protocol: mit, id: 1, joint: J1}\n",
+                     "t.yaml:10:23: can.nodes[0].bus: 'mian' names no bus in can.buses");
+    /* ODrive node 1 owns IDs 32..63, so an MIT motor at 33 clashes */
+    expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1}\n"
+                     "    - {name: m1, bus: main, protocol: mit, id: 33, joint: J2}\n",
+                     "t.yaml:11:48: can.nodes[1].id: id 33 clashes with can.nodes[0] ('o1') on "
+                     "bus 'main'");
+    expect_can_error("    - {name: m1, bus: main, protocol: mit, id: 1, joint: J1}\n"
+                     "    - {name: m2, bus: main, protocol: mit, id: 2, joint: J1}\n",
+                     "t.yaml:11:58: can.nodes[1].joint: joint 'J1' is already driven by "
+                     "can.nodes[0] ('m1')");
+    expect_can_error("    - {name: m1, bus: main, protocol: mit, id: 1, joint: J1, odrive: {}}\n",
+                     "t.yaml:10:70: can.nodes[0].odrive: settings for protocol odrive on a mit "
+                     "node");
+    expect_can_error("    - name: d\n      bus: main\n      protocol: dbc\n      dbc:\n"
+                     "        file: robot.dbc\n        bindings:\n"
+                     "          - {message: M, signal: S, to: joint.J.position, from: "
+                     "joint.J.position}\n",
+                     "t.yaml:16:13: can.nodes[0].dbc.bindings[0]: needs exactly one of 'to' "
+                     "(received signal drives a command) or 'from' (state fills a sent signal)");
+    expect_can_error("    - name: d\n      bus: main\n      protocol: dbc\n      dbc:\n"
+                     "        file: robot.dbc\n        bindings:\n"
+                     "          - {message: M, signal: S, from: joint.J.position}\n",
+                     "t.yaml:16:23: can.nodes[0].dbc.bindings[0].message: 'M' has a from: "
+                     "binding but is not in dbc.tx");
+    expect_error("rt:\n  period_ns: 2000000\nphysics:\n  step_s: 0.001\n",
+                 "t.yaml:9:11: physics.step_s: 0.001 s x 1 substeps = 1000000 ns differs from "
+                 "rt.period_ns 2000000 (leave step_s out to derive it)");
+    expect_error("actuators:\n  joints:\n    J1: {source: shm}\n",
+                 "t.yaml:8:18: actuators.joints.J1.source: shm, but shm.enabled is false");
+    expect_error("actuators:\n  joints:\n    J1: {source: can}\n",
+                 "t.yaml:8:18: actuators.joints.J1.source: can, but no CAN node drives joint "
+                 "'J1'");
+    expect_error("sensors:\n  imu:\n    body: {accel: a, rate_hz: 300}\n",
+                 "t.yaml:8:31: sensors.imu.body.rate_hz: 300 Hz does not divide the tick rate "
+                 "1000 Hz");
+    expect_error("controller:\n  type: trajectory\n",
+                 "t.yaml:7:9: controller.type: type trajectory needs controller.trajectory with "
+                 "a joint");
+    expect_error("  - {name: floor, file: arm.wrl, static: true, initial: {joints: {J: {q: 1}}}}\n",
+                 "t.yaml:6:57: models[1].initial: a static model has no joints to set");
+    const char *text = "bench: {name: b}\nmodels:\n  - {name: floor, file: arm.wrl, static: "
+                       "true}\n";
+    const struct hs_config *c = NULL;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_config_load_buffer(text, strlen(text), "t.yaml", tmpdir, &c, &d), -EINVAL);
+    char msg[512];
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, "t.yaml:3:3: models: at least one model must be non-static (a "
+                             "robot)");
+}
+
+static void test_names_and_mode(void **state)
+{
+    (void)state;
+    expect_error("shm:\n  enabled: true\n  mode: 0666\n",
+                 "t.yaml:8:9: shm.mode: 0666 is world-writable; use at most 0664 or 0660");
+    expect_error("shm:\n  mode: 660\n",
+                 "t.yaml:7:9: shm.mode: expected an octal mode such as 0660, got '660'");
+    expect_error("actuators:\n  joints:\n    J.1: {}\n",
+                 "t.yaml:8:5: actuators.joints key: 'J.1' is not a valid name ([A-Za-z0-9_-], "
+                 "not empty)");
+    const char *text = "bench: {name: Bench}\nmodels: []\n";
+    const struct hs_config *c = NULL;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_config_load_buffer(text, strlen(text), "t.yaml", tmpdir, &c, &d), -EINVAL);
+    char msg[512];
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, "t.yaml:1:15: bench.name: 'Bench' is not a valid name ([a-z0-9_-], "
+                             "not empty)");
+}
+
+static void test_yaml_level_errors(void **state)
+{
+    (void)state;
+    expect_error("rt: [1, 2\n", "t.yaml:7:1: YAML syntax error: did not find expected ',' or ']' "
+                                "while parsing a flow sequence");
+    expect_error("---\nbench: {name: c}\n",
+                 "t.yaml:7:1: a second YAML document; one file describes one bench");
+    const struct hs_config *c = NULL;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_config_load_buffer("", 0, "e.yaml", tmpdir, &c, &d), -EINVAL);
+    assert_string_equal(d.msg, "empty config (needs bench and models)");
+    assert_int_equal(hs_config_load("/nonexistent/x.yaml", &c, &d), -ENOENT);
+}
+
+/* Fake models built from struct fields only. */
+static void test_check_against_models(void **state)
+{
+    (void)state;
+    struct hs_link links[3] = {0};
+    snprintf(links[0].name, sizeof links[0].name, "ROOT");
+    links[0].joint_type = HS_JOINT_FREE;
+    snprintf(links[1].name, sizeof links[1].name, "SHOULDER");
+    links[1].joint_type = HS_JOINT_ROTATE;
+    snprintf(links[2].name, sizeof links[2].name, "ELBOW");
+    links[2].joint_type = HS_JOINT_ROTATE;
+    struct hs_sensor sensors[3] = {0};
+    snprintf(sensors[0].name, sizeof sensors[0].name, "gsensor");
+    sensors[0].type = HS_SENSOR_ACCEL;
+    snprintf(sensors[1].name, sizeof sensors[1].name, "gyrometer");
+    sensors[1].type = HS_SENSOR_GYRO;
+    snprintf(sensors[2].name, sizeof sensors[2].name, "wrist_ft");
+    sensors[2].type = HS_SENSOR_FORCE;
+    struct hs_model arm = {.links = links, .nlinks = 3, .sensors = sensors, .nsensors = 3};
+    struct hs_model floor_model = {0};
+    const struct hs_model *models[] = {&arm, &floor_model};
+
+    const struct hs_config *c = load_full();
+    struct hs_diag d = {0};
+    assert_int_equal(hs_config_check_against_models(c, models, 2, &d), 0);
+
+    /* rename the elbow: every reference to it now fails, the first with its position */
+    snprintf(links[2].name, sizeof links[2].name, "ELBOW2");
+    assert_int_equal(hs_config_check_against_models(c, models, 2, &d), -EINVAL);
+    char msg[1024];
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, HS_CONFIG_TEST_DATA
+                        "/full.yaml:14:9: models[0].initial.joints.ELBOW: no joint 'ELBOW' in "
+                        "model 'arm'");
+    snprintf(links[2].name, sizeof links[2].name, "ELBOW");
+    /* a force sensor that is not one */
+    sensors[2].type = HS_SENSOR_ACCEL;
+    assert_int_equal(hs_config_check_against_models(c, models, 2, &d), -EINVAL);
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, HS_CONFIG_TEST_DATA "/full.yaml:66:5: sensors.force.wrist_ft: no "
+                                                 "force sensor 'wrist_ft' in the models");
+    sensors[2].type = HS_SENSOR_FORCE;
+    /* the root's free joint is not something an actuator can drive */
+    links[0].joint_type = HS_JOINT_ROTATE;
+    links[1].joint_type = HS_JOINT_FIXED;
+    assert_int_equal(hs_config_check_against_models(c, models, 2, &d), -EINVAL);
+    hs_diag_format(&d, msg, sizeof msg);
+    assert_string_equal(msg, HS_CONFIG_TEST_DATA
+                        "/full.yaml:13:9: models[0].initial.joints.SHOULDER: joint 'SHOULDER' is "
+                        "fixed, not a rotate or slide joint");
+    assert_int_equal(hs_config_check_against_models(c, models, 1, &d), -EINVAL);
+    hs_config_free(c);
+    hs_config_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_config_values), cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_unknown_key),        cmocka_unit_test(test_wrong_type),
+        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_missing_required),
+        cmocka_unit_test(test_duplicate_key),      cmocka_unit_test(test_bad_enum),
+        cmocka_unit_test(test_cross_field),        cmocka_unit_test(test_names_and_mode),
+        cmocka_unit_test(test_yaml_level_errors),  cmocka_unit_test(test_check_against_models),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
