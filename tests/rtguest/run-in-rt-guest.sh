@@ -298,6 +298,11 @@ for d in "${RW_DIRS[@]}"; do
     echo "hsrw$i $d" >>"$RUN/mounts"
 done
 CONSOLE=${HS_GUEST_CONSOLE:-$RUN/console.log}
+# If this script is killed outright (e.g. SIGKILL from a test driver), QEMU goes with it.
+REAPER=()
+if setpriv --help 2>/dev/null | grep -q -- --pdeathsig; then
+    REAPER=(setpriv --pdeathsig KILL)
+fi
 
 show_failure() {
     if [ -s "$CONSOLE" ]; then
@@ -322,7 +327,7 @@ boot() {
     # CMD's stderr leaves through hvc1 into fd 3 (our stderr), passed with -add-fd: a file
     # chardev on /dev/stderr would reopen and truncate a redirected stderr. QEMU's own
     # messages go to qemu.log so they never mix with CMD's stderr.
-    qemu-system-x86_64 "${ACCEL_ARGS[@]}" -M q35 -m "$MEM" -smp "$SMP" \
+    "${REAPER[@]}" qemu-system-x86_64 "${ACCEL_ARGS[@]}" -M q35 -m "$MEM" -smp "$SMP" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$KIMG" -initrd "$INITRD" \
         -append "console=ttyS0 quiet loglevel=3 panic=-1 $APPEND hs.run=$RUN hs.vcan=$NVCAN ${HS_GUEST_APPEND:-}" \
