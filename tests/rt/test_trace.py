@@ -4,7 +4,10 @@ scripts/trace-run.sh, then checks that the trace holds every tick number 0..N-1 
 scripts/trace-analyze.py gives exactly the in-process stats (same bins, same percentile
 definition, same numbers). Exit 77 (skip) when the LTTng tools are missing.
 
-    test_trace.py SOURCE_DIR TRACE_DEMO [TICKS]
+    test_trace.py SOURCE_DIR TRACE_DEMO [TICKS [skip STALL_SEQ STALL_NS]]
+
+With "skip" the demo runs the skip policy and stalls once: the trace must then miss exactly
+the periods the loop counted as skipped (and at least the ones the stall forces).
 """
 import json
 import shutil
@@ -18,14 +21,16 @@ SKIP = 77
 def main():
     src, demo = sys.argv[1], sys.argv[2]
     ticks = int(sys.argv[3]) if len(sys.argv) > 3 else 2000
+    skip = sys.argv[4:7] if len(sys.argv) > 6 and sys.argv[4] == "skip" else None
+    period = 1000000
+    demo_args = [str(ticks), str(period)] + (skip if skip else ["catch-up"])
     for tool in ("lttng", "lttng-sessiond", "babeltrace2"):
         if not shutil.which(tool):
             print("SKIP: %s not installed" % tool)
             return SKIP
     with tempfile.TemporaryDirectory(prefix="hs-trace-test-") as tmp:
         out = tmp + "/trace"
-        run = subprocess.run([src + "/scripts/trace-run.sh", "-o", out, "--", demo, str(ticks),
-                              "1000000"], capture_output=True, text=True, timeout=120)
+        run = subprocess.run([src + "/scripts/trace-run.sh", "-o", out, "--", demo] + demo_args, capture_output=True, text=True, timeout=120)
         if run.returncode != 0:
             print("trace-run failed (%d):\n%s\n%s" % (run.returncode, run.stdout, run.stderr))
             return 1
@@ -50,12 +55,25 @@ def main():
     check(inproc["ticks"] == ticks, "in-process ticks %d != %d" % (inproc["ticks"], ticks))
     check(traced["ticks"] == ticks, "trace holds %d tick events, expected %d"
           % (traced["ticks"], ticks))
-    check(traced["first_tick"] == 0 and traced["last_tick"] == ticks - 1,
-          "tick range %s..%s" % (traced["first_tick"], traced["last_tick"]))
-    check(traced["missing_ticks"] == [], "missing ticks: %s" % traced["missing_ticks"][:20])
+    if skip:
+        forced = int(skip[2]) // period  # periods the stall alone must skip
+        check(traced["first_tick"] == 0, "first tick %s" % traced["first_tick"])
+        check(len(traced["missing_ticks"]) == inproc["missed_periods"],
+              "trace misses %d ticks, loop counted %d skipped periods"
+              % (len(traced["missing_ticks"]), inproc["missed_periods"]))
+        check(inproc["missed_periods"] >= forced, "only %d periods skipped, the stall forces %d"
+              % (inproc["missed_periods"], forced))
+        check(traced["last_tick"] == ticks - 1 + inproc["missed_periods"],
+              "last tick %s" % traced["last_tick"])
+    else:
+        check(traced["first_tick"] == 0 and traced["last_tick"] == ticks - 1,
+              "tick range %s..%s" % (traced["first_tick"], traced["last_tick"]))
+        check(traced["missing_ticks"] == [], "missing ticks: %s" % traced["missing_ticks"][:20])
     check(traced["duplicate_ticks"] == 0, "duplicate ticks: %d" % traced["duplicate_ticks"])
     check(traced["period_ns"] == inproc["period_ns"], "period %d != %d"
           % (traced["period_ns"], inproc["period_ns"]))
+    check(traced["missed_periods"] == inproc["missed_periods"], "missed periods %d != %d"
+          % (traced["missed_periods"], inproc["missed_periods"]))
     check(traced["overruns"] == inproc["overruns"], "overruns %d != %d"
           % (traced["overruns"], inproc["overruns"]))
     check(traced["overrun_events"] == inproc["overruns"], "overrun events %d != %d"
@@ -70,6 +88,9 @@ def main():
                  inproc["phases"]]
     trace_rows = [l for l in text.splitlines() if l.split()[:1] and l.split()[0] in
                   inproc["phases"]]
+    demo_head = [l for l in run.stderr.splitlines() if l.startswith("ticks ")]
+    trace_head = [l for l in text.splitlines() if l.startswith("ticks ")]
+    check(demo_head == trace_head, "headers differ: %s / %s" % (demo_head, trace_head))
     check(len(demo_rows) == 7 and demo_rows == trace_rows,
           "text tables differ:\n%s\n---\n%s" % ("\n".join(demo_rows), "\n".join(trace_rows)))
     print(text)

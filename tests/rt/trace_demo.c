@@ -1,12 +1,16 @@
-/* A short traced run for the tracing test: N ticks of a loop whose phases burn a little CPU,
- * catch-up policy so every tick number 0..N-1 is executed. Prints the in-process stats as
- * JSON on stdout and as the text table on stderr, for comparison with scripts/trace-analyze.py.
- *   trace_demo [ticks=2000] [period_ns=1000000] */
+/* A short traced run for the tracing test: N ticks of a loop whose phases burn a little CPU.
+ * With the catch-up policy every tick number 0..N-1 is executed; with skip and a stall, the
+ * skipped periods are gaps in the numbering. Prints the in-process stats as JSON on stdout and
+ * as the text table on stderr, for comparison with scripts/trace-analyze.py.
+ *   trace_demo [ticks=2000] [period_ns=1000000] [policy=catch-up] [stall_seq stall_ns] */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "rt/rt_clock.h"
 #include "rt/tick_loop.h"
+
+static uint64_t stall_seq = UINT64_MAX;
+static int64_t stall_ns;
 
 static void burn(int64_t ns)
 {
@@ -18,6 +22,8 @@ static void burn(int64_t ns)
 static int inputs(void *ctx, const struct hs_tick_info *t)
 {
     burn(2000 + (int64_t)(t->tick % 7) * 300);
+    if (t->seq == stall_seq)
+        hs_rt_sleep_until(hs_rt_now_ns() + stall_ns);
     return 0;
 }
 
@@ -52,6 +58,14 @@ int main(int argc, char **argv)
         .policy = HS_OVERRUN_CATCH_UP,
         .max_ticks = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000,
     };
+    if (argc > 3 && hs_overrun_policy_parse(argv[3], &cfg.policy) < 0) {
+        fprintf(stderr, "trace_demo: unknown policy '%s'\n", argv[3]);
+        return 2;
+    }
+    if (argc > 5) {
+        stall_seq = strtoull(argv[4], NULL, 10);
+        stall_ns = atoll(argv[5]);
+    }
     struct hs_rt_opts rt = HS_RT_OPTS_DEFAULT;
     rt.priority = 10;
     const struct hs_tick_ops ops = {.inputs = inputs,
