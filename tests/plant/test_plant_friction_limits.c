@@ -1,0 +1,196 @@
+/* Friction, brake, stops, velocity limits and slide joints of the plant on a real ODE world.
+ * Standard solver, 1 ms step (plant_test_model.c). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "hilsim/plant.h"
+#include "plant_test_model.h"
+
+#define G 9.80665
+#define MS 1000000LL
+
+struct rig {
+    struct hs_model *m;
+    struct hs_world *w;
+    struct hs_plant *p;
+    struct hs_plant_params params;
+    int64_t now_ns;
+};
+
+static void rig_start(struct rig *r)
+{
+    r->w = tm_world(r->m, -G, NULL, NULL);
+    assert_non_null(r->w);
+    struct hs_diag d;
+    assert_int_equal(hs_plant_create(r->w, 0, r->m, &r->params, &r->p, &d), 0);
+}
+
+static void rig_run(struct rig *r, int ticks)
+{
+    for (int i = 0; i < ticks; i++) {
+        r->now_ns += MS;
+        hs_plant_apply_commands(r->p, r->now_ns);
+        hs_world_step(r->w);
+        hs_plant_update_sensors(r->p, r->now_ns, (uint64_t)(r->now_ns / MS));
+    }
+}
+
+static void rig_stop(struct rig *r)
+{
+    hs_plant_destroy(r->p);
+    hs_world_destroy(r->w);
+    hs_plant_params_free(&r->params);
+    tm_free(r->m);
+}
+
+static void torque(struct rig *r, double tau)
+{
+    *hs_plant_command(r->p, 0) =
+        (struct hs_joint_command){.mode = HS_JOINT_MODE_TORQUE, .tau_ff = tau, .seq = 1};
+}
+
+static void test_coulomb_friction_sticks_then_slides(void **state)
+{
+    (void)state;
+    /* Turntable, I = 0.01, Coulomb 0.05 N·m. */
+    struct rig r = {.m = tm_new(2, 0)};
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].actuator.coulomb = 0.05;
+    rig_start(&r);
+    torque(&r, 0.04);
+    rig_run(&r, 200);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1)) < 1e-9); /* stiction holds */
+    torque(&r, 0.1);
+    rig_run(&r, 200);
+    double alpha = hs_world_joint_velocity(r.w, 0, 1) / 0.2;
+    double expect = (0.1 - 0.05) / 0.01;
+    assert_true(fabs(alpha - expect) < 0.005 * expect);
+    rig_stop(&r);
+}
+
+static void test_viscous_friction_terminal_velocity(void **state)
+{
+    (void)state;
+    /* tau = b w at terminal speed: 0.1 / 0.05 = 2 rad/s; time constant I / b = 0.2 s. */
+    struct rig r = {.m = tm_new(2, 0)};
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].actuator.viscous = 0.05;
+    rig_start(&r);
+    torque(&r, 0.1);
+    rig_run(&r, 3000);
+    assert_true(fabs(hs_world_joint_velocity(r.w, 0, 1) - 2.0) < 0.005 * 2.0);
+    rig_stop(&r);
+}
+
+static struct rig pendulum(double brake)
+{
+    /* Hinge about x, 1 kg, centre of mass 0.3 m out along y: gravity torque m g 0.3 = 2.94 N·m
+     * about -x at q = 0. */
+    struct rig r = {.m = tm_new(2, 0)};
+    r.m->links[1].axis[2] = 0, r.m->links[1].axis[0] = 1;
+    r.m->links[1].com[1] = 0.3;
+    tm_set_inertia(&r.m->links[1], 0.01, 0.01, 0.01);
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].actuator.brake_torque = brake;
+    rig_start(&r);
+    *hs_plant_command(r.p, 0) = (struct hs_joint_command){.mode = HS_JOINT_MODE_BRAKE, .seq = 1};
+    return r;
+}
+
+static void test_brake_holds_below_its_torque_and_slips_above(void **state)
+{
+    (void)state;
+    struct rig r = pendulum(5.0);
+    rig_run(&r, 300);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1)) < 1e-6);
+    /* The brake's torque is read back from ODE's joint feedback: it carries the load. */
+    const struct hs_joint_reading *jr = hs_plant_joint_reading(r.p, 0);
+    assert_true(fabs(fabs(jr->torque) - G * 0.3) < 1e-3 * G * 0.3);
+    rig_stop(&r);
+
+    /* 1 N·m brake: slips at first with alpha = (m g 0.3 - 1) / (I + m 0.3²). */
+    r = pendulum(1.0);
+    rig_run(&r, 10);
+    double t = 0.010, I = 0.01 + 0.09, expect = (G * 0.3 - 1.0) / I;
+    double alpha = -hs_world_joint_velocity(r.w, 0, 1) / t;
+    assert_true(fabs(alpha - expect) < 0.01 * expect); /* 1 %: the torque arm turns slightly */
+    rig_stop(&r);
+}
+
+static void test_position_limits_are_ode_stops(void **state)
+{
+    (void)state;
+    struct rig r = {.m = tm_new(2, 0)};
+    r.m->links[1].ulimit = 0.5, r.m->links[1].llimit = -0.25;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    rig_start(&r);
+    torque(&r, 0.2);
+    rig_run(&r, 1000);
+    /* ODE stops are soft (ERP 0.2, CFM 1e-10): within 1 mrad under this load. */
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.5) < 1e-3);
+    torque(&r, -0.2);
+    rig_run(&r, 1000);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1) + 0.25) < 1e-3);
+    rig_stop(&r);
+}
+
+static void test_velocity_limit_and_saturation_counters(void **state)
+{
+    (void)state;
+    struct rig r = {.m = tm_new(2, 0)};
+    r.m->links[1].uvlimit = 2.0, r.m->links[1].lvlimit = -2.0;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].actuator.torque_max = 0.1;
+    rig_start(&r);
+    torque(&r, 0.5);
+    rig_run(&r, 1000);
+    /* 0.1 N·m on 0.01 kg·m² adds 0.01 rad/s per tick: the drive stops pushing at 2 rad/s. */
+    double dq = hs_world_joint_velocity(r.w, 0, 1);
+    assert_true(dq > 2.0 - 1e-9 && dq < 2.0 + 0.0101);
+    struct hs_plant_joint_counters c;
+    hs_plant_joint_counters(r.p, 0, &c);
+    assert_true(c.velocity_limits > 700 && c.torque_saturations > 100);
+    assert_int_equal(c.velocity_limits + c.torque_saturations, 1000);
+    rig_stop(&r);
+}
+
+static void test_slide_joint_force_encoder_and_stops(void **state)
+{
+    (void)state;
+    /* Horizontal slider along x, 2 kg; F = 1 N -> a = 0.5 m/s². Encoder: a screw with
+     * gear_ratio 2 pi * 100 rad/m (10 mm lead) and 1000 counts per motor turn: 1e5 counts/m. */
+    struct rig r = {.m = tm_new(2, 0)};
+    r.m->links[1].joint_type = HS_JOINT_SLIDE;
+    r.m->links[1].axis[2] = 0, r.m->links[1].axis[0] = 1;
+    r.m->links[1].mass = 2;
+    r.m->links[1].ulimit = 0.05;
+    r.m->links[1].gear_ratio = 2 * M_PI * 100, r.m->links[1].encoder_pulse = 1000;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    rig_start(&r);
+    torque(&r, 1.0);
+    rig_run(&r, 200);
+    double v = hs_world_joint_velocity(r.w, 0, 1);
+    assert_true(fabs(v / 0.2 - 0.5) < 0.005 * 0.5);
+    const struct hs_joint_reading *jr = hs_plant_joint_reading(r.p, 0);
+    assert_int_equal(jr->encoder_count, (uint64_t)(int64_t)floor(jr->q * 1e5 + 0.5));
+    rig_run(&r, 1000);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.05) < 1e-3);
+    rig_stop(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_coulomb_friction_sticks_then_slides),
+        cmocka_unit_test(test_viscous_friction_terminal_velocity),
+        cmocka_unit_test(test_brake_holds_below_its_torque_and_slips_above),
+        cmocka_unit_test(test_position_limits_are_ode_stops),
+        cmocka_unit_test(test_velocity_limit_and_saturation_counters),
+        cmocka_unit_test(test_slide_joint_force_encoder_and_stops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
