@@ -1,0 +1,74 @@
+/* MIT mode (mini-cheetah motor controller, CubeMars AK "MIT mode") codec and node.
+ * Command (DLC 8, big-endian bit packing): p 16 bits, v 12, kp 12, kd 12, t_ff 12, each
+ * mapped linearly over [min, max] in 2^bits - 1 steps as the firmware's float_to_uint /
+ * uint_to_float do (truncating, not rounding). Reply (DLC 6): id, p 16, v 12, i/torque 12.
+ * Special frames FF x7 + FC enter motor mode, FD exit, FE zero the position. */
+#ifndef HILSIM_CAN_MIT_H
+#define HILSIM_CAN_MIT_H
+
+#include "hilsim/can_node.h"
+#include "hilsim/diag.h"
+
+struct hs_mit_limits {
+    double p_min, p_max;   /* rad */
+    double v_min, v_max;   /* rad/s */
+    double kp_min, kp_max; /* N*m/rad */
+    double kd_min, kd_max; /* N*m*s/rad */
+    double t_min, t_max;   /* N*m (command feed-forward and the reply's torque field) */
+};
+
+struct hs_mit_command {
+    double p_rad, v_rad_s, kp, kd, t_ff_nm;
+};
+
+enum hs_mit_special {
+    HS_MIT_NOT_SPECIAL = 0,
+    HS_MIT_ENTER, /* ... FC */
+    HS_MIT_EXIT,  /* ... FD */
+    HS_MIT_ZERO,  /* ... FE */
+    HS_MIT_SPECIAL_MAX
+};
+
+/* RT-safe codec. */
+uint32_t hs_mit_float_to_uint(double x, double x_min, double x_max, unsigned bits);
+double hs_mit_uint_to_float(uint32_t x, double x_min, double x_max, unsigned bits);
+void hs_mit_pack_command(const struct hs_mit_limits *lim, const struct hs_mit_command *c,
+                         uint8_t data[8]);
+void hs_mit_unpack_command(const struct hs_mit_limits *lim, const uint8_t data[8],
+                           struct hs_mit_command *ret);
+void hs_mit_pack_reply(const struct hs_mit_limits *lim, uint8_t motor_id, double p_rad,
+                       double v_rad_s, double t_nm, uint8_t data[6]);
+int hs_mit_unpack_reply(const struct hs_mit_limits *lim, const uint8_t *data, unsigned len,
+                        uint8_t *ret_id, double *ret_p, double *ret_v, double *ret_t);
+enum hs_mit_special hs_mit_special_kind(const uint8_t *data, unsigned len);
+void hs_mit_pack_special(enum hs_mit_special kind, uint8_t data[8]);
+
+struct hs_mit_config {
+    uint8_t motor_id;   /* command CAN ID (11-bit; the firmware uses 1..127) */
+    uint16_t master_id; /* reply CAN ID */
+    struct hs_mit_limits limits;
+    int64_t timeout_ns;          /* firmware CAN_TIMEOUT: 0 disables */
+    bool reply_current;          /* reply field 3 carries current (A) instead of torque */
+    double torque_constant_nm_a; /* with reply_current: i = tau / kt */
+};
+
+/* Defaults from the CubeMars AK80-6 manual: P +-12.5 rad, V +-50 rad/s, KP 0..500, KD 0..5,
+ * T +-18 N*m; timeout 0 (off); reply carries torque. Init only. */
+void hs_mit_config_init(struct hs_mit_config *cfg, uint8_t motor_id, uint16_t master_id);
+
+struct hs_mit_node {
+    struct hs_can_node base;
+    struct hs_mit_config cfg;
+    bool motor_mode;        /* entered with FC, left with FD */
+    bool timed_out;         /* command timeout reached: output off until the next command */
+    bool reply_pending;     /* the firmware answers every frame addressed to it */
+    bool zero_pending;      /* FE received: latch the current position as zero at poll */
+    double zero_offset_rad; /* joint q at the last zero; reported p = q - offset */
+    int64_t last_rx_ns;
+    struct hs_mit_command last; /* last decoded command */
+};
+
+/* init only: validates cfg (ranges ordered, ids in range). */
+int hs_mit_node_init(struct hs_mit_node *node, const struct hs_mit_config *cfg, struct hs_diag *d);
+
+#endif
