@@ -73,7 +73,10 @@ int main(int argc, char **argv)
                 .mode = HS_SHM_MODE_POSITION_PD, .q = target[j], .kp = kp, .kd = kd};
         }
         have_target = 1;
-        if ((r = hs_client_write_commands(c, cmds, n)) < 0)
+        r = hs_client_write_commands(c, cmds, n);
+        if (r == -ENOTCONN) /* we stalled and the server gave up on us: take the commands back */
+            r = hs_client_claim(c, NULL, 0) < 0 ? r : hs_client_write_commands(c, cmds, n);
+        if (r < 0)
             break;
         done++;
     }

@@ -5,11 +5,11 @@
  * after claiming the command section, writes joint commands. Any number of clients may attach and
  * read; one at a time owns the commands.
  *
- * Lifecycle: hs_client_attach() (init only: allocates, maps) -> hs_client_claim() (optional,
- * init only) -> per cycle hs_client_wait_tick(), hs_client_read_state(),
- * hs_client_write_command(s)() (RT-safe: no allocation, no locks; wait_tick blocks only in the
- * futex, bounded by its timeout) -> hs_client_detach().
- * A struct hs_client is used from one thread at a time. Errors: 0 or a negative errno. */
+ * Lifecycle: hs_client_attach() (init only: allocates, maps) -> hs_client_claim() (to command) ->
+ * per cycle hs_client_wait_tick(), hs_client_read_state(), hs_client_write_command(s)() (RT-safe:
+ * no allocation, no locks; wait_tick blocks only in the futex, bounded by its timeout) ->
+ * hs_client_detach(). A struct hs_client is used from one thread at a time. Errors: 0 or a negative
+ * errno. */
 #ifndef HILSIM_CLIENT_H
 #define HILSIM_CLIENT_H
 
@@ -96,8 +96,9 @@ uint64_t hs_client_missed_ticks(const struct hs_client *c);
  * overlapped a publish. */
 int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st);
 
-/* init only. Takes the command section: free, owned by a dead process, or owned by a client the
- * server declared lost. -EBUSY when a live client owns it (pid in errbuf). Resets all joint
+/* RT-safe (CAS, kill(pid, 0), no allocation). Takes the command section: free, owned by a dead
+ * process, or owned by a client the server declared lost (this one included: a client that got
+ * -ENOTCONN claims again). -EBUSY when a live client owns it (pid in errbuf). Resets all joint
  * commands to "none" so nothing a previous owner half-wrote can ever be applied. */
 int hs_client_claim(struct hs_client *c, char *errbuf, size_t errbuf_size);
 

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""The ctypes bindings (python/hilsim_client.py) against the small C bench server
+(tests/client/shm_test_server.c), plus the examples: logger.py and pd_controller.
+
+Environment (set by ctest): HILSIM_CLIENT_LIB, HS_TEST_SERVER, HS_PD_CONTROLLER, HS_SOURCE_DIR.
+"""
+
+import csv
+import errno
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SRC = os.environ.get("HS_SOURCE_DIR",
+                     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(SRC, "python"))
+import hilsim_client as hc  # noqa: E402
+
+SERVER = os.environ.get("HS_TEST_SERVER")
+
+
+class BenchServer:
+    """Runs shm_test_server for a fixed number of 1 ms ticks under a unique bench name."""
+
+    def __init__(self, tag, ticks):
+        self.bench = "py%d-%s" % (os.getpid(), tag)
+        self.proc = subprocess.Popen([SERVER, self.bench, str(ticks), "1000"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("ready"):
+            self.proc.kill()
+            raise RuntimeError("server did not start: %r %s" % (line, self.proc.stderr.read()))
+
+    def finish(self):
+        out, err = self.proc.communicate(timeout=60)
+        if self.proc.returncode != 0:
+            raise RuntimeError("server failed: %s" % err)
+        return out
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            os.unlink("/dev/shm/hilsim-" + self.bench)
+        except FileNotFoundError:
+            pass
+
+
+@unittest.skipUnless(SERVER, "HS_TEST_SERVER not set (run through ctest)")
+class TestBindings(unittest.TestCase):
+    def test_missing_bench_is_a_clear_error(self):
+        with self.assertRaises(hc.HilsimError) as cm:
+            hc.Client("py%d-nothing-here" % os.getpid())
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        self.assertIn("no bench", str(cm.exception))
+
+    def test_attach_read_and_command_a_c_server(self):
+        srv = BenchServer("pd", 2500)
+        try:
+            with hc.Client(srv.bench) as c:
+                self.assertEqual((c.info.joint_count, c.info.imu_count, c.info.ft_count),
+                                 (3, 1, 1))
+                self.assertEqual(c.info.abi_version, hc.ABI_VERSION)
+                self.assertEqual(c.joint_names, ["J0", "RARM_ELBOW", "SLIDER"])
+                self.assertEqual(c.joint_units, ["rad", "rad", "m"])
+                elbow = c.find_joint("RARM_ELBOW")
+                self.assertEqual(elbow, 1)
+                self.assertEqual(c.find_sensor("FT_R"), (hc.KIND_FORCE, 0))
+                self.assertEqual(c.find_sensor("IMU"), (hc.KIND_IMU, 0))
+                with self.assertRaises(hc.HilsimError):
+                    c.find_joint("NO_SUCH_JOINT")
+
+                tick, _ = c.wait_tick(1.0)
+                st = c.read_state()
+                self.assertGreaterEqual(st.tick, tick)
+                self.assertEqual(st.imu_accel[0], (0.0, 0.0, 9.81))
+                self.assertEqual(st.ft_force[0][2], float(st.tick))
+                self.assertAlmostEqual(st.sim_time_s, st.tick * 1e-3, places=9)
+
+                with self.assertRaises(hc.HilsimError) as cm:
+                    c.write_command(elbow, hc.MODE_POSITION_PD, q=0.5, kp=50.0, kd=10.0)
+                self.assertEqual(cm.exception.errno, errno.EPERM)
+                c.claim()
+                # Hold RARM_ELBOW at 0.5 rad against the server's constant -1 N m load for 1.5 s
+                # of ticks: a PD with kp 50 settles at 0.5 - 1/50 = 0.48 rad.
+                for _ in range(1500):
+                    c.wait_tick(1.0)
+                    c.write_command(elbow, hc.MODE_POSITION_PD, q=0.5, kp=50.0, kd=10.0)
+                st = c.read_state()
+                self.assertAlmostEqual(st.q[elbow], 0.48, delta=0.01)
+                self.assertGreaterEqual(st.command_seq, c.last_command_seq - 5)
+                self.assertEqual(st.client_status, hc.CLIENT_ACTIVE)
+            out = srv.finish()
+        finally:
+            srv.kill()
+        line = [ln for ln in out.splitlines() if ln.startswith("joint RARM_ELBOW")][0]
+        f = line.split()
+        self.assertEqual(int(f[f.index("mode") + 1]), hc.MODE_POSITION_PD)
+        self.assertEqual(float(f[f.index("target") + 1]), 0.5)
+        self.assertGreater(int(f[f.index("fresh") + 1]), 0)
+        self.assertIn("client status 0", out)  # released at detach
+
+    def test_logger_and_pd_controller_examples(self):
+        srv = BenchServer("examples", 2500)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "log.csv")
+                logger = subprocess.Popen(
+                    [sys.executable, os.path.join(SRC, "examples", "logger.py"), srv.bench, out,
+                     "--ticks", "300"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                pd = os.environ.get("HS_PD_CONTROLLER")
+                if pd:
+                    r = subprocess.run([pd, srv.bench, "500", "50", "10"], capture_output=True,
+                                       text=True, timeout=60)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertIn("500 ticks held", r.stdout)
+                    self.assertIn("RARM_ELBOW", r.stdout)
+                lout, lerr = logger.communicate(timeout=60)
+                self.assertEqual(logger.returncode, 0, lerr)
+                with open(out, newline="") as f:
+                    rows = list(csv.reader(f))
+            srv.finish()
+        finally:
+            srv.kill()
+        self.assertIn("RARM_ELBOW.q_rad", rows[0])
+        self.assertIn("SLIDER.q_m", rows[0])
+        self.assertEqual(len(rows), 301)
+        ticks = [int(r[0]) for r in rows[1:]]
+        missed = [int(r[1]) for r in rows[1:]]
+        for r in rows[1:]:
+            self.assertGreaterEqual(int(r[2]), int(r[0]))
+        for a, b, m in zip(ticks, ticks[1:], missed[1:]):
+            self.assertEqual(b, a + 1 + m)  # every tick seen once or counted missed
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
