@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static void copy_trimmed(char *dst, size_t size, const char *src, size_t n)
@@ -95,6 +98,32 @@ int hs_rt_parse_cpulist(const char *text, int *ret_count)
     return 0;
 }
 
+int hs_rt_parse_dma_latency(const void *bytes, size_t n, long long *ret_us)
+{
+    int32_t v;
+    if (n != sizeof v)
+        return -EINVAL;
+    memcpy(&v, bytes, sizeof v);
+    *ret_us = v;
+    return 0;
+}
+
+static void read_dma_latency(struct hs_rt_audit *a, const char *root)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/dev/cpu_dma_latency", root);
+    a->dma_latency_us = -1;
+    a->dma_latency_present = access(path, F_OK) == 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    unsigned char b[8];
+    ssize_t n = read(fd, b, sizeof b);
+    close(fd);
+    if (n > 0)
+        hs_rt_parse_dma_latency(b, (size_t)n, &a->dma_latency_us);
+}
+
 void hs_rt_audit_add_governor(struct hs_rt_audit *a, const char *text)
 {
     char g[64];
@@ -165,6 +194,11 @@ int hs_rt_audit_collect(struct hs_rt_audit *a, const char *root, const struct hs
         copy_trimmed(a->kernel_release, sizeof a->kernel_release, text, strlen(text));
     if (read_text(root, "/proc/sys/kernel/version", text, sizeof text) == 0)
         copy_trimmed(a->kernel_version, sizeof a->kernel_version, text, strlen(text));
+    struct utsname u;
+    if (!root[0] && !a->kernel_version[0] && uname(&u) == 0) { /* /proc not mounted */
+        snprintf(a->kernel_release, sizeof a->kernel_release, "%s", u.release);
+        snprintf(a->kernel_version, sizeof a->kernel_version, "%s", u.version);
+    }
     char rt_text[16];
     bool have_rt = read_text(root, "/sys/kernel/realtime", rt_text, sizeof rt_text) == 0;
     a->sys_realtime = have_rt ? atoi(rt_text) : -1;
@@ -192,9 +226,7 @@ int hs_rt_audit_collect(struct hs_rt_audit *a, const char *root, const struct hs
         a->rtprio_cur = rlim_value(rl.rlim_cur), a->rtprio_max = rlim_value(rl.rlim_max);
     if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
         a->memlock_cur = rlim_value(rl.rlim_cur), a->memlock_max = rlim_value(rl.rlim_max);
-    char dma[512];
-    snprintf(dma, sizeof dma, "%s/dev/cpu_dma_latency", root);
-    a->dma_latency_present = access(dma, F_OK) == 0;
+    read_dma_latency(a, root);
     collect_governors(a, root);
     if (rep) {
         a->have_report = true;
@@ -255,8 +287,15 @@ size_t hs_rt_audit_format_text(const struct hs_rt_audit *a, char *buf, size_t si
                 a->memlock_max);
     hs__out_put(&o, "  %-22s %s\n", "cpufreq governors",
                 a->governors[0] ? a->governors : "(no cpufreq)");
-    hs__out_put(&o, "  %-22s %s\n", "/dev/cpu_dma_latency",
-                a->dma_latency_present ? "present" : "absent");
+    if (!a->dma_latency_present)
+        hs__out_put(&o, "  %-22s absent\n", "/dev/cpu_dma_latency");
+    else if (a->dma_latency_us < 0)
+        hs__out_put(&o, "  %-22s present, target unreadable\n", "/dev/cpu_dma_latency");
+    else if (a->dma_latency_us >= 2000000000)
+        hs__out_put(&o, "  %-22s present, no latency request\n", "/dev/cpu_dma_latency");
+    else
+        hs__out_put(&o, "  %-22s present, target %lld us\n", "/dev/cpu_dma_latency",
+                    a->dma_latency_us);
     if (a->have_report) {
         step_text(&o, "SCHED_FIFO", &a->report.sched_fifo);
         step_text(&o, "CPU affinity", &a->report.affinity);
@@ -302,10 +341,11 @@ size_t hs_rt_audit_format_json(const struct hs_rt_audit *a, char *buf, size_t si
     hs__out_put(&o,
                 ", \"preempt_rt\": %s, \"sys_realtime\": %d, \"isolated_count\": %d, "
                 "\"cpus_online\": %d, \"rtprio_cur\": %lld, \"rtprio_max\": %lld, "
-                "\"memlock_cur\": %lld, \"memlock_max\": %lld, \"dma_latency_present\": %s",
+                "\"memlock_cur\": %lld, \"memlock_max\": %lld, \"dma_latency_present\": %s, "
+                "\"dma_latency_us\": %lld",
                 a->preempt_rt ? "true" : "false", a->sys_realtime, a->isolated_count,
                 a->cpus_online, a->rtprio_cur, a->rtprio_max, a->memlock_cur, a->memlock_max,
-                a->dma_latency_present ? "true" : "false");
+                a->dma_latency_present ? "true" : "false", a->dma_latency_us);
     if (a->have_report) {
         step_json(&o, "sched_fifo", &a->report.sched_fifo);
         step_json(&o, "affinity", &a->report.affinity);

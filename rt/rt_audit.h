@@ -28,6 +28,8 @@ struct hs_rt_audit {
     long long rtprio_cur, rtprio_max;   /* RLIMIT_RTPRIO; -1 = unlimited */
     long long memlock_cur, memlock_max; /* RLIMIT_MEMLOCK in bytes; -1 = unlimited */
     bool dma_latency_present;           /* /dev/cpu_dma_latency exists */
+    long long dma_latency_us;           /* current system-wide target in us, -1 when unreadable;
+                                           2000000000 is the kernel default "no request" */
     char governors[HS_RT_AUDIT_STR];    /* distinct cpufreq governors, comma-separated; "" none */
     bool governors_all_performance;
     bool have_report;           /* the fields below are valid */
@@ -43,6 +45,9 @@ bool hs_rt_parse_preempt(const char *uname_v, const char *sys_realtime, char *mo
 int hs_rt_parse_cmdline(const char *cmdline, const char *key, char *buf, size_t size);
 /* Number of CPUs in a cpulist ("0-3,6,8-9"; "" or "\n" is 0). 0 with *ret_count, or -EINVAL. */
 int hs_rt_parse_cpulist(const char *text, int *ret_count);
+/* The current target from the 4 bytes /dev/cpu_dma_latency reads as (native s32, us):
+ * 0 and the value in *ret_us, or -EINVAL when n is not 4. */
+int hs_rt_parse_dma_latency(const void *bytes, size_t n, long long *ret_us);
 /* Adds one governor (a scaling_governor file's text) to the distinct list in a. */
 void hs_rt_audit_add_governor(struct hs_rt_audit *a, const char *text);
 

@@ -55,6 +55,54 @@ void hs_rt_stats_reset(struct hs_rt_stats *s)
     s->missed_periods = 0;
 }
 
+static void row(struct hs__out *o, const char *name, const struct hs_hist *h)
+{
+    hs__out_put(o, "%-10s %10llu", name, (unsigned long long)h->count);
+    if (h->count == 0) {
+        hs__out_put(o, "\n");
+        return;
+    }
+    hs__out_put(o, " %10.3f %10.3f", (double)h->min_ns / 1e3, hs_hist_mean_ns(h) / 1e3);
+    for (int k = 0; k < HS_STATS_NPCT; k++) {
+        int64_t v = 0;
+        hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
+        hs__out_put(o, " %10.3f", (double)v / 1e3);
+    }
+    hs__out_put(o, " %10.3f\n", (double)h->max_ns / 1e3);
+}
+
+static void hist_json(struct hs__out *o, const struct hs_hist *h)
+{
+    hs__out_put(o, "{\"count\": %llu, \"overflow\": %llu", (unsigned long long)h->count,
+                (unsigned long long)h->overflow);
+    if (h->count) {
+        hs__out_put(o, ", \"min_ns\": %lld, \"mean_ns\": %.1f, \"max_ns\": %lld",
+                    (long long)h->min_ns, hs_hist_mean_ns(h), (long long)h->max_ns);
+        for (int k = 0; k < HS_STATS_NPCT; k++) {
+            int64_t v = 0;
+            hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
+            hs__out_put(o, ", \"%s\": %lld", pct_key[k], (long long)v);
+        }
+    }
+    hs__out_put(o, "}");
+}
+
+size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size)
+{
+    struct hs__out o;
+    hs__out_init(&o, buf, size);
+    row(&o, name, h);
+    return hs__out_finish(&o);
+}
+
+size_t hs_hist_format_json(const struct hs_hist *h, char *buf, size_t size)
+{
+    struct hs__out o;
+    hs__out_init(&o, buf, size);
+    hist_json(&o, h);
+    return hs__out_finish(&o);
+}
+
 size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t size)
 {
     struct hs__out o;
@@ -66,21 +114,8 @@ size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t si
     for (int k = 0; k < HS_STATS_NPCT; k++)
         hs__out_put(&o, " %10s", pct_label[k]);
     hs__out_put(&o, " %10s\n", "max");
-    for (int i = 0; i < HS_PHASE_MAX; i++) {
-        const struct hs_hist *h = &s->phase[i];
-        hs__out_put(&o, "%-10s %10llu", phase_names[i], (unsigned long long)h->count);
-        if (h->count == 0) {
-            hs__out_put(&o, "\n");
-            continue;
-        }
-        hs__out_put(&o, " %10.3f %10.3f", (double)h->min_ns / 1e3, hs_hist_mean_ns(h) / 1e3);
-        for (int k = 0; k < HS_STATS_NPCT; k++) {
-            int64_t v = 0;
-            hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
-            hs__out_put(&o, " %10.3f", (double)v / 1e3);
-        }
-        hs__out_put(&o, " %10.3f\n", (double)h->max_ns / 1e3);
-    }
+    for (int i = 0; i < HS_PHASE_MAX; i++)
+        row(&o, phase_names[i], &s->phase[i]);
     return hs__out_finish(&o);
 }
 
@@ -88,26 +123,15 @@ size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t si
 {
     struct hs__out o;
     hs__out_init(&o, buf, size);
-    hs__out_put(
-        &o,
-        "{\"period_ns\": %lld, \"ticks\": %llu, \"overruns\": %llu, \"missed_periods\": %llu, "
-        "\"bin_ns\": %lld, \"phases\": {",
-        (long long)s->period_ns, (unsigned long long)s->ticks, (unsigned long long)s->overruns,
-        (unsigned long long)s->missed_periods, (long long)s->phase[0].bin_ns);
+    hs__out_put(&o,
+                "{\"period_ns\": %lld, \"ticks\": %llu, \"overruns\": %llu, "
+                "\"missed_periods\": %llu, \"bin_ns\": %lld, \"phases\": {",
+                (long long)s->period_ns, (unsigned long long)s->ticks,
+                (unsigned long long)s->overruns, (unsigned long long)s->missed_periods,
+                (long long)s->phase[0].bin_ns);
     for (int i = 0; i < HS_PHASE_MAX; i++) {
-        const struct hs_hist *h = &s->phase[i];
-        hs__out_put(&o, "%s\"%s\": {\"count\": %llu, \"overflow\": %llu", i ? ", " : "",
-                    phase_names[i], (unsigned long long)h->count, (unsigned long long)h->overflow);
-        if (h->count) {
-            hs__out_put(&o, ", \"min_ns\": %lld, \"mean_ns\": %.1f, \"max_ns\": %lld",
-                        (long long)h->min_ns, hs_hist_mean_ns(h), (long long)h->max_ns);
-            for (int k = 0; k < HS_STATS_NPCT; k++) {
-                int64_t v = 0;
-                hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
-                hs__out_put(&o, ", \"%s\": %lld", pct_key[k], (long long)v);
-            }
-        }
-        hs__out_put(&o, "}");
+        hs__out_put(&o, "%s\"%s\": ", i ? ", " : "", phase_names[i]);
+        hist_json(&o, &s->phase[i]);
     }
     hs__out_put(&o, "}}\n");
     return hs__out_finish(&o);

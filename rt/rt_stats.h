@@ -44,6 +44,10 @@ const char *hs_phase_name(enum hs_phase p);
 /* Non-RT. Write a table (one row per phase: count min mean p50 p99 p99.9 p99.99 max in us) or a
  * JSON object into buf (always NUL-terminated when size > 0). Return the length that the full
  * output needs, like snprintf: a result >= size means it was truncated. */
+/* Non-RT. One row of that table for any histogram (e.g. the baseline's wake latency next to
+ * the loop's), newline included; and one histogram as a JSON object. Same return rule. */
+size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size);
+size_t hs_hist_format_json(const struct hs_hist *h, char *buf, size_t size);
 size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t size);
 size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t size);
 

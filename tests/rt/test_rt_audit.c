@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static void test_cpulist(void **state)
     assert_int_equal(n, 5);
 }
 
+static void test_dma_latency_bytes(void **state)
+{
+    long long us = 7;
+    int32_t v = 0;
+    assert_int_equal(hs_rt_parse_dma_latency(&v, sizeof v, &us), 0);
+    assert_int_equal(us, 0);
+    v = 2000000000;
+    assert_int_equal(hs_rt_parse_dma_latency(&v, sizeof v, &us), 0);
+    assert_int_equal(us, 2000000000);
+    us = 7;
+    assert_int_equal(hs_rt_parse_dma_latency("0x0\n", 4 - 1, &us), -EINVAL);
+    assert_int_equal(us, 7);
+}
+
 static void put_file(const char *root, const char *rel, const char *text)
 {
     char path[512];
@@ -112,6 +127,7 @@ static void test_collect_fake_root(void **state)
     assert_string_equal(a.cmdline_isolcpus, "2-3");
     assert_string_equal(a.cmdline_rcu_nocbs, "2-3");
     assert_true(a.dma_latency_present);
+    assert_int_equal(a.dma_latency_us, -1); /* an empty file is not a valid answer */
     /* readdir order is arbitrary: both governors listed once. */
     assert_true(strcmp(a.governors, "performance,powersave") == 0 ||
                 strcmp(a.governors, "powersave,performance") == 0);
@@ -162,11 +178,9 @@ static void test_empty_root_and_real_host(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_preempt_model),
-        cmocka_unit_test(test_cmdline),
-        cmocka_unit_test(test_cpulist),
-        cmocka_unit_test(test_collect_fake_root),
-        cmocka_unit_test(test_empty_root_and_real_host),
+        cmocka_unit_test(test_preempt_model),     cmocka_unit_test(test_cmdline),
+        cmocka_unit_test(test_cpulist),           cmocka_unit_test(test_dma_latency_bytes),
+        cmocka_unit_test(test_collect_fake_root), cmocka_unit_test(test_empty_root_and_real_host),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,6 +138,15 @@ static void test_stats_format(void **state)
     assert_non_null(strstr(buf, "\"physics\": {\"count\": 2, \"overflow\": 0, \"min_ns\": 70500, "
                                 "\"mean_ns\": 80300.0, \"max_ns\": 90100, \"p50_ns\": 71000, "
                                 "\"p99_ns\": 91000"));
+    /* The same row and object for a lone histogram (e.g. the baseline). */
+    char row[256];
+    hs_rt_stats_format_row("baseline", &s.phase[HS_PHASE_PHYSICS], row, sizeof row);
+    assert_string_equal(row, "baseline            2     70.500     80.300     71.000     91.000"
+                             "     91.000     91.000     90.100\n");
+    hs_hist_format_json(&s.phase[HS_PHASE_PHYSICS], row, sizeof row);
+    assert_string_equal(row, "{\"count\": 2, \"overflow\": 0, \"min_ns\": 70500, \"mean_ns\": "
+                             "80300.0, \"max_ns\": 90100, \"p50_ns\": 71000, \"p99_ns\": 91000, "
+                             "\"p99_9_ns\": 91000, \"p99_99_ns\": 91000}");
     /* Truncation: NUL-terminated, full length reported. */
     char small[16];
     assert_int_equal(hs_rt_stats_format_json(&s, small, sizeof small), n);
