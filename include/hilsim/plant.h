@@ -95,9 +95,10 @@ struct hs_plant;
 
 /* init only: allocates. world: borrowed, must outlive the plant; body: a non-static body of it;
  * model: the same model the world was built with for that body (borrowed); params: copied, NULL
- * for the model's defaults. Sets ODE joint stops from the position limits (rotate joints only
- * when both limits lie within ±pi, where ODE's hinge angle is continuous; slide joints always)
- * and joint feedback on every joint and force sensor link. On failure *ret_plant is untouched
+ * for the model's defaults. Sets ODE joint stops from the position limits (rotate joints when
+ * both limits lie within ±pi, where ODE's hinge angle is continuous; slide joints always); other
+ * finite hinge limits become soft stops on the unwrapped position, through the motor row. Sets
+ * joint feedback on every joint and force sensor link. On failure *ret_plant is untouched
  * and diag names the bad field ("joints[2].actuator.gear_efficiency"). */
 int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model *model,
                     const struct hs_plant_params *params, struct hs_plant **ret_plant,

@@ -13,6 +13,23 @@ static void set_motor_row(struct hs__plant_joint *j, double vel, double fmax)
     }
 }
 
+/* A stop past ±pi, done as ODE does its own stops: beyond the limit the motor row drives the
+ * joint back at ERP / step times the overshoot, with an unbounded force. The row is two-sided,
+ * unlike ODE's limit row, so for the one step it is engaged it also damps a motion back into
+ * range; it releases as soon as the joint is inside. */
+static bool soft_stop(const struct hs_plant *pl, const struct hs__plant_joint *j, double q,
+                      double *ret_vel)
+{
+    const struct hs_actuator_params *a = &j->p.actuator;
+    if (q > a->q_max)
+        *ret_vel = pl->stop_gain * (a->q_max - q);
+    else if (q < a->q_min)
+        *ret_vel = pl->stop_gain * (a->q_min - q);
+    else
+        return false;
+    return true;
+}
+
 void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
 {
     bool new_tick = !pl->started || now_ns != pl->last_now_ns;
@@ -38,6 +55,10 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
             j->state.velocity_limits += j->out.velocity_limited;
         }
         hs_world_set_joint_effort(pl->world, pl->body, j->link, j->out.effort);
-        set_motor_row(j, j->out.ode_vel, j->out.ode_fmax);
+        double stop_vel;
+        if (j->soft_stops && soft_stop(pl, j, q, &stop_vel))
+            set_motor_row(j, stop_vel, HS_ACTUATOR_RIGID_EFFORT);
+        else
+            set_motor_row(j, j->out.ode_vel, j->out.ode_fmax);
     }
 }

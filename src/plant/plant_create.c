@@ -6,14 +6,19 @@
 #include "plant_internal.h"
 
 /* ODE's hinge angle is continuous only inside (-pi, pi), so a stop pair is usable there. The
- * world builds every joint at the model's zero pose, so hinge angle and model position agree. */
+ * world builds every joint at the model's zero pose, so hinge angle and model position agree.
+ * A hinge with a limit beyond ±pi or only one limit gets soft stops instead, enforced
+ * on the unwrapped position through the motor row (plant_actuate.c). */
 static void set_stops(struct hs__plant_joint *j)
 {
     double lo = j->p.actuator.q_min, hi = j->p.actuator.q_max;
     if (j->type == HS_JOINT_ROTATE) {
-        if (isfinite(lo) && lo >= -M_PI && isfinite(hi) && hi <= M_PI) {
+        /* Both finite: with one side open the joint could wrap past ±pi onto the other stop. */
+        if (isfinite(lo) && isfinite(hi) && lo >= -M_PI && hi <= M_PI) {
             dJointSetHingeParam(j->joint, dParamLoStop, lo);
             dJointSetHingeParam(j->joint, dParamHiStop, hi);
+        } else {
+            j->soft_stops = isfinite(lo) || isfinite(hi);
         }
     } else {
         if (isfinite(lo))
@@ -112,6 +117,7 @@ int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model
     const struct hs_world_params *wp = hs_world_params(world);
     double tick_s = wp->step_s * (wp->substeps ? wp->substeps : 1);
     pl->tick_ns = llround(tick_s * 1e9);
+    pl->stop_gain = wp->erp / wp->step_s;
     pl->last_update_time_s = hs_world_time(world);
     pl->njoints = params->njoints;
     pl->nsensors = params->nsensors;

@@ -13,6 +13,7 @@ struct hs__plant_joint {
     enum hs_joint_type type;
     dJointID joint;
     dJointFeedback *feedback; /* plant->feedback[link] */
+    bool soft_stops;          /* limits beyond ±pi: enforced through the motor row */
     struct hs_plant_joint_params p;
     struct hs_joint_command slot; /* written by the command source */
     struct hs_joint_command cmd;  /* the slot after the command delay line */
@@ -46,6 +47,7 @@ struct hs_plant {
     uint32_t body;
     const struct hs_model *model;
     int64_t tick_ns;
+    double stop_gain; /* 1/s: world ERP / step, the rate a soft stop pulls a joint back */
     bool started;
     int64_t last_now_ns;
     double last_update_time_s;

@@ -138,6 +138,40 @@ static void test_position_limits_are_ode_stops(void **state)
     rig_stop(&r);
 }
 
+static void test_multi_turn_limits_are_soft_stops(void **state)
+{
+    (void)state;
+    /* Limits at ±5 rad lie beyond ODE's ±pi hinge range: the plant enforces them itself. */
+    struct rig r = {.m = tm_new(2, 0)};
+    r.m->links[1].ulimit = 5.0, r.m->links[1].llimit = -5.0;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    rig_start(&r);
+    torque(&r, 0.2);
+    rig_run(&r, 2000);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 5.0) < 1e-3);
+    torque(&r, -0.2); /* back through +pi, 0 and -pi to the other side */
+    rig_run(&r, 3000);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1) + 5.0) < 1e-3);
+    rig_stop(&r);
+}
+
+static void test_velocity_gain_loop(void **state)
+{
+    (void)state;
+    /* tau = kv (v* - dq): first order, time constant I / kv = 0.01 / 0.1 = 0.1 s. After 0.3 s
+     * dq = v* (1 - e^-3) within 1 % (explicit loop, h / tau = 1 %). */
+    struct rig r = {.m = tm_new(2, 0)};
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].actuator.velocity_gain = 0.1;
+    rig_start(&r);
+    *hs_plant_command(r.p, 0) =
+        (struct hs_joint_command){.mode = HS_JOINT_MODE_VELOCITY, .velocity = 3.0, .seq = 1};
+    rig_run(&r, 300);
+    double expect = 3.0 * (1 - exp(-3.0));
+    assert_true(fabs(hs_world_joint_velocity(r.w, 0, 1) - expect) < 0.01 * expect);
+    rig_stop(&r);
+}
+
 static void test_velocity_limit_and_saturation_counters(void **state)
 {
     (void)state;
@@ -189,6 +223,8 @@ int main(void)
         cmocka_unit_test(test_viscous_friction_terminal_velocity),
         cmocka_unit_test(test_brake_holds_below_its_torque_and_slips_above),
         cmocka_unit_test(test_position_limits_are_ode_stops),
+        cmocka_unit_test(test_multi_turn_limits_are_soft_stops),
+        cmocka_unit_test(test_velocity_gain_loop),
         cmocka_unit_test(test_velocity_limit_and_saturation_counters),
         cmocka_unit_test(test_slide_joint_force_encoder_and_stops),
     };

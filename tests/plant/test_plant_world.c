@@ -433,6 +433,77 @@ static void test_same_seed_same_sensor_log(void **state)
     free(c);
 }
 
+static void test_imu_range_saturates_and_counts(void **state)
+{
+    (void)state;
+    /* maxAcceleration 5 m/s² on z: a resting sensor is pinned at 5 and every sample counts. */
+    struct rig r = {.m = tm_new(1, 1)};
+    r.m->sensors[0].type = HS_SENSOR_ACCEL;
+    r.m->sensors[0].max[0] = r.m->sensors[0].max[1] = r.m->sensors[0].max[2] = 5;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.sensors[0].channel[0].quantum = 0.01;
+    rig_start(&r, -G, NULL);
+    for (int i = 0; i < 20; i++)
+        rig_tick(&r);
+    assert_true(hs_plant_sensor_reading(r.p, 0)->value[2] == 5.0);
+    assert_int_equal(hs_plant_sensor_saturations(r.p, 0), 20);
+    rig_stop(&r);
+}
+
+static void test_substeps_advance_delays_and_counters_once_per_tick(void **state)
+{
+    (void)state;
+    /* Two physics steps per 2 ms tick, apply before each with the tick's now_ns: the command
+     * delay (1 tick) and the watchdog count ticks, not substeps; the IMU differences over the
+     * whole tick. */
+    struct rig r = {.m = tm_new(2, 1)};
+    r.m->sensors[0].type = HS_SENSOR_ACCEL;
+    r.m->sensors[0].link = 1;
+    r.m->sensors[0].pose.p[0] = 0.1;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    r.params.joints[0].command_delay_ticks = 1;
+    r.params.joints[0].actuator.timeout_ns = 4 * MS;
+    struct hs_world_params wp;
+    hs_world_params_default(&wp);
+    wp.solver = HS_SOLVER_STANDARD;
+    wp.substeps = 2;
+    struct hs_world_body_spec spec = {.model = r.m};
+    hs_pose_identity(&spec.root_pose);
+    struct hs_diag d;
+    assert_int_equal(hs_world_create(&wp, &spec, 1, &r.w, &d), 0);
+    assert_int_equal(hs_plant_create(r.w, 0, r.m, &r.params, &r.p, &d), 0);
+    *hs_plant_command(r.p, 0) = (struct hs_joint_command){
+        .mode = HS_JOINT_MODE_TORQUE, .tau_ff = 0.1, .rx_time_ns = 2 * MS, .seq = 1};
+    double dq_prev = 0;
+    for (int k = 1; k <= 6; k++) {
+        int64_t now = 2 * k * MS;
+        for (int s = 0; s < 2; s++) {
+            hs_plant_apply_commands(r.p, now);
+            hs_world_step(r.w);
+        }
+        hs_plant_update_sensors(r.p, now, (uint64_t)k);
+        double dq = hs_world_joint_velocity(r.w, 0, 1);
+        struct hs_plant_joint_counters c;
+        hs_plant_joint_counters(r.p, 0, &c);
+        /* Received at 2 ms, reaches the drive one tick (2 ms) later at 4 ms. Tick 1 (2 ms): not
+         * there yet. Ticks 2-4 (4-8 ms): driven, age <= 4 ms. Tick 5 (10 ms): stale. */
+        if (k == 1)
+            assert_true(fabs(dq) < 1e-12);
+        else if (k <= 4)
+            assert_true(fabs(dq - dq_prev - 0.1 / 0.01 * 0.002) < 1e-9);
+        else
+            assert_true(c.stale && c.stale_ticks == (uint64_t)(k - 4));
+        if (k >= 2 && k <= 4) {
+            /* Tangential specific force alpha x r: 10 rad/s² · 0.1 m = 1 m/s² (sensor y). */
+            const struct hs_sensor_reading *a = hs_plant_sensor_reading(r.p, 0);
+            if (k >= 3)
+                assert_true(fabs(a->value[1] - 1.0) < 1e-6);
+        }
+        dq_prev = dq;
+    }
+    rig_stop(&r);
+}
+
 static void test_bad_params_name_the_field(void **state)
 {
     (void)state;
@@ -475,6 +546,8 @@ int main(void)
         cmocka_unit_test(test_stale_command_falls_back_on_first_tick_past_timeout),
         cmocka_unit_test(test_delay_lines_and_output_rate),
         cmocka_unit_test(test_same_seed_same_sensor_log),
+        cmocka_unit_test(test_imu_range_saturates_and_counts),
+        cmocka_unit_test(test_substeps_advance_delays_and_counters_once_per_tick),
         cmocka_unit_test(test_bad_params_name_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
