@@ -1,0 +1,243 @@
+/* Public entry points: load from a file or a buffer, pack the builder's result into one
+ * hs_model (all or nothing), free, and the lookup helpers. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "model_internal.h"
+
+static int fail_oom(struct hs_diag *diag, const char *path)
+{
+    return hs_diag_set(diag, ENOMEM, path, 0, 0, "out of memory");
+}
+
+static int resolve_extras(struct hs__builder *b, struct hs_model *m)
+{
+    for (uint32_t i = 0; i < b->nextras; i++) {
+        struct hs__extra_acc *x = &b->extras[i];
+        int l1 = hs_model_find_link(m, x->link1), l2 = hs_model_find_link(m, x->link2);
+        if (l1 < 0 || l2 < 0)
+            return hs_diag_set(b->diag, EINVAL, x->file, x->line, x->column,
+                               "ExtraJoint %s: %s \"%s\" names no Joint", x->ej.name,
+                               l1 < 0 ? "link1Name" : "link2Name", l1 < 0 ? x->link1 : x->link2);
+        if (l1 == l2)
+            return hs_diag_set(b->diag, EINVAL, x->file, x->line, x->column,
+                               "ExtraJoint %s connects link %s to itself", x->ej.name, x->link1);
+        x->ej.link1 = l1;
+        x->ej.link2 = l2;
+        m->extra_joints[i] = x->ej;
+    }
+    return 0;
+}
+
+static int check_joint_ids(struct hs__builder *b, struct hs_model *m, const char *path)
+{
+    int32_t max = -1;
+    for (uint32_t i = 0; i < m->nlinks; i++)
+        if (m->links[i].joint_id > max)
+            max = m->links[i].joint_id;
+    m->njoint_ids = (uint32_t)(max + 1);
+    for (int32_t id = 0; id < max; id++) {
+        if (hs_model_link_of_joint_id(m, id) >= 0)
+            continue;
+        int r = hs__builder_warn(b, path, 0,
+                                 "jointId %d is not used (ids should be 0..%d "
+                                 "without gaps)",
+                                 id, max);
+        if (r < 0)
+            return fail_oom(b->diag, path);
+    }
+    return 0;
+}
+
+/* Moves everything out of the builder into a fresh model; geoms grouped by link. */
+static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_model)
+{
+    if (b->nlinks == 0)
+        return hs_diag_set(b->diag, EINVAL, path, 0, 0,
+                           "no Joint node (expected an OpenHRP model: Humanoid with Joints)");
+    struct hs_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return fail_oom(b->diag, path);
+    m->path = strdup(path);
+    m->links = calloc(b->nlinks, sizeof *m->links);
+    m->geoms = calloc(b->ngeoms ? b->ngeoms : 1, sizeof *m->geoms);
+    m->sensors = calloc(b->nsensors ? b->nsensors : 1, sizeof *m->sensors);
+    m->extra_joints = calloc(b->nextras ? b->nextras : 1, sizeof *m->extra_joints);
+    int r;
+    if (!m->path || !m->links || !m->geoms || !m->sensors || !m->extra_joints) {
+        r = fail_oom(b->diag, path);
+        goto fail;
+    }
+    m->nlinks = b->nlinks;
+    for (uint32_t i = 0; i < b->nlinks; i++) {
+        struct hs_link *l = &m->links[i];
+        *l = b->links[i].link;
+        l->mass = b->links[i].mass.mass;
+        memcpy(l->com, b->links[i].mass.com, sizeof l->com);
+        memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
+    }
+    m->nsensors = b->nsensors;
+    memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
+    m->nextra_joints = b->nextras;
+    if ((r = resolve_extras(b, m)) < 0 || (r = check_joint_ids(b, m, path)) < 0)
+        goto fail;
+    /* Stable grouping by link: counting sort keeps file order inside a link. */
+    uint32_t k = 0;
+    for (uint32_t l = 0; l < m->nlinks; l++) {
+        m->links[l].geom_first = k;
+        for (uint32_t g = 0; g < b->ngeoms; g++)
+            if (b->geoms[g].link == (int32_t)l)
+                m->geoms[k++] = b->geoms[g].geom;
+        m->links[l].geom_count = k - m->links[l].geom_first;
+    }
+    m->ngeoms = k;
+    memcpy(m->name, b->name, sizeof m->name);
+    m->warnings = b->warnings;
+    m->nwarnings = b->nwarnings;
+    /* Ownership of meshes and warnings moved to the model. */
+    b->ngeoms = 0;
+    b->warnings = NULL;
+    b->nwarnings = 0;
+    *ret_model = m;
+    return 0;
+fail:
+    m->nwarnings = 0;
+    m->warnings = NULL;
+    m->ngeoms = 0; /* meshes are still owned by the builder */
+    hs_model_free(m);
+    return r;
+}
+
+static void base_name(const char *path, char *buf, size_t size)
+{
+    const char *s = strrchr(path, '/');
+    s = s ? s + 1 : path;
+    size_t n = strcspn(s, ".");
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+}
+
+int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
+                         const char *base_path, struct hs_model **ret_model, struct hs_diag *diag)
+{
+    struct hs__builder b = {.diag = diag};
+    struct hs__vdoc *doc = NULL;
+    const char *file = name ? name : "<buffer>";
+    char dir[PATH_MAX];
+    const char *dirp = NULL;
+    if (base_path) {
+        struct stat st;
+        if (stat(base_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            snprintf(dir, sizeof dir, "%s", base_path);
+        } else {
+            const char *slash = strrchr(base_path, '/');
+            snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - base_path) : 1,
+                     slash ? base_path : ".");
+            if (!dir[0])
+                strcpy(dir, "/");
+            char *real = realpath(base_path, NULL);
+            if (real) /* the top file is on the Inline stack, so including it back is a cycle */
+                b.inline_stack[b.ninline++] = real;
+        }
+        dirp = dir;
+    }
+    int r = hs__vrml_parse(data, (size_t)size, file, &doc, diag);
+    if (r < 0)
+        goto out;
+    if ((r = hs__grow((void **)&b.docs, &b.docs_cap, 1, sizeof *b.docs)) < 0) {
+        hs__vrml_doc_free(doc);
+        r = fail_oom(diag, file);
+        goto out;
+    }
+    b.docs[b.ndocs++] = doc;
+    base_name(file, b.name, sizeof b.name);
+    struct hs__bctx ctx = {.link = -1, .dir = dirp};
+    hs__affine_identity(&ctx.M);
+    for (uint32_t i = 0; r == 0 && i < doc->nroots; i++)
+        r = hs__build_visit(&b, doc->roots[i], &ctx);
+    if (r == 0)
+        r = pack(&b, file, ret_model);
+out:
+    hs__builder_free(&b);
+    return r;
+}
+
+int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag)
+{
+    char *data;
+    size_t size;
+    int r = hs__read_file(path, &data, &size, diag, NULL, 0, 0);
+    if (r < 0)
+        return r;
+    r = hs_model_load_buffer(data, size, path, path, ret_model, diag);
+    free(data);
+    return r;
+}
+
+void hs_model_free(struct hs_model *model)
+{
+    if (!model)
+        return;
+    for (uint32_t i = 0; i < model->ngeoms; i++)
+        if (model->geoms[i].type == HS_GEOM_MESH) {
+            free(model->geoms[i].u.mesh.vertices);
+            free(model->geoms[i].u.mesh.indices);
+        }
+    for (uint32_t i = 0; i < model->nwarnings; i++)
+        free(model->warnings[i]);
+    free(model->warnings);
+    free(model->geoms);
+    free(model->links);
+    free(model->sensors);
+    free(model->extra_joints);
+    free(model->path);
+    free(model);
+}
+
+int hs_model_find_link(const struct hs_model *model, const char *name)
+{
+    for (uint32_t i = 0; model && name && i < model->nlinks; i++)
+        if (strcmp(model->links[i].name, name) == 0)
+            return (int)i;
+    return -ENOENT;
+}
+
+int hs_model_link_of_joint_id(const struct hs_model *model, int32_t joint_id)
+{
+    for (uint32_t i = 0; model && joint_id >= 0 && i < model->nlinks; i++)
+        if (model->links[i].joint_id == joint_id)
+            return (int)i;
+    return -ENOENT;
+}
+
+double hs_model_total_mass(const struct hs_model *model)
+{
+    double m = 0;
+    for (uint32_t i = 0; model && i < model->nlinks; i++)
+        m += model->links[i].mass;
+    return m;
+}
+
+const char *hs_joint_type_name(enum hs_joint_type t)
+{
+    static const char *const names[HS_JOINT_TYPE_MAX] = {
+        [HS_JOINT_FIXED] = "fixed", [HS_JOINT_FREE] = "free",       [HS_JOINT_ROTATE] = "rotate",
+        [HS_JOINT_SLIDE] = "slide", [HS_JOINT_CRAWLER] = "crawler",
+    };
+    return (unsigned)t < HS_JOINT_TYPE_MAX ? names[t] : "?";
+}
+
+const char *hs_sensor_type_name(enum hs_sensor_type t)
+{
+    static const char *const names[HS_SENSOR_TYPE_MAX] = {
+        [HS_SENSOR_ACCEL] = "accel",   [HS_SENSOR_GYRO] = "gyro",   [HS_SENSOR_FORCE] = "force",
+        [HS_SENSOR_VISION] = "vision", [HS_SENSOR_RANGE] = "range",
+    };
+    return (unsigned)t < HS_SENSOR_TYPE_MAX ? names[t] : "?";
+}

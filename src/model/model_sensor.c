@@ -1,0 +1,142 @@
+/* OpenHRP sensors (attached to the enclosing Joint's link, pose in the link frame) and
+ * ExtraJoint (closed loops; link names are resolved once all links exist). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+static const char *const sensor_names[HS_SENSOR_TYPE_MAX] = {
+    [HS_SENSOR_ACCEL] = "AccelerationSensor", [HS_SENSOR_GYRO] = "Gyro",
+    [HS_SENSOR_FORCE] = "ForceSensor",        [HS_SENSOR_VISION] = "VisionSensor",
+    [HS_SENSOR_RANGE] = "RangeSensor",
+};
+
+static int read_type_fields(struct hs__builder *b, const struct hs__vnode *n,
+                            const struct hs__venv *env, struct hs_sensor *s)
+{
+    static const double unlimited[3] = {-1, -1, -1};
+    int r = 0;
+    switch (s->type) {
+    case HS_SENSOR_ACCEL:
+        return hs__get_vec3(b, n, env, "maxAcceleration", unlimited, s->max);
+    case HS_SENSOR_GYRO:
+        return hs__get_vec3(b, n, env, "maxAngularVelocity", unlimited, s->max);
+    case HS_SENSOR_FORCE:
+        if ((r = hs__get_vec3(b, n, env, "maxForce", unlimited, s->max)) < 0)
+            return r;
+        return hs__get_vec3(b, n, env, "maxTorque", unlimited, s->max_torque);
+    case HS_SENSOR_VISION:
+        if ((r = hs__get_float(b, n, env, "fieldOfView", 0.785398, &s->field_of_view)) < 0 ||
+            (r = hs__get_float(b, n, env, "frontClipDistance", 0.01, &s->front_clip)) < 0 ||
+            (r = hs__get_float(b, n, env, "backClipDistance", 10.0, &s->back_clip)) < 0 ||
+            (r = hs__get_float(b, n, env, "frameRate", 30, &s->frame_rate)) < 0 ||
+            (r = hs__get_int(b, n, env, "width", 320, &s->width)) < 0 ||
+            (r = hs__get_int(b, n, env, "height", 240, &s->height)) < 0)
+            return r;
+        if ((r = hs__get_string(b, n, env, "type", s->vision_type, sizeof s->vision_type)) < 0)
+            return r;
+        if (!s->vision_type[0])
+            strcpy(s->vision_type, "NONE");
+        return 0;
+    case HS_SENSOR_RANGE:
+        if ((r = hs__get_float(b, n, env, "scanAngle", 3.14159, &s->scan_angle)) < 0 ||
+            (r = hs__get_float(b, n, env, "scanStep", 0.1, &s->scan_step)) < 0 ||
+            (r = hs__get_float(b, n, env, "scanRate", 10, &s->scan_rate)) < 0 ||
+            (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0)
+            return r;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_sensor_type type,
+                     const struct hs__bctx *ctx)
+{
+    if (ctx->link < 0)
+        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+                           "%s outside any Joint (expected it in a Joint's children)",
+                           sensor_names[type]);
+    struct hs_sensor s = {.type = type, .link = ctx->link};
+    for (int i = 0; i < 3; i++)
+        s.max[i] = s.max_torque[i] = -1;
+    int r;
+    if ((r = hs__node_name(b, n, ctx->env, false, s.name, sizeof s.name)) < 0)
+        return r;
+    if (!s.name[0] && type == HS_SENSOR_VISION &&
+        (r = hs__node_name(b, n, ctx->env, true, s.name, sizeof s.name)) < 0)
+        return r;
+    if ((r = hs__get_int(b, n, ctx->env, "sensorId", -1, &s.sensor_id)) < 0)
+        return r;
+    if (!s.name[0])
+        snprintf(s.name, sizeof s.name, "%s%d", sensor_names[type], s.sensor_id);
+    static const double zero[3] = {0, 0, 0};
+    double t[3], rot[4];
+    if ((r = hs__get_vec3(b, n, ctx->env, "translation", zero, t)) < 0 ||
+        (r = hs__get_rotation(b, n, ctx->env, "rotation", rot)) < 0)
+        return r;
+    if ((r = read_type_fields(b, n, ctx->env, &s)) < 0)
+        return r;
+    static const double one[3] = {1, 1, 1}, no_rot[4] = {0, 0, 1, 0};
+    struct hs__affine local, unused, pose;
+    hs__affine_vrml(t, rot, zero, one, no_rot, &local, &unused);
+    hs__affine_mul(&ctx->M, &local, &pose);
+    if (!hs__affine_is_rigid(&pose))
+        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+                           "%s under a scaled Transform (expected a rigid sensor frame)",
+                           sensor_names[type]);
+    hs__affine_to_pose(&pose, &s.pose);
+    if (hs__grow((void **)&b->sensors, &b->sensors_cap, b->nsensors + 1, sizeof s) < 0)
+        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+    b->sensors[b->nsensors++] = s;
+    /* Shapes under a sensor (a camera body) belong to the link like any other shape. */
+    const struct hs__venv *e;
+    if (!hs__vfield_get(n, "children", ctx->env, &e))
+        return 0;
+    struct hs__bctx c = *ctx;
+    c.M = pose;
+    return hs__build_children(b, n, "children", &c);
+}
+
+int hs__build_extra_joint(struct hs__builder *b, const struct hs__vnode *n,
+                          const struct hs__bctx *ctx)
+{
+    struct hs__extra_acc x = {.line = n->line, .column = n->column};
+    snprintf(x.file, sizeof x.file, "%s", n->file);
+    static const double zero[3] = {0, 0, 0}, xaxis[3] = {1, 0, 0};
+    char type[16];
+    int r;
+    if ((r = hs__node_name(b, n, ctx->env, false, x.ej.name, sizeof x.ej.name)) < 0 ||
+        (r = hs__get_string(b, n, ctx->env, "link1Name", x.link1, sizeof x.link1)) < 0 ||
+        (r = hs__get_string(b, n, ctx->env, "link2Name", x.link2, sizeof x.link2)) < 0 ||
+        (r = hs__get_vec3(b, n, ctx->env, "link1LocalPos", zero, x.ej.pos1)) < 0 ||
+        (r = hs__get_vec3(b, n, ctx->env, "link2LocalPos", zero, x.ej.pos2)) < 0 ||
+        (r = hs__get_vec3(b, n, ctx->env, "jointAxis", xaxis, x.ej.axis)) < 0 ||
+        (r = hs__get_string(b, n, ctx->env, "jointType", type, sizeof type)) < 0)
+        return r;
+    /* "xyz" (three constrained axes) is a ball joint; "xy" (two axes normal to jointAxis)
+     * leaves motion along the axis: a piston. */
+    if (strcmp(type, "ball") == 0 || strcmp(type, "xyz") == 0 || !type[0])
+        x.ej.type = HS_EXTRA_BALL;
+    else if (strcmp(type, "piston") == 0 || strcmp(type, "xy") == 0)
+        x.ej.type = HS_EXTRA_PISTON;
+    else
+        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+                           "ExtraJoint jointType \"%s\": expected ball (xyz) or piston (xy)", type);
+    double len = 0;
+    for (int i = 0; i < 3; i++)
+        len += x.ej.axis[i] * x.ej.axis[i];
+    if (!(len > 1e-24))
+        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+                           "ExtraJoint jointAxis is zero (expected a direction)");
+    for (int i = 0; i < 3; i++)
+        x.ej.axis[i] /= sqrt(len);
+    if (!x.ej.name[0])
+        snprintf(x.ej.name, sizeof x.ej.name, "EXTRA%u", b->nextras);
+    if (hs__grow((void **)&b->extras, &b->extras_cap, b->nextras + 1, sizeof x) < 0)
+        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+    b->extras[b->nextras++] = x;
+    return 0;
+}
