@@ -1,11 +1,313 @@
-/* Placeholder until this subcommand lands; it refuses rather than pretending to work. */
+/* hilsim can: inspect DBC files and decode frames with them. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "hilsim/can.h"
+#include "hilsim/can_dbc.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hilsim can dbc FILE [--json]\n"
+            "       hilsim can decode FILE FRAME\n\n"
+            "  dbc     parse a DBC file and print every message and signal as parsed: ID (hex),\n"
+            "          name, length, sender; per signal the start bit, length, byte order\n"
+            "          (intel/motorola), sign, value type, factor, offset, [min|max], unit,\n"
+            "          multiplexing and receivers. --json prints the same as one JSON object.\n"
+            "  decode  decode one frame in candump notation into physical values:\n"
+            "            123#11223344       standard ID, classic data\n"
+            "            1ABCDE12#0011      8 hex digits: extended ID\n"
+            "            123#R  123#R8      remote request (optional DLC)\n"
+            "            123##1DEADBEEF     CAN FD: flags digit (1 = BRS, 2 = ESI) then data\n\n"
+            "Errors in the DBC are reported as FILE:LINE:COLUMN: message.\n"
+            "exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input\n");
+}
+
+static int load(const char *path, struct hs_dbc **ret)
+{
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    int r = hs_dbc_load_file(path, ret, &d);
+    if (r < 0) {
+        char buf[1200];
+        hs_diag_format(&d, buf, sizeof buf);
+        fprintf(stderr, "hilsim can: %s\n", buf);
+        return (r == -EINVAL || r == -ENOENT || r == -EISDIR) ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+    }
+    return HS_EXIT_OK;
+}
+
+/* Shortest decimal that reads back as the same double. */
+static void fmt_num(char *buf, size_t size, double v)
+{
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+static void json_str(FILE *o, const char *s)
+{
+    if (!s) {
+        fputs("null", o);
+        return;
+    }
+    fputc('"', o);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(o, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", o);
+        else if (*p < 0x20)
+            fprintf(o, "\\u%04x", *p);
+        else
+            fputc(*p, o);
+    }
+    fputc('"', o);
+}
+
+static const char *order_name(const struct hs_dbc_signal *s)
+{
+    return s->byte_order == HS_DBC_INTEL ? "intel" : "motorola";
+}
+
+static const char *type_name(const struct hs_dbc_signal *s)
+{
+    static const char *const n[HS_DBC_VALUE_TYPE_MAX] = {"integer", "float32", "float64"};
+    return n[s->value_type];
+}
+
+static void id_hex(char *buf, size_t size, const struct hs_dbc_message *m)
+{
+    snprintf(buf, size, m->extended ? "0x%08X" : "0x%03X", m->id);
+}
+
+static void print_text(const struct hs_dbc *dbc)
+{
+    printf("%s: version \"%s\", %u nodes, %u messages\n", dbc->path,
+           dbc->version ? dbc->version : "", dbc->n_nodes, dbc->n_messages);
+    for (unsigned i = 0; i < dbc->n_messages; i++) {
+        const struct hs_dbc_message *m = &dbc->messages[i];
+        char id[16];
+        id_hex(id, sizeof id, m);
+        printf("%s %s%s len %u sender %s\n", id, m->name, m->extended ? " (extended)" : "",
+               m->length, m->sender);
+        for (unsigned k = 0; k < m->n_signals; k++) {
+            const struct hs_dbc_signal *s = &m->signals[k];
+            char f[32], o[32], lo[32], hi[32], mux[24] = "-";
+            fmt_num(f, sizeof f, s->factor);
+            fmt_num(o, sizeof o, s->offset);
+            fmt_num(lo, sizeof lo, s->min);
+            fmt_num(hi, sizeof hi, s->max);
+            if (s->mux == HS_DBC_MULTIPLEXOR)
+                snprintf(mux, sizeof mux, "multiplexor");
+            else if (s->mux == HS_DBC_MULTIPLEXED)
+                snprintf(mux, sizeof mux, "m%u", s->mux_value);
+            printf("  %-24s start %3u len %2u %-8s %-8s %-7s factor %s offset %s [%s|%s] "
+                   "\"%s\" mux %s",
+                   s->name, s->start_bit, s->length, order_name(s),
+                   s->is_signed ? "signed" : "unsigned", type_name(s), f, o, lo, hi, s->unit, mux);
+            if (s->n_receivers) {
+                printf(" receivers");
+                for (unsigned r = 0; r < s->n_receivers; r++)
+                    printf("%s%s", r ? "," : " ", s->receivers[r]);
+            }
+            printf("\n");
+            for (unsigned v = 0; v < s->n_values; v++)
+                printf("    %lld \"%s\"\n", (long long)s->values[v].value, s->values[v].text);
+        }
+    }
+}
+
+static void print_json(const struct hs_dbc *dbc)
+{
+    FILE *o = stdout;
+    char a[32];
+    fputs("{\"file\":", o);
+    json_str(o, dbc->path);
+    fputs(",\"version\":", o);
+    json_str(o, dbc->version ? dbc->version : "");
+    fputs(",\"comment\":", o);
+    json_str(o, dbc->comment);
+    fputs(",\"nodes\":[", o);
+    for (unsigned i = 0; i < dbc->n_nodes; i++) {
+        fputs(i ? "," : "", o);
+        json_str(o, dbc->nodes[i]);
+    }
+    fputs("],\"messages\":[", o);
+    for (unsigned i = 0; i < dbc->n_messages; i++) {
+        const struct hs_dbc_message *m = &dbc->messages[i];
+        id_hex(a, sizeof a, m);
+        fprintf(o, "%s{\"id\":%u,\"id_hex\":\"%s\",\"extended\":%s,\"name\":", i ? "," : "", m->id,
+                a, m->extended ? "true" : "false");
+        json_str(o, m->name);
+        fprintf(o, ",\"length\":%u,\"sender\":", m->length);
+        json_str(o, m->sender);
+        fputs(",\"comment\":", o);
+        json_str(o, m->comment);
+        fputs(",\"signals\":[", o);
+        for (unsigned k = 0; k < m->n_signals; k++) {
+            const struct hs_dbc_signal *s = &m->signals[k];
+            fputs(k ? ",{\"name\":" : "{\"name\":", o);
+            json_str(o, s->name);
+            fprintf(o,
+                    ",\"start_bit\":%u,\"length\":%u,\"byte_order\":\"%s\",\"signed\":%s,"
+                    "\"value_type\":\"%s\"",
+                    s->start_bit, s->length, order_name(s), s->is_signed ? "true" : "false",
+                    type_name(s));
+            fmt_num(a, sizeof a, s->factor);
+            fprintf(o, ",\"factor\":%s", a);
+            fmt_num(a, sizeof a, s->offset);
+            fprintf(o, ",\"offset\":%s", a);
+            fmt_num(a, sizeof a, s->min);
+            fprintf(o, ",\"min\":%s", a);
+            fmt_num(a, sizeof a, s->max);
+            fprintf(o, ",\"max\":%s,\"unit\":", a);
+            json_str(o, s->unit);
+            fprintf(o, ",\"mux\":\"%s\"",
+                    s->mux == HS_DBC_MULTIPLEXOR   ? "multiplexor"
+                    : s->mux == HS_DBC_MULTIPLEXED ? "multiplexed"
+                                                   : "none");
+            if (s->mux == HS_DBC_MULTIPLEXED)
+                fprintf(o, ",\"mux_value\":%u", s->mux_value);
+            fputs(",\"receivers\":[", o);
+            for (unsigned r = 0; r < s->n_receivers; r++) {
+                fputs(r ? "," : "", o);
+                json_str(o, s->receivers[r]);
+            }
+            fputs("],\"values\":{", o);
+            for (unsigned v = 0; v < s->n_values; v++) {
+                fprintf(o, "%s\"%lld\":", v ? "," : "", (long long)s->values[v].value);
+                json_str(o, s->values[v].text);
+            }
+            fputs("},\"comment\":", o);
+            json_str(o, s->comment);
+            fputs("}", o);
+        }
+        fputs("]}", o);
+    }
+    fputs("]}\n", o);
+}
+
+static int cmd_dbc(int argc, char **argv)
+{
+    const char *file = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = true;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return HS_EXIT_OK;
+        } else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "hilsim can dbc: unexpected argument '%s'\n", argv[i]);
+            return HS_EXIT_USAGE;
+        } else
+            file = argv[i];
+    }
+    if (!file) {
+        usage(stderr);
+        return HS_EXIT_USAGE;
+    }
+    struct hs_dbc *dbc;
+    int rc = load(file, &dbc);
+    if (rc)
+        return rc;
+    if (json)
+        print_json(dbc);
+    else
+        print_text(dbc);
+    hs_dbc_free(dbc);
+    return HS_EXIT_OK;
+}
+
+static void print_signal(const struct hs_dbc_signal *s, const struct hs_can_frame *f)
+{
+    double v;
+    uint64_t raw;
+    if (hs_dbc_signal_decode(s, f->data, f->len, &v) < 0) {
+        printf("  %s: beyond the frame's %u bytes\n", s->name, f->len);
+        return;
+    }
+    hs_dbc_signal_get_raw(s, f->data, f->len, &raw);
+    char num[32];
+    fmt_num(num, sizeof num, v);
+    printf("  %s = %s%s%s", s->name, num, s->unit[0] ? " " : "", s->unit);
+    if (s->value_type == HS_DBC_INTEGER) {
+        int64_t sraw = (int64_t)raw;
+        if (s->is_signed && s->length < 64 && (raw >> (s->length - 1)) & 1u)
+            sraw = (int64_t)(raw | ~((UINT64_C(1) << s->length) - 1));
+        const char *t = hs_dbc_value_text(s, sraw);
+        if (t)
+            printf(" \"%s\"", t);
+    }
+    printf(" (raw 0x%llX)\n", (unsigned long long)raw);
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        usage(stdout);
+        return HS_EXIT_OK;
+    }
+    if (argc != 3) {
+        usage(stderr);
+        return HS_EXIT_USAGE;
+    }
+    struct hs_can_frame f;
+    if (hs_can_frame_parse(argv[2], &f) < 0) {
+        fprintf(stderr,
+                "hilsim can decode: bad frame '%s' (want ID#DATA, ID#R[len] or ID##<flags>DATA;"
+                " 3 hex digits for a standard ID, 8 for an extended one)\n",
+                argv[2]);
+        return HS_EXIT_USAGE;
+    }
+    struct hs_dbc *dbc;
+    int rc = load(argv[1], &dbc);
+    if (rc)
+        return rc;
+    const struct hs_dbc_message *m = hs_dbc_find(dbc, f.id, f.flags & HS_CAN_FLAG_EXT);
+    if (!m) {
+        fprintf(stderr, "hilsim can decode: %s: no message with %s ID 0x%X\n", argv[1],
+                (f.flags & HS_CAN_FLAG_EXT) ? "extended" : "standard", f.id);
+        hs_dbc_free(dbc);
+        return HS_EXIT_USAGE;
+    }
+    char id[16];
+    id_hex(id, sizeof id, m);
+    if (f.flags & HS_CAN_FLAG_RTR) {
+        printf("%s %s: remote request, DLC %u\n", id, m->name, f.len);
+        hs_dbc_free(dbc);
+        return HS_EXIT_OK;
+    }
+    printf("%s %s (%u of %u bytes%s)\n", id, m->name, f.len, m->length,
+           (f.flags & HS_CAN_FLAG_FD) ? ", CAN FD" : "");
+    for (unsigned k = 0; k < m->n_signals; k++)
+        if (hs_dbc_signal_present(m, &m->signals[k], f.data, f.len))
+            print_signal(&m->signals[k], &f);
+    hs_dbc_free(dbc);
+    return HS_EXIT_OK;
+}
 
 int hs_cmd_can(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "hilsim %s: not implemented yet\n", argv[0]);
-    return HS_EXIT_FAILURE;
+    if (argc < 2) {
+        usage(stderr);
+        return HS_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return HS_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "dbc"))
+        return cmd_dbc(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "decode"))
+        return cmd_decode(argc - 1, argv + 1);
+    fprintf(stderr, "hilsim can: unknown subcommand '%s'\n", argv[1]);
+    usage(stderr);
+    return HS_EXIT_USAGE;
 }
