@@ -552,9 +552,10 @@ static int finish(struct build *b)
     for (unsigned i = 1; i < b->n_msgs; i++)
         if (!cmp_msg(&msgs[i - 1], &msgs[i])) {
             int line = msgs[i].line > msgs[i - 1].line ? msgs[i].line : msgs[i - 1].line;
+            uint32_t id = msgs[i].id;
             free(msgs);
             return hs_diag_set(b->s.d, -EINVAL, b->s.name, line, 0, "message ID 0x%X defined twice",
-                               msgs[i].id);
+                               id);
         }
     dbc->messages = msgs;
     dbc->n_messages = b->n_msgs;

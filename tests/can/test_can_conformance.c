@@ -36,9 +36,10 @@ static bool open_pair(struct hs_can_config *cfg, struct hs_can_bus **a, struct h
     } else {
         snprintf(cfg->iface, sizeof cfg->iface, "%s", iface());
         int r = hs_can_bus_open(&hs_can_socketcan_ops, cfg, a, &d);
-        if (r == -EAFNOSUPPORT)
-            return false;
-        assert_int_equal(r, 0);
+        if (r == -EAFNOSUPPORT && !getenv("HS_CAN_REQUIRE"))
+            return false; /* no SocketCAN in this kernel (HS_CAN_REQUIRE=1 makes it a failure) */
+        if (r != 0)
+            fail_msg("open %s: %s", cfg->iface, d.msg);
         assert_int_equal(hs_can_bus_open(&hs_can_socketcan_ops, cfg, b, &d), 0);
     }
     assert_int_equal(hs_can_bus_start(*a), 0);
