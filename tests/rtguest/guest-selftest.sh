@@ -6,6 +6,7 @@
 #   sched   SCHED_FIFO is granted (chrt) and rt_probe gets SCHED_FIFO 80 and mlockall
 #   vcan    cansend/candump round trips on vcan0 and vcan1, and the buses stay apart
 #   pycan   Debian's python3-can sends and receives on vcan0 and vcan1
+# shellcheck disable=SC2317 # the probe_* functions are called by name
 set -uo pipefail
 HERE=$(cd "$(dirname "$(realpath "$0")")" && pwd)
 RT_PROBE=
@@ -37,20 +38,21 @@ probe_sched() {
 # Starts candump -n 1 on each bus, then sends one frame per bus until both dumps have one. A
 # frame that leaked onto the other bus would be the first one seen there (it is sent first).
 probe_vcan() {
-    local bus pids=() try pid alive
+    local bus pids=() pid alive
+    command -v cansend >/dev/null || { echo "can-utils is missing on the host: run scripts/setup.sh"; return 1; }
     for bus in vcan0 vcan1; do
         ip link show "$bus" >/dev/null || { echo "$bus does not exist"; return 1; }
         candump -L -n 1 "$bus" >"$WORK/$bus.log" &
         pids+=($!)
     done
-    for try in $(seq 100); do
+    for _ in $(seq 100); do
         cansend vcan0 123#DEADBEEF || return 1
         cansend vcan1 456#CAFE || return 1
         alive=0
         for pid in "${pids[@]}"; do
             kill -0 "$pid" 2>/dev/null && alive=1
         done
-        [ $alive = 1 ] || break
+        [ "$alive" = 1 ] || break
         sleep 0.1
     done
     kill "${pids[@]}" 2>/dev/null
@@ -63,6 +65,8 @@ probe_vcan() {
 
 probe_pycan() {
     # A pyenv python3 may come first on PATH and lack Debian's python3-can.
+    /usr/bin/python3 -c 'import can' 2>/dev/null ||
+        { echo "Debian's python3-can is missing on the host: run scripts/setup.sh"; return 1; }
     /usr/bin/python3 "$HERE/pycan_roundtrip.py" vcan0 vcan1
 }
 

@@ -170,10 +170,19 @@ build_initramfs() { # KDIR OUT
     busybox depmod -b "$tree" "$kver" || die "depmod failed in the initramfs"
     cp "$HERE/guest-init.sh" "$tree/init"
     chmod 755 "$tree/init"
-    echo $MODULES >"$tree/modules.list"
+    echo "$MODULES" | tr -s " \n" "  " >"$tree/modules.list"
     (cd "$tree" && find . -print0 | cpio --null -o -H newc --quiet) >"$out.tmp"
     mv "$out.tmp" "$out"
     rm -rf "$tree"
+}
+
+# The initramfs is rebuilt whenever anything that goes into it changes.
+initramfs_key() {
+    {
+        cat "$HERE/guest-init.sh"
+        echo "$MODULES"
+        busybox | head -n 1
+    } | md5sum | cut -c1-16
 }
 
 # Sets KDIR and INITRD, building what is missing. Caller holds the cache lock exclusively.
@@ -183,11 +192,7 @@ prepare() {
     pkg=$(resolve_kernel_package)
     KDIR=$CACHE/$pkg
     [ -f "$KDIR/.ok" ] || fetch_kernel "$pkg" "$KDIR"
-    key=$({
-        cat "$HERE/guest-init.sh"
-        echo "$MODULES"
-        busybox | head -n 1
-    } | md5sum | cut -c1-16)
+    key=$(initramfs_key)
     INITRD=$KDIR/initrd-$key.cpio
     if [ ! -f "$INITRD" ]; then
         rm -f "$KDIR"/initrd-*.cpio
@@ -203,15 +208,8 @@ ready() { # cheap check under the shared lock
     pkg=$(resolve_kernel_package 2>/dev/null) || return 1
     KDIR=$CACHE/$pkg
     [ -f "$KDIR/.ok" ] || return 1
-    INITRD=$(ls "$KDIR"/initrd-*.cpio 2>/dev/null | head -n 1)
-    [ -n "$INITRD" ] || return 1
-    local key
-    key=$({
-        cat "$HERE/guest-init.sh"
-        echo "$MODULES"
-        busybox | head -n 1
-    } | md5sum | cut -c1-16)
-    [ "$INITRD" = "$KDIR/initrd-$key.cpio" ]
+    INITRD=$KDIR/initrd-$(initramfs_key).cpio
+    [ -f "$INITRD" ]
 }
 
 mkdir -p "$CACHE" || die "cannot create the cache dir $CACHE"
@@ -232,10 +230,11 @@ if [ "$ACCEL" = auto ]; then
     ACCEL=tcg
     # /dev/kvm alone is not enough: a paravirtual nested KVM (kvm_pvm) cannot run a stock kernel
     # at a usable speed, so use KVM only on hardware virtualisation.
-    if [ -r /dev/kvm ] && [ -w /dev/kvm ] && [ -d /sys/module/kvm_intel -o -d /sys/module/kvm_amd ]; then
+    if [ -r /dev/kvm ] && [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; }; then
         ACCEL=kvm
     fi
 fi
+# shellcheck disable=SC2054 # the commas belong to QEMU's option syntax
 case "$ACCEL" in
 kvm) ACCEL_ARGS=(-accel kvm -cpu host) APPEND= ;;
 # TCG derives the guest TSC from one host clock, so it is safe to tell the kernel to trust it;
@@ -247,6 +246,7 @@ esac
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/hs-rtguest.XXXXXX")
 [[ $RUN != *[[:space:]]* ]] || die "TMPDIR must not contain spaces"
 QEMU_PID=
+# shellcheck disable=SC2317 # called from the EXIT trap
 cleanup() {
     [ -z "$QEMU_PID" ] || kill "$QEMU_PID" 2>/dev/null || true
     rm -rf "$RUN"
@@ -321,7 +321,7 @@ show_failure() {
 # Boots once. Sets RC and returns 0 once CMD has started in the guest, 1 if the guest never got
 # that far (crashed or hung while booting).
 boot() {
-    local t0 started= finished=
+    local t0 started='' finished=''
     rm -f "$RUN/started" "$RUN/rc"
     : >"$CONSOLE"
     # CMD's stderr leaves through hvc1 into fd 3 (our stderr), passed with -add-fd: a file
