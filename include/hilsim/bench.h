@@ -1,0 +1,104 @@
+/* A bench assembled from its config: the models, the ODE world, one plant per robot, the demo
+ * controller, and the I/O modules (CAN, shared memory) that carry commands and readings. It
+ * provides the tick's phases for rt/tick_loop and an offline step for `hilsim sim`.
+ *
+ * Lifecycle: hs_bench_create (init only: loads, builds, allocates everything) -> I/O modules
+ * attach with hs_bench_add_io (init only) -> per tick the phase functions (RT-safe) ->
+ * hs_bench_safe_stop (non-RT: safe state, disable frames) -> hs_bench_destroy.
+ * ODE: create, tick and destroy on one thread (the RT thread when the loop runs on its own
+ * thread: then create the bench on that thread too, or run the loop on the creating thread). */
+#ifndef HILSIM_BENCH_H
+#define HILSIM_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hilsim/actuator.h"
+#include "hilsim/config.h"
+#include "hilsim/diag.h"
+#include "hilsim/model.h"
+#include "hilsim/plant.h"
+#include "hilsim/world.h"
+
+/* One actuated joint of the bench (all robots together, in config model order then link order). */
+struct hs_bench_joint {
+    const char *name;       /* model joint name (owned by the model) */
+    uint32_t body;          /* world body == config model index */
+    uint32_t link;          /* model link index */
+    uint32_t plant_joint;   /* index in that body's plant */
+    struct hs_plant *plant; /* the body's plant */
+    enum hs_cfg_command_source source;
+    struct hs_joint_command *cmd; /* the plant's command slot; written by the source only */
+    double q0;                    /* initial position, the demo controller's hold target */
+    double kp, kd;                /* demo controller and safe hold gains */
+    double hold_q;                /* safe hold target, set when safe hold begins */
+    bool external;                /* an I/O module drives it: the demo controller keeps off */
+};
+
+/* One simulated sensor: every AccelerationSensor, Gyro and ForceSensor of the robots. */
+struct hs_bench_sensor {
+    const char *name;         /* the model sensor's name (owned by the model) */
+    enum hs_sensor_type type; /* HS_SENSOR_ACCEL, HS_SENSOR_GYRO or HS_SENSOR_FORCE */
+    uint32_t body;
+    uint32_t model_sensor; /* index into the model's sensors */
+    struct hs_plant *plant;
+};
+
+struct hs_bench;
+
+/* I/O modules (CAN, shm) that read commands in the inputs phase and publish readings in the
+ * outputs phase. All ops run on the tick thread; inputs/outputs must be RT-safe. */
+struct hs_bench_io_ops {
+    const char *name;
+    int (*inputs)(void *ctx, struct hs_bench *b, int64_t now_ns);
+    int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
+    void (*safe_stop)(void *ctx, struct hs_bench *b); /* non-RT: disable/zero frames; may be NULL */
+    void (*destroy)(void *ctx);                       /* may be NULL */
+};
+
+#define HS_BENCH_MAX_IO 8
+
+/* init only: allocates. config is borrowed and must outlive the bench. */
+int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
+                    struct hs_diag *diag);
+void hs_bench_destroy(struct hs_bench *bench); /* accepts NULL; destroys attached I/O */
+
+/* init only: sets every joint's demo-controller (and safe hold) gains to a critically damped
+ * PD of bandwidth omega_rad_s for the inertia the joint moves at the initial pose (its subtree
+ * about the axis plus the reflected rotor inertia; mass for slide joints). */
+void hs_bench_set_auto_gains(struct hs_bench *bench, double omega_rad_s);
+/* init only: an I/O module claims joint i, so the demo controller leaves it alone. */
+void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
+/* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full. */
+int hs_bench_add_io(struct hs_bench *bench, const struct hs_bench_io_ops *ops, void *ctx);
+
+/* Tick phases, RT-safe. now_ns is CLOCK_MONOTONIC (offline: simulated time). Return 0 or the
+ * first I/O module error. */
+int hs_bench_inputs(struct hs_bench *bench, int64_t now_ns);
+int hs_bench_actuation(struct hs_bench *bench, int64_t now_ns);
+int hs_bench_physics(struct hs_bench *bench, int64_t now_ns);
+int hs_bench_sensors(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+int hs_bench_outputs(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* RT-safe: every phase in order (offline simulation). */
+int hs_bench_tick(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* RT-safe: from now on every joint executes its safe behaviour (leaky overrun action "hold"). */
+void hs_bench_enter_safe_hold(struct hs_bench *bench);
+/* Non-RT: put every actuator in its safe state and let the I/O modules send their disable or
+ * zero frames. Idempotent. */
+void hs_bench_safe_stop(struct hs_bench *bench);
+
+/* Accessors (any thread, no allocation). */
+const struct hs_config *hs_bench_config(const struct hs_bench *bench);
+struct hs_world *hs_bench_world(struct hs_bench *bench);
+const struct hs_model *hs_bench_model(const struct hs_bench *bench, uint32_t body);
+uint32_t hs_bench_joint_count(const struct hs_bench *bench);
+const struct hs_bench_joint *hs_bench_joint(const struct hs_bench *bench, uint32_t i);
+int hs_bench_find_joint(const struct hs_bench *bench, const char *name); /* i or -ENOENT */
+uint32_t hs_bench_sensor_count(const struct hs_bench *bench);
+const struct hs_bench_sensor *hs_bench_sensor(const struct hs_bench *bench, uint32_t i);
+const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *bench, uint32_t i);
+const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *bench, uint32_t i);
+int64_t hs_bench_tick_period_ns(const struct hs_bench *bench);
+bool hs_bench_in_safe_hold(const struct hs_bench *bench);
+
+#endif

@@ -1,0 +1,195 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_internal.h"
+
+static int load_models(struct hs_bench *b, struct hs_diag *diag)
+{
+    for (uint32_t i = 0; i < b->cfg->nmodels; i++) {
+        int r = hs_model_load(b->cfg->models[i].file, &b->models[i], diag);
+        if (r < 0)
+            return r;
+        b->nmodels = i + 1;
+    }
+    return hs_config_check_against_models(b->cfg, (const struct hs_model *const *)b->models,
+                                          b->nmodels, diag);
+}
+
+/* Initial joint states of model i from the config, per link index. */
+static int initial_state(const struct hs_bench *b, uint32_t i, double *q0, double *dq0,
+                         struct hs_diag *diag)
+{
+    const struct hs_cfg_model *cm = &b->cfg->models[i];
+    for (uint32_t k = 0; k < cm->initial_count; k++) {
+        const struct hs_cfg_initial_joint *ij = &b->cfg->initial_joints[cm->initial_first + k];
+        int link = hs_model_find_link(b->models[i], ij->joint);
+        if (link < 0)
+            return hs_diag_set(diag, -EINVAL, b->cfg->path, ij->src.line, ij->src.column,
+                               "models[%u].initial.joints: model %s has no joint %s", i,
+                               b->models[i]->name, ij->joint);
+        q0[link] = ij->q;
+        dq0[link] = ij->dq;
+    }
+    return 0;
+}
+
+static int build_world(struct hs_bench *b, struct hs_plant_params *pp, struct hs_diag *diag)
+{
+    struct hs_world_body_spec specs[HS_CFG_MAX_MODELS];
+    double *arrays[HS_CFG_MAX_MODELS * 3] = {0};
+    int r = 0;
+    memset(specs, 0, sizeof specs);
+    for (uint32_t i = 0; i < b->nmodels; i++) {
+        uint32_t n = b->models[i]->nlinks ? b->models[i]->nlinks : 1;
+        double *q0 = calloc(n, sizeof *q0), *dq0 = calloc(n, sizeof *dq0);
+        double *arm = calloc(n, sizeof *arm);
+        arrays[3 * i] = q0, arrays[3 * i + 1] = dq0, arrays[3 * i + 2] = arm;
+        if (!q0 || !dq0 || !arm) {
+            r = hs_diag_set(diag, -ENOMEM, b->cfg->path, 0, 0, "out of memory");
+            goto out;
+        }
+        /* The file's root placement (e.g. SR1's waist height) is the default; the config's
+         * pose moves the whole model from there. */
+        struct hs_pose root;
+        hs_pose_mul(&b->cfg->models[i].pose, &b->models[i]->links[0].origin, &root);
+        specs[i] = (struct hs_world_body_spec){.model = b->models[i],
+                                               .root_pose = root,
+                                               .is_static = b->cfg->models[i].is_static,
+                                               .q0 = q0,
+                                               .dq0 = dq0,
+                                               .armature = arm};
+        if ((r = initial_state(b, i, q0, dq0, diag)) < 0)
+            goto out;
+        if (!b->cfg->models[i].is_static &&
+            (r = hs_plant_armature(b->models[i], &pp[i], arm)) < 0) {
+            hs_diag_set(diag, r, b->cfg->path, 0, 0, "rotor inertia of %s", b->models[i]->name);
+            goto out;
+        }
+    }
+    r = hs_world_create(&b->cfg->physics, specs, b->nmodels, &b->world, diag);
+out:
+    for (uint32_t k = 0; k < HS_CFG_MAX_MODELS * 3; k++)
+        free(arrays[k]);
+    return r;
+}
+
+static int build_tables(struct hs_bench *b)
+{
+    uint32_t nj = 0, ns = 0;
+    for (uint32_t i = 0; i < b->nmodels; i++) {
+        if (!b->plants[i])
+            continue;
+        nj += hs_plant_joint_count(b->plants[i]);
+        for (uint32_t s = 0; s < b->models[i]->nsensors; s++)
+            ns += b->models[i]->sensors[s].type <= HS_SENSOR_FORCE;
+    }
+    b->joints = calloc(nj ? nj : 1, sizeof *b->joints);
+    b->sensors = calloc(ns ? ns : 1, sizeof *b->sensors);
+    if (!b->joints || !b->sensors)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < b->nmodels; i++) {
+        struct hs_plant *p = b->plants[i];
+        if (!p)
+            continue;
+        const struct hs_model *m = b->models[i];
+        for (uint32_t j = 0; j < hs_plant_joint_count(p); j++) {
+            uint32_t link = hs_plant_joint_link(p, j);
+            const char *name = m->links[link].name;
+            const struct hs_cfg_gains *g = hs_config_gains(b->cfg, name);
+            b->joints[b->njoints++] = (struct hs_bench_joint){
+                .name = name,
+                .body = i,
+                .link = link,
+                .plant_joint = j,
+                .plant = p,
+                .source = hs_config_joint_source(b->cfg, name),
+                .cmd = hs_plant_command(p, j),
+                .q0 = hs_world_joint_position(b->world, i, link),
+                .kp = g->kp,
+                .kd = g->kd,
+            };
+        }
+        for (uint32_t s = 0; s < m->nsensors; s++)
+            if (m->sensors[s].type <= HS_SENSOR_FORCE)
+                b->sensors[b->nsensors++] = (struct hs_bench_sensor){
+                    .name = m->sensors[s].name,
+                    .type = m->sensors[s].type,
+                    .body = i,
+                    .model_sensor = s,
+                    .plant = p,
+                };
+    }
+    b->trajectory_joint = -1;
+    if (b->cfg->controller.type == HS_CFG_CONTROLLER_TRAJECTORY)
+        b->trajectory_joint = hs_bench_find_joint(b, b->cfg->controller.trajectory.joint);
+    return 0;
+}
+
+int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
+                    struct hs_diag *diag)
+{
+    struct hs_plant_params pp[HS_CFG_MAX_MODELS];
+    memset(pp, 0, sizeof pp);
+    struct hs_bench *b = calloc(1, sizeof *b);
+    if (!b)
+        return hs_diag_set(diag, -ENOMEM, config->path, 0, 0, "out of memory");
+    b->cfg = config;
+    b->period_ns = (int64_t)config->rt.period_ns;
+    int r = load_models(b, diag);
+    if (r < 0)
+        goto fail;
+    for (uint32_t i = 0; i < b->nmodels; i++)
+        if (!config->models[i].is_static &&
+            (r = hs__bench_plant_params(config, b->models[i], &pp[i], diag)) < 0)
+            goto fail;
+    if ((r = build_world(b, pp, diag)) < 0)
+        goto fail;
+    for (uint32_t i = 0; i < b->nmodels; i++)
+        if (!config->models[i].is_static &&
+            (r = hs_plant_create(b->world, i, b->models[i], &pp[i], &b->plants[i], diag)) < 0)
+            goto fail;
+    if ((r = build_tables(b)) < 0) {
+        hs_diag_set(diag, r, config->path, 0, 0, "out of memory");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
+        hs_plant_params_free(&pp[i]);
+    *ret_bench = b;
+    return 0;
+fail:
+    for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
+        hs_plant_params_free(&pp[i]);
+    hs_bench_destroy(b);
+    return r;
+}
+
+void hs_bench_destroy(struct hs_bench *b)
+{
+    if (!b)
+        return;
+    for (uint32_t k = b->nio; k-- > 0;)
+        if (b->io[k].ops->destroy)
+            b->io[k].ops->destroy(b->io[k].ctx);
+    for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
+        hs_plant_destroy(b->plants[i]);
+    hs_world_destroy(b->world);
+    for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
+        hs_model_free(b->models[i]);
+    free(b->joints);
+    free(b->sensors);
+    free(b);
+}
+
+int hs_bench_add_io(struct hs_bench *b, const struct hs_bench_io_ops *ops, void *ctx)
+{
+    if (b->nio >= HS_BENCH_MAX_IO)
+        return -ENOSPC;
+    b->io[b->nio++] = (struct hs_bench_io){.ops = ops, .ctx = ctx};
+    return 0;
+}
+
+void hs_bench_claim_joint(struct hs_bench *b, uint32_t i)
+{
+    b->joints[i].external = true;
+}

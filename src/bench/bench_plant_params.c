@@ -1,0 +1,138 @@
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench_internal.h"
+
+static enum hs_safe_behaviour safe_from_config(enum hs_cfg_safe_behaviour s)
+{
+    switch (s) {
+    case HS_CFG_SAFE_BRAKE:
+        return HS_SAFE_BRAKE;
+    case HS_CFG_SAFE_HOLD:
+        return HS_SAFE_HOLD;
+    default:
+        return HS_SAFE_ZERO_TORQUE;
+    }
+}
+
+static int find_sensor(const struct hs_model *m, const char *name, enum hs_sensor_type type)
+{
+    if (!name[0])
+        return -ENOENT;
+    for (uint32_t s = 0; s < m->nsensors; s++)
+        if (m->sensors[s].type == type && !strcmp(m->sensors[s].name, name))
+            return (int)s;
+    return -ENOENT;
+}
+
+static void map_joint(const struct hs_config *cfg, const struct hs_link *l,
+                      struct hs_plant_joint_params *jp)
+{
+    const struct hs_cfg_actuator *a = hs_config_actuator(cfg, l->name);
+    struct hs_actuator_params *p = &jp->actuator;
+    p->torque_max = a->torque_limit_nm;
+    p->current_max = a->current_limit_a;
+    if (!isnan(a->gear_ratio))
+        p->gear_ratio = a->gear_ratio;
+    if (!isnan(a->gear_efficiency))
+        p->gear_efficiency = a->gear_efficiency;
+    if (!isnan(a->rotor_inertia))
+        p->rotor_inertia = a->rotor_inertia;
+    if (!isnan(a->torque_const))
+        p->torque_const = a->torque_const;
+    p->viscous = a->viscous_friction;
+    p->coulomb = a->coulomb_friction;
+    if (!isnan(a->velocity_limit)) {
+        p->dq_max = a->velocity_limit;
+        p->dq_min = -a->velocity_limit;
+    }
+    p->velocity_gain = a->velocity_gain;
+    p->timeout_ns = (int64_t)llround(a->command_timeout_s * 1e9);
+    p->safe = safe_from_config(a->safe_behaviour);
+    const struct hs_cfg_gains *g = hs_config_gains(cfg, l->name);
+    p->hold_kp = g->kp;
+    p->hold_kd = g->kd;
+    jp->command_delay_ticks = a->command_delay_ticks;
+
+    const struct hs_cfg_encoder *e = hs_config_encoder(cfg, l->name);
+    struct hs_encoder_params *ep = &jp->encoder;
+    ep->gear_ratio = p->gear_ratio;
+    if (e->counts_per_rev > 0)
+        ep->counts_per_motor_rev = e->counts_per_rev;
+    ep->bits = e->counter_bits;
+    ep->absolute = e->mode == HS_CFG_ENCODER_ABSOLUTE;
+    ep->zero_offset_counts = e->zero_offset_counts;
+    ep->velocity_window = e->velocity_window_ticks;
+    jp->reading_delay_ticks = e->delay_ticks;
+}
+
+static uint32_t rate_divider(const struct hs_config *cfg, double rate_hz)
+{
+    if (rate_hz <= 0)
+        return 1;
+    double tick_hz = 1e9 / (double)cfg->rt.period_ns;
+    long d = lround(tick_hz / rate_hz);
+    return d < 1 ? 1 : (uint32_t)d;
+}
+
+int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *model,
+                           struct hs_plant_params *ret_params, struct hs_diag *diag)
+{
+    struct hs_plant_params pp;
+    int r = hs_plant_params_init(model, &pp);
+    if (r < 0)
+        return hs_diag_set(diag, r, cfg->path, 0, 0, "out of memory for %s", model->name);
+    pp.seed = cfg->sensors.noise_seed;
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < model->nlinks; i++) {
+        const struct hs_link *l = &model->links[i];
+        if (l->joint_type != HS_JOINT_ROTATE && l->joint_type != HS_JOINT_SLIDE)
+            continue;
+        map_joint(cfg, l, &pp.joints[j]);
+        if (pp.joints[j].encoder.velocity_window > HS_ENCODER_WINDOW_MAX) {
+            const struct hs_cfg_encoder *e = hs_config_encoder(cfg, l->name);
+            r = hs_diag_set(diag, -EINVAL, cfg->path, e->src.line, e->src.column,
+                            "sensors.encoders: velocity_window_ticks %u for %s is above the "
+                            "encoder model's maximum %u",
+                            pp.joints[j].encoder.velocity_window, l->name, HS_ENCODER_WINDOW_MAX);
+            hs_plant_params_free(&pp);
+            return r;
+        }
+        j++;
+    }
+    for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
+        const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
+        int parts[2] = {find_sensor(model, imu->accel, HS_SENSOR_ACCEL),
+                        find_sensor(model, imu->gyro, HS_SENSOR_GYRO)};
+        for (int part = 0; part < 2; part++) {
+            if (parts[part] < 0)
+                continue;
+            struct hs_plant_sensor_params *sp = &pp.sensors[parts[part]];
+            struct hs_channel_params *ch = &sp->channel[0];
+            sp->rate_divider = rate_divider(cfg, imu->rate_hz);
+            sp->delay_ticks = imu->delay_ticks;
+            double fs = 1e9 / (double)cfg->rt.period_ns / sp->rate_divider;
+            /* A noise density (unit/√Hz) sampled at fs has a per-sample std of density·√fs. */
+            double density = part == 0 ? imu->noise_density.accel : imu->noise_density.gyro;
+            ch->white_std = density * sqrt(fs);
+            ch->bias_rw_std = part == 0 ? imu->bias_random_walk.accel : imu->bias_random_walk.gyro;
+            memcpy(ch->bias, part == 0 ? imu->accel_bias : imu->gyro_bias, sizeof ch->bias);
+            ch->quantum = part == 0 ? imu->accel_lsb : imu->gyro_lsb;
+        }
+    }
+    for (uint32_t k = 0; k < cfg->sensors.nforce; k++) {
+        const struct hs_cfg_force_sensor *f = &cfg->sensors.force[k];
+        int s = find_sensor(model, f->name, HS_SENSOR_FORCE);
+        if (s < 0)
+            continue;
+        struct hs_plant_sensor_params *sp = &pp.sensors[s];
+        sp->delay_ticks = f->delay_ticks;
+        sp->channel[0].white_std = f->force_noise_n;
+        sp->channel[1].white_std = f->torque_noise_nm;
+        memcpy(sp->channel[0].bias, f->force_bias, sizeof f->force_bias);
+        memcpy(sp->channel[1].bias, f->torque_bias, sizeof f->torque_bias);
+    }
+    *ret_params = pp;
+    return 0;
+}

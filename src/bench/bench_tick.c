@@ -1,0 +1,183 @@
+#include <errno.h>
+#include <string.h>
+
+#include "bench_internal.h"
+
+int hs_bench_inputs(struct hs_bench *b, int64_t now_ns)
+{
+    int first = 0;
+    for (uint32_t k = 0; k < b->nio; k++)
+        if (b->io[k].ops->inputs) {
+            int r = b->io[k].ops->inputs(b->io[k].ctx, b, now_ns);
+            if (r < 0 && !first)
+                first = r;
+        }
+    return first;
+}
+
+/* Safe hold overrides every source with a PD hold where the joint is now: the leaky overrun
+ * counter decided the timing can no longer be trusted to close anyone's loop. */
+static void write_safe_hold(struct hs_bench *b, int64_t now_ns)
+{
+    for (uint32_t i = 0; i < b->njoints; i++) {
+        struct hs_joint_command *cmd = b->joints[i].cmd;
+        cmd->mode = HS_JOINT_MODE_POSITION;
+        cmd->q = b->joints[i].hold_q;
+        cmd->dq = 0;
+        cmd->tau_ff = 0;
+        cmd->kp = b->joints[i].kp;
+        cmd->kd = b->joints[i].kd;
+        cmd->rx_time_ns = now_ns;
+        cmd->seq++;
+    }
+}
+
+int hs_bench_actuation(struct hs_bench *b, int64_t now_ns)
+{
+    if (!b->started) {
+        b->start_ns = now_ns;
+        b->started = true;
+    }
+    if (b->safe_hold)
+        write_safe_hold(b, now_ns);
+    else
+        hs__bench_demo_controller(b, now_ns);
+    for (uint32_t i = 0; i < b->nmodels; i++)
+        if (b->plants[i])
+            hs_plant_apply_commands(b->plants[i], now_ns);
+    return 0;
+}
+
+int hs_bench_physics(struct hs_bench *b, int64_t now_ns)
+{
+    uint32_t n = b->cfg->physics.substeps;
+    for (uint32_t s = 0; s < n; s++) {
+        /* Motor loops run at the physics rate: a stiff PD evaluated once per tick over several
+         * substeps would act on a stale position. */
+        if (s > 0)
+            for (uint32_t i = 0; i < b->nmodels; i++)
+                if (b->plants[i])
+                    hs_plant_apply_commands(b->plants[i], now_ns);
+        hs_world_step(b->world);
+    }
+    return 0;
+}
+
+int hs_bench_sensors(struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    for (uint32_t i = 0; i < b->nmodels; i++)
+        if (b->plants[i])
+            hs_plant_update_sensors(b->plants[i], now_ns, tick);
+    return 0;
+}
+
+int hs_bench_outputs(struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    int first = 0;
+    for (uint32_t k = 0; k < b->nio; k++)
+        if (b->io[k].ops->outputs) {
+            int r = b->io[k].ops->outputs(b->io[k].ctx, b, now_ns, tick);
+            if (r < 0 && !first)
+                first = r;
+        }
+    return first;
+}
+
+int hs_bench_tick(struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    int r[5] = {
+        hs_bench_inputs(b, now_ns),        hs_bench_actuation(b, now_ns),
+        hs_bench_physics(b, now_ns),       hs_bench_sensors(b, now_ns, tick),
+        hs_bench_outputs(b, now_ns, tick),
+    };
+    for (int k = 0; k < 5; k++)
+        if (r[k] < 0)
+            return r[k];
+    return 0;
+}
+
+void hs_bench_enter_safe_hold(struct hs_bench *b)
+{
+    if (b->safe_hold)
+        return;
+    for (uint32_t i = 0; i < b->njoints; i++)
+        b->joints[i].hold_q =
+            hs_world_joint_position(b->world, b->joints[i].body, b->joints[i].link);
+    b->safe_hold = true;
+}
+
+void hs_bench_safe_stop(struct hs_bench *b)
+{
+    if (b->stopped)
+        return;
+    b->stopped = true;
+    /* seq 0 is "no command": the plant executes each joint's configured safe behaviour. */
+    for (uint32_t i = 0; i < b->njoints; i++)
+        b->joints[i].cmd->seq = 0;
+    for (uint32_t k = 0; k < b->nio; k++)
+        if (b->io[k].ops->safe_stop)
+            b->io[k].ops->safe_stop(b->io[k].ctx, b);
+}
+
+const struct hs_config *hs_bench_config(const struct hs_bench *b)
+{
+    return b->cfg;
+}
+
+struct hs_world *hs_bench_world(struct hs_bench *b)
+{
+    return b->world;
+}
+
+const struct hs_model *hs_bench_model(const struct hs_bench *b, uint32_t body)
+{
+    return body < b->nmodels ? b->models[body] : NULL;
+}
+
+uint32_t hs_bench_joint_count(const struct hs_bench *b)
+{
+    return b->njoints;
+}
+
+const struct hs_bench_joint *hs_bench_joint(const struct hs_bench *b, uint32_t i)
+{
+    return &b->joints[i];
+}
+
+int hs_bench_find_joint(const struct hs_bench *b, const char *name)
+{
+    for (uint32_t i = 0; i < b->njoints; i++)
+        if (!strcmp(b->joints[i].name, name))
+            return (int)i;
+    return -ENOENT;
+}
+
+uint32_t hs_bench_sensor_count(const struct hs_bench *b)
+{
+    return b->nsensors;
+}
+
+const struct hs_bench_sensor *hs_bench_sensor(const struct hs_bench *b, uint32_t i)
+{
+    return &b->sensors[i];
+}
+
+const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *b, uint32_t i)
+{
+    return hs_plant_joint_reading(b->joints[i].plant, b->joints[i].plant_joint);
+}
+
+const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *b, uint32_t i)
+{
+    return hs_plant_sensor_reading(b->sensors[i].plant, b->sensors[i].model_sensor);
+}
+
+int64_t hs_bench_tick_period_ns(const struct hs_bench *b)
+{
+    return b->period_ns;
+}
+
+bool hs_bench_in_safe_hold(const struct hs_bench *b)
+{
+    return b->safe_hold;
+}
