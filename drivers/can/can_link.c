@@ -54,10 +54,15 @@ int hs__can_link_probe(const char *iface, enum hs_can_link_mgmt *ret_mgmt, struc
         return hs_diag_set(d, -ENOTSUP, NULL, 0, 0,
                            "can %s: link type %d is not CAN (%d); refusing to touch it", iface,
                            type, ARPHRD_CAN);
+    /* vcan/vxcan have no controller: libsocketcan would fail and print, so ask for the kind */
+    char kind[32];
+    r = hs__can_link_kind(iface, kind, sizeof kind);
+    if (r < 0)
+        return hs_diag_set(d, r, NULL, 0, 0, "can %s: cannot read the link kind", iface);
     int state;
-    /* vcan has no controller: netlink carries no CAN info and the getter fails */
-    *ret_mgmt =
-        can_get_state(iface, &state) == 0 ? HS_CAN_LINK_MGMT_OK : HS_CAN_LINK_MGMT_UNSUPPORTED;
+    *ret_mgmt = (!strcmp(kind, "can") && can_get_state(iface, &state) == 0)
+                    ? HS_CAN_LINK_MGMT_OK
+                    : HS_CAN_LINK_MGMT_UNSUPPORTED;
     return 0;
 }
 

@@ -258,10 +258,23 @@ static void test_back_pressure_drop_policy_counts(void **state)
     int n;
     while ((n = hs_can_bus_recv(b, rx, 64)) > 0)
         got += (unsigned)n;
+    /* SO_RXQ_OVFL rides on the next frame queued after the drops: send one more */
+    struct hs_can_frame probe = mk(0x7FF, 0, 1, 0);
+    assert_int_equal(hs_can_bus_send(a, &probe, 1), 1);
+    handed++;
+    got += (unsigned)recv_all(b, rx, 1, 64);
     hs_can_bus_state(b, &sb);
-    /* every frame the kernel took is either read or counted as a receive-queue drop */
+    printf("offered %llu handed %llu tx_dropped %llu received %llu rx_dropped_kernel %llu\n",
+           (unsigned long long)offered, (unsigned long long)handed,
+           (unsigned long long)sa.tx_dropped, (unsigned long long)got,
+           (unsigned long long)sb.rx_dropped_kernel);
+    /* every frame the kernel took is read or counted: exact on vcan0 in the RT guest
+     * (measured 279 read + 255722 counted = 256001) */
     assert_int_equal(got + sb.rx_dropped_kernel, handed);
-    assert_true(sa.tx_dropped > 0 || sb.rx_dropped_kernel > 0);
+    if (on_socketcan())
+        assert_true(sb.rx_dropped_kernel > 0); /* vcan never pushes back; the reader drops */
+    else
+        assert_true(sa.tx_dropped > 0); /* a socketpair pushes back instead */
     hs_can_bus_close(a);
     hs_can_bus_close(b);
 }
