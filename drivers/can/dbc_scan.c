@@ -174,7 +174,7 @@ int hs__dbc_uint(struct hs__dbc_scan *s, uint64_t max, uint64_t *ret, const char
     uint64_t v = 0;
     while (s->p < s->end && isdigit((unsigned char)*s->p)) {
         unsigned dgt = (unsigned)(*s->p - '0');
-        if (v > (max - dgt) / 10)
+        if (dgt > max || v > (max - dgt) / 10)
             return hs__dbc_err(s, "%s out of range (max %llu)", what, (unsigned long long)max);
         v = v * 10 + dgt;
         s->p++;

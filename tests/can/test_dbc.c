@@ -301,6 +301,8 @@ static void test_bad_input_names_file_line_and_leaves_nothing(void **state)
         {"BO_ 1 A: 65 X\n", 1, "message length"},
         {"BA_DEF_ BO_ \"x\" INT 0 1\n", 1, "no closing ';'"},
         {"BO_ 1 A: 8 X\n SG_ s m1M : 0|8@1+ (1,0) [0|0] \"\" X\n", 2, "extended multiplexing"},
+        {"BO_ 1 A: 8 X\n SG_ s : 0|32@1+ (1,0) [0|0] \"\" X\nSIG_VALTYPE_ 1 s : 4;\n", 3,
+         "SIG_VALTYPE_ type"},
         {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\n SG_ s : 8|8@1+ (1,0) [0|0] \"\" X\n",
          3, "defined twice"},
     };
