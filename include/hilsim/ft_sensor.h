@@ -10,7 +10,9 @@
  * frame) that the joint applies to body 1. The wrench on the parent is its negative (ODE's joint
  * rows conserve momentum), so about the sensor point p:
  *     f = -f1,   tau = -(t1 + (c1 - p) x f1),
- * and in the sensor frame f_s = Rᵀ f, tau_s = Rᵀ tau. */
+ * and in the sensor frame f_s = Rᵀ f, tau_s = Rᵀ tau. On an actuated joint the wrench on the link
+ * includes the actuator's torque along the axis (the plant adds it: ODE's feedback holds only
+ * constraint rows, not efforts added with dJointAddHingeTorque). */
 #ifndef HILSIM_FT_SENSOR_H
 #define HILSIM_FT_SENSOR_H
 

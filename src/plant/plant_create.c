@@ -75,6 +75,8 @@ static int init_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, uint32_t
         s->joint = hs_world_ode_joint(pl->world, pl->body, s->link);
         s->active = s->joint != NULL && s->body != NULL;
         if (s->active) {
+            int j = hs_plant_find_joint(pl, s->link);
+            s->actuated = j >= 0 ? &pl->joints[j] : NULL;
             s->feedback = &pl->feedback[s->link];
             dJointSetFeedback(s->joint, s->feedback);
         }

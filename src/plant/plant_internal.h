@@ -30,7 +30,8 @@ struct hs__plant_sensor {
     bool active; /* accel, gyro, or force with an ODE joint on its link */
     uint32_t link;
     dBodyID body;
-    dJointID joint; /* force sensors: the joint of the link */
+    dJointID joint;                         /* force sensors: the joint of the link */
+    const struct hs__plant_joint *actuated; /* force sensors: the plant joint there, or NULL */
     dJointFeedback *feedback;
     struct hs_pose pose; /* sensor frame in the link frame */
     struct hs_plant_sensor_params p;

@@ -91,6 +91,23 @@ static void sample_ft(struct hs_plant *pl, struct hs__plant_sensor *s, double re
         f[k] = link_is_1 ? fb->f1[k] : fb->f2[k];
         t[k] = link_is_1 ? fb->t1[k] : fb->t2[k];
     }
+    /* The actuator's explicit effort (dJointAddHingeTorque / AddSliderForce, applied as body
+     * forces) passes through the joint too, but ODE's feedback holds only constraint rows:
+     * add it, or an ankle sensor would miss the ankle torque. It acts +axis on body 1. */
+    if (s->actuated) {
+        const struct hs__plant_joint *j = s->actuated;
+        double e = link_is_1 ? j->out.effort : -j->out.effort;
+        dVector3 axis;
+        if (j->type == HS_JOINT_ROTATE) {
+            dJointGetHingeAxis(j->joint, axis);
+            for (int k = 0; k < 3; k++)
+                t[k] += e * axis[k];
+        } else {
+            dJointGetSliderAxis(j->joint, axis);
+            for (int k = 0; k < 3; k++)
+                f[k] += e * axis[k];
+        }
+    }
     const dReal *c = dBodyGetPosition(s->body);
     double cv[3] = {c[0], c[1], c[2]};
     sensor_frame(pl, s, R, p);

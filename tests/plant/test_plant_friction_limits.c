@@ -138,6 +138,32 @@ static void test_position_limits_are_ode_stops(void **state)
     rig_stop(&r);
 }
 
+static void test_friction_and_brake_leave_a_joint_at_its_stop_alone(void **state)
+{
+    (void)state;
+    /* ODE's motor row, powered while its joint sits on a stop, is replaced by its full FMax as
+     * a torque (the "fudge factor" path); with the rigid brake that is 1e6 N·m. It must press
+     * the joint into the stop, not throw it off, at either stop. */
+    for (int side = -1; side <= 1; side += 2) {
+        struct rig r = {.m = tm_new(2, 0)};
+        r.m->links[1].ulimit = 0.5, r.m->links[1].llimit = -0.5;
+        assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+        r.params.joints[0].actuator.coulomb = 0.05;
+        rig_start(&r); /* rigid brake: the default */
+        torque(&r, 0.1 * side);
+        rig_run(&r, 500);
+        assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.5 * side) < 1e-3);
+        torque(&r, 0.0); /* resting on the stop: friction must not move it */
+        rig_run(&r, 500);
+        assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.5 * side) < 1e-3);
+        *hs_plant_command(r.p, 0) =
+            (struct hs_joint_command){.mode = HS_JOINT_MODE_BRAKE, .seq = 1};
+        rig_run(&r, 500);
+        assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.5 * side) < 1e-3);
+        rig_stop(&r);
+    }
+}
+
 static void test_multi_turn_limits_are_soft_stops(void **state)
 {
     (void)state;
@@ -223,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_viscous_friction_terminal_velocity),
         cmocka_unit_test(test_brake_holds_below_its_torque_and_slips_above),
         cmocka_unit_test(test_position_limits_are_ode_stops),
+        cmocka_unit_test(test_friction_and_brake_leave_a_joint_at_its_stop_alone),
         cmocka_unit_test(test_multi_turn_limits_are_soft_stops),
         cmocka_unit_test(test_velocity_gain_loop),
         cmocka_unit_test(test_velocity_limit_and_saturation_counters),

@@ -164,6 +164,34 @@ static void test_force_sensor_under_hanging_mass(void **state)
     rig_stop(&r);
 }
 
+static void test_force_sensor_sees_the_actuator_torque(void **state)
+{
+    (void)state;
+    /* A horizontal 1 kg arm on a hinge about x, centre of mass 0.3 m out along y, held level by
+     * a torque-mode command equal to its gravity moment. The sensor at the joint reads the load:
+     * force (0, 0, -m g) and its moment about the sensor, (0, 0.3, 0) x (0, 0, -m g) =
+     * (-0.3 m g, 0, 0) -- which, about the hinge axis, only the actuator carries. */
+    const double m = 1.0, d = 0.3;
+    struct rig r = {.m = tm_new(2, 1)};
+    r.m->links[1].axis[2] = 0, r.m->links[1].axis[0] = 1;
+    r.m->links[1].mass = m;
+    r.m->links[1].com[1] = d;
+    r.m->sensors[0].type = HS_SENSOR_FORCE;
+    r.m->sensors[0].link = 1;
+    assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+    rig_start(&r, -G, NULL);
+    *hs_plant_command(r.p, 0) =
+        (struct hs_joint_command){.mode = HS_JOINT_MODE_TORQUE, .tau_ff = m * G * d, .seq = 1};
+    for (int i = 0; i < 100; i++)
+        rig_tick(&r);
+    assert_true(fabs(hs_world_joint_position(r.w, 0, 1)) < 1e-9);
+    const struct hs_sensor_reading *ft = hs_plant_sensor_reading(r.p, 0);
+    assert_true(fabs(ft->value[2] + m * G) < 1e-3 * m * G);
+    assert_true(fabs(ft->torque[0] + d * m * G) < 1e-3 * d * m * G);
+    assert_true(fabs(ft->torque[1]) < 1e-6 && fabs(ft->torque[2]) < 1e-6);
+    rig_stop(&r);
+}
+
 static void test_torque_mode_acceleration_includes_reflected_rotor_inertia(void **state)
 {
     (void)state;
@@ -540,6 +568,7 @@ int main(void)
         cmocka_unit_test(test_resting_imu_reads_gravity_reaction),
         cmocka_unit_test(test_spinning_imu_reads_rate_and_centripetal),
         cmocka_unit_test(test_force_sensor_under_hanging_mass),
+        cmocka_unit_test(test_force_sensor_sees_the_actuator_torque),
         cmocka_unit_test(test_torque_mode_acceleration_includes_reflected_rotor_inertia),
         cmocka_unit_test(test_encoder_through_ode_past_pi_and_counter_wrap),
         cmocka_unit_test(test_position_pd_step_response),
