@@ -1,0 +1,298 @@
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "hilsim/log.h"
+#include "reload.h"
+
+static void report_diag(const struct hs_diag *d)
+{
+    char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
+    hs_diag_format(d, buf, sizeof buf);
+    hs_log(HS_LOG_ERR, "%s", buf);
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- tick phases: the bench's, timed by the loop ---- */
+static int ph_inputs(void *ctx, const struct hs_tick_info *t)
+{
+    return hs_bench_inputs(ctx, t->wake_ns);
+}
+static int ph_actuation(void *ctx, const struct hs_tick_info *t)
+{
+    return hs_bench_actuation(ctx, t->wake_ns);
+}
+static int ph_physics(void *ctx, const struct hs_tick_info *t)
+{
+    return hs_bench_physics(ctx, t->wake_ns);
+}
+static int ph_sensors(void *ctx, const struct hs_tick_info *t)
+{
+    return hs_bench_sensors(ctx, t->wake_ns, t->tick);
+}
+static int ph_outputs(void *ctx, const struct hs_tick_info *t)
+{
+    return hs_bench_outputs(ctx, t->wake_ns, t->tick);
+}
+static void ph_safe_hold(void *ctx, const struct hs_tick_info *t)
+{
+    (void)t;
+    hs_bench_enter_safe_hold(ctx);
+}
+
+static const struct hs_tick_ops bench_ops = {
+    .inputs = ph_inputs,
+    .actuation = ph_actuation,
+    .physics = ph_physics,
+    .sensors = ph_sensors,
+    .outputs = ph_outputs,
+    .on_safe_hold = ph_safe_hold,
+};
+
+static enum hs_overrun_policy policy_from_config(enum hs_cfg_overrun_policy p)
+{
+    return p == HS_CFG_OVERRUN_CATCH_UP ? HS_OVERRUN_CATCH_UP
+           : p == HS_CFG_OVERRUN_STOP   ? HS_OVERRUN_STOP
+                                        : HS_OVERRUN_SKIP;
+}
+
+static void fill_rt(struct hs_runner *r)
+{
+    const struct hs_cfg_rt *c = &r->cfg->rt;
+    r->rt = HS_RT_OPTS_DEFAULT;
+    r->rt.priority = r->o.no_rt ? 0 : c->priority;
+    r->rt.cpu = c->cpu;
+    r->rt.lock_memory = !r->o.no_rt && c->lock_memory;
+    r->rt.hold_dma_latency = !r->o.no_rt && c->cpu_dma_latency;
+    r->rt.require_rt = r->o.require_rt || c->require_rt;
+    if (r->o.no_rt)
+        r->rt.prefault_stack_kib = 256;
+    r->tick = (struct hs_tick_config){
+        .period_ns = (int64_t)c->period_ns,
+        .policy = policy_from_config(c->overrun_policy),
+        .leaky_inc = c->overrun_leaky.increment,
+        .leaky_threshold = c->overrun_leaky.threshold,
+        .leaky_action =
+            c->overrun_leaky.action == HS_CFG_LEAKY_STOP ? HS_LEAKY_STOP : HS_LEAKY_SAFE_HOLD,
+        .hist_range_ns = (int64_t)c->histogram_max_us * 1000,
+        .hist_bin_ns = 1000,
+    };
+    if (r->o.duration_s > 0)
+        r->tick.max_ticks = (uint64_t)llround(r->o.duration_s * 1e9 / (double)c->period_ns);
+}
+
+int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
+{
+    memset(r, 0, sizeof *r);
+    r->o = *o;
+    r->proc.dma_fd = -1;
+    struct hs_diag d = {0};
+    int rc;
+    if ((rc = hs_config_load(o->config, &r->cfg, &d)) < 0) {
+        report_diag(&d);
+        return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
+    }
+    r->budgets = r->cfg->budgets;
+    fill_rt(r);
+
+    /* The audit comes first: with --require-rt a host that is not real-time capable is
+     * refused before anything is built. */
+    hs_rt_audit_collect(&r->audit, NULL, NULL);
+    r->rt_capable = hs_rt_audit_rt_capable(&r->audit, r->rt_why, sizeof r->rt_why);
+    if (!r->rt_capable && r->rt.require_rt) {
+        hs_log(HS_LOG_ERR, "refusing to run: this host is not real-time capable (%s)", r->rt_why);
+        return HS_EXIT_FAILURE;
+    }
+    if (!r->rt_capable)
+        hs_log(HS_LOG_WARNING,
+               "*** NOT A REAL-TIME HOST: %s. hilsim runs, but its timing does not qualify "
+               "a bench (use --require-rt to refuse) ***",
+               r->rt_why);
+
+    if ((rc = hs_bench_create(r->cfg, &r->bench, &d)) < 0) {
+        report_diag(&d);
+        return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
+    }
+    if ((rc = hs__attach_io(r, &d)) < 0) {
+        report_diag(&d);
+        return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+    }
+    if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
+        report_diag(&d);
+        return HS_EXIT_USAGE;
+    }
+    /* mlockall after everything is allocated, so the whole working set is locked. */
+    rc = hs_rt_setup_process(&r->rt, &r->proc, &r->proc_report);
+    if (rc < 0) {
+        hs_log(HS_LOG_ERR, "real-time process set-up refused: %s", strerror(-rc));
+        return HS_EXIT_FAILURE;
+    }
+    if (r->rt.lock_memory && r->proc_report.mlockall.state == HS_RT_REFUSED)
+        hs_log(HS_LOG_WARNING, "mlockall refused (%s): page faults may stall ticks",
+               strerror(r->proc_report.mlockall.err));
+
+    /* Warm-up: every phase runs for real (no sleeping) so caches, lazily bound symbols and
+     * ODE's arenas are hot before the first measured tick. */
+    int64_t t0 = mono_ns();
+    for (uint32_t k = 0; k < r->cfg->rt.warmup_ticks; k++)
+        hs_bench_tick(r->bench, t0 + (int64_t)k * r->tick.period_ns, k);
+    return 0;
+}
+
+/* ---- supervisor thread: signals, log ring, status, watchdog ---- */
+struct supervisor {
+    struct hs_runner *r;
+    sigset_t sigs;
+    atomic_bool done;
+    int signals;
+};
+
+static void drain_log(struct hs_runner *r)
+{
+    struct hs_rt_log_rec rec;
+    char line[256];
+    while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
+        hs_rt_log_format(&rec, line, sizeof line);
+        hs_log(rec.kind == HS_RT_LOG_STALL ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
+    }
+}
+
+static void *supervise(void *arg)
+{
+    struct supervisor *s = arg;
+    struct hs_runner *r = s->r;
+    unsigned long long wd_usec = hs__notify_watchdog_usec();
+    int64_t next_status = 0, next_wd = 0;
+    uint64_t wd_last_ticks = UINT64_MAX;
+    const char *hook = getenv("HILSIM_TEST_HOOKS");
+    bool hooks = hook && !strcmp(hook, "1");
+    while (!atomic_load(&s->done)) {
+        struct timespec to = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
+        int sig = sigtimedwait(&s->sigs, NULL, &to);
+        if (sig == SIGINT || sig == SIGTERM) {
+            if (++s->signals > 1) {
+                hs_log(HS_LOG_WARNING, "second signal: exiting at once");
+                _exit(HS_EXIT_FAILURE);
+            }
+            hs_log(HS_LOG_INFO, "%s: stopping at the next tick boundary",
+                   sig == SIGINT ? "SIGINT" : "SIGTERM");
+            hs__notify("STOPPING=1");
+            hs_tick_loop_request_stop(r->loop);
+        } else if (sig == SIGHUP) {
+            hs__notify("RELOADING=1");
+            hs__runner_reload(r);
+            hs__notify("READY=1");
+        } else if (sig == SIGUSR1 && hooks) {
+            /* Test hook: stall the RT loop once, to prove the watchdog notices. */
+            const char *ms = getenv("HILSIM_TEST_STALL_MS");
+            hs_tick_loop_inject_stall(r->loop, (ms ? atoll(ms) : 3000) * 1000000LL);
+        }
+        drain_log(r);
+        int64_t now = mono_ns();
+        struct hs_tick_progress p;
+        hs_tick_loop_progress(r->loop, &p);
+        if (now >= next_status) {
+            hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
+                       "worst wake %.1f us%s",
+                       (unsigned long long)p.ticks, (unsigned long long)p.overruns,
+                       (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "");
+            next_status = now + 1000000000LL;
+        }
+        /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
+         * systemd restarts the service. */
+        if (wd_usec && now >= next_wd) {
+            if (p.ticks != wd_last_ticks)
+                hs__notify("WATCHDOG=1");
+            wd_last_ticks = p.ticks;
+            next_wd = now + (int64_t)wd_usec * 1000 / 2;
+        }
+    }
+    drain_log(r);
+    return NULL;
+}
+
+int hs__runner_run(struct hs_runner *r)
+{
+    struct supervisor s = {.r = r};
+    sigemptyset(&s.sigs);
+    sigaddset(&s.sigs, SIGINT);
+    sigaddset(&s.sigs, SIGTERM);
+    sigaddset(&s.sigs, SIGHUP);
+    sigaddset(&s.sigs, SIGUSR1);
+    /* Blocked here, so every thread inherits the mask and only the supervisor takes them. */
+    pthread_sigmask(SIG_BLOCK, &s.sigs, NULL);
+    pthread_t sup;
+    if (pthread_create(&sup, NULL, supervise, &s) != 0) {
+        hs_log(HS_LOG_ERR, "cannot start the supervisor thread");
+        return HS_EXIT_FAILURE;
+    }
+    hs__notify("READY=1\nSTATUS=running");
+    hs_log(HS_LOG_INFO, "running bench '%s': period %.3f ms, %u joints, %u sensors",
+           r->cfg->bench.name, (double)r->tick.period_ns / 1e6, hs_bench_joint_count(r->bench),
+           hs_bench_sensor_count(r->bench));
+    r->loop_rc = hs_tick_loop_run(r->loop);
+    hs__notify("STOPPING=1");
+    hs_bench_safe_stop(r->bench);
+    atomic_store(&s.done, true);
+    pthread_join(sup, NULL);
+    hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
+    r->audit.report.mlockall = r->proc_report.mlockall;
+    r->audit.report.dma_latency = r->proc_report.dma_latency;
+    if (r->loop_rc == -EPERM) {
+        hs_log(HS_LOG_ERR, "real-time set-up refused and required: %s", strerror(-r->loop_rc));
+        return HS_EXIT_FAILURE;
+    }
+    return r->loop_rc < 0 ? HS_EXIT_FAILURE : HS_EXIT_OK;
+}
+
+void hs__runner_print_summary(struct hs_runner *r, FILE *out)
+{
+    static char buf[16384];
+    struct hs_tick_result res;
+    hs_tick_loop_result(r->loop, &res);
+    hs_rt_audit_format_text(&r->audit, buf, sizeof buf);
+    fprintf(out, "self-audit:\n%s\n", buf);
+    hs_rt_stats_format_text(hs_tick_loop_stats(r->loop), buf, sizeof buf);
+    fprintf(out, "%s", buf);
+    fprintf(out, "stopped: %s; ticks %llu, deadline misses %llu, skipped periods %llu%s\n",
+            hs_tick_stop_reason_name(res.reason), (unsigned long long)res.ticks,
+            (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
+            res.safe_hold ? ", SAFE HOLD latched" : "");
+    for (uint32_t i = 0; i < hs_bench_joint_count(r->bench); i++) {
+        const struct hs_bench_joint *j = hs_bench_joint(r->bench, i);
+        struct hs_plant_joint_counters c;
+        hs_plant_joint_counters(j->plant, j->plant_joint, &c);
+        if (c.stale_events || c.torque_saturations || c.current_saturations)
+            fprintf(out,
+                    "joint %s: %llu stale-command fallbacks, %llu torque / %llu current "
+                    "saturated ticks\n",
+                    j->name, (unsigned long long)c.stale_events,
+                    (unsigned long long)c.torque_saturations,
+                    (unsigned long long)c.current_saturations);
+    }
+}
+
+void hs__runner_cleanup(struct hs_runner *r)
+{
+    hs_tick_loop_destroy(r->loop);
+    hs_bench_destroy(r->bench);
+    hs_rt_process_release(&r->proc);
+    hs_config_free(r->cfg);
+    memset(r, 0, sizeof *r);
+}

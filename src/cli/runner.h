@@ -1,0 +1,54 @@
+/* The real-time run shared by `hilsim run` and `hilsim bench`: config -> bench -> I/O ->
+ * self-audit -> warm-up -> the tick loop on the calling thread, with a supervisor thread for
+ * signals, the RT log ring, SIGHUP reloads and systemd notifications. */
+#ifndef HS_CLI_RUNNER_H
+#define HS_CLI_RUNNER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hilsim/bench.h"
+#include "hilsim/config.h"
+#include "rt/rt_audit.h"
+#include "rt/tick_loop.h"
+
+struct hs_runner_opts {
+    const char *config;
+    double duration_s; /* 0: until SIGINT/SIGTERM */
+    bool require_rt;   /* also settable in the config (rt.require_rt) */
+    bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+};
+
+struct hs_runner {
+    struct hs_runner_opts o;
+    const struct hs_config *cfg;
+    struct hs_bench *bench;
+    struct hs_tick_loop *loop;
+    struct hs_rt_opts rt;
+    struct hs_tick_config tick;
+    struct hs_rt_process proc;
+    struct hs_rt_report proc_report;
+    struct hs_rt_audit audit;      /* at start; refreshed with the thread report after the run */
+    struct hs_cfg_budgets budgets; /* SIGHUP may change them */
+    bool rt_capable;
+    char rt_why[256];
+    int loop_rc;
+};
+
+/* Returns 0 or an exit code (HS_EXIT_USAGE for bad input, HS_EXIT_FAILURE otherwise), having
+ * reported the error once. */
+int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r);
+/* Runs the loop until the duration or a signal; then safe stop. 0 or an exit code. */
+int hs__runner_run(struct hs_runner *r);
+void hs__runner_print_summary(struct hs_runner *r, FILE *out);
+void hs__runner_cleanup(struct hs_runner *r);
+
+/* notify.c: sd_notify when built with libsystemd and NOTIFY_SOCKET is set; else nothing. */
+void hs__notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Watchdog interval in µs from WATCHDOG_USEC (0 when not requested). */
+unsigned long long hs__notify_watchdog_usec(void);
+
+/* io_attach.c: attaches the CAN and shm I/O modules the config asks for. */
+int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
+
+#endif
