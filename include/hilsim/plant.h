@@ -74,12 +74,14 @@ struct hs_joint_reading {
     uint64_t encoder_count;  /* raw counter value (encoder.h) */
     double encoder_velocity; /* board-style window estimate at the joint, rad/s or m/s */
     double encoder_position; /* joint position decoded from the counter, rad or m */
+    int64_t time_ns;         /* now_ns of the update that measured it (before the delay) */
 };
 
 struct hs_sensor_reading {
     double value[3];  /* accel: specific force m/s²; gyro: rate rad/s; force: force N */
     double torque[3]; /* force sensors: torque N·m about the sensor origin; else 0 */
     uint64_t samples; /* samples taken so far (grows every rate_divider ticks) */
+    int64_t time_ns;  /* now_ns of the update that took the sample (before the delay) */
 };
 
 struct hs_plant_joint_counters {

@@ -36,7 +36,7 @@ static double axial_constraint_effort(const struct hs__plant_joint *j, dBodyID b
     return t;
 }
 
-static void update_joint(struct hs_plant *pl, struct hs__plant_joint *j)
+static void update_joint(struct hs_plant *pl, struct hs__plant_joint *j, int64_t now_ns)
 {
     struct hs_joint_reading r;
     struct hs_encoder_reading e;
@@ -50,6 +50,7 @@ static void update_joint(struct hs_plant *pl, struct hs__plant_joint *j)
     r.encoder_count = e.count;
     r.encoder_velocity = e.velocity;
     r.encoder_position = e.position;
+    r.time_ns = now_ns;
     j->reading = *(const struct hs_joint_reading *)hs_delay_line_push(&j->reading_delay, &r);
 }
 
@@ -114,8 +115,8 @@ static void sample_ft(struct hs_plant *pl, struct hs__plant_sensor *s, double re
     hs_ft_from_joint_wrench(f, t, cv, p, R, ret_f, ret_t);
 }
 
-static void update_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, double now_s,
-                          double dt_s, uint64_t tick)
+static void update_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, int64_t now_ns,
+                          double now_s, double dt_s, uint64_t tick)
 {
     double v[3] = {0, 0, 0}, t[3] = {0, 0, 0};
     /* Kinematic differences run every tick so a slow output rate still sees tick-exact
@@ -131,19 +132,19 @@ static void update_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, doubl
         if (s->type == HS_SENSOR_FORCE)
             hs_channel_apply(&s->channel[1], t, sample_dt, s->held.torque);
         s->held.samples++;
+        s->held.time_ns = now_ns;
     }
     s->reading = *(const struct hs_sensor_reading *)hs_delay_line_push(&s->delay, &s->held);
 }
 
 void hs_plant_update_sensors(struct hs_plant *pl, int64_t now_ns, uint64_t tick)
 {
-    (void)now_ns;
     double now_s = hs_world_time(pl->world);
     double dt_s = now_s - pl->last_update_time_s;
     pl->last_update_time_s = now_s;
     for (uint32_t i = 0; i < pl->njoints; i++)
-        update_joint(pl, &pl->joints[i]);
+        update_joint(pl, &pl->joints[i], now_ns);
     for (uint32_t i = 0; i < pl->nsensors; i++)
         if (pl->sensors[i].active)
-            update_sensor(pl, &pl->sensors[i], now_s, dt_s, tick);
+            update_sensor(pl, &pl->sensors[i], now_ns, now_s, dt_s, tick);
 }

@@ -389,7 +389,7 @@ static void test_delay_lines_and_output_rate(void **state)
         w_hist[k] = w[2];
         const struct hs_joint_reading *jr = hs_plant_joint_reading(r.p, 0);
         if (k > 3)
-            assert_true(jr->q == q_hist[k - 3]);
+            assert_true(jr->q == q_hist[k - 3] && jr->time_ns == (k - 3) * MS);
         /* The command takes 2 ticks to reach the drive: no motion before tick 3. */
         if (k <= 2)
             assert_true(q_hist[k] == 0.0);
@@ -401,6 +401,8 @@ static void test_delay_lines_and_output_rate(void **state)
         if (last_sample >= 4)
             assert_true(fabs(g->value[2] - w_hist[last_sample]) < 1e-12);
         assert_int_equal(g->samples, (uint64_t)((k - 1) / 4));
+        if (last_sample >= 4)
+            assert_true(g->time_ns == last_sample * MS);
     }
     rig_stop(&r);
 }
