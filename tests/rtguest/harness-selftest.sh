@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # harness-selftest.sh RUNNER: checks, from the host, the promises run-in-rt-guest.sh makes: the
 # exit status, stdout and stderr kept apart and intact, HS_GUEST_ENV and HS_* passed in, the
-# working directory kept, HS_GUEST_RW dirs writable, other host files untouched, and 124 on
-# timeout. Two guest boots.
+# working directory kept, HS_GUEST_RW dirs writable, other host files untouched, 124 on timeout,
+# one retry of a hung boot and 125 on bad set-up. Two full guest boots and two cut short.
 set -uo pipefail
 RUNNER=${1:?usage: harness-selftest.sh RUNNER}
 WORK=$(mktemp -d)
@@ -45,4 +45,16 @@ rc=$?
 check "a command past HS_GUEST_TIMEOUT ends with 124 (got $rc after $((SECONDS - start)) s)" \
     test "$rc" = 124 -a $((SECONDS - start)) -lt 100
 check "the timeout is explained on stderr" grep -q 'HS_GUEST_TIMEOUT' "$WORK/stderr"
+
+# A boot that cannot finish in time: retried once, then reported as a guest failure.
+HS_GUEST_BOOT_TIMEOUT=1 "$RUNNER" true >/dev/null 2>"$WORK/stderr"
+rc=$?
+check "a hung boot is retried once, then fails with 125 (got $rc)" \
+    test "$rc" = 125 -a "$(grep -c 'booting again' "$WORK/stderr")" = 1
+check "a failed boot is explained on stderr" grep -q 'failed to boot twice' "$WORK/stderr"
+
+HS_GUEST_RW=$WORK/no-such-dir "$RUNNER" true >/dev/null 2>"$WORK/stderr"
+rc=$?
+check "a bad HS_GUEST_RW fails with 125 and names the directory (got $rc)" \
+    test "$rc" = 125 -a -n "$(grep "$WORK/no-such-dir" "$WORK/stderr")"
 exit $failed
