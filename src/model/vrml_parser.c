@@ -297,20 +297,19 @@ static const struct hs__viface *proto_iface(const struct hs__vproto *pr, const c
     return NULL;
 }
 
-static int check_field(struct hs__vparser *p, const struct hs__vnode *n, const struct hs__vfield *f,
-                       const struct hs__vschema_field *schema, uint32_t nschema)
+/* The declared type of a field, or an error for a field the node does not have. */
+static int field_type(struct hs__vparser *p, const struct hs__vnode *n, const struct hs__vfield *f,
+                      const struct hs__vschema_field *schema, uint32_t nschema,
+                      enum hs__vftype *ret_type)
 {
-    enum hs__vftype t = HS__FT_UNKNOWN;
+    *ret_type = HS__FT_UNKNOWN;
     if (n->proto) {
         const struct hs__viface *i = proto_iface(n->proto, f->name);
         if (!i)
             return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
                                "unknown field '%s' in %s (not declared by its PROTO)", f->name,
                                n->type);
-        if ((i->kind == HS__IF_EVENTIN || i->kind == HS__IF_EVENTOUT) && f->value.kind != HS__VV_IS)
-            return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
-                               "'%s' of %s is an event, not a field", f->name, n->type);
-        t = i->type;
+        *ret_type = i->type;
     } else if (schema) {
         uint32_t k = 0;
         while (k < nschema && strcmp(schema[k].name, f->name) != 0)
@@ -318,7 +317,19 @@ static int check_field(struct hs__vparser *p, const struct hs__vnode *n, const s
         if (k == nschema)
             return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
                                "unknown field '%s' in %s", f->name, n->type);
-        t = schema[k].type;
+        *ret_type = schema[k].type;
+    }
+    return 0;
+}
+
+static int check_field(struct hs__vparser *p, const struct hs__vnode *n, const struct hs__vfield *f,
+                       enum hs__vftype t)
+{
+    if (n->proto && f->value.kind != HS__VV_IS) {
+        const struct hs__viface *i = proto_iface(n->proto, f->name);
+        if (i->kind == HS__IF_EVENTIN || i->kind == HS__IF_EVENTOUT)
+            return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
+                               "'%s' of %s is an event, not a field", f->name, n->type);
     }
     if (f->value.kind == HS__VV_IS)
         return 0;
@@ -353,8 +364,9 @@ static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_
     struct hs__vec fields = {0};
     while (p->tok.kind != HS__VT_RBRACE) {
         if (p->tok.kind == HS__VT_EOF)
-            return hs__vp_error(p, &p->tok, "expected '}' closing %s opened at line %d", n->type,
-                                open.line);
+            return hs__vp_error(p, &p->tok,
+                                "expected '}' closing %s opened at line %d, got end of file",
+                                n->type, open.line);
         if (p->tok.kind != HS__VT_ID)
             return hs__vp_error(p, &p->tok, "expected a field name or '}' in %s, got %s", n->type,
                                 hs__vtok_name(p->tok.kind));
@@ -366,11 +378,18 @@ static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_
         for (uint32_t i = 0; i < fields.n; i++)
             if (strcmp(((struct hs__vfield *)fields.data)[i].name, f.name) == 0)
                 return hs__vp_error(p, &p->tok, "field '%s' given twice in %s", f.name, n->type);
-        if ((r = hs__vp_next(p)) < 0)
+        enum hs__vftype ft;
+        if ((r = field_type(p, n, &f, schema, nschema, &ft)) < 0 || (r = hs__vp_next(p)) < 0)
             return r;
+        /* A bare word where a value is due reads better as a type error than as a node. */
+        if (ft != HS__FT_UNKNOWN && ft != HS__FT_SFNODE && ft != HS__FT_MFNODE &&
+            p->tok.kind == HS__VT_ID && !starts_scalar(&p->tok) && !is_kw(&p->tok, "IS"))
+            return hs__vp_error(p, &p->tok, "field '%s' of %s expects %s, got '%s'%s", f.name,
+                                n->type, hs__vftype_name(ft), p->tok.text,
+                                ft == HS__FT_SFSTRING ? " (a string needs quotes)" : "");
         if ((r = hs__vp_parse_value(p, f.name, &f.value)) < 0)
             return r;
-        if ((r = check_field(p, n, &f, schema, nschema)) < 0)
+        if ((r = check_field(p, n, &f, ft)) < 0)
             return r;
         if ((r = hs__vec_push(p->arena, &fields, &f, sizeof f)) < 0)
             return hs__vp_error(p, &p->tok, "too many fields");
