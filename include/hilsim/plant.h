@@ -105,7 +105,9 @@ struct hs_plant;
 int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model *model,
                     const struct hs_plant_params *params, struct hs_plant **ret_plant,
                     struct hs_diag *diag);
-void hs_plant_destroy(struct hs_plant *plant); /* accepts NULL */
+/* init only. Accepts NULL. Call before hs_world_destroy: it detaches the feedback buffers it
+ * gave ODE's joints. */
+void hs_plant_destroy(struct hs_plant *plant);
 
 /* RT-safe. The command slot of joint j, for the command source to write. Owned by the plant. */
 struct hs_joint_command *hs_plant_command(struct hs_plant *plant, uint32_t j);

@@ -239,6 +239,18 @@ static void test_slide_joint_force_encoder_and_stops(void **state)
     assert_int_equal(jr->encoder_count, (uint64_t)(int64_t)floor(jr->q * 1e5 + 0.5));
     rig_run(&r, 1000);
     assert_true(fabs(hs_world_joint_position(r.w, 0, 1) - 0.05) < 1e-3);
+    /* The ODE velocity loop drives the slider back at -0.02 m/s: same sign as the reading. */
+    r.params.joints[0].actuator.velocity_loop = HS_VELOCITY_LOOP_ODE_MOTOR;
+    r.params.joints[0].encoder.velocity_window = 50;
+    hs_plant_destroy(r.p);
+    struct hs_diag d;
+    assert_int_equal(hs_plant_create(r.w, 0, r.m, &r.params, &r.p, &d), 0);
+    *hs_plant_command(r.p, 0) =
+        (struct hs_joint_command){.mode = HS_JOINT_MODE_VELOCITY, .velocity = -0.02, .seq = 1};
+    rig_run(&r, 100);
+    assert_true(fabs(hs_world_joint_velocity(r.w, 0, 1) + 0.02) < 1e-9);
+    /* One count over the 50 ms window: 1 / (1e5 · 0.05) = 2e-4 m/s. */
+    assert_true(fabs(hs_plant_joint_reading(r.p, 0)->encoder_velocity + 0.02) <= 2e-4 + 1e-12);
     rig_stop(&r);
 }
 
