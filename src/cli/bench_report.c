@@ -1,0 +1,160 @@
+#include "bench_report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hilsim/report.h"
+
+static double pct_us(const struct hs_hist *h, uint32_t ppm)
+{
+    int64_t v = 0;
+    return hs_hist_percentile(h, ppm, &v) == 0 ? (double)v / 1e3 : 0.0;
+}
+
+static void check(struct hs_bench_verdict *v, const char *name, double measured, double limit,
+                  const char *unit)
+{
+    struct hs_budget_check *c = &v->checks[v->nchecks++];
+    *c = (struct hs_budget_check){name, measured, limit, unit, measured <= limit};
+    v->pass = v->pass && c->pass;
+}
+
+void hs__bench_verdict(const struct hs_cfg_budgets *b, const struct hs_rt_stats *s,
+                       struct hs_bench_verdict *ret)
+{
+    memset(ret, 0, sizeof *ret);
+    ret->pass = true;
+    double period_us = (double)s->period_ns / 1e3;
+    const struct hs_hist *tick = &s->phase[HS_PHASE_TICK], *wake = &s->phase[HS_PHASE_WAKE];
+    check(ret, "deadline misses", (double)s->overruns, (double)b->max_misses, "");
+    check(ret, "tick p99.99", pct_us(tick, 999900), b->tick_p9999_fraction_of_period * period_us,
+          "us");
+    check(ret, "tick max", tick->count ? (double)tick->max_ns / 1e3 : 0,
+          b->tick_max_fraction_of_period * period_us, "us");
+    check(ret, "wake latency p99", pct_us(wake, 990000), b->wake_latency_p99_us, "us");
+    check(ret, "wake latency max", wake->count ? (double)wake->max_ns / 1e3 : 0,
+          b->wake_latency_max_us, "us");
+}
+
+static char *read_buf; /* formatter scratch, reused */
+#define BUF_SIZE (64 * 1024)
+
+static FILE *open_in(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return fopen(path, "w");
+}
+
+static int close_checked(FILE *f)
+{
+    int bad = ferror(f);
+    return (fclose(f) != 0 || bad) ? -EIO : 0;
+}
+
+static void wake_compare(FILE *f, const struct hs_hist *h, const struct hs_hist *base)
+{
+    static const uint32_t ppm[] = {500000, 990000, 999900};
+    static const char *names[] = {"p50", "p99", "p99.99"};
+    fprintf(f, "\nwake latency [us]   %10s %10s   ratio\n", "hilsim", "baseline");
+    for (int k = 0; k < 3; k++) {
+        double a = pct_us(h, ppm[k]), b = pct_us(base, ppm[k]);
+        fprintf(f, "  %-17s %10.1f %10.1f   %5.2f\n", names[k], a, b, b > 0 ? a / b : 0.0);
+    }
+    double a = h->count ? (double)h->max_ns / 1e3 : 0,
+           b = base->count ? (double)base->max_ns / 1e3 : 0;
+    fprintf(f, "  %-17s %10.1f %10.1f   %5.2f\n", "max", a, b, b > 0 ? a / b : 0.0);
+}
+
+static int write_text(const char *dir, const char *bench, double duration_s,
+                      const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
+                      const struct hs_hist *base, const struct hs_bench_verdict *v)
+{
+    FILE *f = open_in(dir, "report.txt");
+    if (!f)
+        return -errno;
+    fprintf(f, "hilsim timing validation: bench '%s', %.1f s at %.3f ms\n\n", bench, duration_s,
+            (double)s->period_ns / 1e6);
+    hs_rt_audit_format_text(audit, read_buf, BUF_SIZE);
+    fprintf(f, "%s\n", read_buf);
+    hs_rt_stats_format_text(s, read_buf, BUF_SIZE);
+    fprintf(f, "%s", read_buf);
+    hs_rt_stats_format_row("baseline", base, read_buf, BUF_SIZE);
+    fprintf(f, "%s", read_buf);
+    wake_compare(f, &s->phase[HS_PHASE_WAKE], base);
+    fprintf(f, "\nbudgets:\n");
+    for (int i = 0; i < v->nchecks; i++)
+        fprintf(f, "  %-18s %12.1f %-3s limit %12.1f  %s\n", v->checks[i].name,
+                v->checks[i].measured, v->checks[i].unit, v->checks[i].limit,
+                v->checks[i].pass ? "pass" : "FAIL");
+    fprintf(f, "\nverdict: %s\n", v->pass ? "PASS" : "FAIL");
+    return close_checked(f);
+}
+
+static int write_json(const char *dir, const char *bench, double duration_s,
+                      const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
+                      const struct hs_hist *base, const struct hs_bench_verdict *v)
+{
+    FILE *f = open_in(dir, "report.json");
+    if (!f)
+        return -errno;
+    fprintf(f, "{\n  \"bench\": \"%s\",\n  \"duration_s\": %.3f,\n", bench, duration_s);
+    hs_rt_audit_format_json(audit, read_buf, BUF_SIZE);
+    fprintf(f, "  \"audit\": %s,\n", read_buf);
+    hs_rt_stats_format_json(s, read_buf, BUF_SIZE);
+    size_t n = strlen(read_buf);
+    while (n && read_buf[n - 1] == '\n')
+        read_buf[--n] = 0;
+    fprintf(f, "  \"stats\": %s,\n", read_buf);
+    hs_hist_format_json(base, read_buf, BUF_SIZE);
+    fprintf(f, "  \"baseline_wake\": %s,\n", read_buf);
+    double a = pct_us(&s->phase[HS_PHASE_WAKE], 999900), b = pct_us(base, 999900);
+    fprintf(f, "  \"wake_p9999_ratio_to_baseline\": %.4f,\n", b > 0 ? a / b : 0.0);
+    fprintf(f, "  \"budgets\": [");
+    for (int i = 0; i < v->nchecks; i++)
+        fprintf(f,
+                "%s\n    {\"name\": \"%s\", \"measured\": %.3f, \"limit\": %.3f, "
+                "\"unit\": \"%s\", \"pass\": %s}",
+                i ? "," : "", v->checks[i].name, v->checks[i].measured, v->checks[i].limit,
+                v->checks[i].unit, v->checks[i].pass ? "true" : "false");
+    fprintf(f, "\n  ],\n  \"verdict\": \"%s\"\n}\n", v->pass ? "pass" : "fail");
+    return close_checked(f);
+}
+
+static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct hs_hist *base)
+{
+    FILE *f = open_in(dir, "latency.svg");
+    if (!f)
+        return -errno;
+    const struct hs_hist *w = &s->phase[HS_PHASE_WAKE], *t = &s->phase[HS_PHASE_TICK];
+    struct hs_svg_series series[3] = {
+        {"hilsim wake latency", w->bins, w->nbins, w->overflow, "#d62728"},
+        {"baseline wake latency", base->bins, base->nbins, base->overflow, "#1f77b4"},
+        {"hilsim tick time", t->bins, t->nbins, t->overflow, "#2ca02c"},
+    };
+    int r = hs_report_write_svg_histogram(f, "hilsim timing validation", (double)w->bin_ns / 1e3,
+                                          series, 3);
+    int c = close_checked(f);
+    return r < 0 ? r : c;
+}
+
+int hs__bench_write_report(const char *dir, const char *bench_name, double duration_s,
+                           const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
+                           const struct hs_hist *baseline, const struct hs_bench_verdict *v)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    read_buf = malloc(BUF_SIZE);
+    if (!read_buf)
+        return -ENOMEM;
+    int r = write_text(dir, bench_name, duration_s, audit, s, baseline, v);
+    if (r == 0)
+        r = write_json(dir, bench_name, duration_s, audit, s, baseline, v);
+    if (r == 0)
+        r = write_svg(dir, s, baseline);
+    free(read_buf);
+    read_buf = NULL;
+    return r;
+}
