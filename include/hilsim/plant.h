@@ -14,7 +14,12 @@
  * safe here). Command slots are plain memory written by that same thread.
  *
  * Joints are numbered densely: plant joint j is the j-th link of the model (in link order) with a
- * rotate or slide joint. Sensors keep the model's sensor index. */
+ * rotate or slide joint. Sensors keep the model's sensor index.
+ *
+ * Repeatability: the noise comes from the plant's own seeded generators (noise.h), so with the
+ * same seed and the same physics the readings are byte-identical. ODE's QuickStep reorders rows
+ * with ODE's global random state; dRandSetSeed() before hs_world_create makes the physics repeat
+ * within one process too (tests/plant/plant_test_model.c does so). */
 #ifndef HILSIM_PLANT_H
 #define HILSIM_PLANT_H
 

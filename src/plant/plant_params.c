@@ -124,6 +124,8 @@ int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_p
         return hs_diag_set(d, EINVAL, "", 0, 0,
                            "plant params: nsensors is %u but model '%s' has %u sensors",
                            p->nsensors, model->name, model->nsensors);
+    if ((nj && !p->joints) || (p->nsensors && !p->sensors))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints or sensors array missing");
     for (uint32_t j = 0; j < nj; j++) {
         const char *field = NULL;
         const struct hs_plant_joint_params *jp = &p->joints[j];
