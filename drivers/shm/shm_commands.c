@@ -1,4 +1,5 @@
 /* Per-tick command intake: owner heartbeat, seqlocked copy, per-joint freshness. */
+#include <math.h>
 #include <string.h>
 
 #include "shm_server_internal.h"
@@ -48,6 +49,13 @@ static int copy_section(struct hs_shm_server *s, uint64_t *ret_writer)
     return 0;
 }
 
+/* Clients are not trusted: a command the client library would have refused is not applied. */
+static int command_valid(const struct hs_shm_joint_command *c)
+{
+    return c->mode < HS_SHM_MODE_MAX && isfinite(c->q) && isfinite(c->dq) && isfinite(c->tau_ff) &&
+           isfinite(c->current_a) && isfinite(c->kp) && isfinite(c->kd);
+}
+
 static void take_new_commands(struct hs_shm_server *s, uint64_t writer, int64_t now_ns,
                               uint32_t *fresh)
 {
@@ -63,6 +71,10 @@ static void take_new_commands(struct hs_shm_server *s, uint64_t writer, int64_t 
         }
         if (!new_writer && c->seq == in->cmd.seq)
             continue;
+        if (!command_valid(c)) {
+            s->rejected_total++; /* keep the previous command; it ages into STALE */
+            continue;
+        }
         in->cmd = *c;
         s->received_ns[i] = now_ns;
         in->status = HS_SHM_CMD_FRESH;
@@ -120,5 +132,6 @@ void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
     ret_report->torn = torn;
     ret_report->torn_total = s->torn_total;
     ret_report->lost_total = s->lost_total;
+    ret_report->rejected_total = s->rejected_total;
     ret_report->newest_seq = s->newest_seq;
 }

@@ -14,7 +14,9 @@ void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_ti
     h->sim_time_s = sim_time_s;
     h->mono_ns = mono_ns;
 
-    uint64_t words = (s->hdr->state_size - HS_SHM_SEQ_DATA_OFFSET) / 8;
+    /* Sizes come from the server's private copy, never from the segment: clients map it
+     * writable, and a buggy one must not be able to steer our stores. */
+    uint64_t words = s->state_words;
     uint32_t odd = hs_shm_seq_write_begin(&s->state->seq);
     hs_shm_words_store((unsigned char *)s->state + HS_SHM_SEQ_DATA_OFFSET,
                        s->staging + HS_SHM_SEQ_DATA_OFFSET, words);

@@ -86,6 +86,7 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     s->command_timeout_ns = layout->command_timeout_ns;
     s->client_timeout_ns = layout->client_timeout_ns;
     uint64_t state_size = hs_shm_state_bytes(s->joint_count, s->imu_count, s->ft_count);
+    s->state_words = (state_size - HS_SHM_SEQ_DATA_OFFSET) / 8;
     if (alloc_private(s, state_size) < 0) {
         free_private(s);
         return hs_diag_set(diag, -ENOMEM, NULL, 0, 0, "shm: out of memory");

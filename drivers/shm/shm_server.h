@@ -62,6 +62,8 @@ struct hs_shm_command_report {
     uint32_t torn;              /* 1 when this read found the section mid-write (previous kept) */
     uint64_t torn_total;        /* reads that found the section mid-write, since create */
     uint64_t lost_total;        /* clients declared lost, since create */
+    uint64_t rejected_total;    /* joint reads that found an invalid command (bad mode,
+                                 * non-finite value) and kept the previous one, since create */
     uint64_t newest_seq;        /* highest joint command seq seen */
 };
 

@@ -16,6 +16,7 @@ struct hs_shm_server {
     struct hs_shm_command_head *cmd;
     struct hs_shm_joint_command *shm_cmds;
     uint32_t joint_count, imu_count, ft_count;
+    uint64_t state_words; /* seqlocked 64-bit words of the state section */
 
     /* Staging copy of the state section, same layout (published word by word). */
     unsigned char *staging;
@@ -31,7 +32,7 @@ struct hs_shm_server {
     int64_t heartbeat_ns;    /* when it last advanced (or the owner appeared) */
     bool owner_lost;
     uint64_t inputs_writer; /* owner word that wrote the commands in inputs */
-    uint64_t torn_total, lost_total, newest_seq;
+    uint64_t torn_total, lost_total, rejected_total, newest_seq;
 };
 
 /* init only. Validates the layout; fills diag naming the offending field. */

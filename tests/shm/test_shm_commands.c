@@ -330,6 +330,50 @@ static void test_lost_live_client_can_be_replaced(void **state)
     hs_shm_server_destroy(f.s);
 }
 
+/* A client that bypasses the library (or a corrupted segment) cannot get an invalid mode or a
+ * non-finite setpoint applied. */
+static void test_invalid_commands_are_refused(void **state)
+{
+    (void)state;
+    struct fixture f;
+    setup(&f, "invalid", 2);
+    const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(f.s);
+    struct hs_shm_command_report rep;
+    struct hs_client *c;
+    char err[256];
+    assert_int_equal(hs_client_attach(f.bench, &c, err, sizeof err), 0);
+    assert_int_equal(hs_client_claim(c, err, sizeof err), 0);
+    struct hs_client_command good = pd(2);
+    assert_int_equal(hs_client_write_command(c, 0, &good), 0);
+    hs_shm_server_read_commands(f.s, 6000 * MS, &rep);
+    assert_int_equal(in[0].status, HS_SHM_CMD_FRESH);
+
+    char name[128];
+    snprintf(name, sizeof name, "/hilsim-%s", f.bench);
+    int fd = shm_open(name, O_RDWR, 0);
+    struct hs_shm_header *h = mmap(NULL, 4096 * 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    assert_true(h != MAP_FAILED);
+    struct hs_shm_command_head *ch =
+        (struct hs_shm_command_head *)((unsigned char *)h + h->command_offset);
+    struct hs_shm_joint_command *jc = (struct hs_shm_joint_command *)(ch + 1);
+    struct hs_shm_joint_command bad[2] = {{.mode = HS_SHM_MODE_MAX + 3, .q = 1, .seq = 100},
+                                          {.mode = HS_SHM_MODE_TORQUE, .tau_ff = NAN, .seq = 101}};
+    uint32_t odd = hs_shm_seq_write_begin(&ch->seq);
+    hs_shm_words_store(jc, bad, 2 * sizeof bad[0] / 8);
+    hs_shm_seq_write_end(&ch->seq, odd);
+    hs_shm_server_read_commands(f.s, 6001 * MS, &rep);
+    assert_int_equal(rep.torn, 0);
+    assert_int_equal(rep.fresh, 0);
+    assert_int_equal(rep.rejected_total, 2);
+    assert_int_equal(in[0].status, HS_SHM_CMD_HELD);
+    assert_true(in[0].cmd.q == 2 && consistent(&in[0].cmd));
+    assert_int_equal(in[1].status, HS_SHM_CMD_NONE);
+    munmap(h, 4096 * 4);
+    hs_client_detach(c);
+    hs_shm_server_destroy(f.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_client_killed_mid_write_then_takeover),
         cmocka_unit_test(test_random_kills_never_apply_a_torn_command),
         cmocka_unit_test(test_lost_live_client_can_be_replaced),
+        cmocka_unit_test(test_invalid_commands_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);
 }
