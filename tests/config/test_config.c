@@ -1,6 +1,7 @@
 /* hs_config: full bench round trip, defaults, relative paths, every error class with its exact
  * file:line:column, the model name check and the lookups. */
 #include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,25 +39,29 @@ static int setup(void **state)
     char p[256];
     snprintf(p, sizeof p, "%s/models", tmpdir);
     mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/config", tmpdir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/can", tmpdir);
+    mkdir(p, 0755);
+    touch("models/arm.wrl");
+    touch("models/floor.wrl");
+    touch("can/board.dbc");
     touch("arm.wrl");
     touch("robot.dbc");
     touch("models/arm2.wrl");
     return 0;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
 static int teardown(void **state)
 {
     (void)state;
-    const char *files[] = {"arm.wrl", "robot.dbc", "models/arm2.wrl", "bench.yaml"};
-    char p[256];
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", tmpdir, files[i]);
-        unlink(p);
-    }
-    snprintf(p, sizeof p, "%s/models", tmpdir);
-    rmdir(p);
-    rmdir(tmpdir);
-    return 0;
+    return nftw(tmpdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 static const char BASE[] = "bench:\n"
@@ -513,6 +518,41 @@ static void test_check_against_models(void **state)
     hs_config_free(NULL);
 }
 
+/* Every ```yaml example in config/README.md is a valid bench (run from config/, with the
+ * ../models and ../can files it names). */
+static void test_readme_examples(void **state)
+{
+    (void)state;
+    FILE *f = fopen(HS_CONFIG_README, "r");
+    assert_non_null(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    int examples = 0;
+    for (char *p = text; (p = strstr(p, "```yaml\n"));) {
+        p += strlen("```yaml\n");
+        char *end = strstr(p, "```");
+        assert_non_null(end);
+        char path[256];
+        snprintf(path, sizeof path, "%s/config/example%d.yaml", tmpdir, examples++);
+        FILE *out = fopen(path, "w");
+        assert_non_null(out);
+        fwrite(p, 1, (size_t)(end - p), out);
+        fclose(out);
+        const struct hs_config *c = NULL;
+        struct hs_diag d = {0};
+        if (hs_config_load(path, &c, &d) < 0) {
+            char msg[1024];
+            hs_diag_format(&d, msg, sizeof msg);
+            fail_msg("README example %d: %s", examples, msg);
+        }
+        hs_config_free(c);
+        p = end + 3;
+    }
+    assert_true(examples >= 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_duplicate_key),      cmocka_unit_test(test_bad_enum),
         cmocka_unit_test(test_cross_field),        cmocka_unit_test(test_names_and_mode),
         cmocka_unit_test(test_yaml_level_errors),  cmocka_unit_test(test_check_against_models),
+        cmocka_unit_test(test_readme_examples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
