@@ -1,0 +1,140 @@
+/* The per-tick path end to end on a socketpair bus: controller frames in, node dispatch, poll,
+ * replies out. Checks the replies and that the tick path allocates nothing (malloc, calloc and
+ * realloc are wrapped at link time; label nosan: ASan has its own allocator). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hilsim/can.h"
+#include "hilsim/can_mit.h"
+#include "hilsim/can_odrive.h"
+
+static unsigned allocs;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    allocs++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t a, size_t b)
+{
+    allocs++;
+    return __real_calloc(a, b);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    allocs++;
+    return __real_realloc(p, n);
+}
+
+#define MS 1000000LL
+
+static void test_tick_path_replies_and_allocates_nothing(void **state)
+{
+    (void)state;
+    struct hs_can_config cfg;
+    hs_can_config_init(&cfg);
+    struct hs_can_bus *ctl, *sim;
+    struct hs_diag d;
+    assert_int_equal(hs_can_socketpair_open_pair(&cfg, &ctl, &sim, &d), 0);
+    hs_can_bus_start(ctl);
+    hs_can_bus_start(sim);
+    struct hs_mit_config mc;
+    hs_mit_config_init(&mc, 1, 0);
+    mc.timeout_ns = 50 * MS;
+    struct hs_mit_node mit;
+    assert_int_equal(hs_mit_node_init(&mit, &mc, &d), 0);
+    struct hs_odrive_config oc;
+    hs_odrive_config_init(&oc, 3);
+    oc.watchdog_timeout_ns = 20 * MS;
+    struct hs_odrive_node odrv;
+    assert_int_equal(hs_odrive_node_init(&odrv, &oc, &d), 0);
+    struct hs_can_node *nodes[] = {&mit.base, &odrv.base};
+    struct hs_joint_state js[2] = {{.q_rad = 0.3}, {.q_rad = 1.0}};
+    struct hs_joint_command cmd[2];
+
+    struct hs_can_frame tx[4], rx[32], out[32];
+    uint64_t unclaimed = 0;
+    unsigned mit_replies = 0, encoder_msgs = 0, iq_answers = 0;
+    unsigned allocs_after_warmup = 0;
+    for (int tick = 0; tick < 200; tick++) {
+        int64_t now = tick * MS;
+        if (tick == 10)
+            allocs_after_warmup = allocs;
+        /* controller: MIT enter then commands, ODrive arm then a position setpoint each tick */
+        memset(tx, 0, sizeof tx);
+        tx[0].id = 1, tx[0].len = 8;
+        if (tick == 0) {
+            hs_mit_pack_special(HS_MIT_ENTER, tx[0].data);
+        } else {
+            struct hs_mit_command c = {.p_rad = 0.5, .kp = 20, .kd = 0.5};
+            hs_mit_pack_command(&mc.limits, &c, tx[0].data);
+        }
+        tx[1].id =
+            hs_odrive_can_id(3, tick == 0 ? HS_ODRIVE_SET_AXIS_STATE : HS_ODRIVE_SET_INPUT_POS);
+        tx[1].len = 8;
+        if (tick == 0)
+            hs_odrive_put_u32(tx[1].data, HS_ODRIVE_STATE_CLOSED_LOOP);
+        else
+            hs_odrive_put_f32(tx[1].data, 0.25f);
+        tx[2].id = hs_odrive_can_id(3, HS_ODRIVE_GET_IQ), tx[2].flags = HS_CAN_FLAG_RTR;
+        tx[3].id = 0x555, tx[3].len = 1; /* nobody's */
+        assert_int_equal(hs_can_bus_send(ctl, tx, tick % 10 == 0 ? 4 : 2), tick % 10 ? 2 : 4);
+
+        /* simulator tick: drain, dispatch, (physics), poll, send */
+        int n = hs_can_bus_recv(sim, rx, 32);
+        assert_true(n >= 2);
+        for (int i = 0; i < n; i++)
+            hs_can_nodes_dispatch(nodes, 2, &rx[i], now, &unclaimed);
+        unsigned k = 0;
+        for (unsigned j = 0; j < 2; j++) {
+            int m = hs_can_node_poll(nodes[j], now, &js[j], &cmd[j], out + k, 32 - k);
+            assert_true(m >= 0);
+            k += (unsigned)m;
+        }
+        assert_int_equal(hs_can_bus_send(sim, out, k), (int)k);
+
+        /* controller reads the answers */
+        n = hs_can_bus_recv(ctl, rx, 32);
+        for (int i = 0; i < n; i++) {
+            if (rx[i].id == 0)
+                mit_replies++;
+            else if (rx[i].id == hs_odrive_can_id(3, HS_ODRIVE_GET_ENCODER_ESTIMATES))
+                encoder_msgs++;
+            else if (rx[i].id == hs_odrive_can_id(3, HS_ODRIVE_GET_IQ))
+                iq_answers++;
+        }
+    }
+    assert_true(allocs_after_warmup > 0); /* the wrap sees the library's set-up allocations */
+    assert_int_equal(allocs, allocs_after_warmup);
+    assert_int_equal(mit_replies, 200);
+    assert_int_equal(encoder_msgs, 19); /* every 10 ms from the first poll: 10..190 ms */
+    assert_int_equal(iq_answers, 20);
+    assert_int_equal(unclaimed, 20);
+    assert_true(cmd[0].enabled && cmd[1].enabled);
+    assert_true(fabs(cmd[0].q_ref_rad - 0.5) < 25.0 / 65535 * 1.01);
+    assert_true(fabs(cmd[1].q_ref_rad - 0.25 * 2 * M_PI) < 1e-6);
+    hs_can_bus_close(ctl);
+    hs_can_bus_close(sim);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tick_path_replies_and_allocates_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
