@@ -30,7 +30,9 @@ static uint32_t futex_wait_change(struct hs_client *c, uint32_t last, int64_t de
          * and EINTR never extend the wait. Not FUTEX_PRIVATE: the word is in a shared mapping. */
         long r =
             syscall(SYS_futex, word, FUTEX_WAIT_BITSET, last, &abs, NULL, FUTEX_BITSET_MATCH_ANY);
-        if (r == -1 && errno == ETIMEDOUT) {
+        /* EAGAIN (the word already changed) and EINTR re-check; anything else (ETIMEDOUT, or
+         * an error that would repeat) ends the wait with what the word holds now. */
+        if (r == -1 && errno != EAGAIN && errno != EINTR) {
             cur = atomic_load_explicit(word, memory_order_seq_cst);
             break;
         }
