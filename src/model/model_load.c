@@ -81,7 +81,8 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
         memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
     }
     m->nsensors = b->nsensors;
-    memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
+    if (b->nsensors)
+        memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
     m->nextra_joints = b->nextras;
     if ((r = resolve_extras(b, m)) < 0 || (r = check_joint_ids(b, m, path)) < 0)
         goto fail;
