@@ -35,13 +35,11 @@
 #define HS_BENCH_COUNT_HEAP 1
 #endif
 
-/* The VRML loader (src/model) lands separately: weak references keep this command linkable
- * without it, and it then reports that it cannot load models. */
-#pragma weak hs_model_load
-#pragma weak hs_model_free
-
-static volatile int heap_counting;
-static volatile unsigned long heap_calls;
+/* Thread-local: only the bench thread's calls count, not those of library threads that may
+ * live in this process (e.g. LTTng-UST's listener threads). Local-exec TLS in the executable
+ * needs no allocation to access. */
+static _Thread_local int heap_counting;
+static _Thread_local unsigned long heap_calls;
 
 #if HS_BENCH_COUNT_HEAP
 void *__libc_malloc(size_t n);
@@ -234,10 +232,6 @@ static int load(const char *path, struct hs_model **ret)
 {
     struct hs_diag d;
     memset(&d, 0, sizeof d);
-    if (!hs_model_load) {
-        fprintf(stderr, "hilsim bench-step: built without the model loader\n");
-        return -ENOSYS;
-    }
     int r = hs_model_load(path, ret, &d);
     if (r) {
         char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
@@ -366,9 +360,7 @@ out:
     free(t_hs);
     free(t_bare);
     hs_world_destroy(w);
-    if (hs_model_free) {
-        hs_model_free(robot);
-        hs_model_free(env);
-    }
+    hs_model_free(robot);
+    hs_model_free(env);
     return rc;
 }

@@ -19,8 +19,9 @@ void *__libc_calloc(size_t, size_t);
 void *__libc_realloc(void *, size_t);
 void __libc_free(void *);
 
-static volatile int counting;
-static volatile unsigned long heap_calls;
+/* Thread-local so that calls from any library thread would not count. */
+static _Thread_local int counting;
+static _Thread_local unsigned long heap_calls;
 
 void *malloc(size_t n)
 {
