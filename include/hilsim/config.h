@@ -131,7 +131,6 @@ struct hs_cfg_trajectory {
     char joint[HS_NAME_MAX];
     double amplitude;      /* rad or m, about the initial position */
     double frequency_hz;   /* Hz */
-    struct hs_cfg_src src; /* of the joint name */
 };
 
 struct hs_cfg_controller {

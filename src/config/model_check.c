@@ -135,7 +135,7 @@ static int check_joints(const struct mctx *m)
     }
     if (!r && cfg->controller.trajectory.joint[0])
         r = check_joint(m, "controller.trajectory.joint", cfg->controller.trajectory.joint,
-                        cfg->controller.trajectory.src);
+                        (struct hs_cfg_src){0, 0}); /* not kept: reload compares sections */
     for (uint32_t i = 0; i < cfg->can.nnodes && !r; i++) {
         const struct hs_cfg_node *n = &cfg->can.nodes[i];
         hs__cfg_pathf(what, sizeof what, "can.nodes[%u].joint", i);

@@ -224,16 +224,7 @@ static const struct hs__cfg_field trajectory_f[] = {
     DBL("amplitude", struct hs_cfg_trajectory, amplitude, 0, 1e3, 0),
     DBL("frequency_hz", struct hs_cfg_trajectory, frequency_hz, 0, 1e3, HS__F_MIN_OPEN),
 };
-static int trajectory_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                            const char *path)
-{
-    yaml_node_t *joint = hs__cfg_child(c, node, "joint");
-    if (joint)
-        ((struct hs_cfg_trajectory *)obj)->src = (struct hs_cfg_src){
-            (int32_t)joint->start_mark.line + 1, (int32_t)joint->start_mark.column + 1};
-    return 0;
-}
-STATIC_TABLE(trajectory_t, trajectory_f, trajectory_check);
+STATIC_TABLE(trajectory_t, trajectory_f, NULL);
 
 static const struct hs__cfg_field controller_f[] = {
     ENUM("type", struct hs_cfg_controller, type, hs__names_controller),
