@@ -1,0 +1,91 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bench_report.h"
+#include "reload.h"
+
+static void test_verdict_counts_each_budget(void **state)
+{
+    (void)state;
+    struct hs_rt_stats s;
+    assert_int_equal(hs_rt_stats_init(&s, 2000000, 1000), 0);
+    s.period_ns = 1000000;
+    /* 10000 ticks of 300 us work, two of 900 us (so p99.99, the 9999th, is one); wake
+     * latencies 20 us, one of 250 us. */
+    for (int i = 0; i < 10000; i++) {
+        hs_hist_record(&s.phase[HS_PHASE_TICK], (i == 5 || i == 6) ? 900000 : 300000);
+        hs_hist_record(&s.phase[HS_PHASE_WAKE], i == 7 ? 250000 : 20000);
+    }
+    s.overruns = 2;
+    struct hs_cfg_budgets b = {.max_misses = 2,
+                               .tick_p9999_fraction_of_period = 0.6,
+                               .tick_max_fraction_of_period = 0.85,
+                               .wake_latency_p99_us = 50,
+                               .wake_latency_max_us = 500};
+    struct hs_bench_verdict v;
+    hs__bench_verdict(&b, &s, &v);
+    assert_int_equal(v.nchecks, 5);
+    assert_true(v.checks[0].pass);  /* 2 misses allowed */
+    assert_false(v.checks[1].pass); /* p99.99 = 901 us > 600 us */
+    assert_true(v.checks[1].measured > 900.0);
+    assert_false(v.checks[2].pass); /* max 900 us > 850 us */
+    assert_true(v.checks[3].pass);  /* p99 21 us */
+    assert_true(v.checks[4].pass);  /* max 250 us */
+    assert_false(v.pass);
+    b.tick_p9999_fraction_of_period = 0.95;
+    b.tick_max_fraction_of_period = 1.0;
+    hs__bench_verdict(&b, &s, &v);
+    assert_true(v.pass);
+    s.overruns = 3;
+    hs__bench_verdict(&b, &s, &v);
+    assert_false(v.pass);
+    hs_rt_stats_destroy(&s);
+}
+
+static const struct hs_config *load(const char *yaml)
+{
+    const char *src = getenv("HS_SOURCE_DIR");
+    assert_non_null(src);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", src);
+    const struct hs_config *c = NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(yaml, strlen(yaml), "test.yaml", dir, &c, &d);
+    if (r < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    return c;
+}
+
+#define BASE                                                                                       \
+    "bench: {name: t}\n"                                                                           \
+    "models:\n  - {name: arm, file: arm2.wrl}\n"
+
+static void test_frozen_diff_names_sections(void **state)
+{
+    (void)state;
+    const struct hs_config *a = load(BASE "budgets: {max_misses: 1}\n");
+    const struct hs_config *b = load(BASE "# a comment moves nothing\nbudgets: {max_misses: 5}\n");
+    const struct hs_config *c =
+        load(BASE "physics: {iterations: 30}\nrt: {priority: 70}\nbudgets: {max_misses: 1}\n");
+    char buf[256];
+    hs__config_frozen_diff(a, b, buf, sizeof buf);
+    assert_string_equal(buf, ""); /* budgets are live */
+    hs__config_frozen_diff(a, c, buf, sizeof buf);
+    assert_string_equal(buf, "physics, rt");
+    hs_config_free(a);
+    hs_config_free(b);
+    hs_config_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdict_counts_each_budget),
+        cmocka_unit_test(test_frozen_diff_names_sections),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
