@@ -249,6 +249,8 @@ int hs__runner_run(struct hs_runner *r)
     r->loop_rc = hs_tick_loop_run(r->loop);
     hs__notify("STOPPING=1");
     hs_bench_safe_stop(r->bench);
+    hs_log(HS_LOG_INFO, "safe stop: %u joints set to their safe behaviour",
+           hs_bench_joint_count(r->bench));
     atomic_store(&s.done, true);
     pthread_join(sup, NULL);
     hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
