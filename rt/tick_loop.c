@@ -380,6 +380,7 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
     ret->worst_tick_ns = atomic_load_explicit(&m->p_worst_tick, memory_order_relaxed);
     ret->worst_wake_ns = atomic_load_explicit(&m->p_worst_wake, memory_order_relaxed);
     ret->leaky_count = atomic_load_explicit(&m->p_leaky, memory_order_relaxed);
+    ret->log_dropped = atomic_load_explicit(&m->log.dropped, memory_order_relaxed);
     ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
     ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
 }

@@ -95,6 +95,7 @@ struct hs_tick_progress {
     int64_t worst_tick_ns;
     int64_t worst_wake_ns;
     uint32_t leaky_count;
+    uint64_t log_dropped; /* log records lost because the ring was full */
     bool safe_hold;
     bool running;
 };

@@ -14,11 +14,15 @@
     lttng_ust_tracepoint(hilsim, overrun, (tick), (tick_ns), (missed))
 #define HS_TRACE_POLICY(tick, action, value)                                                       \
     lttng_ust_tracepoint(hilsim, policy_action, (tick), (action), (value))
+/* dir: 0 received, 1 sent; data: len (<= 64) payload bytes */
+#define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len)                                      \
+    lttng_ust_tracepoint(hilsim, can_frame, (tick), (dir), (bus), (can_id), (data), (len))
 #define HS_TRACE_ENABLED(name) lttng_ust_tracepoint_enabled(hilsim, name)
 #else
 #define HS_TRACE_TICK(t) ((void)0)
 #define HS_TRACE_OVERRUN(tick, tick_ns, missed) ((void)0)
 #define HS_TRACE_POLICY(tick, action, value) ((void)0)
+#define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len) ((void)0)
 #define HS_TRACE_ENABLED(name) 0
 #endif
 

@@ -44,6 +44,16 @@ LTTNG_UST_TRACEPOINT_EVENT(hilsim, policy_action,
         lttng_ust_field_integer(uint64_t, tick, tick)
         lttng_ust_field_integer(int, action, action)
         lttng_ust_field_integer(int64_t, value, value)))
+/* One CAN frame in or out (dir 0 = received, 1 = sent) on bus index bus, for drivers/can. */
+LTTNG_UST_TRACEPOINT_EVENT(hilsim, can_frame,
+    LTTNG_UST_TP_ARGS(uint64_t, tick, int, dir, int, bus, uint32_t, can_id,
+                      const uint8_t *, data, unsigned int, len),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, tick, tick)
+        lttng_ust_field_integer(int, dir, dir)
+        lttng_ust_field_integer(int, bus, bus)
+        lttng_ust_field_integer_hex(uint32_t, can_id, can_id)
+        lttng_ust_field_sequence(uint8_t, data, data, unsigned int, len)))
 /* clang-format on */
 
 #endif

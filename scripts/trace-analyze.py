@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Per-phase timing table from an LTTng trace of hilsim:tick events.
 
-    trace-analyze.py TRACE_DIR [--json] [--bin-ns 1000] [--range-ns 20000000]
+    trace-analyze.py TRACE_DIR [--json] [--pid PID] [--bin-ns 1000] [--range-ns 20000000]
 
 Runs babeltrace2 on TRACE_DIR, and prints the same table as the in-process stats
 (rt/rt_stats.c) using the same histogram and percentile definition (rt/rt_hist.h): with N
 samples and p in parts per million, k = ceil(p * N / 1e6) (at least 1); the percentile is the
 upper edge of the smallest 1 us bin whose cumulative count reaches k, or the exact maximum when
 k is only reached in the overflow bin. Also lists tick numbers missing from 0..last (skipped
-periods, or lost events). Python 3 standard library only.
+periods, or lost events). When the trace has the vpid context and holds several processes,
+choose one with --pid. Python 3 standard library only.
 """
 import argparse
 import json
@@ -32,6 +33,7 @@ PCT_KEY = ["p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns"]
 
 EVENT_RE = re.compile(r"\bhilsim:(\w+): .*\{ ([^{}]*) \}\s*$")
 FIELD_RE = re.compile(r"(\w+) = (-?\d+)")
+VPID_RE = re.compile(r"\{ vpid = (\d+) \}")
 
 
 class Hist:
@@ -76,7 +78,9 @@ def read_events(trace_dir, babeltrace):
     for line in proc.stdout:
         m = EVENT_RE.search(line)
         if m:
-            yield m.group(1), {k: int(v) for k, v in FIELD_RE.findall(m.group(2))}
+            v = VPID_RE.search(line)
+            yield (m.group(1), {k: int(v) for k, v in FIELD_RE.findall(m.group(2))},
+                   int(v.group(1)) if v else None)
     err = proc.stderr.read()
     if proc.wait() != 0:
         raise RuntimeError("babeltrace2 failed on %s: %s" % (trace_dir, err.strip()))
@@ -98,10 +102,24 @@ def ranges(nums):
     return ",".join(out)
 
 
+def select_process(events, pid):
+    """Keeps one process's events: pid if given, else the only one; errors if ambiguous."""
+    events = list(events)
+    pids = sorted({p for _, _, p in events if p is not None})
+    if pid is not None:
+        return [(n, f) for n, f, p in events if p == pid]
+    if len(pids) > 1:
+        raise RuntimeError("the trace holds several processes (vpid %s): choose one with --pid"
+                           % ", ".join(map(str, pids)))
+    return [(n, f) for n, f, _ in events]
+
+
 def analyze(events, range_ns, bin_ns):
     hists = {name: Hist(range_ns, bin_ns) for name, _ in PHASES}
     ticks, planned, overruns, actions, overrun_events = [], {}, 0, 0, 0
+    counts = {}
     for name, f in events:
+        counts[name] = counts.get(name, 0) + 1
         if name == "tick":
             for row, field in PHASES:
                 hists[row].record(f[field])
@@ -131,6 +149,7 @@ def analyze(events, range_ns, bin_ns):
         "duplicate_ticks": len(ticks) - len(seen),
         "overrun_events": overrun_events,
         "policy_actions": actions,
+        "events": counts,
         "phases": hists,
     }
 
@@ -166,6 +185,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace_dir")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    ap.add_argument("--pid", type=int, help="analyze this process (vpid) only")
     ap.add_argument("--bin-ns", type=int, default=1000)
     ap.add_argument("--range-ns", type=int, default=20000000,
                     help="histogram range, as the loop's hist_range_ns (overflow above)")
@@ -174,7 +194,8 @@ def main():
     if a.bin_ns <= 0 or a.range_ns <= 0 or a.range_ns % a.bin_ns:
         ap.error("--range-ns must be a positive multiple of --bin-ns")
     try:
-        r = analyze(read_events(a.trace_dir, a.babeltrace2), a.range_ns, a.bin_ns)
+        events = select_process(read_events(a.trace_dir, a.babeltrace2), a.pid)
+        r = analyze(events, a.range_ns, a.bin_ns)
     except (OSError, RuntimeError) as e:
         print("trace-analyze: %s" % e, file=sys.stderr)
         return 1

@@ -4,9 +4,12 @@
 #   scripts/trace-run.sh [-o TRACE_DIR] [-s SUBBUF_SIZE] [-n NUM_SUBBUF] -- COMMAND [ARGS...]
 #
 # Starts its own lttng-sessiond (--no-kernel --daemonize, LTTNG_HOME in a temp dir) unless one
-# already serves this user, in which case it reuses it and leaves it running. Creates a
-# uniquely named session, enables 'hilsim:*', starts, runs COMMAND, stops, destroys, stops the
+# already serves this user, in which case it reuses it and leaves it running (as root the
+# sessiond is machine-wide whatever LTTNG_HOME says). Creates a uniquely named session that
+# records 'hilsim:*' from COMMAND's process only (other hilsim processes on the machine emit
+# the same events), with the vpid context; starts, runs COMMAND, stops, destroys, stops the
 # sessiond it started (by PID) and prints the trace directory as the last line of stdout.
+# SIGINT/SIGTERM are passed on to COMMAND so a run can be ended with Ctrl-C.
 # COMMAND's stdout goes to this script's stdout, its stderr to stderr. Exit code: COMMAND's,
 # or 125 when the tracing set-up failed. Runs are serialized with a lock (the root sessiond is
 # one per machine).
@@ -41,12 +44,16 @@ if [[ $(id -u) -eq 0 ]]; then rundir=/var/run/lttng; else rundir="$LTTNG_HOME/.l
 session="hilsim-$$-$RANDOM"
 started_pid=""
 session_made=0
+cmd_pid=""
 
 exec 9>"${TMPDIR:-/tmp}/hilsim-trace-run.lock"
 flock 9
 
 cleanup() {
   set +e
+  if [[ -n $cmd_pid ]] && kill -0 "$cmd_pid" 2>/dev/null; then
+    kill "$cmd_pid" 2>/dev/null # set-up failed while COMMAND was held
+  fi
   if [[ $session_made -eq 1 ]]; then
     lttng destroy "$session" >/dev/null 2>&1
   fi
@@ -85,12 +92,30 @@ step lttng create "$session" --output="$out"
 session_made=1
 step lttng enable-channel -u -s "$session" --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" hschan
 step lttng enable-event -u -s "$session" -c hschan 'hilsim:*'
+step lttng add-context -u -s "$session" -c hschan -t vpid
+
+# COMMAND is started held on a fifo so its PID (kept across exec) can be tracked before it
+# runs: only its events are recorded, from its first tick.
+# The app registers with the sessiond in its constructor; by default it gives up after 3 s on
+# a busy machine and the first ticks go unrecorded. Wait longer unless told otherwise.
+export LTTNG_UST_REGISTER_TIMEOUT=${LTTNG_UST_REGISTER_TIMEOUT:-30000}
+mkfifo "$work/go"
+( trap - INT QUIT; read -r _ <"$work/go"; exec "$@" <&3 3<&- ) 3<&0 &
+cmd_pid=$!
+trap 'kill -INT $cmd_pid 2>/dev/null' INT
+trap 'kill -TERM $cmd_pid 2>/dev/null' TERM
+step lttng track -u -s "$session" --vpid="$cmd_pid"
 step lttng start "$session"
 
 set +e
-"$@"
-rc=$?
+echo go >"$work/go"
+while :; do
+  wait "$cmd_pid"
+  rc=$?
+  kill -0 "$cmd_pid" 2>/dev/null || break # a trapped signal interrupted wait: wait again
+done
 set -e
+trap - INT TERM
 
 step lttng stop "$session"
 step lttng destroy "$session"

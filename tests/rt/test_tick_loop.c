@@ -1,7 +1,10 @@
 /* Tick loop behaviour with fake phases that sleep on chosen ticks: overrun policies, the leaky
  * counter, stop requests (also from a signal handler), phase errors, progress and the stall
- * hook. Periods are generous (10-20 ms) and stalls land mid-period, so the counts asserted on
- * the stalled ticks are deterministic; no timing is asserted. */
+ * hook. No timing is asserted. Periods are generous (10-20 ms) and stalls end mid-period, so
+ * what a stall forces is deterministic (e.g. 35 ms at 10 ms skips at least 3 periods). Noise
+ * from a loaded machine can add overruns, so every run is also checked tick by tick against a
+ * reference model fed with the times the fake phases saw: the loop's overrun verdicts, skipped
+ * periods, tick numbering, leaky counter and safe hold must match it exactly. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -32,6 +35,8 @@ struct fake {
     int phase_calls[5];
     uint64_t seen[MAX_SEEN]; /* tick numbers in execution order */
     bool seen_hold[MAX_SEEN];
+    int64_t planned[MAX_SEEN];
+    int64_t end[MAX_SEEN]; /* end of the outputs phase: just before the loop's own reading */
     int nseen;
     int hold_calls;
     uint64_t hold_tick;
@@ -57,6 +62,7 @@ static int ph_inputs(void *c, const struct hs_tick_info *t)
     f->phase_calls[0]++;
     if (f->nseen < MAX_SEEN) {
         f->seen_hold[f->nseen] = t->safe_hold;
+        f->planned[f->nseen] = t->planned_ns;
         f->seen[f->nseen++] = t->tick;
     }
     if (t->seq == f->stop_at_seq) {
@@ -96,6 +102,8 @@ static int ph_outputs(void *c, const struct hs_tick_info *t)
     f->phase_calls[4]++;
     if (t->seq == f->inject_at_seq)
         hs_tick_loop_inject_stall(f->loop, f->stall_ns);
+    if (t->seq < MAX_SEEN)
+        f->end[t->seq] = hs_rt_now_ns();
     return 0;
 }
 
@@ -155,12 +163,68 @@ static const struct hs_rt_log_rec *find_rec(const struct fake *f, uint32_t kind,
     return NULL;
 }
 
+/* The reference model: replays the recorded times through the documented rules. */
+static void check_model(const struct fake *f, const struct hs_tick_config *c,
+                        const struct hs_tick_result *res)
+{
+    uint32_t leaky = 0;
+    bool hold = false;
+    uint64_t overruns = 0, missed = 0;
+    assert_true(f->nseen < MAX_SEEN);
+    assert_int_equal(res->ticks, f->nseen);
+    for (int i = 0; i < f->nseen; i++) {
+        assert_int_equal(f->seen_hold[i], hold);
+        bool over = f->end[i] > f->planned[i] + c->period_ns;
+        const struct hs_rt_log_rec *o = find_rec(f, HS_RT_LOG_OVERRUN, f->seen[i]);
+        uint64_t next = f->seen[i] + 1;
+        if (over) {
+            int64_t passed = (f->end[i] - f->planned[i]) / c->period_ns;
+            overruns++;
+            assert_non_null(o);
+            assert_int_equal(o->b, passed);
+            if (c->policy == HS_OVERRUN_SKIP) {
+                missed += (uint64_t)passed;
+                next += (uint64_t)passed;
+            }
+            if (c->policy == HS_OVERRUN_STOP)
+                assert_int_equal(i, f->nseen - 1);
+            leaky += c->leaky_inc;
+        } else {
+            assert_null(o);
+            if (leaky)
+                leaky--;
+        }
+        if (c->leaky_threshold && leaky >= c->leaky_threshold) {
+            if (c->leaky_action == HS_LEAKY_STOP) {
+                assert_int_equal(i, f->nseen - 1);
+                assert_int_equal(res->reason, HS_TICK_STOP_LEAKY);
+            } else if (c->leaky_action == HS_LEAKY_SAFE_HOLD && !hold) {
+                hold = true;
+                assert_int_equal(f->hold_tick, f->seen[i]);
+            }
+        }
+        if (i + 1 < f->nseen)
+            assert_int_equal(f->seen[i + 1], next);
+    }
+    assert_int_equal(res->overruns, overruns);
+    assert_int_equal(res->missed_periods, missed);
+    assert_int_equal(res->safe_hold, hold);
+    assert_int_equal(f->hold_calls, hold ? 1 : 0);
+    assert_int_equal(count_recs(f, HS_RT_LOG_OVERRUN), overruns);
+    struct hs_tick_progress p;
+    hs_tick_loop_progress(f->loop, &p);
+    assert_int_equal(p.leaky_count, leaky);
+    assert_int_equal(p.overruns, overruns);
+    assert_int_equal(p.missed_periods, missed);
+    assert_int_equal(p.last_tick, f->seen[f->nseen - 1]);
+}
+
 static void test_skip_counts_missed_periods(void **state)
 {
     struct fake f;
     fake_init(&f);
-    /* 10 ms period, tick seq 3 takes 35 ms: deadlines +10, +20, +30 pass, the loop resumes at
-     * +40, i.e. 3 periods skipped and tick number 3 is followed by 7. */
+    /* 10 ms period, tick seq 3 takes 35 ms: deadlines +10, +20, +30 pass, so at least 3
+     * periods are skipped (exactly 3 unless the machine adds more than 5 ms). */
     f.stall_ns = 35 * MS;
     f.stall_seq[0] = 3;
     f.nstall = 1;
@@ -169,17 +233,18 @@ static void test_skip_counts_missed_periods(void **state)
     assert_int_equal(run(&f, &cfg, &res), 0);
     assert_int_equal(res.reason, HS_TICK_STOP_MAX_TICKS);
     assert_int_equal(res.ticks, 8);
+    check_model(&f, &cfg, &res);
     uint64_t stalled = f.seen[3];
-    assert_int_equal(f.seen[4], stalled + 4);
     const struct hs_rt_log_rec *o = find_rec(&f, HS_RT_LOG_OVERRUN, stalled);
     assert_non_null(o);
-    assert_int_equal(o->b, 3);
+    assert_true(o->b >= 3);
     const struct hs_rt_log_rec *s = find_rec(&f, HS_RT_LOG_SKIP, stalled);
     assert_non_null(s);
-    assert_int_equal(s->a, 3);
-    assert_int_equal(s->b, stalled + 4);
-    /* Every miss is counted and reported: totals equal the sums over the records, and the
-     * gaps in the tick numbering are exactly the skipped periods. */
+    assert_int_equal(s->a, o->b);
+    assert_int_equal(s->b, stalled + 1 + (uint64_t)o->b);
+    assert_int_equal(f.seen[4], s->b);
+    /* Every miss is counted and reported: the total equals the sum over the records and the
+     * gaps in the tick numbering. */
     int64_t skipped = 0, gaps = 0;
     for (int i = 0; i < f.nrecs; i++)
         if (f.recs[i].kind == HS_RT_LOG_SKIP)
@@ -188,10 +253,9 @@ static void test_skip_counts_missed_periods(void **state)
         gaps += (int64_t)(f.seen[i] - f.seen[i - 1] - 1);
     assert_int_equal(res.missed_periods, skipped);
     assert_int_equal(gaps, skipped);
-    assert_int_equal(res.overruns, count_recs(&f, HS_RT_LOG_OVERRUN));
-    assert_true(res.missed_periods >= 3);
     const struct hs_rt_stats *st = hs_tick_loop_stats(f.loop);
     assert_int_equal(st->ticks, 8);
+    assert_int_equal(st->missed_periods, res.missed_periods);
     assert_int_equal(st->phase[HS_PHASE_TICK].count, 8);
     assert_true(st->phase[HS_PHASE_PHYSICS].max_ns >= 35 * MS);
     hs_tick_loop_destroy(f.loop);
@@ -210,18 +274,17 @@ static void test_catch_up_keeps_timeline(void **state)
     assert_int_equal(run(&f, &cfg, &res), 0);
     assert_int_equal(res.ticks, 10);
     assert_int_equal(res.missed_periods, 0);
+    check_model(&f, &cfg, &res);
     for (int i = 0; i < f.nseen; i++)
         assert_int_equal(f.seen[i], i); /* no tick number skipped */
-    /* Tick 3 ends at +35 ms: it and the late ticks 4 and 5, run back to back, end after their
-     * next deadlines (+10, +20, +30 relative to tick 3's); tick 6 (deadline +40) does not. */
+    /* Tick 3 ends after +35 ms; ticks 4 and 5 (deadlines +20 and +30) cannot start before
+     * that, so all three overrun whatever else the machine does. */
     const struct hs_rt_log_rec *o = find_rec(&f, HS_RT_LOG_OVERRUN, 3);
     assert_non_null(o);
-    assert_int_equal(o->b, 3);
+    assert_true(o->b >= 3);
     assert_non_null(find_rec(&f, HS_RT_LOG_OVERRUN, 4));
     assert_non_null(find_rec(&f, HS_RT_LOG_OVERRUN, 5));
-    assert_null(find_rec(&f, HS_RT_LOG_OVERRUN, 6));
     assert_int_equal(count_recs(&f, HS_RT_LOG_SKIP), 0);
-    assert_int_equal(res.overruns, count_recs(&f, HS_RT_LOG_OVERRUN));
     assert_true(res.overruns >= 3);
     hs_tick_loop_destroy(f.loop);
 }
@@ -237,10 +300,10 @@ static void test_stop_policy(void **state)
     struct hs_tick_result res;
     assert_int_equal(run(&f, &cfg, &res), -ETIME);
     assert_int_equal(res.reason, HS_TICK_STOP_OVERRUN);
-    assert_int_equal(res.ticks, 4);
+    assert_true(res.ticks >= 1 && res.ticks <= 4); /* 4 unless an earlier tick overran */
     assert_int_equal(res.overruns, 1);
-    assert_int_equal(f.phase_calls[4], 4); /* the overrunning tick completed */
-    assert_non_null(find_rec(&f, HS_RT_LOG_OVERRUN, 3));
+    assert_int_equal(f.phase_calls[4], res.ticks); /* the overrunning tick completed */
+    check_model(&f, &cfg, &res);
     hs_tick_loop_destroy(f.loop);
 }
 
@@ -248,7 +311,8 @@ static void test_leaky_safe_hold_at_threshold(void **state)
 {
     struct fake f;
     fake_init(&f);
-    /* +4 per overrun, -1 per good tick, threshold 8: stalls at seq 2 and 3 reach 4 then 8. */
+    /* +4 per overrun, -1 per good tick, threshold 8: stalls at seq 2 and 3 reach 4 then 8, so
+     * safe hold latches at seq 3 at the latest (earlier only if the machine adds overruns). */
     f.stall_ns = 15 * MS;
     f.stall_seq[0] = 2;
     f.stall_seq[1] = 3;
@@ -264,17 +328,17 @@ static void test_leaky_safe_hold_at_threshold(void **state)
     assert_int_equal(res.reason, HS_TICK_STOP_MAX_TICKS);
     assert_true(res.safe_hold);
     assert_int_equal(f.hold_calls, 1);
-    assert_int_equal(f.hold_tick, f.seen[3]);
-    for (int i = 0; i < f.nseen; i++)
-        assert_int_equal(f.seen_hold[i], i >= 4); /* held from the tick after the trigger on */
-    const struct hs_rt_log_rec *h = find_rec(&f, HS_RT_LOG_SAFE_HOLD, f.seen[3]);
+    assert_true(f.hold_tick <= f.seen[3]);
+    assert_true(f.seen_hold[4] && f.seen_hold[6]);
+    check_model(&f, &cfg, &res); /* exact trigger tick and per-tick hold flags */
+    const struct hs_rt_log_rec *h = find_rec(&f, HS_RT_LOG_SAFE_HOLD, f.hold_tick);
     assert_non_null(h);
-    assert_int_equal(h->a, 8);
+    assert_true(h->a >= 8);
+    assert_int_equal(h->b, 8);
     assert_int_equal(count_recs(&f, HS_RT_LOG_SAFE_HOLD), 1);
     struct hs_tick_progress p;
     hs_tick_loop_progress(f.loop, &p);
     assert_true(p.safe_hold);
-    assert_int_equal(p.leaky_count, 8 - 3); /* three good ticks after the trigger */
     hs_tick_loop_destroy(f.loop);
 }
 
@@ -282,7 +346,8 @@ static void test_leaky_leaks_below_threshold(void **state)
 {
     struct fake f;
     fake_init(&f);
-    /* Stalls at seq 1 and 6: 4, then 4 good ticks leak it to 0, then 4 again: never 8. */
+    /* Stalls at seq 1 and 6: 4, then 4 good ticks leak it to 0, then 4 again: never 8 (the
+     * model says what must happen if the machine adds overruns of its own). */
     f.stall_ns = 15 * MS;
     f.stall_seq[0] = 1;
     f.stall_seq[1] = 6;
@@ -294,10 +359,13 @@ static void test_leaky_leaks_below_threshold(void **state)
                                  .leaky_action = HS_LEAKY_STOP,
                                  .max_ticks = 8};
     struct hs_tick_result res;
-    assert_int_equal(run(&f, &cfg, &res), 0);
-    assert_int_equal(res.reason, HS_TICK_STOP_MAX_TICKS);
-    assert_int_equal(res.overruns, 2);
-    assert_int_equal(f.hold_calls, 0);
+    int r = run(&f, &cfg, &res);
+    check_model(&f, &cfg, &res);
+    if (res.overruns == 2) {
+        assert_int_equal(r, 0);
+        assert_int_equal(res.reason, HS_TICK_STOP_MAX_TICKS);
+    }
+    assert_true(res.overruns >= 2 || res.reason == HS_TICK_STOP_LEAKY);
     hs_tick_loop_destroy(f.loop);
 }
 
@@ -318,8 +386,9 @@ static void test_leaky_stop_at_threshold(void **state)
     struct hs_tick_result res;
     assert_int_equal(run(&f, &cfg, &res), -ETIME);
     assert_int_equal(res.reason, HS_TICK_STOP_LEAKY);
-    assert_int_equal(res.ticks, 4);
+    assert_true(res.ticks >= 2 && res.ticks <= 4); /* 4 unless the machine added overruns */
     assert_int_equal(f.hold_calls, 0);
+    check_model(&f, &cfg, &res);
     hs_tick_loop_destroy(f.loop);
 }
 
@@ -390,7 +459,8 @@ static void test_injected_stall_hook(void **state)
     assert_int_equal(st->a, 35 * MS);
     const struct hs_rt_log_rec *o = find_rec(&f, HS_RT_LOG_OVERRUN, f.seen[2]);
     assert_non_null(o);
-    assert_int_equal(o->b, 3);
+    assert_true(o->b >= 3);
+    check_model(&f, &cfg, &res);
     hs_tick_loop_destroy(f.loop);
 }
 

@@ -69,6 +69,8 @@ def main():
         check(traced["first_tick"] == 0 and traced["last_tick"] == ticks - 1,
               "tick range %s..%s" % (traced["first_tick"], traced["last_tick"]))
         check(traced["missing_ticks"] == [], "missing ticks: %s" % traced["missing_ticks"][:20])
+    check(traced["events"].get("can_frame") == ticks, "can_frame events: %s"
+          % traced["events"].get("can_frame"))
     check(traced["duplicate_ticks"] == 0, "duplicate ticks: %d" % traced["duplicate_ticks"])
     check(traced["period_ns"] == inproc["period_ns"], "period %d != %d"
           % (traced["period_ns"], inproc["period_ns"]))

@@ -8,6 +8,7 @@
 
 #include "rt/rt_clock.h"
 #include "rt/tick_loop.h"
+#include "rt/trace.h"
 
 static uint64_t stall_seq = UINT64_MAX;
 static int64_t stall_ns;
@@ -47,6 +48,8 @@ static int sensors(void *ctx, const struct hs_tick_info *t)
 
 static int outputs(void *ctx, const struct hs_tick_info *t)
 {
+    const uint8_t frame[8] = {(uint8_t)t->tick, 1, 2, 3, 4, 5, 6, 7};
+    HS_TRACE_CAN_FRAME(t->tick, 1, 0, 0x141u, frame, 8u);
     burn(1500);
     return 0;
 }
