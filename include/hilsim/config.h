@@ -129,8 +129,8 @@ struct hs_cfg_gains {
 
 struct hs_cfg_trajectory {
     char joint[HS_NAME_MAX];
-    double amplitude;      /* rad or m, about the initial position */
-    double frequency_hz;   /* Hz */
+    double amplitude;    /* rad or m, about the initial position */
+    double frequency_hz; /* Hz */
 };
 
 struct hs_cfg_controller {
