@@ -104,7 +104,10 @@ struct hs_shm_header {
 
     /* Control words (own cache line). */
     _Atomic uint32_t tick_futex; /* rt:w client:r  low 32 bits of the published tick; futex */
-    _Atomic uint32_t waiters;    /* client:rw rt:r  clients inside FUTEX_WAIT (wake only if > 0) */
+    /* client:rw rt:r  clients inside FUTEX_WAIT; the server wakes only if > 0. A client killed
+     * while waiting leaves it raised: harmless, each publish then costs one FUTEX_WAKE syscall
+     * that finds nobody (non-blocking; see shm_bench "publish+nowake"). */
+    _Atomic uint32_t waiters;
     _Atomic uint32_t server_state; /* rt:w client:r  enum hs_shm_server_state */
     uint32_t reserved1;
     _Atomic uint64_t lost_owner; /* rt:w client:r  owner word the server declared lost (0: none) */

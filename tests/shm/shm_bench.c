@@ -6,10 +6,12 @@
  *
  * publish:        hs_shm_server_publish, nobody waiting (no syscall)
  * publish+wake:   hs_shm_server_publish while a client blocks in hs_client_wait_tick (FUTEX_WAKE)
+ * publish+nowake: waiters raised but nobody asleep (a waiter was killed): the wake syscall alone
  * read_commands:  hs_shm_server_read_commands with a client's commands present
  * client read:    hs_client_read_state of the full snapshot
  * round trip:     client writes a command -> server thread (spinning tick loop: read commands,
  *                 publish) -> client sees command_seq echoed in a published state */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -127,6 +129,25 @@ int main(int argc, char **argv)
     hs_shm_server_publish(s, ++tick, 0, 0);
     pthread_join(th, NULL);
     report("publish+wake", v, nw);
+
+    /* A client killed inside FUTEX_WAIT leaves waiters raised: every publish then makes a
+     * FUTEX_WAKE syscall that finds nobody. */
+    char name[128];
+    snprintf(name, sizeof name, "/hilsim-%s", bench);
+    int fd = shm_open(name, O_RDWR, 0);
+    struct hs_shm_header *h = mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (h != MAP_FAILED) {
+        atomic_fetch_add(&h->waiters, 1);
+        for (size_t i = 0; i < n; i++) {
+            int64_t a = now_ns();
+            hs_shm_server_publish(s, ++tick, 0, a);
+            v[i] = now_ns() - a;
+        }
+        atomic_fetch_sub(&h->waiters, 1);
+        munmap(h, sizeof *h);
+        report("publish+nowake", v, n);
+    }
 
     struct hs_client *c;
     char err[256];
