@@ -170,6 +170,38 @@ class Run(unittest.TestCase):
             self.assertIn("applied new budgets", err)
 
 
+def stats_table(text):
+    """The per-phase table: from the 'ticks ... period' line through the 'tick' row."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("ticks ") and "period" in l)
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("tick "))
+    return lines[start:end + 1]
+
+
+@unittest.skipUnless(shutil.which("lttng") and shutil.which("babeltrace2")
+                     and shutil.which("lttng-sessiond"), "lttng-tools or babeltrace2 absent")
+class Trace(unittest.TestCase):
+    def test_trace_of_a_run_agrees_with_its_own_stats(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "trace")
+            r = subprocess.run([os.path.join(SRC, "scripts", "trace-run.sh"), "-o", trace, "--",
+                                HILSIM, "run", bench_config(tmp), "--duration", "1", "--no-rt"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            if "ticks 500 " not in r.stdout:
+                self.fail(r.stdout)
+            a = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts",
+                                "trace-analyze.py"), trace, "--range-ns", "100000000", "--json"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(a.returncode, 0, a.stderr)
+            j = json.loads(a.stdout)
+            self.assertEqual(j["ticks"], 500)  # every executed tick is in the trace
+            t = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "scripts",
+                                "trace-analyze.py"), trace, "--range-ns", "100000000"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(stats_table(t.stdout), stats_table(r.stdout))
+
+
 class Bench(unittest.TestCase):
     def test_report_files_and_verdict(self):
         with tempfile.TemporaryDirectory() as tmp:
