@@ -260,14 +260,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 write_command() {
-    local item name value
+    local item name value items
     echo 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
     echo 'export HOME=/root LANG=C.UTF-8 TERM=dumb'
     for name in $(compgen -e); do
         [[ $name == HS_* && $name != HS_GUEST_* ]] || continue
         printf 'export %s=%q\n' "$name" "${!name}"
     done
-    for item in ${HS_GUEST_ENV:-}; do
+    read -r -a items <<<"${HS_GUEST_ENV:-}" # split on blanks, no globbing
+    for item in "${items[@]}"; do
         name=${item%%=*}
         [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "HS_GUEST_ENV: '$item' is not NAME or NAME=VALUE"
         if [[ $item == *=* ]]; then
