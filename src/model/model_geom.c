@@ -1,6 +1,7 @@
 /* Shape geometry of a link: Box, Sphere, Cylinder and Cone stay primitives posed in the link
- * frame; IndexedFaceSet becomes a triangle mesh. A scale a primitive cannot represent (e.g. a
- * non-uniform scale on a Sphere, or a shear) is tessellated into a mesh instead of rejected. */
+ * frame; IndexedFaceSet and Extrusion become triangle meshes. A scale a primitive cannot represent
+ * (e.g. a non-uniform scale on a Sphere, or a shear) is tessellated into a mesh instead of
+ * rejected. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -344,6 +345,24 @@ int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
             return r;
     } else if (strcmp(n->type, "IndexedFaceSet") == 0) {
         return build_ifs(b, n, env, ctx);
+    } else if (strcmp(n->type, "Extrusion") == 0) {
+        double *v;
+        uint32_t nv, *t, nt;
+        if ((r = hs__build_extrusion(b, n, env, ctx, &v, &nv, &t, &nt)) < 0)
+            return r;
+        if (nt == 0) {
+            free(v);
+            free(t);
+            return 0;
+        }
+        b->vertices += nv;
+        if (b->vertices > HS_MODEL_MAX_VERTICES) {
+            free(v);
+            free(t);
+            return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+                               "more than %u mesh vertices in the model", HS_MODEL_MAX_VERTICES);
+        }
+        return add_mesh(b, n, ctx, v, nv, t, nt);
     } else {
         return hs__builder_warn(b, n->file, n->line, "geometry %s is not supported; ignored",
                                 n->type);

@@ -108,6 +108,11 @@ int hs__build_children(struct hs__builder *b, const struct hs__vnode *node, cons
                        const struct hs__bctx *ctx);
 int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
                     const struct hs__bctx *ctx);
+/* Extrusion swept into a mesh in the shape frame; *ret_nt = 0 (and NULL arrays allowed to be
+ * freed) when it has nothing to sweep. */
+int hs__build_extrusion(struct hs__builder *b, const struct hs__vnode *n,
+                        const struct hs__venv *env, const struct hs__bctx *ctx, double **ret_v,
+                        uint32_t *ret_nv, uint32_t **ret_t, uint32_t *ret_nt);
 int hs__build_inline(struct hs__builder *b, const struct hs__vnode *node,
                      const struct hs__bctx *ctx);
 int hs__build_joint(struct hs__builder *b, const struct hs__vnode *node,

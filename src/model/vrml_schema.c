@@ -89,6 +89,12 @@ static const struct hs__vschema_field s_ifs[] = {
     F("solid", SFBOOL),
     F("texCoordIndex", MFINT32),
 };
+static const struct hs__vschema_field s_extrusion[] = {
+    F("beginCap", SFBOOL),        F("ccw", SFBOOL),           F("convex", SFBOOL),
+    F("creaseAngle", SFFLOAT),    F("crossSection", MFVEC2F), F("endCap", SFBOOL),
+    F("orientation", MFROTATION), F("scale", MFVEC2F),        F("solid", SFBOOL),
+    F("spine", MFVEC3F),
+};
 static const struct hs__vschema_field s_coordinate[] = {F("point", MFVEC3F)};
 static const struct hs__vschema_field s_appearance[] = {F("material", SFNODE), F("texture", SFNODE),
                                                         F("textureTransform", SFNODE)};
@@ -188,6 +194,7 @@ static const struct {
     S("Cylinder", s_cylinder),
     S("Cone", s_cone),
     S("IndexedFaceSet", s_ifs),
+    S("Extrusion", s_extrusion),
     S("Coordinate", s_coordinate),
     S("Appearance", s_appearance),
     S("Material", s_material),

@@ -184,6 +184,48 @@ static void test_ear_clipping_comb_in_tilted_plane(void **state)
     assert_int_equal(hs__triangulate(line, lp, 4, tris), 0);
 }
 
+static double signed_volume(const struct hs_mesh *me)
+{
+    double vol = 0;
+    for (uint32_t t = 0; t < me->ntriangles; t++) {
+        const uint32_t *ix = &me->indices[3 * t];
+        const double *a = &me->vertices[3 * ix[0]], *b = &me->vertices[3 * ix[1]],
+                     *c = &me->vertices[3 * ix[2]];
+        vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                a[2] * (b[0] * c[1] - b[1] * c[0])) /
+               6;
+    }
+    return vol;
+}
+
+/* Extrusions become closed meshes wound outwards: the default (2x2 square along 1 m of +Y)
+ * has volume 4; a non-convex L cross-section (area 3, clockwise) swept 0.5 m along -Z with a
+ * scale of 2 on both axes has volume 3 * 4 * 0.5 = 6. */
+static void test_extrusion_volume_and_winding(void **state)
+{
+    (void)state;
+    struct hs_model *m =
+        load_ok("Joint { jointType \"free\" children [ Shape { geometry Extrusion { } }\n"
+                " Shape { geometry Extrusion { crossSection [ 0 0, 0 2, 1 2, 1 1, 2 1, 2 0, 0 0 ]\n"
+                "  spine [ 0 0 0, 0 0 -0.5 ] scale [ 2 2 ] } } ] }");
+    assert_int_equal(m->ngeoms, 2);
+    const struct hs_mesh *a = &m->geoms[0].u.mesh, *b = &m->geoms[1].u.mesh;
+    assert_int_equal(m->geoms[0].type, HS_GEOM_MESH);
+    assert_int_equal(a->nvertices, 8);
+    assert_near(signed_volume(a), 4, 1e-9);
+    double ymin = 1, ymax = 0;
+    for (uint32_t i = 0; i < a->nvertices; i++) {
+        ymin = fmin(ymin, a->vertices[3 * i + 1]);
+        ymax = fmax(ymax, a->vertices[3 * i + 1]);
+        assert_near(fabs(a->vertices[3 * i]), 1, 1e-12);
+    }
+    assert_near(ymin, 0, 1e-12);
+    assert_near(ymax, 1, 1e-12);
+    assert_int_equal(b->ntriangles, 2 * 6 + 2 * 4);
+    assert_near(signed_volume(b), 6, 1e-9);
+    hs_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_scaled_primitives),
         cmocka_unit_test(test_ifs_nonconvex_and_missing_terminator),
         cmocka_unit_test(test_ear_clipping_comb_in_tilted_plane),
+        cmocka_unit_test(test_extrusion_volume_and_winding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,8 +124,15 @@ static void test_crawler(void **state)
     assert_int_equal(m->nlinks, 3);
     int n = 0;
     for (uint32_t i = 0; i < m->nlinks; i++)
-        n += m->links[i].joint_type == HS_JOINT_CRAWLER;
+        if (m->links[i].joint_type == HS_JOINT_CRAWLER) {
+            n++;
+            assert_int_equal(m->links[i].joint_id, n - 1);
+            /* the track shape is an Extrusion, USEd by the second track */
+            assert_int_equal(m->links[i].geom_count, 1);
+            assert_int_equal(m->geoms[m->links[i].geom_first].type, HS_GEOM_MESH);
+        }
     assert_int_equal(n, 2);
+    assert_int_equal(m->nwarnings, 0);
     assert_near(hs_model_total_mass(m), 12, 1e-12);
     hs_model_free(m);
 }
