@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define PREFAULT_MAX_KIB 8192
@@ -114,7 +115,13 @@ int hs_rt_setup_thread(const struct hs_rt_opts *o, struct hs_rt_report *rep)
         step_result(&rep->affinity, err);
     }
     if (o->prefault_stack_kib) {
-        hs_rt_prefault_stack(o->prefault_stack_kib);
+        /* On the main thread the stack is RLIMIT_STACK: touch at most half of it. */
+        size_t kib = o->prefault_stack_kib;
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            kib > rl.rlim_cur / 2048)
+            kib = rl.rlim_cur / 2048;
+        hs_rt_prefault_stack(kib);
         step_result(&rep->prefault, 0);
     }
     if (!o->require_rt)

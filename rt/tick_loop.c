@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,6 +384,17 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
     ret->log_dropped = atomic_load_explicit(&m->log.dropped, memory_order_relaxed);
     ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
     ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
+}
+
+int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size)
+{
+    return snprintf(buf, size,
+                    "tick %llu, %llu run, %llu overruns, %llu missed, worst tick %.1f us, "
+                    "worst wake %.1f us%s%s",
+                    (unsigned long long)p->last_tick, (unsigned long long)p->ticks,
+                    (unsigned long long)p->overruns, (unsigned long long)p->missed_periods,
+                    (double)p->worst_tick_ns / 1e3, (double)p->worst_wake_ns / 1e3,
+                    p->safe_hold ? ", SAFE HOLD" : "", p->running ? "" : ", stopped");
 }
 
 const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l)

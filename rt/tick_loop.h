@@ -12,6 +12,7 @@
 #define HS_RT_TICK_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hilsim/diag.h"
@@ -135,6 +136,10 @@ void hs_tick_loop_request_stop(struct hs_tick_loop *l);
 void hs_tick_loop_inject_stall(struct hs_tick_loop *l, int64_t stall_ns);
 /* Any thread, any time. */
 void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress *ret);
+
+/* Any thread: one line for systemd STATUS= or a console, e.g. "tick 12034, 12034 run, 2
+ * overruns, 0 missed, worst tick 85.2 us, worst wake 40.1 us". Returns like snprintf. */
+int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size);
 
 /* After the loop has stopped (run returned or join returned). Owned by the loop. */
 const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l);

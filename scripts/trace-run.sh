@@ -49,6 +49,7 @@ cmd_pid=""
 exec 9>"${TMPDIR:-/tmp}/hilsim-trace-run.lock"
 flock 9
 
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   set +e
   if [[ -n $cmd_pid ]] && kill -0 "$cmd_pid" 2>/dev/null; then
@@ -121,4 +122,4 @@ step lttng stop "$session"
 step lttng destroy "$session"
 session_made=0
 echo "$out"
-exit $rc
+exit "$rc"

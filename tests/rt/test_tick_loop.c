@@ -493,6 +493,17 @@ static void test_progress_from_other_thread(void **state)
     assert_false(p.running);
     assert_int_equal(p.ticks, hs_tick_loop_stats(f.loop)->ticks);
     assert_true(p.worst_tick_ns > 0);
+    char line[256];
+    p = (struct hs_tick_progress){.ticks = 12034,
+                                  .last_tick = 12036,
+                                  .overruns = 2,
+                                  .missed_periods = 2,
+                                  .worst_tick_ns = 85210,
+                                  .worst_wake_ns = 40100,
+                                  .safe_hold = true};
+    hs_tick_progress_format(&p, line, sizeof line);
+    assert_string_equal(line, "tick 12036, 12034 run, 2 overruns, 2 missed, worst tick 85.2 us, "
+                              "worst wake 40.1 us, SAFE HOLD, stopped");
     hs_tick_loop_destroy(f.loop);
 }
 
