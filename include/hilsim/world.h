@@ -103,6 +103,12 @@ void *hs_world_ode_space(const struct hs_world *world);
 void *hs_world_ode_contact_group(const struct hs_world *world);
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);
 
+/* Where the link's ODE body frame (its centre of mass) sits in the link frame: the model's
+ * centre of mass, except on link1 of a piston ExtraJoint, which gives up the slider block's mass
+ * (src/world/world_build.c). ODE body pose = link pose translated by this. RT-safe. */
+void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t link,
+                       double ret_com[3]);
+
 /* Links whose mass or inertia was unusable (zero, not positive definite) and got the fallback
  * described in src/world/world_mass.c. RT-safe. */
 uint32_t hs_world_mass_fixups(const struct hs_world *world);

@@ -164,13 +164,35 @@ static dJointID create_joint(struct hs_world *w, struct hs__world_link *wl, dBod
     return j;
 }
 
+static double block_mass(const struct hs_model *m, const struct hs_extra_joint *e)
+{
+    double m1 = m->links[e->link1].mass, m2 = m->links[e->link2].mass;
+    return HS_BLOCK_MASS_RATIO * fmin(m1 > 0 ? m1 : 1.0, m2 > 0 ? m2 : 1.0);
+}
+
+/* The links' mass properties as simulated: the model's, less each piston block on link1. */
+static void effective_links(const struct hs_model *m, struct hs_link *eff)
+{
+    memcpy(eff, m->links, m->nlinks * sizeof *eff);
+    for (uint32_t k = 0; k < m->nextra_joints; k++) {
+        const struct hs_extra_joint *e = &m->extra_joints[k];
+        if (e->type != HS_EXTRA_PISTON)
+            continue;
+        double mb = block_mass(m, e);
+        hs__world_mass_remove_point(&eff[e->link1], mb, e->pos1,
+                                    0.4 * mb * HS_BLOCK_RADIUS_M * HS_BLOCK_RADIUS_M);
+    }
+}
+
 /* OpenHRP's piston ExtraJoint constrains the two points only across the axis (2 constraints,
  * rotation free). ODE's piston joint also locks the two rotations across the axis, which
  * over-constrains planar loops such as ClosedLinkSample. The faithful equivalent is a light
  * block that slides along the axis on link1 (slider) and carries link2 on a ball joint.
- * The block is the price: it adds HS_BLOCK_MASS_RATIO of the lighter link's mass, with the
- * inertia of a HS_BLOCK_RADIUS_M sphere. Lighter blocks make QuickStep converge slowly (the
- * four-bar test's closure error grows from 0.14 mm at 5 % to 0.8 mm at 1 %). */
+ * The block weighs HS_BLOCK_MASS_RATIO of the lighter link (with the inertia of a
+ * HS_BLOCK_RADIUS_M sphere); lighter blocks make QuickStep converge slowly (the four-bar test's
+ * closure error grows from 0.14 mm at 5 % to 0.8 mm at 1 %). Its mass and inertia are taken out
+ * of link1's (see effective_links), so link1 plus block match the model exactly while the block
+ * sits at its anchor; only its sliding along the axis moves mass the model would not move. */
 static int create_extra(struct hs_world *w, struct hs__world_body *wb, uint32_t k,
                         const struct hs_pose *pose0)
 {
@@ -192,9 +214,7 @@ static int create_extra(struct hs_world *w, struct hs__world_body *wb, uint32_t 
         return -ENOMEM;
     wb->extra_blocks[k] = block;
     dMass mass;
-    double m1 = wb->model->links[e->link1].mass, m2 = wb->model->links[e->link2].mass;
-    double mb = HS_BLOCK_MASS_RATIO * fmin(m1 > 0 ? m1 : 1.0, m2 > 0 ? m2 : 1.0);
-    dMassSetSphereTotal(&mass, mb, HS_BLOCK_RADIUS_M);
+    dMassSetSphereTotal(&mass, block_mass(wb->model, e), HS_BLOCK_RADIUS_M);
     dBodySetMass(block, &mass);
     struct hs_pose bp = pose0[e->link1];
     memcpy(bp.p, p, sizeof p);
@@ -283,11 +303,12 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
     struct hs_pose *pose0 = calloc(n, sizeof *pose0), *poseq = calloc(n, sizeof *poseq);
     double(*axes)[3] = calloc(n, sizeof *axes);
     double(*v)[3] = calloc(n, sizeof *v), (*om)[3] = calloc(n, sizeof *om);
+    struct hs_link *eff = calloc(n, sizeof *eff);
     uint32_t nx = m->nextra_joints;
     wb->extra_joints = calloc(2 * (size_t)nx + 1, sizeof *wb->extra_joints);
     wb->extra_blocks = calloc((size_t)nx + 1, sizeof *wb->extra_blocks);
     r = -ENOMEM;
-    if (!wb->links || !pose0 || !poseq || !axes || !v || !om || !wb->extra_joints ||
+    if (!wb->links || !pose0 || !poseq || !axes || !v || !om || !eff || !wb->extra_joints ||
         !wb->extra_blocks) {
         hs_diag_set(d, ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
         goto out;
@@ -299,6 +320,7 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
     }
     forward_kinematics(s, NULL, (const double(*)[3])axes, pose0);
     forward_kinematics(s, s->q0, (const double(*)[3])axes, poseq);
+    effective_links(m, eff);
 
     for (uint32_t i = 0; i < n; i++) {
         const struct hs_link *l = &m->links[i];
@@ -310,14 +332,14 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
         if (s->is_static) {
             wl->static_pose = poseq[i];
         } else {
-            memcpy(wl->com, l->com, sizeof wl->com);
+            memcpy(wl->com, eff[i].com, sizeof wl->com);
             wl->body = dBodyCreate(w->world);
             if (!wl->body || hs__world_register_body(w, wl->body)) {
                 hs_diag_set(d, ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
                 goto out;
             }
             dMass mass;
-            if (hs__world_link_mass(l, s->armature ? s->armature[i] : 0.0, &mass))
+            if (hs__world_link_mass(&eff[i], s->armature ? s->armature[i] : 0.0, &mass))
                 w->mass_fixups++;
             dBodySetMass(wl->body, &mass);
             dBodySetData(wl->body, wl);
@@ -352,5 +374,6 @@ out:
     free(axes);
     free(v);
     free(om);
+    free(eff);
     return r;
 }

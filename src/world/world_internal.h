@@ -74,6 +74,10 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag
 /* world_mass.c: fills m for a link, body frame at the centre of mass, with link-frame axes.
  * Returns true when the model's mass or inertia was unusable and a fallback was used. */
 bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass *ret_m);
+/* Takes a body of mass mb at p (link frame) with isotropic inertia ib out of the link's mass
+ * properties, so that link plus body weigh and turn like the original link. False (link
+ * untouched) when what remains would not be a valid mass. */
+bool hs__world_mass_remove_point(struct hs_link *l, double mb, const double p[3], double ib);
 
 /* world_geom.c: creates the link's geoms in w->space, attached to wl->body (or placed at
  * wl->static_pose when the body is static). */

@@ -8,6 +8,7 @@
  * radius HS_FALLBACK_RADIUS_M with the link's mass. Fixing such links rigidly to the parent
  * would be the alternative, but it would change the joint structure the controller sees. */
 #include <math.h>
+#include <string.h>
 
 #include "world_internal.h"
 
@@ -63,4 +64,31 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
     dMassSetZero(ret_m);
     dMassSetParameters(ret_m, mass, 0, 0, 0, I[0], I[4], I[8], I[1], I[2], I[5]);
     return fixed_up;
+}
+
+bool hs__world_mass_remove_point(struct hs_link *l, double mb, const double p[3], double ib)
+{
+    double m1 = l->mass - mb;
+    if (!isfinite(l->mass) || !(m1 > 0) || !positive_definite(l->inertia))
+        return false;
+    double c1[3], dc[3], dp[3], I[9];
+    for (int k = 0; k < 3; k++) {
+        c1[k] = (l->mass * l->com[k] - mb * p[k]) / m1;
+        dc[k] = c1[k] - l->com[k];
+        dp[k] = p[k] - l->com[k];
+    }
+    double dp2 = dp[0] * dp[0] + dp[1] * dp[1] + dp[2] * dp[2];
+    double dc2 = dc[0] * dc[0] + dc[1] * dc[1] + dc[2] * dc[2];
+    /* Parallel axis theorem, both parts referred to the original centre of mass. */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            I[r * 3 + c] = l->inertia[r * 3 + c] - (r == c ? ib : 0.0) -
+                           mb * ((r == c ? dp2 : 0.0) - dp[r] * dp[c]) -
+                           m1 * ((r == c ? dc2 : 0.0) - dc[r] * dc[c]);
+    if (!positive_definite(I))
+        return false;
+    l->mass = m1;
+    memcpy(l->com, c1, sizeof c1);
+    memcpy(l->inertia, I, sizeof I);
+    return true;
 }

@@ -181,3 +181,8 @@ uint32_t hs_world_mass_fixups(const struct hs_world *w)
 {
     return w->mass_fixups;
 }
+
+void hs_world_link_com(const struct hs_world *w, uint32_t body, uint32_t link, double ret_com[3])
+{
+    memcpy(ret_com, w->bodies[body].links[link].com, 3 * sizeof *ret_com);
+}
