@@ -39,7 +39,8 @@ struct hs_world_params {
 };
 
 /* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-10,
- * mu 1, no bounce, contact ERP 0.2 / CFM 1e-5, surface layer 1e-4, 4 contacts, no damping. */
+ * mu 1, no bounce, contact ERP 0.2 / CFM 1e-5, surface layer 1e-4, 4 contacts, no damping.
+ * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
