@@ -19,10 +19,15 @@
     lttng_ust_tracepoint(hilsim, can_frame, (tick), (dir), (bus), (can_id), (data), (len))
 #define HS_TRACE_ENABLED(name) lttng_ust_tracepoint_enabled(hilsim, name)
 #else
-#define HS_TRACE_TICK(t) ((void)0)
-#define HS_TRACE_OVERRUN(tick, tick_ns, missed) ((void)0)
-#define HS_TRACE_POLICY(tick, action, value) ((void)0)
-#define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len) ((void)0)
+/* sizeof keeps the arguments unevaluated but "used", so callers build warning-free both ways. */
+#define HS_TRACE_TICK(t) ((void)sizeof(t))
+#define HS_TRACE_OVERRUN(tick, tick_ns, missed)                                                    \
+    ((void)sizeof(tick), (void)sizeof(tick_ns), (void)sizeof(missed))
+#define HS_TRACE_POLICY(tick, action, value)                                                       \
+    ((void)sizeof(tick), (void)sizeof(action), (void)sizeof(value))
+#define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len)                                      \
+    ((void)sizeof(tick), (void)sizeof(dir), (void)sizeof(bus), (void)sizeof(can_id),               \
+     (void)sizeof(data), (void)sizeof(len))
 #define HS_TRACE_ENABLED(name) 0
 #endif
 
