@@ -1,10 +1,12 @@
-/* I/O modules are attached here as they land (CAN, shm); each is configured from the bench
- * config and owns its resources through the bench's I/O ops. */
+/* Attaches the I/O modules the bench config asks for. Each transport has its own file
+ * (io_attach_can.c, io_attach_shm.c) that builds its module from the config and hands it to the
+ * bench, which owns it from then on. */
 #include "runner.h"
 
 int hs__attach_io(struct hs_runner *r, struct hs_diag *d)
 {
-    (void)r;
-    (void)d;
-    return 0;
+    int rc = hs__attach_can(r, d);
+    if (rc == 0)
+        rc = hs__attach_shm(r, d);
+    return rc;
 }

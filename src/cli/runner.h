@@ -48,7 +48,10 @@ void hs__notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Watchdog interval in µs from WATCHDOG_USEC (0 when not requested). */
 unsigned long long hs__notify_watchdog_usec(void);
 
-/* io_attach.c: attaches the CAN and shm I/O modules the config asks for. */
+/* io_attach.c: attaches the CAN and shm I/O modules the config asks for. init only. Each
+ * returns 0 (nothing to do, or attached) or a negative errno with d set. */
 int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
+int hs__attach_can(struct hs_runner *r, struct hs_diag *d); /* io_attach_can.c */
+int hs__attach_shm(struct hs_runner *r, struct hs_diag *d); /* io_attach_shm.c */
 
 #endif
