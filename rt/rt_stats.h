@@ -48,6 +48,13 @@ const char *hs_phase_name(enum hs_phase p);
  * the loop's), newline included; and one histogram as a JSON object. Same return rule. */
 size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size);
 size_t hs_hist_format_json(const struct hs_hist *h, char *buf, size_t size);
+/* Non-RT. The loop's wake latency next to the baseline's (rt_baseline.h), measured in the same
+ * run, and their ratio per column (loop / baseline; "-" where the baseline is 0): timing
+ * figures on a non-RT host only mean something relative to that baseline. Same return rule. */
+size_t hs_rt_format_vs_baseline(const struct hs_hist *loop_wake, const struct hs_hist *base_wake,
+                                char *buf, size_t size);
+size_t hs_rt_format_vs_baseline_json(const struct hs_hist *loop_wake,
+                                     const struct hs_hist *base_wake, char *buf, size_t size);
 size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t size);
 size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t size);
 

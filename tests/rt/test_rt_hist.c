@@ -155,12 +155,42 @@ static void test_stats_format(void **state)
     hs_rt_stats_destroy(NULL);
 }
 
+static void test_vs_baseline(void **state)
+{
+    struct hs_hist loop, base, empty;
+    assert_int_equal(hs_hist_init(&loop, 100000, 1000), 0);
+    assert_int_equal(hs_hist_init(&base, 100000, 1000), 0);
+    assert_int_equal(hs_hist_init(&empty, 100000, 1000), 0);
+    hs_hist_record(&loop, 20000); /* bins 20 -> p = 21 us */
+    hs_hist_record(&loop, 40000);
+    hs_hist_record(&base, 10000);
+    hs_hist_record(&base, 20000);
+    char buf[1024];
+    assert_true(hs_rt_format_vs_baseline(&loop, &base, buf, sizeof buf) < sizeof buf);
+    /* min 2, mean 30/15 = 2, p50 21/11, p99.. 41/21, max 2 */
+    assert_non_null(strstr(buf,
+                           "\nratio                       2.00       2.00       1.91       1.95"
+                           "       1.95       1.95       2.00\n"));
+    assert_non_null(strstr(buf, "\nbaseline            2     10.000"));
+    assert_true(hs_rt_format_vs_baseline_json(&loop, &base, buf, sizeof buf) < sizeof buf);
+    assert_non_null(strstr(buf, "\"ratio\": {\"min\": 2.0000, \"mean\": 2.0000, \"p50\": 1.9091"));
+    hs_rt_format_vs_baseline(&loop, &empty, buf, sizeof buf);
+    assert_non_null(strstr(buf, "\nratio                \n"));
+    hs_hist_destroy(&loop);
+    hs_hist_destroy(&base);
+    hs_hist_destroy(&empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_sample_per_bin),       cmocka_unit_test(test_bin_edges_and_ceil),
-        cmocka_unit_test(test_overflow_and_negative),    cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_matches_sorted_reference), cmocka_unit_test(test_stats_format),
+        cmocka_unit_test(test_one_sample_per_bin),
+        cmocka_unit_test(test_bin_edges_and_ceil),
+        cmocka_unit_test(test_overflow_and_negative),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_matches_sorted_reference),
+        cmocka_unit_test(test_stats_format),
+        cmocka_unit_test(test_vs_baseline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
