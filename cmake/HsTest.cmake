@@ -4,6 +4,7 @@
 if(BUILD_TESTING)
   pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka>=1.1)
 endif()
+file(REMOVE ${CMAKE_BINARY_DIR}/fuzzers.txt)
 
 function(hs_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENV" ${ARGN})
@@ -36,5 +37,7 @@ function(hs_add_fuzzer)
     target_compile_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
     target_link_libraries(${F_NAME} PRIVATE ${F_LIBS})
     target_link_options(${F_NAME} PRIVATE -fsanitize=fuzzer)
+    # scripts/test-all.sh reads this list to give every fuzzer a short run on its corpus.
+    file(APPEND ${CMAKE_BINARY_DIR}/fuzzers.txt "${CMAKE_CURRENT_BINARY_DIR}/${F_NAME} ${F_CORPUS}\n")
   endif()
 endfunction()

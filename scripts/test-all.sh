@@ -25,5 +25,29 @@ step "tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$JOBS" -LE "rtguest|nosan")
 
+step "fuzz (clang-14 libFuzzer + ASan/UBSan, ${HS_FUZZ_SECONDS:=20} s per target)"
+# Only the fuzzers and the libraries they need are built here; the corpus in the repository is
+# read-only to libFuzzer (new inputs go to a scratch folder).
+CC=clang-14 cmake -S . -B build-fuzz -DHS_FUZZ=ON -DHS_SANITIZE=ON -DHS_WERROR=ON \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+mapfile -t FUZZERS < build-fuzz/fuzzers.txt
+[ ${#FUZZERS[@]} -gt 0 ] || { echo "no fuzz targets found" >&2; exit 1; }
+cmake --build build-fuzz -j"$JOBS" --target $(for f in "${FUZZERS[@]}"; do basename "${f%% *}"; done)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+for entry in "${FUZZERS[@]}"; do
+  bin=${entry%% *} corpus=${entry#* }
+  name=$(basename "$bin")
+  mkdir -p "$scratch/$name"
+  echo "--- $name"
+  "$bin" -max_total_time="$HS_FUZZ_SECONDS" -print_final_stats=1 -artifact_prefix="$scratch/$name-" \
+    "$scratch/$name" "$corpus" 2>&1 | grep -E "^(stat::number_of_executed_units|Done|==.*ERROR)" || true
+  # libFuzzer exits non-zero and leaves a crash-* artifact on a finding.
+  if ls "$scratch/$name-"crash-* "$scratch/$name-"leak-* "$scratch/$name-"timeout-* >/dev/null 2>&1; then
+    echo "fuzz: $name found a failing input: $(ls "$scratch/$name-"*)" >&2
+    exit 1
+  fi
+done
+
 echo
 echo "test-all: every step passed"
