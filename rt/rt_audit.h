@@ -36,7 +36,7 @@ struct hs_rt_audit {
     struct hs_rt_report report; /* what hs_rt_setup_* were granted */
 };
 
-/* Text parsers (pure, testable). */
+/* Text parsers: init only (pure functions, no allocation), testable on sample text. */
 /* Preemption model from a uname -v string and the /sys/kernel/realtime text (NULL if absent).
  * Writes the model name into model (size bytes) and returns true for PREEMPT_RT. */
 bool hs_rt_parse_preempt(const char *uname_v, const char *sys_realtime, char *model, size_t size);
@@ -55,8 +55,8 @@ void hs_rt_audit_add_governor(struct hs_rt_audit *a, const char *text);
  * NULL) is copied in as what was granted. Missing files leave their fields empty. Returns 0. */
 int hs_rt_audit_collect(struct hs_rt_audit *a, const char *root, const struct hs_rt_report *rep);
 
-/* True when the host can give real-time guarantees: a PREEMPT_RT kernel and, if a report is
- * present, SCHED_FIFO and mlockall granted. Otherwise writes the reasons into why. */
+/* init only. True when the host can give real-time guarantees: a PREEMPT_RT kernel and, if a report
+ * is present, SCHED_FIFO and mlockall granted. Otherwise writes the reasons into why. */
 bool hs_rt_audit_rt_capable(const struct hs_rt_audit *a, char *why, size_t size);
 
 /* Non-RT formatters; return the needed length like snprintf. */

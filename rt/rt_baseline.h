@@ -22,10 +22,10 @@ struct hs_baseline_result {
     struct hs_rt_report rep; /* thread steps as granted */
 };
 
-/* Runs the baseline; wake latencies go into wake (initialized by the caller, e.g. with the
- * same range and bins as the loop). rt may be NULL (no real-time requests). stop may be NULL;
- * when it becomes true the run ends early. Returns 0 or -errno (bad config, thread creation,
- * refused set-up under require_rt). The per-wake path is RT-safe. */
+/* init only (it is its own RT loop). Runs the baseline; wake latencies go into wake (initialized by
+ * the caller, e.g. with the same range and bins as the loop). rt may be NULL (no real-time
+ * requests). stop may be NULL; when it becomes true the run ends early. Returns 0 or -errno (bad
+ * config, thread creation, refused set-up under require_rt). The per-wake path is RT-safe. */
 int hs_baseline_run(const struct hs_baseline_config *cfg, const struct hs_rt_opts *rt,
                     struct hs_hist *wake, const atomic_bool *stop, struct hs_baseline_result *ret);
 

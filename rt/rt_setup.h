@@ -50,7 +50,7 @@ struct hs_rt_process {
     int dma_fd; /* -1 when not held */
 };
 
-/* "granted", "refused" or "not asked". */
+/* RT-safe: "granted", "refused" or "not asked" (static strings). */
 const char *hs_rt_grant_name(enum hs_rt_grant g);
 
 /* init only. Applies mlockall and the dma latency hold; fills the process steps of *rep.

@@ -38,7 +38,8 @@ int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns, int64_t bin_ns);
 void hs_rt_stats_destroy(struct hs_rt_stats *s);
 /* RT-safe. */
 void hs_rt_stats_reset(struct hs_rt_stats *s);
-/* Short lower-case row name ("wake", "inputs", ..., "tick"), used by text and JSON alike. */
+/* RT-safe: short lower-case row name ("wake", "inputs", ..., "tick"), used by text and JSON alike.
+ */
 const char *hs_phase_name(enum hs_phase p);
 
 /* Non-RT. Write a table (one row per phase: count min mean p50 p99 p99.9 p99.99 max in us) or a

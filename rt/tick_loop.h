@@ -118,30 +118,33 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
 /* init only. Accepts NULL. Must not be called while the loop thread runs (join first). */
 void hs_tick_loop_destroy(struct hs_tick_loop *l);
 
-/* Runs the loop in the calling thread until it stops; the thread's scheduling and affinity are
- * changed as asked by rt (and stay changed). Returns 0 when stopped on request or max_ticks,
- * -ETIME when an overrun policy or the leaky counter stopped it, the phase's error, or the
- * set-up error under require_rt. */
+/* init only (then it is the RT loop). Runs the loop in the calling thread until it stops; the
+ * thread's scheduling and affinity are changed as asked by rt (and stay changed). Returns 0 when
+ * stopped on request or max_ticks, -ETIME when an overrun policy or the leaky counter stopped it,
+ * the phase's error, or the set-up error under require_rt. */
 int hs_tick_loop_run(struct hs_tick_loop *l);
 /* init only: runs the loop on its own thread (SCHED_FIFO explicit, stack size and affinity as
  * attributes; without permission and without require_rt it falls back to a normal thread and
  * reports the refusal). 0 or -errno. */
 int hs_tick_loop_start(struct hs_tick_loop *l);
-/* Waits for the thread started by hs_tick_loop_start; returns what hs_tick_loop_run would. */
+/* init only. Waits for the thread started by hs_tick_loop_start; returns what hs_tick_loop_run
+ * would. */
 int hs_tick_loop_join(struct hs_tick_loop *l);
 
-/* Async-signal-safe, any thread: the loop stops at the next tick boundary. */
+/* RT-safe and async-signal-safe, any thread: the loop stops at the next tick boundary. */
 void hs_tick_loop_request_stop(struct hs_tick_loop *l);
-/* Async-signal-safe test hook: the next tick sleeps stall_ns once inside its inputs phase. */
+/* RT-safe and async-signal-safe test hook: the next tick sleeps stall_ns once inside its inputs
+ * phase. */
 void hs_tick_loop_inject_stall(struct hs_tick_loop *l, int64_t stall_ns);
-/* Any thread, any time. */
+/* RT-safe: any thread, any time (relaxed atomic loads). */
 void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress *ret);
 
-/* Any thread: one line for systemd STATUS= or a console, e.g. "tick 12034, 12034 run, 2
- * overruns, 0 missed, worst tick 85.2 us, worst wake 40.1 us". Returns like snprintf. */
+/* Non-RT (snprintf), any thread: one line for systemd STATUS= or a console, e.g. "tick 12034, 12034
+ * run, 2 overruns, 0 missed, worst tick 85.2 us, worst wake 40.1 us". Returns like snprintf. */
 int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size);
 
-/* After the loop has stopped (run returned or join returned). Owned by the loop. */
+/* RT-safe getters. Read stats and result after the loop has stopped (run or join returned);
+ * the pointers are owned by the loop and live until hs_tick_loop_destroy. */
 const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l);
 void hs_tick_loop_result(const struct hs_tick_loop *l, struct hs_tick_result *ret);
 /* The thread set-up steps as granted (sched_fifo, affinity, prefault). Valid after stop. */
@@ -149,9 +152,10 @@ const struct hs_rt_report *hs_tick_loop_rt_report(const struct hs_tick_loop *l);
 /* The log ring: the RT thread produces; exactly one non-RT thread may pop, while running too. */
 struct hs_rt_ring *hs_tick_loop_log(struct hs_tick_loop *l);
 
+/* RT-safe: static strings. */
 const char *hs_tick_stop_reason_name(enum hs_tick_stop_reason r);
 const char *hs_overrun_policy_name(enum hs_overrun_policy p);
-/* "skip" / "catch-up" / "stop" -> 0 and *ret, or -EINVAL. For config and CLI parsing. */
+/* init only: "skip" / "catch-up" / "stop" -> 0 and *ret, or -EINVAL (config, CLI). */
 int hs_overrun_policy_parse(const char *s, enum hs_overrun_policy *ret);
 
 #endif
