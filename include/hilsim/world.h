@@ -51,7 +51,7 @@ struct hs_world_body_spec {
     const double *q0;             /* per link index (nlinks) initial joint position, or NULL */
     const double *dq0;            /* per link index initial joint velocity, or NULL */
     const double *armature;       /* per link index extra inertia about the joint axis, kg·m²
-                                     (N² J_rotor), or NULL; see world_build.c for the method */
+                                     (N² J_rotor), or NULL; see world_mass.c for the method */
 };
 
 /* init only. Zeroes *ret_spec and places the model as its file authors it: root_pose = the root
