@@ -34,8 +34,11 @@ for tool in lttng lttng-sessiond; do
   command -v "$tool" >/dev/null || { echo "trace-run: $tool not found (apt-get install lttng-tools)" >&2; exit 125; }
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/hilsim-trace.XXXXXX")
-[[ -n $out ]] || out="$work/trace"
+work=$(mktemp -d "${TMPDIR:-/tmp}/hilsim-trace-run.XXXXXX") # scratch, always removed
+if [[ -z $out ]]; then
+  out=$(mktemp -d "${TMPDIR:-/tmp}/hilsim-trace.XXXXXX")
+  rmdir "$out" # lttng create makes it
+fi
 mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 export LTTNG_HOME="$work/home"
@@ -62,7 +65,7 @@ cleanup() {
     kill "$started_pid" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$started_pid" 2>/dev/null || break; sleep 0.1; done
   fi
-  rm -rf "$LTTNG_HOME"
+  rm -rf "$work"
 }
 trap cleanup EXIT
 
