@@ -71,6 +71,15 @@ class Usage(unittest.TestCase):
         self.assertIn("/nonexistent/robot.wrl", r.stderr)
 
 
+class BundledConfigs(unittest.TestCase):
+    def test_every_bundled_config_is_valid_with_its_models(self):
+        names = sorted(n for n in os.listdir(os.path.join(SRC, "config")) if n.endswith(".yaml"))
+        self.assertIn("arm2-demo.yaml", names)
+        for n in names:
+            r = run("config", "check", "--quiet", os.path.join(SRC, "config", n))
+            self.assertEqual(r.returncode, 0, n + ": " + r.stderr)
+
+
 class Sim(unittest.TestCase):
     def test_same_input_same_log(self):
         with tempfile.TemporaryDirectory() as tmp:
