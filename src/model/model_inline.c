@@ -56,7 +56,7 @@ int hs__build_inline(struct hs__builder *b, const struct hs__vnode *n, const str
     const char *u = url->items[0].str;
     if (strncmp(u, "file://", 7) == 0)
         u += 7;
-    if (!ctx->dir && u[0] != '/')
+    if (!ctx->dir) /* a buffer without base path must not reach the file system */
         return hs_diag_set(b->diag, EINVAL, url->file, url->line, url->column,
                            "Inline \"%s\": no base path to resolve it against", u);
     if (b->ninline >= HS_MODEL_MAX_INLINE_DEPTH)

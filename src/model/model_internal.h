@@ -12,7 +12,7 @@
 
 #define HS_MODEL_MAX_LINKS 4096
 #define HS_MODEL_MAX_GEOMS 200000
-#define HS_MODEL_MAX_VERTICES (8u << 20) /* over all meshes */
+#define HS_MODEL_MAX_VERTICES (2u << 20) /* over all meshes */
 #define HS_MODEL_MAX_VISITS 4000000      /* node visits: USE can multiply a small file */
 #define HS_MODEL_MAX_INLINE_DEPTH 16
 #define HS_MODEL_MAX_POLYGON 4096

@@ -63,15 +63,19 @@ uint32_t hs__triangulate(const double *verts, const uint32_t *poly, uint32_t n, 
         ring[i] = i;
     }
     uint32_t m = n, ntri = 0, i = 0, misses = 0;
+    /* Ear search costs O(n^2) on real faces but O(n^3) on hostile ones; past this budget every
+     * clip takes the best corner directly, which is O(n) each. */
+    uint64_t work = 0, budget = 64 * (uint64_t)n * n;
     while (m > 3) {
         uint32_t ip = ring[(i + m - 1) % m], ic = ring[i % m], in = ring[(i + 1) % m];
-        bool ear = cross2(p2[ip], p2[ic], p2[in]) > 0;
+        bool ear = work < budget && cross2(p2[ip], p2[ic], p2[in]) > 0;
+        work += m;
         for (uint32_t k = 0; ear && k < m; k++) {
             uint32_t r = ring[k];
             if (r != ip && r != ic && r != in && inside(p2[r], p2[ip], p2[ic], p2[in]))
                 ear = false;
         }
-        if (!ear && misses < m) {
+        if (!ear && misses < m && work < budget) {
             misses++;
             i = (i + 1) % m;
             continue;
