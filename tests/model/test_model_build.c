@@ -5,6 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "model_test_util.h"
@@ -244,6 +247,78 @@ static void test_use_explosion_is_bounded(void **state)
     assert_null(m);
 }
 
+static void test_humanoid_transform_places_root(void **state)
+{
+    (void)state;
+    struct hs_model *m = load_ok("DEF Bot Humanoid { translation 1 0 0 rotation 0 0 1 "
+                                 "1.5707963267948966\n"
+                                 " humanoidBody Joint { translation 0 2 0 } }");
+    assert_string_equal(m->name, "Bot"); /* DEF name when the name field is empty */
+    /* root origin = T(1,0,0) * Rz(90) * (0,2,0) = (-1, 0, 0) */
+    assert_near(m->links[0].origin.p[0], -1, 1e-12);
+    assert_near(m->links[0].origin.p[1], 0, 1e-12);
+    assert_near(m->links[0].origin.R[3], 1, 1e-12);
+    hs_model_free(m);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Inline URLs resolve relative to the including file, nested files included; each file has
+ * its own DEF names; a buffer without base path refuses Inline. */
+static void test_inline_relative_and_nested(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hs_model_inlineXXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/parts", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/parts/leg.wrl", dir);
+    write_file(path, "DEF A Transform { translation 0 0 -1 children [\n"
+                     " Shape { geometry Box { size 1 1 1 } } Inline { url \"foot.wrl\" } ] }");
+    snprintf(path, sizeof path, "%s/parts/foot.wrl", dir);
+    write_file(path, "DEF A Shape { geometry Sphere { radius 0.25 } }");
+    snprintf(path, sizeof path, "%s/robot.wrl", dir);
+    write_file(path,
+               "DEF A Joint { jointType \"free\" children [ Inline { url \"parts/leg.wrl\" }\n"
+               " Joint { jointType \"rotate\" jointId 0 children Inline { url "
+               "\"parts/foot.wrl\" } } ] }");
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    int r = hs_model_load(path, &m, &d);
+    if (r < 0)
+        fprintf(stderr, "%s:%d: %s\n", d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    assert_int_equal(m->nlinks, 2);
+    assert_int_equal(m->links[0].geom_count, 2);
+    assert_int_equal(m->geoms[0].type, HS_GEOM_BOX);
+    assert_near(m->geoms[0].pose.p[2], -1, 0);
+    assert_int_equal(m->geoms[1].type, HS_GEOM_SPHERE);
+    assert_near(m->geoms[1].pose.p[2], -1, 0); /* nested Inline inherits the Transform */
+    assert_int_equal(m->links[1].geom_count, 1);
+    hs_model_free(m);
+    const char *src = "Joint { children Inline { url \"parts/leg.wrl\" } }";
+    m = NULL;
+    assert_true(hs_model_load_buffer(src, strlen(src), "buf", NULL, &m, &d) < 0);
+    assert_null(m);
+    assert_non_null(strstr(d.msg, "base path"));
+    assert_int_equal(hs_model_load_buffer(src, strlen(src), "buf", dir, &m, &d), 0);
+    hs_model_free(m);
+    const char *names[] = {"robot.wrl", "parts/leg.wrl", "parts/foot.wrl", "parts", ""};
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (i < 3)
+            unlink(path);
+        else
+            rmdir(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +329,8 @@ int main(void)
         cmocka_unit_test(test_sensors_and_extra_joint),
         cmocka_unit_test(test_unknown_proto_body_is_walked),
         cmocka_unit_test(test_use_explosion_is_bounded),
+        cmocka_unit_test(test_humanoid_transform_places_root),
+        cmocka_unit_test(test_inline_relative_and_nested),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
