@@ -1,0 +1,411 @@
+#include "io_shm.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hilsim/shm_abi.h"
+#include "shm_server.h"
+
+struct shm_joint {
+    bool commanded;     /* source shm: commands from the segment drive it */
+    uint32_t modes;     /* HS_CFG_MODE_BIT set the actuator accepts */
+    int64_t timeout_ns; /* the plant's command timeout */
+    uint64_t last_seq;  /* shm command seq last written into the slot */
+    uint32_t enc_bits;  /* encoder counter width, for unwrapping */
+    uint64_t enc_raw;   /* previous raw count */
+    int64_t enc_unwrapped;
+    bool enc_started;
+};
+
+struct shm_imu {
+    int32_t accel, gyro; /* bench sensor indices, -1: part absent */
+};
+
+struct hs_bench_shm {
+    struct hs_shm_server *srv;
+    uint32_t njoints;
+    struct shm_joint *joints;
+    uint32_t nimus;
+    struct shm_imu *imus;
+    uint32_t nfts;
+    uint32_t *fts;                   /* bench sensor indices */
+    uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
+    struct hs_bench_shm_stats stats;
+};
+
+static int64_t mono_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- per tick ---- */
+
+/* shm mode -> plant mode; false when the actuator does not accept it. The ABI's velocity mode
+ * with kd > 0 is its damping law kd (dq* - dq) + tau_ff, which is the plant's PD with kp = 0;
+ * with kd = 0 the actuator's own velocity loop (velocity_gain) tracks dq*. */
+static bool to_plant(const struct hs_shm_joint_command *in, uint32_t modes,
+                     struct hs_joint_command *out)
+{
+    int need = -1;
+    out->q = in->q;
+    out->dq = in->dq;
+    out->kp = in->kp;
+    out->kd = in->kd;
+    out->tau_ff = in->tau_ff;
+    out->current = in->current_a;
+    out->velocity = in->dq;
+    switch (in->mode) {
+    case HS_SHM_MODE_DISABLED:
+        out->mode = HS_JOINT_MODE_DISABLED;
+        break;
+    case HS_SHM_MODE_TORQUE:
+        out->mode = HS_JOINT_MODE_TORQUE;
+        need = HS_CFG_MODE_TORQUE;
+        break;
+    case HS_SHM_MODE_CURRENT:
+        out->mode = HS_JOINT_MODE_CURRENT;
+        need = HS_CFG_MODE_CURRENT;
+        break;
+    case HS_SHM_MODE_VELOCITY:
+        need = HS_CFG_MODE_VELOCITY;
+        if (in->kd > 0) {
+            out->mode = HS_JOINT_MODE_POSITION;
+            out->kp = 0;
+        } else {
+            out->mode = HS_JOINT_MODE_VELOCITY;
+        }
+        break;
+    case HS_SHM_MODE_POSITION_PD:
+        out->mode = HS_JOINT_MODE_POSITION;
+        need = HS_CFG_MODE_POSITION;
+        break;
+    case HS_SHM_MODE_BRAKE:
+        out->mode = HS_JOINT_MODE_BRAKE;
+        break;
+    default:
+        return false;
+    }
+    return need < 0 || (modes & HS_CFG_MODE_BIT(need));
+}
+
+static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
+{
+    struct hs_bench_shm *s = ctx;
+    struct hs_shm_command_report rep;
+    hs_shm_server_read_commands(s->srv, now_ns, &rep);
+    const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        struct shm_joint *sj = &s->joints[i];
+        if (!sj->commanded)
+            continue;
+        struct hs_joint_command *slot = hs_bench_joint(b, i)->cmd;
+        if (in[i].status == HS_SHM_CMD_FRESH || in[i].status == HS_SHM_CMD_HELD) {
+            if (in[i].cmd.seq == sj->last_seq)
+                continue; /* already in the slot, with the time it was first seen */
+            sj->last_seq = in[i].cmd.seq;
+            struct hs_joint_command c = *slot;
+            if (!to_plant(&in[i].cmd, sj->modes, &c)) {
+                s->stats.commands_refused++;
+                continue;
+            }
+            c.rx_time_ns = now_ns - in[i].age_ns;
+            c.seq = slot->seq + 1;
+            *slot = c;
+            s->stats.commands_applied++;
+            continue;
+        }
+        /* No usable command: the slot keeps what it had, but the plant must see it stale from
+         * now on even if its own timeout has not run out (lost client, new owner). */
+        s->stats.stale_joint_ticks++;
+        if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
+            slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
+    }
+    s->stats.lost_clients = rep.lost_total;
+    s->stats.torn_reads = rep.torn_total;
+    s->stats.invalid_commands = rep.rejected_total;
+    s->stats.client_status = rep.client_status;
+    s->stats.client_pid = rep.client_pid;
+    return 0;
+}
+
+/* Encoder counters wrap at 2^bits; the ABI publishes them multi-turn. */
+static int64_t unwrap(struct shm_joint *sj, uint64_t raw)
+{
+    if (!sj->enc_started) {
+        sj->enc_started = true;
+        sj->enc_raw = raw;
+        sj->enc_unwrapped = (int64_t)raw;
+        return sj->enc_unwrapped;
+    }
+    uint64_t delta = raw - sj->enc_raw;
+    if (sj->enc_bits < 64) {
+        uint64_t mask = (UINT64_C(1) << sj->enc_bits) - 1;
+        delta &= mask;
+        if (delta & (UINT64_C(1) << (sj->enc_bits - 1)))
+            delta |= ~mask; /* sign-extend: the shorter way round */
+    }
+    sj->enc_raw = raw;
+    sj->enc_unwrapped += (int64_t)delta;
+    return sj->enc_unwrapped;
+}
+
+static void copy3(double *dst, const double *src)
+{
+    dst[0] = src[0];
+    dst[1] = src[1];
+    dst[2] = src[2];
+}
+
+static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, int64_t mono_ns)
+{
+    struct hs_shm_joint_state *js = hs_shm_server_joints(s->srv);
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        const struct hs_joint_reading *r = hs_bench_joint_reading(b, i);
+        js[i] = (struct hs_shm_joint_state){
+            .q = r->q,
+            .dq = r->dq,
+            .tau = r->torque,
+            .current_a = r->current,
+            .encoder_count = unwrap(&s->joints[i], r->encoder_count),
+        };
+    }
+    struct hs_shm_imu_state *imu = hs_shm_server_imus(s->srv);
+    for (uint32_t k = 0; k < s->nimus; k++) {
+        memset(&imu[k], 0, sizeof imu[k]);
+        if (s->imus[k].accel >= 0)
+            copy3(imu[k].accel_mps2, hs_bench_sensor_reading(b, (uint32_t)s->imus[k].accel)->value);
+        if (s->imus[k].gyro >= 0)
+            copy3(imu[k].gyro_rad_s, hs_bench_sensor_reading(b, (uint32_t)s->imus[k].gyro)->value);
+    }
+    struct hs_shm_ft_state *ft = hs_shm_server_fts(s->srv);
+    for (uint32_t k = 0; k < s->nfts; k++) {
+        const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, s->fts[k]);
+        copy3(ft[k].force_n, r->value);
+        copy3(ft[k].torque_nm, r->torque);
+    }
+    /* Warm-up ticks and the loop both count from 0: keep the published number increasing. */
+    uint64_t t = tick + 1 + s->tick_offset;
+    if (t <= s->last_tick) {
+        s->tick_offset += s->last_tick + 1 - t;
+        t = s->last_tick + 1;
+    }
+    s->last_tick = t;
+    hs_shm_server_publish(s->srv, t, hs_world_time(hs_bench_world(b)), mono_ns);
+    s->stats.published++;
+}
+
+static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    (void)now_ns; /* offline runs pass simulated time; clients compare with their own clock */
+    publish(ctx, b, tick, mono_now_ns());
+    return 0;
+}
+
+static void shm_safe_stop(void *ctx, struct hs_bench *b)
+{
+    struct hs_bench_shm *s = ctx;
+    /* The state after the safe stop, so an observer sees where the bench was left. */
+    publish(s, b, s->last_tick > s->tick_offset ? s->last_tick - s->tick_offset : 0, mono_now_ns());
+}
+
+static void shm_destroy(void *ctx)
+{
+    struct hs_bench_shm *s = ctx;
+    if (!s)
+        return;
+    hs_shm_server_destroy(s->srv);
+    free(s->joints);
+    free(s->imus);
+    free(s->fts);
+    free(s);
+}
+
+static const struct hs_bench_io_ops shm_ops = {
+    .name = "shm",
+    .inputs = shm_inputs,
+    .outputs = shm_outputs,
+    .safe_stop = shm_safe_stop,
+    .destroy = shm_destroy,
+};
+
+/* ---- attach ---- */
+
+static int find_sensor(const struct hs_bench *b, const char *name, enum hs_sensor_type type)
+{
+    if (!name[0])
+        return -1;
+    for (uint32_t i = 0; i < hs_bench_sensor_count(b); i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        if (bs->type == type && !strcmp(bs->name, name))
+            return (int)i;
+    }
+    return -1;
+}
+
+static int32_t sensor_link(const struct hs_bench *b, uint32_t i)
+{
+    const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+    return hs_bench_model(b, bs->body)->sensors[bs->model_sensor].link;
+}
+
+/* The IMU rule of io_shm.h. descs gets the IMU names; returns the IMU count. */
+static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
+                          struct hs_shm_sensor_desc *descs)
+{
+    const struct hs_config *cfg = hs_bench_config(b);
+    uint32_t n = 0;
+    if (cfg->sensors.nimus > 0) {
+        for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
+            const struct hs_cfg_imu *ci = &cfg->sensors.imus[k];
+            imus[n] = (struct shm_imu){find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
+                                       find_sensor(b, ci->gyro, HS_SENSOR_GYRO)};
+            descs[n++] = (struct hs_shm_sensor_desc){ci->name, HS_SHM_KIND_IMU};
+        }
+        return n;
+    }
+    uint32_t ns = hs_bench_sensor_count(b);
+    bool *paired = calloc(ns ? ns : 1, sizeof *paired);
+    if (!paired)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < ns; i++) {
+        const struct hs_bench_sensor *a = hs_bench_sensor(b, i);
+        if (a->type != HS_SENSOR_ACCEL)
+            continue;
+        int gyro = -1;
+        for (uint32_t g = 0; g < ns && gyro < 0; g++) {
+            const struct hs_bench_sensor *gs = hs_bench_sensor(b, g);
+            if (gs->type == HS_SENSOR_GYRO && !paired[g] && gs->body == a->body &&
+                sensor_link(b, g) == sensor_link(b, i))
+                gyro = (int)g;
+        }
+        if (gyro >= 0)
+            paired[gyro] = true;
+        imus[n] = (struct shm_imu){(int32_t)i, gyro};
+        descs[n++] = (struct hs_shm_sensor_desc){a->name, HS_SHM_KIND_IMU};
+    }
+    for (uint32_t g = 0; g < ns; g++) {
+        const struct hs_bench_sensor *gs = hs_bench_sensor(b, g);
+        if (gs->type == HS_SENSOR_GYRO && !paired[g]) {
+            imus[n] = (struct shm_imu){-1, (int32_t)g};
+            descs[n++] = (struct hs_shm_sensor_desc){gs->name, HS_SHM_KIND_IMU};
+        }
+    }
+    free(paired);
+    return n;
+}
+
+static int plan_joints(struct hs_bench *b, struct hs_bench_shm *s, struct hs_shm_joint_desc *jd,
+                       uint64_t *ret_timeout_ns, struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(b);
+    uint64_t timeout = 0;
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        const struct hs_bench_joint *j = hs_bench_joint(b, i);
+        const struct hs_model *m = hs_bench_model(b, j->body);
+        const struct hs_cfg_actuator *a = hs_config_actuator(cfg, j->name);
+        struct shm_joint *sj = &s->joints[i];
+        jd[i] = (struct hs_shm_joint_desc){
+            .name = j->name, .unit = m->links[j->link].joint_type == HS_JOINT_SLIDE ? "m" : "rad"};
+        sj->enc_bits = hs_config_encoder(cfg, j->name)->counter_bits;
+        if (j->source != HS_CFG_SOURCE_SHM)
+            continue;
+        if (!(a->command_timeout_s > 0))
+            return hs_diag_set(d, -EINVAL, cfg->path, a->src.line, a->src.column,
+                               "actuators.%s.command_timeout_s: a joint commanded over shm "
+                               "needs a timeout > 0 (a dead client's command would never "
+                               "stop)",
+                               j->name);
+        sj->commanded = true;
+        sj->modes = a->modes;
+        sj->timeout_ns = (int64_t)llround(a->command_timeout_s * 1e9);
+        if ((uint64_t)sj->timeout_ns > timeout)
+            timeout = (uint64_t)sj->timeout_ns;
+    }
+    /* No shm joint: the segment is read-only in effect; any positive value will do. */
+    *ret_timeout_ns = timeout ? timeout : (uint64_t)hs_bench_tick_period_ns(b);
+    return 0;
+}
+
+int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(b);
+    uint32_t nj = hs_bench_joint_count(b), ns = hs_bench_sensor_count(b);
+    struct hs_bench_shm *s = calloc(1, sizeof *s);
+    struct hs_shm_joint_desc *jd = calloc(nj ? nj : 1, sizeof *jd);
+    struct hs_shm_sensor_desc *sd = calloc(ns ? ns : 1, sizeof *sd);
+    uint64_t timeout_ns = 0;
+    int r = -ENOMEM;
+    if (!s || !jd || !sd)
+        goto nomem;
+    s->njoints = nj;
+    s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
+    uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;
+    s->imus = calloc(nimu_max ? nimu_max : 1, sizeof *s->imus);
+    s->fts = calloc(ns ? ns : 1, sizeof *s->fts);
+    if (!s->joints || !s->imus || !s->fts)
+        goto nomem;
+
+    if ((r = plan_joints(b, s, jd, &timeout_ns, d)) < 0)
+        goto fail;
+    struct hs_shm_sensor_desc *imu_descs = calloc(nimu_max ? nimu_max : 1, sizeof *imu_descs);
+    if (!imu_descs)
+        goto nomem;
+    s->nimus = plan_imus(b, s->imus, imu_descs);
+    if (s->nimus == UINT32_MAX) {
+        free(imu_descs);
+        goto nomem;
+    }
+    /* The server orders sensors by kind in layout order: IMUs first, then F/T. */
+    uint32_t nsd = 0;
+    for (uint32_t k = 0; k < s->nimus; k++)
+        sd[nsd++] = imu_descs[k];
+    free(imu_descs);
+    for (uint32_t i = 0; i < ns; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        if (bs->type == HS_SENSOR_FORCE) {
+            s->fts[s->nfts++] = i;
+            sd[nsd++] = (struct hs_shm_sensor_desc){bs->name, HS_SHM_KIND_FORCE};
+        }
+    }
+    struct hs_shm_layout layout = {
+        .joints = jd,
+        .joint_count = nj,
+        .sensors = sd,
+        .sensor_count = nsd,
+        .tick_period_ns = (uint64_t)hs_bench_tick_period_ns(b),
+        .command_timeout_ns = timeout_ns,
+        .client_timeout_ns = (uint64_t)llround(cfg->shm.client_timeout_s * 1e9),
+    };
+    r = hs_shm_server_create(cfg->bench.name, &layout, cfg->shm.group[0] ? cfg->shm.group : NULL,
+                             (mode_t)cfg->shm.mode, &s->srv, d);
+    if (r < 0)
+        goto fail;
+    if ((r = hs_bench_add_io(b, &shm_ops, s)) < 0) {
+        hs_diag_set(d, r, cfg->path, 0, 0, "shm: too many I/O modules on the bench");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < nj; i++)
+        if (s->joints[i].commanded)
+            hs_bench_claim_joint(b, i);
+    free(jd);
+    free(sd);
+    *ret_shm = s;
+    return 0;
+nomem:
+    r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "shm: out of memory");
+fail:
+    free(jd);
+    free(sd);
+    shm_destroy(s);
+    return r;
+}
+
+void hs_bench_shm_stats(const struct hs_bench_shm *s, struct hs_bench_shm_stats *ret)
+{
+    *ret = s->stats;
+}

@@ -1,0 +1,56 @@
+/* The shared-memory I/O module: serves a bench over /dev/shm/hilsim-<bench> (drivers/shm) so
+ * local controllers (libhilsim-client) read its state every tick and command the joints whose
+ * source is shm.
+ *
+ * What the segment holds:
+ *   joints  every bench joint in bench order, unit "rad" (rotate) or "m" (slide); commands are
+ *           applied only to joints whose config source is shm, the rest are read-only.
+ *   IMUs    each config IMU (sensors.imu) under its config name: its accel and gyro parts (a
+ *           missing part reads zero). A config without IMUs pairs each AccelerationSensor with
+ *           the first unpaired RateGyroSensor on the same link, named after the accelerometer;
+ *           a sensor left without a partner is an IMU of its own.
+ *   F/T     every ForceSensor of the models, under its model name.
+ * Timeouts: the segment's command timeout is the longest command_timeout_s of the shm joints
+ * (each plant still applies its own), client timeout is shm.client_timeout_s.
+ *
+ * Command path (inputs phase): a FRESH or HELD joint command is written into the plant's command
+ * slot with rx_time_ns = when the server first saw it, so the plant's watchdog measures its real
+ * age; the slot's seq advances only for a new command. NONE or STALE (no command, a lost client,
+ * a new owner) leaves the slot's command alone but makes sure the plant sees it stale now, so a
+ * lost client is not obeyed for the rest of a longer command timeout. */
+#ifndef HS_BENCH_IO_SHM_H
+#define HS_BENCH_IO_SHM_H
+
+#include <stdint.h>
+
+#include "hilsim/bench.h"
+#include "hilsim/diag.h"
+
+struct hs_bench_shm;
+
+/* Counters since attach, for the run's summary. */
+struct hs_bench_shm_stats {
+    uint64_t published;         /* states published */
+    uint64_t commands_applied;  /* new joint commands written into command slots */
+    uint64_t commands_refused;  /* valid shm commands in a mode the actuator does not allow */
+    uint64_t stale_joint_ticks; /* shm joints x ticks without a fresh or held command */
+    uint64_t lost_clients;      /* clients the server declared lost */
+    uint64_t torn_reads;        /* command reads that found the section mid-write */
+    uint64_t invalid_commands;  /* joint commands the server rejected (bad mode, NaN) */
+    uint32_t client_status;     /* enum hs_shm_client_status at the last tick */
+    int32_t client_pid;         /* owner at the last tick (0: none) */
+};
+
+/* init only: allocates. Creates the segment for bench->config (bench name, layout, timeouts,
+ * shm.group, shm.mode), claims the shm-sourced joints from the demo controller and adds the
+ * module to the bench, which owns it from then on (*ret_shm stays valid until
+ * hs_bench_destroy). An occupied segment name is -EEXIST with a one-line diag; a shm joint
+ * without a command timeout is -EINVAL (nothing would ever stop a dead client's command). */
+int hs_bench_shm_attach(struct hs_bench *bench, struct hs_bench_shm **ret_shm,
+                        struct hs_diag *diag);
+
+/* Any thread, no allocation (values written by the tick thread; read after the loop stopped
+ * for exact figures). */
+void hs_bench_shm_stats(const struct hs_bench_shm *shm, struct hs_bench_shm_stats *ret_stats);
+
+#endif
