@@ -71,6 +71,13 @@ static void test_sr1(void **state)
     assert_int_equal(counts[HS_SENSOR_VISION], 2);
     assert_int_equal(counts[HS_SENSOR_FORCE], 2);
     for (uint32_t i = 0; i < m->nsensors; i++)
+        if (!strcmp(m->sensors[i].name, "LeftCamera")) {
+            assert_int_equal(m->sensors[i].link, chest);
+            assert_near(m->sensors[i].pose.p[0], 0.15, 1e-12);
+            assert_near(m->sensors[i].pose.p[1], 0.05, 1e-12);
+            assert_string_equal(m->sensors[i].vision_type, "COLOR_DEPTH");
+        }
+    for (uint32_t i = 0; i < m->nsensors; i++)
         if (!strcmp(m->sensors[i].name, "LeftAnkleForceSensor"))
             assert_int_equal(m->sensors[i].link, hs_model_find_link(m, "LLEG_ANKLE_R"));
     assert_true(m->ngeoms > 30);
@@ -96,6 +103,10 @@ static void test_pa10_with_inlines(void **state)
         }
     assert_true(meshes >= 8); /* every non-empty part file contributes */
     int j1 = hs_model_find_link(m, "J1");
+    assert_int_equal(m->links[j1].joint_id, 0);
+    assert_near(m->links[j1].ulimit, 3.08923278, 0);
+    assert_near(m->links[j1].rotor_inertia, 3.0e-4, 0);
+    assert_near(m->links[j1].origin.p[2], 0.2, 1e-12);
     assert_true(m->links[j1].geom_count >= 1);
     hs_model_free(m);
 }
