@@ -1,6 +1,7 @@
 /* Serves the bench over shared memory when the config enables it (src/bench/io_shm.c), and
  * reports the module's counters at safe stop, next to the run's summary. */
 #include <errno.h>
+#include <stdio.h>
 
 #include "../bench/io_shm.h"
 #include "hilsim/log.h"
@@ -36,6 +37,13 @@ int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
         return 0;
     struct hs_bench_shm *shm;
     int rc = hs_bench_shm_attach(r->bench, &shm, d);
+    if (rc == -EEXIST) {
+        /* Name the config and the key that chose the segment, not only the segment. */
+        char msg[HS_DIAG_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s", d->msg);
+        return hs_diag_set(d, rc, r->cfg->path, 0, 0, "bench.name '%s': %s", r->cfg->bench.name,
+                           msg);
+    }
     if (rc < 0)
         return rc;
     if (hs_bench_add_io(r->bench, &report_ops, shm) < 0)
