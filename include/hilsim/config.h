@@ -135,6 +135,9 @@ struct hs_cfg_trajectory {
 
 struct hs_cfg_controller {
     enum hs_cfg_controller_type type;
+    /* rad/s, [0, 1000]. > 0: every joint's gains are tuned for a critically damped PD of this
+     * bandwidth on the inertia it moves at the initial pose (defaults/joints gains ignored). */
+    double bandwidth_rad_s;
     struct hs_cfg_gains defaults;
     struct hs_cfg_gains joints[HS_CFG_MAX_JOINTS];
     uint32_t njoints;

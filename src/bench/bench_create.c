@@ -153,6 +153,8 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
         hs_diag_set(diag, r, config->path, 0, 0, "out of memory");
         goto fail;
     }
+    if (config->controller.bandwidth_rad_s > 0)
+        hs_bench_set_auto_gains(b, config->controller.bandwidth_rad_s);
     for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
         hs_plant_params_free(&pp[i]);
     *ret_bench = b;

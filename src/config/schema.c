@@ -228,6 +228,7 @@ STATIC_TABLE(trajectory_t, trajectory_f, NULL);
 
 static const struct hs__cfg_field controller_f[] = {
     ENUM("type", struct hs_cfg_controller, type, hs__names_controller),
+    DBL("bandwidth_rad_s", struct hs_cfg_controller, bandwidth_rad_s, 0, 1000, 0),
     SECTION("defaults", struct hs_cfg_controller, defaults, gains_t, HS__F_FIRST),
     LIST("joints", gains_l),
     F_("trajectory", HS__K_SECTION, struct hs_cfg_controller, trajectory, .sub = &trajectory_t,
