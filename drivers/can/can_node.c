@@ -8,8 +8,9 @@ int hs_can_node_on_frame(struct hs_can_node *node, const struct hs_can_frame *f,
     return node->ops->on_frame(node, f, now_ns);
 }
 
-int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_joint_state *js,
-                     struct hs_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max)
+int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_can_joint_state *js,
+                     struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out,
+                     unsigned out_max)
 {
     return node->ops->poll(node, now_ns, js, ret_cmd, out, out_max);
 }

@@ -103,8 +103,9 @@ static int mit_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, 
     return 0;
 }
 
-static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_joint_state *js,
-                    struct hs_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max)
+static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can_joint_state *js,
+                    struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out,
+                    unsigned out_max)
 {
     struct hs_mit_node *n = (struct hs_mit_node *)base;
     const struct hs_mit_limits *l = &n->cfg.limits;
@@ -118,9 +119,9 @@ static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_jo
         n->timed_out = true;
         base->stats.timeouts++;
     }
-    struct hs_joint_command *c = &base->cmd;
+    struct hs_can_joint_command *c = &base->cmd;
     c->enabled = n->motor_mode;
-    c->mode = n->motor_mode ? HS_JOINT_MODE_POSITION_PD : HS_JOINT_MODE_OFF;
+    c->mode = n->motor_mode ? HS_CAN_JOINT_MODE_POSITION_PD : HS_CAN_JOINT_MODE_OFF;
     c->kp_nm_rad = n->last.kp;
     c->kd_nm_s_rad = n->last.kd;
     c->q_ref_rad = n->last.p_rad + n->zero_offset_rad;

@@ -248,32 +248,32 @@ static int odrive_on_frame(struct hs_can_node *base, const struct hs_can_frame *
 
 static void fill_command(struct hs_odrive_node *n)
 {
-    struct hs_joint_command *c = &n->base.cmd;
+    struct hs_can_joint_command *c = &n->base.cmd;
     bool on = n->axis_state == HS_ODRIVE_STATE_CLOSED_LOOP;
     c->enabled = on;
     c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
     c->torque_limit_nm = n->current_limit_a * n->cfg.torque_constant_nm_a;
     if (!on) {
-        c->mode = HS_JOINT_MODE_OFF;
+        c->mode = HS_CAN_JOINT_MODE_OFF;
         return;
     }
     /* cascaded P position -> P velocity loop in turns, expressed as one PD law in radians */
     c->tau_ff_nm = n->input_torque_nm;
     switch (n->control_mode) {
     case HS_ODRIVE_CONTROL_POSITION:
-        c->mode = HS_JOINT_MODE_POSITION_PD;
+        c->mode = HS_CAN_JOINT_MODE_POSITION_PD;
         c->kp_nm_rad = n->cfg.pos_gain * n->cfg.vel_gain / TWO_PI;
         c->kd_nm_s_rad = n->cfg.vel_gain / TWO_PI;
         c->q_ref_rad = n->input_pos_turn * TWO_PI;
         c->dq_ref_rad_s = n->input_vel_turn_s * TWO_PI;
         break;
     case HS_ODRIVE_CONTROL_VELOCITY:
-        c->mode = HS_JOINT_MODE_VELOCITY;
+        c->mode = HS_CAN_JOINT_MODE_VELOCITY;
         c->kd_nm_s_rad = n->cfg.vel_gain / TWO_PI;
         c->dq_ref_rad_s = n->input_vel_turn_s * TWO_PI;
         break;
     default:
-        c->mode = HS_JOINT_MODE_TORQUE;
+        c->mode = HS_CAN_JOINT_MODE_TORQUE;
         break;
     }
 }
@@ -285,7 +285,7 @@ static void frame(struct hs_odrive_node *n, struct hs_can_frame *f, unsigned cmd
     f->len = 8;
 }
 
-static void answer(struct hs_odrive_node *n, unsigned cmd, const struct hs_joint_state *js,
+static void answer(struct hs_odrive_node *n, unsigned cmd, const struct hs_can_joint_state *js,
                    struct hs_can_frame *f)
 {
     double pos = js->q_rad / TWO_PI, vel = js->dq_rad_s / TWO_PI;
@@ -334,8 +334,9 @@ static bool due(int64_t now, int64_t *last, int64_t period)
     return true;
 }
 
-static int odrive_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_joint_state *js,
-                       struct hs_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max)
+static int odrive_poll(struct hs_can_node *base, int64_t now_ns,
+                       const struct hs_can_joint_state *js, struct hs_can_joint_command *ret_cmd,
+                       struct hs_can_frame *out, unsigned out_max)
 {
     struct hs_odrive_node *n = (struct hs_odrive_node *)base;
     n->last_q_turn = js->q_rad / TWO_PI;

@@ -13,19 +13,19 @@
 
 #include "hilsim/can.h"
 
-enum hs_joint_mode {
-    HS_JOINT_MODE_OFF = 0,     /* no torque (free wheeling) */
-    HS_JOINT_MODE_TORQUE,      /* tau = tau_ff_nm */
-    HS_JOINT_MODE_VELOCITY,    /* tau = kd (dq* - dq) + tau_ff */
-    HS_JOINT_MODE_POSITION_PD, /* tau = kp (q* - q) + kd (dq* - dq) + tau_ff */
-    HS_JOINT_MODE_MAX
+enum hs_can_joint_mode {
+    HS_CAN_JOINT_MODE_OFF = 0,     /* no torque (free wheeling) */
+    HS_CAN_JOINT_MODE_TORQUE,      /* tau = tau_ff_nm */
+    HS_CAN_JOINT_MODE_VELOCITY,    /* tau = kd (dq* - dq) + tau_ff */
+    HS_CAN_JOINT_MODE_POSITION_PD, /* tau = kp (q* - q) + kd (dq* - dq) + tau_ff */
+    HS_CAN_JOINT_MODE_MAX
 };
 
 /* What a node asks of its joint. The gains make every mode one formula:
  * tau = kp (q_ref - q) + kd (dq_ref - dq) + tau_ff, clamped to +-torque_limit_nm when > 0;
  * mode says which terms the protocol meant (kp = 0 outside POSITION_PD). */
-struct hs_joint_command {
-    enum hs_joint_mode mode;
+struct hs_can_joint_command {
+    enum hs_can_joint_mode mode;
     bool enabled;       /* false: output stage off, zero torque whatever the mode */
     double kp_nm_rad;   /* N*m/rad */
     double kd_nm_s_rad; /* N*m*s/rad */
@@ -38,7 +38,7 @@ struct hs_joint_command {
 };
 
 /* What the integrator measured this tick. */
-struct hs_joint_state {
+struct hs_can_joint_state {
     double q_rad;
     double dq_rad_s;
     double tau_nm;    /* applied joint torque */
@@ -65,21 +65,22 @@ struct hs_can_node_ops {
     int (*on_frame)(struct hs_can_node *node, const struct hs_can_frame *f, int64_t now_ns);
     /* RT-safe. Applies timeouts, updates *ret_cmd, writes up to out_max frames to out.
      * Returns the frame count. */
-    int (*poll)(struct hs_can_node *node, int64_t now_ns, const struct hs_joint_state *js,
-                struct hs_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max);
+    int (*poll)(struct hs_can_node *node, int64_t now_ns, const struct hs_can_joint_state *js,
+                struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max);
 };
 
 /* Every protocol node struct starts with this. */
 struct hs_can_node {
     const struct hs_can_node_ops *ops;
     struct hs_can_node_stats stats;
-    struct hs_joint_command cmd; /* current command, also copied out by poll */
+    struct hs_can_joint_command cmd; /* current command, also copied out by poll */
 };
 
 /* RT-safe wrappers. */
 int hs_can_node_on_frame(struct hs_can_node *node, const struct hs_can_frame *f, int64_t now_ns);
-int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_joint_state *js,
-                     struct hs_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max);
+int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_can_joint_state *js,
+                     struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out,
+                     unsigned out_max);
 /* RT-safe: offers f to each node until one takes it; returns the index of the node that took
  * it, or -ENOENT (then *unclaimed is incremented, if given). */
 int hs_can_nodes_dispatch(struct hs_can_node *const *nodes, unsigned n,

@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct hs_mit_node node;
     if (hs_mit_node_init(&node, &cfg, NULL) < 0)
         __builtin_trap();
-    struct hs_joint_state js = {.q_rad = 0.1, .dq_rad_s = -1, .tau_nm = 2, .current_a = 1};
+    struct hs_can_joint_state js = {.q_rad = 0.1, .dq_rad_s = -1, .tau_nm = 2, .current_a = 1};
     int64_t t = 0;
     while (size >= 4) {
         struct hs_can_frame f;
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(f.data, data, n);
         data += n, size -= n;
         hs_can_node_on_frame(&node.base, &f, t);
-        struct hs_joint_command cmd;
+        struct hs_can_joint_command cmd;
         struct hs_can_frame out[2];
         int k = hs_can_node_poll(&node.base, t, &js, &cmd, out, 2);
         if (k < 0 || k > 1 || !isfinite(cmd.q_ref_rad) || !isfinite(cmd.kp_nm_rad) ||

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct hs_odrive_node node;
     if (hs_odrive_node_init(&node, &cfg, NULL) < 0)
         __builtin_trap();
-    struct hs_joint_state js = {.q_rad = -7.5, .dq_rad_s = 3, .tau_nm = 0.2, .current_a = 5};
+    struct hs_can_joint_state js = {.q_rad = -7.5, .dq_rad_s = 3, .tau_nm = 0.2, .current_a = 5};
     int64_t t = 0;
     while (size >= 4) {
         struct hs_can_frame f;
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(f.data, data, n);
         data += n, size -= n;
         hs_can_node_on_frame(&node.base, &f, t);
-        struct hs_joint_command cmd;
+        struct hs_can_joint_command cmd;
         struct hs_can_frame out[4];
         int k = hs_can_node_poll(&node.base, t, &js, &cmd, out, 4);
         if (k < 0 || k > 4 || !isfinite(cmd.q_ref_rad) || !isfinite(cmd.dq_ref_rad_s) ||

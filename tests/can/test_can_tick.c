@@ -63,8 +63,8 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     struct hs_odrive_node odrv;
     assert_int_equal(hs_odrive_node_init(&odrv, &oc, &d), 0);
     struct hs_can_node *nodes[] = {&mit.base, &odrv.base};
-    struct hs_joint_state js[2] = {{.q_rad = 0.3}, {.q_rad = 1.0}};
-    struct hs_joint_command cmd[2];
+    struct hs_can_joint_state js[2] = {{.q_rad = 0.3}, {.q_rad = 1.0}};
+    struct hs_can_joint_command cmd[2];
 
     struct hs_can_frame tx[4], rx[32], out[32];
     uint64_t unclaimed = 0;

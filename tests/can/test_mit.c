@@ -83,8 +83,8 @@ static void test_round_trip_within_one_quantum(void **state)
 
 struct rig {
     struct hs_mit_node node;
-    struct hs_joint_state js;
-    struct hs_joint_command cmd;
+    struct hs_can_joint_state js;
+    struct hs_can_joint_command cmd;
     struct hs_can_frame out[4];
 };
 
@@ -153,7 +153,7 @@ static void test_node_enter_command_exit_with_reply_each_frame(void **state)
     assert_true(fabs(t - 2) < 36.0 / 4095 * 1.01);
     command(&r, 1.0, 0.5, 100, 1, -2, 3000);
     assert_int_equal(poll(&r, 3000), 1);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_POSITION_PD);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD);
     assert_true(fabs(r.cmd.q_ref_rad - 1.0) < 25.0 / 65535 * 1.01);
     assert_true(fabs(r.cmd.kp_nm_rad - 100) < 500.0 / 4095 * 1.01);
     assert_true(fabs(r.cmd.tau_ff_nm + 2) < 36.0 / 4095 * 1.01);
@@ -161,7 +161,7 @@ static void test_node_enter_command_exit_with_reply_each_frame(void **state)
     special(&r, HS_MIT_EXIT, 4000);
     assert_int_equal(poll(&r, 4000), 1);
     assert_false(r.cmd.enabled);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_OFF);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_OFF);
     assert_int_equal(r.node.base.stats.frames_ok, 4);
 }
 

@@ -17,8 +17,8 @@
 
 struct rig {
     struct hs_odrive_node node;
-    struct hs_joint_state js;
-    struct hs_joint_command cmd;
+    struct hs_can_joint_state js;
+    struct hs_can_joint_command cmd;
     struct hs_can_frame out[16];
     int n_out;
 };
@@ -72,11 +72,11 @@ static void test_arm_then_position_setpoint(void **state)
     r.js.q_rad = 0.5 * TWO_PI; /* half a turn */
     poll(&r, 0);
     assert_false(r.cmd.enabled);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_OFF);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_OFF);
     arm(&r, 1 * MS);
     poll(&r, 1 * MS);
     assert_true(r.cmd.enabled);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_POSITION_PD);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD);
     assert_true(fabs(r.cmd.q_ref_rad - 0.5 * TWO_PI) < 1e-9); /* holds where it is */
     /* pos 1.5 turn = 0x3FC00000, vel_ff -2.000 = -2000 = 0xF830, torque_ff 0.500 = 0x01F4 */
     const uint8_t pos[8] = {0x00, 0x00, 0xC0, 0x3F, 0x30, 0xF8, 0xF4, 0x01};
@@ -105,7 +105,7 @@ static void test_velocity_and_torque_modes(void **state)
     const uint8_t vel[8] = {0x00, 0x00, 0x40, 0x40, 0x00, 0x00, 0x80, 0x3E};
     assert_int_equal(send(&r, 0x00D, 0, 8, vel, 0), 0);
     poll(&r, 1 * MS);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_VELOCITY);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
     assert_true(fabs(r.cmd.dq_ref_rad_s - 3.0 * TWO_PI) < 1e-9);
     assert_true(fabs(r.cmd.tau_ff_nm - 0.25) < 1e-9);
     assert_true(r.cmd.kp_nm_rad == 0);
@@ -114,7 +114,7 @@ static void test_velocity_and_torque_modes(void **state)
     assert_int_equal(send(&r, 0x00B, 0, 8, torque_mode, 0), 0);
     assert_int_equal(send(&r, 0x00E, 0, 4, torque, 0), 0);
     poll(&r, 2 * MS);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_TORQUE);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_TORQUE);
     assert_true(fabs(r.cmd.tau_ff_nm - 1.25) < 1e-9);
     /* Set_Limits: vel 4 turn/s, current 20 A (0x41A00000) -> torque limit 0.8 N*m */
     const uint8_t limits[8] = {0x00, 0x00, 0x80, 0x40, 0x00, 0x00, 0xA0, 0x41};
@@ -208,7 +208,7 @@ static void test_watchdog_idles_with_error_until_cleared(void **state)
     assert_true(r.cmd.enabled);
     poll(&r, 250 * MS + 1);
     assert_false(r.cmd.enabled);
-    assert_int_equal(r.cmd.mode, HS_JOINT_MODE_OFF);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_OFF);
     assert_int_equal(r.node.base.stats.timeouts, 1);
     poll(&r, 300 * MS); /* heartbeat due: error and idle state */
     const struct hs_can_frame *hb = find(&r, 0x001);
