@@ -5,9 +5,11 @@
  * Three joints ("J0", "RARM_ELBOW" rad, "SLIDER" m), an IMU "IMU" and a force sensor "FT_R".
  * Each joint is a unit inertia with a constant -1 N m load, driven by the shm commands (PD,
  * torque, velocity; anything stale or absent gives zero torque). Prints "ready" when clients can
- * attach and a summary line per joint at the end. */
+ * attach and a summary line per joint at the end. TICKS 0 runs until SIGTERM or SIGINT (tests
+ * under load stop it when their clients are done instead of guessing a tick count). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,6 +17,14 @@
 #include "shm_server.h"
 
 #define NJ 3
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 static double command_torque(const struct hs_shm_joint_input *in, double q, double dq)
 {
@@ -63,12 +73,15 @@ int main(int argc, char **argv)
     long fresh[NJ] = {0}, live[NJ] = {0};
     struct hs_shm_command_report rep = {0};
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s);
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
     printf("ready %s\n", argv[1]);
     fflush(stdout);
 
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
-    for (long tick = 1; tick <= ticks; tick++) {
+    for (long tick = 1; (ticks == 0 || tick <= ticks) && !stop_requested; tick++) {
         next.tv_nsec += period_ns;
         while (next.tv_nsec >= 1000000000) {
             next.tv_nsec -= 1000000000;
