@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hilsim/client.h"
 
@@ -24,7 +25,15 @@ int main(int argc, char **argv)
 
     char err[HS_CLIENT_ERRBUF_MIN];
     struct hs_client *c;
-    int r = hs_client_attach(argv[1], &c, err, sizeof err);
+    int r;
+    /* A segment that exists but is still being filled (-EAGAIN) is a server starting up: give
+     * it a moment rather than failing a script that started both together. */
+    for (int tries = 0;; tries++) {
+        r = hs_client_attach(argv[1], &c, err, sizeof err);
+        if (r != -EAGAIN || tries >= 200)
+            break;
+        nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+    }
     if (r < 0) {
         fprintf(stderr, "pd_controller: %s\n", err);
         return 1;
@@ -49,7 +58,8 @@ int main(int argc, char **argv)
     }
     struct hs_client_state st = {.joints = joints};
     int64_t timeout_ns = (int64_t)info.tick_period_ns * 100;
-    long done = 0, timeouts = 0;
+    long done = 0, timeouts = 0, stale_ticks = 0, echoed = 0;
+    uint64_t prev_seq = 0;
     int have_target = 0;
 
     while (done < ticks) {
@@ -63,6 +73,10 @@ int main(int argc, char **argv)
             break;
         if (hs_client_read_state(c, &st) < 0)
             continue;
+        stale_ticks += st.stale_joints > 0;
+        /* Our previous command was consumed before this state was published: the loop closed
+         * within one tick. */
+        echoed += prev_seq != 0 && st.command_seq >= prev_seq;
         for (uint32_t j = 0; j < n; j++) {
             if (!have_target)
                 target[j] = joints[j].q;
@@ -78,6 +92,7 @@ int main(int argc, char **argv)
             r = hs_client_claim(c, NULL, 0) < 0 ? r : hs_client_write_commands(c, cmds, n);
         if (r < 0)
             break;
+        prev_seq = hs_client_last_command_seq(c);
         done++;
     }
 
@@ -85,10 +100,16 @@ int main(int argc, char **argv)
            "%.3g%s%s\n",
            argv[1], done, (unsigned long long)hs_client_missed_ticks(c), timeouts, kp, kd,
            r < 0 ? ", stopped: " : "", r < 0 ? strerror(-r) : "");
+    printf("  %ld of %ld commands in effect by the next state read, %ld ticks with a stale "
+           "joint, client status %s\n",
+           echoed, done > 0 ? done - 1 : 0, stale_ticks,
+           st.client_status == HS_SHM_CLIENT_ACTIVE ? "active"
+           : st.client_status == HS_SHM_CLIENT_LOST ? "lost"
+                                                    : "none");
     for (uint32_t j = 0; j < n; j++)
-        printf("  %-24s target %+.6f %s  final %+.6f  max |error| %.6f\n",
+        printf("  %-24s target %+.6f %s  final %+.6f  final |error| %.6f  max |error| %.6f\n",
                hs_client_joint_name(c, j), target[j], hs_client_joint_unit(c, j), joints[j].q,
-               max_err[j]);
+               fabs(joints[j].q - target[j]), max_err[j]);
     hs_client_detach(c);
     free(joints);
     free(cmds);
