@@ -55,6 +55,8 @@ int hs_mit_node_init(struct hs_mit_node *node, const struct hs_mit_config *cfg, 
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "mit: kp/kd ranges must not be negative");
     if (cfg->timeout_ns < 0)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "mit: timeout_ns is negative");
+    if (!(cfg->i_min <= cfg->i_max) || !isfinite(cfg->i_min) || !isfinite(cfg->i_max))
+        return hs_diag_set(d, -EINVAL, NULL, 0, 0, "mit: i range needs finite i_min <= i_max");
     if (cfg->reply_current && !(cfg->torque_constant_nm_a > 0))
         return hs_diag_set(d, -EINVAL, NULL, 0, 0,
                            "mit: reply_current needs torque_constant_nm_a > 0");
@@ -137,10 +139,13 @@ static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_ca
     }
     n->reply_pending = false;
     double t = n->cfg.reply_current ? js->current_a : js->tau_nm;
+    struct hs_mit_limits rl = *l;
+    if (n->cfg.reply_current && n->cfg.i_min < n->cfg.i_max)
+        rl.t_min = n->cfg.i_min, rl.t_max = n->cfg.i_max;
     memset(out, 0, sizeof *out);
     out->id = n->cfg.master_id;
     out->len = 6;
-    hs_mit_pack_reply(l, n->cfg.motor_id, js->q_rad - n->zero_offset_rad, js->dq_rad_s, t,
+    hs_mit_pack_reply(&rl, n->cfg.motor_id, js->q_rad - n->zero_offset_rad, js->dq_rad_s, t,
                       out->data);
     base->stats.tx_frames++;
     return 1;

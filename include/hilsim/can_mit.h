@@ -50,6 +50,8 @@ struct hs_mit_config {
     int64_t timeout_ns;          /* firmware CAN_TIMEOUT: 0 disables */
     bool reply_current;          /* reply field 3 carries current (A) instead of torque */
     double torque_constant_nm_a; /* with reply_current: i = tau / kt */
+    double i_min, i_max;         /* A, the reply's current range with reply_current; equal
+                                  * (e.g. both 0): the t range is used */
 };
 
 /* Defaults from the CubeMars AK80-6 manual: P +-12.5 rad, V +-50 rad/s, KP 0..500, KD 0..5,

@@ -1,0 +1,527 @@
+/* CAN I/O module: buses and protocol nodes from the config, tick phases, safe stop, counters.
+ * See io_can.h for the units and the plant slot mapping. */
+#include "io_can.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hilsim/can_mit.h"
+#include "hilsim/can_odrive.h"
+
+#define TWO_PI 6.283185307179586
+#define RX_BATCH 64
+#define TX_PER_NODE 16
+
+struct can_node {
+    union {
+        struct hs_can_node base;
+        struct hs_mit_node mit;
+        struct hs_odrive_node odrive;
+    } u;
+    const struct hs_cfg_node *cfg;
+    uint32_t bus;
+    uint32_t joint;
+    bool motor_side;    /* ODrive: wire units are the motor's */
+    double gear, eta;   /* motor turns per joint turn, gear efficiency */
+    double kt;          /* motor torque constant, N·m/A */
+    int64_t last_rx_ns; /* CLOCK_MONOTONIC of the last frame the node acted on */
+    int64_t pending_ns; /* first command frame not answered yet (MIT latency), 0: none */
+    uint32_t node_seq;  /* node command seq at the last mapping */
+    uint32_t slot_mode; /* mode written at the last mapping */
+    uint64_t slot_seq;
+    bool replied; /* poll produced a frame this tick */
+};
+
+struct can_bus {
+    const struct hs_cfg_bus *cfg;
+    struct hs_can_bus *bus;
+    struct hs_can_node *nodes[HS_CFG_MAX_NODES];
+    uint32_t node_index[HS_CFG_MAX_NODES]; /* into hs_bench_can.nodes */
+    unsigned nnodes;
+    uint64_t unclaimed, err_frames, send_errors, rx_capped_ticks;
+    struct hs_can_frame rx[RX_BATCH];
+    struct hs_can_frame *tx; /* TX_PER_NODE per node */
+    unsigned ntx;
+};
+
+struct hs_bench_can {
+    const struct hs_config *cfg;
+    struct can_bus buses[HS_CFG_MAX_BUSES];
+    uint32_t nbuses;
+    struct can_node nodes[HS_CFG_MAX_NODES];
+    uint32_t nnodes;
+    uint32_t *lat_hist; /* HS_BENCH_CAN_LAT_MAX_US + 1 bins */
+    uint64_t lat_n;
+    bool stopped;
+};
+
+static int64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- per-tick ---- */
+
+static struct hs_can_joint_state joint_state(const struct can_node *n,
+                                             const struct hs_joint_reading *r)
+{
+    struct hs_can_joint_state js = {0};
+    if (n->motor_side) {
+        js.q_rad = r->q * n->gear;
+        js.dq_rad_s = r->dq * n->gear;
+        js.tau_nm = r->current * n->kt;
+    } else {
+        js.q_rad = r->q;
+        js.dq_rad_s = r->dq;
+        js.tau_nm = r->torque;
+    }
+    js.current_a = r->current;
+    return js;
+}
+
+static void map_command(struct can_node *n, const struct hs_can_joint_command *c,
+                        const struct hs_bench_joint *j)
+{
+    struct hs_joint_command *s = j->cmd;
+    uint32_t mode = HS_JOINT_MODE_DISABLED;
+    double g = n->motor_side ? n->gear : 1.0, g2 = g * g;
+    double tau_scale = n->motor_side ? n->gear * n->eta : 1.0;
+    double kp = 0, kd = 0, q = 0, dq = 0, tau = 0, current = 0;
+    if (c->enabled && c->mode != HS_CAN_JOINT_MODE_OFF) {
+        switch (c->mode) {
+        case HS_CAN_JOINT_MODE_TORQUE:
+            if (n->motor_side) {
+                mode = HS_JOINT_MODE_CURRENT;
+                current = c->tau_ff_nm / n->kt;
+            } else {
+                mode = HS_JOINT_MODE_TORQUE;
+                tau = c->tau_ff_nm;
+            }
+            break;
+        case HS_CAN_JOINT_MODE_VELOCITY:
+        case HS_CAN_JOINT_MODE_POSITION_PD:
+        default:
+            mode = HS_JOINT_MODE_POSITION;
+            kp = c->mode == HS_CAN_JOINT_MODE_VELOCITY ? 0 : c->kp_nm_rad * g2;
+            kd = c->kd_nm_s_rad * g2;
+            q = c->q_ref_rad / g;
+            dq = c->dq_ref_rad_s / g;
+            tau = c->tau_ff_nm * tau_scale;
+            break;
+        }
+    }
+    if (c->seq != n->node_seq || mode != n->slot_mode) {
+        n->node_seq = c->seq;
+        n->slot_mode = mode;
+        n->slot_seq++;
+    }
+    if (n->slot_seq == 0)
+        return; /* nothing heard yet: the plant keeps its safe behaviour */
+    s->mode = mode;
+    s->kp = kp, s->kd = kd, s->q = q, s->dq = dq, s->tau_ff = tau;
+    s->current = current;
+    s->velocity = dq;
+    s->rx_time_ns = n->last_rx_ns;
+    s->seq = n->slot_seq;
+}
+
+static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
+                      int64_t real_to_mono)
+{
+    for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS; round++) {
+        int got = hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
+        if (got <= 0)
+            return;
+        for (int k = 0; k < got; k++) {
+            const struct hs_can_frame *f = &b->rx[k];
+            if (f->flags & HS_CAN_FLAG_ERR) {
+                b->err_frames++;
+                continue;
+            }
+            int64_t t = f->rx_time_ns > 0 ? f->rx_time_ns + real_to_mono : now_ns;
+            int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, &b->unclaimed);
+            if (i < 0)
+                continue;
+            struct can_node *n = &c->nodes[b->node_index[i]];
+            n->last_rx_ns = t;
+            if (!n->pending_ns)
+                n->pending_ns = t;
+        }
+        if (got < RX_BATCH)
+            return;
+    }
+    b->rx_capped_ticks++;
+}
+
+static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
+{
+    struct hs_bench_can *c = ctx;
+    int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+    for (uint32_t i = 0; i < c->nbuses; i++) {
+        c->buses[i].ntx = 0;
+        drain_bus(c, &c->buses[i], now_ns, real_to_mono);
+    }
+    for (uint32_t i = 0; i < c->nnodes; i++) {
+        struct can_node *n = &c->nodes[i];
+        struct can_bus *b = &c->buses[n->bus];
+        const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
+        struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
+        struct hs_can_joint_command cmd;
+        int k = hs_can_node_poll(&n->u.base, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
+        n->replied = k > 0;
+        b->ntx += (unsigned)(k > 0 ? k : 0);
+        map_command(n, &cmd, j);
+    }
+    return 0;
+}
+
+static void record_latency(struct hs_bench_can *c, int64_t sent_ns)
+{
+    for (uint32_t i = 0; i < c->nnodes; i++) {
+        struct can_node *n = &c->nodes[i];
+        if (!n->replied || !n->pending_ns)
+            continue;
+        if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
+            int64_t us = (sent_ns - n->pending_ns) / 1000;
+            us = us < 0 ? 0 : us > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : us;
+            c->lat_hist[us]++;
+            c->lat_n++;
+        }
+        n->pending_ns = 0;
+        n->replied = false;
+    }
+}
+
+static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64_t tick)
+{
+    (void)bench, (void)now_ns, (void)tick;
+    struct hs_bench_can *c = ctx;
+    for (uint32_t i = 0; i < c->nbuses; i++) {
+        struct can_bus *b = &c->buses[i];
+        for (unsigned off = 0; off < b->ntx;) {
+            unsigned n = b->ntx - off > RX_BATCH ? RX_BATCH : b->ntx - off;
+            if (hs_can_bus_send(b->bus, b->tx + off, n) < 0)
+                b->send_errors++;
+            off += n; /* refused frames are dropped (and counted) by the bus's policy */
+        }
+        b->ntx = 0;
+    }
+    record_latency(c, clock_ns(CLOCK_MONOTONIC));
+    return 0;
+}
+
+/* ---- safe stop ---- */
+
+static void stop_frame(struct hs_bench_can *c, struct hs_bench *bench, struct can_node *n,
+                       struct hs_can_frame *f)
+{
+    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, n->joint);
+    memset(f, 0, sizeof *f);
+    if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
+        struct hs_mit_node *m = &n->u.mit;
+        struct hs_mit_limits rl = m->cfg.limits;
+        if (m->cfg.reply_current && m->cfg.i_min < m->cfg.i_max)
+            rl.t_min = m->cfg.i_min, rl.t_max = m->cfg.i_max;
+        f->id = m->cfg.master_id;
+        f->len = 6;
+        hs_mit_pack_reply(&rl, m->cfg.motor_id, r->q - m->zero_offset_rad, r->dq, 0.0, f->data);
+        m->motor_mode = false;
+    } else {
+        struct hs_odrive_node *o = &n->u.odrive;
+        o->axis_state = HS_ODRIVE_STATE_IDLE;
+        f->id = hs_odrive_can_id(o->cfg.node_id, HS_ODRIVE_HEARTBEAT);
+        f->len = 8;
+        hs_odrive_put_u32(f->data, o->axis_error);
+        f->data[4] = o->axis_state;
+    }
+    (void)c;
+}
+
+static void can_safe_stop(void *ctx, struct hs_bench *bench)
+{
+    struct hs_bench_can *c = ctx;
+    if (c->stopped)
+        return;
+    c->stopped = true;
+    for (uint32_t i = 0; i < c->nbuses; i++) {
+        struct can_bus *b = &c->buses[i];
+        unsigned k = 0;
+        for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++)
+            stop_frame(c, bench, &c->nodes[b->node_index[m]], &b->rx[k++]);
+        if (k && hs_can_bus_send(b->bus, b->rx, k) < 0)
+            b->send_errors++;
+    }
+}
+
+static void can_destroy(void *ctx)
+{
+    struct hs_bench_can *c = ctx;
+    if (!c)
+        return;
+    for (uint32_t i = 0; i < HS_CFG_MAX_BUSES; i++) {
+        hs_can_bus_close(c->buses[i].bus);
+        free(c->buses[i].tx);
+    }
+    free(c->lat_hist);
+    free(c);
+}
+
+static const struct hs_bench_io_ops can_ops = {
+    .name = "can",
+    .inputs = can_inputs,
+    .outputs = can_outputs,
+    .safe_stop = can_safe_stop,
+    .destroy = can_destroy,
+};
+
+/* ---- attach ---- */
+
+static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_can_opts *o,
+                    struct hs_diag *d)
+{
+    const struct hs_config *cfg = c->cfg;
+    const struct hs_cfg_bus *cb = &cfg->can.buses[i];
+    struct can_bus *b = &c->buses[i];
+    b->cfg = cb;
+    struct hs_can_config cc;
+    hs_can_config_init(&cc);
+    memcpy(cc.iface, cb->interface, sizeof cc.iface);
+    cc.iface[sizeof cc.iface - 1] = 0;
+    cc.fd = cb->fd;
+    cc.batch_max = RX_BATCH;
+    cc.recv_error_frames = true;
+    cc.tx_policy =
+        cb->send_queue_policy == HS_CFG_SEND_KEEP_LATEST ? HS_CAN_TX_KEEP_NEWEST : HS_CAN_TX_DROP;
+    if (cb->manage) {
+        cc.bitrate_bps = cb->bitrate;
+        cc.sample_point_permille = (uint16_t)lround(cb->sample_point * 1000);
+        cc.restart_ms = cb->restart_ms;
+    }
+    for (uint32_t k = 0; k < cfg->can.nnodes; k++) {
+        const struct hs_cfg_node *n = &cfg->can.nodes[k];
+        if (n->bus_index != i || cc.n_filters == HS_CAN_FILTER_MAX)
+            continue;
+        struct hs_can_filter *f = &cc.filters[cc.n_filters++];
+        f->ext = false;
+        if (n->protocol == HS_CFG_PROTO_MIT)
+            f->id = n->id, f->mask = HS_CAN_SFF_MASK;
+        else
+            f->id = n->id << 5, f->mask = 0x7E0;
+    }
+    const struct hs_can_backend_ops *ops = &hs_can_socketcan_ops;
+    if (o && o->backend) {
+        ops = o->backend;
+        cc.socketpair_fd = o->socketpair_fd[i];
+    }
+    struct hs_diag bd = {0};
+    int r = hs_can_bus_open(ops, &cc, &b->bus, &bd);
+    if (r < 0)
+        return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
+                           "can.buses[%u].interface '%s': %s", i, cb->interface, bd.msg);
+    r = hs_can_bus_start(b->bus);
+    if (r < 0 && r != -ENOSYS)
+        return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
+                           "can.buses[%u].interface '%s': cannot start the bus", i, cb->interface);
+    return 0;
+}
+
+static void joint_drive(const struct hs_bench *bench, uint32_t ji, double *gear, double *eta,
+                        double *kt, double *current_max)
+{
+    const struct hs_bench_joint *j = hs_bench_joint(bench, ji);
+    const struct hs_link *l = &hs_bench_model(bench, j->body)->links[j->link];
+    const struct hs_cfg_actuator *a = hs_config_actuator(hs_bench_config(bench), j->name);
+    *gear = isnan(a->gear_ratio) ? l->gear_ratio : a->gear_ratio;
+    *eta = isnan(a->gear_efficiency) ? l->gear_efficiency : a->gear_efficiency;
+    *kt = isnan(a->torque_const) ? l->torque_const : a->torque_const;
+    *current_max = a->current_limit_a;
+}
+
+static int init_node(struct hs_bench_can *c, struct hs_bench *bench, uint32_t k, struct hs_diag *d)
+{
+    const struct hs_config *cfg = c->cfg;
+    const struct hs_cfg_node *cn = &cfg->can.nodes[k];
+    struct can_node *n = &c->nodes[k];
+    n->cfg = cn;
+    n->bus = cn->bus_index;
+    if (cn->protocol == HS_CFG_PROTO_DBC)
+        return hs_diag_set(d, -EOPNOTSUPP, cfg->path, cn->src.line, cn->src.column,
+                           "can.nodes[%u] '%s': protocol dbc is not served by hilsim run yet "
+                           "(mit and odrive nodes are)",
+                           k, cn->name);
+    int ji = hs_bench_find_joint(bench, cn->joint);
+    if (ji < 0)
+        return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
+                           "can.nodes[%u].joint '%s': no such joint in the bench", k, cn->joint);
+    n->joint = (uint32_t)ji;
+    double current_max;
+    joint_drive(bench, n->joint, &n->gear, &n->eta, &n->kt, &current_max);
+    struct hs_diag nd = {0};
+    int r;
+    if (cn->protocol == HS_CFG_PROTO_MIT) {
+        if (cn->id > 0xFF)
+            return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
+                               "can.nodes[%u].id 0x%X: MIT motor IDs are 8-bit", k, cn->id);
+        const struct hs_cfg_mit *m = &cn->mit;
+        struct hs_mit_config mc;
+        hs_mit_config_init(&mc, (uint8_t)cn->id, (uint16_t)m->reply_id);
+        mc.limits = (struct hs_mit_limits){
+            .p_min = m->p_min,
+            .p_max = m->p_max,
+            .v_min = m->v_min,
+            .v_max = m->v_max,
+            .kp_min = 0,
+            .kp_max = m->kp_max,
+            .kd_min = 0,
+            .kd_max = m->kd_max,
+            .t_min = m->t_min,
+            .t_max = m->t_max,
+        };
+        mc.timeout_ns = (int64_t)llround(m->timeout_s * 1e9);
+        mc.reply_current = m->reply == HS_CFG_MIT_REPLY_CURRENT;
+        mc.torque_constant_nm_a = fabs(n->kt * n->gear * n->eta);
+        mc.i_min = m->i_min;
+        mc.i_max = m->i_max;
+        r = hs_mit_node_init(&n->u.mit, &mc, &nd);
+    } else {
+        n->motor_side = true;
+        const struct hs_cfg_odrive *o = &cn->odrive;
+        struct hs_odrive_config oc;
+        hs_odrive_config_init(&oc, (uint8_t)cn->id);
+        oc.heartbeat_period_ns = (int64_t)llround(o->heartbeat_period_s * 1e9);
+        oc.encoder_period_ns = (int64_t)llround(o->encoder_period_s * 1e9);
+        oc.watchdog_timeout_ns = (int64_t)llround(o->watchdog_timeout_s * 1e9);
+        oc.torque_constant_nm_a = n->kt;
+        if (isfinite(current_max))
+            oc.current_limit_a = current_max;
+        r = hs_odrive_node_init(&n->u.odrive, &oc, &nd);
+    }
+    if (r < 0)
+        return hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
+                           k, cn->name, nd.msg);
+    struct can_bus *b = &c->buses[n->bus];
+    b->node_index[b->nnodes] = k;
+    b->nodes[b->nnodes++] = &n->u.base;
+    hs_bench_claim_joint(bench, n->joint);
+    return 0;
+}
+
+int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *opts,
+                        struct hs_bench_can **ret_can, struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    struct hs_bench_can *c = calloc(1, sizeof *c);
+    if (!c)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    c->cfg = cfg;
+    int r = 0;
+    uint32_t opened = 0;
+    c->lat_hist = calloc(HS_BENCH_CAN_LAT_MAX_US + 1, sizeof *c->lat_hist);
+    if (!c->lat_hist) {
+        r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+        goto fail;
+    }
+    for (uint32_t k = 0; k < cfg->can.nnodes; k++) {
+        r = init_node(c, bench, k, d);
+        if (r < 0)
+            goto fail;
+    }
+    c->nnodes = cfg->can.nnodes;
+    for (; opened < cfg->can.nbuses; opened++) {
+        struct can_bus *b = &c->buses[opened];
+        b->tx = calloc((size_t)TX_PER_NODE * (b->nnodes ? b->nnodes : 1), sizeof *b->tx);
+        if (!b->tx) {
+            r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+            goto fail;
+        }
+        r = open_bus(c, opened, opts, d);
+        if (r < 0) {
+            opened++; /* its socketpair fd, if any, is consumed */
+            goto fail;
+        }
+    }
+    c->nbuses = cfg->can.nbuses;
+    r = hs_bench_add_io(bench, &can_ops, c);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, 0, 0, "can: no I/O slot left on the bench");
+        goto fail;
+    }
+    *ret_can = c;
+    return 0;
+fail:
+    if (opts && opts->backend == &hs_can_socketpair_ops)
+        for (uint32_t i = opened; i < cfg->can.nbuses; i++)
+            if (opts->socketpair_fd[i] >= 0)
+                close(opts->socketpair_fd[i]);
+    can_destroy(c);
+    return r;
+}
+
+/* ---- counters ---- */
+
+uint32_t hs_bench_can_bus_count(const struct hs_bench_can *c)
+{
+    return c ? c->nbuses : 0;
+}
+
+int hs_bench_can_bus_stats(const struct hs_bench_can *c, uint32_t i,
+                           struct hs_bench_can_bus_stats *ret)
+{
+    if (!c || i >= c->nbuses)
+        return -ENOENT;
+    const struct can_bus *b = &c->buses[i];
+    struct hs_bench_can_bus_stats s = {
+        .name = b->cfg->name,
+        .iface = b->cfg->interface,
+        .unclaimed = b->unclaimed,
+        .err_frames = b->err_frames,
+        .send_errors = b->send_errors,
+        .rx_capped_ticks = b->rx_capped_ticks,
+    };
+    int r = hs_can_bus_state(b->bus, &s.state);
+    if (r < 0)
+        return r;
+    *ret = s;
+    return 0;
+}
+
+uint32_t hs_bench_can_node_count(const struct hs_bench_can *c)
+{
+    return c ? c->nnodes : 0;
+}
+
+int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
+                            struct hs_bench_can_node_stats *ret)
+{
+    if (!c || i >= c->nnodes)
+        return -ENOENT;
+    const struct can_node *n = &c->nodes[i];
+    ret->name = n->cfg->name;
+    ret->protocol = hs_cfg_can_protocol_name(n->cfg->protocol);
+    ret->joint = n->cfg->joint;
+    ret->node = n->u.base.stats;
+    return 0;
+}
+
+uint64_t hs_bench_can_latency_us(const struct hs_bench_can *c, double p, double *ret_us)
+{
+    if (!c || !c->lat_n)
+        return 0;
+    uint64_t want = (uint64_t)ceil(p / 100.0 * (double)c->lat_n), seen = 0;
+    if (want < 1)
+        want = 1;
+    for (uint32_t us = 0; us <= HS_BENCH_CAN_LAT_MAX_US; us++) {
+        seen += c->lat_hist[us];
+        if (seen >= want) {
+            *ret_us = us;
+            break;
+        }
+    }
+    return c->lat_n;
+}

@@ -1,0 +1,96 @@
+/* The CAN I/O module: serves a bench's joints to real motor-controller boards' host over CAN.
+ * One bus per can.buses entry (SocketCAN, kernel filters for the node IDs, error frames on,
+ * the configured send-queue policy), one simulated node per can.nodes entry (MIT, ODrive;
+ * DBC nodes are refused at attach).
+ *
+ * Per tick (both phases RT-safe, bounded):
+ *   inputs   drain each bus (at most HS_BENCH_CAN_RX_ROUNDS non-blocking batches; the rest
+ *            waits for the next tick, kernel overflows are counted), skip error frames, offer
+ *            each frame to the bus's nodes with its kernel receive time converted to
+ *            CLOCK_MONOTONIC, then poll every node with the joint's present reading (the state
+ *            the last physics step left, i.e. the state at now_ns) so a command heard this tick
+ *            drives this tick's physics. The node's command goes into the joint's plant slot;
+ *            the frames it produced (replies, heartbeats, encoder estimates) wait for outputs.
+ *   outputs  send the waiting frames, non-blocking, under the bus's send-queue policy.
+ *
+ * Units at the wire:
+ *   MIT     joint side: AK-style actuators sense the output shaft, so p/v/t are the joint's
+ *           rad, rad/s, N·m; the reply's current (reply: current) is the motor current.
+ *   ODrive  motor side: the ODrive's encoder sits on the motor, so positions are motor turns
+ *           = q_joint * gear_ratio / 2pi, velocities motor turns/s, torques motor N·m
+ *           (Kt * Iq) and the gains the firmware's motor-side gains. Commands are brought to
+ *           the joint: q = q_m / N, kp = kp_m N², kd = kd_m N², tau_ff = tau_ff_m N eta;
+ *           torque mode becomes a current command (I = tau_m / Kt, the plant applies the gear).
+ *
+ * Plant slot mapping: disabled/idle -> HS_JOINT_MODE_DISABLED; the PD form -> POSITION (kp, kd,
+ * q, dq, tau_ff); velocity control -> POSITION with kp = 0 (keeps the board's own gain);
+ * torque -> TORQUE (joint side) or CURRENT (motor side). rx_time_ns is the CLOCK_MONOTONIC
+ * time of the last frame the node acted on, so the plant's command_timeout_s measures the
+ * host's silence the same way the node's own timeout or watchdog does; seq advances when the
+ * node accepts a command frame or its output is switched on or off. The node's torque limit is
+ * not applied here: the actuator's torque_limit_nm / current_limit_a are.
+ *
+ * Safe stop (non-RT): ODrive nodes go idle and send one heartbeat saying so (error bits kept);
+ * MIT nodes send a last reply with zero torque/current at the present position (the real
+ * firmware just stops driving; the exit itself is the host's FD command). */
+#ifndef HS_BENCH_IO_CAN_H
+#define HS_BENCH_IO_CAN_H
+
+#include <stdint.h>
+
+#include "hilsim/bench.h"
+#include "hilsim/can.h"
+#include "hilsim/can_node.h"
+#include "hilsim/diag.h"
+
+#define HS_BENCH_CAN_RX_ROUNDS 8 /* receive batches per bus per tick */
+#define HS_BENCH_CAN_LAT_MAX_US 20000
+
+struct hs_bench_can;
+
+struct hs_bench_can_opts {
+    /* NULL: SocketCAN on each bus's interface. &hs_can_socketpair_ops: socketpair_fd[i] is bus
+     * i's connected SOCK_SEQPACKET endpoint (the module owns it from the call on). */
+    const struct hs_can_backend_ops *backend;
+    int socketpair_fd[8];
+};
+
+struct hs_bench_can_bus_stats {
+    const char *name;  /* config bus name (owned by the config) */
+    const char *iface; /* interface */
+    struct hs_can_state state;
+    uint64_t unclaimed;       /* frames no node took (IDs that passed the filter, no owner) */
+    uint64_t err_frames;      /* controller error frames skipped before dispatch */
+    uint64_t send_errors;     /* hs_can_bus_send failures other than back-pressure */
+    uint64_t rx_capped_ticks; /* ticks that left frames queued after HS_BENCH_CAN_RX_ROUNDS */
+};
+
+struct hs_bench_can_node_stats {
+    const char *name; /* config node name */
+    const char *protocol;
+    const char *joint;
+    struct hs_can_node_stats node;
+};
+
+/* init only: allocates. Opens every bus and node for bench's config, claims their joints from
+ * the demo controller and adds the module to the bench, which owns it from then on (*ret_can
+ * stays valid until hs_bench_destroy). opts may be NULL. Errors name the config line of the
+ * bus or node; nothing is left open on failure. */
+int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *opts,
+                        struct hs_bench_can **ret_can, struct hs_diag *diag);
+
+/* Counters (any thread, no allocation; exact once the loop has stopped). */
+uint32_t hs_bench_can_bus_count(const struct hs_bench_can *can);
+int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
+                           struct hs_bench_can_bus_stats *ret_stats);
+uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
+int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
+                            struct hs_bench_can_node_stats *ret_stats);
+/* Command-to-reply latency of MIT nodes: from the command frame's kernel receive time to the
+ * reply handed to the kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
+ * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
+ * untouched). Not meaningful on the socketpair backend (no kernel stamps: then measured from
+ * the tick's start). */
+uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
+
+#endif
