@@ -1,13 +1,69 @@
-/* Placeholder until the can I/O module lands: a config that asks for can is refused rather than
- * silently run without it. */
+/* Serves the bench over CAN when the config has CAN nodes (src/bench/io_can.c), and reports the
+ * module's counters at safe stop, next to the run's summary. */
 #include <errno.h>
 
+#include "../bench/io_can.h"
+#include "hilsim/log.h"
 #include "runner.h"
+
+/* A second I/O entry with only safe_stop: it runs after the CAN module's own safe stop (modules
+ * stop in attach order) and borrows the module, which the bench owns. */
+static void report_stop(void *ctx, struct hs_bench *b)
+{
+    (void)b;
+    const struct hs_bench_can *can = ctx;
+    for (uint32_t i = 0; i < hs_bench_can_bus_count(can); i++) {
+        struct hs_bench_can_bus_stats s;
+        if (hs_bench_can_bus_stats(can, i, &s) < 0)
+            continue;
+        hs_log(HS_LOG_INFO,
+               "can bus %s (%s): %s, rx %llu frames, tx %llu, unclaimed %llu, bad %llu, "
+               "kernel rx drops %llu, tx dropped %llu, tx replaced %llu, tx errors %llu, "
+               "error frames %llu, bus-off %llu, rx-capped ticks %llu",
+               s.name, s.iface, hs_can_bus_state_name(s.state.bus),
+               (unsigned long long)s.state.rx_frames, (unsigned long long)s.state.tx_frames,
+               (unsigned long long)s.unclaimed, (unsigned long long)s.state.rx_bad,
+               (unsigned long long)s.state.rx_dropped_kernel,
+               (unsigned long long)s.state.tx_dropped, (unsigned long long)s.state.tx_replaced,
+               (unsigned long long)(s.state.tx_errors + s.send_errors),
+               (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
+               (unsigned long long)s.rx_capped_ticks);
+    }
+    for (uint32_t i = 0; i < hs_bench_can_node_count(can); i++) {
+        struct hs_bench_can_node_stats s;
+        if (hs_bench_can_node_stats(can, i, &s) < 0)
+            continue;
+        hs_log(HS_LOG_INFO,
+               "can node %s (%s, joint %s): %llu frames ok, %llu bad, %llu unsupported, "
+               "%llu timeouts, %llu sent, %llu tx overflow",
+               s.name, s.protocol, s.joint, (unsigned long long)s.node.frames_ok,
+               (unsigned long long)s.node.frames_bad, (unsigned long long)s.node.frames_unknown,
+               (unsigned long long)s.node.timeouts, (unsigned long long)s.node.tx_frames,
+               (unsigned long long)s.node.tx_overflow);
+    }
+    double p50, p99, pmax;
+    uint64_t n = hs_bench_can_latency_us(can, 50, &p50);
+    if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax))
+        hs_log(HS_LOG_INFO,
+               "can: MIT command-to-reply latency over %llu replies: p50 %.0f us, p99 %.0f us, "
+               "max %.0f us",
+               (unsigned long long)n, p50, p99, pmax);
+}
+
+static const struct hs_bench_io_ops report_ops = {.name = "can-report", .safe_stop = report_stop};
 
 int hs__attach_can(struct hs_runner *r, struct hs_diag *d)
 {
     if (r->cfg->can.nnodes == 0)
         return 0;
-    return hs_diag_set(d, -ENOSYS, r->cfg->path, r->cfg->can.nodes[0].src.line,
-                       r->cfg->can.nodes[0].src.column, "can: CAN nodes are not served yet");
+    struct hs_bench_can *can;
+    int rc = hs_bench_can_attach(r->bench, NULL, &can, d);
+    if (rc < 0)
+        return rc;
+    if (hs_bench_add_io(r->bench, &report_ops, can) < 0)
+        hs_log(HS_LOG_WARNING, "can: no I/O slot left for the CAN counters report");
+    for (uint32_t i = 0; i < r->cfg->can.nbuses; i++)
+        hs_log(HS_LOG_INFO, "can: bus %s on %s", r->cfg->can.buses[i].name,
+               r->cfg->can.buses[i].interface);
+    return 0;
 }
