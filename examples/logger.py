@@ -8,6 +8,7 @@ commands, so it runs alongside a controller.
 
 import argparse
 import csv
+import errno
 import os
 import sys
 
@@ -43,6 +44,8 @@ def main():
             except TimeoutError:
                 break
             except OSError as e:
+                if e.errno == errno.ESHUTDOWN:  # the bench stopped: the normal end of a run
+                    break
                 print("logger: stopped: %s" % e, file=sys.stderr)
                 break
             # tick: the one waited for; the snapshot may already be newer (state_tick).
