@@ -4,28 +4,6 @@
 
 #include "cfg_internal.h"
 
-static void world_defaults(struct hs_world_params *p)
-{
-    /* the same values hs_world_params_default() documents in world.h; kept here so the config
-     * library does not need the ODE world library to link */
-    memset(p, 0, sizeof *p);
-    p->step_s = 1e-3;
-    p->substeps = 1;
-    p->solver = HS_SOLVER_QUICK;
-    p->quick_iterations = 20;
-    p->gravity[2] = -9.80665;
-    p->erp = 0.2;
-    p->cfm = 1e-10;
-    p->friction = 1.0;
-    p->bounce = 0.0;
-    p->bounce_min_vel = 0.01;
-    p->contact_erp = 0.2;
-    p->contact_cfm = 1e-5;
-    p->surface_layer = 1e-4;
-    p->max_contacts = 4;
-    p->warmup_steps = 10;
-}
-
 void hs__cfg_init_model(void *elem)
 {
     struct hs_cfg_model *m = elem;
@@ -81,7 +59,7 @@ void hs_config_defaults(struct hs_config *ret_config)
 {
     struct hs_config *c = ret_config;
     memset(c, 0, sizeof *c);
-    world_defaults(&c->physics);
+    hs_world_params_default(&c->physics);
 
     c->rt = (struct hs_cfg_rt){
         .period_ns = 1000000,

@@ -5,30 +5,6 @@
 
 #include "world_internal.h"
 
-void hs_world_params_default(struct hs_world_params *ret_params)
-{
-    memset(ret_params, 0, sizeof *ret_params);
-    ret_params->step_s = 1e-3;
-    ret_params->substeps = 1;
-    ret_params->solver = HS_SOLVER_QUICK;
-    ret_params->quick_iterations = 20;
-    ret_params->gravity[2] = -9.80665;
-    ret_params->erp = 0.2;
-    ret_params->cfm = 1e-10;
-    ret_params->friction = 1.0;
-    ret_params->bounce = 0.0;
-    ret_params->bounce_min_vel = 0.01;
-    ret_params->contact_erp = 0.2;
-    ret_params->contact_cfm = 1e-5;
-    ret_params->surface_layer = 1e-4;
-    ret_params->max_contacts = 4;
-    ret_params->linear_damping = 0.0;
-    ret_params->angular_damping = 0.0;
-    ret_params->self_collision = false;
-    ret_params->contactless = false;
-    ret_params->warmup_steps = 10;
-}
-
 static bool in_range(double v, double lo, double hi)
 {
     return isfinite(v) && v >= lo && v <= hi;
