@@ -16,6 +16,9 @@ enum hs_log_level {
 void hs_log(enum hs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hs_log_set_level(enum hs_log_level max_level); /* messages above it are dropped */
 void hs_log_set_syslog_prefix(int on);              /* default: on when JOURNAL_STREAM is set */
+struct hs_diag;
+/* not RT-safe. Logs a diagnostic once as an error: "file:line:column: message". */
+void hs_log_diag(const struct hs_diag *diag);
 int hs_log_level_from_name(const char *name, enum hs_log_level *ret_level);
 
 #endif

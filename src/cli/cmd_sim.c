@@ -179,13 +179,6 @@ static const struct hs_bench_io_ops torque_io_ops = {
     .destroy = free,
 };
 
-static void report(const struct hs_diag *d)
-{
-    char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
-    hs_diag_format(d, buf, sizeof buf);
-    hs_log(HS_LOG_ERR, "%s", buf);
-}
-
 int hs_cmd_sim(int argc, char **argv)
 {
     struct sim_opts o;
@@ -199,7 +192,7 @@ int hs_cmd_sim(int argc, char **argv)
     int rc = HS_EXIT_USAGE;
     r = o.config ? hs_config_load(o.config, &cfg, &d) : load_quick_look(&o, &cfg, &d);
     if (r < 0) {
-        report(&d);
+        hs_log_diag(&d);
         goto done;
     }
     if (o.free_joints && o.config) {
@@ -207,7 +200,7 @@ int hs_cmd_sim(int argc, char **argv)
         ((struct hs_config *)cfg)->controller.type = HS_CFG_CONTROLLER_NONE;
     }
     if ((r = hs_bench_create(cfg, &b, &d)) < 0) {
-        report(&d);
+        hs_log_diag(&d);
         rc = r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
         goto done;
     }

@@ -14,13 +14,6 @@
 #include "hilsim/log.h"
 #include "reload.h"
 
-static void report_diag(const struct hs_diag *d)
-{
-    char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
-    hs_diag_format(d, buf, sizeof buf);
-    hs_log(HS_LOG_ERR, "%s", buf);
-}
-
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -104,7 +97,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     struct hs_diag d = {0};
     int rc;
     if ((rc = hs_config_load(o->config, &r->cfg, &d)) < 0) {
-        report_diag(&d);
+        hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
     r->budgets = r->cfg->budgets;
@@ -125,15 +118,15 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
                r->rt_why);
 
     if ((rc = hs_bench_create(r->cfg, &r->bench, &d)) < 0) {
-        report_diag(&d);
+        hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
     if ((rc = hs__attach_io(r, &d)) < 0) {
-        report_diag(&d);
+        hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
-        report_diag(&d);
+        hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }
     /* mlockall after everything is allocated, so the whole working set is locked. */

@@ -1,5 +1,7 @@
 #include "hilsim/log.h"
 
+#include "hilsim/diag.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -60,4 +62,11 @@ void hs_log(enum hs_log_level level, const char *fmt, ...)
                                                     : "";
         fprintf(stderr, "hilsim: %s%s\n", tag, line);
     }
+}
+
+void hs_log_diag(const struct hs_diag *diag)
+{
+    char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
+    hs_diag_format(diag, buf, sizeof buf);
+    hs_log(HS_LOG_ERR, "%s", buf);
 }
