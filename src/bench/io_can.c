@@ -57,6 +57,7 @@ struct hs_bench_can {
     uint32_t *lat_hist; /* HS_BENCH_CAN_LAT_MAX_US + 1 bins */
     uint64_t lat_n;
     bool stopped;
+    bool tick_time_stamps;
 };
 
 static int64_t clock_ns(clockid_t c)
@@ -144,7 +145,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                 b->err_frames++;
                 continue;
             }
-            int64_t t = f->rx_time_ns > 0 ? f->rx_time_ns + real_to_mono : now_ns;
+            int64_t t =
+                f->rx_time_ns > 0 && !c->tick_time_stamps ? f->rx_time_ns + real_to_mono : now_ns;
             int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, &b->unclaimed);
             if (i < 0)
                 continue;
@@ -420,6 +422,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     if (!c)
         return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
     c->cfg = cfg;
+    c->tick_time_stamps = opts && opts->tick_time_stamps;
     int r = 0;
     uint32_t opened = 0;
     c->lat_hist = calloc(HS_BENCH_CAN_LAT_MAX_US + 1, sizeof *c->lat_hist);

@@ -53,6 +53,9 @@ struct hs_bench_can_opts {
      * i's connected SOCK_SEQPACKET endpoint (the module owns it from the call on). */
     const struct hs_can_backend_ops *backend;
     int socketpair_fd[8];
+    /* Stamp every frame with the tick's now_ns instead of its kernel receive time: for
+     * simulated time (offline runs, tests), where now_ns is not CLOCK_MONOTONIC. */
+    bool tick_time_stamps;
 };
 
 struct hs_bench_can_bus_stats {
