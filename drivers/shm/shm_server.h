@@ -104,6 +104,11 @@ void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_ti
 void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
                                  struct hs_shm_command_report *ret_report);
 
+/* RT-safe. Overrides the stale-joint count the next publish reports (read_commands sets it):
+ * for a server whose owner stopped applying the commands for its own reasons (a bench in its
+ * overrun safe hold), so clients see that their commands have no effect. */
+void hs_shm_server_set_stale_joints(struct hs_shm_server *s, uint32_t stale);
+
 /* RT-safe. Server-owned array of joint_count entries, updated by read_commands. */
 const struct hs_shm_joint_input *hs_shm_server_joint_inputs(const struct hs_shm_server *s);
 

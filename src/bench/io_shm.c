@@ -125,6 +125,10 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
         if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
             slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
     }
+    /* The bench's overrun safe hold overrides every source after this phase: tell the clients
+     * their commands are not in effect. */
+    if (hs_bench_in_safe_hold(b))
+        hs_shm_server_set_stale_joints(s->srv, s->njoints);
     s->stats.lost_clients = rep.lost_total;
     s->stats.torn_reads = rep.torn_total;
     s->stats.invalid_commands = rep.rejected_total;
