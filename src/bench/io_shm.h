@@ -17,7 +17,14 @@
  * slot with rx_time_ns = when the server first saw it, so the plant's watchdog measures its real
  * age; the slot's seq advances only for a new command. NONE or STALE (no command, a lost client,
  * a new owner) leaves the slot's command alone but makes sure the plant sees it stale now, so a
- * lost client is not obeyed for the rest of a longer command timeout. */
+ * lost client is not obeyed for the rest of a longer command timeout. While the bench is in its
+ * overrun safe hold (which overrides every source) the state reports every joint stale.
+ *
+ * Publishing: every tick's outputs phase, and once more at safe stop. Tick numbers keep
+ * increasing across the runner's warm-up ticks and the loop (whose counters both start at 0);
+ * periods the loop skipped after an overrun are gaps in the numbers. sim_time_s is the world's
+ * time, mono_ns the CLOCK_MONOTONIC of the publish. Encoder counts are unwrapped from the
+ * configured counter width into a multi-turn count (the ABI's encoder_count). */
 #ifndef HS_BENCH_IO_SHM_H
 #define HS_BENCH_IO_SHM_H
 
@@ -49,8 +56,8 @@ struct hs_bench_shm_stats {
 int hs_bench_shm_attach(struct hs_bench *bench, struct hs_bench_shm **ret_shm,
                         struct hs_diag *diag);
 
-/* Any thread, no allocation (values written by the tick thread; read after the loop stopped
- * for exact figures). */
+/* RT-safe. Plain copies of counters the tick thread writes: call it on the tick thread or
+ * after the loop stopped (safe_stop, summary). */
 void hs_bench_shm_stats(const struct hs_bench_shm *shm, struct hs_bench_shm_stats *ret_stats);
 
 #endif
