@@ -374,6 +374,33 @@ static void test_encoder_counts_unwrapped(void **state)
     done(&f);
 }
 
+static void test_only_shm_joints_take_commands(void **state)
+{
+    (void)state;
+    /* ELBOW stays with the demo controller: published, but shm commands for it are ignored. */
+    struct fx f;
+    struct hs_diag d = {0};
+    assert_int_equal(
+        make(&f, "mixed", 0.05, 1.0, "  joints:\n    ELBOW: {source: controller}\n", NULL, &d), 0);
+    assert_true(hs_bench_joint(f.b, 0)->external);
+    assert_false(hs_bench_joint(f.b, 1)->external);
+    attach_client(&f);
+    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_TORQUE, .tau_ff = 0.5},
+                                        {.mode = HS_SHM_MODE_TORQUE, .tau_ff = 0.7}};
+    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    tick(&f);
+    assert_int_equal(slot(&f, 0)->mode, HS_JOINT_MODE_TORQUE);
+    assert_int_equal(slot(&f, 1)->mode, HS_JOINT_MODE_POSITION); /* the demo controller's PD */
+    assert_true(slot(&f, 1)->q == hs_bench_joint(f.b, 1)->q0);
+    struct hs_shm_joint_state js[2];
+    struct hs_client_state st = {.joints = js};
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    assert_true(js[0].tau == 0.5);
+    assert_true(js[1].q == hs_bench_joint_reading(f.b, 1)->q);
+    done(&f);
+}
+
 static void test_attach_errors(void **state)
 {
     (void)state;
@@ -407,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_lost_client_is_stale_before_the_command_timeout),
         cmocka_unit_test(test_mode_mapping_and_refusal),
         cmocka_unit_test(test_encoder_counts_unwrapped),
+        cmocka_unit_test(test_only_shm_joints_take_commands),
         cmocka_unit_test(test_attach_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
