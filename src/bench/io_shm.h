@@ -17,8 +17,13 @@
  * slot with rx_time_ns = when the server first saw it, so the plant's watchdog measures its real
  * age; the slot's seq advances only for a new command. NONE or STALE (no command, a lost client,
  * a new owner) leaves the slot's command alone but makes sure the plant sees it stale now, so a
- * lost client is not obeyed for the rest of a longer command timeout. While the bench is in its
- * overrun safe hold (which overrides every source) the state reports every joint stale.
+ * lost client is not obeyed for the rest of a longer command timeout.
+ * Modes: torque, current and position_pd map to the plant's; velocity with kd > 0 is the ABI's
+ * damping law kd (dq* - dq) + tau_ff (the plant's PD with kp = 0), with kd = 0 the actuator's
+ * own velocity loop; disabled and brake are always accepted, the others only when the
+ * actuator's `modes` allow them (refused commands are counted and leave the slot alone). While the
+ * bench is in its overrun safe hold (which overrides every source) the state reports every joint
+ * stale.
  *
  * Publishing: every tick's outputs phase, and once more at safe stop. Tick numbers keep
  * increasing across the runner's warm-up ticks and the loop (whose counters both start at 0);
