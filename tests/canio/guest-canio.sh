@@ -17,6 +17,24 @@ rm -f "$LOG" "$DUMP" "$RESULT"
 fail() { echo "FAIL $*"; FAILED=1; }
 FAILED=0
 
+if [ "$MODE" = control ]; then
+    # A bus that is not CAN, or missing: one clear error line naming the config line, no run.
+    MODELS=$(cd "$HERE/../../models" && pwd)
+    for IF in lo vcan7; do
+        sed -e "s/interface: vcan0/interface: $IF/" -e "s#\.\./\.\./models#$MODELS#" \
+            "$CONFIG" >"$OUT/bus-$IF.yaml"
+        "$HILSIM" run "$OUT/bus-$IF.yaml" --duration 5 >/dev/null 2>"$OUT/bus-$IF.err"
+        RC=$?
+        cat "$OUT/bus-$IF.err"
+        [ $RC -ne 0 ] || fail "hilsim ran on interface $IF"
+        [ "$(grep -c 'error:' "$OUT/bus-$IF.err")" -eq 1 ] || fail "$IF: not one error line"
+        grep -q "bus-$IF.yaml:[0-9]*:[0-9]*: can.buses\[0\].interface '$IF': " \
+            "$OUT/bus-$IF.err" || fail "$IF: the error does not name the config line and field"
+    done
+    grep -q "is not CAN" "$OUT/bus-lo.err" || fail "lo: not called a non-CAN link"
+    grep -q "no such interface" "$OUT/bus-vcan7.err" || fail "vcan7: not called missing"
+fi
+
 candump -L vcan0 >"$DUMP" &
 CANDUMP=$!
 "$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
