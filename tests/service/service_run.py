@@ -86,12 +86,18 @@ class Notifications:
                 out.append((t, int(hit.group(1))))
         return out
 
-    def wait_for(self, key, timeout, since=0.0):
+    def wait_for(self, key, timeout, since=0.0, alive=lambda: True):
+        """Arrival time of the first KEY message after since; None on timeout or once alive()
+        turns false (the sender died: nothing more can come)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             ts = self.times(key, since)
             if ts:
                 return ts[0]
+            if not alive():
+                time.sleep(0.1)  # let the reader take what was sent before the exit
+                ts = self.times(key, since)
+                return ts[0] if ts else None
             time.sleep(0.02)
         return None
 
@@ -129,6 +135,9 @@ class Service:
                     *argv]
         self.proc = subprocess.Popen(argv, env=e, stdout=self._out, stderr=self._err,
                                      stdin=subprocess.DEVNULL)
+
+    def wait_notify(self, key, timeout, since=0.0):
+        return self.notify.wait_for(key, timeout, since, alive=lambda: self.proc.poll() is None)
 
     def signal(self, sig):
         self.proc.send_signal(sig)

@@ -38,7 +38,7 @@ class ServiceLifecycle(unittest.TestCase):
 
     def start(self, **kw):
         self.svc = Service(self.tmp, bench_config(self.tmp, kw.pop("edit", None)), **kw)
-        ready = self.svc.notify.wait_for("READY=1", READY_TIMEOUT_S)
+        ready = self.svc.wait_notify("READY=1", READY_TIMEOUT_S)
         self.assertIsNotNone(ready, "no READY=1; stderr:\n" + self.svc.stderr())
         return ready
 
@@ -57,8 +57,9 @@ class ServiceLifecycle(unittest.TestCase):
         pings = n.times("WATCHDOG=1", since=ready)
         # Pinged every WATCHDOG_USEC/2 = 0.2 s: at least 5 in 2.5 s even on a slow machine.
         self.assertGreaterEqual(len(pings), 5, f"too few WATCHDOG=1 in 2.5 s: {len(pings)}")
-        # systemd's contract is one ping per WATCHDOG_USEC; 1.5x leaves room for a busy host.
-        self.assertLess(max_gap(pings), 1.5 * WD_S, f"watchdog gaps: {pings}")
+        # systemd's contract is one ping per WATCHDOG_USEC; 2x leaves room for a busy host and
+        # stays well apart from the stall's silence checked below.
+        self.assertLess(max_gap(pings), 2 * WD_S, f"watchdog gaps: {pings}")
 
         # The stall: the RT loop sleeps STALL_MS once; the supervisor must stop pinging.
         t_usr1 = time.monotonic()
@@ -69,9 +70,10 @@ class ServiceLifecycle(unittest.TestCase):
         gap = max_gap(pings)
         print(f"longest watchdog silence around the {STALL_MS} ms stall: {gap:.2f} s "
               f"(WATCHDOG_USEC {WD_S:.1f} s)")
-        # Nearly the whole stall without a ping; at minimum far longer than systemd tolerates.
+        # Nearly the whole stall without a ping (at most one ping interval of it can be
+        # covered by the last ping for ticks made before it), far longer than systemd allows.
         self.assertGreater(gap, 2 * WD_S, f"pings went on during the stall: {pings}")
-        self.assertGreater(gap, STALL_MS / 1000 / 2, f"pings during the stall: {pings}")
+        self.assertGreater(gap, STALL_MS / 1000 - 2 * WD_S, f"pings during the stall: {pings}")
         resumed = n.times("WATCHDOG=1", since=t_usr1 + STALL_MS / 1000 + 0.5)
         self.assertGreaterEqual(len(resumed), 3, f"pings did not resume after the stall: {pings}")
         status_after = n.status_ticks(since=t_usr1 + STALL_MS / 1000 + 0.5)
@@ -127,6 +129,24 @@ class ServiceLifecycle(unittest.TestCase):
         # No --systemd and no JOURNAL_STREAM: plain lines for a terminal.
         self.assertFalse([l for l in err.splitlines() if re.match(r"<[0-7]>", l)], err)
 
+    @unittest.expectedFailure  # runner.c blocks the signals only once the loop starts
+    def test_signals_before_ready_are_not_fatal(self):
+        """SIGHUP during model build / warm-up (before READY=1) must not kill the service: the
+        signals should be blocked from the start and taken by the supervisor once it runs.
+        Today SIGHUP's default action ends the process. When runner.c is fixed this test
+        passes and unittest reports an unexpected success: remove the decorator then."""
+        cfg = bench_config(self.tmp, lambda t: t.replace("warmup_ticks: 200",
+                                                         "warmup_ticks: 100000"))
+        self.svc = Service(self.tmp, cfg)
+        time.sleep(0.3)
+        if self.svc.notify.times("READY=1"):
+            self.skipTest("warm-up finished before the signal: nothing tested")
+        self.svc.signal(signal.SIGHUP)
+        ready = self.svc.wait_notify("READY=1", READY_TIMEOUT_S)
+        self.assertIsNotNone(ready, f"died before READY: {self.svc.proc.poll()}")
+        self.svc.signal(signal.SIGTERM)
+        self.assertEqual(self.svc.wait(30), 0, self.svc.stderr())
+
     def test_reload_and_journal_prefixes(self):
         """SIGHUP: budgets applied, a frozen section refused with its reason; under journald
         (JOURNAL_STREAM set, no --systemd) lines carry <6>/<4>. SIGUSR1 without the test hooks
@@ -142,8 +162,8 @@ class ServiceLifecycle(unittest.TestCase):
             f.write(text.replace("kp: 300", "kp: 310") + "budgets: {max_misses: 7}\n")
         t_hup = time.monotonic()
         self.svc.signal(signal.SIGHUP)
-        self.assertIsNotNone(n.wait_for("RELOADING=1", 10, since=t_hup), n.snapshot())
-        self.assertIsNotNone(n.wait_for("READY=1", 10, since=t_hup), n.snapshot())
+        self.assertIsNotNone(self.svc.wait_notify("RELOADING=1", 10, since=t_hup), n.snapshot())
+        self.assertIsNotNone(self.svc.wait_notify("READY=1", 10, since=t_hup), n.snapshot())
         self.assertTrue(self.svc.wait_stderr(r"^<6>SIGHUP: applied new budgets$", 10),
                         self.svc.stderr())
         self.assertTrue(self.svc.wait_stderr(r"^<4>SIGHUP: refused changes to controller", 10),
