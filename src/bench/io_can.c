@@ -11,6 +11,7 @@
 
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "io_can_dbc.h"
 
 #define TWO_PI 6.283185307179586
 #define RX_BATCH 64
@@ -22,6 +23,8 @@ struct can_node {
         struct hs_mit_node mit;
         struct hs_odrive_node odrive;
     } u;
+    struct hs_can_node *node;     /* &u.base, or the DBC node's */
+    struct hs__can_dbc_node *dbc; /* protocol dbc: owned */
     const struct hs_cfg_node *cfg;
     uint32_t bus;
     uint32_t joint;
@@ -44,7 +47,7 @@ struct can_bus {
     unsigned nnodes;
     uint64_t unclaimed, err_frames, send_errors, rx_capped_ticks;
     struct hs_can_frame rx[RX_BATCH];
-    struct hs_can_frame *tx; /* TX_PER_NODE per node */
+    struct hs_can_frame *tx; /* TX_PER_NODE per node (DBC: its tx messages, if more) */
     unsigned ntx;
 };
 
@@ -161,6 +164,12 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
     b->rx_capped_ticks++;
 }
 
+static unsigned tx_slots(const struct can_node *n)
+{
+    unsigned d = n->dbc ? hs__can_dbc_node_tx_max(n->dbc) : 0;
+    return d > TX_PER_NODE ? d : TX_PER_NODE;
+}
+
 static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
 {
     struct hs_bench_can *c = ctx;
@@ -172,10 +181,15 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
     for (uint32_t i = 0; i < c->nnodes; i++) {
         struct can_node *n = &c->nodes[i];
         struct can_bus *b = &c->buses[n->bus];
+        if (n->dbc) {
+            int k = hs__can_dbc_node_poll(n->dbc, bench, now_ns, b->tx + b->ntx, tx_slots(n));
+            b->ntx += (unsigned)(k > 0 ? k : 0);
+            continue;
+        }
         const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
         struct hs_can_joint_command cmd;
-        int k = hs_can_node_poll(&n->u.base, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
+        int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
         n->replied = k > 0;
         b->ntx += (unsigned)(k > 0 ? k : 0);
         map_command(n, &cmd, j);
@@ -255,7 +269,8 @@ static void can_safe_stop(void *ctx, struct hs_bench *bench)
         struct can_bus *b = &c->buses[i];
         unsigned k = 0;
         for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++)
-            stop_frame(c, bench, &c->nodes[b->node_index[m]], &b->rx[k++]);
+            if (!c->nodes[b->node_index[m]].dbc) /* no protocol-defined disable frame */
+                stop_frame(c, bench, &c->nodes[b->node_index[m]], &b->rx[k++]);
         if (k && hs_can_bus_send(b->bus, b->rx, k) < 0)
             b->send_errors++;
     }
@@ -270,6 +285,8 @@ static void can_destroy(void *ctx)
         hs_can_bus_close(c->buses[i].bus);
         free(c->buses[i].tx);
     }
+    for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
+        hs__can_dbc_node_destroy(c->nodes[i].dbc);
     free(c->lat_hist);
     free(c);
 }
@@ -305,10 +322,19 @@ static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_ca
         cc.sample_point_permille = (uint16_t)lround(cb->sample_point * 1000);
         cc.restart_ms = cb->restart_ms;
     }
+    bool all_ids = false;
     for (uint32_t k = 0; k < cfg->can.nnodes; k++) {
         const struct hs_cfg_node *n = &cfg->can.nodes[k];
-        if (n->bus_index != i || cc.n_filters == HS_CAN_FILTER_MAX)
+        if (n->bus_index != i)
             continue;
+        if (c->nodes[k].dbc) {
+            all_ids |= !hs__can_dbc_node_filters(c->nodes[k].dbc, &cc);
+            continue;
+        }
+        if (cc.n_filters == HS_CAN_FILTER_MAX) {
+            all_ids = true;
+            continue;
+        }
         struct hs_can_filter *f = &cc.filters[cc.n_filters++];
         f->ext = false;
         if (n->protocol == HS_CFG_PROTO_MIT)
@@ -316,6 +342,8 @@ static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_ca
         else
             f->id = n->id << 5, f->mask = 0x7E0;
     }
+    if (all_ids)
+        cc.n_filters = 0; /* more IDs than kernel filters: the nodes sort the frames */
     const struct hs_can_backend_ops *ops = &hs_can_socketcan_ops;
     if (o && o->backend) {
         ops = o->backend;
@@ -352,11 +380,17 @@ static int init_node(struct hs_bench_can *c, struct hs_bench *bench, uint32_t k,
     struct can_node *n = &c->nodes[k];
     n->cfg = cn;
     n->bus = cn->bus_index;
-    if (cn->protocol == HS_CFG_PROTO_DBC)
-        return hs_diag_set(d, -EOPNOTSUPP, cfg->path, cn->src.line, cn->src.column,
-                           "can.nodes[%u] '%s': protocol dbc is not served by hilsim run yet "
-                           "(mit and odrive nodes are)",
-                           k, cn->name);
+    n->node = &n->u.base;
+    struct can_bus *b = &c->buses[n->bus];
+    if (cn->protocol == HS_CFG_PROTO_DBC) {
+        int r = hs__can_dbc_node_create(bench, k, &n->dbc, d);
+        if (r < 0)
+            return r;
+        n->node = hs__can_dbc_node_base(n->dbc);
+        b->node_index[b->nnodes] = k;
+        b->nodes[b->nnodes++] = n->node;
+        return 0;
+    }
     int ji = hs_bench_find_joint(bench, cn->joint);
     if (ji < 0)
         return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
@@ -407,7 +441,6 @@ static int init_node(struct hs_bench_can *c, struct hs_bench *bench, uint32_t k,
     if (r < 0)
         return hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
                            k, cn->name, nd.msg);
-    struct can_bus *b = &c->buses[n->bus];
     b->node_index[b->nnodes] = k;
     b->nodes[b->nnodes++] = &n->u.base;
     hs_bench_claim_joint(bench, n->joint);
@@ -438,7 +471,10 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     c->nnodes = cfg->can.nnodes;
     for (; opened < cfg->can.nbuses; opened++) {
         struct can_bus *b = &c->buses[opened];
-        b->tx = calloc((size_t)TX_PER_NODE * (b->nnodes ? b->nnodes : 1), sizeof *b->tx);
+        size_t slots = TX_PER_NODE;
+        for (unsigned m = 0; m < b->nnodes; m++)
+            slots += tx_slots(&c->nodes[b->node_index[m]]);
+        b->tx = calloc(slots, sizeof *b->tx);
         if (!b->tx) {
             r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
             goto fail;
@@ -507,8 +543,8 @@ int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
     const struct can_node *n = &c->nodes[i];
     ret->name = n->cfg->name;
     ret->protocol = hs_cfg_can_protocol_name(n->cfg->protocol);
-    ret->joint = n->cfg->joint;
-    ret->node = n->u.base.stats;
+    ret->joint = n->dbc ? "(bindings)" : n->cfg->joint;
+    ret->node = n->node->stats;
     return 0;
 }
 

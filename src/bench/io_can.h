@@ -1,7 +1,7 @@
 /* The CAN I/O module: serves a bench's joints to real motor-controller boards' host over CAN.
  * One bus per can.buses entry (SocketCAN, kernel filters for the node IDs, error frames on,
- * the configured send-queue policy), one simulated node per can.nodes entry (MIT, ODrive;
- * DBC nodes are refused at attach).
+ * the configured send-queue policy), one simulated node per can.nodes entry (MIT, ODrive,
+ * DBC: see io_can_dbc.h for its bindings and schedules).
  *
  * Per tick (both phases RT-safe, bounded):
  *   inputs   drain each bus (at most HS_BENCH_CAN_RX_ROUNDS non-blocking batches; the rest

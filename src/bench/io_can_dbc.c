@@ -1,0 +1,440 @@
+/* DBC nodes: bindings between DBC signals and the bench's joints and sensors. See io_can_dbc.h. */
+#include "io_can_dbc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hilsim/can_dbc.h"
+
+#define CMD_Q_COUNT (HS_CFG_Q_ENABLE + 1) /* the to: quantities come first in the enum */
+
+struct rx_sig {
+    const struct hs_dbc_message *m;
+    const struct hs_dbc_signal *s;
+    uint32_t slot;
+    enum hs_cfg_quantity q;
+};
+
+struct jslot {
+    uint32_t joint;
+    uint32_t mask; /* bit per bound to: quantity */
+    double v[CMD_Q_COUNT];
+    int64_t rx_ns;
+    uint64_t seq;
+};
+
+struct from_sig {
+    const struct hs_dbc_signal *s;
+    bool sensor;
+    uint32_t index;     /* bench joint or sensor */
+    unsigned component; /* sensors: 0..2; torque_x..z: 3..5 */
+    enum hs_cfg_quantity q;
+};
+
+struct tx_msg {
+    const struct hs_dbc_message *m;
+    enum hs_cfg_tx_schedule schedule;
+    int64_t period_ns;
+    const struct hs_dbc_message *trigger;
+    bool pending;
+    int64_t last_ns;
+    uint32_t from_first, from_count;
+};
+
+struct hs__can_dbc_node {
+    struct hs_can_node base; /* first: the dispatcher hands us this pointer */
+    struct hs_dbc *dbc;
+    uint32_t id_offset;
+    struct rx_sig *rx;
+    uint32_t nrx;
+    struct jslot *slots;
+    uint32_t nslots;
+    struct from_sig *from;
+    uint32_t nfrom;
+    struct tx_msg *tx;
+    uint32_t ntx;
+    bool started;
+};
+
+static struct tx_msg *tx_for(struct hs__can_dbc_node *n, const struct hs_dbc_message *m)
+{
+    for (uint32_t i = 0; i < n->ntx; i++)
+        if (n->tx[i].m == m)
+            return &n->tx[i];
+    return NULL;
+}
+
+static int dbc_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
+{
+    struct hs__can_dbc_node *n = (struct hs__can_dbc_node *)base;
+    if ((f->flags & HS_CAN_FLAG_ERR) || f->id < n->id_offset)
+        return -ENOENT;
+    const struct hs_dbc_message *m =
+        hs_dbc_find(n->dbc, f->id - n->id_offset, (f->flags & HS_CAN_FLAG_EXT) != 0);
+    if (!m)
+        return -ENOENT;
+    bool mine = false, triggers = false;
+    for (uint32_t i = 0; i < n->nrx && !mine; i++)
+        mine = n->rx[i].m == m;
+    for (uint32_t i = 0; i < n->ntx; i++)
+        triggers |= n->tx[i].trigger == m;
+    struct tx_msg *own = tx_for(n, m);
+    if (f->flags & HS_CAN_FLAG_RTR) {
+        if (own && own->schedule == HS_CFG_TX_ON_REQUEST) {
+            own->pending = true;
+            base->stats.frames_ok++;
+            return 0;
+        }
+        if (!mine && !triggers)
+            return -ENOENT;
+        base->stats.frames_bad++;
+        return -EBADMSG;
+    }
+    if (!mine && !triggers)
+        return -ENOENT; /* another board's message, or one of ours echoed */
+    if (f->len < m->length) {
+        base->stats.frames_bad++;
+        return -EBADMSG;
+    }
+    for (uint32_t i = 0; i < n->nrx; i++) {
+        const struct rx_sig *r = &n->rx[i];
+        double v;
+        if (r->m != m || !hs_dbc_signal_present(m, r->s, f->data, f->len) ||
+            hs_dbc_signal_decode(r->s, f->data, f->len, &v) < 0 || !isfinite(v))
+            continue;
+        struct jslot *s = &n->slots[r->slot];
+        s->v[r->q] = v;
+        if (s->rx_ns != now_ns || !s->seq) {
+            s->rx_ns = now_ns;
+            s->seq++;
+        }
+    }
+    for (uint32_t i = 0; i < n->ntx; i++)
+        if (n->tx[i].trigger == m)
+            n->tx[i].pending = true;
+    base->stats.frames_ok++;
+    return 0;
+}
+
+static int dbc_poll_stub(struct hs_can_node *node, int64_t now_ns,
+                         const struct hs_can_joint_state *js, struct hs_can_joint_command *ret_cmd,
+                         struct hs_can_frame *out, unsigned out_max)
+{
+    (void)node, (void)now_ns, (void)js, (void)ret_cmd, (void)out, (void)out_max;
+    return 0; /* polled by hs__can_dbc_node_poll with the whole bench */
+}
+
+static const struct hs_can_node_ops dbc_ops = {
+    .name = "dbc",
+    .on_frame = dbc_on_frame,
+    .poll = dbc_poll_stub,
+};
+
+static bool bound(const struct jslot *s, enum hs_cfg_quantity q)
+{
+    return s->mask & (1u << q);
+}
+
+static void write_command(const struct jslot *s, const struct hs_bench_joint *j)
+{
+    struct hs_joint_command *c = j->cmd;
+    double tau = bound(s, HS_CFG_Q_TORQUE_SETPOINT) ? s->v[HS_CFG_Q_TORQUE_SETPOINT] : 0;
+    c->kp = c->kd = c->q = c->dq = c->current = c->velocity = 0;
+    c->tau_ff = tau;
+    if (bound(s, HS_CFG_Q_ENABLE) && s->v[HS_CFG_Q_ENABLE] == 0) {
+        c->mode = HS_JOINT_MODE_DISABLED;
+    } else if (bound(s, HS_CFG_Q_CURRENT_SETPOINT)) {
+        c->mode = HS_JOINT_MODE_CURRENT;
+        c->current = s->v[HS_CFG_Q_CURRENT_SETPOINT];
+    } else if (bound(s, HS_CFG_Q_POSITION_SETPOINT) || bound(s, HS_CFG_Q_KP)) {
+        c->mode = HS_JOINT_MODE_POSITION;
+        c->q = s->v[HS_CFG_Q_POSITION_SETPOINT];
+        c->dq = s->v[HS_CFG_Q_VELOCITY_SETPOINT];
+        c->kp = bound(s, HS_CFG_Q_KP) ? s->v[HS_CFG_Q_KP] : j->kp;
+        c->kd = bound(s, HS_CFG_Q_KD) ? s->v[HS_CFG_Q_KD] : j->kd;
+    } else if (bound(s, HS_CFG_Q_VELOCITY_SETPOINT)) {
+        c->mode = HS_JOINT_MODE_VELOCITY;
+        c->velocity = s->v[HS_CFG_Q_VELOCITY_SETPOINT];
+    } else {
+        c->mode = HS_JOINT_MODE_TORQUE;
+    }
+    c->rx_time_ns = s->rx_ns;
+    c->seq = s->seq;
+}
+
+static double from_value(const struct from_sig *fs, struct hs_bench *bench)
+{
+    if (fs->sensor) {
+        const struct hs_sensor_reading *r = hs_bench_sensor_reading(bench, fs->index);
+        return fs->component < 3 ? r->value[fs->component] : r->torque[fs->component - 3];
+    }
+    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, fs->index);
+    switch (fs->q) {
+    case HS_CFG_Q_POSITION:
+        return r->q;
+    case HS_CFG_Q_VELOCITY:
+        return r->dq;
+    case HS_CFG_Q_TORQUE:
+        return r->torque;
+    case HS_CFG_Q_CURRENT:
+        return r->current;
+    default:
+        return (double)r->encoder_count;
+    }
+}
+
+int hs__can_dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, int64_t now_ns,
+                          struct hs_can_frame *out, unsigned out_max)
+{
+    for (uint32_t i = 0; i < n->nslots; i++)
+        if (n->slots[i].seq)
+            write_command(&n->slots[i], hs_bench_joint(bench, n->slots[i].joint));
+    if (!n->started) {
+        n->started = true;
+        for (uint32_t i = 0; i < n->ntx; i++)
+            n->tx[i].last_ns = now_ns - n->tx[i].period_ns;
+    }
+    unsigned k = 0;
+    for (uint32_t i = 0; i < n->ntx; i++) {
+        struct tx_msg *t = &n->tx[i];
+        bool due = t->pending;
+        /* half a tick of slack: tick times jitter, the period is whole ticks */
+        if (t->schedule == HS_CFG_TX_CYCLIC && now_ns - t->last_ns >= t->period_ns * 15 / 16) {
+            due = true;
+            t->last_ns = now_ns;
+        }
+        if (!due)
+            continue;
+        if (k == out_max) {
+            n->base.stats.tx_overflow++;
+            continue;
+        }
+        t->pending = false;
+        struct hs_can_frame *f = &out[k++];
+        memset(f, 0, sizeof *f);
+        f->id = t->m->id + n->id_offset;
+        f->flags = (uint8_t)((t->m->extended ? HS_CAN_FLAG_EXT : 0) |
+                             (t->m->length > HS_CAN_CLASSIC_MAX ? HS_CAN_FLAG_FD : 0));
+        f->len = t->m->length;
+        for (uint32_t s = 0; s < t->from_count; s++) {
+            const struct from_sig *fs = &n->from[t->from_first + s];
+            /* saturation (-ERANGE) writes the clamped value, as a board would report */
+            (void)hs_dbc_signal_encode(fs->s, from_value(fs, bench), f->data, f->len);
+        }
+        n->base.stats.tx_frames++;
+    }
+    return (int)k;
+}
+
+/* ---- init ---- */
+
+static int bind_err(struct hs_diag *d, const struct hs_config *cfg, const struct hs_cfg_src *src,
+                    uint32_t node, const char *what, const char *name, const char *file)
+{
+    return hs_diag_set(d, -EINVAL, cfg->path, src->line, src->column,
+                       "can.nodes[%u].dbc: %s '%s' is not in %s", node, what, name, file);
+}
+
+static int sensor_index(struct hs_bench *bench, const char *model_name, enum hs_sensor_type type)
+{
+    for (uint32_t i = 0; i < hs_bench_sensor_count(bench); i++) {
+        const struct hs_bench_sensor *s = hs_bench_sensor(bench, i);
+        if (s->type == type && !strcmp(s->name, model_name))
+            return (int)i;
+    }
+    return -ENOENT;
+}
+
+/* The bench sensor and component a sensor.<name>.<quantity> reference reads. */
+static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, struct from_sig *fs)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    enum hs_cfg_quantity q = ref->quantity;
+    int idx = -ENOENT;
+    if (q >= HS_CFG_Q_ACCEL_X && q <= HS_CFG_Q_GYRO_Z) {
+        bool accel = q <= HS_CFG_Q_ACCEL_Z;
+        for (uint32_t i = 0; i < cfg->sensors.nimus; i++)
+            if (!strcmp(cfg->sensors.imus[i].name, ref->name))
+                idx = sensor_index(bench,
+                                   accel ? cfg->sensors.imus[i].accel : cfg->sensors.imus[i].gyro,
+                                   accel ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO);
+        fs->component = (unsigned)(q - (accel ? HS_CFG_Q_ACCEL_X : HS_CFG_Q_GYRO_X));
+    } else {
+        idx = sensor_index(bench, ref->name, HS_SENSOR_FORCE);
+        fs->component = (unsigned)(q - HS_CFG_Q_FORCE_X); /* force x..z, torque x..z */
+    }
+    if (idx < 0)
+        return idx;
+    fs->sensor = true;
+    fs->index = (uint32_t)idx;
+    return 0;
+}
+
+static int add_to(struct hs__can_dbc_node *n, struct hs_bench *bench,
+                  const struct hs_cfg_binding *b, const struct hs_dbc_message *m,
+                  const struct hs_dbc_signal *s)
+{
+    int j = hs_bench_find_joint(bench, b->ref.name);
+    if (j < 0)
+        return j;
+    uint32_t slot = 0;
+    while (slot < n->nslots && n->slots[slot].joint != (uint32_t)j)
+        slot++;
+    if (slot == n->nslots) {
+        n->slots[n->nslots++].joint = (uint32_t)j;
+        hs_bench_claim_joint(bench, (uint32_t)j);
+    }
+    n->slots[slot].mask |= 1u << b->ref.quantity;
+    n->rx[n->nrx++] = (struct rx_sig){m, s, slot, b->ref.quantity};
+    return 0;
+}
+
+static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t node,
+                   struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[node];
+    const char *file = cn->dbc.file;
+    for (uint32_t k = 0; k < cn->dbc.binding_count; k++) {
+        const struct hs_cfg_binding *b = &cfg->can.bindings[cn->dbc.binding_first + k];
+        const struct hs_dbc_message *m = hs_dbc_find_by_name(n->dbc, b->message);
+        if (!m)
+            return bind_err(d, cfg, &b->src, node, "message", b->message, file);
+        const struct hs_dbc_signal *s = hs_dbc_signal_by_name(m, b->signal);
+        if (!s)
+            return bind_err(d, cfg, &b->src, node, "signal", b->signal, file);
+        if (b->dir == HS_CFG_BIND_TO && add_to(n, bench, b, m, s) < 0)
+            return bind_err(d, cfg, &b->src, node, "joint", b->ref.name, "the bench");
+    }
+    for (uint32_t k = 0; k < cn->dbc.tx_count; k++) {
+        const struct hs_cfg_tx *t = &cfg->can.tx[cn->dbc.tx_first + k];
+        struct tx_msg *tm = &n->tx[n->ntx++];
+        tm->m = hs_dbc_find_by_name(n->dbc, t->message);
+        if (!tm->m)
+            return bind_err(d, cfg, &t->src, node, "message", t->message, file);
+        if (tm->m->length > HS_CAN_CLASSIC_MAX && !cfg->can.buses[cn->bus_index].fd)
+            return hs_diag_set(d, -EINVAL, cfg->path, t->src.line, t->src.column,
+                               "can.nodes[%u].dbc: message '%s' is %u bytes on a classic bus", node,
+                               t->message, tm->m->length);
+        tm->schedule = t->schedule;
+        tm->period_ns = (int64_t)llround(t->period_s * 1e9);
+        if (t->schedule == HS_CFG_TX_ON_RECEIVE) {
+            tm->trigger = hs_dbc_find_by_name(n->dbc, t->trigger);
+            if (!tm->trigger)
+                return bind_err(d, cfg, &t->src, node, "trigger message", t->trigger, file);
+        }
+        tm->from_first = n->nfrom;
+        for (uint32_t i = 0; i < cn->dbc.binding_count; i++) {
+            const struct hs_cfg_binding *b = &cfg->can.bindings[cn->dbc.binding_first + i];
+            if (b->dir != HS_CFG_BIND_FROM || strcmp(b->message, t->message))
+                continue;
+            struct from_sig *fs = &n->from[n->nfrom];
+            memset(fs, 0, sizeof *fs);
+            fs->s = hs_dbc_signal_by_name(tm->m, b->signal);
+            fs->q = b->ref.quantity;
+            int r;
+            if (b->ref.kind == HS_CFG_REF_SENSOR) {
+                r = resolve_sensor(bench, &b->ref, fs);
+            } else {
+                r = hs_bench_find_joint(bench, b->ref.name);
+                fs->index = (uint32_t)(r < 0 ? 0 : r);
+            }
+            if (r < 0 || !fs->s)
+                return bind_err(d, cfg, &b->src, node, fs->s ? "joint or sensor" : "signal",
+                                fs->s ? b->ref.name : b->signal, fs->s ? "the bench" : file);
+            n->nfrom++;
+        }
+        tm->from_count = n->nfrom - tm->from_first;
+    }
+    return 0;
+}
+
+int hs__can_dbc_node_create(struct hs_bench *bench, uint32_t node_index,
+                            struct hs__can_dbc_node **ret_node, struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[node_index];
+    uint32_t nb = cn->dbc.binding_count ? cn->dbc.binding_count : 1;
+    struct hs__can_dbc_node *n = calloc(1, sizeof *n);
+    if (n) {
+        n->rx = calloc(nb, sizeof *n->rx);
+        n->slots = calloc(nb, sizeof *n->slots);
+        n->from = calloc(nb, sizeof *n->from);
+        n->tx = calloc(cn->dbc.tx_count ? cn->dbc.tx_count : 1, sizeof *n->tx);
+    }
+    if (!n || !n->rx || !n->slots || !n->from || !n->tx) {
+        hs__can_dbc_node_destroy(n);
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    }
+    n->base.ops = &dbc_ops;
+    n->id_offset = cn->dbc.id_offset;
+    struct hs_diag dd = {0};
+    int r = hs_dbc_load_file(cn->dbc.file, &n->dbc, &dd);
+    if (r < 0) {
+        char where[HS_DIAG_MSG_MAX];
+        hs_diag_format(&dd, where, sizeof where);
+        r = hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u].dbc.file: %s",
+                        node_index, where);
+    } else {
+        r = resolve(n, bench, node_index, d);
+    }
+    if (r < 0) {
+        hs__can_dbc_node_destroy(n);
+        return r;
+    }
+    *ret_node = n;
+    return 0;
+}
+
+void hs__can_dbc_node_destroy(struct hs__can_dbc_node *n)
+{
+    if (!n)
+        return;
+    hs_dbc_free(n->dbc);
+    free(n->rx);
+    free(n->slots);
+    free(n->from);
+    free(n->tx);
+    free(n);
+}
+
+struct hs_can_node *hs__can_dbc_node_base(struct hs__can_dbc_node *n)
+{
+    return &n->base;
+}
+
+unsigned hs__can_dbc_node_tx_max(const struct hs__can_dbc_node *n)
+{
+    return n->ntx;
+}
+
+static bool add_filter(struct hs_can_config *cfg, const struct hs_dbc_message *m, uint32_t off)
+{
+    for (unsigned i = 0; i < cfg->n_filters; i++)
+        if (cfg->filters[i].id == m->id + off && cfg->filters[i].ext == m->extended)
+            return true;
+    if (cfg->n_filters == HS_CAN_FILTER_MAX)
+        return false;
+    cfg->filters[cfg->n_filters++] = (struct hs_can_filter){
+        .id = m->id + off,
+        .mask = m->extended ? HS_CAN_EFF_MASK : HS_CAN_SFF_MASK,
+        .ext = m->extended,
+    };
+    return true;
+}
+
+bool hs__can_dbc_node_filters(const struct hs__can_dbc_node *n, struct hs_can_config *cfg)
+{
+    bool ok = true;
+    for (uint32_t i = 0; i < n->nrx; i++)
+        ok &= add_filter(cfg, n->rx[i].m, n->id_offset);
+    for (uint32_t i = 0; i < n->ntx; i++) {
+        if (n->tx[i].trigger)
+            ok &= add_filter(cfg, n->tx[i].trigger, n->id_offset);
+        if (n->tx[i].schedule == HS_CFG_TX_ON_REQUEST)
+            ok &= add_filter(cfg, n->tx[i].m, n->id_offset);
+    }
+    return ok;
+}
