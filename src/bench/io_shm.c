@@ -21,17 +21,23 @@ struct shm_joint {
 };
 
 struct shm_imu {
-    int32_t accel, gyro; /* bench sensor indices, -1: part absent */
+    int32_t accel, gyro; /* bench sensor indices, -1: part absent (planning) */
+    /* What the tick copies: the plants' readings, or a zero reading for an absent part (no
+     * per-tick branch). */
+    const struct hs_sensor_reading *accel_src, *gyro_src;
 };
+
+static const struct hs_sensor_reading zero_reading;
 
 struct hs_bench_shm {
     struct hs_shm_server *srv;
     uint32_t njoints;
     struct shm_joint *joints;
+    const struct hs_joint_reading **joint_src;
     uint32_t nimus;
     struct shm_imu *imus;
     uint32_t nfts;
-    uint32_t *fts;                   /* bench sensor indices */
+    const struct hs_sensor_reading **ft_src;
     uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
     struct hs_bench_shm_stats stats;
 };
@@ -169,7 +175,7 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
 {
     struct hs_shm_joint_state *js = hs_shm_server_joints(s->srv);
     for (uint32_t i = 0; i < s->njoints; i++) {
-        const struct hs_joint_reading *r = hs_bench_joint_reading(b, i);
+        const struct hs_joint_reading *r = s->joint_src[i];
         js[i] = (struct hs_shm_joint_state){
             .q = r->q,
             .dq = r->dq,
@@ -180,17 +186,13 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
     }
     struct hs_shm_imu_state *imu = hs_shm_server_imus(s->srv);
     for (uint32_t k = 0; k < s->nimus; k++) {
-        memset(&imu[k], 0, sizeof imu[k]);
-        if (s->imus[k].accel >= 0)
-            copy3(imu[k].accel_mps2, hs_bench_sensor_reading(b, (uint32_t)s->imus[k].accel)->value);
-        if (s->imus[k].gyro >= 0)
-            copy3(imu[k].gyro_rad_s, hs_bench_sensor_reading(b, (uint32_t)s->imus[k].gyro)->value);
+        copy3(imu[k].accel_mps2, s->imus[k].accel_src->value);
+        copy3(imu[k].gyro_rad_s, s->imus[k].gyro_src->value);
     }
     struct hs_shm_ft_state *ft = hs_shm_server_fts(s->srv);
     for (uint32_t k = 0; k < s->nfts; k++) {
-        const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, s->fts[k]);
-        copy3(ft[k].force_n, r->value);
-        copy3(ft[k].torque_nm, r->torque);
+        copy3(ft[k].force_n, s->ft_src[k]->value);
+        copy3(ft[k].torque_nm, s->ft_src[k]->torque);
     }
     /* Warm-up ticks and the loop both count from 0: keep the published number increasing. */
     uint64_t t = tick + 1 + s->tick_offset;
@@ -224,8 +226,9 @@ static void shm_destroy(void *ctx)
         return;
     hs_shm_server_destroy(s->srv);
     free(s->joints);
+    free(s->joint_src);
     free(s->imus);
-    free(s->fts);
+    free(s->ft_src);
     free(s);
 }
 
@@ -266,8 +269,8 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
     if (cfg->sensors.nimus > 0) {
         for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
             const struct hs_cfg_imu *ci = &cfg->sensors.imus[k];
-            imus[n] = (struct shm_imu){find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
-                                       find_sensor(b, ci->gyro, HS_SENSOR_GYRO)};
+            imus[n] = (struct shm_imu){.accel = find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
+                                       .gyro = find_sensor(b, ci->gyro, HS_SENSOR_GYRO)};
             descs[n++] = (struct hs_shm_sensor_desc){ci->name, HS_SHM_KIND_IMU};
         }
         return n;
@@ -289,13 +292,13 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
         }
         if (gyro >= 0)
             paired[gyro] = true;
-        imus[n] = (struct shm_imu){(int32_t)i, gyro};
+        imus[n] = (struct shm_imu){.accel = (int32_t)i, .gyro = gyro};
         descs[n++] = (struct hs_shm_sensor_desc){a->name, HS_SHM_KIND_IMU};
     }
     for (uint32_t g = 0; g < ns; g++) {
         const struct hs_bench_sensor *gs = hs_bench_sensor(b, g);
         if (gs->type == HS_SENSOR_GYRO && !paired[g]) {
-            imus[n] = (struct shm_imu){-1, (int32_t)g};
+            imus[n] = (struct shm_imu){.accel = -1, .gyro = (int32_t)g};
             descs[n++] = (struct hs_shm_sensor_desc){gs->name, HS_SHM_KIND_IMU};
         }
     }
@@ -350,9 +353,12 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
     uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;
     s->imus = calloc(nimu_max ? nimu_max : 1, sizeof *s->imus);
-    s->fts = calloc(ns ? ns : 1, sizeof *s->fts);
-    if (!s->joints || !s->imus || !s->fts)
+    s->joint_src = calloc(nj ? nj : 1, sizeof *s->joint_src);
+    s->ft_src = calloc(ns ? ns : 1, sizeof *s->ft_src);
+    if (!s->joints || !s->joint_src || !s->imus || !s->ft_src)
         goto nomem;
+    for (uint32_t i = 0; i < nj; i++)
+        s->joint_src[i] = hs_bench_joint_reading(b, i);
 
     if ((r = plan_joints(b, s, jd, &timeout_ns, d)) < 0)
         goto fail;
@@ -369,10 +375,16 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     for (uint32_t k = 0; k < s->nimus; k++)
         sd[nsd++] = imu_descs[k];
     free(imu_descs);
+    for (uint32_t k = 0; k < s->nimus; k++) {
+        struct shm_imu *u = &s->imus[k];
+        u->accel_src =
+            u->accel >= 0 ? hs_bench_sensor_reading(b, (uint32_t)u->accel) : &zero_reading;
+        u->gyro_src = u->gyro >= 0 ? hs_bench_sensor_reading(b, (uint32_t)u->gyro) : &zero_reading;
+    }
     for (uint32_t i = 0; i < ns; i++) {
         const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
         if (bs->type == HS_SENSOR_FORCE) {
-            s->fts[s->nfts++] = i;
+            s->ft_src[s->nfts++] = hs_bench_sensor_reading(b, i);
             sd[nsd++] = (struct hs_shm_sensor_desc){bs->name, HS_SHM_KIND_FORCE};
         }
     }

@@ -104,6 +104,15 @@ static struct hs_plant_joint_counters counters(struct fx *f, uint32_t j)
     return c;
 }
 
+static int sensor_index(const struct hs_bench *b, const char *name)
+{
+    for (uint32_t i = 0; i < hs_bench_sensor_count(b); i++)
+        if (!strcmp(hs_bench_sensor(b, i)->name, name))
+            return (int)i;
+    fail_msg("no sensor %s", name);
+    return -1;
+}
+
 static void test_layout_and_imu_pairing(void **state)
 {
     (void)state;
@@ -166,6 +175,24 @@ static void test_layout_and_imu_pairing(void **state)
     assert_int_equal(hs_client_find_sensor(f.c, "tip", &kind, &idx), 0);
     assert_int_equal(kind, HS_SHM_KIND_IMU);
     assert_int_equal(hs_client_find_sensor(f.c, "TIP_ACCEL", &kind, &idx), -ENOENT);
+    done(&f);
+
+    /* An IMU without a gyro part publishes zero rates next to the accelerometer's reading. */
+    assert_int_equal(make(&f, "accelonly", 0.02, 0.1, NULL,
+                          "sensors:\n  imu:\n    tip: {accel: TIP_ACCEL}\n", &d),
+                     0);
+    attach_client(&f);
+    for (int k = 0; k < 3; k++)
+        tick(&f);
+    st = (struct hs_client_state){.imus = &imu};
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    const struct hs_sensor_reading *acc =
+        hs_bench_sensor_reading(f.b, (uint32_t)sensor_index(f.b, "TIP_ACCEL"));
+    for (int k = 0; k < 3; k++) {
+        assert_true(imu.accel_mps2[k] == acc->value[k]);
+        assert_true(imu.gyro_rad_s[k] == 0.0);
+    }
+    assert_true(fabs(imu.accel_mps2[0]) + fabs(imu.accel_mps2[1]) + fabs(imu.accel_mps2[2]) > 1);
     done(&f);
 }
 
