@@ -12,6 +12,7 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
 #include "io_can_dbc.h"
+#include "rt/trace.h"
 
 #define TWO_PI 6.283185307179586
 #define RX_BATCH 64
@@ -61,6 +62,7 @@ struct hs_bench_can {
     uint64_t lat_n;
     bool stopped;
     bool tick_time_stamps;
+    uint64_t tick; /* for trace events: the tick being served */
 };
 
 static int64_t clock_ns(clockid_t c)
@@ -135,6 +137,13 @@ static void map_command(struct can_node *n, const struct hs_can_joint_command *c
     s->seq = n->slot_seq;
 }
 
+/* SocketCAN's convention: bit 31 marks a 29-bit ID, bit 29 an error frame. */
+static uint32_t trace_id(const struct hs_can_frame *f)
+{
+    return f->id | (f->flags & HS_CAN_FLAG_EXT ? 0x80000000u : 0) |
+           (f->flags & HS_CAN_FLAG_ERR ? 0x20000000u : 0);
+}
+
 static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
@@ -144,6 +153,7 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
             return;
         for (int k = 0; k < got; k++) {
             const struct hs_can_frame *f = &b->rx[k];
+            HS_TRACE_CAN_FRAME(c->tick, 0, (int)(b - c->buses), trace_id(f), f->data, f->len);
             if (f->flags & HS_CAN_FLAG_ERR) {
                 b->err_frames++;
                 continue;
@@ -216,7 +226,7 @@ static void record_latency(struct hs_bench_can *c, int64_t sent_ns)
 
 static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64_t tick)
 {
-    (void)bench, (void)now_ns, (void)tick;
+    (void)bench, (void)now_ns;
     struct hs_bench_can *c = ctx;
     for (uint32_t i = 0; i < c->nbuses; i++) {
         struct can_bus *b = &c->buses[i];
@@ -224,11 +234,15 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
             unsigned n = b->ntx - off > RX_BATCH ? RX_BATCH : b->ntx - off;
             if (hs_can_bus_send(b->bus, b->tx + off, n) < 0)
                 b->send_errors++;
+            for (unsigned k = off; k < off + n; k++)
+                HS_TRACE_CAN_FRAME(tick, 1, (int)i, trace_id(&b->tx[k]), b->tx[k].data,
+                                   b->tx[k].len);
             off += n; /* refused frames are dropped (and counted) by the bus's policy */
         }
         b->ntx = 0;
     }
     record_latency(c, clock_ns(CLOCK_MONOTONIC));
+    c->tick = tick + 1;
     return 0;
 }
 
