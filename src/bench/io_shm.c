@@ -39,6 +39,12 @@ struct hs_bench_shm {
     uint32_t nfts;
     const struct hs_sensor_reading **ft_src;
     uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
+    /* The server's clock: now_ns + time_offset, kept increasing. The runner's warm-up ticks
+     * run on made-up times ahead of the clock, so the loop's first now_ns is earlier; commands
+     * seen then must still age from that moment on, not wait for the clock to catch up. */
+    int64_t time_offset, last_server_ns;
+    bool time_started;
+    int64_t period_ns;
     struct hs_bench_shm_stats stats;
 };
 
@@ -103,7 +109,14 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     struct hs_bench_shm *s = ctx;
     struct hs_shm_command_report rep;
-    hs_shm_server_read_commands(s->srv, now_ns, &rep);
+    int64_t server_ns = now_ns + s->time_offset;
+    if (s->time_started && server_ns <= s->last_server_ns) {
+        s->time_offset += s->last_server_ns + s->period_ns - server_ns;
+        server_ns = s->last_server_ns + s->period_ns;
+    }
+    s->last_server_ns = server_ns;
+    s->time_started = true;
+    hs_shm_server_read_commands(s->srv, server_ns, &rep);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
     for (uint32_t i = 0; i < s->njoints; i++) {
         struct shm_joint *sj = &s->joints[i];
@@ -350,6 +363,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
+    s->period_ns = hs_bench_tick_period_ns(b);
     s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
     uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;
     s->imus = calloc(nimu_max ? nimu_max : 1, sizeof *s->imus);

@@ -401,6 +401,31 @@ static void test_encoder_counts_unwrapped(void **state)
     done(&f);
 }
 
+static void test_clock_stepping_back_does_not_extend_a_command(void **state)
+{
+    (void)state;
+    /* The runner's warm-up ticks run ahead of the clock; the loop's first tick is then earlier.
+     * A command seen before that step still goes stale 20 ms (of ticks) after it was seen. */
+    struct fx f;
+    struct hs_diag d = {0};
+    assert_int_equal(make(&f, "clockback", 0.02, 1.0, NULL, NULL, &d), 0);
+    attach_client(&f);
+    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
+                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
+    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    tick(&f);
+    f.now -= 200 * PERIOD_NS;
+    int k = 0;
+    for (; k < 100 && !counters(&f, 0).stale; k++) {
+        hs_client_heartbeat(f.c);
+        tick(&f);
+    }
+    assert_in_range(k, 19, 22);
+    assert_true(counters(&f, 1).stale);
+    done(&f);
+}
+
 static void test_only_shm_joints_take_commands(void **state)
 {
     (void)state;
@@ -461,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_lost_client_is_stale_before_the_command_timeout),
         cmocka_unit_test(test_mode_mapping_and_refusal),
         cmocka_unit_test(test_encoder_counts_unwrapped),
+        cmocka_unit_test(test_clock_stepping_back_does_not_extend_a_command),
         cmocka_unit_test(test_only_shm_joints_take_commands),
         cmocka_unit_test(test_attach_errors),
     };
