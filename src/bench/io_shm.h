@@ -29,7 +29,9 @@
  * increasing across the runner's warm-up ticks and the loop (whose counters both start at 0);
  * periods the loop skipped after an overrun are gaps in the numbers. sim_time_s is the world's
  * time, mono_ns the CLOCK_MONOTONIC of the publish. Encoder counts are unwrapped from the
- * configured counter width into a multi-turn count (the ABI's encoder_count). */
+ * configured counter width into a multi-turn count (the ABI's encoder_count).
+ * Command ages are measured on the tick's now_ns made increasing: the runner's warm-up runs on
+ * made-up times ahead of the clock, and a command seen then must not live longer for it. */
 #ifndef HS_BENCH_IO_SHM_H
 #define HS_BENCH_IO_SHM_H
 
