@@ -119,7 +119,13 @@ class Install(unittest.TestCase):
             f.write("#include <hilsim/client.h>\n"
                     "int main(void) { hs_client_detach(0); return 0; }\n")
         exe = os.path.join(self.tmpdir.name, "client_user")
-        r = run(["cc", "-o", exe, prog, *flags])
+        # A sanitized library needs its runtime first in the program that loads it.
+        san = []
+        if cache_value("HS_SANITIZE") in ("ON", "TRUE", "1"):
+            san = ["-fsanitize=address,undefined"]
+        elif cache_value("HS_TSAN") in ("ON", "TRUE", "1"):
+            san = ["-fsanitize=thread"]
+        r = run(["cc", *san, "-o", exe, prog, *flags])
         self.assertEqual(r.returncode, 0, r.stderr)
         r = run([exe], env=dict(os.environ, LD_LIBRARY_PATH=self.path(self.libdir)))
         self.assertEqual(r.returncode, 0, r.stderr)
