@@ -189,6 +189,19 @@ class Unit(unittest.TestCase):
         self.write("hilsim@test.service.d/cpu.conf", r.stdout)
         self.assert_verify_clean()
 
+    def test_execstart_is_a_valid_hilsim_command_line(self):
+        """The unit's ExecStart, with the bench's config in place of /etc/hilsim/%i.yaml, is
+        accepted by hilsim (run briefly, without real-time privileges)."""
+        (cmd,) = values(UNIT, "ExecStart")
+        argv = cmd.split()
+        self.assertEqual(argv[:3], ["/usr/bin/hilsim", "run", "/etc/hilsim/%i.yaml"])
+        cfg = self.write("bench1.yaml", rt_cpu_config(-1))
+        argv = [HILSIM, "run", cfg, *argv[3:], "--duration", "0.3", "--no-rt"]
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                           env={k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("stopped: ", r.stdout)
+
     def test_hardening_keeps_what_hilsim_needs(self):
         u = UNIT
         self.assertEqual(values(u, "Type"), ["notify"])
