@@ -1,53 +1,86 @@
 /* Serves the bench over CAN when the config has CAN nodes (src/bench/io_can.c), and reports the
  * module's counters at safe stop, next to the run's summary. */
 #include <errno.h>
+#include <stdio.h>
 
 #include "../bench/io_can.h"
 #include "hilsim/log.h"
 #include "runner.h"
+
+/* For the runner's summary (declare it in runner.h when struct hs_runner keeps the module):
+ * one line per bus, per node and for the MIT latency, each ending in '\n'. */
+void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
+
+typedef void (*line_fn)(void *arg, const char *line);
+
+static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
+{
+    char line[512];
+    for (uint32_t i = 0; i < hs_bench_can_bus_count(can); i++) {
+        struct hs_bench_can_bus_stats s;
+        if (hs_bench_can_bus_stats(can, i, &s) < 0)
+            continue;
+        snprintf(line, sizeof line,
+                 "can bus %s (%s): %s, rx %llu frames, tx %llu, unclaimed %llu, bad %llu, "
+                 "kernel rx drops %llu, tx dropped %llu, tx replaced %llu, tx errors %llu, "
+                 "error frames %llu, bus-off %llu, rx-capped ticks %llu",
+                 s.name, s.iface, hs_can_bus_state_name(s.state.bus),
+                 (unsigned long long)s.state.rx_frames, (unsigned long long)s.state.tx_frames,
+                 (unsigned long long)s.unclaimed, (unsigned long long)s.state.rx_bad,
+                 (unsigned long long)s.state.rx_dropped_kernel,
+                 (unsigned long long)s.state.tx_dropped, (unsigned long long)s.state.tx_replaced,
+                 (unsigned long long)(s.state.tx_errors + s.send_errors),
+                 (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
+                 (unsigned long long)s.rx_capped_ticks);
+        fn(arg, line);
+    }
+    for (uint32_t i = 0; i < hs_bench_can_node_count(can); i++) {
+        struct hs_bench_can_node_stats s;
+        if (hs_bench_can_node_stats(can, i, &s) < 0)
+            continue;
+        snprintf(line, sizeof line,
+                 "can node %s (%s, joint %s): %llu frames ok, %llu bad, %llu unsupported, "
+                 "%llu timeouts, %llu sent, %llu tx overflow",
+                 s.name, s.protocol, s.joint, (unsigned long long)s.node.frames_ok,
+                 (unsigned long long)s.node.frames_bad, (unsigned long long)s.node.frames_unknown,
+                 (unsigned long long)s.node.timeouts, (unsigned long long)s.node.tx_frames,
+                 (unsigned long long)s.node.tx_overflow);
+        fn(arg, line);
+    }
+    double p50, p99, pmax;
+    uint64_t n = hs_bench_can_latency_us(can, 50, &p50);
+    if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax)) {
+        snprintf(line, sizeof line,
+                 "can: MIT command-to-reply latency over %llu replies: p50 %.0f us, p99 %.0f us, "
+                 "max %.0f us",
+                 (unsigned long long)n, p50, p99, pmax);
+        fn(arg, line);
+    }
+}
+
+static void log_line(void *arg, const char *line)
+{
+    (void)arg;
+    hs_log(HS_LOG_INFO, "%s", line);
+}
+
+static void print_line(void *arg, const char *line)
+{
+    fprintf(arg, "%s\n", line);
+}
+
+void hs__can_print_summary(const struct hs_bench_can *can, FILE *out)
+{
+    if (can)
+        each_line(can, print_line, out);
+}
 
 /* A second I/O entry with only safe_stop: it runs after the CAN module's own safe stop (modules
  * stop in attach order) and borrows the module, which the bench owns. */
 static void report_stop(void *ctx, struct hs_bench *b)
 {
     (void)b;
-    const struct hs_bench_can *can = ctx;
-    for (uint32_t i = 0; i < hs_bench_can_bus_count(can); i++) {
-        struct hs_bench_can_bus_stats s;
-        if (hs_bench_can_bus_stats(can, i, &s) < 0)
-            continue;
-        hs_log(HS_LOG_INFO,
-               "can bus %s (%s): %s, rx %llu frames, tx %llu, unclaimed %llu, bad %llu, "
-               "kernel rx drops %llu, tx dropped %llu, tx replaced %llu, tx errors %llu, "
-               "error frames %llu, bus-off %llu, rx-capped ticks %llu",
-               s.name, s.iface, hs_can_bus_state_name(s.state.bus),
-               (unsigned long long)s.state.rx_frames, (unsigned long long)s.state.tx_frames,
-               (unsigned long long)s.unclaimed, (unsigned long long)s.state.rx_bad,
-               (unsigned long long)s.state.rx_dropped_kernel,
-               (unsigned long long)s.state.tx_dropped, (unsigned long long)s.state.tx_replaced,
-               (unsigned long long)(s.state.tx_errors + s.send_errors),
-               (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
-               (unsigned long long)s.rx_capped_ticks);
-    }
-    for (uint32_t i = 0; i < hs_bench_can_node_count(can); i++) {
-        struct hs_bench_can_node_stats s;
-        if (hs_bench_can_node_stats(can, i, &s) < 0)
-            continue;
-        hs_log(HS_LOG_INFO,
-               "can node %s (%s, joint %s): %llu frames ok, %llu bad, %llu unsupported, "
-               "%llu timeouts, %llu sent, %llu tx overflow",
-               s.name, s.protocol, s.joint, (unsigned long long)s.node.frames_ok,
-               (unsigned long long)s.node.frames_bad, (unsigned long long)s.node.frames_unknown,
-               (unsigned long long)s.node.timeouts, (unsigned long long)s.node.tx_frames,
-               (unsigned long long)s.node.tx_overflow);
-    }
-    double p50, p99, pmax;
-    uint64_t n = hs_bench_can_latency_us(can, 50, &p50);
-    if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax))
-        hs_log(HS_LOG_INFO,
-               "can: MIT command-to-reply latency over %llu replies: p50 %.0f us, p99 %.0f us, "
-               "max %.0f us",
-               (unsigned long long)n, p50, p99, pmax);
+    each_line(ctx, log_line, NULL);
 }
 
 static const struct hs_bench_io_ops report_ops = {.name = "can-report", .safe_stop = report_stop};
