@@ -314,6 +314,18 @@ class CpuDropin(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(f"online CPUs: {online}", r.stdout)
 
+    @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "needs two usable CPUs")
+    def test_tick_thread_leaves_the_inherited_mask(self):
+        """The drop-in's premise: started on the other CPUs only (what CPUAffinity= does), the
+        tick thread can still pin itself to rt.cpu."""
+        cpus = sorted(os.sched_getaffinity(0))
+        rt_cpu, others = cpus[-1], set(cpus[:-1])
+        r = subprocess.run([HILSIM, "run", self.config(rt_cpu), "--no-rt", "--duration", "0.3"],
+                           capture_output=True, text=True, timeout=120,
+                           preexec_fn=lambda: os.sched_setaffinity(0, others))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^\s*CPU affinity\s+granted", r.stdout)
+
     @unittest.skipUnless(shutil.which("shellcheck"), "shellcheck not installed")
     def test_shellcheck(self):
         r = subprocess.run(["shellcheck", CPU_DROPIN], capture_output=True, text=True)
