@@ -82,7 +82,8 @@ static int mit_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, 
     }
     n->last_rx_ns = now_ns;
     n->timed_out = false;
-    n->reply_pending = true;
+    if (n->replies_pending < UINT8_MAX)
+        n->replies_pending++;
     switch (hs_mit_special_kind(f->data, f->len)) {
     case HS_MIT_ENTER:
         if (!n->motor_mode)
@@ -131,13 +132,11 @@ static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_ca
     c->tau_ff_nm = n->last.t_ff_nm;
     c->torque_limit_nm = fmax(fabs(l->t_min), fabs(l->t_max));
     *ret_cmd = *c;
-    if (!n->reply_pending)
+    unsigned k = n->replies_pending < out_max ? n->replies_pending : out_max;
+    base->stats.tx_overflow += n->replies_pending - k; /* out of room: those are lost */
+    n->replies_pending = 0;
+    if (!k)
         return 0;
-    if (out_max < 1) {
-        base->stats.tx_overflow++;
-        return 0;
-    }
-    n->reply_pending = false;
     double t = n->cfg.reply_current ? js->current_a : js->tau_nm;
     struct hs_mit_limits rl = *l;
     if (n->cfg.reply_current && n->cfg.i_min < n->cfg.i_max)
@@ -147,8 +146,10 @@ static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_ca
     out->len = 6;
     hs_mit_pack_reply(&rl, n->cfg.motor_id, js->q_rad - n->zero_offset_rad, js->dq_rad_s, t,
                       out->data);
-    base->stats.tx_frames++;
-    return 1;
+    for (unsigned r = 1; r < k; r++)
+        out[r] = out[0]; /* one answer per frame, all from this tick's state */
+    base->stats.tx_frames += k;
+    return (int)k;
 }
 
 static const struct hs_can_node_ops mit_ops = {

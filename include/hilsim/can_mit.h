@@ -61,11 +61,12 @@ void hs_mit_config_init(struct hs_mit_config *cfg, uint8_t motor_id, uint16_t ma
 struct hs_mit_node {
     struct hs_can_node base;
     struct hs_mit_config cfg;
-    bool motor_mode;        /* entered with FC, left with FD */
-    bool timed_out;         /* command timeout reached: output off until the next command */
-    bool reply_pending;     /* the firmware answers every frame addressed to it */
-    bool zero_pending;      /* FE received: latch the current position as zero at poll */
-    double zero_offset_rad; /* joint q at the last zero; reported p = q - offset */
+    bool motor_mode;         /* entered with FC, left with FD */
+    bool timed_out;          /* command timeout reached: output off until the next command */
+    uint8_t replies_pending; /* the firmware answers every frame addressed to it: replies
+                              * owed at the next poll (saturates at 255) */
+    bool zero_pending;       /* FE received: latch the current position as zero at poll */
+    double zero_offset_rad;  /* joint q at the last zero; reported p = q - offset */
     int64_t last_rx_ns;
     struct hs_mit_command last; /* last decoded command */
 };

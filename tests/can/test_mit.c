@@ -165,6 +165,26 @@ static void test_node_enter_command_exit_with_reply_each_frame(void **state)
     assert_int_equal(r.node.base.stats.frames_ok, 4);
 }
 
+/* The firmware answers every frame: three frames before one poll owe three replies; beyond
+ * the room the caller gives, replies are lost and counted. */
+static void test_one_reply_per_frame(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_init(&r, 0);
+    special(&r, HS_MIT_ENTER, 0);
+    command(&r, 0.5, 0, 10, 1, 0, 10);
+    command(&r, 0.6, 0, 10, 1, 0, 20);
+    assert_int_equal(poll(&r, 30), 3);
+    assert_int_equal(r.node.base.stats.tx_frames, 3);
+    assert_int_equal(poll(&r, 40), 0);
+    for (int i = 0; i < 6; i++)
+        command(&r, 0.6, 0, 10, 1, 0, 50);
+    assert_int_equal(poll(&r, 60), 4); /* out has 4 slots */
+    assert_int_equal(r.node.base.stats.tx_overflow, 2);
+    assert_int_equal(poll(&r, 70), 0);
+}
+
 static void test_zero_moves_reported_position_and_setpoints(void **state)
 {
     (void)state;
@@ -256,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_pack_matches_hand_computed_bits),
         cmocka_unit_test(test_round_trip_within_one_quantum),
         cmocka_unit_test(test_node_enter_command_exit_with_reply_each_frame),
+        cmocka_unit_test(test_one_reply_per_frame),
         cmocka_unit_test(test_zero_moves_reported_position_and_setpoints),
         cmocka_unit_test(test_timeout_zeroes_torque_then_resumes),
         cmocka_unit_test(test_bad_frames_counted_and_ignored),
