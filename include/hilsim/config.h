@@ -206,7 +206,8 @@ enum hs_cfg_encoder_mode {
 
 struct hs_cfg_encoder {
     char joint[HS_NAME_MAX]; /* "" in the defaults entry */
-    uint32_t counter_bits;   /* counter width, 8 .. 64; wraps at 2^bits */
+    uint32_t counter_bits;   /* counter width, 8 .. 63 (the encoder model keeps counts in 64-bit
+                                signed arithmetic); wraps at 2^bits */
     int64_t zero_offset_counts;
     double counts_per_rev; /* motor side, (0, 1e9]; 0 = model's encoderPulse */
     enum hs_cfg_encoder_mode mode;

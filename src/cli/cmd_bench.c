@@ -79,13 +79,21 @@ int hs_cmd_bench(int argc, char **argv)
         goto out;
     }
     hs_log(HS_LOG_INFO, "baseline: bare clock_nanosleep loop for %.1f s", o.duration_s);
+    /* The supervisor only runs with the loop: during the baseline SIGINT/SIGTERM (also one
+     * that arrived during start-up and is pending) end it through a plain handler. */
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigset_t stop_sigs;
+    sigemptyset(&stop_sigs);
+    sigaddset(&stop_sigs, SIGINT);
+    sigaddset(&stop_sigs, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &stop_sigs, NULL);
     struct hs_baseline_config bc = {
         .period_ns = r.tick.period_ns, .loops = r.tick.max_ticks, .own_thread = false};
     struct hs_baseline_result bres;
     int br = hs_baseline_run(&bc, &r.rt, &base, &baseline_stop, &bres);
+    pthread_sigmask(SIG_BLOCK, &stop_sigs, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (br < 0) {

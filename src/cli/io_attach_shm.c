@@ -1,8 +1,6 @@
 /* Serves the bench over shared memory when the config enables it (src/bench/io_shm.c), and
  * reports the module's counters at safe stop, next to the run's summary. */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 
 #include "../bench/io_shm.h"
@@ -37,18 +35,8 @@ int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
 {
     if (!r->cfg->shm.enabled)
         return 0;
-    /* From the moment the segment exists, a SIGTERM must not end the process before the
-     * runner's supervisor takes its signals (warm-up already publishes ticks, so a client may
-     * well be attached): held pending here, the supervisor receives it and the bench stops
-     * cleanly, removing the segment. The same set the supervisor waits for. */
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGHUP);
-    sigaddset(&sigs, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-
+    /* The runner blocked SIGINT/SIGTERM before building anything, so from the moment the
+     * segment exists a stop request waits for the supervisor, which removes it. */
     struct hs_bench_shm *shm;
     int rc = hs_bench_shm_attach(r->bench, &shm, d);
     if (rc == -EEXIST) {

@@ -89,8 +89,24 @@ static void fill_rt(struct hs_runner *r)
         r->tick.max_ticks = (uint64_t)llround(r->o.duration_s * 1e9 / (double)c->period_ns);
 }
 
+void hs__runner_signals(sigset_t *ret)
+{
+    sigemptyset(ret);
+    sigaddset(ret, SIGINT);
+    sigaddset(ret, SIGTERM);
+    sigaddset(ret, SIGHUP);
+    sigaddset(ret, SIGUSR1);
+}
+
 int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
 {
+    /* Blocked before anything is built: a SIGTERM during start-up (model loading, warm-up, a
+     * segment just created) waits for the supervisor, which stops the loop at its first tick
+     * and cleans up, instead of killing the process and leaving a stale shm segment. Threads
+     * created later inherit the mask. */
+    sigset_t sigs;
+    hs__runner_signals(&sigs);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     memset(r, 0, sizeof *r);
     r->o = *o;
     r->proc.dma_fd = -1;
@@ -161,7 +177,11 @@ static void drain_log(struct hs_runner *r)
     char line[256];
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
-        hs_log(rec.kind == HS_RT_LOG_STALL ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
+        /* A stop on request or at the end of --duration is normal, not a warning. */
+        bool normal = rec.kind == HS_RT_LOG_STALL ||
+                      (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
+                       (rec.a == HS_TICK_STOP_REQUESTED || rec.a == HS_TICK_STOP_MAX_TICKS));
+        hs_log(normal ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
     }
 }
 
@@ -184,8 +204,7 @@ static void *supervise(void *arg)
             }
             hs_log(HS_LOG_INFO, "%s: stopping at the next tick boundary",
                    sig == SIGINT ? "SIGINT" : "SIGTERM");
-            hs__notify("STOPPING=1");
-            hs_tick_loop_request_stop(r->loop);
+            hs_tick_loop_request_stop(r->loop); /* STOPPING=1 follows when the loop ends */
         } else if (sig == SIGHUP) {
             hs__notify("RELOADING=1");
             hs__runner_reload(r);
@@ -223,13 +242,7 @@ static void *supervise(void *arg)
 int hs__runner_run(struct hs_runner *r)
 {
     struct supervisor s = {.r = r};
-    sigemptyset(&s.sigs);
-    sigaddset(&s.sigs, SIGINT);
-    sigaddset(&s.sigs, SIGTERM);
-    sigaddset(&s.sigs, SIGHUP);
-    sigaddset(&s.sigs, SIGUSR1);
-    /* Blocked here, so every thread inherits the mask and only the supervisor takes them. */
-    pthread_sigmask(SIG_BLOCK, &s.sigs, NULL);
+    hs__runner_signals(&s.sigs); /* blocked since prepare: only the supervisor takes them */
     pthread_t sup;
     if (pthread_create(&sup, NULL, supervise, &s) != 0) {
         hs_log(HS_LOG_ERR, "cannot start the supervisor thread");

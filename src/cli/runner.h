@@ -4,6 +4,7 @@
 #ifndef HS_CLI_RUNNER_H
 #define HS_CLI_RUNNER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -35,6 +36,8 @@ struct hs_runner {
     int loop_rc;
 };
 
+/* The signals the supervisor handles (SIGINT, SIGTERM, SIGHUP, SIGUSR1); prepare blocks them. */
+void hs__runner_signals(sigset_t *ret);
 /* Returns 0 or an exit code (HS_EXIT_USAGE for bad input, HS_EXIT_FAILURE otherwise), having
  * reported the error once. */
 int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r);

@@ -280,7 +280,7 @@ STATIC_TABLE(actuators_t, actuators_f, NULL);
 /* ---- sensors ---- */
 #define EN struct hs_cfg_encoder
 static const struct hs__cfg_field encoder_f[] = {
-    U32("counter_bits", EN, counter_bits, 8, 64, 0),
+    U32("counter_bits", EN, counter_bits, 8, 63, 0),
     I64("zero_offset_counts", EN, zero_offset_counts),
     DBL("counts_per_rev", EN, counts_per_rev, 0, 1e9, HS__F_MIN_OPEN | HS__F_ZERO_OK),
     ENUM("mode", EN, mode, hs__names_encoder_mode),

@@ -129,7 +129,6 @@ class ServiceLifecycle(unittest.TestCase):
         # No --systemd and no JOURNAL_STREAM: plain lines for a terminal.
         self.assertFalse([l for l in err.splitlines() if re.match(r"<[0-7]>", l)], err)
 
-    @unittest.expectedFailure  # runner.c blocks the signals only once the loop starts
     def test_signals_before_ready_are_not_fatal(self):
         """SIGHUP during model build / warm-up (before READY=1) must not kill the service: the
         signals should be blocked from the start and taken by the supervisor once it runs.
