@@ -89,8 +89,9 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
 uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
 int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
                             struct hs_bench_can_node_stats *ret_stats);
-/* Command-to-reply latency of MIT nodes: from the command frame's kernel receive time to the
- * reply handed to the kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
+/* Command-to-reply latency of MIT nodes, one sample per node and tick that answered: from the
+ * kernel receive time of the oldest command answered that tick to the replies handed to the
+ * kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
  * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
  * untouched). Not meaningful on the socketpair backend (no kernel stamps: then measured from
  * the tick's start). */

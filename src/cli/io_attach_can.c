@@ -50,10 +50,11 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
     double p50, p99, pmax;
     uint64_t n = hs_bench_can_latency_us(can, 50, &p50);
     if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax)) {
-        snprintf(line, sizeof line,
-                 "can: MIT command-to-reply latency over %llu replies: p50 %.0f us, p99 %.0f us, "
-                 "max %.0f us",
-                 (unsigned long long)n, p50, p99, pmax);
+        snprintf(
+            line, sizeof line,
+            "can: MIT command-to-reply latency over %llu node-ticks: p50 %.0f us, p99 %.0f us, "
+            "max %.0f us",
+            (unsigned long long)n, p50, p99, pmax);
         fn(arg, line);
     }
 }

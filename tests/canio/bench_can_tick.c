@@ -235,7 +235,8 @@ static int latency(const char *text, const char *dir, double seconds)
     hs_bench_can_latency_us(r.can, 90, &p90);
     hs_bench_can_latency_us(r.can, 99, &p99);
     hs_bench_can_latency_us(r.can, 100, &pmax);
-    printf("latency (1 kHz loop, %.0f s, %llu MIT commands sent, %llu replies): command kernel "
+    printf("latency (1 kHz loop, %.0f s, %llu MIT commands sent, %llu node-ticks answered): oldest "
+           "command kernel "
            "stamp -> reply sent: p50 %.0f us, p90 %.0f us, p99 %.0f us, max %.0f us\n"
            "  (a command waits for the next tick: expect about half a period at p50)\n",
            seconds, (unsigned long long)a.sent, (unsigned long long)k, p50, p90, p99, pmax);
