@@ -38,7 +38,7 @@ struct tx_msg {
     enum hs_cfg_tx_schedule schedule;
     int64_t period_ns;
     const struct hs_dbc_message *trigger;
-    bool pending;
+    uint8_t pending; /* triggers or requests since the last poll, each answered (saturates) */
     int64_t last_ns;
     uint32_t from_first, from_count;
 };
@@ -83,7 +83,7 @@ static int dbc_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, 
     struct tx_msg *own = tx_for(n, m);
     if (f->flags & HS_CAN_FLAG_RTR) {
         if (own && own->schedule == HS_CFG_TX_ON_REQUEST) {
-            own->pending = true;
+            own->pending += own->pending < UINT8_MAX;
             base->stats.frames_ok++;
             return 0;
         }
@@ -113,7 +113,7 @@ static int dbc_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, 
     }
     for (uint32_t i = 0; i < n->ntx; i++)
         if (n->tx[i].trigger == m)
-            n->tx[i].pending = true;
+            n->tx[i].pending += n->tx[i].pending < UINT8_MAX;
     base->stats.frames_ok++;
     return 0;
 }
@@ -185,6 +185,22 @@ static double from_value(const struct from_sig *fs, struct hs_bench *bench)
     }
 }
 
+static void build_frame(struct hs__can_dbc_node *n, const struct tx_msg *t, struct hs_bench *bench,
+                        struct hs_can_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->id = t->m->id + n->id_offset;
+    f->flags = (uint8_t)((t->m->extended ? HS_CAN_FLAG_EXT : 0) |
+                         (t->m->length > HS_CAN_CLASSIC_MAX ? HS_CAN_FLAG_FD : 0));
+    f->len = t->m->length;
+    for (uint32_t s = 0; s < t->from_count; s++) {
+        const struct from_sig *fs = &n->from[t->from_first + s];
+        /* saturation (-ERANGE) writes the clamped value, as a board would report */
+        (void)hs_dbc_signal_encode(fs->s, from_value(fs, bench), f->data, f->len);
+    }
+    n->base.stats.tx_frames++;
+}
+
 int hs__can_dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, int64_t now_ns,
                           struct hs_can_frame *out, unsigned out_max)
 {
@@ -199,31 +215,20 @@ int hs__can_dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, in
     unsigned k = 0;
     for (uint32_t i = 0; i < n->ntx; i++) {
         struct tx_msg *t = &n->tx[i];
-        bool due = t->pending;
+        unsigned want = t->pending;
+        t->pending = 0;
         /* half a tick of slack: tick times jitter, the period is whole ticks */
         if (t->schedule == HS_CFG_TX_CYCLIC && now_ns - t->last_ns >= t->period_ns * 15 / 16) {
-            due = true;
+            want++;
             t->last_ns = now_ns;
         }
-        if (!due)
-            continue;
-        if (k == out_max) {
-            n->base.stats.tx_overflow++;
-            continue;
+        for (unsigned w = 0; w < want; w++) {
+            if (k == out_max) {
+                n->base.stats.tx_overflow += want - w;
+                break;
+            }
+            build_frame(n, t, bench, &out[k++]);
         }
-        t->pending = false;
-        struct hs_can_frame *f = &out[k++];
-        memset(f, 0, sizeof *f);
-        f->id = t->m->id + n->id_offset;
-        f->flags = (uint8_t)((t->m->extended ? HS_CAN_FLAG_EXT : 0) |
-                             (t->m->length > HS_CAN_CLASSIC_MAX ? HS_CAN_FLAG_FD : 0));
-        f->len = t->m->length;
-        for (uint32_t s = 0; s < t->from_count; s++) {
-            const struct from_sig *fs = &n->from[t->from_first + s];
-            /* saturation (-ERANGE) writes the clamped value, as a board would report */
-            (void)hs_dbc_signal_encode(fs->s, from_value(fs, bench), f->data, f->len);
-        }
-        n->base.stats.tx_frames++;
     }
     return (int)k;
 }

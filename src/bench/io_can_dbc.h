@@ -11,9 +11,9 @@
  * torque_setpoint -> TORQUE; a bound enable that reads 0 -> DISABLED. seq advances and
  * rx_time_ns is the frame's time for every received message that carries one of its signals.
  * Transmit: cyclic messages every period_s (whole ticks, from the first poll), on_receive and
- * on_request ones at the poll after their trigger; from: bindings fill the payload (zeros
- * elsewhere; multiplexed signals are all written). Safe stop sends nothing (a DBC board has no
- * protocol-defined disable frame). */
+ * on_request ones at the poll after their trigger (one frame per trigger or request); from:
+ * bindings fill the payload (zeros elsewhere; multiplexed signals are all written). Safe stop sends
+ * nothing (a DBC board has no protocol-defined disable frame). */
 #ifndef HS_BENCH_IO_CAN_DBC_H
 #define HS_BENCH_IO_CAN_DBC_H
 

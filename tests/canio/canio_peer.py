@@ -1,4 +1,4 @@
-"""canio_peer.py --mode control|bad --bench NAME --result FILE.json [--channel vcan0]
+"""canio_peer.py --mode control|bad|dbc --bench NAME --result FILE.json [--channel vcan0]
 
 The controller boards' host for `hilsim run tests/canio/arm2-can-guest.yaml`, with Debian's
 python-can on SocketCAN (run with /usr/bin/python3 in the PREEMPT_RT guest). SHOULDER is an MIT
@@ -13,6 +13,10 @@ control: idle heartbeats (rate in bus time, generous bounds), scaling at rest, M
 bad:     the same loop, then malformed frames, unknown IDs, garbage and a flood of thousands of
          frames; the nodes must keep answering and the joints stay on target. What was sent is
          written to the result file for the shell to compare with hilsim's counters.
+dbc:     tests/canio/arm2-dbc-guest.yaml: ELBOW behind the DBC board of arm2-elbow.dbc (signals
+         packed here by hand: Intel, factor 0.001 rad): cyclic ElbowState, every ElbowCmd
+         acknowledged, a PI loop to the set point, ElbowState/Ack positions against the plant,
+         an RTR for Wrist answered with the F/T sensor's force z, enable 0 lets the arm sag.
 
 Tolerances: the integral removes gravity's static error, so the steady state is within ~1e-3
 rad; 0.01 rad leaves margin for the slower, jittery loop under emulation. Scaling: MIT position
@@ -40,6 +44,7 @@ P, V, KP, KD, T, I = (-12.5, 12.5), (-50, 50), (0, 500), (0, 10), (-80, 80), (-4
 SH_TARGET, EL_TARGET = 0.8, 1.0
 HB, SET_AXIS_STATE, ENC_EST, CLEAR_ERRORS, SET_INPUT_POS = 0x01, 0x07, 0x09, 0x18, 0x0C
 ERR_WATCHDOG = 0x800
+DBC_CMD, DBC_STATE, DBC_WRIST, DBC_ACK = 0x200, 0x201, 0x202, 0x203
 
 
 def f2u(x, lo, hi, bits):
@@ -65,6 +70,8 @@ def od_id(cmd):
 class Host:
     def __init__(self, channel, bench):
         self.bus = can.Bus(interface="socketcan", channel=channel)
+        self.dbc_state = self.dbc_ack = self.dbc_wrist = None
+        self.dbc_states, self.dbc_acks, self.dbc_wrists = [], 0, 0
         self.shm = hilsim_client.Client(bench)
         self.j_sh = self.shm.find_joint("SHOULDER")
         self.j_el = self.shm.find_joint("ELBOW")
@@ -115,6 +122,16 @@ class Host:
                 self.mit = (p, v, i, m.timestamp)
                 self.mit_replies += 1
                 self.mit_new = True
+            elif m.arbitration_id == DBC_STATE and len(d) == 8:
+                pos, vel, cur = struct.unpack_from("<hhh", d)
+                self.dbc_state = (pos * 1e-3, vel * 1e-3, cur * 1e-2)
+                self.dbc_states.append(m.timestamp)
+            elif m.arbitration_id == DBC_ACK and len(d) == 2:
+                self.dbc_ack = struct.unpack("<h", d)[0] * 1e-3
+                self.dbc_acks += 1
+            elif m.arbitration_id == DBC_WRIST and len(d) == 4:
+                self.dbc_wrist = struct.unpack("<i", d)[0] * 1e-3
+                self.dbc_wrists += 1
             elif m.arbitration_id == od_id(HB) and len(d) == 8:
                 err, st = struct.unpack_from("<IB", d)
                 self.hb.append((m.timestamp, err, st))
@@ -278,9 +295,71 @@ def mode_bad(h, result):
     result["sent"] = sent
 
 
+def dbc_cmd(pos, kp, kd, enable):
+    return struct.pack("<hHHBx", round(pos / 1e-3), round(kp / 1e-2), round(kd / 1e-3), enable)
+
+
+def mode_dbc(h, result):
+    t_end = time.monotonic() + 10
+    while time.monotonic() < t_end and len(h.dbc_states) < 50:
+        h.hear(0.1)
+    hz = rate(h.dbc_states)
+    result["state_hz"] = hz
+    h.check(10 <= hz <= 200, "ElbowState: %d frames at %.1f Hz of bus time (configured 50)" %
+            (len(h.dbc_states), hz))
+    h.check(h.dbc_acks == 0, "no Ack before a command")
+    _, q_el, _ = h.joints()
+    h.check(abs(h.dbc_state[0] - q_el) < 2e-3,
+            "at rest: ElbowState Pos %.4f = ELBOW q %.4f" % (h.dbc_state[0], q_el))
+    # PI over the bus: the board's PD (kp 100) plus an integral computed here
+    sent, integ, last = 0, 0.0, time.monotonic()
+    t_end = time.monotonic() + 8
+    while time.monotonic() < t_end:
+        if h.hear(0.02) and h.dbc_state:
+            now = time.monotonic()
+            integ += (EL_TARGET - h.dbc_state[0]) * min(now - last, 0.05)
+            last = now
+            sent += h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
+    h.hear(0.2)
+    _, q_el, _ = h.joints()
+    h.check(abs(q_el - EL_TARGET) < 0.01, "closed loop: ELBOW q %.4f reaches %.2f" % (q_el, EL_TARGET))
+    h.check(abs(h.dbc_state[0] - q_el) < 2e-3 and abs(h.dbc_ack - q_el) < 2e-3,
+            "ElbowState Pos %.4f and Ack Pos %.4f = ELBOW q %.4f" %
+            (h.dbc_state[0], h.dbc_ack, q_el))
+    h.check(h.dbc_acks >= 0.9 * sent and h.dbc_acks <= sent,
+            "%d ElbowCmd sent, %d acknowledged" % (sent, h.dbc_acks))
+    # on request: one Wrist frame with the F/T sensor's force z
+    # the sensor moves tick to tick and the frame carries no tick number: the answer must be one
+    # of the values the shm view showed between the request and the answer
+    kind, ft = h.shm.find_sensor("WRIST_FT")
+    w0 = h.dbc_wrists
+    seen = [h.shm.read_state().ft_force[ft][2]]
+    h.send(DBC_WRIST, b"", rtr=True, dlc=4)
+    t_end = time.monotonic() + 5
+    while time.monotonic() < t_end and h.dbc_wrists == w0:
+        seen.append(h.shm.read_state().ft_force[ft][2])
+        if h.hear(0.002):  # keep holding the arm meanwhile
+            h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
+    seen.append(h.shm.read_state().ft_force[ft][2])
+    lo, hi = min(seen) - 0.01, max(seen) + 0.01
+    result["wrist_fz"] = [h.dbc_wrist, lo, hi]
+    h.check(h.dbc_wrists == w0 + 1 and h.dbc_wrist is not None and lo <= h.dbc_wrist <= hi,
+            "Wrist on request: %d frame, Fz %s N within the sensor's [%.3f, %.3f] N meanwhile" %
+            (h.dbc_wrists - w0, h.dbc_wrist, lo, hi))
+    # enable 0: the output is off, the arm sags under gravity
+    q0 = q_el
+    t_end = time.monotonic() + 1.0
+    while time.monotonic() < t_end:
+        if h.hear(0.02):
+            h.send(DBC_CMD, dbc_cmd(EL_TARGET, 100, 3, 0))
+    _, q1, _ = h.joints()
+    result["disabled_sag_rad"] = q1 - q0
+    h.check(abs(q1 - q0) > 0.05, "enable 0: ELBOW left %.3f by %.3f rad" % (q0, q1 - q0))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", choices=["control", "bad"], required=True)
+    ap.add_argument("--mode", choices=["control", "bad", "dbc"], required=True)
     ap.add_argument("--bench", required=True)
     ap.add_argument("--result", required=True)
     ap.add_argument("--channel", default="vcan0")
@@ -288,7 +367,7 @@ def main():
     h = Host(a.channel, a.bench)
     result = {"mode": a.mode}
     try:
-        (mode_control if a.mode == "control" else mode_bad)(h, result)
+        {"control": mode_control, "bad": mode_bad, "dbc": mode_dbc}[a.mode](h, result)
     finally:
         result["failures"] = h.failures
         result["mit_replies"] = h.mit_replies

@@ -1,5 +1,5 @@
 #!/bin/sh
-# guest-canio.sh MODE HILSIM CLIENT_LIB OUT_DIR
+# guest-canio.sh MODE HILSIM CLIENT_LIB OUT_DIR   (MODE: control, bad, dbc)
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, with OUT_DIR in
 # HS_GUEST_RW): `hilsim run tests/canio/arm2-can-guest.yaml` on vcan0 with real SocketCAN,
 # `candump -L vcan0` into OUT_DIR/candump-MODE.log (kept as the test's artifact), and the
@@ -11,6 +11,10 @@ MODE=$1 HILSIM=$2 CLIENT_LIB=$3 OUT=$4
 HERE=$(cd "$(dirname "$0")" && pwd)
 CONFIG=$HERE/arm2-can-guest.yaml
 BENCH=arm2-can-guest
+if [ "$MODE" = dbc ]; then
+    CONFIG=$HERE/arm2-dbc-guest.yaml
+    BENCH=arm2-dbc-guest
+fi
 mkdir -p "$OUT"
 LOG=$OUT/hilsim-$MODE.log DUMP=$OUT/candump-$MODE.log RESULT=$OUT/peer-$MODE.json
 rm -f "$LOG" "$DUMP" "$RESULT"
@@ -72,7 +76,7 @@ text = open(log).read()
 res = json.load(open(result))
 bad = []
 def node(name):
-    m = re.search(r"can node %s \((\w+), joint (\w+)\): (\d+) frames ok, (\d+) bad, (\d+) "
+    m = re.search(r"can node %s \((\w+), joint (\(bindings\)|\w+)\): (\d+) frames ok, (\d+) bad, (\d+) "
                   r"unsupported, (\d+) timeouts, (\d+) sent" % name, text)
     if not m:
         bad.append("no counters for node %s in hilsim's log" % name)
@@ -81,7 +85,7 @@ def node(name):
                 sent=int(m[7]))
 busm = re.search(r"can bus main \(vcan0\): ([\w-]+), rx (\d+) frames, tx (\d+), unclaimed (\d+), "
                  r"bad (\d+), kernel rx drops (\d+)", text)
-sh, el = node("shoulder"), node("elbow")
+sh, el = node("shoulder"), node("elbow-board" if mode == "dbc" else "elbow")
 if not busm:
     bad.append("no bus counters in hilsim's log")
 if sh and el and busm:
@@ -90,7 +94,10 @@ if sh and el and busm:
           % (rx, unclaimed, drops, sh, el))
     if unclaimed:
         bad.append("%d frames passed the kernel filters without an owner" % unclaimed)
-    if mode == "control":
+    if mode == "dbc":
+        if el["bad"] or el["ok"] < 100:
+            bad.append("DBC board: %d frames ok, %d bad" % (el["ok"], el["bad"]))
+    elif mode == "control":
         if sh["timeouts"] < 1:
             bad.append("shoulder: MIT timeout not counted")
         if el["timeouts"] < 1:
