@@ -22,7 +22,7 @@ static void check(struct hs_bench_verdict *v, const char *name, double measured,
 }
 
 void hs__bench_verdict(const struct hs_cfg_budgets *b, const struct hs_rt_stats *s,
-                       struct hs_bench_verdict *ret)
+                       uint64_t can_rx_drops, struct hs_bench_verdict *ret)
 {
     memset(ret, 0, sizeof *ret);
     ret->pass = true;
@@ -36,6 +36,7 @@ void hs__bench_verdict(const struct hs_cfg_budgets *b, const struct hs_rt_stats 
     check(ret, "wake latency p99", pct_us(wake, 990000), b->wake_latency_p99_us, "us");
     check(ret, "wake latency max", wake->count ? (double)wake->max_ns / 1e3 : 0,
           b->wake_latency_max_us, "us");
+    check(ret, "CAN frames dropped", (double)can_rx_drops, (double)b->max_can_rx_drops, "");
 }
 
 static char *read_buf; /* formatter scratch, reused */

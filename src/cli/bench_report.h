@@ -12,7 +12,7 @@
 #include "rt/rt_hist.h"
 #include "rt/rt_stats.h"
 
-#define HS_BUDGET_CHECKS 5
+#define HS_BUDGET_CHECKS 6
 
 struct hs_budget_check {
     const char *name;
@@ -29,7 +29,7 @@ struct hs_bench_verdict {
 
 /* Pure: evaluates the budgets on the loop's statistics. */
 void hs__bench_verdict(const struct hs_cfg_budgets *b, const struct hs_rt_stats *s,
-                       struct hs_bench_verdict *ret);
+                       uint64_t can_rx_drops, struct hs_bench_verdict *ret);
 
 /* Writes report.txt, report.json and latency.svg into dir (created if missing).
  * Returns 0 or -errno. */

@@ -9,7 +9,6 @@
 
 /* For the runner's summary (declare it in runner.h when struct hs_runner keeps the module):
  * one line per bus, per node and for the MIT latency, each ending in '\n'. */
-void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
 
 typedef void (*line_fn)(void *arg, const char *line);
 
@@ -94,10 +93,22 @@ int hs__attach_can(struct hs_runner *r, struct hs_diag *d)
     int rc = hs_bench_can_attach(r->bench, NULL, &can, d);
     if (rc < 0)
         return rc;
+    r->can = can;
     if (hs_bench_add_io(r->bench, &report_ops, can) < 0)
         hs_log(HS_LOG_WARNING, "can: no I/O slot left for the CAN counters report");
     for (uint32_t i = 0; i < r->cfg->can.nbuses; i++)
         hs_log(HS_LOG_INFO, "can: bus %s on %s", r->cfg->can.buses[i].name,
                r->cfg->can.buses[i].interface);
     return 0;
+}
+
+uint64_t hs__can_rx_drops(const struct hs_bench_can *can)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; can && i < hs_bench_can_bus_count(can); i++) {
+        struct hs_bench_can_bus_stats s;
+        if (hs_bench_can_bus_stats(can, i, &s) == 0)
+            n += s.state.rx_dropped_kernel;
+    }
+    return n;
 }

@@ -294,6 +294,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
                     (unsigned long long)c.torque_saturations,
                     (unsigned long long)c.current_saturations);
     }
+    hs__can_print_summary(r->can, out);
 }
 
 void hs__runner_cleanup(struct hs_runner *r)

@@ -20,6 +20,8 @@ struct hs_runner_opts {
     bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
 };
 
+struct hs_bench_can;
+
 struct hs_runner {
     struct hs_runner_opts o;
     const struct hs_config *cfg;
@@ -31,6 +33,7 @@ struct hs_runner {
     struct hs_rt_report proc_report;
     struct hs_rt_audit audit;      /* at start; refreshed with the thread report after the run */
     struct hs_cfg_budgets budgets; /* SIGHUP may change them */
+    struct hs_bench_can *can; /* the CAN module when the bench has nodes (owned by the bench) */
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
@@ -55,6 +58,10 @@ unsigned long long hs__notify_watchdog_usec(void);
  * returns 0 (nothing to do, or attached) or a negative errno with d set. */
 int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
 int hs__attach_can(struct hs_runner *r, struct hs_diag *d); /* io_attach_can.c */
+/* io_attach_can.c: one line per bus and node and the MIT latency; accepts NULL. Not RT. */
+void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
+/* Frames the kernel dropped on every bus (SO_RXQ_OVFL); 0 without CAN. */
+uint64_t hs__can_rx_drops(const struct hs_bench_can *can);
 int hs__attach_shm(struct hs_runner *r, struct hs_diag *d); /* io_attach_shm.c */
 
 #endif

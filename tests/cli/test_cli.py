@@ -229,7 +229,7 @@ class Bench(unittest.TestCase):
             self.assertEqual(r.returncode, 0 if verdict == "pass" else 1)
             self.assertEqual(j["stats"]["ticks"], 500)
             self.assertEqual(j["baseline_wake"]["count"], 500)
-            self.assertEqual(len(j["budgets"]), 5)
+            self.assertEqual(len(j["budgets"]), 6)
             self.assertIn("preempt_model", json.dumps(j["audit"]))
             with open(os.path.join(rep, "report.txt")) as f:
                 txt = f.read()

@@ -27,8 +27,8 @@ static void test_verdict_counts_each_budget(void **state)
                                .wake_latency_p99_us = 50,
                                .wake_latency_max_us = 500};
     struct hs_bench_verdict v;
-    hs__bench_verdict(&b, &s, &v);
-    assert_int_equal(v.nchecks, 5);
+    hs__bench_verdict(&b, &s, 0, &v);
+    assert_int_equal(v.nchecks, 6);
     assert_true(v.checks[0].pass);  /* 2 misses allowed */
     assert_false(v.checks[1].pass); /* p99.99 = 901 us > 600 us */
     assert_true(v.checks[1].measured > 900.0);
@@ -38,10 +38,14 @@ static void test_verdict_counts_each_budget(void **state)
     assert_false(v.pass);
     b.tick_p9999_fraction_of_period = 0.95;
     b.tick_max_fraction_of_period = 1.0;
-    hs__bench_verdict(&b, &s, &v);
+    hs__bench_verdict(&b, &s, 0, &v);
     assert_true(v.pass);
     s.overruns = 3;
-    hs__bench_verdict(&b, &s, &v);
+    hs__bench_verdict(&b, &s, 0, &v);
+    assert_false(v.pass);
+    s.overruns = 2;
+    hs__bench_verdict(&b, &s, 1, &v); /* one CAN frame dropped, none allowed */
+    assert_false(v.checks[5].pass);
     assert_false(v.pass);
     hs_rt_stats_destroy(&s);
 }
