@@ -11,7 +11,7 @@ int hs_hist_init(struct hs_hist *h, int64_t range_ns, int64_t bin_ns)
         return -EINVAL;
     uint32_t nbins = (uint32_t)(range_ns / bin_ns);
     /* calloc may hand out untouched zero pages; memset forces them resident now. */
-    uint64_t *bins = malloc((size_t)nbins * sizeof *bins);
+    uint64_t *bins = malloc((size_t)nbins * sizeof *bins); /* init only */
     if (!bins)
         return -ENOMEM;
     memset(bins, 0, (size_t)nbins * sizeof *bins);

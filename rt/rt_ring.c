@@ -14,7 +14,7 @@ int hs_rt_ring_init(struct hs_rt_ring *r, uint32_t capacity)
     uint32_t cap = 2;
     while (cap < capacity)
         cap <<= 1;
-    struct hs_rt_log_rec *recs = malloc((size_t)cap * sizeof *recs);
+    struct hs_rt_log_rec *recs = malloc((size_t)cap * sizeof *recs); /* init only */
     if (!recs)
         return -ENOMEM;
     memset(recs, 0, (size_t)cap * sizeof *recs); /* resident before the RT thread writes */

@@ -98,7 +98,7 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
     int r = validate(cfg, d);
     if (r < 0)
         return r;
-    struct hs_tick_loop *l = calloc(1, sizeof *l);
+    struct hs_tick_loop *l = calloc(1, sizeof *l); /* init only */
     if (!l)
         return hs_diag_set(d, ENOMEM, "", 0, 0, "tick loop: out of memory");
     l->cfg = *cfg;

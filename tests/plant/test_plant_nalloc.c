@@ -1,6 +1,6 @@
 /* hs_plant_apply_commands and hs_plant_update_sensors make no heap call over 1000 ticks. The
- * test binary interposes malloc and friends (glibc's __libc_* are the real ones) and counts
- * calls while a flag is set. Labelled "nosan": ASan replaces the allocator itself. */
+ * test binary interposes malloc and friends (tests/common/call_counter.c) and counts the calls
+ * made while a flag is set. Labelled "nosan": ASan replaces the allocator itself. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,64 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/call_counter.h"
 #include "hilsim/plant.h"
 #include "plant_test_model.h"
-
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t size);
-extern void __libc_free(void *p);
-extern void *__libc_memalign(size_t align, size_t size);
-
-static int counting;
-static unsigned long heap_calls;
-
-void *malloc(size_t size);
-void *calloc(size_t n, size_t size);
-void *realloc(void *p, size_t size);
-void free(void *p);
-int posix_memalign(void **ret, size_t align, size_t size);
-void *aligned_alloc(size_t align, size_t size);
-
-void *malloc(size_t size)
-{
-    heap_calls += counting;
-    return __libc_malloc(size);
-}
-
-void *calloc(size_t n, size_t size)
-{
-    heap_calls += counting;
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t size)
-{
-    heap_calls += counting;
-    return __libc_realloc(p, size);
-}
-
-void free(void *p)
-{
-    heap_calls += counting && p;
-    __libc_free(p);
-}
-
-int posix_memalign(void **ret, size_t align, size_t size)
-{
-    heap_calls += counting;
-    void *p = __libc_memalign(align, size);
-    if (!p)
-        return 12;
-    *ret = p;
-    return 0;
-}
-
-void *aligned_alloc(size_t align, size_t size)
-{
-    heap_calls += counting;
-    return __libc_memalign(align, size);
-}
 
 static void test_tick_path_makes_no_heap_call(void **state)
 {
