@@ -3,6 +3,7 @@
 #include "io_can.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ struct can_bus {
     struct hs_can_frame rx[RX_BATCH];
     struct hs_can_frame *tx; /* TX_PER_NODE per node (DBC: its tx messages, if more) */
     unsigned ntx;
+    /* rt:w supervisor:r — the bus state and kernel drops as of the last tick, for systemd's
+     * STATUS= line; the bus's own state is only touched by the tick thread. */
+    _Atomic uint32_t live_state;
+    _Atomic uint64_t live_drops;
 };
 
 struct hs_bench_can {
@@ -185,8 +190,14 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
     struct hs_bench_can *c = ctx;
     int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
     for (uint32_t i = 0; i < c->nbuses; i++) {
-        c->buses[i].ntx = 0;
-        drain_bus(c, &c->buses[i], now_ns, real_to_mono);
+        struct can_bus *b = &c->buses[i];
+        b->ntx = 0;
+        drain_bus(c, b, now_ns, real_to_mono);
+        struct hs_can_state st;
+        if (hs_can_bus_state(b->bus, &st) == 0) {
+            atomic_store_explicit(&b->live_state, (uint32_t)st.bus, memory_order_relaxed);
+            atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
+        }
     }
     for (uint32_t i = 0; i < c->nnodes; i++) {
         struct can_node *n = &c->nodes[i];
@@ -577,4 +588,17 @@ uint64_t hs_bench_can_latency_us(const struct hs_bench_can *c, double p, double 
         }
     }
     return c->lat_n;
+}
+
+int hs_bench_can_bus_live(const struct hs_bench_can *c, uint32_t i, const char **ret_name,
+                          enum hs_can_bus_state *ret_state, uint64_t *ret_drops)
+{
+    if (!c || i >= c->nbuses)
+        return -ENOENT;
+    const struct can_bus *b = &c->buses[i];
+    *ret_name = b->cfg->name;
+    *ret_state = (enum hs_can_bus_state)atomic_load_explicit(&((struct can_bus *)b)->live_state,
+                                                             memory_order_relaxed);
+    *ret_drops = atomic_load_explicit(&((struct can_bus *)b)->live_drops, memory_order_relaxed);
+    return 0;
 }

@@ -95,6 +95,10 @@ int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
  * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
  * untouched). Not meaningful on the socketpair backend (no kernel stamps: then measured from
  * the tick's start). */
+/* Any thread, while the loop runs: bus i's name, its state and the kernel's receive drops as of
+ * the last tick (for systemd STATUS=). 0 or -ENOENT. */
+int hs_bench_can_bus_live(const struct hs_bench_can *can, uint32_t i, const char **ret_name,
+                          enum hs_can_bus_state *ret_state, uint64_t *ret_drops);
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
 
 #endif

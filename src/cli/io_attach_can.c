@@ -112,3 +112,26 @@ uint64_t hs__can_rx_drops(const struct hs_bench_can *can)
     }
     return n;
 }
+
+void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    const char *name;
+    enum hs_can_bus_state st;
+    uint64_t drops;
+    for (uint32_t i = 0; can && hs_bench_can_bus_live(can, i, &name, &st, &drops) == 0; i++) {
+        int w =
+            snprintf(buf + n, size - n, "%s %s %s", i ? "," : ";", name, hs_can_bus_state_name(st));
+        if (w < 0 || (size_t)w >= size - n)
+            break;
+        if (drops) {
+            int d = snprintf(buf + n + (size_t)w, size - n - (size_t)w, " (%llu dropped)",
+                             (unsigned long long)drops);
+            if (d < 0 || (size_t)d >= size - n - (size_t)w)
+                break;
+            w += d;
+        }
+        n += (size_t)w;
+    }
+}

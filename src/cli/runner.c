@@ -219,11 +219,13 @@ static void *supervise(void *arg)
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
+            char buses[256];
+            hs__can_status(r->can, buses, sizeof buses);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
-                       "worst wake %.1f us%s",
+                       "worst wake %.1f us%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "");
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", buses);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and

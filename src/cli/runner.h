@@ -60,6 +60,8 @@ int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
 int hs__attach_can(struct hs_runner *r, struct hs_diag *d); /* io_attach_can.c */
 /* io_attach_can.c: one line per bus and node and the MIT latency; accepts NULL. Not RT. */
 void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
+/* "; can0 error-active, ..." for STATUS= (empty without CAN). Any thread. */
+void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size);
 /* Frames the kernel dropped on every bus (SO_RXQ_OVFL); 0 without CAN. */
 uint64_t hs__can_rx_drops(const struct hs_bench_can *can);
 int hs__attach_shm(struct hs_runner *r, struct hs_diag *d); /* io_attach_shm.c */

@@ -41,7 +41,22 @@ fi
 
 candump -L vcan0 >"$DUMP" &
 CANDUMP=$!
-"$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
+# A stand-in for systemd's notify socket: STATUS= must name each bus and its state.
+NOTIFY_SOCK=/tmp/hs-notify-$$.sock
+NOTIFY_LOG=$OUT/notify-$MODE.log
+/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "w") as f:
+    while True:
+        f.write(s.recv(4096).decode() + "\n")
+        f.flush()
+' "$NOTIFY_SOCK" "$NOTIFY_LOG" &
+LISTENER=$!
+i=0
+while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+NOTIFY_SOCKET=$NOTIFY_SOCK "$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
 HS=$!
 # ready once the shm view exists (the bench is built and the CAN module attached)
 i=0
@@ -64,6 +79,10 @@ HSRC=$?
 sleep 0.2
 kill $CANDUMP
 wait $CANDUMP 2>/dev/null
+kill $LISTENER 2>/dev/null
+grep -q "^READY=1" "$NOTIFY_LOG" || fail "no READY=1 on the notify socket"
+grep -Eq "^STATUS=tick [0-9]+.*; main (error-active|error-warning|error-passive|bus-off|stopped|unknown)" \
+    "$NOTIFY_LOG" || fail "STATUS= does not report the bus state ($(grep STATUS= "$NOTIFY_LOG" | tail -1))"
 cat "$LOG" "$LOG.out" | grep -E "can |can:|stopped:|SAFE HOLD|error"
 [ $PEER -eq 0 ] || fail "the peer's checks (see above)"
 [ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC"
