@@ -13,10 +13,50 @@
 
 #include "hilsim/client.h"
 
+/* A humanoid's hips and wrists need gains decades apart: per-joint gains come from a file of
+ * "JOINT KP KD" lines ('#' starts a comment). Init only (stdio). */
+static int load_gains(struct hs_client *c, const char *path, double *kps, double *kds)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "pd_controller: %s: cannot open\n", path);
+        return -1;
+    }
+    char line[256], name[128];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        double p, d;
+        uint32_t j;
+        int got = sscanf(line, "%127s %lf %lf", name, &p, &d);
+        if (got <= 0)
+            continue;
+        if (got != 3 || !(p >= 0) || !(d >= 0)) {
+            fprintf(stderr, "pd_controller: %s:%d: expected 'JOINT KP KD' with KP, KD >= 0\n", path,
+                    lineno);
+            rc = -1;
+        } else if (hs_client_find_joint(c, name, &j) < 0) {
+            fprintf(stderr, "pd_controller: %s:%d: the bench has no joint %s\n", path, lineno,
+                    name);
+            rc = -1;
+        } else {
+            kps[j] = p, kds[j] = d;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s BENCH [TICKS] [KP] [KD]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s BENCH [TICKS] [KP] [KD] [GAINS_FILE]\n"
+                "GAINS_FILE: lines 'JOINT KP KD' for joints that need their own gains\n",
+                argv[0]);
         return 2;
     }
     long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
@@ -48,6 +88,17 @@ int main(int argc, char **argv)
 
     /* Everything the loop touches is allocated here. */
     uint32_t n = info.joint_count;
+    double *kps = calloc(n ? n : 1, sizeof *kps), *kds = calloc(n ? n : 1, sizeof *kds);
+    if (!kps || !kds) {
+        fprintf(stderr, "pd_controller: out of memory\n");
+        return 1;
+    }
+    for (uint32_t j = 0; j < n; j++)
+        kps[j] = kp, kds[j] = kd;
+    if (argc > 5 && load_gains(c, argv[5], kps, kds) < 0) {
+        hs_client_detach(c);
+        return 2;
+    }
     struct hs_shm_joint_state *joints = calloc(n ? n : 1, sizeof *joints);
     struct hs_client_command *cmds = calloc(n ? n : 1, sizeof *cmds);
     double *target = calloc(n ? n : 1, sizeof *target);
@@ -84,7 +135,7 @@ int main(int argc, char **argv)
             if (e > max_err[j])
                 max_err[j] = e;
             cmds[j] = (struct hs_client_command){
-                .mode = HS_SHM_MODE_POSITION_PD, .q = target[j], .kp = kp, .kd = kd};
+                .mode = HS_SHM_MODE_POSITION_PD, .q = target[j], .kp = kps[j], .kd = kds[j]};
         }
         have_target = 1;
         r = hs_client_write_commands(c, cmds, n);
@@ -97,9 +148,11 @@ int main(int argc, char **argv)
     }
 
     printf("pd_controller: bench %s, %ld ticks held (%llu missed, %ld timeouts), kp %.3g kd "
-           "%.3g%s%s\n",
+           "%.3g%s%s%s\n",
            argv[1], done, (unsigned long long)hs_client_missed_ticks(c), timeouts, kp, kd,
-           r < 0 ? ", stopped: " : "", r < 0 ? strerror(-r) : "");
+           argc > 5 ? " (per-joint gains from " : "", argc > 5 ? argv[5] : "", argc > 5 ? ")" : "");
+    if (r < 0)
+        printf("  stopped: %s\n", strerror(-r));
     printf("  %ld of %ld commands in effect by the next state read, %ld ticks with a stale "
            "joint, client status %s\n",
            echoed, done > 0 ? done - 1 : 0, stale_ticks,

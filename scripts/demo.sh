@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The shared-memory demo: hilsim serves the two-joint arm (config/arm2-shm.yaml) in real time for
-# 10 s while the example C controller (examples/pd_controller) holds both joints with a PD in
+# The shared-memory demo: hilsim serves a robot in real time for 10 s while the example C
+# controller (examples/pd_controller) holds every joint with a PD in
 # lockstep over shared memory, and the Python logger (examples/logger.py) records every tick it
 # sees. Builds nothing: give it a build directory.
 #
 #   scripts/demo.sh [BUILD_DIR]        default: ./build
+#   HS_DEMO_BENCH=arm2 scripts/demo.sh the two-joint arm (config/arm2-shm.yaml) instead of the
+#                                      humanoid (config/biped-shm.yaml, the default)
 #   HS_DEMO_LOGGER=0 scripts/demo.sh   without the Python logger
 #
 # Prints hilsim's timing summary and what the controller achieved; exits non-zero if hilsim, the
@@ -16,7 +18,12 @@ BUILD="$(cd "${1:-build}" 2>/dev/null && pwd)" || {
   echo "demo: build directory '${1:-build}' not found (cmake -S . -B build && cmake --build build)" >&2
   exit 2
 }
-BENCH=arm2-shm
+case "${HS_DEMO_BENCH:-biped}" in
+  biped) BENCH=biped-shm GAINS=(100 2 "$HERE/config/biped-shm.gains") ;;
+  arm2) BENCH=arm2-shm GAINS=(300 20) ;;
+  *) echo "demo: HS_DEMO_BENCH is biped or arm2" >&2; exit 2 ;;
+esac
+CONFIG=$HERE/config/$BENCH.yaml
 SEGMENT=/dev/shm/hilsim-$BENCH
 HILSIM=$BUILD/hilsim
 PD=$BUILD/examples/pd_controller
@@ -63,8 +70,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-echo "== hilsim run config/arm2-shm.yaml --duration $DURATION_S --no-rt"
-"$HILSIM" run "$HERE/config/arm2-shm.yaml" --duration "$DURATION_S" --no-rt \
+echo "== hilsim run config/$BENCH.yaml --duration $DURATION_S --no-rt"
+"$HILSIM" run "$CONFIG" --duration "$DURATION_S" --no-rt \
   >"$TMP/hilsim.out" 2>"$TMP/hilsim.err" &
 HS_PID=$!
 
@@ -89,9 +96,9 @@ if [ "$LOGGER" = 1 ]; then
   LOG_PID=$!
 fi
 
-echo "== examples/pd_controller $BENCH $PD_TICKS 300 20"
+echo "== examples/pd_controller $BENCH $PD_TICKS ${GAINS[*]}"
 pd_rc=0
-timeout 60 "$PD" "$BENCH" "$PD_TICKS" 300 20 >"$TMP/pd.out" 2>"$TMP/pd.err" || pd_rc=$?
+timeout 60 "$PD" "$BENCH" "$PD_TICKS" "${GAINS[@]}" >"$TMP/pd.out" 2>"$TMP/pd.err" || pd_rc=$?
 
 hs_rc=0
 wait "$HS_PID" || hs_rc=$?
