@@ -195,7 +195,8 @@ static bool leaky_update(struct hs_tick_loop *l, uint32_t *count, bool overrun,
         info->safe_hold = true;
         atomic_store_explicit(&l->p_safe_hold, true, memory_order_relaxed);
         post(l, HS_RT_LOG_SAFE_HOLD, info->tick, *count, c->leaky_threshold);
-        HS_TRACE_POLICY(info->tick, HS_RT_LOG_SAFE_HOLD, (int64_t)*count);
+        if (!l->cfg.no_trace)
+            HS_TRACE_POLICY(info->tick, HS_RT_LOG_SAFE_HOLD, (int64_t)*count);
         l->ops.on_safe_hold(l->ctx, info);
     }
     return false;
@@ -269,7 +270,8 @@ static int loop_body(struct hs_tick_loop *l)
         hs_hist_record(&st->phase[HS_PHASE_SENSORS], tr.sensors_ns);
         hs_hist_record(&st->phase[HS_PHASE_OUTPUTS], tr.outputs_ns);
         hs_hist_record(&st->phase[HS_PHASE_TICK], tr.tick_ns);
-        HS_TRACE_TICK(&tr);
+        if (!l->cfg.no_trace)
+            HS_TRACE_TICK(&tr);
         st->ticks++;
         relaxed_max(&l->p_worst_tick, tr.tick_ns);
         relaxed_max(&l->p_worst_wake, tr.wake_latency_ns);
@@ -280,12 +282,14 @@ static int loop_body(struct hs_tick_loop *l)
             int64_t passed = (t5 - planned) / period;
             st->overruns++;
             post(l, HS_RT_LOG_OVERRUN, tick, tr.tick_ns, passed);
-            HS_TRACE_OVERRUN(tick, tr.tick_ns, passed);
+            if (!l->cfg.no_trace)
+                HS_TRACE_OVERRUN(tick, tr.tick_ns, passed);
             if (c->policy == HS_OVERRUN_SKIP) {
                 st->missed_periods += (uint64_t)passed;
                 next_tick = tick + 1 + (uint64_t)passed;
                 post(l, HS_RT_LOG_SKIP, tick, passed, (int64_t)next_tick);
-                HS_TRACE_POLICY(tick, HS_RT_LOG_SKIP, passed);
+                if (!l->cfg.no_trace)
+                    HS_TRACE_POLICY(tick, HS_RT_LOG_SKIP, passed);
             } else if (c->policy == HS_OVERRUN_STOP) {
                 reason = HS_TICK_STOP_OVERRUN;
             }
@@ -302,7 +306,8 @@ static int loop_body(struct hs_tick_loop *l)
         tick = next_tick;
     }
     if (reason == HS_TICK_STOP_OVERRUN || reason == HS_TICK_STOP_LEAKY)
-        HS_TRACE_POLICY(tick, HS_RT_LOG_STOP, (int64_t)reason);
+        if (!l->cfg.no_trace)
+            HS_TRACE_POLICY(tick, HS_RT_LOG_STOP, (int64_t)reason);
     post(l, HS_RT_LOG_STOP, tick, reason, err);
     res->reason = reason;
     res->err = reason == HS_TICK_STOP_PHASE_ERROR ? err : 0;

@@ -73,6 +73,7 @@ struct hs_tick_config {
     int64_t hist_range_ns; /* histogram range; 0 = HS_HIST_DEFAULT_RANGE_NS */
     int64_t hist_bin_ns;   /* histogram bin; 0 = 1 us */
     uint32_t log_capacity; /* log ring records; 0 = 256 */
+    bool no_trace;         /* skip the LTTng tracepoints (a bench with trace.enabled false) */
 };
 
 enum hs_tick_stop_reason {

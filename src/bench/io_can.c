@@ -158,7 +158,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
             return;
         for (int k = 0; k < got; k++) {
             const struct hs_can_frame *f = &b->rx[k];
-            HS_TRACE_CAN_FRAME(c->tick, 0, (int)(b - c->buses), trace_id(f), f->data, f->len);
+            if (c->cfg->trace.enabled)
+                HS_TRACE_CAN_FRAME(c->tick, 0, (int)(b - c->buses), trace_id(f), f->data, f->len);
             if (f->flags & HS_CAN_FLAG_ERR) {
                 b->err_frames++;
                 continue;
@@ -246,8 +247,9 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
             if (hs_can_bus_send(b->bus, b->tx + off, n) < 0)
                 b->send_errors++;
             for (unsigned k = off; k < off + n; k++)
-                HS_TRACE_CAN_FRAME(tick, 1, (int)i, trace_id(&b->tx[k]), b->tx[k].data,
-                                   b->tx[k].len);
+                if (c->cfg->trace.enabled)
+                    HS_TRACE_CAN_FRAME(tick, 1, (int)i, trace_id(&b->tx[k]), b->tx[k].data,
+                                       b->tx[k].len);
             off += n; /* refused frames are dropped (and counted) by the bus's policy */
         }
         b->ntx = 0;

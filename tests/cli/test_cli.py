@@ -191,6 +191,8 @@ def stats_table(text):
                      and shutil.which("lttng-sessiond"), "lttng-tools or babeltrace2 absent")
 class Trace(unittest.TestCase):
     def test_trace_of_a_run_agrees_with_its_own_stats(self):
+        with open(DEMO) as f:
+            self.assertIn("trace:\n  enabled: true", f.read())  # events only when enabled
         with tempfile.TemporaryDirectory() as tmp:
             trace = os.path.join(tmp, "trace")
             r = subprocess.run([os.path.join(SRC, "scripts", "trace-run.sh"), "-o", trace, "--",
@@ -209,6 +211,23 @@ class Trace(unittest.TestCase):
                                 "trace-analyze.py"), trace, "--range-ns", "100000000"],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(stats_table(t.stdout), stats_table(r.stdout))
+
+
+    def test_trace_disabled_in_the_config_records_no_tick(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = bench_config(tmp)
+            with open(cfg) as f:
+                text = f.read().replace("trace:\n  enabled: true", "trace:\n  enabled: false")
+            with open(cfg, "w") as f:
+                f.write(text)
+            trace = os.path.join(tmp, "trace")
+            r = subprocess.run([os.path.join(SRC, "scripts", "trace-run.sh"), "-o", trace, "--",
+                                HILSIM, "run", cfg, "--duration", "0.5", "--no-rt"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            bt = subprocess.run(["babeltrace2", trace], capture_output=True, text=True,
+                                timeout=120)
+            self.assertNotIn("hilsim:tick", bt.stdout)
 
 
 class Bench(unittest.TestCase):
