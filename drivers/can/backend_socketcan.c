@@ -174,7 +174,7 @@ static int sc_restart(struct hs_can_bus *bus)
         return -EOPNOTSUPP;
     int r = hs__can_link_restart(bus->cfg.iface);
     if (r == 0)
-        bus->state.restarts++;
+        bus->link.restarts++;
     return r;
 }
 
@@ -183,10 +183,11 @@ static int sc_state(struct hs_can_bus *bus, int64_t now_ns)
     struct sc_priv *p = bus->priv;
     if (bus->state.link_mgmt != HS_CAN_LINK_MGMT_OK)
         return -EOPNOTSUPP; /* vcan: nothing to read; error frames still update the state */
-    int r = hs__can_link_read(bus->cfg.iface, &bus->state);
+    int r = hs__can_link_read(bus->cfg.iface, &bus->link);
     if (r < 0)
         return r;
-    if (bus->state.bus != HS_CAN_BUS_OFF) {
+    bus->link.link_mgmt = bus->state.link_mgmt; /* set once at open, read-only since */
+    if (bus->link.bus != HS_CAN_BUS_OFF) {
         p->bus_off_since_ns = 0;
         return 0;
     }

@@ -134,6 +134,12 @@ int hs_can_bus_restart(struct hs_can_bus *bus)
     return bus->ops->restart ? bus->ops->restart(bus) : -ENOSYS;
 }
 
+int hs_can_bus_link_view(const struct hs_can_bus *bus, struct hs_can_state *ret_state)
+{
+    *ret_state = bus->link;
+    return 0;
+}
+
 unsigned hs_can_bus_backlog(const struct hs_can_bus *bus)
 {
     return bus->n_backlog;

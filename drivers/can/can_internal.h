@@ -11,7 +11,10 @@
 struct hs_can_bus {
     const struct hs_can_backend_ops *ops;
     struct hs_can_config cfg;
-    struct hs_can_state state;
+    struct hs_can_state state; /* rt:w — the tick thread's view (frames, error frames) */
+    /* The controller's view over netlink (libsocketcan): written only by the thread that calls
+     * hs_can_bus_link_poll / hs_can_bus_restart, never by the tick, so the two never race. */
+    struct hs_can_state link;
     bool running;
     int fd;                       /* the socket to poll, -1 if none */
     void *priv;                   /* backend state, owned by the backend */

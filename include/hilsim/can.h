@@ -170,6 +170,10 @@ int hs_can_bus_state(const struct hs_can_bus *bus, struct hs_can_state *ret_stat
 int hs_can_bus_link_poll(struct hs_can_bus *bus, int64_t now_ns);
 /* Not RT-safe: restarts the controller now. -ENOSYS without the op. */
 int hs_can_bus_restart(struct hs_can_bus *bus);
+/* Not RT-safe, on the thread that calls hs_can_bus_link_poll: the controller's state, error
+ * counters, bus-off events and restarts as netlink last reported them (all zero before the
+ * first successful poll). Kept apart from hs_can_bus_state()'s tick-thread view. 0. */
+int hs_can_bus_link_view(const struct hs_can_bus *bus, struct hs_can_state *ret_state);
 /* Frames waiting in the KEEP_NEWEST backlog. RT-safe */
 unsigned hs_can_bus_backlog(const struct hs_can_bus *bus);
 /* The fd to poll for input, -1 if none. RT-safe */

@@ -604,3 +604,18 @@ int hs_bench_can_bus_live(const struct hs_bench_can *c, uint32_t i, const char *
     *ret_drops = atomic_load_explicit(&((struct can_bus *)b)->live_drops, memory_order_relaxed);
     return 0;
 }
+
+int hs_bench_can_link_poll(struct hs_bench_can *c, int64_t now_ns)
+{
+    int managed = 0;
+    for (uint32_t i = 0; c && i < c->nbuses; i++)
+        managed += hs_can_bus_link_poll(c->buses[i].bus, now_ns) == 0;
+    return managed;
+}
+
+int hs_bench_can_link_view(const struct hs_bench_can *c, uint32_t i, struct hs_can_state *ret_state)
+{
+    if (!c || i >= c->nbuses)
+        return -ENOENT;
+    return hs_can_bus_link_view(c->buses[i].bus, ret_state);
+}

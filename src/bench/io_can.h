@@ -99,6 +99,14 @@ int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
  * the last tick (for systemd STATUS=). 0 or -ENOENT. */
 int hs_bench_can_bus_live(const struct hs_bench_can *can, uint32_t i, const char **ret_name,
                           enum hs_can_bus_state *ret_state, uint64_t *ret_drops);
+/* Not RT-safe (netlink), from one housekeeping thread (the runner's supervisor, about once a
+ * second): reads each managed bus's controller state and error counters and applies the
+ * bus-off restart policy (hs_can_bus_link_poll). Buses without a controller (vcan, socketpair)
+ * are skipped. Returns how many buses answered. */
+int hs_bench_can_link_poll(struct hs_bench_can *can, int64_t now_ns);
+/* Not RT-safe, same thread: bus i as the controller last reported it. 0 or -ENOENT. */
+int hs_bench_can_link_view(const struct hs_bench_can *can, uint32_t i,
+                           struct hs_can_state *ret_state);
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
 
 #endif

@@ -32,6 +32,15 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
                  (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
                  (unsigned long long)s.rx_capped_ticks);
         fn(arg, line);
+        struct hs_can_state link;
+        if (hs_bench_can_link_view(can, i, &link) == 0 && link.link_mgmt == HS_CAN_LINK_MGMT_OK) {
+            snprintf(line, sizeof line,
+                     "can bus %s controller (netlink): %s, TEC %u, REC %u, bus-off %llu, "
+                     "restarts %llu",
+                     s.name, hs_can_bus_state_name(link.bus), link.tx_err_count, link.rx_err_count,
+                     (unsigned long long)link.bus_off_events, (unsigned long long)link.restarts);
+            fn(arg, line);
+        }
     }
     for (uint32_t i = 0; i < hs_bench_can_node_count(can); i++) {
         struct hs_bench_can_node_stats s;
@@ -133,5 +142,33 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
             w += d;
         }
         n += (size_t)w;
+    }
+}
+
+void hs__can_link_poll(struct hs_bench_can *can, int64_t now_ns)
+{
+    /* Supervisor thread only, so a plain static is this function's own memory. */
+    static enum hs_can_bus_state last[HS_CFG_MAX_BUSES];
+    static uint64_t last_restarts[HS_CFG_MAX_BUSES];
+    if (!can || hs_bench_can_link_poll(can, now_ns) == 0)
+        return;
+    struct hs_can_state st;
+    for (uint32_t i = 0; i < HS_CFG_MAX_BUSES && hs_bench_can_link_view(can, i, &st) == 0; i++) {
+        if (st.link_mgmt != HS_CAN_LINK_MGMT_OK)
+            continue;
+        const char *name;
+        enum hs_can_bus_state live;
+        uint64_t drops;
+        hs_bench_can_bus_live(can, i, &name, &live, &drops);
+        if (st.bus != last[i])
+            hs_log(st.bus == HS_CAN_BUS_OFF || st.bus == HS_CAN_BUS_ERROR_PASSIVE ? HS_LOG_WARNING
+                                                                                  : HS_LOG_INFO,
+                   "can: bus %s is %s (controller TEC %u, REC %u)", name,
+                   hs_can_bus_state_name(st.bus), st.tx_err_count, st.rx_err_count);
+        if (st.restarts != last_restarts[i])
+            hs_log(HS_LOG_WARNING, "can: bus %s restarted after bus-off (%llu restarts)", name,
+                   (unsigned long long)st.restarts);
+        last[i] = st.bus;
+        last_restarts[i] = st.restarts;
     }
 }

@@ -220,6 +220,7 @@ static void *supervise(void *arg)
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
+            hs__can_link_poll(r->can, now);
             char buses[256];
             hs__can_status(r->can, buses, sizeof buses);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "

@@ -60,6 +60,9 @@ int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
 int hs__attach_can(struct hs_runner *r, struct hs_diag *d); /* io_attach_can.c */
 /* io_attach_can.c: one line per bus and node and the MIT latency; accepts NULL. Not RT. */
 void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
+/* Supervisor thread, about once a second: polls the CAN controllers over netlink (state, error
+ * counters, bus-off restart policy) and logs changes. Accepts NULL. */
+void hs__can_link_poll(struct hs_bench_can *can, int64_t now_ns);
 /* "; can0 error-active, ..." for STATUS= (empty without CAN). Any thread. */
 void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size);
 /* Frames the kernel dropped on every bus (SO_RXQ_OVFL); 0 without CAN. */
