@@ -1,8 +1,10 @@
 /* After warm-up the real tick makes no heap allocation, no stdio call and takes no page fault:
  * 10,000 ticks of the RT loop driving the whole bench (SR1 standing on the floor with contacts,
  * PD hold, motor models, encoders, the waist IMU and both ankle F/T sensors with noise and
- * delay lines). Heap and stdio calls are counted by interposition on the loop's thread
- * (tests/common/call_counter.c), page faults by getrusage(RUSAGE_THREAD). */
+ * delay lines), and the bundled arm with both I/O modules in the tick (CAN nodes on a socketpair
+ * bus, commanded every tick, and the shared-memory segment). Heap and stdio calls are counted by
+ * interposition on the loop's thread (tests/common/call_counter.c), page faults by
+ * getrusage(RUSAGE_THREAD). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +16,15 @@
 #include <sys/resource.h>
 #include <cmocka.h>
 
+#include <linux/can.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../src/bench/io_can.h"
+#include "../../src/bench/io_shm.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
+#include "hilsim/can_mit.h"
 #include "rt/tick_loop.h"
 
 enum { WARMUP = 200, MEASURED = 10000 };
@@ -24,7 +33,30 @@ struct probe {
     struct hs_bench *bench;
     struct rusage before, after;
     uint64_t contacts_min;
+    int peer_fd; /* the boards' end of the CAN socketpair, -1 without CAN */
+    uint64_t replies;
 };
+
+/* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
+ * the counted window on purpose: send()/recv() are not interposed, so only hilsim's own calls
+ * count. */
+static void board_io(struct probe *p, uint64_t seq)
+{
+    if (p->peer_fd < 0)
+        return;
+    struct can_frame f = {.can_id = 1, .len = 8};
+    if (seq == 0) {
+        hs_mit_pack_special(HS_MIT_ENTER, f.data);
+    } else {
+        struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+        struct hs_mit_command c = {.p_rad = 0.3 + 0.1 * sin((double)seq * 1e-3), .kp = 40, .kd = 1};
+        hs_mit_pack_command(&lim, &c, f.data);
+    }
+    send(p->peer_fd, &f, sizeof f, MSG_DONTWAIT);
+    struct canfd_frame r;
+    while (recv(p->peer_fd, &r, sizeof r, MSG_DONTWAIT) > 0)
+        p->replies++;
+}
 
 static int inputs(void *ctx, const struct hs_tick_info *t)
 {
@@ -36,6 +68,7 @@ static int inputs(void *ctx, const struct hs_tick_info *t)
         counting = 0;
         getrusage(RUSAGE_THREAD, &p->after);
     }
+    board_io(p, t->seq);
     return hs_bench_inputs(p->bench, t->wake_ns);
 }
 
@@ -62,6 +95,39 @@ static int sensors(void *ctx, const struct hs_tick_info *t)
 static int outputs(void *ctx, const struct hs_tick_info *t)
 {
     return hs_bench_outputs(((struct probe *)ctx)->bench, t->wake_ns, t->tick);
+}
+
+/* Runs WARMUP + MEASURED ticks of p->bench in the real loop and checks the counted window. */
+static void run_and_check(struct probe *p, const char *what, uint64_t min_contacts)
+{
+    struct hs_diag d = {0};
+    struct hs_tick_config tc = {
+        .period_ns = 250000, .policy = HS_OVERRUN_SKIP, .max_ticks = WARMUP + MEASURED + 1};
+    struct hs_rt_opts rt = HS_RT_OPTS_DEFAULT;
+    rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
+    rt.hold_dma_latency = false;
+    struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
+    struct hs_tick_loop *loop = NULL;
+    assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, p, &loop, &d), 0);
+    struct hs_rt_process proc = {.dma_fd = -1};
+    struct hs_rt_report rep;
+    hs_rt_setup_process(&rt, &proc, &rep);
+    heap_calls = stdio_calls = 0;
+    assert_int_equal(hs_tick_loop_run(loop), 0);
+    long minflt = p->after.ru_minflt - p->before.ru_minflt;
+    long majflt = p->after.ru_majflt - p->before.ru_majflt;
+    print_message("%d ticks of %s: %ld heap calls, %ld stdio calls, %ld minor / %ld major "
+                  "faults (mlockall %s); contacts >= %llu\n",
+                  MEASURED, what, heap_calls, stdio_calls, minflt, majflt,
+                  hs_rt_grant_name(rep.mlockall.state), (unsigned long long)p->contacts_min);
+    /* The contact path ran every tick where the robot stands on the floor. */
+    assert_true(p->contacts_min >= min_contacts);
+    assert_int_equal(heap_calls, 0);
+    assert_int_equal(stdio_calls, 0);
+    assert_int_equal(majflt, 0);
+    assert_int_equal(minflt, 0);
+    hs_tick_loop_destroy(loop);
+    hs_rt_process_release(&proc);
 }
 
 /* The folder of the workplace's OpenHRP models, or NULL when they are absent (then skip). */
@@ -108,50 +174,68 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     struct hs_diag d = {0};
     if (hs_config_load_buffer(yaml, sizeof yaml - 1, "nalloc.yaml", dir, &cfg, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
-    struct probe p = {.contacts_min = UINT64_MAX};
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
     if (hs_bench_create(cfg, &p.bench, &d) < 0)
         fail_msg("%s:%d: %s", d.file, d.line, d.msg);
-
-    struct hs_tick_config tc = {
-        .period_ns = 250000, .policy = HS_OVERRUN_SKIP, .max_ticks = WARMUP + MEASURED + 1};
-    struct hs_rt_opts rt = HS_RT_OPTS_DEFAULT;
-    rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
-    rt.hold_dma_latency = false;
-    struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
-    struct hs_tick_loop *loop = NULL;
-    assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, &p, &loop, &d), 0);
-    struct hs_rt_process proc = {.dma_fd = -1};
-    struct hs_rt_report rep;
-    hs_rt_setup_process(&rt, &proc, &rep);
-    assert_int_equal(hs_tick_loop_run(loop), 0);
-
-    long minflt = p.after.ru_minflt - p.before.ru_minflt;
-    long majflt = p.after.ru_majflt - p.before.ru_majflt;
+    run_and_check(&p, "SR1 on the floor", 4);
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(p.bench), 0, 0, &waist);
-    print_message("%d ticks of SR1 on the floor: %ld heap calls, %ld stdio calls, %ld minor / "
-                  "%ld major faults (mlockall %s); contacts >= %llu; waist at %.4f m\n",
-                  MEASURED, heap_calls, stdio_calls, minflt, majflt,
-                  hs_rt_grant_name(rep.mlockall.state), (unsigned long long)p.contacts_min,
-                  waist.p[2]);
-    /* The robot really stood on the floor the whole time: the contacts path ran every tick. */
-    assert_true(p.contacts_min >= 4);
-    assert_true(waist.p[2] > 0.6);
-    assert_int_equal(heap_calls, 0);
-    assert_int_equal(stdio_calls, 0);
-    assert_int_equal(majflt, 0);
-    assert_int_equal(minflt, 0);
-
-    hs_tick_loop_destroy(loop);
+    assert_true(waist.p[2] > 0.6); /* SR1 really stood on the floor the whole time */
     hs_bench_destroy(p.bench);
     hs_config_free(cfg);
-    hs_rt_process_release(&proc);
+}
+
+static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n"
+             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n"
+             "shm: {enabled: true}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "io.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    struct hs_bench_shm *shm;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm over CAN and shm", 0);
+    print_message("the boards' end read %llu frames\n", (unsigned long long)p.replies);
+    /* The MIT node answered the commands and the ODrive sent its cyclic frames. */
+    assert_true(p.replies > MEASURED);
+    hs_bench_destroy(p.bench); /* closes the bus and removes the segment */
+    close(sv[1]);
+    hs_config_free(cfg);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
