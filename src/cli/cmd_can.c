@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "hilsim/can.h"
 #include "hilsim/can_dbc.h"
@@ -32,9 +33,7 @@ static int load(const char *path, struct hs_dbc **ret)
     memset(&d, 0, sizeof d);
     int r = hs_dbc_load_file(path, ret, &d);
     if (r < 0) {
-        char buf[1200];
-        hs_diag_format(&d, buf, sizeof buf);
-        fprintf(stderr, "hilsim can: %s\n", buf);
+        hs__cli_print_diag("can", &d);
         return (r == -EINVAL || r == -ENOENT || r == -EISDIR) ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
     return HS_EXIT_OK;

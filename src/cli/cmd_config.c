@@ -2,16 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "hilsim/config.h"
 #include "hilsim/model.h"
-
-static void print_diag(const struct hs_diag *diag)
-{
-    char msg[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
-    hs_diag_format(diag, msg, sizeof msg);
-    fprintf(stderr, "hilsim config: %s\n", msg);
-}
 
 /* Loads every model the config names and checks the config's joint and sensor names. */
 static int check_models(const struct hs_config *cfg)
@@ -25,7 +19,7 @@ static int check_models(const struct hs_config *cfg)
         r = hs_config_check_against_models(cfg, (const struct hs_model *const *)models,
                                            cfg->nmodels, &diag);
     if (r < 0)
-        print_diag(&diag);
+        hs__cli_print_diag("config", &diag);
     for (uint32_t i = 0; i < cfg->nmodels; i++)
         hs_model_free(models[i]);
     return r;
@@ -55,43 +49,25 @@ int hs_cmd_config(int argc, char **argv)
         usage(stderr);
         return HS_EXIT_USAGE;
     }
-    bool quiet = false, load_models = true;
+    bool quiet = false, no_models = false;
     const char *file = NULL;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return HS_EXIT_OK;
-        } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-            quiet = true;
-        } else if (!strcmp(argv[i], "--no-models")) {
-            load_models = false;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "hilsim config: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return HS_EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "hilsim config: one FILE only\n");
-            return HS_EXIT_USAGE;
-        } else {
-            file = argv[i];
-        }
-    }
-    if (!file) {
-        usage(stderr);
-        return HS_EXIT_USAGE;
-    }
+    const struct hs_cli_flag flags[] = {
+        {"--quiet", "-q", &quiet}, {"--no-models", NULL, &no_models}, {NULL, NULL, NULL}};
+    int rc = hs__cli_one_file("config", argc, argv, 2, flags, usage, &file);
+    if (rc)
+        return rc < 0 ? HS_EXIT_OK : rc;
     const struct hs_config *cfg = NULL;
     struct hs_diag diag = {0};
     int r = hs_config_load(file, &cfg, &diag);
     if (r < 0) {
-        print_diag(&diag);
+        hs__cli_print_diag("config", &diag);
         return HS_EXIT_USAGE;
     }
-    if (load_models && check_models(cfg) < 0) {
+    if (!no_models && check_models(cfg) < 0) {
         hs_config_free(cfg);
         return HS_EXIT_USAGE;
     }
-    int rc = HS_EXIT_OK;
+    rc = HS_EXIT_OK;
     if (!quiet && hs_config_write(cfg, stdout) < 0) {
         fprintf(stderr, "hilsim config: cannot write to stdout\n");
         rc = HS_EXIT_FAILURE;

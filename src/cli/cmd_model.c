@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "hilsim/model.h"
 
@@ -239,34 +240,15 @@ int hs_cmd_model(int argc, char **argv)
 {
     bool json = false;
     const char *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return HS_EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "hilsim model: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return HS_EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "hilsim model: one FILE only\n");
-            return HS_EXIT_USAGE;
-        } else {
-            file = argv[i];
-        }
-    }
-    if (!file) {
-        usage(stderr);
-        return HS_EXIT_USAGE;
-    }
+    const struct hs_cli_flag flags[] = {{"--json", NULL, &json}, {NULL, NULL, NULL}};
+    int rc = hs__cli_one_file("model", argc, argv, 1, flags, usage, &file);
+    if (rc)
+        return rc < 0 ? HS_EXIT_OK : rc;
     struct hs_model *m = NULL;
     struct hs_diag diag = {0};
     int r = hs_model_load(file, &m, &diag);
     if (r < 0) {
-        char msg[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
-        hs_diag_format(&diag, msg, sizeof msg);
-        fprintf(stderr, "hilsim model: %s\n", msg);
+        hs__cli_print_diag("model", &diag);
         return r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
     for (uint32_t i = 0; i < m->nwarnings; i++)
@@ -275,7 +257,7 @@ int hs_cmd_model(int argc, char **argv)
         print_json(m);
     else
         print_text(m);
-    int rc = fflush(stdout) == 0 && !ferror(stdout) ? HS_EXIT_OK : HS_EXIT_FAILURE;
+    rc = fflush(stdout) == 0 && !ferror(stdout) ? HS_EXIT_OK : HS_EXIT_FAILURE;
     hs_model_free(m);
     return rc;
 }
