@@ -2,6 +2,8 @@
  * data words between acquire/release sequence accesses) must be race-free for TSan. */
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -70,18 +72,25 @@ struct lockstep_arg {
     uint64_t ticks;
     int error;
     uint64_t seen, missed;
+    /* Set once the client has attached and claimed: a tick published before then is neither
+     * seen nor missed by it, so the server must not start before (or seen + missed races). */
+    atomic_bool ready;
 };
 
 static void *client_thread(void *p)
 {
     struct lockstep_arg *a = p;
     struct hs_client *c = NULL;
-    if ((a->error = hs_client_attach(a->bench, &c, NULL, 0)) < 0)
-        return NULL;
-    if ((a->error = hs_client_claim(c, NULL, 0)) < 0) {
-        hs_client_detach(c);
+    if ((a->error = hs_client_attach(a->bench, &c, NULL, 0)) < 0) {
+        atomic_store(&a->ready, true);
         return NULL;
     }
+    if ((a->error = hs_client_claim(c, NULL, 0)) < 0) {
+        hs_client_detach(c);
+        atomic_store(&a->ready, true);
+        return NULL;
+    }
+    atomic_store(&a->ready, true);
     struct hs_client_command cmd[HS_TEST_JOINTS];
     uint64_t tick = 0;
     uint32_t missed;
@@ -118,6 +127,11 @@ static void test_commands_and_futex_under_tsan(void **state)
     struct lockstep_arg a = {.bench = bench, .ticks = 20000};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, client_thread, &a), 0);
+    while (!atomic_load(&a.ready)) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    assert_int_equal(a.error, 0);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s);
     struct hs_shm_command_report rep;
     uint64_t fresh = 0, bad = 0;
