@@ -14,10 +14,12 @@ exec </dev/console >/dev/console 2>&1
 
 RUN=
 VCAN=2
+INIT=busybox
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
     hs.run=*) RUN=${arg#hs.run=} ;;
     hs.vcan=*) VCAN=${arg#hs.vcan=} ;;
+    hs.init=*) INIT=${arg#hs.init=} ;;
     esac
 done
 
@@ -70,6 +72,71 @@ while [ "$i" -lt "$VCAN" ]; do
     i=$((i + 1))
 done
 hostname rtguest
+
+# hs.init=systemd: the host's own systemd becomes PID 1 of the overlay root and runs the command
+# as a unit, so services can be tested under a real service manager. Only what the command's unit
+# needs is started (default.target is replaced), and the host's fstab is ignored.
+if [ "$INIT" = systemd ]; then
+    [ -x $NEW/lib/systemd/systemd ] || fail "hs.init=systemd, but the host has no /lib/systemd/systemd"
+    U=$NEW/etc/systemd/system
+    mkdir -p $U
+    cat >$U/hs-guest.target <<EOF
+[Unit]
+Description=hilsim test guest: the command
+Requires=basic.target hs-guest-cmd.service
+After=basic.target hs-guest-cmd.service
+AllowIsolate=yes
+EOF
+    cat >$U/hs-guest-cmd.service <<EOF
+[Unit]
+Description=hilsim test guest command
+After=basic.target
+[Service]
+Type=oneshot
+TimeoutStartSec=infinity
+ExecStart=/bin/sh /hs-guest-cmd.sh $RUN
+StandardInput=null
+StandardOutput=journal+console
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+EOF
+    ln -sf hs-guest.target $U/default.target
+    # Units that would walk or write the host's tree through 9p (tmpfiles-setup cleans all of
+    # /tmp and /var/tmp: minutes), or that make no sense in a throwaway guest. A test that
+    # needs tmpfiles or sysusers runs them for its own files.
+    for u in systemd-tmpfiles-setup.service systemd-tmpfiles-clean.timer \
+        systemd-random-seed.service systemd-pstore.service systemd-timesyncd.service \
+        systemd-firstboot.service systemd-machine-id-commit.service systemd-repart.service \
+        systemd-binfmt.service proc-sys-fs-binfmt_misc.automount systemd-journal-flush.service \
+        systemd-update-utmp.service systemd-sysusers.service ldconfig.service \
+        systemd-hwdb-update.service systemd-modules-load.service systemd-journal-catalog-update.service \
+        systemd-update-done.service; do
+        ln -sf /dev/null "$U/$u"
+    done
+    : >$NEW/etc/fstab
+    cat >$NEW/hs-guest-cmd.sh <<'EOF'
+# Runs cmd.sh as the busybox /init does, then reports its status; the unit powers off after.
+RUN=$1
+exec 5<>/dev/hvc0 6<>/dev/hvc1
+stty raw -echo <&5
+stty raw -echo <&6
+rm -f /run/hs-out /run/hs-err
+mkfifo /run/hs-out /run/hs-err
+cat /run/hs-out >&5 &
+pump_out=$!
+cat /run/hs-err >&6 &
+pump_err=$!
+: >"$RUN/started"
+/bin/bash "$RUN/cmd.sh" </dev/null >/run/hs-out 2>/run/hs-err
+rc=$?
+wait $pump_out $pump_err
+echo "$rc" >"$RUN/rc"
+echo "@@HS-GUEST-RC=$rc@@" >/dev/ttyS0
+sync
+EOF
+    umount /proc /sys /dev 2>/dev/null
+    exec switch_root $NEW /lib/systemd/systemd
+fi
 
 # The command writes into pipes (as under ctest); cat copies them to the consoles. hvc0/hvc1 stay
 # open here because the last close resets their termios, and they are raw because with output

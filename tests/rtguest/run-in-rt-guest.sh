@@ -19,6 +19,9 @@
 #   HS_GUEST_ACCEL    auto | tcg | kvm (auto: kvm only where kvm_intel or kvm_amd is loaded)
 #   HS_GUEST_SMP, HS_GUEST_MEM   vCPUs (default 2) and guest MiB (default 512)
 #   HS_GUEST_APPEND   extra kernel command line, e.g. "isolcpus=1"
+#   HS_GUEST_INIT     busybox (default): CMD runs straight from the initramfs's /init; or
+#                     systemd: the host's systemd boots the overlay root as PID 1 and runs CMD as
+#                     a oneshot unit, for tests of systemd services (needs the host's systemd)
 #   HS_GUEST_CONSOLE  file that receives the guest's serial console (default: shown on failure)
 #   HS_GUEST_CACHE    kernel and initramfs cache (default ${XDG_CACHE_HOME:-~/.cache}/hilsim-rtguest)
 #   HS_GUEST_KERNEL_DEB  use this linux-image-*-rt-amd64 .deb instead of `apt-get download`
@@ -32,6 +35,8 @@ NVCAN=${HS_GUEST_VCAN:-2}
 ACCEL=${HS_GUEST_ACCEL:-auto}
 SMP=${HS_GUEST_SMP:-2}
 MEM=${HS_GUEST_MEM:-512}
+INIT=${HS_GUEST_INIT:-busybox}
+INIT_APPEND=
 # Loaded in this order by the guest's /init; their dependencies come along.
 MODULES="virtio_pci virtio_console 9pnet_virtio 9p overlay can can-raw can-bcm can-gw can-isotp
          can-j1939 vcan vxcan"
@@ -47,6 +52,15 @@ for n in TIMEOUT BOOT_TIMEOUT NVCAN SMP MEM; do
     [[ ${!n} =~ ^[0-9]+$ ]] || die "HS_GUEST_${n/NVCAN/VCAN}='${!n}' is not a whole number"
 done
 [ -f "$HERE/guest-init.sh" ] || die "$HERE/guest-init.sh is missing"
+case "$INIT" in
+busybox) ;;
+systemd)
+    [ -x /lib/systemd/systemd ] || die "HS_GUEST_INIT=systemd needs systemd on this host"
+    # Boot progress on the console only when something fails.
+    INIT_APPEND="systemd.show_status=error"
+    ;;
+*) die "HS_GUEST_INIT must be busybox or systemd, not '$INIT'" ;;
+esac
 
 check_host_tools() {
     local missing=() t
@@ -336,7 +350,7 @@ boot() {
     "${REAPER[@]}" qemu-system-x86_64 "${ACCEL_ARGS[@]}" -M q35 -m "$MEM" -smp "$SMP" \
         -nodefaults -no-user-config -display none -no-reboot \
         -kernel "$KIMG" -initrd "$INITRD" \
-        -append "console=ttyS0 quiet loglevel=3 panic=-1 $APPEND hs.run=$RUN hs.vcan=$NVCAN ${HS_GUEST_APPEND:-}" \
+        -append "console=ttyS0 quiet loglevel=3 panic=-1 $APPEND hs.run=$RUN hs.vcan=$NVCAN hs.init=$INIT $INIT_APPEND ${HS_GUEST_APPEND:-}" \
         -chardev "file,id=serial,path=$CONSOLE" -serial chardev:serial \
         -device virtio-serial-pci \
         -chardev stdio,id=out,signal=off -device virtconsole,chardev=out \
