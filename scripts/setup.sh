@@ -21,7 +21,7 @@ PKGS=(
   # PREEMPT_RT test guest (tests/rtguest): kernel is fetched on first use
   qemu-system-x86 busybox-static cpio xz-utils
   # service checks
-  systemd
+  systemd procps
 )
 
 missing=()

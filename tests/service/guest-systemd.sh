@@ -1,0 +1,256 @@
+#!/bin/bash
+# guest-systemd.sh DEB SOURCE_DIR OUT_DIR
+# Runs inside the PREEMPT_RT guest booted with systemd as PID 1 (HS_GUEST_INIT=systemd, see
+# tests/rtguest/README.md), as root, with vcan0 up. Installs the hilsim .deb the way a bench
+# admin would (dpkg -i: the postinst creates the user and reloads systemd), then runs the real
+# hilsim@.service under the real service manager with all its sandboxing and checks what the
+# offline tests can only simulate:
+#   - Type=notify start-up, STATUS=, the user, SCHED_FIFO, mlockall and the capabilities the
+#     unit grants (and no others), NoNewPrivileges and the seccomp filter;
+#   - the sandbox leaves what the bench needs: AF_CAN on vcan0 (MIT reply, ODrive heartbeats),
+#     the shm segment readable by group hilsim and by nobody else, LTTng-UST registration with
+#     a root lttng-sessiond;
+#   - journald files the <N> prefixes as priorities under SyslogIdentifier hilsim-<bench>;
+#   - systemctl reload (SIGHUP) keeps the main PID; the watchdog kills a stalled loop (test hook)
+#     and Restart= brings the bench back (RemoveIPC must clear the crashed run's segment);
+#   - systemctl stop: safe stop, exit 0, segment removed;
+#   - a bad config fails with exit 2 and no restart; a missing one is a failed condition.
+# Output: one "ok" or "FAIL" line per check; the journal is saved in OUT_DIR. Exit 1 on a FAIL.
+set -u
+DEB=$1 SRC=$2 OUT=$3
+BENCH=can1                # the instance: /etc/hilsim/can1.yaml
+SEG=/dev/shm/hilsim-guest-svc
+UNIT=hilsim@$BENCH.service
+FAILED=0
+ok() { echo "ok   $*"; }
+fail() {
+    echo "FAIL $*"
+    FAILED=1
+}
+check() { # DESCRIPTION COMMAND...
+    local what=$1
+    shift
+    if "$@"; then ok "$what"; else fail "$what"; fi
+}
+prop() { systemctl show -P "$2" "$1"; }
+# Waits up to $2 seconds for COMMAND ($3...) to succeed.
+wait_for() {
+    local what=$1 limit=$2 i=0
+    shift 2
+    while ! "$@"; do
+        i=$((i + 1))
+        [ $i -lt $((limit * 5)) ] || {
+            fail "timed out waiting for: $what"
+            return 1
+        }
+        sleep 0.2
+    done
+    return 0
+}
+finish() {
+    journalctl --no-pager -o short-monotonic >"$OUT/journal.txt" 2>&1
+    [ $FAILED -eq 0 ] && echo "guest-systemd: every check passed" || echo "guest-systemd: FAILED"
+    exit $FAILED
+}
+
+[ "$(ps -o comm= -p 1)" = systemd ] || {
+    echo "FAIL PID 1 is not systemd: run with HS_GUEST_INIT=systemd"
+    exit 1
+}
+
+# --- install ---------------------------------------------------------------------------------
+dpkg -i "$DEB" >"$OUT/dpkg.log" 2>&1 || {
+    cat "$OUT/dpkg.log"
+    fail "dpkg -i $(basename "$DEB")"
+    finish
+}
+ok "dpkg -i $(basename "$DEB")"
+check "the postinst created user hilsim" id hilsim
+check "the postinst created /etc/hilsim (root:hilsim 0750)" \
+    test "$(stat -c %U:%G:%a /etc/hilsim)" = root:hilsim:750
+check "systemd knows hilsim@.service after the postinst" \
+    test "$(prop hilsim@x.service LoadState)" = loaded
+check "systemd-analyze verify hilsim@$BENCH.service" \
+    systemd-analyze verify "/lib/systemd/system/hilsim@.service" 2>/dev/null
+
+# The bench: the CAN guest bench (MIT + ODrive on vcan0, 10 ms tick) with the installed models,
+# its segment shared with group hilsim, and tracing on.
+sed -e 's#\.\./\.\./models#/usr/share/hilsim/models#' -e 's/name: arm2-can-guest/name: guest-svc/' \
+    -e 's/mode: 0600/mode: 0660/' "$SRC/tests/canio/arm2-can-guest.yaml" >/etc/hilsim/$BENCH.yaml
+printf 'trace:\n  enabled: true\n' >>/etc/hilsim/$BENCH.yaml
+chgrp hilsim /etc/hilsim/$BENCH.yaml
+chmod 0640 /etc/hilsim/$BENCH.yaml
+# The stall hook is only armed through the environment.
+mkdir -p /etc/systemd/system/$UNIT.d
+printf '[Service]\nEnvironment=HILSIM_TEST_HOOKS=1 HILSIM_TEST_STALL_MS=20000\n' \
+    >/etc/systemd/system/$UNIT.d/test-hooks.conf
+systemctl daemon-reload
+
+# A root session daemon, as on a bench that traces: the service must register with it through
+# its sandbox.
+TRACE=$OUT/trace
+rm -rf "$TRACE"
+lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || fail "lttng-sessiond did not start"
+lttng create svc --output="$TRACE" >/dev/null && lttng enable-event -u 'hilsim:*' >/dev/null &&
+    lttng start >/dev/null || fail "lttng session set-up"
+
+candump -L vcan0 >"$OUT/candump.log" &
+CANDUMP=$!
+
+# --- start -----------------------------------------------------------------------------------
+T0=$(date +%s)
+if systemctl start $UNIT; then
+    ok "systemctl start $UNIT returned after READY=1 ($(($(date +%s) - T0)) s)"
+else
+    fail "systemctl start $UNIT"
+    journalctl -u $UNIT --no-pager | tail -n 30
+    finish
+fi
+PID=$(prop $UNIT MainPID)
+check "active (running), main PID $PID" \
+    test "$(prop $UNIT ActiveState)/$(prop $UNIT SubState)" = active/running
+sleep 2
+STATUS=$(prop $UNIT StatusText)
+echo "     STATUS=$STATUS"
+check "STATUS= carries the tick count and the bus state" \
+    sh -c "echo '$STATUS' | grep -Eq 'tick [0-9]+' && echo '$STATUS' | grep -q 'main'"
+check "runs as user hilsim" test "$(ps -o user= -p "$PID")" = hilsim
+check "the tick loop runs SCHED_FIFO 80 (LimitRTPRIO, CAP_SYS_NICE)" \
+    test "$(ps -o cls=,rtprio= -p "$PID" | tr -s ' ')" = " FF 80"
+VMLCK=$(awk '/^VmLck:/ {print $2}' /proc/"$PID"/status)
+check "mlockall held (VmLck $VMLCK kB; LimitMEMLOCK, CAP_IPC_LOCK)" test "${VMLCK:-0}" -gt 0
+# CAP_IPC_LOCK is bit 14, CAP_SYS_NICE bit 23.
+check "effective capabilities are exactly CAP_SYS_NICE and CAP_IPC_LOCK" \
+    test "$(awk '/^CapEff:/ {print $2}' /proc/"$PID"/status)" = 0000000000804000
+check "NoNewPrivileges and a seccomp filter" \
+    sh -c "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$PID/status &&
+           grep -q '^Seccomp:[[:space:]]*2' /proc/$PID/status"
+
+# --- what the sandbox must leave working -----------------------------------------------------
+check "shm segment $SEG is hilsim:hilsim 0660" \
+    test "$(stat -c %U:%G:%a $SEG 2>/dev/null)" = hilsim:hilsim:660
+useradd --no-create-home --groups hilsim benchctl
+READER="import sys; sys.path.insert(0, '$SRC/python'); import hilsim_client as h
+c = h.Client('guest-svc'); a = c.read_state().tick; c.wait_tick(2.0); b = c.read_state().tick
+print(a, b); sys.exit(0 if b > a else 1)"
+LIB=$(dpkg -L hilsim | grep -m1 'libhilsim-client\.so\.[0-9]*$')
+check "a member of group hilsim reads the live state ($LIB)" \
+    setpriv --reuid=benchctl --regid=benchctl --init-groups \
+    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER"
+refused_for_permission() { echo "$REFUSED" | tail -n 1 | grep -q 'HilsimError.*ermission denied'; }
+REFUSED=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER" 2>&1)
+echo "$REFUSED" | tail -n 1 | sed 's/^/     /'
+check "a user outside group hilsim is refused for want of permission" \
+    refused_for_permission
+CANPEER=$(
+    cat <<'EOF'
+import can, sys, time
+bus = can.Bus(interface="socketcan", channel="vcan0")
+# MIT enter-motor-mode to node 1: the node answers on reply id 0 with 6 bytes.
+bus.send(can.Message(arbitration_id=1, is_extended_id=False, data=[0xFF] * 7 + [0xFC]))
+mit = heartbeats = 0
+end = time.monotonic() + 5
+while time.monotonic() < end and (mit == 0 or heartbeats < 3):
+    m = bus.recv(0.5)
+    if m is None:
+        continue
+    if m.arbitration_id == 0 and len(m.data) == 6 and m.data[0] == 1:
+        mit += 1
+    if m.arbitration_id == (2 << 5 | 0x01) and len(m.data) == 8:
+        heartbeats += 1
+print("MIT replies", mit, "ODrive heartbeats", heartbeats)
+sys.exit(0 if mit and heartbeats >= 3 else 1)
+EOF
+)
+check "AF_CAN through the sandbox: an MIT reply and ODrive heartbeats on vcan0" \
+    /usr/bin/python3 -c "$CANPEER"
+
+# --- journal ---------------------------------------------------------------------------------
+# PRIORITY= of hilsim's own lines, as journald filed them from the <N> prefixes: MESSAGE regex
+# and the priority every matching line must have; a leading "?" lets the line be absent. No
+# message may keep a literal prefix.
+priorities() { # IDENTIFIER REGEX=PRIORITY...
+    local id=$1
+    shift
+    journalctl -t "$id" -o json --no-pager | /usr/bin/python3 -c '
+import json, re, sys
+entries = [json.loads(line) for line in sys.stdin if line.strip()]
+bad = 0
+if not entries:
+    print("     no journal entries"); sys.exit(1)
+for e in entries:
+    if re.match(r"<[0-7]>", str(e.get("MESSAGE", ""))):
+        print("     literal prefix in:", e["MESSAGE"]); bad = 1
+for rule in sys.argv[1:]:
+    rx, want = rule.rsplit("=", 1)
+    optional = rx.startswith("?")
+    rx = rx.lstrip("?")
+    got = {e.get("PRIORITY") for e in entries if re.search(rx, str(e.get("MESSAGE", "")))}
+    if got != {want} and not (optional and not got):
+        print("     %r: priorities %s, want {%s}" % (rx, sorted(got) or "(no line)", want)); bad = 1
+sys.exit(bad)' "$@"
+}
+check "journald files hilsim's lines (identifier hilsim-$BENCH) by their <N> prefix: \
+info 6, overruns 4" priorities hilsim-$BENCH '^running bench=6' '?: overrun, took=4'
+
+# --- reload ----------------------------------------------------------------------------------
+# A live change (budgets) is applied, a frozen one (rt.priority) refused with a warning, a broken
+# file keeps the running config with an error; the process stays the same throughout.
+cp /etc/hilsim/$BENCH.yaml /tmp/$BENCH.yaml.orig
+sed -i -e 's/max_misses: 1000000/max_misses: 999999/' -e 's/priority: 80/priority: 70/' \
+    /etc/hilsim/$BENCH.yaml
+check "systemctl reload (budgets and RT priority changed)" systemctl reload $UNIT
+echo 'rt: [' >>/etc/hilsim/$BENCH.yaml
+check "systemctl reload (a broken file)" systemctl reload $UNIT
+cp /tmp/$BENCH.yaml.orig /etc/hilsim/$BENCH.yaml
+check "systemctl reload (the original again)" systemctl reload $UNIT
+sleep 1
+check "the reloads kept the main PID" test "$(prop $UNIT MainPID)" = "$PID"
+check "the reloads in the journal: applied 6, refused 4, broken 3" priorities hilsim-$BENCH \
+    '^SIGHUP: applied new budgets=6' '^SIGHUP: refused changes to rt=4' \
+    '^SIGHUP: keeping the running config: /etc/hilsim/can1\.yaml:[0-9]+:[0-9]+: =3'
+
+# --- watchdog --------------------------------------------------------------------------------
+# SIGUSR1 (test hook) stalls the loop for 20 s; WatchdogSec=5s must kill it and Restart= start
+# it again, which only works if RemoveIPC cleared the segment the killed run left.
+systemctl kill --kill-whom=main -s SIGUSR1 $UNIT
+restarted() { [ "$(prop $UNIT NRestarts)" -ge 1 ] && [ "$(prop $UNIT ActiveState)" = active ]; }
+if wait_for "the restart after the watchdog" 60 restarted; then
+    ok "the stalled loop was restarted (NRestarts=$(prop $UNIT NRestarts))"
+fi
+check "systemd logged the watchdog timeout" \
+    sh -c "journalctl --no-pager -o cat | grep -q 'hilsim@$BENCH.service: Watchdog timeout'"
+check "the restarted bench runs a new process" test "$(prop $UNIT MainPID)" != "$PID"
+PID=$(prop $UNIT MainPID)
+check "the restarted bench recreated its segment" test -e $SEG
+
+# --- stop ------------------------------------------------------------------------------------
+sleep 1
+systemctl stop $UNIT
+check "systemctl stop: exit status 0, result success" \
+    test "$(prop $UNIT ExecMainStatus)/$(prop $UNIT Result)" = 0/success
+check "the safe stop is in the journal at priority 6" priorities hilsim-$BENCH '^safe stop: 2 joints=6'
+check "the shm segment is gone" test ! -e $SEG
+lttng stop >/dev/null 2>&1
+lttng destroy >/dev/null 2>&1
+kill $CANDUMP
+TICKS=$(babeltrace2 "$TRACE" 2>/dev/null | grep -c 'hilsim:tick')
+check "LTTng-UST through the sandbox: $TICKS hilsim:tick events in the root session" \
+    test "${TICKS:-0}" -gt 0
+
+# --- refusals --------------------------------------------------------------------------------
+printf 'bench:\n  name: bad\nrt:\n  period_ns: -5\n' >/etc/hilsim/bad.yaml
+chgrp hilsim /etc/hilsim/bad.yaml
+chmod 0640 /etc/hilsim/bad.yaml
+check "a bad config fails to start" sh -c "! systemctl start hilsim@bad.service 2>/dev/null"
+sleep 4 # longer than RestartSec=2s
+check "exit status 2 and no restart (RestartPreventExitStatus=2)" \
+    test "$(prop hilsim@bad.service ExecMainStatus)/$(prop hilsim@bad.service NRestarts)" = 2/0
+check "the error names the file, line and field at priority 3" \
+    priorities hilsim-bad '^/etc/hilsim/bad\.yaml:4:14: rt\.period_ns: =3'
+systemctl start hilsim@none.service 2>/dev/null
+check "an instance without a config is a failed condition, not a crash loop" \
+    test "$(prop hilsim@none.service ConditionResult)/$(prop hilsim@none.service NRestarts)" = no/0
+
+finish
