@@ -5,11 +5,17 @@
  * - Estop sets ERROR_ESTOP_REQUESTED; any axis error drops the axis to idle, and closed loop
  *   cannot be entered until Clear_Errors;
  * - watchdog expiry in closed loop sets ERROR_WATCHDOG_TIMER_EXPIRED and idles the axis;
+ * - the controller (MotorControl/controller.cpp): position P -> velocity PI -> torque, the
+ *   velocity set point clamped to vel_limit, an overspeed error (ERROR_CONTROLLER_FAILED in the
+ *   heartbeat) above vel_limit_tolerance x vel_limit, the integrator decaying while the torque
+ *   saturates, and torque mode limited so the axis does not pass vel_limit;
  * - heartbeat and encoder estimates are sent when their period has elapsed since the last
  *   one (timers start at the first poll).
  * Simplifications, stated: the axis is pre-calibrated (calibration requests complete at once
- * and leave it idle), input modes act as passthrough, the velocity integrator is not
- * modelled, and Set_Axis_Node_ID, anticogging and trajectory settings are not supported. */
+ * and leave it idle), input modes act as passthrough, gain scheduling is off (its default),
+ * and Set_Axis_Node_ID, anticogging and trajectory settings are not supported. The firmware
+ * runs its loop at 8 kHz; here the PD part runs in the plant at every physics step and the
+ * rest once per tick (see fill_command). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -17,6 +23,8 @@
 #include "hilsim/can_odrive.h"
 
 #define TWO_PI 6.283185307179586
+/* The firmware's control period: its integrator decays by 0.99 per cycle while saturated. */
+#define FW_PERIOD_S 125e-6
 
 static const struct hs_can_node_ops odrive_ops;
 
@@ -29,7 +37,11 @@ void hs_odrive_config_init(struct hs_odrive_config *cfg, uint8_t node_id)
     cfg->torque_constant_nm_a = 0.04;
     cfg->pos_gain = 20.0;
     cfg->vel_gain = 1.0 / 6.0;
+    cfg->vel_integrator_gain = 2.0 / 6.0;
     cfg->vel_limit_turn_s = 2.0;
+    cfg->vel_limit_tolerance = 1.2;
+    cfg->enable_vel_limit = true;
+    cfg->enable_torque_mode_vel_limit = true;
     cfg->current_limit_a = 10.0;
     cfg->vbus_v = 24.0;
     cfg->encoder_cpr = 8192;
@@ -40,6 +52,8 @@ static void reset_axis(struct hs_odrive_node *n)
 {
     n->axis_state = HS_ODRIVE_STATE_IDLE;
     n->axis_error = 0;
+    n->controller_error = 0;
+    n->vel_integrator_nm = 0;
     n->control_mode = n->cfg.control_mode;
     n->input_mode = 1; /* passthrough */
     n->input_pos_turn = n->input_vel_turn_s = n->input_torque_nm = 0;
@@ -60,6 +74,12 @@ int hs_odrive_node_init(struct hs_odrive_node *node, const struct hs_odrive_conf
         return hs_diag_set(d, -EINVAL, NULL, 0, 0,
                            "odrive: torque_constant, current_limit and encoder_cpr must be > 0,"
                            " gains >= 0");
+    if (!(cfg->vel_integrator_gain >= 0) || !isfinite(cfg->vel_integrator_gain) ||
+        !(cfg->vel_limit_turn_s >= 0) || !isfinite(cfg->vel_limit_turn_s) ||
+        !(cfg->vel_limit_tolerance >= 0) || !isfinite(cfg->vel_limit_tolerance))
+        return hs_diag_set(d, -EINVAL, NULL, 0, 0,
+                           "odrive: vel_integrator_gain, vel_limit and vel_limit_tolerance must be"
+                           " finite and >= 0");
     if (cfg->control_mode < HS_ODRIVE_CONTROL_TORQUE ||
         cfg->control_mode >= HS_ODRIVE_CONTROL_MODE_MAX)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "odrive: control_mode %d not simulated",
@@ -91,6 +111,7 @@ static void request_state(struct hs_odrive_node *n, uint32_t s, int64_t now_ns)
         n->input_pos_turn = n->last_q_turn;
         n->input_vel_turn_s = 0;
         n->input_torque_nm = 0;
+        n->vel_integrator_nm = 0; /* the controller is reset on entering closed loop */
         n->last_feed_ns = now_ns;
         break;
     case 2:    /* startup sequence */
@@ -158,6 +179,7 @@ static int apply_setter(struct hs_odrive_node *n, unsigned cmd, const uint8_t *d
         return 0;
     case HS_ODRIVE_CLEAR_ERRORS:
         n->axis_error = 0;
+        n->controller_error = 0;
         return 0;
     case HS_ODRIVE_REBOOT:
         reset_axis(n);
@@ -246,35 +268,66 @@ static int odrive_on_frame(struct hs_can_node *base, const struct hs_can_frame *
     return 0;
 }
 
-static void fill_command(struct hs_odrive_node *n)
+/* The firmware's controller in one tick. The plant runs the PD part (kp, kd, set points) at
+ * every physics step, which keeps stiff gains stable at a slow tick; what the PD form cannot
+ * carry is evaluated here from this tick's joint state: the overspeed check, the velocity
+ * clamp (a clamped set point is commanded as a velocity at the limit), the integrator (in the
+ * feed-forward, updated after use as the firmware does) and torque mode's velocity limit. */
+static void fill_command(struct hs_odrive_node *n, const struct hs_can_joint_state *js, double dt_s)
 {
     struct hs_can_joint_command *c = &n->base.cmd;
+    const struct hs_odrive_config *k = &n->cfg;
+    double pos = js->q_rad / TWO_PI, vel = js->dq_rad_s / TWO_PI;
+    double vlim = n->vel_limit_turn_s;
+    if (n->axis_state == HS_ODRIVE_STATE_CLOSED_LOOP && k->vel_limit_tolerance > 0 &&
+        fabs(vel) > k->vel_limit_tolerance * vlim) {
+        n->controller_error |= HS_ODRIVE_CONTROLLER_ERROR_OVERSPEED;
+        set_error(n, HS_ODRIVE_ERROR_CONTROLLER_FAILED);
+    }
     bool on = n->axis_state == HS_ODRIVE_STATE_CLOSED_LOOP;
     c->enabled = on;
     c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
-    c->torque_limit_nm = n->current_limit_a * n->cfg.torque_constant_nm_a;
+    c->torque_limit_nm = n->current_limit_a * k->torque_constant_nm_a;
     if (!on) {
         c->mode = HS_CAN_JOINT_MODE_OFF;
+        n->vel_integrator_nm = 0;
         return;
     }
-    /* cascaded P position -> P velocity loop in turns, expressed as one PD law in radians */
-    c->tau_ff_nm = n->input_torque_nm;
-    switch (n->control_mode) {
-    case HS_ODRIVE_CONTROL_POSITION:
+    bool vel_loop = n->control_mode >= HS_ODRIVE_CONTROL_VELOCITY;
+    double vel_des = n->input_vel_turn_s;
+    if (n->control_mode == HS_ODRIVE_CONTROL_POSITION)
+        vel_des += k->pos_gain * (n->input_pos_turn - pos);
+    bool clamped = k->enable_vel_limit && fabs(vel_des) > vlim;
+    if (clamped)
+        vel_des = copysign(vlim, vel_des);
+    double v_err = vel_des - vel;
+    double torque = n->input_torque_nm;
+    if (vel_loop) {
+        torque += k->vel_gain * v_err + n->vel_integrator_nm;
+        c->tau_ff_nm = n->input_torque_nm + n->vel_integrator_nm;
+    } else if (k->enable_torque_mode_vel_limit) {
+        torque = fmin(fmax(torque, (-vlim - vel) * k->vel_gain), (vlim - vel) * k->vel_gain);
+    }
+    if (!vel_loop)
+        n->vel_integrator_nm = 0;
+    else if (fabs(torque) > c->torque_limit_nm)
+        n->vel_integrator_nm *= pow(0.99, dt_s / FW_PERIOD_S);
+    else
+        n->vel_integrator_nm += k->vel_integrator_gain * dt_s * v_err;
+
+    if (n->control_mode == HS_ODRIVE_CONTROL_POSITION && !clamped) {
         c->mode = HS_CAN_JOINT_MODE_POSITION_PD;
-        c->kp_nm_rad = n->cfg.pos_gain * n->cfg.vel_gain / TWO_PI;
-        c->kd_nm_s_rad = n->cfg.vel_gain / TWO_PI;
+        c->kp_nm_rad = k->pos_gain * k->vel_gain / TWO_PI;
+        c->kd_nm_s_rad = k->vel_gain / TWO_PI;
         c->q_ref_rad = n->input_pos_turn * TWO_PI;
         c->dq_ref_rad_s = n->input_vel_turn_s * TWO_PI;
-        break;
-    case HS_ODRIVE_CONTROL_VELOCITY:
+    } else if (vel_loop) {
         c->mode = HS_CAN_JOINT_MODE_VELOCITY;
-        c->kd_nm_s_rad = n->cfg.vel_gain / TWO_PI;
-        c->dq_ref_rad_s = n->input_vel_turn_s * TWO_PI;
-        break;
-    default:
+        c->kd_nm_s_rad = k->vel_gain / TWO_PI;
+        c->dq_ref_rad_s = vel_des * TWO_PI;
+    } else {
         c->mode = HS_CAN_JOINT_MODE_TORQUE;
-        break;
+        c->tau_ff_nm = torque;
     }
 }
 
@@ -343,14 +396,16 @@ static int odrive_poll(struct hs_can_node *base, int64_t now_ns,
     if (!n->started) {
         n->started = true;
         n->last_heartbeat_ns = n->last_encoder_ns = now_ns;
-        n->last_feed_ns = now_ns;
+        n->last_feed_ns = n->last_poll_ns = now_ns;
     }
+    double dt_s = (double)(now_ns - n->last_poll_ns) * 1e-9;
+    n->last_poll_ns = now_ns;
     if (n->axis_state == HS_ODRIVE_STATE_CLOSED_LOOP && n->cfg.watchdog_timeout_ns > 0 &&
         now_ns - n->last_feed_ns > n->cfg.watchdog_timeout_ns) {
         set_error(n, HS_ODRIVE_ERROR_WATCHDOG_TIMER_EXPIRED);
         base->stats.timeouts++;
     }
-    fill_command(n);
+    fill_command(n, js, dt_s > 0 ? dt_s : 0);
     *ret_cmd = base->cmd;
     unsigned k = 0;
     uint32_t pending = n->rtr_pending;

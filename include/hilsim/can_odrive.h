@@ -38,8 +38,14 @@ enum {
 /* Axis error bits (firmware 0.5.x Axis::Error) */
 enum {
     HS_ODRIVE_ERROR_INVALID_STATE = 0x00000001,
+    HS_ODRIVE_ERROR_CONTROLLER_FAILED = 0x00000200, /* the controller error is set */
     HS_ODRIVE_ERROR_WATCHDOG_TIMER_EXPIRED = 0x00000800,
     HS_ODRIVE_ERROR_ESTOP_REQUESTED = 0x00004000,
+};
+
+/* Controller error bits (firmware 0.5.x Controller::Error) */
+enum {
+    HS_ODRIVE_CONTROLLER_ERROR_OVERSPEED = 0x00000001,
 };
 
 enum hs_odrive_control_mode {
@@ -58,10 +64,14 @@ struct hs_odrive_config {
     double torque_constant_nm_a; /* for Get_Iq and the current limit */
     double pos_gain;             /* (turn/s)/turn, default 20 */
     double vel_gain;             /* N*m/(turn/s), default 1/6 */
-    double vel_limit_turn_s;     /* reported only */
-    double current_limit_a;      /* torque limit = current_limit * torque constant */
-    double vbus_v;               /* used when the joint state has no vbus_v */
-    uint32_t encoder_cpr;        /* Get_Encoder_Count, default 8192 */
+    double vel_integrator_gain;  /* N*m/(turn/s * s), default 1/3 */
+    double vel_limit_turn_s;     /* clamps the velocity set point, default 2 (Set_Limits too) */
+    double vel_limit_tolerance;  /* overspeed error above this x vel_limit; 0 = off; 1.2 */
+    bool enable_vel_limit;       /* default true */
+    bool enable_torque_mode_vel_limit; /* torque mode keeps |vel| <= vel_limit; default true */
+    double current_limit_a;            /* torque limit = current_limit * torque constant */
+    double vbus_v;                     /* used when the joint state has no vbus_v */
+    uint32_t encoder_cpr;              /* Get_Encoder_Count, default 8192 */
     enum hs_odrive_control_mode control_mode; /* at boot, default POSITION */
 };
 
@@ -73,6 +83,7 @@ struct hs_odrive_node {
     struct hs_odrive_config cfg;
     uint8_t axis_state;
     uint32_t axis_error;
+    uint32_t controller_error; /* behind HS_ODRIVE_ERROR_CONTROLLER_FAILED */
     enum hs_odrive_control_mode control_mode;
     uint32_t input_mode;
     double input_pos_turn, input_vel_turn_s, input_torque_nm;
@@ -80,8 +91,10 @@ struct hs_odrive_node {
     uint32_t rtr_pending; /* bit per cmd_id awaiting an answer */
     int64_t last_feed_ns; /* watchdog */
     int64_t last_heartbeat_ns, last_encoder_ns;
-    bool started;       /* first poll seen: cyclic timers run from there */
-    double last_q_turn; /* from the last poll, for entering closed loop without a jump */
+    bool started;             /* first poll seen: cyclic timers run from there */
+    double last_q_turn;       /* from the last poll, for entering closed loop without a jump */
+    double vel_integrator_nm; /* the velocity loop's integral term, motor side */
+    int64_t last_poll_ns;
 };
 
 /* init only: validates cfg. */

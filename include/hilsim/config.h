@@ -299,9 +299,16 @@ struct hs_cfg_mit {
 };
 
 struct hs_cfg_odrive {
-    double heartbeat_period_s; /* 0 = off */
-    double encoder_period_s;   /* Get_Encoder_Estimates cyclic period, 0 = on request only */
-    double watchdog_timeout_s; /* 0 = off */
+    double heartbeat_period_s;  /* 0 = off */
+    double encoder_period_s;    /* Get_Encoder_Estimates cyclic period, 0 = on request only */
+    double watchdog_timeout_s;  /* 0 = off */
+    double pos_gain;            /* (turn/s)/turn */
+    double vel_gain;            /* N*m/(turn/s) */
+    double vel_integrator_gain; /* N*m/(turn/s * s) */
+    double vel_limit;           /* turn/s (motor side) */
+    double vel_limit_tolerance; /* overspeed error above this x vel_limit; 0 = off */
+    bool enable_vel_limit;
+    bool enable_torque_mode_vel_limit;
 };
 
 enum hs_cfg_tx_schedule {

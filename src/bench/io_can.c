@@ -460,6 +460,13 @@ static int init_node(struct hs_bench_can *c, struct hs_bench *bench, uint32_t k,
         oc.heartbeat_period_ns = (int64_t)llround(o->heartbeat_period_s * 1e9);
         oc.encoder_period_ns = (int64_t)llround(o->encoder_period_s * 1e9);
         oc.watchdog_timeout_ns = (int64_t)llround(o->watchdog_timeout_s * 1e9);
+        oc.pos_gain = o->pos_gain;
+        oc.vel_gain = o->vel_gain;
+        oc.vel_integrator_gain = o->vel_integrator_gain;
+        oc.vel_limit_turn_s = o->vel_limit;
+        oc.vel_limit_tolerance = o->vel_limit_tolerance;
+        oc.enable_vel_limit = o->enable_vel_limit;
+        oc.enable_torque_mode_vel_limit = o->enable_torque_mode_vel_limit;
         oc.torque_constant_nm_a = n->kt;
         if (isfinite(current_max))
             oc.current_limit_a = current_max;

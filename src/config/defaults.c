@@ -42,11 +42,19 @@ void hs__cfg_init_node(void *elem)
         .reply_id = 0,
         .timeout_s = 0.1,
     };
-    /* ODrive firmware defaults: heartbeat 100 ms, encoder estimates 10 ms, watchdog off */
+    /* ODrive firmware 0.5.x defaults: heartbeat 100 ms, encoder estimates 10 ms, watchdog off,
+     * the controller's gains and velocity limit (MotorControl/controller.hpp) */
     n->odrive = (struct hs_cfg_odrive){
         .heartbeat_period_s = 0.1,
         .encoder_period_s = 0.01,
         .watchdog_timeout_s = 0,
+        .pos_gain = 20.0,
+        .vel_gain = 1.0 / 6.0,
+        .vel_integrator_gain = 2.0 / 6.0,
+        .vel_limit = 2.0,
+        .vel_limit_tolerance = 1.2,
+        .enable_vel_limit = true,
+        .enable_torque_mode_vel_limit = true,
     };
 }
 

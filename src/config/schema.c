@@ -464,6 +464,13 @@ static const struct hs__cfg_field odrive_f[] = {
     DBL("heartbeat_period_s", OD, heartbeat_period_s, 0, 10, 0),
     DBL("encoder_period_s", OD, encoder_period_s, 0, 10, 0),
     DBL("watchdog_timeout_s", OD, watchdog_timeout_s, 0, 10, 0),
+    DBL("pos_gain", OD, pos_gain, 0, 1e6, 0),
+    DBL("vel_gain", OD, vel_gain, 0, 1e6, 0),
+    DBL("vel_integrator_gain", OD, vel_integrator_gain, 0, 1e6, 0),
+    DBL("vel_limit", OD, vel_limit, 0, 1e6, 0),
+    DBL("vel_limit_tolerance", OD, vel_limit_tolerance, 0, 100, 0),
+    BOOL("enable_vel_limit", OD, enable_vel_limit),
+    BOOL("enable_torque_mode_vel_limit", OD, enable_torque_mode_vel_limit),
 };
 #undef OD
 STATIC_TABLE(odrive_t, odrive_f, NULL);

@@ -1,5 +1,6 @@
-/* ODrive CAN Simple node: arming, setpoints in each control mode, cyclic cadence, remote
- * reads, watchdog, estop, bad frames. Payloads are written out byte by byte from the protocol
+/* ODrive CAN Simple node: arming, setpoints in each control mode, the controller's velocity
+ * limit, overspeed fault and integrator, cyclic cadence, remote reads, watchdog, estop, bad
+ * frames. Payloads are written out byte by byte from the protocol
  * (little-endian, IEEE single floats) so the test does not trust the codec it checks. */
 #include <errno.h>
 #include <math.h>
@@ -64,6 +65,22 @@ static void arm(struct rig *r, int64_t t)
     assert_int_equal(send(r, 0x007, 0, 4, closed_loop, t), 0);
 }
 
+static void put_f32(uint8_t *p, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8), p[2] = (uint8_t)(u >> 16),
+    p[3] = (uint8_t)(u >> 24);
+}
+
+static void send_f32x2(struct rig *r, unsigned cmd, float a, float b, int64_t t)
+{
+    uint8_t d[8];
+    put_f32(d, a);
+    put_f32(d + 4, b);
+    assert_int_equal(send(r, cmd, 0, 8, d, t), 0);
+}
+
 static void test_arm_then_position_setpoint(void **state)
 {
     (void)state;
@@ -78,6 +95,10 @@ static void test_arm_then_position_setpoint(void **state)
     assert_true(r.cmd.enabled);
     assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD);
     assert_true(fabs(r.cmd.q_ref_rad - 0.5 * TWO_PI) < 1e-9); /* holds where it is */
+    /* Set_Limits: vel 100 turn/s (0x42C80000), current 10 A (0x41200000): this step's
+     * velocity set point (18 turn/s) stays below the limit, so the plant gets the PD form */
+    const uint8_t limits[8] = {0x00, 0x00, 0xC8, 0x42, 0x00, 0x00, 0x20, 0x41};
+    assert_int_equal(send(&r, 0x00F, 0, 8, limits, 2 * MS), 0);
     /* pos 1.5 turn = 0x3FC00000, vel_ff -2.000 = -2000 = 0xF830, torque_ff 0.500 = 0x01F4 */
     const uint8_t pos[8] = {0x00, 0x00, 0xC0, 0x3F, 0x30, 0xF8, 0xF4, 0x01};
     assert_int_equal(send(&r, 0x00C, 0, 8, pos, 2 * MS), 0);
@@ -106,8 +127,10 @@ static void test_velocity_and_torque_modes(void **state)
     assert_int_equal(send(&r, 0x00D, 0, 8, vel, 0), 0);
     poll(&r, 1 * MS);
     assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
-    assert_true(fabs(r.cmd.dq_ref_rad_s - 3.0 * TWO_PI) < 1e-9);
-    assert_true(fabs(r.cmd.tau_ff_nm - 0.25) < 1e-9);
+    /* 3 turn/s is clamped to the default vel_limit of 2 turn/s */
+    assert_true(fabs(r.cmd.dq_ref_rad_s - 2.0 * TWO_PI) < 1e-9);
+    assert_true(fabs(r.cmd.tau_ff_nm - 0.25) < 1e-9); /* the integrator starts at 0 */
+    assert_true(fabs(r.cmd.kd_nm_s_rad - 1.0 / 6.0 / TWO_PI) < 1e-12);
     assert_true(r.cmd.kp_nm_rad == 0);
     const uint8_t torque_mode[8] = {1, 0, 0, 0, 1, 0, 0, 0};
     const uint8_t torque[4] = {0x00, 0x00, 0xA0, 0x3F}; /* 1.25 */
@@ -115,12 +138,175 @@ static void test_velocity_and_torque_modes(void **state)
     assert_int_equal(send(&r, 0x00E, 0, 4, torque, 0), 0);
     poll(&r, 2 * MS);
     assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_TORQUE);
-    assert_true(fabs(r.cmd.tau_ff_nm - 1.25) < 1e-9);
+    /* torque mode's velocity limit at standstill: (vel_limit - vel) * vel_gain = 2/6 N*m */
+    assert_true(fabs(r.cmd.tau_ff_nm - 2.0 / 6.0) < 1e-9);
     /* Set_Limits: vel 4 turn/s, current 20 A (0x41A00000) -> torque limit 0.8 N*m */
     const uint8_t limits[8] = {0x00, 0x00, 0x80, 0x40, 0x00, 0x00, 0xA0, 0x41};
     assert_int_equal(send(&r, 0x00F, 0, 8, limits, 0), 0);
     poll(&r, 3 * MS);
     assert_true(fabs(r.cmd.torque_limit_nm - 0.8) < 1e-9);
+    assert_true(fabs(r.cmd.tau_ff_nm - 4.0 / 6.0) < 1e-9);
+    r.js.dq_rad_s = 3.5 * TWO_PI; /* moving: only (4 - 3.5) / 6 is left */
+    poll(&r, 4 * MS);
+    assert_true(fabs(r.cmd.tau_ff_nm - 0.5 / 6.0) < 1e-9);
+    r.js.dq_rad_s = -1.0 * TWO_PI; /* against the motion: up to (4 + 1) / 6 */
+    poll(&r, 5 * MS);
+    assert_true(fabs(r.cmd.tau_ff_nm - 5.0 / 6.0) < 1e-9);
+    r.js.dq_rad_s = -4.0 * TWO_PI; /* (4 + 4) / 6 is above 1.25: it passes whole */
+    poll(&r, 6 * MS);
+    assert_true(fabs(r.cmd.tau_ff_nm - 1.25) < 1e-9);
+}
+
+/* A step bigger than vel_limit / pos_gain: the set point is clamped and commanded as a velocity
+ * at the limit, then the PD form returns once the error is small. */
+static void test_velocity_limit_clamps_position_steps(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_init(&r, 0);
+    poll(&r, 0);
+    arm(&r, 0);
+    send_f32x2(&r, 0x00C, 1.0f, 0.0f, 0); /* 1 turn away: 20 turn/s wanted, 2 allowed */
+    poll(&r, 1 * MS);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
+    assert_true(fabs(r.cmd.dq_ref_rad_s - 2.0 * TWO_PI) < 1e-9);
+    r.js.q_rad = 0.95 * TWO_PI; /* 0.05 turn away: 1 turn/s, inside the limit */
+    poll(&r, 2 * MS);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD);
+    assert_true(fabs(r.cmd.q_ref_rad - 1.0 * TWO_PI) < 1e-9);
+    send_f32x2(&r, 0x00C, -5.0f, 0.0f, 3 * MS); /* and the other way */
+    poll(&r, 3 * MS);
+    assert_true(fabs(r.cmd.dq_ref_rad_s + 2.0 * TWO_PI) < 1e-9);
+}
+
+/* |vel| above vel_limit_tolerance x vel_limit in closed loop: the controller's overspeed error,
+ * reported as ERROR_CONTROLLER_FAILED in the heartbeat, the axis idle until Clear_Errors. */
+static void test_overspeed_faults_the_axis(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_init(&r, 0);
+    poll(&r, 0);
+    arm(&r, 0);
+    r.js.dq_rad_s = 2.39 * TWO_PI; /* below 1.2 x 2 turn/s */
+    poll(&r, 1 * MS);
+    assert_true(r.cmd.enabled);
+    r.js.dq_rad_s = -2.41 * TWO_PI;
+    poll(&r, 2 * MS);
+    assert_false(r.cmd.enabled);
+    assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_OFF);
+    assert_int_equal(r.node.controller_error, HS_ODRIVE_CONTROLLER_ERROR_OVERSPEED);
+    poll(&r, 100 * MS); /* heartbeat due */
+    const struct hs_can_frame *hb = find(&r, 0x001);
+    assert_non_null(hb);
+    const uint8_t want[5] = {0x00, 0x02, 0x00, 0x00, 0x01}; /* 0x200 controller failed, idle */
+    assert_memory_equal(hb->data, want, 5);
+    arm(&r, 101 * MS);
+    poll(&r, 101 * MS);
+    assert_false(r.cmd.enabled); /* latched */
+    r.js.dq_rad_s = 0;
+    assert_int_equal(send(&r, 0x018, 0, 0, NULL, 102 * MS), 0);
+    assert_int_equal(r.node.controller_error, 0);
+    arm(&r, 102 * MS);
+    poll(&r, 102 * MS);
+    assert_true(r.cmd.enabled);
+    /* vel_limit_tolerance 0 turns the check off */
+    struct hs_odrive_config cfg;
+    hs_odrive_config_init(&cfg, NODE);
+    cfg.vel_limit_tolerance = 0;
+    struct hs_diag d;
+    assert_int_equal(hs_odrive_node_init(&r.node, &cfg, &d), 0);
+    r.js.dq_rad_s = 0;
+    poll(&r, 0);
+    arm(&r, 0);
+    r.js.dq_rad_s = 50 * TWO_PI;
+    poll(&r, 1 * MS);
+    assert_true(r.cmd.enabled);
+}
+
+/* The integrator against a load that holds the axis still: after n ticks of dt with a
+ * velocity error v_err it has added vel_integrator_gain * n * dt * v_err to the feed-forward
+ * (exact), and while the torque saturates it decays by 0.99 per 125 us firmware cycle. */
+static void test_integrator_accumulates_and_decays_when_saturated(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_init(&r, 0);
+    poll(&r, 0);
+    arm(&r, 0);
+    send_f32x2(&r, 0x00C, 0.01f, 0.0f, 0); /* 0.01 turn: v_err = 20 x 0.01 = 0.2 turn/s */
+    const double pos_ref = (double)0.01f, v_err = 20.0 * pos_ref, ki = 2.0 / 6.0, dt = 1e-3;
+    for (int n = 1; n <= 100; n++) {
+        poll(&r, n * MS);
+        /* the value used at poll n is the one accumulated over the n - 1 earlier intervals */
+        assert_true(fabs(r.cmd.tau_ff_nm - ki * (n - 1) * dt * v_err) < 1e-12);
+        assert_int_equal(r.cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD);
+    }
+    double before = r.node.vel_integrator_nm;
+    assert_true(fabs(before - ki * 100 * dt * v_err) < 1e-12);
+    /* torque = vel_gain * v_err + integrator = 0.033 + 0.0067: saturate it with a tiny limit
+     * (Set_Limits: vel 2 turn/s, current 0.5 A -> 0.02 N*m) */
+    send_f32x2(&r, 0x00F, 2.0f, 0.5f, 100 * MS);
+    poll(&r, 101 * MS);
+    assert_true(fabs(r.node.vel_integrator_nm - before * pow(0.99, 8)) < 1e-12);
+    /* torque mode resets it */
+    const uint8_t torque_mode[8] = {1, 0, 0, 0, 1, 0, 0, 0};
+    assert_int_equal(send(&r, 0x00B, 0, 8, torque_mode, 102 * MS), 0);
+    poll(&r, 102 * MS);
+    assert_true(r.node.vel_integrator_nm == 0);
+}
+
+/* Closed loop against a constant load torque L on a rigid axis (J, integrated here per 0.1 ms
+ * with the PD part applied at every step, as the plant does): the static error is L / kp
+ * without the integrator. With it (and J -> 0) the error obeys
+ * vel_gain e'' + (vel_gain pos_gain + ki) e' + ki pos_gain e = 0, whose roots are -pos_gain and
+ * -ki / vel_gain: the error dies out at 2 /s with the firmware's gains (J adds a fast root far
+ * above). */
+static double settle_against_load(double ki, double load_nm, double seconds)
+{
+    struct rig r;
+    struct hs_odrive_config cfg;
+    hs_odrive_config_init(&cfg, NODE);
+    cfg.vel_integrator_gain = ki;
+    memset(&r, 0, sizeof r);
+    struct hs_diag d;
+    assert_int_equal(hs_odrive_node_init(&r.node, &cfg, &d), 0);
+    const double J = 1e-4; /* kg m^2 at the motor */
+    double q = 0, dq = 0;
+    poll(&r, 0);
+    arm(&r, 0);
+    for (int64_t t = 0; t < (int64_t)(seconds * 1000) * MS; t += MS) { /* 1 ms ticks */
+        r.js.q_rad = q, r.js.dq_rad_s = dq;
+        poll(&r, t);
+        for (int k = 0; k < 10; k++) {
+            double tau = r.cmd.kp_nm_rad * (r.cmd.q_ref_rad - q) +
+                         r.cmd.kd_nm_s_rad * (r.cmd.dq_ref_rad_s - dq) + r.cmd.tau_ff_nm;
+            tau = fmax(fmin(tau, r.cmd.torque_limit_nm), -r.cmd.torque_limit_nm);
+            dq += (tau - load_nm) / J * 1e-4;
+            q += dq * 1e-4;
+        }
+    }
+    return q / TWO_PI; /* turns; the set point is 0 */
+}
+
+static void test_integrator_removes_the_static_error(void **state)
+{
+    (void)state;
+    const double load = 0.05;    /* N*m, within the 0.4 N*m torque limit */
+    double kp_turn = 20.0 / 6.0; /* N*m per turn: pos_gain x vel_gain */
+    double e0 = -load / kp_turn;
+    double without = settle_against_load(0, load, 2);
+    double at2 = settle_against_load(2.0 / 6.0, load, 2);
+    double at3 = settle_against_load(2.0 / 6.0, load, 3);
+    double at5 = settle_against_load(2.0 / 6.0, load, 5);
+    double pg = 20, kv = 1.0 / 6.0, ki = 2.0 / 6.0;
+    double rate = fmin(pg, ki / kv), measured = log(at2 / at3);
+    print_message("error against %.3f N*m: %.6f turn without the integrator (L/kp = %.6f); with "
+                  "it %.3e turn at 2 s, %.3e at 3 s (decay %.4f /s, analytic %.4f), %.1e at 5 s\n",
+                  load, without, e0, at2, at3, measured, rate, at5);
+    assert_true(fabs(without - e0) < 1e-3 * fabs(e0));
+    assert_true(fabs(measured - rate) < 0.02 * rate);
+    assert_true(fabs(at5) < 1e-4 * fabs(e0));
 }
 
 static void test_cyclic_heartbeat_and_encoder_cadence(void **state)
@@ -296,6 +482,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arm_then_position_setpoint),
         cmocka_unit_test(test_velocity_and_torque_modes),
+        cmocka_unit_test(test_velocity_limit_clamps_position_steps),
+        cmocka_unit_test(test_overspeed_faults_the_axis),
+        cmocka_unit_test(test_integrator_accumulates_and_decays_when_saturated),
+        cmocka_unit_test(test_integrator_removes_the_static_error),
         cmocka_unit_test(test_cyclic_heartbeat_and_encoder_cadence),
         cmocka_unit_test(test_remote_reads_answered_next_poll),
         cmocka_unit_test(test_watchdog_idles_with_error_until_cleared),

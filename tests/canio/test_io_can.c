@@ -221,6 +221,13 @@ static void test_timeouts(void **state)
     run(&h, 0.2);
     assert_int_equal(h.od_state, HS_ODRIVE_STATE_IDLE);
     canio_send(&rig, 0, hs_odrive_can_id(OD_NODE, HS_ODRIVE_CLEAR_ERRORS), NULL, 0);
+    /* The idle forearm swings freely meanwhile: re-armed faster than 1.2 x vel_limit the
+     * firmware faults on overspeed (test_odrive), so the host raises the limit first
+     * (Set_Limits: 100 turn/s, the node's 25 A). */
+    uint8_t limits[8];
+    hs_odrive_put_f32(limits, 100.0f);
+    hs_odrive_put_f32(limits + 4, 25.0f);
+    canio_send(&rig, 0, hs_odrive_can_id(OD_NODE, HS_ODRIVE_SET_LIMITS), limits, 8);
     od_axis_state(HS_ODRIVE_STATE_CLOSED_LOOP);
     run(&h, 0.2);
     assert_int_equal(h.od_state, HS_ODRIVE_STATE_CLOSED_LOOP);

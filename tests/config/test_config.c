@@ -374,6 +374,37 @@ static void expect_can_error(const char *nodes, const char *expected)
     expect_error(text, expected);
 }
 
+/* The ODrive controller's keys: firmware 0.5.x defaults when absent, the given values when set,
+ * and a range error naming the key. */
+static void test_odrive_controller_keys(void **state)
+{
+    (void)state;
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", CAN_BUS,
+             "    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1}\n"
+             "    - {name: o2, bus: main, protocol: odrive, id: 2, joint: J2,\n"
+             "       odrive: {pos_gain: 35, vel_gain: 0.5, vel_integrator_gain: 0, vel_limit: 20,\n"
+             "                vel_limit_tolerance: 0, enable_vel_limit: false,\n"
+             "                enable_torque_mode_vel_limit: false}}\n");
+    const struct hs_config *cfg = NULL;
+    char msg[1024] = "";
+    if (load_extra(text, &cfg, msg, sizeof msg) < 0)
+        fail_msg("%s", msg);
+    const struct hs_cfg_odrive *a = &cfg->can.nodes[0].odrive, *b = &cfg->can.nodes[1].odrive;
+    assert_true(a->pos_gain == 20.0 && a->vel_gain == 1.0 / 6.0);
+    assert_true(a->vel_integrator_gain == 2.0 / 6.0 && a->vel_limit == 2.0);
+    assert_true(a->vel_limit_tolerance == 1.2);
+    assert_true(a->enable_vel_limit && a->enable_torque_mode_vel_limit);
+    assert_true(b->pos_gain == 35 && b->vel_gain == 0.5 && b->vel_integrator_gain == 0);
+    assert_true(b->vel_limit == 20 && b->vel_limit_tolerance == 0);
+    assert_false(b->enable_vel_limit || b->enable_torque_mode_vel_limit);
+    hs_config_free(cfg);
+    expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1,\n"
+                     "       odrive: {vel_limit: -1}}\n",
+                     "t.yaml:11:28: can.nodes[0].odrive.vel_limit: -1 out of range [0, "
+                     "1e+06]");
+}
+
 static void test_cross_field(void **state)
 {
     (void)state;
@@ -556,13 +587,21 @@ static void test_readme_examples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_config_values), cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_relative_paths),
-        cmocka_unit_test(test_unknown_key),        cmocka_unit_test(test_wrong_type),
-        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_missing_required),
-        cmocka_unit_test(test_duplicate_key),      cmocka_unit_test(test_bad_enum),
-        cmocka_unit_test(test_cross_field),        cmocka_unit_test(test_names_and_mode),
-        cmocka_unit_test(test_yaml_level_errors),  cmocka_unit_test(test_check_against_models),
+        cmocka_unit_test(test_full_config_values),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_unknown_key),
+        cmocka_unit_test(test_wrong_type),
+        cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_missing_required),
+        cmocka_unit_test(test_duplicate_key),
+        cmocka_unit_test(test_bad_enum),
+        cmocka_unit_test(test_cross_field),
+        cmocka_unit_test(test_names_and_mode),
+        cmocka_unit_test(test_odrive_controller_keys),
+        cmocka_unit_test(test_yaml_level_errors),
+        cmocka_unit_test(test_check_against_models),
         cmocka_unit_test(test_readme_examples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
