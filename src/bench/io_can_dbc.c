@@ -33,6 +33,10 @@ struct from_sig {
     enum hs_cfg_quantity q;
 };
 
+/* A multiplexed message carries one page (multiplexor value) per frame; signals of different
+ * pages may share bits. Each transmission sends the next page that has bound signals. */
+#define TX_PAGES_MAX 32
+
 struct tx_msg {
     const struct hs_dbc_message *m;
     enum hs_cfg_tx_schedule schedule;
@@ -41,6 +45,8 @@ struct tx_msg {
     uint8_t pending; /* triggers or requests since the last poll, each answered (saturates) */
     int64_t last_ns;
     uint32_t from_first, from_count;
+    uint32_t pages[TX_PAGES_MAX]; /* ascending multiplexor values with bound signals */
+    uint8_t npages, next_page;
 };
 
 struct hs__can_dbc_node {
@@ -185,7 +191,7 @@ static double from_value(const struct from_sig *fs, struct hs_bench *bench)
     }
 }
 
-static void build_frame(struct hs__can_dbc_node *n, const struct tx_msg *t, struct hs_bench *bench,
+static void build_frame(struct hs__can_dbc_node *n, struct tx_msg *t, struct hs_bench *bench,
                         struct hs_can_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -193,8 +199,16 @@ static void build_frame(struct hs__can_dbc_node *n, const struct tx_msg *t, stru
     f->flags = (uint8_t)((t->m->extended ? HS_CAN_FLAG_EXT : 0) |
                          (t->m->length > HS_CAN_CLASSIC_MAX ? HS_CAN_FLAG_FD : 0));
     f->len = t->m->length;
+    bool paged = t->npages > 0;
+    uint32_t page = paged ? t->pages[t->next_page] : 0;
+    if (paged) {
+        (void)hs_dbc_signal_set_raw(&t->m->signals[t->m->multiplexor], f->data, f->len, page);
+        t->next_page = (uint8_t)((t->next_page + 1) % t->npages);
+    }
     for (uint32_t s = 0; s < t->from_count; s++) {
         const struct from_sig *fs = &n->from[t->from_first + s];
+        if (paged && fs->s->mux == HS_DBC_MULTIPLEXED && fs->s->mux_value != page)
+            continue; /* another page's signal: its bits may be this page's */
         /* saturation (-ERANGE) writes the clamped value, as a board would report */
         (void)hs_dbc_signal_encode(fs->s, from_value(fs, bench), f->data, f->len);
     }
@@ -234,6 +248,34 @@ int hs__can_dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, in
 }
 
 /* ---- init ---- */
+
+/* The pages of a multiplexed message: the multiplexor values of its bound signals. */
+static int collect_pages(struct tx_msg *tm, const struct from_sig *fs, const struct hs_config *cfg,
+                         const struct hs_cfg_src *src, uint32_t node, struct hs_diag *d)
+{
+    const struct hs_dbc_message *m = tm->m;
+    if (m->multiplexor < 0)
+        return 0;
+    for (uint32_t i = 0; i < tm->from_count; i++) {
+        const struct hs_dbc_signal *s = fs[i].s;
+        if (s->mux != HS_DBC_MULTIPLEXED)
+            continue;
+        uint32_t k = 0;
+        while (k < tm->npages && tm->pages[k] < s->mux_value)
+            k++;
+        if (k < tm->npages && tm->pages[k] == s->mux_value)
+            continue;
+        if (tm->npages == TX_PAGES_MAX)
+            return hs_diag_set(d, -EINVAL, cfg->path, src->line, src->column,
+                               "can.nodes[%u].dbc: message '%s' has bound signals on more than "
+                               "%d multiplexor values",
+                               node, m->name, TX_PAGES_MAX);
+        memmove(&tm->pages[k + 1], &tm->pages[k], (tm->npages - k) * sizeof tm->pages[0]);
+        tm->pages[k] = s->mux_value;
+        tm->npages++;
+    }
+    return 0;
+}
 
 static int bind_err(struct hs_diag *d, const struct hs_config *cfg, const struct hs_cfg_src *src,
                     uint32_t node, const char *what, const char *name, const char *file)
@@ -349,9 +391,18 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
             if (r < 0 || !fs->s)
                 return bind_err(d, cfg, &b->src, node, fs->s ? "joint or sensor" : "signal",
                                 fs->s ? b->ref.name : b->signal, fs->s ? "the bench" : file);
+            if (fs->s->mux == HS_DBC_MULTIPLEXOR)
+                return hs_diag_set(d, -EINVAL, cfg->path, b->src.line, b->src.column,
+                                   "can.nodes[%u].dbc.bindings: '%s.%s' is the multiplexor: "
+                                   "hilsim sets it, sending the next page of bound signals in "
+                                   "each frame",
+                                   node, b->message, b->signal);
             n->nfrom++;
         }
         tm->from_count = n->nfrom - tm->from_first;
+        int r = collect_pages(tm, n->from + tm->from_first, cfg, &t->src, node, d);
+        if (r < 0)
+            return r;
     }
     return 0;
 }
