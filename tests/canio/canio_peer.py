@@ -329,23 +329,33 @@ def mode_dbc(h, result):
     h.check(h.dbc_acks >= 0.9 * sent and h.dbc_acks <= sent,
             "%d ElbowCmd sent, %d acknowledged" % (sent, h.dbc_acks))
     # on request: one Wrist frame with the F/T sensor's force z
-    # the sensor moves tick to tick and the frame carries no tick number: the answer must be one
-    # of the values the shm view showed between the request and the answer
+    # The sensor moves tick to tick (about 0.5 N here at a 10 ms tick) and the frame carries no
+    # tick number, while this peer, sharing two emulated CPUs with hilsim, cannot sample every
+    # tick. So the answer must lie within what the shm view showed over 0.3 s either side of
+    # the exchange: that checks the binding, sign and scaling (exact values are checked on the
+    # host by test_io_can_dbc).
     kind, ft = h.shm.find_sensor("WRIST_FT")
+    seen = []
+
+    def hold_and_sample(seconds, until=None):
+        t_end = time.monotonic() + seconds
+        while time.monotonic() < t_end and not (until and until()):
+            seen.append(h.shm.read_state().ft_force[ft][2])
+            if h.hear(0.002):  # keep holding the arm meanwhile
+                h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
+
+    hold_and_sample(0.3)
     w0 = h.dbc_wrists
-    seen = [h.shm.read_state().ft_force[ft][2]]
     h.send(DBC_WRIST, b"", rtr=True, dlc=4)
-    t_end = time.monotonic() + 5
-    while time.monotonic() < t_end and h.dbc_wrists == w0:
-        seen.append(h.shm.read_state().ft_force[ft][2])
-        if h.hear(0.002):  # keep holding the arm meanwhile
-            h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
-    seen.append(h.shm.read_state().ft_force[ft][2])
+    hold_and_sample(5, until=lambda: h.dbc_wrists != w0)
+    answered = h.dbc_wrists
+    hold_and_sample(0.3)
     lo, hi = min(seen) - 0.01, max(seen) + 0.01
     result["wrist_fz"] = [h.dbc_wrist, lo, hi]
-    h.check(h.dbc_wrists == w0 + 1 and h.dbc_wrist is not None and lo <= h.dbc_wrist <= hi,
-            "Wrist on request: %d frame, Fz %s N within the sensor's [%.3f, %.3f] N meanwhile" %
-            (h.dbc_wrists - w0, h.dbc_wrist, lo, hi))
+    h.check(answered == w0 + 1 and h.dbc_wrists == w0 + 1 and h.dbc_wrist is not None and
+            lo <= h.dbc_wrist <= hi,
+            "Wrist on request: %d frame, Fz %s N within the sensor's [%.3f, %.3f] N around it "
+            "(%d samples)" % (h.dbc_wrists - w0, h.dbc_wrist, lo, hi, len(seen)))
     # enable 0: the output is off, the arm sags under gravity
     q0 = q_el
     t_end = time.monotonic() + 1.0
