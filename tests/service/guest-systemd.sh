@@ -130,9 +130,14 @@ check "NoNewPrivileges and a seccomp filter" \
 check "shm segment $SEG is hilsim:hilsim 0660" \
     test "$(stat -c %U:%G:%a $SEG 2>/dev/null)" = hilsim:hilsim:660
 useradd --no-create-home --groups hilsim benchctl
-READER="import sys; sys.path.insert(0, '$SRC/python'); import hilsim_client as h
-c = h.Client('guest-svc'); a = c.read_state().tick; c.wait_tick(2.0); b = c.read_state().tick
-print(a, b); sys.exit(0 if b > a else 1)"
+# wait_tick can return at once for a tick published before the first read: poll until the
+# published tick moves on (5 s at most).
+READER="import sys, time; sys.path.insert(0, '$SRC/python'); import hilsim_client as h
+c = h.Client('guest-svc'); a = c.read_state().tick; end = time.monotonic() + 5
+while c.read_state().tick <= a and time.monotonic() < end:
+    try: c.wait_tick(0.5)
+    except TimeoutError: pass
+b = c.read_state().tick; print(a, b); sys.exit(0 if b > a else 1)"
 LIB=$(dpkg -L hilsim | grep -m1 'libhilsim-client\.so\.[0-9]*$')
 check "a member of group hilsim reads the live state ($LIB)" \
     setpriv --reuid=benchctl --regid=benchctl --init-groups \
@@ -200,12 +205,21 @@ info 6, overruns 4" priorities hilsim-$BENCH '^running bench=6' '?: overrun, too
 cp /etc/hilsim/$BENCH.yaml /tmp/$BENCH.yaml.orig
 sed -i -e 's/max_misses: 1000000/max_misses: 999999/' -e 's/priority: 80/priority: 70/' \
     /etc/hilsim/$BENCH.yaml
-check "systemctl reload (budgets and RT priority changed)" systemctl reload $UNIT
+# systemd 252 does not wait for the reload itself (ExecReload only sends SIGHUP), so each step
+# waits for hilsim's own last line for it before the file changes again.
+lines_like() { journalctl -t hilsim-$BENCH --no-pager -o cat | grep -c -- "$1"; }
+reload_and_wait() { # WHAT REGEX: reload, then wait for one more line matching REGEX
+    local before
+    before=$(lines_like "$2")
+    check "systemctl reload ($1)" systemctl reload $UNIT
+    answered() { [ "$(lines_like "$1")" -gt "$before" ]; }
+    wait_for "hilsim's answer to the reload ($1)" 30 answered "$2"
+}
+reload_and_wait "budgets and RT priority changed" '^SIGHUP: applied new budgets'
 echo 'rt: [' >>/etc/hilsim/$BENCH.yaml
-check "systemctl reload (a broken file)" systemctl reload $UNIT
+reload_and_wait "a broken file" '^SIGHUP: keeping the running config'
 cp /tmp/$BENCH.yaml.orig /etc/hilsim/$BENCH.yaml
-check "systemctl reload (the original again)" systemctl reload $UNIT
-sleep 1
+reload_and_wait "the original again" '^SIGHUP: applied new budgets'
 check "the reloads kept the main PID" test "$(prop $UNIT MainPID)" = "$PID"
 check "the reloads in the journal: applied 6, refused 4, broken 3" priorities hilsim-$BENCH \
     '^SIGHUP: applied new budgets=6' '^SIGHUP: refused changes to rt=4' \
