@@ -27,6 +27,7 @@ KIND_JOINT, KIND_IMU, KIND_FORCE = 1, 2, 3
 (MODE_DISABLED, MODE_TORQUE, MODE_CURRENT, MODE_VELOCITY, MODE_POSITION_PD,
  MODE_BRAKE) = range(6)
 CLIENT_NONE, CLIENT_ACTIVE, CLIENT_LOST = range(3)
+BENCH_SAFE_HOLD = 1 << 0  # HS_SHM_BENCH_SAFE_HOLD: the bench holds every joint, commands ignored
 
 _u32, _i32, _u64, _i64, _f64 = (ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64,
                                 ctypes.c_double)
@@ -53,7 +54,7 @@ class ClientInfo(ctypes.Structure):
 
 class ClientState(ctypes.Structure):
     _fields_ = [("tick", _u64), ("sim_time_s", _f64), ("mono_ns", _i64), ("command_seq", _u64),
-                ("client_status", _u32), ("stale_joints", _u32),
+                ("client_status", _u32), ("stale_joints", _u32), ("bench_flags", _u64),
                 ("joints", ctypes.POINTER(JointState)), ("imus", ctypes.POINTER(ImuState)),
                 ("fts", ctypes.POINTER(FtState))]
 
@@ -145,6 +146,8 @@ class Snapshot:
         self.command_seq = st.command_seq
         self.client_status = st.client_status
         self.stale_joints = st.stale_joints
+        self.bench_flags = st.bench_flags
+        self.safe_hold = bool(st.bench_flags & BENCH_SAFE_HOLD)
         self.q = [st.joints[i].q for i in range(nj)]
         self.dq = [st.joints[i].dq for i in range(nj)]
         self.tau = [st.joints[i].tau for i in range(nj)]

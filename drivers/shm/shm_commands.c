@@ -140,3 +140,8 @@ void hs_shm_server_set_stale_joints(struct hs_shm_server *s, uint32_t stale)
 {
     s->staging_head->stale_joints = stale;
 }
+
+void hs_shm_server_set_bench_flags(struct hs_shm_server *s, uint64_t flags)
+{
+    s->staging_head->bench_flags = flags;
+}

@@ -108,6 +108,8 @@ void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
  * for a server whose owner stopped applying the commands for its own reasons (a bench in its
  * overrun safe hold), so clients see that their commands have no effect. */
 void hs_shm_server_set_stale_joints(struct hs_shm_server *s, uint32_t stale);
+/* RT-safe: the HS_SHM_BENCH_* bits the next publish carries (kept until set again). */
+void hs_shm_server_set_bench_flags(struct hs_shm_server *s, uint64_t flags);
 
 /* RT-safe. Server-owned array of joint_count entries, updated by read_commands. */
 const struct hs_shm_joint_input *hs_shm_server_joint_inputs(const struct hs_shm_server *s);

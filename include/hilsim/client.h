@@ -47,6 +47,7 @@ struct hs_client_state {
     uint64_t command_seq;   /* newest command seq the server had consumed (any client) */
     uint32_t client_status; /* enum hs_shm_client_status */
     uint32_t stale_joints;  /* joints without a fresh command at that tick */
+    uint64_t bench_flags;   /* HS_SHM_BENCH_* (e.g. the bench holds every joint in safe hold) */
     struct hs_shm_joint_state *joints;
     struct hs_shm_imu_state *imus;
     struct hs_shm_ft_state *fts;

@@ -68,6 +68,14 @@ enum hs_shm_mode {
     HS_SHM_MODE_MAX
 };
 
+/* The bench's own state at a tick (state head bench_flags). The word was reserved (zero) before
+ * these bits existed, so old servers read as "no flag set" and the ABI version is unchanged. */
+enum {
+    /* The bench's overrun policy holds every joint in its safe behaviour: no command source,
+     * shm or CAN, is in effect until hilsim restarts. */
+    HS_SHM_BENCH_SAFE_HOLD = 1u << 0,
+};
+
 /* What the server made of the command section at a tick (published in the state head). */
 enum hs_shm_client_status {
     HS_SHM_CLIENT_NONE = 0, /* no client owns the command section */
@@ -132,7 +140,8 @@ struct hs_shm_state_head {
     uint64_t command_seq;   /* newest joint-command seq the server consumed so far */
     uint32_t client_status; /* enum hs_shm_client_status */
     uint32_t stale_joints;  /* joints whose command was stale (or absent) at this tick */
-    uint64_t reserved1[2];
+    uint64_t bench_flags;   /* HS_SHM_BENCH_* bits at this tick (0 from servers before them) */
+    uint64_t reserved1;
 };
 
 /* Per joint, SI: q in rad (or m for a linear joint), dq in rad/s (m/s), tau in N m (N). */

@@ -148,6 +148,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
      * their commands are not in effect. */
     if (hs_bench_in_safe_hold(b))
         hs_shm_server_set_stale_joints(s->srv, s->njoints);
+    hs_shm_server_set_bench_flags(s->srv, hs_bench_in_safe_hold(b) ? HS_SHM_BENCH_SAFE_HOLD : 0);
     s->stats.lost_clients = rep.lost_total;
     s->stats.torn_reads = rep.torn_total;
     s->stats.invalid_commands = rep.rejected_total;

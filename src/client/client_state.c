@@ -42,6 +42,7 @@ int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st)
             st->command_seq = head.command_seq;
             st->client_status = head.client_status;
             st->stale_joints = head.stale_joints;
+            st->bench_flags = head.bench_flags;
             return 0;
         }
     }

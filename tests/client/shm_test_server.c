@@ -6,7 +6,8 @@
  * Each joint is a unit inertia with a constant -1 N m load, driven by the shm commands (PD,
  * torque, velocity; anything stale or absent gives zero torque). Prints "ready" when clients can
  * attach and a summary line per joint at the end. TICKS 0 runs until SIGTERM or SIGINT (tests
- * under load stop it when their clients are done instead of guessing a tick count). */
+ * under load stop it when their clients are done instead of guessing a tick count).
+ * HS_TEST_BENCH_FLAGS (a number) is published as the state's bench_flags. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -69,6 +70,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "shm_test_server: %s\n", d.msg);
         return 1;
     }
+    const char *flags = getenv("HS_TEST_BENCH_FLAGS");
+    if (flags)
+        hs_shm_server_set_bench_flags(s, strtoull(flags, NULL, 0));
     double q[NJ] = {0.1, 0.2, 0.3}, dq[NJ] = {0}, dt = (double)period_ns * 1e-9;
     long fresh[NJ] = {0}, live[NJ] = {0};
     struct hs_shm_command_report rep = {0};

@@ -26,10 +26,11 @@ class BenchServer:
     """Runs shm_test_server at 1 ms ticks under a unique bench name until finish(): a test does
     not guess how many ticks its clients need on a loaded machine."""
 
-    def __init__(self, tag):
+    def __init__(self, tag, env=None):
         self.bench = "py%d-%s" % (os.getpid(), tag)
         self.proc = subprocess.Popen([SERVER, self.bench, "0", "1000"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, **(env or {})))
         line = self.proc.stdout.readline()
         if not line.startswith("ready"):
             self.proc.kill()
@@ -87,6 +88,7 @@ class TestBindings(unittest.TestCase):
                 self.assertEqual(st.imu_accel[0], (0.0, 0.0, 9.81))
                 self.assertEqual(st.ft_force[0][2], float(st.tick))
                 self.assertAlmostEqual(st.sim_time_s, st.tick * 1e-3, places=9)
+                self.assertEqual((st.bench_flags, st.safe_hold), (0, False))
 
                 with self.assertRaises(hc.HilsimError) as cm:
                     c.write_command(elbow, hc.MODE_POSITION_PD, q=0.5, kp=50.0, kd=10.0)
@@ -110,6 +112,19 @@ class TestBindings(unittest.TestCase):
         self.assertEqual(float(f[f.index("target") + 1]), 0.5)
         self.assertGreater(int(f[f.index("fresh") + 1]), 0)
         self.assertIn("client status 0", out)  # released at detach
+
+    def test_bench_safe_hold_flag(self):
+        """A bench in safe hold says so in every snapshot, whatever the commands."""
+        srv = BenchServer("hold", env={"HS_TEST_BENCH_FLAGS": str(hc.BENCH_SAFE_HOLD)})
+        try:
+            with hc.Client(srv.bench) as c:
+                c.wait_tick(30.0)
+                st = c.read_state()
+                self.assertEqual(st.bench_flags, hc.BENCH_SAFE_HOLD)
+                self.assertTrue(st.safe_hold)
+            srv.finish()
+        finally:
+            srv.kill()
 
     def test_logger_and_pd_controller_examples(self):
         srv = BenchServer("examples")

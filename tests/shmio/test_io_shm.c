@@ -252,14 +252,16 @@ static void test_commands_reach_the_slot_and_go_stale(void **state)
     assert_int_equal(stats.lost_clients, 0);
     assert_int_equal(hs_client_read_state(f.c, &st), 0);
     assert_int_equal(st.stale_joints, 0);
+    assert_int_equal(st.bench_flags, 0);
     /* The bench's overrun safe hold overrides the client: the state says its commands are not
-     * in effect, fresh as they are. */
+     * in effect, fresh as they are, and why (the bench flag, not the client's lateness). */
     hs_bench_enter_safe_hold(f.b);
     assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
     tick(&f);
     assert_int_equal(hs_client_read_state(f.c, &st), 0);
     assert_int_equal(st.stale_joints, 2);
     assert_int_equal(st.client_status, HS_SHM_CLIENT_ACTIVE);
+    assert_int_equal(st.bench_flags, HS_SHM_BENCH_SAFE_HOLD);
     done(&f);
 }
 
