@@ -329,11 +329,11 @@ def mode_dbc(h, result):
     h.check(h.dbc_acks >= 0.9 * sent and h.dbc_acks <= sent,
             "%d ElbowCmd sent, %d acknowledged" % (sent, h.dbc_acks))
     # on request: one Wrist frame with the F/T sensor's force z
-    # The sensor moves tick to tick (about 0.5 N here at a 10 ms tick) and the frame carries no
-    # tick number, while this peer, sharing two emulated CPUs with hilsim, cannot sample every
-    # tick. So the answer must lie within what the shm view showed over 0.3 s either side of
-    # the exchange: that checks the binding, sign and scaling (exact values are checked on the
-    # host by test_io_can_dbc).
+    # The sensor moves tick to tick (by up to several newtons over a few 10 ms ticks while the
+    # loop here holds the arm) and the frame carries no tick number, while this peer, sharing
+    # two emulated CPUs with hilsim, cannot sample every tick. So the answer must lie within
+    # what the shm view showed over 0.3 s either side of the exchange: that checks the
+    # binding, sign and scaling (exact values are checked on the host by test_io_can_dbc).
     kind, ft = h.shm.find_sensor("WRIST_FT")
     seen = []
 
