@@ -64,8 +64,7 @@ static bool is_null(const yaml_node_t *n)
     return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-/* A short, printable rendering of a node for messages. */
-static const char *show(const yaml_node_t *n, char *buf, size_t size)
+static const char *type_word(const yaml_node_t *n)
 {
     if (n->type == YAML_MAPPING_NODE)
         return "a mapping";
@@ -73,6 +72,15 @@ static const char *show(const yaml_node_t *n, char *buf, size_t size)
         return "a list";
     if (is_null(n))
         return "null";
+    return NULL;
+}
+
+/* A short, printable rendering of a node for messages. */
+static const char *show(const yaml_node_t *n, char *buf, size_t size)
+{
+    const char *word = type_word(n);
+    if (word)
+        return word;
     size_t j = 0;
     const char *s = scalar(n);
     for (size_t i = 0; i < n->data.scalar.length && j + 4 < size; i++) {
@@ -83,17 +91,6 @@ static const char *show(const yaml_node_t *n, char *buf, size_t size)
         memcpy(buf + j - 3, "...", 3);
     buf[j] = 0;
     return buf;
-}
-
-static const char *type_word(const yaml_node_t *n)
-{
-    if (n->type == YAML_MAPPING_NODE)
-        return "a mapping";
-    if (n->type == YAML_SEQUENCE_NODE)
-        return "a list";
-    if (is_null(n))
-        return "null";
-    return NULL;
 }
 
 static int err_type(struct hs__ctx *c, const yaml_node_t *n, const char *path, const char *want)
