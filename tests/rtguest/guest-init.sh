@@ -73,6 +73,48 @@ while [ "$i" -lt "$VCAN" ]; do
 done
 hostname rtguest
 
+# The command runner, in the overlay root because both modes use it: chrooted to from here, or
+# started by the systemd unit below once the initramfs is gone. It writes "started", runs
+# cmd.sh, writes "rc" and the console marker.
+# The command writes into pipes (as under ctest); cat copies them to the consoles. hvc0/hvc1 stay
+# open because the last close resets their termios, and they are raw because with output
+# processing on every line becomes its own virtio message (very slow for big outputs).
+cat >$NEW/hs-guest-cmd.sh <<'EOF'
+RUN=$1
+i=0
+while [ ! -c /dev/hvc1 ] && [ "$i" -lt 100 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+if [ ! -c /dev/hvc1 ]; then
+    echo "hs-guest: error: virtio consoles did not appear" >/dev/ttyS0
+    echo "@@HS-GUEST-RC=125@@" >/dev/ttyS0
+    exit 0
+fi
+exec 5<>/dev/hvc0 6<>/dev/hvc1
+stty raw -echo <&5
+stty raw -echo <&6
+rm -f /run/hs-out /run/hs-err
+mkfifo /run/hs-out /run/hs-err
+cat /run/hs-out >&5 &
+pump_out=$!
+cat /run/hs-err >&6 &
+pump_err=$!
+: >"$RUN/started"
+/bin/bash "$RUN/cmd.sh" </dev/null >/run/hs-out 2>/run/hs-err
+rc=$?
+# A background process left by the command may still hold the pipes: give the pumps 3 s.
+i=0
+while { kill -0 $pump_out || kill -0 $pump_err; } 2>/dev/null && [ "$i" -lt 30 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill $pump_out $pump_err 2>/dev/null
+echo "$rc" >"$RUN/rc"
+echo "@@HS-GUEST-RC=$rc@@" >/dev/ttyS0
+sync
+EOF
+
 # hs.init=systemd: the host's own systemd becomes PID 1 of the overlay root and runs the command
 # as a unit, so services can be tested under a real service manager. Only what the command's unit
 # needs is started (default.target is replaced), and the host's fstab is ignored.
@@ -114,62 +156,11 @@ EOF
         ln -sf /dev/null "$U/$u"
     done
     : >$NEW/etc/fstab
-    cat >$NEW/hs-guest-cmd.sh <<'EOF'
-# Runs cmd.sh as the busybox /init does, then reports its status; the unit powers off after.
-RUN=$1
-exec 5<>/dev/hvc0 6<>/dev/hvc1
-stty raw -echo <&5
-stty raw -echo <&6
-rm -f /run/hs-out /run/hs-err
-mkfifo /run/hs-out /run/hs-err
-cat /run/hs-out >&5 &
-pump_out=$!
-cat /run/hs-err >&6 &
-pump_err=$!
-: >"$RUN/started"
-/bin/bash "$RUN/cmd.sh" </dev/null >/run/hs-out 2>/run/hs-err
-rc=$?
-wait $pump_out $pump_err
-echo "$rc" >"$RUN/rc"
-echo "@@HS-GUEST-RC=$rc@@" >/dev/ttyS0
-sync
-EOF
     umount /proc /sys /dev 2>/dev/null
     exec switch_root $NEW /lib/systemd/systemd
 fi
 
-# The command writes into pipes (as under ctest); cat copies them to the consoles. hvc0/hvc1 stay
-# open here because the last close resets their termios, and they are raw because with output
-# processing on every line becomes its own virtio message (very slow for big outputs).
-i=0
-while [ ! -c /dev/hvc1 ] && [ "$i" -lt 100 ]; do
-    sleep 0.05
-    i=$((i + 1))
-done
-[ -c /dev/hvc1 ] || fail "virtio consoles did not appear"
-exec 5<>/dev/hvc0 6<>/dev/hvc1
-stty raw -echo <&5
-stty raw -echo <&6
-mkfifo /out /err
-cat /out >&5 &
-pump_out=$!
-cat /err >&6 &
-pump_err=$!
-
-: >"$NEW$RUN/started"
-chroot $NEW /bin/bash "$RUN/cmd.sh" </dev/null >/out 2>/err
-rc=$?
-
-# A background process left by the command may still hold the pipes: give the pumps 3 s to drain.
-i=0
-while { kill -0 $pump_out || kill -0 $pump_err; } 2>/dev/null && [ "$i" -lt 30 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-kill $pump_out $pump_err 2>/dev/null
-echo "$rc" >"$NEW$RUN/rc"
-echo "@@HS-GUEST-RC=$rc@@"
-sync
+chroot $NEW /bin/sh /hs-guest-cmd.sh "$RUN"
 umount "$NEW$RUN" 2>/dev/null
 poweroff -f
 sleep 10
