@@ -101,7 +101,7 @@ resolve_kernel_package() {
 # faster than a bzImage (no real-mode setup, no in-guest XZ decompression).
 unpack_vmlinux() { # BZIMAGE OUT
     local at
-    at=$(LC_ALL=C grep -abo $'\xfd7zXZ\x00' "$1" | head -n 1 | cut -d: -f1)
+    at=$(LC_ALL=C grep -m 1 -abo $'\xfd7zXZ\x00' "$1" | sed -n 1p | cut -d: -f1)
     [ -n "$at" ] || return 1
     tail -c +$((at + 1)) "$1" | xz -dc --single-stream >"$2" 2>/dev/null || true
     [ "$(head -c 4 "$2" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] || {
@@ -200,7 +200,9 @@ initramfs_key() {
     {
         cat "$HERE/guest-init.sh"
         echo "$MODULES"
-        busybox | head -n 1
+        # sed reads to the end: with head, busybox could die of SIGPIPE and pipefail would end
+        # the whole script (exit 141, silently) whenever the initramfs had to be rebuilt.
+        busybox | sed -n 1p
     } | md5sum | cut -c1-16
 }
 
