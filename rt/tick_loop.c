@@ -86,8 +86,9 @@ static int validate(const struct hs_tick_config *c, struct hs_diag *d)
     if (c->leaky_threshold && c->leaky_inc == 0)
         return hs_diag_set(d, EINVAL, "", 0, 0,
                            "leaky_inc: must be > 0 when leaky_threshold is set");
-    if (c->hist_range_ns < 0 || c->hist_bin_ns < 0)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns/hist_bin_ns: negative");
+    if (c->hist_range_ns < 0 || c->hist_range_ns > HS_HIST_RANGE_MAX_NS)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns: %lld outside 0..%lld ns",
+                           (long long)c->hist_range_ns, HS_HIST_RANGE_MAX_NS);
     return 0;
 }
 
@@ -116,9 +117,9 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
     if (rt)
         l->rt = *rt;
     l->rt.cpu = rt ? rt->cpu : -1;
-    r = hs_rt_stats_init(&l->stats, cfg->hist_range_ns, cfg->hist_bin_ns);
+    r = hs_rt_stats_init(&l->stats, cfg->hist_range_ns);
     if (r < 0) {
-        hs_diag_set(d, r, "", 0, 0, "hist_range_ns/hist_bin_ns: cannot set up histograms");
+        hs_diag_set(d, r, "", 0, 0, "hist_range_ns: cannot set up histograms");
         goto fail;
     }
     l->stats.period_ns = cfg->period_ns;

@@ -74,7 +74,7 @@ int hs_cmd_bench(int argc, char **argv)
     rc = hs__runner_prepare(&o, &r);
     if (rc)
         goto out;
-    if (hs_hist_init(&base, r.tick.hist_range_ns, r.tick.hist_bin_ns) < 0) {
+    if (hs_hist_init(&base, r.tick.hist_range_ns) < 0) {
         rc = HS_EXIT_FAILURE;
         goto out;
     }
