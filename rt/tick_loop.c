@@ -163,6 +163,19 @@ static void post(struct hs_tick_loop *l, uint32_t kind, uint64_t tick, int64_t a
     hs_rt_ring_push(&l->log, &rec);
 }
 
+/* The stop record carries its reason's name, so the ring formats it without this file. */
+static void post_stop(struct hs_tick_loop *l, uint64_t tick, enum hs_tick_stop_reason reason,
+                      int err)
+{
+    struct hs_rt_log_rec rec = {.tick = tick,
+                                .time_ns = hs_rt_now_ns(),
+                                .a = reason,
+                                .b = err,
+                                .what = hs_tick_stop_reason_name(reason),
+                                .kind = HS_RT_LOG_STOP};
+    hs_rt_ring_push(&l->log, &rec);
+}
+
 static void relaxed_max(_Atomic int64_t *v, int64_t x)
 {
     if (x > atomic_load_explicit(v, memory_order_relaxed))
@@ -309,7 +322,7 @@ static int loop_body(struct hs_tick_loop *l)
     if (reason == HS_TICK_STOP_OVERRUN || reason == HS_TICK_STOP_LEAKY)
         if (!l->cfg.no_trace)
             HS_TRACE_POLICY(tick, HS_RT_LOG_STOP, (int64_t)reason);
-    post(l, HS_RT_LOG_STOP, tick, reason, err);
+    post_stop(l, tick, reason, err);
     res->reason = reason;
     res->err = reason == HS_TICK_STOP_PHASE_ERROR ? err : 0;
     res->ticks = st->ticks;
@@ -332,7 +345,7 @@ static int setup_failed(struct hs_tick_loop *l, int r)
 {
     l->result.reason = HS_TICK_STOP_SETUP_FAILED;
     l->result.err = r;
-    post(l, HS_RT_LOG_STOP, 0, HS_TICK_STOP_SETUP_FAILED, r);
+    post_stop(l, 0, HS_TICK_STOP_SETUP_FAILED, r);
     return r;
 }
 
