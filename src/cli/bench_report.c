@@ -83,12 +83,14 @@ static int write_text(const char *dir, const char *bench, double duration_s,
     hs_rt_stats_format_text(s, read_buf, BUF_SIZE);
     fprintf(f, "%s", read_buf);
     hs_rt_stats_format_row("baseline", base, read_buf, BUF_SIZE);
-    fprintf(f, "%s", read_buf);
+    fprintf(f, "\nbaseline: the bare clock_nanosleep loop's wake latency, same columns [us]\n%s",
+            read_buf);
     wake_compare(f, &s->phase[HS_PHASE_WAKE], base);
     fprintf(f, "\nbudgets:\n");
     for (int i = 0; i < v->nchecks; i++)
-        fprintf(f, "  %-18s %12.3f %-3s limit %12.3f  %s\n", v->checks[i].name,
-                v->checks[i].measured, v->checks[i].unit, v->checks[i].limit,
+        fprintf(f, "  %-18s %12.*f %-3s limit %12.*f  %s\n", v->checks[i].name,
+                v->checks[i].unit[0] ? 3 : 0, v->checks[i].measured, v->checks[i].unit,
+                v->checks[i].unit[0] ? 3 : 0, v->checks[i].limit,
                 v->checks[i].pass ? "pass" : "FAIL");
     fprintf(f, "\nverdict: %s\n", v->pass ? "PASS" : "FAIL");
     return close_checked(f);
