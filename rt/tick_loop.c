@@ -225,9 +225,9 @@ struct loop_state {
     enum hs_tick_stop_reason reason;
 };
 
-/* Account, first half: per-phase durations into the
- * preallocated histograms, the LTTng tick event, the worst-case progress figures. t[0] is the
- * wake, t[1..5] the ends of inputs, actuation, physics, sensors and outputs. */
+/* Account, first half: per-phase durations into the preallocated histograms, the LTTng tick
+ * event, the worst-case progress figures. t[0] is the wake, t[1..5] the ends of inputs,
+ * actuation, physics, sensors and outputs. */
 static void account_durations(struct hs_tick_loop *l, uint64_t tick, int64_t planned,
                               const int64_t t[6], bool overrun)
 {
