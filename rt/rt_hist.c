@@ -4,12 +4,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-int hs_hist_init(struct hs_hist *h, int64_t range_ns, int64_t bin_ns)
+uint32_t hs_hist_bin_of(int64_t value_ns)
+{
+    if (value_ns < HS_HIST_SUB)
+        return value_ns < 0 ? 0 : (uint32_t)value_ns;
+    /* e >= SUB_BITS: keep the top SUB_BITS + 1 bits, so (v >> shift) is in [SUB, 2 * SUB). */
+    int e = 63 - __builtin_clzll((unsigned long long)value_ns);
+    int shift = e - HS_HIST_SUB_BITS;
+    return ((uint32_t)shift << HS_HIST_SUB_BITS) + (uint32_t)(value_ns >> shift);
+}
+
+int64_t hs_hist_bin_lo(uint32_t i)
+{
+    if (i < 2 * HS_HIST_SUB)
+        return i;
+    int shift = (int)(i >> HS_HIST_SUB_BITS) - 1;
+    return (int64_t)((i & (HS_HIST_SUB - 1)) | HS_HIST_SUB) << shift;
+}
+
+int64_t hs_hist_bin_width(uint32_t i)
+{
+    return i < 2 * HS_HIST_SUB ? 1 : (int64_t)1 << ((i >> HS_HIST_SUB_BITS) - 1);
+}
+
+int64_t hs_hist_bin_value(uint32_t i)
+{
+    return hs_hist_bin_lo(i) + (hs_hist_bin_width(i) - 1) / 2;
+}
+
+int hs_hist_init(struct hs_hist *h, int64_t range_ns)
 {
     memset(h, 0, sizeof *h);
-    if (bin_ns <= 0 || range_ns <= 0 || range_ns % bin_ns != 0 || range_ns / bin_ns > UINT32_MAX)
+    if (range_ns == 0)
+        range_ns = HS_HIST_DEFAULT_RANGE_NS;
+    if (range_ns < 1 || range_ns > HS_HIST_RANGE_MAX_NS)
         return -EINVAL;
-    uint32_t nbins = (uint32_t)(range_ns / bin_ns);
+    uint32_t nbins = hs_hist_bin_of(range_ns - 1) + 1;
     /* calloc may hand out untouched zero pages; memset forces them resident now. */
     uint64_t *bins = malloc((size_t)nbins * sizeof *bins); /* init only */
     if (!bins)
@@ -17,7 +47,7 @@ int hs_hist_init(struct hs_hist *h, int64_t range_ns, int64_t bin_ns)
     memset(bins, 0, (size_t)nbins * sizeof *bins);
     h->bins = bins;
     h->nbins = nbins;
-    h->bin_ns = bin_ns;
+    h->range_ns = range_ns;
     return 0;
 }
 
@@ -41,17 +71,34 @@ void hs_hist_reset(struct hs_hist *h)
 
 void hs_hist_record(struct hs_hist *h, int64_t value_ns)
 {
-    int64_t idx = value_ns < 0 ? 0 : value_ns / h->bin_ns;
-    if (idx >= (int64_t)h->nbins)
+    if (value_ns >= h->range_ns)
         h->overflow++;
     else
-        h->bins[idx]++;
+        h->bins[hs_hist_bin_of(value_ns)]++;
     if (h->count == 0 || value_ns < h->min_ns)
         h->min_ns = value_ns;
     if (h->count == 0 || value_ns > h->max_ns)
         h->max_ns = value_ns;
     h->count++;
     h->sum_ns += value_ns;
+}
+
+int hs_hist_merge(struct hs_hist *dst, const struct hs_hist *src)
+{
+    if (dst->range_ns != src->range_ns || dst->nbins != src->nbins)
+        return -EINVAL;
+    if (src->count == 0)
+        return 0;
+    for (uint32_t i = 0; i < src->nbins; i++)
+        dst->bins[i] += src->bins[i];
+    if (dst->count == 0 || src->min_ns < dst->min_ns)
+        dst->min_ns = src->min_ns;
+    if (dst->count == 0 || src->max_ns > dst->max_ns)
+        dst->max_ns = src->max_ns;
+    dst->overflow += src->overflow;
+    dst->count += src->count;
+    dst->sum_ns += src->sum_ns;
+    return 0;
 }
 
 int hs_hist_percentile(const struct hs_hist *h, uint32_t p_ppm, int64_t *ret_ns)
@@ -65,11 +112,18 @@ int hs_hist_percentile(const struct hs_hist *h, uint32_t p_ppm, int64_t *ret_ns)
     uint64_t k = (uint64_t)((num + 999999) / 1000000);
     if (k == 0)
         k = 1;
+    /* The first and the last sample are known exactly. */
+    if (k == 1 || k >= h->count) {
+        *ret_ns = k == 1 ? h->min_ns : h->max_ns;
+        return 0;
+    }
     uint64_t cum = 0;
     for (uint32_t i = 0; i < h->nbins; i++) {
         cum += h->bins[i];
         if (cum >= k) {
-            *ret_ns = (int64_t)(i + 1) * h->bin_ns;
+            /* The clamp keeps a bin's midpoint from claiming more than was seen. */
+            int64_t v = hs_hist_bin_value(i);
+            *ret_ns = v < h->min_ns ? h->min_ns : v > h->max_ns ? h->max_ns : v;
             return 0;
         }
     }

@@ -1,5 +1,4 @@
 #include "rt/rt_ring.h"
-#include "rt/tick_loop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -74,8 +73,9 @@ int hs_rt_log_format(const struct hs_rt_log_rec *rec, char *buf, size_t size)
         return snprintf(buf, size, "tick %llu: overrun counter %lld reached %lld: safe hold", t, a,
                         b);
     case HS_RT_LOG_STOP:
-        return snprintf(buf, size, "tick %llu: loop stopped: %s (error %lld)", t,
-                        hs_tick_stop_reason_name((enum hs_tick_stop_reason)a), b);
+        if (rec->what)
+            return snprintf(buf, size, "tick %llu: loop stopped: %s (error %lld)", t, rec->what, b);
+        return snprintf(buf, size, "tick %llu: loop stopped: reason %lld (error %lld)", t, a, b);
     case HS_RT_LOG_STALL:
         return snprintf(buf, size, "tick %llu: injected stall of %lld ns", t, a);
     default:

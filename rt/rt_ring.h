@@ -12,7 +12,8 @@ enum hs_rt_log_kind {
     HS_RT_LOG_OVERRUN,   /* a: tick duration ns, b: deadlines missed by this tick */
     HS_RT_LOG_SKIP,      /* a: periods skipped, b: tick number the loop resumes at */
     HS_RT_LOG_SAFE_HOLD, /* a: leaky counter value, b: threshold */
-    HS_RT_LOG_STOP,      /* a: enum hs_tick_stop_reason, b: phase error (negative errno) */
+    HS_RT_LOG_STOP,      /* a: enum hs_tick_stop_reason, b: phase error (negative errno),
+                            what: the reason's name */
     HS_RT_LOG_STALL,     /* a: injected stall ns */
     HS_RT_LOG_MAX
 };
@@ -21,7 +22,10 @@ struct hs_rt_log_rec {
     uint64_t tick;   /* period number the record belongs to */
     int64_t time_ns; /* CLOCK_MONOTONIC when it was posted */
     int64_t a, b;    /* meaning per kind (see enum) */
-    uint32_t kind;   /* enum hs_rt_log_kind */
+    /* A static string naming what a record's numbers mean (e.g. the stop reason), set by the
+     * producer so that formatting needs no knowledge of who posted it; may be NULL. */
+    const char *what;
+    uint32_t kind; /* enum hs_rt_log_kind */
     uint32_t pad;
 };
 
@@ -42,7 +46,8 @@ void hs_rt_ring_destroy(struct hs_rt_ring *r);
 int hs_rt_ring_push(struct hs_rt_ring *r, const struct hs_rt_log_rec *rec);
 /* RT-safe, consumer side only. 0 with the oldest record in *ret_rec, or -EAGAIN when empty. */
 int hs_rt_ring_pop(struct hs_rt_ring *r, struct hs_rt_log_rec *ret_rec);
-/* Non-RT: one human-readable line (no newline) for a record. Returns like snprintf. */
+/* Non-RT: one human-readable line (no newline) for a record, from the record alone. Returns like
+ * snprintf. */
 int hs_rt_log_format(const struct hs_rt_log_rec *rec, char *buf, size_t size);
 
 #endif

@@ -20,15 +20,11 @@ const char *hs_phase_name(enum hs_phase p)
     return (unsigned)p < HS_PHASE_MAX ? phase_names[p] : "?";
 }
 
-int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns, int64_t bin_ns)
+int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns)
 {
     memset(s, 0, sizeof *s);
-    if (range_ns == 0)
-        range_ns = HS_HIST_DEFAULT_RANGE_NS;
-    if (bin_ns == 0)
-        bin_ns = HS_HIST_DEFAULT_BIN_NS;
     for (int i = 0; i < HS_PHASE_MAX; i++) {
-        int r = hs_hist_init(&s->phase[i], range_ns, bin_ns);
+        int r = hs_hist_init(&s->phase[i], range_ns);
         if (r < 0) {
             hs_rt_stats_destroy(s);
             return r;
@@ -116,6 +112,8 @@ size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t si
     hs__out_put(&o, " %10s\n", "max");
     for (int i = 0; i < HS_PHASE_MAX; i++)
         row(&o, phase_names[i], &s->phase[i]);
+    hs__out_put(&o, "percentiles are log-linear bin midpoints, within %.2f %% of the samples\n",
+                100.0 * HS_HIST_REL_ERR);
     return hs__out_finish(&o);
 }
 
@@ -125,10 +123,11 @@ size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t si
     hs__out_init(&o, buf, size);
     hs__out_put(&o,
                 "{\"period_ns\": %lld, \"ticks\": %llu, \"overruns\": %llu, "
-                "\"missed_periods\": %llu, \"bin_ns\": %lld, \"phases\": {",
+                "\"missed_periods\": %llu, \"range_ns\": %lld, \"pct_rel_err\": %.6f, "
+                "\"phases\": {",
                 (long long)s->period_ns, (unsigned long long)s->ticks,
                 (unsigned long long)s->overruns, (unsigned long long)s->missed_periods,
-                (long long)s->phase[0].bin_ns);
+                (long long)s->phase[0].range_ns, HS_HIST_REL_ERR);
     for (int i = 0; i < HS_PHASE_MAX; i++) {
         hs__out_put(&o, "%s\"%s\": ", i ? ", " : "", phase_names[i]);
         hist_json(&o, &s->phase[i]);

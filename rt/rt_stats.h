@@ -31,9 +31,9 @@ struct hs_rt_stats {
     int64_t period_ns;
 };
 
-/* init only: allocates HS_PHASE_MAX histograms of range_ns in bin_ns bins (0 picks the
- * defaults). Returns 0, -EINVAL or -ENOMEM; on failure everything is freed and zeroed. */
-int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns, int64_t bin_ns);
+/* init only: allocates HS_PHASE_MAX histograms of range_ns (0 picks the default; see
+ * rt_hist.h). Returns 0, -EINVAL or -ENOMEM; on failure everything is freed and zeroed. */
+int hs_rt_stats_init(struct hs_rt_stats *s, int64_t range_ns);
 /* init only. Accepts NULL. */
 void hs_rt_stats_destroy(struct hs_rt_stats *s);
 /* RT-safe. */
@@ -42,9 +42,11 @@ void hs_rt_stats_reset(struct hs_rt_stats *s);
  */
 const char *hs_phase_name(enum hs_phase p);
 
-/* Non-RT. Write a table (one row per phase: count min mean p50 p99 p99.9 p99.99 max in us) or a
- * JSON object into buf (always NUL-terminated when size > 0). Return the length that the full
- * output needs, like snprintf: a result >= size means it was truncated. */
+/* Non-RT. Write a table (one row per phase: count min mean p50 p99 p99.9 p99.99 max in us with
+ * three decimals, so sub-microsecond phases read as such; percentiles are bin midpoints within
+ * HS_HIST_REL_ERR, stated under the table) or a JSON object into buf (always NUL-terminated when
+ * size > 0). Return the length that the full output needs, like snprintf: a result >= size means
+ * it was truncated. */
 /* Non-RT. One row of that table for any histogram (e.g. the baseline's wake latency next to
  * the loop's), newline included; and one histogram as a JSON object. Same return rule. */
 size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size);

@@ -86,8 +86,9 @@ static int validate(const struct hs_tick_config *c, struct hs_diag *d)
     if (c->leaky_threshold && c->leaky_inc == 0)
         return hs_diag_set(d, EINVAL, "", 0, 0,
                            "leaky_inc: must be > 0 when leaky_threshold is set");
-    if (c->hist_range_ns < 0 || c->hist_bin_ns < 0)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns/hist_bin_ns: negative");
+    if (c->hist_range_ns < 0 || c->hist_range_ns > HS_HIST_RANGE_MAX_NS)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns: %lld outside 0..%lld ns",
+                           (long long)c->hist_range_ns, HS_HIST_RANGE_MAX_NS);
     return 0;
 }
 
@@ -116,9 +117,9 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
     if (rt)
         l->rt = *rt;
     l->rt.cpu = rt ? rt->cpu : -1;
-    r = hs_rt_stats_init(&l->stats, cfg->hist_range_ns, cfg->hist_bin_ns);
+    r = hs_rt_stats_init(&l->stats, cfg->hist_range_ns);
     if (r < 0) {
-        hs_diag_set(d, r, "", 0, 0, "hist_range_ns/hist_bin_ns: cannot set up histograms");
+        hs_diag_set(d, r, "", 0, 0, "hist_range_ns: cannot set up histograms");
         goto fail;
     }
     l->stats.period_ns = cfg->period_ns;
@@ -162,6 +163,19 @@ static void post(struct hs_tick_loop *l, uint32_t kind, uint64_t tick, int64_t a
     hs_rt_ring_push(&l->log, &rec);
 }
 
+/* The stop record carries its reason's name, so the ring formats it without this file. */
+static void post_stop(struct hs_tick_loop *l, uint64_t tick, enum hs_tick_stop_reason reason,
+                      int err)
+{
+    struct hs_rt_log_rec rec = {.tick = tick,
+                                .time_ns = hs_rt_now_ns(),
+                                .a = reason,
+                                .b = err,
+                                .what = hs_tick_stop_reason_name(reason),
+                                .kind = HS_RT_LOG_STOP};
+    hs_rt_ring_push(&l->log, &rec);
+}
+
 static void relaxed_max(_Atomic int64_t *v, int64_t x)
 {
     if (x > atomic_load_explicit(v, memory_order_relaxed))
@@ -202,126 +216,162 @@ static bool leaky_update(struct hs_tick_loop *l, uint32_t *count, bool overrun,
     return false;
 }
 
+/* The loop's state between ticks (RT thread only). */
+struct loop_state {
+    struct hs_tick_info info;
+    uint64_t tick; /* period number of the tick to run next */
+    uint32_t leaky;
+    int err; /* first phase error of the last tick */
+    enum hs_tick_stop_reason reason;
+};
+
+/* Account, first half: per-phase durations into the preallocated histograms, the LTTng tick
+ * event, the worst-case progress figures. t[0] is the wake, t[1..5] the ends of inputs,
+ * actuation, physics, sensors and outputs. */
+static void account_durations(struct hs_tick_loop *l, uint64_t tick, int64_t planned,
+                              const int64_t t[6], bool overrun)
+{
+    struct hs_rt_stats *st = &l->stats;
+    struct hs_trace_tick tr = {
+        .tick = tick,
+        .planned_ns = planned,
+        .actual_ns = t[0],
+        .wake_latency_ns = t[0] - planned,
+        .inputs_ns = t[1] - t[0],
+        .actuation_ns = t[2] - t[1],
+        .physics_ns = t[3] - t[2],
+        .sensors_ns = t[4] - t[3],
+        .outputs_ns = t[5] - t[4],
+        .tick_ns = t[5] - t[0],
+        .overrun = overrun,
+    };
+    hs_hist_record(&st->phase[HS_PHASE_WAKE], tr.wake_latency_ns);
+    hs_hist_record(&st->phase[HS_PHASE_INPUTS], tr.inputs_ns);
+    hs_hist_record(&st->phase[HS_PHASE_ACTUATION], tr.actuation_ns);
+    hs_hist_record(&st->phase[HS_PHASE_PHYSICS], tr.physics_ns);
+    hs_hist_record(&st->phase[HS_PHASE_SENSORS], tr.sensors_ns);
+    hs_hist_record(&st->phase[HS_PHASE_OUTPUTS], tr.outputs_ns);
+    hs_hist_record(&st->phase[HS_PHASE_TICK], tr.tick_ns);
+    if (!l->cfg.no_trace)
+        HS_TRACE_TICK(&tr);
+    st->ticks++;
+    relaxed_max(&l->p_worst_tick, tr.tick_ns);
+    relaxed_max(&l->p_worst_wake, tr.wake_latency_ns);
+}
+
+/* Account, second half: the next deadline and the overrun policy, the leaky counter, the stop
+ * decision and the published progress. end_ns is the end of the tick's outputs. */
+static void account_deadline(struct hs_tick_loop *l, struct loop_state *s, int64_t end_ns,
+                             bool overrun)
+{
+    const struct hs_tick_config *c = &l->cfg;
+    struct hs_rt_stats *st = &l->stats;
+    const uint64_t tick = s->tick;
+    uint64_t next_tick = tick + 1;
+    if (overrun) {
+        /* Deadlines passed while this tick ran: planned + k * period <= end, k >= 1. */
+        int64_t passed = (end_ns - s->info.planned_ns) / c->period_ns;
+        st->overruns++;
+        post(l, HS_RT_LOG_OVERRUN, tick, end_ns - s->info.wake_ns, passed);
+        if (!c->no_trace)
+            HS_TRACE_OVERRUN(tick, end_ns - s->info.wake_ns, passed);
+        if (c->policy == HS_OVERRUN_SKIP) {
+            st->missed_periods += (uint64_t)passed;
+            next_tick = tick + 1 + (uint64_t)passed;
+            post(l, HS_RT_LOG_SKIP, tick, passed, (int64_t)next_tick);
+            if (!c->no_trace)
+                HS_TRACE_POLICY(tick, HS_RT_LOG_SKIP, passed);
+        } else if (c->policy == HS_OVERRUN_STOP) {
+            s->reason = HS_TICK_STOP_OVERRUN;
+        }
+    }
+    if (leaky_update(l, &s->leaky, overrun, &s->info) && s->reason == HS_TICK_STOP_NONE)
+        s->reason = HS_TICK_STOP_LEAKY;
+    if (s->err < 0 && s->reason == HS_TICK_STOP_NONE)
+        s->reason = HS_TICK_STOP_PHASE_ERROR;
+
+    atomic_store_explicit(&l->p_last_tick, tick, memory_order_relaxed);
+    atomic_store_explicit(&l->p_ticks, st->ticks, memory_order_relaxed);
+    atomic_store_explicit(&l->p_overruns, st->overruns, memory_order_relaxed);
+    atomic_store_explicit(&l->p_missed, st->missed_periods, memory_order_relaxed);
+    s->tick = next_tick;
+}
+
+/* Account (DESIGN.md's tick flow, step 7): a tick overruns when it ends after its next
+ * deadline. */
+static void account(struct hs_tick_loop *l, struct loop_state *s, const int64_t t[6])
+{
+    const bool overrun = t[5] > s->info.planned_ns + l->cfg.period_ns;
+    account_durations(l, s->tick, s->info.planned_ns, t, overrun);
+    account_deadline(l, s, t[5], overrun);
+}
+
+/* Sleep, then the five phases in order, each timed: t[0] wake, t[i] end of phase i. The first
+ * error of the tick wins; the tick has still run every phase. */
+static void run_phases(struct hs_tick_loop *l, struct loop_state *s, int64_t t[6])
+{
+    const struct hs_tick_ops *ops = &l->ops;
+    hs_rt_sleep_until(s->info.planned_ns);
+    t[0] = hs_rt_now_ns();
+    s->info.tick = s->tick;
+    s->info.seq = l->stats.ticks;
+    s->info.wake_ns = t[0];
+
+    stall_once(l, s->tick);
+    int e1 = ops->inputs(l->ctx, &s->info);
+    t[1] = hs_rt_now_ns();
+    int e2 = ops->actuation(l->ctx, &s->info);
+    t[2] = hs_rt_now_ns();
+    int e3 = ops->physics(l->ctx, &s->info);
+    t[3] = hs_rt_now_ns();
+    int e4 = ops->sensors(l->ctx, &s->info);
+    t[4] = hs_rt_now_ns();
+    int e5 = ops->outputs(l->ctx, &s->info);
+    t[5] = hs_rt_now_ns();
+    s->err = e1 < 0 ? e1 : e2 < 0 ? e2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5 < 0 ? e5 : 0;
+}
+
 static int loop_body(struct hs_tick_loop *l)
 {
     const struct hs_tick_config *c = &l->cfg;
-    const struct hs_tick_ops *ops = &l->ops;
     struct hs_rt_stats *st = &l->stats;
     struct hs_tick_result *res = &l->result;
     const int64_t period = c->period_ns;
-    int64_t start = hs_rt_now_ns() + period;
-    struct hs_tick_info info = {.period_ns = period};
-    uint64_t tick = 0;
-    uint32_t leaky = 0;
-    int err = 0;
-    enum hs_tick_stop_reason reason = HS_TICK_STOP_NONE;
+    const int64_t start = hs_rt_now_ns() + period;
+    struct loop_state s = {.info = {.period_ns = period}, .reason = HS_TICK_STOP_NONE};
 
     atomic_store(&l->p_running, true);
-    while (reason == HS_TICK_STOP_NONE) {
+    while (s.reason == HS_TICK_STOP_NONE) {
         if (atomic_load_explicit(&l->stop, memory_order_relaxed)) {
-            reason = HS_TICK_STOP_REQUESTED;
+            s.reason = HS_TICK_STOP_REQUESTED;
             break;
         }
         if (c->max_ticks && st->ticks >= c->max_ticks) {
-            reason = HS_TICK_STOP_MAX_TICKS;
+            s.reason = HS_TICK_STOP_MAX_TICKS;
             break;
         }
-        int64_t planned = start + (int64_t)tick * period;
-        hs_rt_sleep_until(planned);
-        int64_t t0 = hs_rt_now_ns();
-        info.tick = tick;
-        info.seq = st->ticks;
-        info.planned_ns = planned;
-        info.wake_ns = t0;
-
-        stall_once(l, tick);
-        int e = ops->inputs(l->ctx, &info);
-        int64_t t1 = hs_rt_now_ns();
-        int e2 = ops->actuation(l->ctx, &info);
-        int64_t t2 = hs_rt_now_ns();
-        int e3 = ops->physics(l->ctx, &info);
-        int64_t t3 = hs_rt_now_ns();
-        int e4 = ops->sensors(l->ctx, &info);
-        int64_t t4 = hs_rt_now_ns();
-        int e5 = ops->outputs(l->ctx, &info);
-        int64_t t5 = hs_rt_now_ns();
-        /* First error of the tick wins; the tick has still run every phase. */
-        err = e < 0 ? e : e2 < 0 ? e2 : e3 < 0 ? e3 : e4 < 0 ? e4 : e5 < 0 ? e5 : 0;
-
-        struct hs_trace_tick tr = {
-            .tick = tick,
-            .planned_ns = planned,
-            .actual_ns = t0,
-            .wake_latency_ns = t0 - planned,
-            .inputs_ns = t1 - t0,
-            .actuation_ns = t2 - t1,
-            .physics_ns = t3 - t2,
-            .sensors_ns = t4 - t3,
-            .outputs_ns = t5 - t4,
-            .tick_ns = t5 - t0,
-        };
-        const int64_t next = planned + period;
-        const bool overrun = t5 > next;
-        tr.overrun = overrun;
-        hs_hist_record(&st->phase[HS_PHASE_WAKE], tr.wake_latency_ns);
-        hs_hist_record(&st->phase[HS_PHASE_INPUTS], tr.inputs_ns);
-        hs_hist_record(&st->phase[HS_PHASE_ACTUATION], tr.actuation_ns);
-        hs_hist_record(&st->phase[HS_PHASE_PHYSICS], tr.physics_ns);
-        hs_hist_record(&st->phase[HS_PHASE_SENSORS], tr.sensors_ns);
-        hs_hist_record(&st->phase[HS_PHASE_OUTPUTS], tr.outputs_ns);
-        hs_hist_record(&st->phase[HS_PHASE_TICK], tr.tick_ns);
-        if (!l->cfg.no_trace)
-            HS_TRACE_TICK(&tr);
-        st->ticks++;
-        relaxed_max(&l->p_worst_tick, tr.tick_ns);
-        relaxed_max(&l->p_worst_wake, tr.wake_latency_ns);
-
-        uint64_t next_tick = tick + 1;
-        if (overrun) {
-            /* Deadlines passed while this tick ran: planned + k * period <= t5, k >= 1. */
-            int64_t passed = (t5 - planned) / period;
-            st->overruns++;
-            post(l, HS_RT_LOG_OVERRUN, tick, tr.tick_ns, passed);
-            if (!l->cfg.no_trace)
-                HS_TRACE_OVERRUN(tick, tr.tick_ns, passed);
-            if (c->policy == HS_OVERRUN_SKIP) {
-                st->missed_periods += (uint64_t)passed;
-                next_tick = tick + 1 + (uint64_t)passed;
-                post(l, HS_RT_LOG_SKIP, tick, passed, (int64_t)next_tick);
-                if (!l->cfg.no_trace)
-                    HS_TRACE_POLICY(tick, HS_RT_LOG_SKIP, passed);
-            } else if (c->policy == HS_OVERRUN_STOP) {
-                reason = HS_TICK_STOP_OVERRUN;
-            }
-        }
-        if (leaky_update(l, &leaky, overrun, &info) && reason == HS_TICK_STOP_NONE)
-            reason = HS_TICK_STOP_LEAKY;
-        if (err < 0 && reason == HS_TICK_STOP_NONE)
-            reason = HS_TICK_STOP_PHASE_ERROR;
-
-        atomic_store_explicit(&l->p_last_tick, tick, memory_order_relaxed);
-        atomic_store_explicit(&l->p_ticks, st->ticks, memory_order_relaxed);
-        atomic_store_explicit(&l->p_overruns, st->overruns, memory_order_relaxed);
-        atomic_store_explicit(&l->p_missed, st->missed_periods, memory_order_relaxed);
-        tick = next_tick;
+        s.info.planned_ns = start + (int64_t)s.tick * period;
+        int64_t t[6];
+        run_phases(l, &s, t);
+        account(l, &s, t);
     }
-    if (reason == HS_TICK_STOP_OVERRUN || reason == HS_TICK_STOP_LEAKY)
-        if (!l->cfg.no_trace)
-            HS_TRACE_POLICY(tick, HS_RT_LOG_STOP, (int64_t)reason);
-    post(l, HS_RT_LOG_STOP, tick, reason, err);
-    res->reason = reason;
-    res->err = reason == HS_TICK_STOP_PHASE_ERROR ? err : 0;
+    if (s.reason == HS_TICK_STOP_OVERRUN || s.reason == HS_TICK_STOP_LEAKY)
+        if (!c->no_trace)
+            HS_TRACE_POLICY(s.tick, HS_RT_LOG_STOP, (int64_t)s.reason);
+    post_stop(l, s.tick, s.reason, s.err);
+    res->reason = s.reason;
+    res->err = s.reason == HS_TICK_STOP_PHASE_ERROR ? s.err : 0;
     res->ticks = st->ticks;
     res->overruns = st->overruns;
     res->missed_periods = st->missed_periods;
-    res->safe_hold = info.safe_hold;
+    res->safe_hold = s.info.safe_hold;
     atomic_store(&l->p_running, false);
-    switch (reason) {
+    switch (s.reason) {
     case HS_TICK_STOP_OVERRUN:
     case HS_TICK_STOP_LEAKY:
         return -ETIME;
     case HS_TICK_STOP_PHASE_ERROR:
-        return err;
+        return s.err;
     default:
         return 0;
     }
@@ -331,7 +381,7 @@ static int setup_failed(struct hs_tick_loop *l, int r)
 {
     l->result.reason = HS_TICK_STOP_SETUP_FAILED;
     l->result.err = r;
-    post(l, HS_RT_LOG_STOP, 0, HS_TICK_STOP_SETUP_FAILED, r);
+    post_stop(l, 0, HS_TICK_STOP_SETUP_FAILED, r);
     return r;
 }
 

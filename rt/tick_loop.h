@@ -69,9 +69,10 @@ struct hs_tick_config {
     uint32_t leaky_inc;
     uint32_t leaky_threshold;
     enum hs_leaky_action leaky_action;
-    uint64_t max_ticks;    /* stop after this many executed ticks; 0 = until stopped */
-    int64_t hist_range_ns; /* histogram range; 0 = HS_HIST_DEFAULT_RANGE_NS */
-    int64_t hist_bin_ns;   /* histogram bin; 0 = 1 us */
+    uint64_t max_ticks; /* stop after this many executed ticks; 0 = until stopped */
+    /* Histogram range (log-linear bins, rt_hist.h): longer samples count as overflow.
+     * 0..HS_HIST_RANGE_MAX_NS, 0 = HS_HIST_DEFAULT_RANGE_NS. */
+    int64_t hist_range_ns;
     uint32_t log_capacity; /* log ring records; 0 = 256 */
     bool no_trace;         /* skip the LTTng tracepoints (a bench with trace.enabled false) */
 };

@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Per-phase timing table from an LTTng trace of hilsim:tick events.
 
-    trace-analyze.py TRACE_DIR [--json] [--pid PID] [--bin-ns 1000] [--range-ns 20000000]
+    trace-analyze.py TRACE_DIR [--json] [--pid PID] [--range-ns 10000000000]
 
 Runs babeltrace2 on TRACE_DIR, and prints the same table as the in-process stats
-(rt/rt_stats.c) using the same histogram and percentile definition (rt/rt_hist.h): with N
-samples and p in parts per million, k = ceil(p * N / 1e6) (at least 1); the percentile is the
-upper edge of the smallest 1 us bin whose cumulative count reaches k, or the exact maximum when
-k is only reached in the overflow bin. Also lists tick numbers missing from 0..last (skipped
-periods, or lost events). When the trace has the vpid context and holds several processes,
+(rt/rt_stats.c) using the same log-linear histogram and percentile definition (rt/rt_hist.h):
+1 ns bins below 128 ns, then 128 bins per power of two. With N samples and p in parts per
+million, k = ceil(p * N / 1e6) (at least 1); k = 1 is the exact minimum, k = N the exact
+maximum; otherwise the percentile is the midpoint of the smallest bin whose cumulative count
+reaches k, clamped into [min, max], or the exact maximum when k is only reached in the overflow
+(samples >= --range-ns). Also lists tick numbers missing from 0..last (skipped periods, or lost
+events). When the trace has the vpid context and holds several processes,
 choose one with --pid. Python 3 standard library only.
 """
 import argparse
@@ -36,10 +38,30 @@ FIELD_RE = re.compile(r"(\w+) = (-?\d+)")
 VPID_RE = re.compile(r"\{ vpid = (\d+) \}")
 
 
+SUB_BITS = 7
+SUB = 1 << SUB_BITS
+REL_ERR = 1.0 / (2 * SUB)
+
+
+def bin_of(v):
+    if v < SUB:
+        return max(v, 0)
+    shift = v.bit_length() - 1 - SUB_BITS
+    return (shift << SUB_BITS) + (v >> shift)
+
+
+def bin_value(i):
+    """Midpoint of the integers in bin i (rt_hist.c: hs_hist_bin_value)."""
+    if i < 2 * SUB:
+        return i
+    shift = (i >> SUB_BITS) - 1
+    lo = ((i & (SUB - 1)) | SUB) << shift
+    return lo + ((1 << shift) - 1) // 2
+
+
 class Hist:
-    def __init__(self, range_ns, bin_ns):
-        self.bin_ns = bin_ns
-        self.nbins = range_ns // bin_ns
+    def __init__(self, range_ns):
+        self.range_ns = range_ns
         self.bins = {}
         self.overflow = 0
         self.count = 0
@@ -47,10 +69,10 @@ class Hist:
         self.sum = 0
 
     def record(self, v):
-        idx = 0 if v < 0 else v // self.bin_ns
-        if idx >= self.nbins:
+        if v >= self.range_ns:
             self.overflow += 1
         else:
+            idx = bin_of(v)
             self.bins[idx] = self.bins.get(idx, 0) + 1
         if self.count == 0 or v < self.min:
             self.min = v
@@ -61,11 +83,15 @@ class Hist:
 
     def percentile(self, p_ppm):
         k = max(1, (p_ppm * self.count + 999999) // 1000000)
+        if k == 1:
+            return self.min
+        if k >= self.count:
+            return self.max
         cum = 0
         for idx in sorted(self.bins):
             cum += self.bins[idx]
             if cum >= k:
-                return (idx + 1) * self.bin_ns
+                return min(max(bin_value(idx), self.min), self.max)
         return self.max
 
     def mean(self):
@@ -114,8 +140,8 @@ def select_process(events, pid):
     return [(n, f) for n, f, _ in events]
 
 
-def analyze(events, range_ns, bin_ns):
-    hists = {name: Hist(range_ns, bin_ns) for name, _ in PHASES}
+def analyze(events, range_ns):
+    hists = {name: Hist(range_ns) for name, _ in PHASES}
     ticks, planned, overruns, actions, overrun_events = [], {}, 0, 0, 0
     counts = {}
     for name, f in events:
@@ -142,7 +168,8 @@ def analyze(events, range_ns, bin_ns):
         "ticks": len(ticks),
         "overruns": overruns,
         "missed_periods": len(missing),
-        "bin_ns": bin_ns,
+        "range_ns": range_ns,
+        "pct_rel_err": float("%.6f" % REL_ERR),
         "first_tick": min(ticks) if ticks else None,
         "last_tick": last if ticks else None,
         "missing_ticks": missing,
@@ -177,6 +204,8 @@ def format_text(r):
             row += "".join(" %10.3f" % (h.percentile(p) / 1e3) for p in PCT_PPM)
             row += " %10.3f" % (h.max / 1e3)
         lines.append(row)
+    lines.append("percentiles are log-linear bin midpoints, within %.2f %% of the samples"
+                 % (100.0 * REL_ERR))
     lines.append("missing ticks: %s" % (ranges(r["missing_ticks"]) or "none"))
     return "\n".join(lines) + "\n"
 
@@ -186,16 +215,16 @@ def main():
     ap.add_argument("trace_dir")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
     ap.add_argument("--pid", type=int, help="analyze this process (vpid) only")
-    ap.add_argument("--bin-ns", type=int, default=1000)
-    ap.add_argument("--range-ns", type=int, default=20000000,
-                    help="histogram range, as the loop's hist_range_ns (overflow above)")
+    ap.add_argument("--range-ns", type=int, default=10000000000,
+                    help="histogram range, as the loop's hist_range_ns (overflow at and above; "
+                         "hilsim run uses rt.histogram_max_us)")
     ap.add_argument("--babeltrace2", default=shutil.which("babeltrace2") or "babeltrace2")
     a = ap.parse_args()
-    if a.bin_ns <= 0 or a.range_ns <= 0 or a.range_ns % a.bin_ns:
-        ap.error("--range-ns must be a positive multiple of --bin-ns")
+    if a.range_ns <= 0 or a.range_ns > 1 << 36:
+        ap.error("--range-ns must be in 1..%d" % (1 << 36))
     try:
         events = select_process(read_events(a.trace_dir, a.babeltrace2), a.pid)
-        r = analyze(events, a.range_ns, a.bin_ns)
+        r = analyze(events, a.range_ns)
     except (OSError, RuntimeError) as e:
         print("trace-analyze: %s" % e, file=sys.stderr)
         return 1

@@ -99,7 +99,7 @@ struct hs_cfg_rt {
     enum hs_cfg_overrun_policy overrun_policy;
     struct hs_cfg_leaky overrun_leaky;
     uint32_t warmup_ticks;     /* ticks not counted in stats/budgets, 0 .. 1000000 */
-    uint32_t histogram_max_us; /* stats histograms span 0 .. this, 1 µs bins */
+    uint32_t histogram_max_us; /* stats histograms span 0 .. this (log-linear bins) */
 };
 
 /* ---- budgets (bench verdicts) ---- */

@@ -6,9 +6,8 @@
  * machine noise hits both alike:
  *   hilsim: hs_world_step (efforts, collide, step, empty contacts, read-backs);
  *   bare:   dSpaceCollide with the world's near callback + dWorldQuickStep + dJointGroupEmpty.
- * Heap calls during the measured steps are counted by interposing malloc/calloc/realloc/free in
- * this binary (glibc has no malloc hooks any more); counting is off outside the measurement and
- * the interposer is left out of sanitizer builds, which interpose malloc themselves. */
+ * Heap calls during the measured steps are counted by heap_counter.c, which the hilsim executable
+ * links (see heap_counter.h); counting is on only around the measured calls. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -20,61 +19,9 @@
 #include <ode/ode.h>
 
 #include "commands.h"
+#include "heap_counter.h"
 #include "hilsim/model.h"
 #include "hilsim/world.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define HS_BENCH_COUNT_HEAP 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define HS_BENCH_COUNT_HEAP 0
-#endif
-#endif
-#ifndef HS_BENCH_COUNT_HEAP
-#define HS_BENCH_COUNT_HEAP 1
-#endif
-
-/* Thread-local: only the bench thread's calls count, not those of library threads that may
- * live in this process (e.g. LTTng-UST's listener threads). Local-exec TLS in the executable
- * needs no allocation to access. */
-static _Thread_local int heap_counting;
-static _Thread_local unsigned long heap_calls;
-
-#if HS_BENCH_COUNT_HEAP
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t m);
-void *__libc_realloc(void *p, size_t n);
-void __libc_free(void *p);
-
-void *malloc(size_t n)
-{
-    if (heap_counting)
-        heap_calls++;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-    if (heap_counting)
-        heap_calls++;
-    return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-    if (heap_counting)
-        heap_calls++;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    if (heap_counting && p)
-        heap_calls++;
-    __libc_free(p);
-}
-#endif
 
 struct bench_opts {
     const char *model, *env;
@@ -307,27 +254,27 @@ int hs_cmd_bench_step(int argc, char **argv)
             bool hs_turn = (k == 0) == (blk % 2 == 0);
             for (unsigned long i = 0; i < o.block; i++) {
                 if (hs_turn && n_hs < o.steps) {
-                    unsigned long before = heap_calls;
-                    heap_counting = 1;
+                    long before = hs_heap_calls;
+                    hs_heap_counting = 1;
                     double t0 = now_ns();
                     hs_world_step(w);
                     double t1 = now_ns();
-                    heap_counting = 0;
-                    heap_hs += heap_calls - before;
+                    hs_heap_counting = 0;
+                    heap_hs += (unsigned long)(hs_heap_calls - before);
                     t_hs[n_hs++] = t1 - t0;
                     unsigned long c = hs_world_contact_count(w);
                     contacts += c;
                     contact_max = c > contact_max ? c : contact_max;
                 } else if (!hs_turn && n_bare < o.steps) {
-                    unsigned long before = heap_calls;
-                    heap_counting = 1;
+                    long before = hs_heap_calls;
+                    hs_heap_counting = 1;
                     double t0 = now_ns();
                     dSpaceCollide(space, w, bare_near);
                     dWorldQuickStep(ow, p.step_s);
                     dJointGroupEmpty(group);
                     double t1 = now_ns();
-                    heap_counting = 0;
-                    heap_bare += heap_calls - before;
+                    hs_heap_counting = 0;
+                    heap_bare += (unsigned long)(hs_heap_calls - before);
                     t_bare[n_bare++] = t1 - t0;
                 }
             }
@@ -347,7 +294,7 @@ int hs_cmd_bench_step(int argc, char **argv)
     double ratio = s_hs.median_us / s_bare.median_us;
     printf("  ratio of medians      %9.3f   (target <= 1.10: %s)\n", ratio,
            ratio <= 1.10 ? "met" : "NOT met");
-    if (HS_BENCH_COUNT_HEAP)
+    if (hs_heap_counter_active)
         printf("  heap calls per step   hs_world_step %.4f, bare %.4f (after warm-up)\n",
                (double)heap_hs / (double)o.steps, (double)heap_bare / (double)o.steps);
     else

@@ -83,7 +83,6 @@ static void fill_rt(struct hs_runner *r)
         .leaky_action =
             c->overrun_leaky.action == HS_CFG_LEAKY_STOP ? HS_LEAKY_STOP : HS_LEAKY_SAFE_HOLD,
         .hist_range_ns = (int64_t)c->histogram_max_us * 1000,
-        .hist_bin_ns = 1000,
         .no_trace = !r->cfg->trace.enabled,
     };
     if (r->o.duration_s > 0)

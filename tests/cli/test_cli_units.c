@@ -12,7 +12,7 @@ static void test_verdict_counts_each_budget(void **state)
 {
     (void)state;
     struct hs_rt_stats s;
-    assert_int_equal(hs_rt_stats_init(&s, 2000000, 1000), 0);
+    assert_int_equal(hs_rt_stats_init(&s, 2000000), 0);
     s.period_ns = 1000000;
     /* 10000 ticks of 300 us work, two of 900 us (so p99.99, the 9999th, is one); wake
      * latencies 20 us, one of 250 us. */
@@ -30,8 +30,8 @@ static void test_verdict_counts_each_budget(void **state)
     hs__bench_verdict(&b, &s, 0, &v);
     assert_int_equal(v.nchecks, 6);
     assert_true(v.checks[0].pass);  /* 2 misses allowed */
-    assert_false(v.checks[1].pass); /* p99.99 = 901 us > 600 us */
-    assert_true(v.checks[1].measured > 900.0);
+    assert_false(v.checks[1].pass); /* p99.99 = 900 us (within 0.4 %) > 600 us */
+    assert_true(v.checks[1].measured > 900.0 * (1 - HS_HIST_REL_ERR));
     assert_false(v.checks[2].pass); /* max 900 us > 850 us */
     assert_true(v.checks[3].pass);  /* p99 21 us */
     assert_true(v.checks[4].pass);  /* max 250 us */

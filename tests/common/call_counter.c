@@ -2,67 +2,13 @@
 #include "call_counter.h"
 
 #include <dlfcn.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
-extern void *__libc_memalign(size_t, size_t);
-
-__thread int counting;
-long heap_calls, stdio_calls;
-
-void *malloc(size_t n)
-{
-    heap_calls += counting;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t a, size_t b)
-{
-    heap_calls += counting;
-    return __libc_calloc(a, b);
-}
-
-void *realloc(void *p, size_t n)
-{
-    heap_calls += counting;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    heap_calls += counting && p;
-    __libc_free(p);
-}
-
-void *memalign(size_t al, size_t n)
-{
-    heap_calls += counting;
-    return __libc_memalign(al, n);
-}
-
-void *aligned_alloc(size_t al, size_t n)
-{
-    heap_calls += counting;
-    return __libc_memalign(al, n);
-}
-
-int posix_memalign(void **ret, size_t al, size_t n)
-{
-    heap_calls += counting;
-    void *p = __libc_memalign(al, n);
-    if (!p)
-        return 12; /* ENOMEM */
-    *ret = p;
-    return 0;
-}
+long stdio_calls;
 
 /* stdio: count on the RT thread, forward to the real function. */
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))

@@ -1,3 +1,6 @@
+/* latency.svg from log-linear histograms: well-formed XML (tags balanced, entities escaped),
+ * size bounded whatever the number of samples, percentile markers and legend present. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,58 +11,159 @@
 
 #include "hilsim/report.h"
 
-static char *render(const struct hs_svg_series *s, uint32_t n)
+static char *render(const struct hs_svg_series *s, uint32_t n, size_t *ret_len)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(hs_report_write_svg_histogram(f, "wake latency", 1.0, s, n), 0);
+    assert_int_equal(hs_report_write_svg_histogram(f, "wake <latency> & tick", s, n), 0);
     fclose(f);
+    if (ret_len)
+        *ret_len = len;
     return buf;
 }
 
-static void test_two_series_with_overflow_are_drawn(void **state)
+static int count(const char *hay, const char *needle)
 {
-    (void)state;
-    uint64_t a[50] = {0}, b[50] = {0};
-    a[3] = 1000000, a[40] = 1;
-    b[2] = 999999;
-    struct hs_svg_series s[2] = {
-        {"hilsim", a, 50, 2, "#d62728"},
-        {"baseline", b, 50, 0, "#1f77b4"},
-    };
-    char *svg = render(s, 2);
-    assert_non_null(strstr(svg, "<svg"));
-    assert_non_null(strstr(svg, "</svg>"));
-    assert_non_null(strstr(svg, "hilsim"));
-    assert_non_null(strstr(svg, "baseline"));
-    assert_non_null(strstr(svg, ">over<"));
-    /* log axis: 1e6 counts need 7 decades (log10(1e6 + 1) rounds up to 7) */
-    assert_non_null(strstr(svg, ">1e7<"));
-    assert_null(strstr(svg, ">1e8<"));
-    int paths = 0;
-    for (char *p = svg; (p = strstr(p, "<path")); p++)
-        paths++;
-    assert_int_equal(paths, 2);
-    free(svg);
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
 }
 
-static void test_no_overflow_no_overflow_bar(void **state)
+/* A small XML checker: every element closed in order, one root, '&' only as an entity, no '<'
+ * inside text or attribute values. Returns the number of elements. */
+static int check_xml(const char *s)
+{
+    char stack[64][16];
+    int depth = 0, elements = 0, roots = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '&') {
+            assert_true(strncmp(p, "&lt;", 4) == 0 || strncmp(p, "&gt;", 4) == 0 ||
+                        strncmp(p, "&amp;", 5) == 0 || strncmp(p, "&quot;", 6) == 0);
+            continue;
+        }
+        if (*p != '<')
+            continue;
+        const char *end = strchr(p, '>');
+        assert_non_null(end);
+        for (const char *q = p + 1; q < end; q++)
+            assert_true(*q != '<');
+        if (p[1] == '/') {
+            assert_true(depth > 0);
+            size_t n = strlen(stack[depth - 1]);
+            assert_true(strncmp(p + 2, stack[depth - 1], n) == 0 && p[2 + n] == '>');
+            depth--;
+        } else {
+            char name[16] = {0};
+            size_t n = strcspn(p + 1, " />");
+            assert_true(n > 0 && n < sizeof name);
+            memcpy(name, p + 1, n);
+            elements++;
+            if (depth == 0)
+                roots++;
+            if (end[-1] != '/') {
+                assert_true(depth < 64);
+                strcpy(stack[depth++], name);
+            }
+        }
+        p = end;
+    }
+    assert_int_equal(depth, 0);
+    assert_int_equal(roots, 1);
+    return elements;
+}
+
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+/* n samples log-uniform over 10 ns .. 20 s (10 s range: some overflow) */
+static void fill(struct hs_hist *h, uint64_t n, uint64_t seed)
+{
+    assert_int_equal(hs_hist_init(h, 0), 0);
+    for (uint64_t i = 0; i < n; i++) {
+        double u = (double)(xorshift(&seed) >> 11) / 9007199254740992.0;
+        hs_hist_record(h, (int64_t)(10.0 * exp2(31.0 * u)));
+    }
+}
+
+static void test_many_samples_stay_small(void **state)
 {
     (void)state;
-    uint64_t a[4] = {1, 2, 3, 4};
-    struct hs_svg_series s = {"only", a, 4, 0, "#000"};
-    char *svg = render(&s, 1);
-    assert_null(strstr(svg, ">over<"));
+    struct hs_hist a, b, c, few;
+    fill(&a, 3000000, 1);
+    fill(&b, 3000000, 2);
+    fill(&c, 3000000, 3);
+    fill(&few, 1000, 4);
+    assert_true(a.overflow > 0);
+    struct hs_svg_series s[3] = {
+        {"hilsim wake latency", &a, "#d62728", true},
+        {"baseline <bare> & co", &b, "#1f77b4", true},
+        {"hilsim tick time", &c, "#2ca02c", false},
+    };
+    size_t len, len_few;
+    char *svg = render(s, 3, &len);
+    printf("svg of 9e6 samples over 10 ns..20 s: %zu bytes\n", len);
+    assert_true(len < 100 * 1024);
+    assert_true(check_xml(svg) > 50);
+    assert_non_null(strstr(svg, "wake &lt;latency&gt; &amp; tick"));
+    assert_non_null(strstr(svg, "baseline &lt;bare&gt; &amp; co"));
+    assert_int_equal(count(svg, "<path"), 3);
+    /* markers: p50, p99, p99.9, max for the two series that ask for them */
+    assert_int_equal(count(svg, ">p50</text>"), 2);
+    assert_int_equal(count(svg, ">p99</text>"), 2);
+    assert_int_equal(count(svg, ">p99.9</text>"), 2);
+    assert_int_equal(count(svg, ">max</text>"), 2);
+    assert_int_equal(count(svg, ">over</text>"), 1);
+    /* decade labels on the time axis, sub-microsecond ones in ns */
+    assert_non_null(strstr(svg, ">10 ns</text>"));
+    assert_non_null(strstr(svg, ">1 µs</text>"));
+    assert_non_null(strstr(svg, ">10 s</text>"));
+    /* the size does not grow with the samples: 1000 of them need as many columns */
+    s[0].hist = &few;
+    char *small = render(s, 3, &len_few);
+    assert_true(check_xml(small) > 50);
+    assert_true(len_few < 100 * 1024);
+    free(small);
     free(svg);
+    hs_hist_destroy(&a);
+    hs_hist_destroy(&b);
+    hs_hist_destroy(&c);
+    hs_hist_destroy(&few);
+}
+
+static void test_count_axis_and_no_overflow(void **state)
+{
+    (void)state;
+    struct hs_hist a, e;
+    assert_int_equal(hs_hist_init(&a, 20000000), 0);
+    assert_int_equal(hs_hist_init(&e, 20000000), 0);
+    for (int i = 0; i < 1000000; i++)
+        hs_hist_record(&a, 100); /* the first column holds 1e6: log10(1e6 + 1) rounds up to 7 */
+    hs_hist_record(&a, 15000);
+    struct hs_svg_series s[2] = {{"only", &a, "#000", true}, {"empty", &e, "#888", true}};
+    char *svg = render(s, 2, NULL);
+    check_xml(svg);
+    assert_non_null(strstr(svg, ">1e7</text>"));
+    assert_null(strstr(svg, ">1e8</text>"));
+    assert_null(strstr(svg, ">over</text>"));
+    assert_non_null(strstr(svg, "only: 1000001 samples, p50 100 ns"));
+    assert_non_null(strstr(svg, "empty: 0 samples</text>"));
+    assert_int_equal(count(svg, ">max</text>"), 1); /* none for the empty series */
+    free(svg);
+    hs_hist_destroy(&a);
+    hs_hist_destroy(&e);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_two_series_with_overflow_are_drawn),
-        cmocka_unit_test(test_no_overflow_no_overflow_bar),
+        cmocka_unit_test(test_many_samples_stay_small),
+        cmocka_unit_test(test_count_axis_and_no_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

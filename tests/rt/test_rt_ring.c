@@ -9,7 +9,6 @@
 #include <cmocka.h>
 
 #include "rt/rt_ring.h"
-#include "rt/tick_loop.h"
 
 static void test_fifo_full_empty(void **state)
 {
@@ -78,9 +77,15 @@ static void test_format(void **state)
     struct hs_rt_log_rec rec = {.tick = 7, .a = 3, .b = 11, .kind = HS_RT_LOG_SKIP};
     hs_rt_log_format(&rec, buf, sizeof buf);
     assert_string_equal(buf, "tick 7: skipped 3 period(s), resuming at tick 11");
-    rec = (struct hs_rt_log_rec){.tick = 9, .a = HS_TICK_STOP_LEAKY, .kind = HS_RT_LOG_STOP};
+    /* The stop record names its reason itself: the ring knows nothing of the tick loop. */
+    rec = (struct hs_rt_log_rec){
+        .tick = 9, .a = 4, .what = "overrun counter threshold", .kind = HS_RT_LOG_STOP};
     hs_rt_log_format(&rec, buf, sizeof buf);
     assert_string_equal(buf, "tick 9: loop stopped: overrun counter threshold (error 0)");
+    rec.what = NULL;
+    rec.b = -5;
+    hs_rt_log_format(&rec, buf, sizeof buf);
+    assert_string_equal(buf, "tick 9: loop stopped: reason 4 (error -5)");
 }
 
 int main(void)

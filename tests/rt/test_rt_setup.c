@@ -53,7 +53,7 @@ static void test_process_steps(void **state)
 static void test_baseline_counts_wakeups(void **state)
 {
     struct hs_hist h;
-    assert_int_equal(hs_hist_init(&h, HS_HIST_DEFAULT_RANGE_NS, 1000), 0);
+    assert_int_equal(hs_hist_init(&h, HS_HIST_DEFAULT_RANGE_NS), 0);
     struct hs_rt_opts rt = {.priority = 10, .cpu = -1, .prefault_stack_kib = 64};
     struct hs_baseline_config cfg = {.period_ns = 1000000, .loops = 50, .own_thread = true};
     struct hs_baseline_result res;

@@ -398,6 +398,14 @@ static void check_stopped_at_boundary(struct fake *f, const struct hs_tick_resul
     assert_int_equal(res->ticks, 6); /* seq 5 asked, and still completed */
     for (int i = 0; i < 5; i++)
         assert_int_equal(f->phase_calls[i], 6);
+    /* The stop record names its reason, so the ring formats it without the loop's help. */
+    assert_int_equal(count_recs(f, HS_RT_LOG_STOP), 1);
+    const struct hs_rt_log_rec *stop = &f->recs[f->nrecs - 1];
+    assert_int_equal(stop->kind, HS_RT_LOG_STOP);
+    assert_int_equal(stop->a, HS_TICK_STOP_REQUESTED);
+    char line[128];
+    hs_rt_log_format(stop, line, sizeof line);
+    assert_non_null(strstr(line, ": loop stopped: stop requested (error 0)"));
 }
 
 static void test_stop_flag_at_tick_boundary(void **state)

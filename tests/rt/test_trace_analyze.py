@@ -20,8 +20,8 @@ LINE = ("[05:00:00.000000000] (+0.000000000) vm hilsim:tick: { cpu_id = 0 }, { v
 def make_lines(pid, ticks, period=1000000):
     out = []
     for i, t in enumerate(ticks):
-        wake = i * 1000 + 500  # one sample per 1 us bin
-        inputs = 50000000 if i == 0 else 2000  # one overflow (range 20 ms)
+        wake = i * 1000 + 500  # 0.5 us .. 99.5 us, one per microsecond
+        inputs = 50000000 if i == 0 else 2000  # one overflow (--range-ns 20 ms)
         out.append(LINE % (pid, t, t * period, t * period + wake, wake, inputs, 3000,
                            1 if i == 3 else 0))
     return out
@@ -51,18 +51,21 @@ def main():
     # 100 ticks numbered 0..104 with 5 gaps.
     ticks = [t for t in range(105) if t not in (10, 11, 50, 51, 52)]
     with tempfile.TemporaryDirectory() as tmp:
-        r = run(src, tmp, make_lines(41, ticks), "--json")
+        r = run(src, tmp, make_lines(41, ticks), "--json", "--range-ns", "20000000")
         check(r.returncode == 0, "json run failed: " + r.stderr)
         j = json.loads(r.stdout) if r.returncode == 0 else {"phases": {}}
         w = j["phases"].get("wake", {})
-        # N = 100: k = 50, 99, 100, 100 -> upper edges of bins 49, 98, 99, 99.
+        # N = 100: k = 50, 99, 100, 100 -> the midpoints of the 49500 and 98500 ns samples' bins
+        # (128 bins per power of two), then the exact max.
         check([w.get(k) for k in ("p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns")] ==
-              [50000, 99000, 100000, 100000], "wake percentiles %s" % w)
+              [49535, 98559, 99500, 99500], "wake percentiles %s" % w)
+        for key, kth in (("p50_ns", 49500), ("p99_ns", 98500)):
+            check(abs(w.get(key, 0) - kth) * 256 <= kth, "%s beyond 1/256 of %d" % (key, kth))
         check(w.get("min_ns") == 500 and w.get("max_ns") == 99500, "wake min/max %s" % w)
         check(w.get("mean_ns") == 50000.0, "wake mean %s" % w.get("mean_ns"))
         i = j["phases"].get("inputs", {})
         check(i.get("overflow") == 1 and i.get("p99_99_ns") == 50000000 and
-              i.get("p50_ns") == 3000, "inputs overflow rule %s" % i)
+              i.get("p50_ns") == 2003, "inputs overflow rule %s" % i)  # 2000 ns bin: 2000..2007
         check(j.get("missing_ticks") == [10, 11, 50, 51, 52], "missing %s" % j.get("missing_ticks"))
         check(j.get("missed_periods") == 5 and j.get("ticks") == 100, "counts %s" % j)
         check(j.get("period_ns") == 1000000, "period %s" % j.get("period_ns"))
@@ -72,8 +75,8 @@ def main():
         rows = r.stdout.splitlines()
         check(rows[0] == "ticks 100  overruns 1  missed periods 5  period 1000.000 us",
               "header %r" % rows[0])
-        check("physics           100     70.500     70.500     71.000     71.000     71.000"
-              "     71.000     70.500" in rows, "physics row missing:\n" + r.stdout)
+        check("physics           100     70.500     70.500     70.500     70.500     70.500"
+              "     70.500     70.500" in rows, "physics row missing:\n" + r.stdout)
         check(rows[-1] == "missing ticks: 10-11,50-52", "missing line %r" % rows[-1])
 
         two = make_lines(41, range(10)) + make_lines(42, range(20))
