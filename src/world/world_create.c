@@ -63,17 +63,22 @@ static int collect_actuated(struct hs_world *w)
 
 /* ODE allocates its step arena on the first step and grows the contact arena with the contact
  * count: run the configured steps now, then put every body back. */
-static void warm_up(struct hs_world *w)
+static int warm_up(struct hs_world *w)
 {
     save_state(w);
-    for (uint32_t i = 0; i < w->params.warmup_steps; i++)
-        hs_world_step(w);
+    for (uint32_t i = 0; i < w->params.warmup_steps; i++) {
+        int r = hs_world_step(w);
+        if (r < 0)
+            return r; /* the initial state itself diverges: refuse the world */
+    }
     restore_state(w);
     /* QuickStep shuffles constraints with ODE's global generator: reseed so a new world steps
      * the same way every time, whatever ran before (reproducible logs and tests). */
     dRandSetSeed(0);
     w->time_s = 0;
+    w->nsteps = 0;
     hs__world_read_joints(w, true);
+    return 0;
 }
 
 int hs_world_create(const struct hs_world_params *params, const struct hs_world_body_spec *specs,
@@ -125,7 +130,13 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         goto fail;
     }
     hs__world_read_joints(w, true);
-    warm_up(w);
+    hs__world_guard_init(w);
+    if ((r = warm_up(w)) < 0) {
+        char why[256];
+        hs_world_fault_format(w, &w->fault, NULL, why, sizeof why);
+        r = hs_diag_set(diag, r, "", 0, 0, "the world diverges during its warm-up steps: %s", why);
+        goto fail;
+    }
     *ret_world = w;
     return 0;
 fail:

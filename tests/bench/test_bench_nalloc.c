@@ -80,7 +80,7 @@ static int actuation(void *ctx, const struct hs_tick_info *t)
 static int physics(void *ctx, const struct hs_tick_info *t)
 {
     struct probe *p = ctx;
-    int r = hs_bench_physics(p->bench, t->wake_ns);
+    int r = hs_bench_physics(p->bench, t->wake_ns, t->tick);
     uint32_t c = hs_world_contact_count(hs_bench_world(p->bench));
     if (t->seq >= WARMUP && c < p->contacts_min)
         p->contacts_min = c;
