@@ -144,10 +144,31 @@ fail:
     return r;
 }
 
-void hs_world_destroy(struct hs_world *w)
+/* A step abandoned by ODE's fatal handlers (ode_init.c) leaves ODE's own bookkeeping of that
+ * world mid-step (its threading job list is not empty, and destroying it trips another ODE
+ * assertion, measured). Such a world's ODE objects are never touched again: they are kept
+ * here, reachable, until the process ends, which follows a plant fault anyway. */
+#define GRAVEYARD_MAX 16
+static struct buried {
+    dWorldID world;
+    dSpaceID space;
+    dJointGroupID group;
+    struct hs__world_mesh *meshes; /* ODE's trimesh data points into their arrays */
+} graveyard[GRAVEYARD_MAX];
+static unsigned graveyard_n;
+
+static bool bury_if_abandoned(struct hs_world *w)
 {
-    if (!w)
-        return;
+    if (w->fault.kind != HS_WORLD_FAULT_ODE_INTERNAL)
+        return false;
+    if (graveyard_n < GRAVEYARD_MAX)
+        graveyard[graveyard_n++] = (struct buried){
+            .world = w->world, .space = w->space, .group = w->contact_group, .meshes = w->meshes};
+    return true;
+}
+
+static void destroy_ode_objects(struct hs_world *w)
+{
     if (w->contact_group)
         dJointGroupDestroy(w->contact_group);
     if (w->space)
@@ -157,19 +178,30 @@ void hs_world_destroy(struct hs_world *w)
         free(w->meshes[i].vertices);
         free(w->meshes[i].indices);
     }
+    free(w->meshes);
     if (w->world)
         dWorldDestroy(w->world); /* destroys bodies and joints */
+}
+
+void hs_world_destroy(struct hs_world *w)
+{
+    if (!w)
+        return;
+    /* An abandoned world keeps its ODE user count too: ODE must not close under it. */
+    bool abandoned = bury_if_abandoned(w);
+    if (!abandoned)
+        destroy_ode_objects(w);
     for (uint32_t b = 0; w->bodies && b < w->nbodies; b++) {
         free(w->bodies[b].links);
         free(w->bodies[b].extra_joints);
         free(w->bodies[b].extra_blocks);
     }
     free(w->bodies);
-    free(w->meshes);
     free(w->actuated);
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);
     free(w);
-    hs__ode_release();
+    if (!abandoned)
+        hs__ode_release();
 }
