@@ -82,6 +82,8 @@ int hs_bench_actuation(struct hs_bench *bench, int64_t now_ns);
  * phase return it, the world steps no more, and the caller stops the loop and runs
  * hs_bench_safe_stop (the same safe stop as a SIGTERM). */
 int hs_bench_physics(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* Reads the world into the plants' readings; after an ODE internal error (-EFAULT) it keeps
+ * the last readings, as the abandoned step left the bodies half integrated. */
 int hs_bench_sensors(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
 int hs_bench_outputs(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
 /* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs

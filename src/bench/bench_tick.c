@@ -84,6 +84,10 @@ int hs_bench_physics(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 
 int hs_bench_sensors(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
+    /* A step ODE abandoned left its bodies half integrated (possibly NaN): keep the last
+     * readings. After a guard trip the state is finite and is read, so the log shows it. */
+    if (b->fault_rc == -EFAULT)
+        return 0;
     for (uint32_t i = 0; i < b->nlive_plants; i++)
         hs_plant_update_sensors(b->live_plants[i], now_ns, tick);
     return 0;
