@@ -133,8 +133,10 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     hs__world_guard_init(w);
     if ((r = warm_up(w)) < 0) {
         char why[256];
-        hs_world_fault_format(w, &w->fault, NULL, why, sizeof why);
-        r = hs_diag_set(diag, r, "", 0, 0, "the world diverges during its warm-up steps: %s", why);
+        hs__world_fault_describe(w, &w->fault, NULL, why, sizeof why);
+        r = hs_diag_set(diag, r, "", 0, 0,
+                        "the initial state diverges at warm-up step %llu of %u: %s",
+                        (unsigned long long)w->fault.step, w->params.warmup_steps, why);
         goto fail;
     }
     *ret_world = w;

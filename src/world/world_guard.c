@@ -101,8 +101,8 @@ void hs_world_set_tick(struct hs_world *w, uint64_t tick)
     w->tick = tick;
 }
 
-int hs_world_fault_format(const struct hs_world *w, const struct hs_world_fault *f,
-                          const char *body_name, char *buf, size_t size)
+int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fault *f,
+                             const char *body_name, char *buf, size_t size)
 {
     static const struct {
         const char *what, *unit, *key;
@@ -117,8 +117,7 @@ int hs_world_fault_format(const struct hs_world *w, const struct hs_world_fault 
     if (f->kind == HS_WORLD_FAULT_NONE)
         return snprintf(buf, size, "no fault");
     if (f->kind == HS_WORLD_FAULT_ODE_INTERNAL)
-        return snprintf(buf, size, "tick %llu (t = %.6g s): ODE internal error: %s",
-                        (unsigned long long)f->tick, f->time_s, f->ode_text);
+        return snprintf(buf, size, "ODE internal error: %s", f->ode_text);
     if ((unsigned)f->kind >= HS_WORLD_FAULT_MAX)
         return snprintf(buf, size, "unknown fault %d", (int)f->kind);
     char where[2 * HS_NAME_MAX + 48];
@@ -137,16 +136,26 @@ int hs_world_fault_format(const struct hs_world *w, const struct hs_world_fault 
         const struct hs_link *l = &w->bodies[f->body].model->links[f->link];
         const char *unit = l->joint_type == HS_JOINT_SLIDE ? "m/s" : "rad/s";
         if (!isfinite(f->limit))
-            return snprintf(buf, size, "tick %llu (t = %.6g s): %s: joint rate %g %s is not finite",
-                            (unsigned long long)f->tick, f->time_s, where, f->value, unit);
+            return snprintf(buf, size, "%s: joint rate %g %s is not finite", where, f->value, unit);
         return snprintf(buf, size,
-                        "tick %llu (t = %.6g s): %s: joint rate %g %s %s %g%sphysics.guard."
+                        "%s: joint rate %g %s %s %g%sphysics.guard."
                         "joint_rate_factor %g x the joint's velocity limit %g)",
-                        (unsigned long long)f->tick, f->time_s, where, f->value, unit, why,
-                        f->limit, close, w->params.guard.joint_rate_factor,
+                        where, f->value, unit, why, f->limit, close,
+                        w->params.guard.joint_rate_factor,
                         f->limit / w->params.guard.joint_rate_factor);
     }
-    return snprintf(buf, size, "tick %llu (t = %.6g s): %s: %s %g %s %s %g%s%s)",
-                    (unsigned long long)f->tick, f->time_s, where, q[f->kind].what, f->value,
+    return snprintf(buf, size, "%s: %s %g %s %s %g%s%s)", where, q[f->kind].what, f->value,
                     q[f->kind].unit, why, f->limit, close, q[f->kind].key);
+}
+
+int hs_world_fault_format(const struct hs_world *w, const struct hs_world_fault *f,
+                          const char *body_name, char *buf, size_t size)
+{
+    if (f->kind == HS_WORLD_FAULT_NONE)
+        return snprintf(buf, size, "no fault");
+    int n = snprintf(buf, size, "tick %llu (t = %.6g s): ", (unsigned long long)f->tick, f->time_s);
+    if (n < 0 || (size_t)n >= size)
+        return n;
+    int m = hs__world_fault_describe(w, f, body_name, buf + n, size - (size_t)n);
+    return m < 0 ? m : n + m;
 }

@@ -98,6 +98,9 @@ void hs__ode_leave_step(void);
  * velocity limits. RT-safe check after a step: 0 or -ERANGE with w->fault filled. */
 void hs__world_guard_init(struct hs_world *w);
 int hs__world_guard_check(struct hs_world *w);
+/* world_guard.c: the fault without its tick prefix (link, quantity, value, bound). Non-RT. */
+int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fault *f,
+                             const char *body_name, char *buf, size_t size);
 
 /* world_params.c */
 int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag);
