@@ -28,6 +28,7 @@ KIND_JOINT, KIND_IMU, KIND_FORCE = 1, 2, 3
  MODE_BRAKE) = range(6)
 CLIENT_NONE, CLIENT_ACTIVE, CLIENT_LOST = range(3)
 BENCH_SAFE_HOLD = 1 << 0  # HS_SHM_BENCH_SAFE_HOLD: the bench holds every joint, commands ignored
+BENCH_FAULT = 1 << 1  # HS_SHM_BENCH_FAULT: the plant faulted (world diverged); hilsim stops
 
 _u32, _i32, _u64, _i64, _f64 = (ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64,
                                 ctypes.c_double)
@@ -148,6 +149,7 @@ class Snapshot:
         self.stale_joints = st.stale_joints
         self.bench_flags = st.bench_flags
         self.safe_hold = bool(st.bench_flags & BENCH_SAFE_HOLD)
+        self.fault = bool(st.bench_flags & BENCH_FAULT)
         self.q = [st.joints[i].q for i in range(nj)]
         self.dq = [st.joints[i].dq for i in range(nj)]
         self.tau = [st.joints[i].tau for i in range(nj)]

@@ -90,6 +90,9 @@ struct hs_actuator_output {
     bool torque_saturated;  /* torque_max limited it */
     bool current_saturated; /* current_max limited it */
     bool velocity_limited;  /* a velocity limit capped it */
+    /* The command, or a step of its torque law, was not finite (e.g. kp·(q*−q) overflowing):
+     * the outputs are zero torque and the caller executes the joint's safe behaviour instead. */
+    bool invalid_command;
 };
 
 /* Per-joint watchdog and counters. */
@@ -99,6 +102,8 @@ struct hs_actuator_state {
     uint64_t stale_events; /* transitions from a fresh command into the safe behaviour */
     uint64_t stale_ticks;  /* ticks spent in the safe behaviour after a command had arrived */
     uint64_t torque_saturations, current_saturations, velocity_limits; /* ticks */
+    bool invalid;              /* the last tick's command was invalid (its safe behaviour runs) */
+    uint64_t invalid_commands; /* ticks whose command was invalid */
 };
 
 /* Fills defaults from the model joint's fields: gear ratio, efficiency, rotor inertia, torque
@@ -121,6 +126,12 @@ const struct hs_joint_command *hs_actuator_select(const struct hs_actuator_param
                                                   const struct hs_joint_command *cmd,
                                                   int64_t now_ns, bool new_tick, double q,
                                                   struct hs_joint_command *scratch);
+/* RT-safe: the joint's safe behaviour (brake, hold at st->hold_q, or free-wheel) as a command
+ * written into *scratch, keeping cmd's seq and receive time. Returns scratch. */
+const struct hs_joint_command *hs_actuator_safe_command(const struct hs_actuator_params *p,
+                                                        const struct hs_actuator_state *st,
+                                                        const struct hs_joint_command *cmd,
+                                                        struct hs_joint_command *scratch);
 /* RT-safe: the motor model for one physics step from the executed command and joint state. */
 void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
                          double q, double dq, struct hs_actuator_output *ret);

@@ -11,6 +11,7 @@
 #define HILSIM_BENCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hilsim/actuator.h"
@@ -72,15 +73,26 @@ void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
 /* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full. */
 int hs_bench_add_io(struct hs_bench *bench, const struct hs_bench_io_ops *ops, void *ctx);
 
-/* Tick phases, RT-safe. now_ns is CLOCK_MONOTONIC (offline: simulated time). Return 0 or the
- * first I/O module error. */
+/* Tick phases, RT-safe, in this order: inputs, actuation, physics, sensors, outputs. now_ns is
+ * CLOCK_MONOTONIC (offline: simulated time). Return 0 or the first I/O module error. */
 int hs_bench_inputs(struct hs_bench *bench, int64_t now_ns);
 int hs_bench_actuation(struct hs_bench *bench, int64_t now_ns);
-int hs_bench_physics(struct hs_bench *bench, int64_t now_ns);
+/* Steps the world substeps times. A plant fault (hs_world_step's -ERANGE from the divergence
+ * guard, -EFAULT from an ODE internal error) latches the bench: this and every later physics
+ * phase return it, the world steps no more, and the caller stops the loop and runs
+ * hs_bench_safe_stop (the same safe stop as a SIGTERM). */
+int hs_bench_physics(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* Reads the world into the plants' readings; after an ODE internal error (-EFAULT) it keeps
+ * the last readings, as the abandoned step left the bodies half integrated. */
 int hs_bench_sensors(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
 int hs_bench_outputs(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
-/* RT-safe: every phase in order (offline simulation). */
+/* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs
+ * even after an earlier one failed, as in rt/tick_loop; returns the first error. */
 int hs_bench_tick(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* RT-safe: the plant fault that latched the bench, or NULL. */
+const struct hs_world_fault *hs_bench_fault(const struct hs_bench *bench);
+/* Non-RT: one line naming the model, link, quantity, value, bound and tick of the fault. */
+int hs_bench_fault_format(const struct hs_bench *bench, char *buf, size_t size);
 /* RT-safe: from now on every joint executes its safe behaviour (leaky overrun action "hold"). */
 void hs_bench_enter_safe_hold(struct hs_bench *bench);
 /* Non-RT: put every actuator in its safe state and let the I/O modules send their disable or
@@ -100,5 +112,7 @@ const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *ben
 const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *bench, uint32_t i);
 int64_t hs_bench_tick_period_ns(const struct hs_bench *bench);
 bool hs_bench_in_safe_hold(const struct hs_bench *bench);
+/* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
+uint64_t hs_bench_state_flags(const struct hs_bench *bench);
 
 #endif

@@ -96,6 +96,7 @@ struct hs_plant_joint_counters {
     uint64_t torque_saturations;  /* ticks the torque limit clipped the command */
     uint64_t current_saturations; /* ticks the current limit clipped it */
     uint64_t velocity_limits;     /* ticks a velocity limit cut it */
+    uint64_t invalid_commands;    /* ticks whose command had a non-finite term (safe behaviour) */
 };
 
 struct hs_plant;

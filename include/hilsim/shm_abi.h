@@ -74,6 +74,10 @@ enum {
     /* The bench's overrun policy holds every joint in its safe behaviour: no command source,
      * shm or CAN, is in effect until hilsim restarts. */
     HS_SHM_BENCH_SAFE_HOLD = 1u << 0,
+    /* The plant faulted (the divergence guard tripped, or ODE reported an internal error): the
+     * world has stopped, the bench is in its safe stop and exits with status 3. The state
+     * published with this flag is the last one, as the fault left it. */
+    HS_SHM_BENCH_FAULT = 1u << 1,
 };
 
 /* What the server made of the command section at a tick (published in the state head). */

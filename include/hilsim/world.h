@@ -11,6 +11,7 @@
 #define HILSIM_WORLD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hilsim/diag.h"
@@ -18,6 +19,19 @@
 #include "hilsim/pose.h"
 
 enum hs_solver { HS_SOLVER_QUICK, HS_SOLVER_STANDARD, HS_SOLVER_MAX };
+
+/* The divergence guard, checked after every step (src/world/world_guard.c): an exploding world
+ * is stopped while its numbers are still finite, before ODE's own assertions abort. A value
+ * that is not finite always trips; each bound may be INFINITY (config `.inf`) to check only
+ * finiteness of that quantity. */
+struct hs_world_guard {
+    double max_position_m;             /* |centre of mass| of every body from the origin, m */
+    double max_linear_velocity_mps;    /* |v| of every body's centre of mass, m/s */
+    double max_angular_velocity_rad_s; /* |w| of every body, rad/s */
+    /* Joint rate bound as a multiple of the joint's velocity limit (the model's uvlimit/lvlimit),
+     * >= 1; joints without a finite limit are checked for finiteness only. */
+    double joint_rate_factor;
+};
 
 struct hs_world_params {
     double step_s;     /* ODE step, s (1e-5 .. 0.1) */
@@ -36,11 +50,13 @@ struct hs_world_params {
     bool self_collision;   /* collide links of one body that are not jointed to each other */
     bool contactless;      /* Odin's mode: detect and report colliding pairs, make no contacts */
     uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena */
+    struct hs_world_guard guard;
 };
 
 /* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-10,
  * mu 1, no bounce, contact ERP 0.2 / CFM 1e-5, surface layer 1e-4, 4 contacts, no damping.
- * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps. */
+ * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps; guard
+ * 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
@@ -65,9 +81,69 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
                     uint32_t nspecs, struct hs_world **ret_world, struct hs_diag *diag);
 void hs_world_destroy(struct hs_world *world); /* accepts NULL */
 
+/* What stopped a world. */
+enum hs_world_fault_kind {
+    HS_WORLD_FAULT_NONE,
+    HS_WORLD_FAULT_POSITION,         /* a body's centre of mass too far from the origin */
+    HS_WORLD_FAULT_LINEAR_VELOCITY,  /* a body's linear speed */
+    HS_WORLD_FAULT_ANGULAR_VELOCITY, /* a body's angular speed */
+    HS_WORLD_FAULT_JOINT_RATE,       /* a hinge or slider joint's rate */
+    HS_WORLD_FAULT_ODE_INTERNAL,     /* ODE's error or debug handler fired inside the step */
+    HS_WORLD_FAULT_MAX
+};
+
+#define HS_WORLD_FAULT_TEXT_MAX 160
+
+struct hs_world_fault {
+    enum hs_world_fault_kind kind;
+    uint32_t body; /* world body index; UINT32_MAX when unknown (ODE internal error) */
+    uint32_t link; /* model link index; UINT32_MAX for a body that is not a link (the slider
+                      block of a piston ExtraJoint) or when unknown */
+    double value;  /* the offending magnitude (may be inf or nan) */
+    double limit;  /* the bound it broke (INFINITY when only finiteness was asked) */
+    uint64_t tick; /* the tick given by hs_world_set_tick when it tripped */
+    uint64_t step; /* physics steps since create (1 = the first step after create) */
+    double time_s; /* world time after the faulting step */
+    char ode_text[HS_WORLD_FAULT_TEXT_MAX]; /* ODE's own message (ODE_INTERNAL), else empty */
+};
+
 /* RT-safe: one physics step of params.step_s: apply the efforts set since the last step, collide,
- * step, empty the contact group, update read-backs (unwrapped angles, velocities). */
-void hs_world_step(struct hs_world *world);
+ * step, empty the contact group, update read-backs (unwrapped angles, velocities), then check
+ * the divergence guard. Returns 0; -ERANGE when the guard tripped (a body or joint out of its
+ * bounds, or not finite); -EFAULT when ODE reported an internal error during the step (its
+ * error or debug handler; the step was abandoned, see src/world/ode_init.c). After a fault the
+ * world is latched: it steps no more and every call returns the same error. */
+int hs_world_step(struct hs_world *world);
+/* RT-safe: the fault that latched the world (kind NONE when none). */
+const struct hs_world_fault *hs_world_fault(const struct hs_world *world);
+/* Non-RT (snprintf): one line for a fault, e.g. "tick 35 (t = 0.035 s): link RARM_WRIST_R of
+ * robot: angular velocity 12000 rad/s above 10000 (physics.guard.max_angular_velocity_rad_s)".
+ * body_name names the fault's body (NULL: "body N"). Returns like snprintf. */
+int hs_world_fault_format(const struct hs_world *world, const struct hs_world_fault *fault,
+                          const char *body_name, char *buf, size_t size);
+/* RT-safe: the tick number the next steps belong to (faults and ODE messages quote it). */
+void hs_world_set_tick(struct hs_world *world, uint64_t tick);
+
+/* ODE's non-fatal messages (e.g. the standard solver's "LCP internal error"), counted per
+ * distinct message while stepping and never printed from the step: the caller logs them,
+ * rate-limited, from a non-RT thread (the fields it reads are atomics). */
+struct hs_world_ode_message {
+    int num;        /* ODE's message number (d_ERR_LCP = 3, ...) */
+    uint64_t count; /* times reported so far */
+    uint64_t first_tick, last_tick;
+    char text[HS_WORLD_FAULT_TEXT_MAX]; /* the first occurrence, formatted */
+};
+#define HS_WORLD_ODE_MESSAGES_MAX 8
+/* Any thread. Distinct messages seen so far (at most HS_WORLD_ODE_MESSAGES_MAX); reports of
+ * further distinct messages are only counted in *ret_other when it is not NULL. */
+uint32_t hs_world_ode_message_count(const struct hs_world *world, uint64_t *ret_other);
+/* Any thread: a copy of message i (< count). 0 or -ENOENT. */
+int hs_world_ode_message_get(const struct hs_world *world, uint32_t i,
+                             struct hs_world_ode_message *ret);
+/* One consumer thread at a time (the log's rate limit): 0 and a copy of a message whose count
+ * reached its next report (the 1st, 10th, 100th, ... time since it first appeared), or -ENOENT
+ * when none is due. */
+int hs_world_ode_message_due(struct hs_world *world, struct hs_world_ode_message *ret);
 
 /* RT-safe setters; values hold until changed. Efforts are N·m (rotate) or N (slide). */
 void hs_world_set_joint_effort(struct hs_world *world, uint32_t body, uint32_t link, double effort);

@@ -149,6 +149,9 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
         if (!config->models[i].is_static &&
             (r = hs_plant_create(b->world, i, b->models[i], &pp[i], &b->plants[i], diag)) < 0)
             goto fail;
+    for (uint32_t i = 0; i < b->nmodels; i++)
+        if (b->plants[i])
+            b->live_plants[b->nlive_plants++] = b->plants[i];
     if ((r = build_tables(b)) < 0) {
         hs_diag_set(diag, r, config->path, 0, 0, "out of memory");
         goto fail;
@@ -187,7 +190,12 @@ int hs_bench_add_io(struct hs_bench *b, const struct hs_bench_io_ops *ops, void 
 {
     if (b->nio >= HS_BENCH_MAX_IO)
         return -ENOSPC;
-    b->io[b->nio++] = (struct hs_bench_io){.ops = ops, .ctx = ctx};
+    b->io[b->nio++] = (struct hs_bench_io){
+        .ops = ops,
+        .ctx = ctx,
+        .inputs = ops->inputs ? ops->inputs : hs__bench_io_no_inputs,
+        .outputs = ops->outputs ? ops->outputs : hs__bench_io_no_outputs,
+    };
     return 0;
 }
 

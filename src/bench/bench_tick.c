@@ -1,17 +1,31 @@
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "hilsim/shm_abi.h"
+
 #include "bench_internal.h"
+
+int hs__bench_io_no_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
+{
+    (void)ctx, (void)b, (void)now_ns;
+    return 0;
+}
+
+int hs__bench_io_no_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    (void)ctx, (void)b, (void)now_ns, (void)tick;
+    return 0;
+}
 
 int hs_bench_inputs(struct hs_bench *b, int64_t now_ns)
 {
     int first = 0;
-    for (uint32_t k = 0; k < b->nio; k++)
-        if (b->io[k].ops->inputs) {
-            int r = b->io[k].ops->inputs(b->io[k].ctx, b, now_ns);
-            if (r < 0 && !first)
-                first = r;
-        }
+    for (uint32_t k = 0; k < b->nio; k++) {
+        int r = b->io[k].inputs(b->io[k].ctx, b, now_ns);
+        if (r < 0 && !first)
+            first = r;
+    }
     return first;
 }
 
@@ -42,58 +56,90 @@ int hs_bench_actuation(struct hs_bench *b, int64_t now_ns)
         write_safe_hold(b, now_ns);
     else
         hs__bench_demo_controller(b, now_ns);
-    for (uint32_t i = 0; i < b->nmodels; i++)
-        if (b->plants[i])
-            hs_plant_apply_commands(b->plants[i], now_ns);
+    for (uint32_t i = 0; i < b->nlive_plants; i++)
+        hs_plant_apply_commands(b->live_plants[i], now_ns);
     return 0;
 }
 
-int hs_bench_physics(struct hs_bench *b, int64_t now_ns)
+int hs_bench_physics(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
+    if (b->fault_rc)
+        return b->fault_rc;
+    hs_world_set_tick(b->world, tick);
     uint32_t n = b->cfg->physics.substeps;
     for (uint32_t s = 0; s < n; s++) {
         /* Motor loops run at the physics rate: a stiff PD evaluated once per tick over several
          * substeps would act on a stale position. */
         if (s > 0)
-            for (uint32_t i = 0; i < b->nmodels; i++)
-                if (b->plants[i])
-                    hs_plant_apply_commands(b->plants[i], now_ns);
-        hs_world_step(b->world);
+            for (uint32_t i = 0; i < b->nlive_plants; i++)
+                hs_plant_apply_commands(b->live_plants[i], now_ns);
+        int r = hs_world_step(b->world);
+        if (r < 0) {
+            b->fault_rc = r;
+            return r;
+        }
     }
     return 0;
 }
 
 int hs_bench_sensors(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
-    for (uint32_t i = 0; i < b->nmodels; i++)
-        if (b->plants[i])
-            hs_plant_update_sensors(b->plants[i], now_ns, tick);
+    /* A step ODE abandoned left its bodies half integrated (possibly NaN): keep the last
+     * readings. After a guard trip the state is finite and is read, so the log shows it. */
+    if (b->fault_rc == -EFAULT)
+        return 0;
+    for (uint32_t i = 0; i < b->nlive_plants; i++)
+        hs_plant_update_sensors(b->live_plants[i], now_ns, tick);
     return 0;
 }
 
 int hs_bench_outputs(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
     int first = 0;
-    for (uint32_t k = 0; k < b->nio; k++)
-        if (b->io[k].ops->outputs) {
-            int r = b->io[k].ops->outputs(b->io[k].ctx, b, now_ns, tick);
-            if (r < 0 && !first)
-                first = r;
-        }
+    for (uint32_t k = 0; k < b->nio; k++) {
+        int r = b->io[k].outputs(b->io[k].ctx, b, now_ns, tick);
+        if (r < 0 && !first)
+            first = r;
+    }
     return first;
+}
+
+static void keep_first(int *first, int r)
+{
+    if (r < 0 && *first == 0)
+        *first = r;
 }
 
 int hs_bench_tick(struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
-    int r[5] = {
-        hs_bench_inputs(b, now_ns),        hs_bench_actuation(b, now_ns),
-        hs_bench_physics(b, now_ns),       hs_bench_sensors(b, now_ns, tick),
-        hs_bench_outputs(b, now_ns, tick),
-    };
-    for (int k = 0; k < 5; k++)
-        if (r[k] < 0)
-            return r[k];
-    return 0;
+    /* One statement per phase: the order is the contract (sequenced, unlike the evaluations
+     * of an initializer list, C17 6.7.9p23). */
+    int first = 0;
+    keep_first(&first, hs_bench_inputs(b, now_ns));
+    keep_first(&first, hs_bench_actuation(b, now_ns));
+    keep_first(&first, hs_bench_physics(b, now_ns, tick));
+    keep_first(&first, hs_bench_sensors(b, now_ns, tick));
+    keep_first(&first, hs_bench_outputs(b, now_ns, tick));
+    return first;
+}
+
+const struct hs_world_fault *hs_bench_fault(const struct hs_bench *b)
+{
+    return b->fault_rc ? hs_world_fault(b->world) : NULL;
+}
+
+int hs_bench_fault_format(const struct hs_bench *b, char *buf, size_t size)
+{
+    const struct hs_world_fault *f = hs_bench_fault(b);
+    if (!f)
+        return snprintf(buf, size, "no plant fault");
+    const char *body = f->body < b->nmodels ? b->cfg->models[f->body].name : NULL;
+    return hs_world_fault_format(b->world, f, body, buf, size);
+}
+
+uint64_t hs_bench_state_flags(const struct hs_bench *b)
+{
+    return (b->safe_hold ? HS_SHM_BENCH_SAFE_HOLD : 0) | (b->fault_rc ? HS_SHM_BENCH_FAULT : 0);
 }
 
 void hs_bench_enter_safe_hold(struct hs_bench *b)

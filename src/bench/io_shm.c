@@ -148,7 +148,6 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
      * their commands are not in effect. */
     if (hs_bench_in_safe_hold(b))
         hs_shm_server_set_stale_joints(s->srv, s->njoints);
-    hs_shm_server_set_bench_flags(s->srv, hs_bench_in_safe_hold(b) ? HS_SHM_BENCH_SAFE_HOLD : 0);
     s->stats.lost_clients = rep.lost_total;
     s->stats.torn_reads = rep.torn_total;
     s->stats.invalid_commands = rep.rejected_total;
@@ -215,6 +214,7 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
         t = s->last_tick + 1;
     }
     s->last_tick = t;
+    hs_shm_server_set_bench_flags(s->srv, hs_bench_state_flags(b));
     hs_shm_server_publish(s->srv, t, hs_world_time(hs_bench_world(b)), mono_ns);
     s->stats.published++;
 }

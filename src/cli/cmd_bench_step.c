@@ -241,7 +241,10 @@ int hs_cmd_bench_step(int argc, char **argv)
     memset(t_bare, 0, o.steps * sizeof *t_bare);
     hold_joints(w, rb);
     for (unsigned long i = 0; i < o.warmup; i++)
-        hs_world_step(w);
+        if (hs_world_step(w) < 0) {
+            fprintf(stderr, "hilsim bench-step: the world faulted (divergence guard)\n");
+            goto out;
+        }
 
     dWorldID ow = hs_world_ode_world(w);
     dSpaceID space = hs_world_ode_space(w);
@@ -257,9 +260,14 @@ int hs_cmd_bench_step(int argc, char **argv)
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
                     double t0 = now_ns();
-                    hs_world_step(w);
+                    int step_rc = hs_world_step(w);
                     double t1 = now_ns();
                     hs_heap_counting = 0;
+                    if (step_rc < 0) {
+                        fprintf(stderr,
+                                "hilsim bench-step: the world faulted (divergence guard)\n");
+                        goto out;
+                    }
                     heap_hs += (unsigned long)(hs_heap_calls - before);
                     t_hs[n_hs++] = t1 - t0;
                     unsigned long c = hs_world_contact_count(w);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "runner.h"
 #include "sim_csv.h"
 
 #include "hilsim/bench.h"
@@ -241,23 +242,41 @@ int hs_cmd_sim(int argc, char **argv)
     hs_bench_sensors(b, 0, 0);
     if (out)
         hs__sim_csv_row(out, b, 0.0);
+    uint64_t done_ticks = 0;
     for (uint64_t k = 1; k <= ticks; k++) {
         int64_t now = (int64_t)k * period;
-        if ((r = hs_bench_tick(b, now, k)) < 0) {
+        r = hs_bench_tick(b, now, k);
+        hs__log_ode_messages(hs_bench_world(b), false);
+        if (r < 0 && hs_bench_fault(b)) {
+            /* The tick that tripped is logged in full (it shows the runaway value), then the
+             * same safe stop as a bench run. */
+            if (out)
+                hs__sim_csv_row(out, b, (double)now * 1e-9);
+            char why[512];
+            hs_bench_fault_format(b, why, sizeof why);
+            hs_log(HS_LOG_ERR, "plant fault: %s; safe stop", why);
+            hs_bench_safe_stop(b);
+            done_ticks = k;
+            rc = HS_EXIT_PLANT_FAULT;
+            break;
+        }
+        if (r < 0) {
             hs_log(HS_LOG_ERR, "tick %llu failed: %s", (unsigned long long)k, strerror(-r));
             rc = HS_EXIT_FAILURE;
             goto done;
         }
         if (out && k % o.log_every == 0)
             hs__sim_csv_row(out, b, (double)now * 1e-9);
+        done_ticks = k;
     }
+    hs__log_ode_messages(hs_bench_world(b), true);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
-    double sim = (double)ticks * (double)period * 1e-9;
+    double sim = (double)done_ticks * (double)period * 1e-9;
     /* The summary goes to stderr when the CSV goes to stdout. */
     FILE *sum = out == stdout ? stderr : stdout;
     fprintf(sum, "simulated %.3f s in %llu ticks of %.3f ms: %.3f s wall, %.1fx real time\n", sim,
-            (unsigned long long)ticks, (double)period * 1e-6, wall, wall > 0 ? sim / wall : 0);
+            (unsigned long long)done_ticks, (double)period * 1e-6, wall, wall > 0 ? sim / wall : 0);
     for (uint32_t m = 0; m < cfg->nmodels; m++)
         if (!cfg->models[m].is_static) {
             struct hs_pose p;
@@ -276,9 +295,16 @@ int hs_cmd_sim(int argc, char **argv)
     if (hs_bench_joint_count(b))
         fprintf(sum, "largest joint deviation from the initial pose: %.5f (%s)\n", worst,
                 worst_name);
-    rc = HS_EXIT_OK;
+    if (rc == HS_EXIT_PLANT_FAULT) {
+        char why[512];
+        hs_bench_fault_format(b, why, sizeof why);
+        fprintf(sum, "stopped by a plant fault: %s\n", why);
+    } else {
+        rc = HS_EXIT_OK;
+    }
 done:
-    if (out && out != stdout && fclose(out) != 0 && rc == HS_EXIT_OK) {
+    if (out && out != stdout && fclose(out) != 0 &&
+        (rc == HS_EXIT_OK || rc == HS_EXIT_PLANT_FAULT)) {
         hs_log(HS_LOG_ERR, "%s: write failed", o.out);
         rc = HS_EXIT_FAILURE;
     }

@@ -29,7 +29,9 @@ static void usage(FILE *out)
             "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nexit codes: 0 success, 1 runtime failure, 2 bad usage or bad input\n");
+    fprintf(
+        out,
+        "\nexit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 plant fault\n");
 }
 
 int main(int argc, char **argv)

@@ -32,7 +32,7 @@ static int ph_actuation(void *ctx, const struct hs_tick_info *t)
 }
 static int ph_physics(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_physics(ctx, t->wake_ns);
+    return hs_bench_physics(ctx, t->wake_ns, t->tick);
 }
 static int ph_sensors(void *ctx, const struct hs_tick_info *t)
 {
@@ -159,7 +159,11 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
      * ODE's arenas are hot before the first measured tick. */
     int64_t t0 = mono_ns();
     for (uint32_t k = 0; k < r->cfg->rt.warmup_ticks; k++)
-        hs_bench_tick(r->bench, t0 + (int64_t)k * r->tick.period_ns, k);
+        if (hs_bench_tick(r->bench, t0 + (int64_t)k * r->tick.period_ns, k) < 0 &&
+            hs_bench_fault(r->bench)) {
+            hs__log_ode_messages(hs_bench_world(r->bench), true);
+            return hs__runner_plant_fault(r, "warm-up");
+        }
     return 0;
 }
 
@@ -215,6 +219,7 @@ static void *supervise(void *arg)
             hs_tick_loop_inject_stall(r->loop, (ms ? atoll(ms) : 3000) * 1000000LL);
         }
         drain_log(r);
+        hs__log_ode_messages(hs_bench_world(r->bench), false);
         int64_t now = mono_ns();
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
@@ -257,11 +262,13 @@ int hs__runner_run(struct hs_runner *r)
            hs_bench_sensor_count(r->bench));
     r->loop_rc = hs_tick_loop_run(r->loop);
     hs__notify("STOPPING=1");
+    int fault_rc = hs_bench_fault(r->bench) ? hs__runner_plant_fault(r, "the run") : 0;
     hs_bench_safe_stop(r->bench);
     hs_log(HS_LOG_INFO, "safe stop: %u joints set to their safe behaviour",
            hs_bench_joint_count(r->bench));
     atomic_store(&s.done, true);
     pthread_join(sup, NULL);
+    hs__log_ode_messages(hs_bench_world(r->bench), true);
     hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
     r->audit.report.mlockall = r->proc_report.mlockall;
     r->audit.report.dma_latency = r->proc_report.dma_latency;
@@ -269,6 +276,8 @@ int hs__runner_run(struct hs_runner *r)
         hs_log(HS_LOG_ERR, "real-time set-up refused and required: %s", strerror(-r->loop_rc));
         return HS_EXIT_FAILURE;
     }
+    if (fault_rc)
+        return fault_rc;
     return r->loop_rc < 0 ? HS_EXIT_FAILURE : HS_EXIT_OK;
 }
 
@@ -285,17 +294,23 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
             hs_tick_stop_reason_name(res.reason), (unsigned long long)res.ticks,
             (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
             res.safe_hold ? ", SAFE HOLD latched" : "");
+    if (hs_bench_fault(r->bench)) {
+        char why[512];
+        hs_bench_fault_format(r->bench, why, sizeof why);
+        fprintf(out, "plant fault: %s\n", why);
+    }
     for (uint32_t i = 0; i < hs_bench_joint_count(r->bench); i++) {
         const struct hs_bench_joint *j = hs_bench_joint(r->bench, i);
         struct hs_plant_joint_counters c;
         hs_plant_joint_counters(j->plant, j->plant_joint, &c);
-        if (c.stale_events || c.torque_saturations || c.current_saturations)
+        if (c.stale_events || c.torque_saturations || c.current_saturations || c.invalid_commands)
             fprintf(out,
                     "joint %s: %llu stale-command fallbacks, %llu torque / %llu current "
-                    "saturated ticks\n",
+                    "saturated ticks, %llu invalid commands\n",
                     j->name, (unsigned long long)c.stale_events,
                     (unsigned long long)c.torque_saturations,
-                    (unsigned long long)c.current_saturations);
+                    (unsigned long long)c.current_saturations,
+                    (unsigned long long)c.invalid_commands);
     }
     hs__can_print_summary(r->can, out);
 }

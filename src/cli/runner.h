@@ -47,6 +47,13 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r);
 /* Runs the loop until the duration or a signal; then safe stop. 0 or an exit code. */
 int hs__runner_run(struct hs_runner *r);
 void hs__runner_print_summary(struct hs_runner *r, FILE *out);
+/* After a plant fault (warm-up or loop): logs its one-line cause, runs the safe stop and
+ * returns HS_EXIT_PLANT_FAULT. */
+int hs__runner_plant_fault(struct hs_runner *r, const char *when);
+/* Logs ODE's messages that are due (rate limit: 1st, 10th, 100th, ... report of each); with
+ * summary, one line per distinct message with its count. The stepping thread, or the
+ * supervisor (which reads only the world's atomics). */
+void hs__log_ode_messages(struct hs_world *w, bool summary);
 void hs__runner_cleanup(struct hs_runner *r);
 
 /* notify.c: sd_notify when built with libsystemd and NOTIFY_SOCKET is set; else nothing. */

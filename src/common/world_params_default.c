@@ -26,4 +26,10 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->self_collision = false;
     ret_params->contactless = false;
     ret_params->warmup_steps = 10;
+    /* Far beyond any bench (a humanoid's joints reach tens of rad/s, a flywheel a few thousand;
+     * a fall from 10 m lands at 14 m/s), well inside the range where ODE still steps. */
+    ret_params->guard.max_position_m = 1e4;
+    ret_params->guard.max_linear_velocity_mps = 1e3;
+    ret_params->guard.max_angular_velocity_rad_s = 1e4;
+    ret_params->guard.joint_rate_factor = 10;
 }

@@ -127,6 +127,18 @@ static const struct hs__cfg_list models_l = {
 /* ---- physics: struct hs_world_params ---- */
 static int physics_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                          const char *path);
+#define WG struct hs_world_guard
+static const struct hs__cfg_field guard_f[] = {
+    DBL("max_position_m", WG, max_position_m, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
+    DBL("max_linear_velocity_mps", WG, max_linear_velocity_mps, 0, DMAX,
+        HS__F_MIN_OPEN | HS__F_INF),
+    DBL("max_angular_velocity_rad_s", WG, max_angular_velocity_rad_s, 0, DMAX,
+        HS__F_MIN_OPEN | HS__F_INF),
+    DBL("joint_rate_factor", WG, joint_rate_factor, 1, DMAX, HS__F_INF),
+};
+#undef WG
+STATIC_TABLE(guard_t, guard_f, NULL);
+
 #define WP struct hs_world_params
 static const struct hs__cfg_field physics_f[] = {
     DBL("step_s", WP, step_s, 1e-5, 0.1, 0),
@@ -148,6 +160,7 @@ static const struct hs__cfg_field physics_f[] = {
     BOOL("self_collision", WP, self_collision),
     BOOL("contactless", WP, contactless),
     U32("warmup_steps", WP, warmup_steps, 0, 100000, 0),
+    SECTION("guard", WP, guard, guard_t, 0),
 };
 #undef WP
 STATIC_TABLE(physics_t, physics_f, physics_check);

@@ -95,6 +95,14 @@ const struct hs_joint_command *hs_actuator_select(const struct hs_actuator_param
         return cmd;
     if (new_tick && !none)
         st->stale_ticks++;
+    return hs_actuator_safe_command(p, st, cmd, scratch);
+}
+
+const struct hs_joint_command *hs_actuator_safe_command(const struct hs_actuator_params *p,
+                                                        const struct hs_actuator_state *st,
+                                                        const struct hs_joint_command *cmd,
+                                                        struct hs_joint_command *scratch)
+{
     *scratch = (struct hs_joint_command){.seq = cmd->seq, .rx_time_ns = cmd->rx_time_ns};
     switch (p->safe) {
     case HS_SAFE_BRAKE:
@@ -113,31 +121,53 @@ const struct hs_joint_command *hs_actuator_select(const struct hs_actuator_param
     return scratch;
 }
 
+/* Every term of a torque law must be finite: a product that overflows (kp = 1e200 times a
+ * position error of 1e200) is a command no drive can execute, not a zero torque. */
+static bool all_finite(const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
 void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
                          double q, double dq, struct hs_actuator_output *ret)
 {
     *ret = (struct hs_actuator_output){0};
     double tau = 0.0;
     bool motor_row = false;
+    bool valid = true;
     switch (cmd->mode) {
     case HS_JOINT_MODE_TORQUE:
         tau = cmd->tau_ff;
+        valid = isfinite(tau);
         break;
     case HS_JOINT_MODE_CURRENT:
         tau = hs_actuator_current_to_torque(p, cmd->current);
+        valid = isfinite(cmd->current) && isfinite(tau);
         break;
     case HS_JOINT_MODE_VELOCITY:
         if (p->velocity_loop == HS_VELOCITY_LOOP_ODE_MOTOR) {
             motor_row = true;
             ret->ode_vel = cmd->velocity;
             tau = cmd->tau_ff;
+            valid = isfinite(cmd->velocity) && isfinite(tau);
         } else {
-            tau = p->velocity_gain * (cmd->velocity - dq) + cmd->tau_ff;
+            double ev = cmd->velocity - dq, tv = p->velocity_gain * ev;
+            tau = tv + cmd->tau_ff;
+            valid = all_finite((const double[]){cmd->velocity, cmd->tau_ff, ev, tv, tau}, 5);
         }
         break;
-    case HS_JOINT_MODE_POSITION:
-        tau = cmd->kp * (cmd->q - q) + cmd->kd * (cmd->dq - dq) + cmd->tau_ff;
+    case HS_JOINT_MODE_POSITION: {
+        double ep = cmd->q - q, ev = cmd->dq - dq;
+        double tp = cmd->kp * ep, tv = cmd->kd * ev, tpd = tp + tv;
+        tau = tpd + cmd->tau_ff;
+        valid = all_finite((const double[]){cmd->q, cmd->dq, cmd->kp, cmd->kd, cmd->tau_ff, ep, ev,
+                                            tp, tv, tpd, tau},
+                           11);
         break;
+    }
     case HS_JOINT_MODE_BRAKE:
         motor_row = true;
         ret->ode_vel = 0.0;
@@ -145,8 +175,13 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
     default: /* disabled, or an unknown mode from a bad source: free-wheel */
         break;
     }
-    if (!isfinite(tau))
+    if (!valid) {
+        /* Zero torque and no motor row; the caller runs the safe behaviour instead. */
         tau = 0.0;
+        motor_row = false;
+        ret->ode_vel = 0.0;
+        ret->invalid_command = true;
+    }
 
     /* A drive's speed limiter: past a limit, torque that drives further out is refused, and
      * with a gain the drive brakes back towards the limit. */

@@ -49,6 +49,20 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
         const struct hs_joint_command *x =
             hs_actuator_select(&j->p.actuator, &j->state, &j->cmd, now_ns, new_tick, q, &scratch);
         hs_actuator_compute(&j->p.actuator, x, q, dq, &j->out);
+        if (j->out.invalid_command) {
+            /* An invalid command is counted once per tick and replaced by the joint's safe
+             * behaviour, holding where the joint was when the invalid commands began. */
+            if (!j->state.invalid)
+                j->state.hold_q = q;
+            if (new_tick)
+                j->state.invalid_commands++;
+            j->state.invalid = true;
+            x = hs_actuator_safe_command(&j->p.actuator, &j->state, x, &scratch);
+            hs_actuator_compute(&j->p.actuator, x, q, dq, &j->out);
+            j->out.invalid_command = true;
+        } else {
+            j->state.invalid = false;
+        }
         if (new_tick) {
             j->state.torque_saturations += j->out.torque_saturated;
             j->state.current_saturations += j->out.current_saturated;

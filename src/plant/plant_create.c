@@ -226,6 +226,7 @@ void hs_plant_joint_counters(const struct hs_plant *pl, uint32_t j,
         .torque_saturations = st->torque_saturations,
         .current_saturations = st->current_saturations,
         .velocity_limits = st->velocity_limits,
+        .invalid_commands = st->invalid_commands,
     };
 }
 

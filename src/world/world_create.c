@@ -63,17 +63,22 @@ static int collect_actuated(struct hs_world *w)
 
 /* ODE allocates its step arena on the first step and grows the contact arena with the contact
  * count: run the configured steps now, then put every body back. */
-static void warm_up(struct hs_world *w)
+static int warm_up(struct hs_world *w)
 {
     save_state(w);
-    for (uint32_t i = 0; i < w->params.warmup_steps; i++)
-        hs_world_step(w);
+    for (uint32_t i = 0; i < w->params.warmup_steps; i++) {
+        int r = hs_world_step(w);
+        if (r < 0)
+            return r; /* the initial state itself diverges: refuse the world */
+    }
     restore_state(w);
     /* QuickStep shuffles constraints with ODE's global generator: reseed so a new world steps
      * the same way every time, whatever ran before (reproducible logs and tests). */
     dRandSetSeed(0);
     w->time_s = 0;
+    w->nsteps = 0;
     hs__world_read_joints(w, true);
+    return 0;
 }
 
 int hs_world_create(const struct hs_world_params *params, const struct hs_world_body_spec *specs,
@@ -125,7 +130,15 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         goto fail;
     }
     hs__world_read_joints(w, true);
-    warm_up(w);
+    hs__world_guard_init(w);
+    if ((r = warm_up(w)) < 0) {
+        char why[256];
+        hs__world_fault_describe(w, &w->fault, NULL, why, sizeof why);
+        r = hs_diag_set(diag, r, "", 0, 0,
+                        "the initial state diverges at warm-up step %llu of %u: %s",
+                        (unsigned long long)w->fault.step, w->params.warmup_steps, why);
+        goto fail;
+    }
     *ret_world = w;
     return 0;
 fail:
@@ -133,10 +146,31 @@ fail:
     return r;
 }
 
-void hs_world_destroy(struct hs_world *w)
+/* A step abandoned by ODE's fatal handlers (ode_init.c) leaves ODE's own bookkeeping of that
+ * world mid-step (its threading job list is not empty, and destroying it trips another ODE
+ * assertion, measured). Such a world's ODE objects are never touched again: they are kept
+ * here, reachable, until the process ends, which follows a plant fault anyway. */
+#define GRAVEYARD_MAX 16
+static struct buried {
+    dWorldID world;
+    dSpaceID space;
+    dJointGroupID group;
+    struct hs__world_mesh *meshes; /* ODE's trimesh data points into their arrays */
+} graveyard[GRAVEYARD_MAX];
+static unsigned graveyard_n;
+
+static bool bury_if_abandoned(struct hs_world *w)
 {
-    if (!w)
-        return;
+    if (w->fault.kind != HS_WORLD_FAULT_ODE_INTERNAL)
+        return false;
+    if (graveyard_n < GRAVEYARD_MAX)
+        graveyard[graveyard_n++] = (struct buried){
+            .world = w->world, .space = w->space, .group = w->contact_group, .meshes = w->meshes};
+    return true;
+}
+
+static void destroy_ode_objects(struct hs_world *w)
+{
     if (w->contact_group)
         dJointGroupDestroy(w->contact_group);
     if (w->space)
@@ -146,19 +180,30 @@ void hs_world_destroy(struct hs_world *w)
         free(w->meshes[i].vertices);
         free(w->meshes[i].indices);
     }
+    free(w->meshes);
     if (w->world)
         dWorldDestroy(w->world); /* destroys bodies and joints */
+}
+
+void hs_world_destroy(struct hs_world *w)
+{
+    if (!w)
+        return;
+    /* An abandoned world keeps its ODE user count too: ODE must not close under it. */
+    bool abandoned = bury_if_abandoned(w);
+    if (!abandoned)
+        destroy_ode_objects(w);
     for (uint32_t b = 0; w->bodies && b < w->nbodies; b++) {
         free(w->bodies[b].links);
         free(w->bodies[b].extra_joints);
         free(w->bodies[b].extra_blocks);
     }
     free(w->bodies);
-    free(w->meshes);
     free(w->actuated);
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);
     free(w);
-    hs__ode_release();
+    if (!abandoned)
+        hs__ode_release();
 }

@@ -2,6 +2,9 @@
 #ifndef HS_WORLD_INTERNAL_H
 #define HS_WORLD_INTERNAL_H
 
+#include <setjmp.h>
+#include <stdatomic.h>
+
 #include <ode/ode.h>
 
 #include "hilsim/world.h"
@@ -24,6 +27,7 @@ struct hs__world_link {
     double q, dq;               /* read back after every step; q unwrapped for hinges */
     double q_init;              /* q0, restored after warm-up */
     double q_wrapped_prev;      /* last raw dJointGetHingeAngle, for unwrapping */
+    double rate_limit;          /* divergence guard: |dq| bound, INFINITY = finiteness only */
 };
 
 struct hs__world_body {
@@ -62,11 +66,41 @@ struct hs_world {
     uint32_t ncontacts, npairs;
     uint32_t mass_fixups;
     double time_s;
+    /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */
+    double guard_pos2, guard_vel2, guard_avel2; /* squared bounds */
+    uint64_t tick;                              /* hs_world_set_tick */
+    uint64_t nsteps;
+    int fault_rc; /* 0, or what every step returns once latched */
+    struct hs_world_fault fault;
+    jmp_buf step_jmp; /* armed while ODE steps: the fatal handlers return here */
+    struct hs__world_ode_msg {
+        int num;
+        const char *fmt; /* ODE's static format string: the message's identity */
+        uint64_t first_tick;
+        _Atomic uint64_t count, last_tick;
+        uint64_t due_at; /* consumer side: the count at which it is next due */
+        char text[HS_WORLD_FAULT_TEXT_MAX];
+    } msgs[HS_WORLD_ODE_MESSAGES_MAX];
+    _Atomic uint32_t nmsgs; /* published with release after the entry is filled */
+    _Atomic uint64_t msgs_other;
 };
 
-/* ode_init.c: reference-counted dInitODE2 / dCloseODE. */
+/* ode_init.c: reference-counted dInitODE2 / dCloseODE; installs hilsim's ODE message, error and
+ * debug handlers on first use. */
 int hs__ode_acquire(void);
 void hs__ode_release(void);
+/* ode_init.c: w is stepping ODE from now until hs__ode_leave_step (the handlers attribute ODE's
+ * reports to it; fatal ones longjmp to w->step_jmp). RT-safe. */
+void hs__ode_enter_step(struct hs_world *w);
+void hs__ode_leave_step(void);
+
+/* world_guard.c: init only, after the bodies are built: bounds from params and the model's
+ * velocity limits. RT-safe check after a step: 0 or -ERANGE with w->fault filled. */
+void hs__world_guard_init(struct hs_world *w);
+int hs__world_guard_check(struct hs_world *w);
+/* world_guard.c: the fault without its tick prefix (link, quantity, value, bound). Non-RT. */
+int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fault *f,
+                             const char *body_name, char *buf, size_t size);
 
 /* world_params.c */
 int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag);

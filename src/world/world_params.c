@@ -42,6 +42,13 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
         return hs_diag_set(d, EINVAL, "", 0, 0, "max_contacts %u outside 1 .. 64", p->max_contacts);
     if (!in_range(p->linear_damping, 0, 1) || !in_range(p->angular_damping, 0, 1))
         return hs_diag_set(d, EINVAL, "", 0, 0, "damping outside 0 .. 1");
+    /* Guard bounds: positive; INFINITY asks for finiteness only. */
+    if (!(p->guard.max_position_m > 0) || !(p->guard.max_linear_velocity_mps > 0) ||
+        !(p->guard.max_angular_velocity_rad_s > 0))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "guard bounds must be > 0 (INFINITY: none)");
+    if (!(p->guard.joint_rate_factor >= 1))
+        return hs_diag_set(d, EINVAL, "", 0, 0, "guard joint_rate_factor %g must be >= 1",
+                           p->guard.joint_rate_factor);
     if (p->warmup_steps > 100000)
         return hs_diag_set(d, EINVAL, "", 0, 0, "warmup_steps %u above 100000", p->warmup_steps);
     return 0;

@@ -2,6 +2,7 @@
  * over preallocated arrays. Body indices and link indices are trusted (callers validated them
  * at configuration time); see hs_world_body_count / hs_model nlinks. */
 #include <math.h>
+#include <setjmp.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -35,8 +36,10 @@ void hs__world_read_joints(struct hs_world *w, bool reset_unwrap)
     }
 }
 
-void hs_world_step(struct hs_world *w)
+int hs_world_step(struct hs_world *w)
 {
+    if (w->fault_rc)
+        return w->fault_rc;
     /* ODE clears force accumulators after each step, so efforts are re-applied every step. */
     for (uint32_t i = 0; i < w->nactuated; i++) {
         struct hs__world_link *l = w->actuated[i];
@@ -47,14 +50,24 @@ void hs_world_step(struct hs_world *w)
     }
     w->ncontacts = 0;
     w->npairs = 0;
+    w->nsteps++;
+    /* ODE's error and debug handlers come back here instead of aborting (ode_init.c). Nothing
+     * below is kept in locals across the jump: the world's fields carry the state. */
+    if (setjmp(w->step_jmp)) {
+        hs__ode_leave_step();
+        return w->fault_rc;
+    }
+    hs__ode_enter_step(w);
     dSpaceCollide(w->space, w, hs__world_near_callback);
     if (w->params.solver == HS_SOLVER_STANDARD)
         dWorldStep(w->world, w->params.step_s);
     else
         dWorldQuickStep(w->world, w->params.step_s);
+    hs__ode_leave_step();
     dJointGroupEmpty(w->contact_group);
     w->time_s += w->params.step_s;
     hs__world_read_joints(w, false);
+    return hs__world_guard_check(w);
 }
 
 void hs_world_set_joint_effort(struct hs_world *w, uint32_t body, uint32_t link, double effort)

@@ -4,7 +4,10 @@
  * delay lines), and the bundled arm with both I/O modules in the tick (CAN nodes on a socketpair
  * bus, commanded every tick, and the shared-memory segment). Heap and stdio calls are counted by
  * interposition on the loop's thread (tests/common/call_counter.c), page faults by
- * getrusage(RUSAGE_THREAD). */
+ * getrusage(RUSAGE_THREAD). The divergence guard checks every body and joint after every step
+ * inside these windows; two more runs trip it inside the window (a runaway torque, and an ODE
+ * internal assertion caught in the step) and show the fault path allocation-free too. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +30,8 @@
 #include "hilsim/can_mit.h"
 #include "rt/tick_loop.h"
 
+#include <ode/ode.h>
+
 enum { WARMUP = 200, MEASURED = 10000 };
 
 struct probe {
@@ -35,6 +40,9 @@ struct probe {
     uint64_t contacts_min;
     int peer_fd; /* the boards' end of the CAN socketpair, -1 without CAN */
     uint64_t replies;
+    uint64_t trip_at; /* 0, or the tick sequence number at which fault() breaks the world */
+    void (*fault)(struct probe *p);
+    int physics_rc;
 };
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
@@ -80,7 +88,11 @@ static int actuation(void *ctx, const struct hs_tick_info *t)
 static int physics(void *ctx, const struct hs_tick_info *t)
 {
     struct probe *p = ctx;
-    int r = hs_bench_physics(p->bench, t->wake_ns);
+    if (p->trip_at && t->seq == p->trip_at)
+        p->fault(p);
+    int r = hs_bench_physics(p->bench, t->wake_ns, t->tick);
+    if (r < 0)
+        p->physics_rc = r;
     uint32_t c = hs_world_contact_count(hs_bench_world(p->bench));
     if (t->seq >= WARMUP && c < p->contacts_min)
         p->contacts_min = c;
@@ -231,11 +243,88 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* ---- the guard's trip inside the counted window ---- */
+
+static void runaway_torque(struct probe *p)
+{
+    /* After actuation: the effort the next step applies, far beyond any limit. */
+    const struct hs_bench_joint *j = hs_bench_joint(p->bench, 0);
+    hs_world_set_joint_effort(hs_bench_world(p->bench), j->body, j->link, 1e9);
+}
+
+static void spin_link(struct probe *p)
+{
+    const struct hs_bench_joint *j = hs_bench_joint(p->bench, 0);
+    dBodySetAngularVel(hs_world_ode_body(hs_bench_world(p->bench), j->body, j->link), 1e200, 0, 0);
+}
+
+static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const char *what)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    static const char yaml[] = "bench: {name: nalloc-trip}\n"
+                               "models:\n"
+                               "  - {name: arm, file: arm2.wrl}\n"
+                               "  - {name: floor, file: floor.wrl, static: true}\n"
+                               "physics: {step_s: 0.00025, substeps: 1}\n"
+                               "rt: {period_ns: 250000}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "trip.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    p.trip_at = WARMUP + 500;
+    p.fault = fault;
+    struct hs_tick_config tc = {
+        .period_ns = 250000, .policy = HS_OVERRUN_SKIP, .max_ticks = WARMUP + MEASURED + 1};
+    struct hs_rt_opts rt = HS_RT_OPTS_DEFAULT;
+    rt.priority = 0;
+    rt.hold_dma_latency = false;
+    struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
+    struct hs_tick_loop *loop = NULL;
+    assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, &p, &loop, &d), 0);
+    heap_calls = stdio_calls = 0;
+    int rc = hs_tick_loop_run(loop); /* counting began at tick WARMUP, on this thread */
+    counting = 0;
+    struct hs_tick_result res;
+    hs_tick_loop_result(loop, &res);
+    print_message("%s at tick %d: loop stopped after %llu ticks (%s), %ld heap calls, %ld stdio "
+                  "calls in the window\n",
+                  what, WARMUP + 500, (unsigned long long)res.ticks,
+                  hs_tick_stop_reason_name(res.reason), heap_calls, stdio_calls);
+    assert_int_equal(rc, expect_rc);
+    assert_int_equal(p.physics_rc, expect_rc);
+    assert_int_equal(res.reason, HS_TICK_STOP_PHASE_ERROR);
+    assert_int_equal(res.ticks, WARMUP + 501);
+    assert_non_null(hs_bench_fault(p.bench));
+    assert_int_equal(heap_calls, 0);
+    assert_int_equal(stdio_calls, 0);
+    hs_tick_loop_destroy(loop);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
+static void test_guard_trip_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    trip_in_window(runaway_torque, -ERANGE, "guard trip (1e9 N·m)");
+}
+
+static void test_ode_internal_error_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    trip_in_window(spin_link, -EFAULT, "ODE internal assertion");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
+        cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

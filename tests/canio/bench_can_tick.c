@@ -133,7 +133,7 @@ static int cost(const char *text, const char *dir, long ticks, bool with_can, in
         hs_bench_inputs(r.bench, r.now_ns);
         int64_t t1 = mono_ns();
         hs_bench_actuation(r.bench, r.now_ns);
-        hs_bench_physics(r.bench, r.now_ns);
+        hs_bench_physics(r.bench, r.now_ns, r.tick);
         hs_bench_sensors(r.bench, r.now_ns, r.tick);
         int64_t t2 = mono_ns();
         hs_bench_outputs(r.bench, r.now_ns, r.tick);

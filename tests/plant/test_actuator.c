@@ -83,6 +83,62 @@ static void test_modes(void **state)
     assert_true(o.motor_torque == 0);
 }
 
+/* Finite commands whose torque law overflows or cancels into NaN are invalid: every term is
+ * checked, the output is zero torque with the invalid flag, and valid neighbours are not. */
+static void test_non_finite_terms_make_an_invalid_command(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    p.velocity_gain = 1e300;
+    struct hs_actuator_output o;
+    static const struct hs_joint_command bad[] = {
+        /* kp (q* - q) = 1e200 * 1e200 overflows: the case of issue 11 */
+        {.mode = HS_JOINT_MODE_POSITION, .q = 1e200, .kp = 1e200, .seq = 1},
+        /* kd (dq* - dq) overflows while kp's term is fine */
+        {.mode = HS_JOINT_MODE_POSITION, .q = 0.1, .kp = 10, .dq = 1e300, .kd = 1e300, .seq = 1},
+        /* each term finite, their sum not: 1.5e308 + 1.5e308 */
+        {.mode = HS_JOINT_MODE_POSITION, .q = 1.5e308, .kp = 1, .tau_ff = 1.5e308, .seq = 1},
+        /* +inf + -inf: NaN from two overflowing terms of opposite sign */
+        {.mode = HS_JOINT_MODE_POSITION, .q = 1e300, .kp = 1e300, .dq = -1e300, .kd = 1e300},
+        {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = INFINITY},
+        {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = NAN},
+        {.mode = HS_JOINT_MODE_CURRENT, .current = 1e308},   /* i Kt N = 5e308 overflows */
+        {.mode = HS_JOINT_MODE_VELOCITY, .velocity = 1e300}, /* gain 1e300 times it */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        hs_actuator_compute(&p, &bad[k], 0, 0, &o);
+        if (!o.invalid_command)
+            fail_msg("command %zu was taken as valid", k);
+        assert_true(o.motor_torque == 0 && o.effort == 0 && o.current == 0);
+        assert_false(o.ode_motor_drives);
+    }
+    /* Large but finite products are valid (and saturate where a limit says so). */
+    struct hs_joint_command ok = {.mode = HS_JOINT_MODE_POSITION, .q = 1e100, .kp = 1e100};
+    hs_actuator_compute(&p, &ok, 0, 0, &o);
+    assert_false(o.invalid_command);
+    assert_true(o.motor_torque == 1e200);
+}
+
+/* The safe behaviour as a command: brake, hold at hold_q with the hold gains, or free-wheel. */
+static void test_safe_command(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    struct hs_actuator_state st = {.hold_q = 0.7};
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .seq = 9, .rx_time_ns = 5}, s;
+    p.safe = HS_SAFE_HOLD, p.hold_kp = 3, p.hold_kd = 0.5;
+    const struct hs_joint_command *x = hs_actuator_safe_command(&p, &st, &c, &s);
+    assert_ptr_equal(x, &s);
+    assert_true(s.mode == HS_JOINT_MODE_POSITION && s.q == 0.7 && s.kp == 3 && s.kd == 0.5);
+    assert_true(s.seq == 9 && s.rx_time_ns == 5 && s.tau_ff == 0);
+    p.safe = HS_SAFE_BRAKE;
+    hs_actuator_safe_command(&p, &st, &c, &s);
+    assert_int_equal(s.mode, HS_JOINT_MODE_BRAKE);
+    p.safe = HS_SAFE_ZERO_TORQUE;
+    hs_actuator_safe_command(&p, &st, &c, &s);
+    assert_int_equal(s.mode, HS_JOINT_MODE_DISABLED);
+}
+
 static void test_saturation_torque_and_current(void **state)
 {
     (void)state;
@@ -178,6 +234,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_come_from_the_joint),
         cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_non_finite_terms_make_an_invalid_command),
+        cmocka_unit_test(test_safe_command),
         cmocka_unit_test(test_saturation_torque_and_current),
         cmocka_unit_test(test_velocity_limit),
         cmocka_unit_test(test_watchdog_fires_on_first_tick_past_timeout),

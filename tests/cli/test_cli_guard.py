@@ -1,0 +1,145 @@
+"""The divergence guard as a user meets it: `hilsim sim` and `hilsim run` on a world that
+explodes (gains unstable at the step, a huge commanded torque) stop with a one-line cause, a
+complete log and exit status 3; ODE's own messages arrive as hilsim log lines. No timing is
+asserted."""
+import csv
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+HILSIM = os.environ["HILSIM"]
+SRC = os.environ["HS_SOURCE_DIR"]
+MODELS = os.path.join(SRC, "models")
+PLANT_FAULT = 3
+
+
+def run(*args, timeout=120):
+    return subprocess.run([HILSIM, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def unstable_config(tmp, extra=""):
+    """The bundled biped with gains at the top of the documented ranges, quick solver: the
+    explicit PD is unstable at 1 ms for its light links (issue 10)."""
+    path = os.path.join(tmp, "unstable.yaml")
+    with open(path, "w") as f:
+        f.write("bench: {name: unstable-%d}\n" % os.getpid() +
+                "models:\n"
+                "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                "physics: {solver: quick}\n"
+                "controller: {type: pd_hold, defaults: {kp: 1e6, kd: 1e5}}\n" + extra)
+    return path
+
+
+FAULT_LINE = re.compile(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link (\w+) of (\w+): "
+                        r"(linear velocity|angular velocity|joint rate|centre of mass distance)")
+
+
+class SimStopsOnAFault(unittest.TestCase):
+    def check_log(self, out, tick):
+        """Every row complete (the header's field count, a final newline); the last row is the
+        tick that tripped."""
+        with open(out, newline="") as f:
+            text = f.read()
+        self.assertTrue(text.endswith("\n"))
+        rows = list(csv.reader(text.splitlines()))
+        self.assertGreaterEqual(len(rows), 2)
+        for r in rows[1:]:
+            self.assertEqual(len(r), len(rows[0]))
+        self.assertAlmostEqual(float(rows[-1][0]), tick * 1e-3, places=9)
+
+    def test_unstable_gains_trip_the_guard(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "log.csv")
+            r = run("sim", unstable_config(tmp), "--duration", "5", "--out", out)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = FAULT_LINE.search(r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.assertEqual(m.group(3), "biped")
+            self.assertIn("physics.guard.", r.stderr)
+            self.assertIn("safe stop", r.stderr)
+            self.assertIn("stopped by a plant fault", r.stdout)
+            self.assertIn("simulated", r.stdout)
+            self.check_log(out, int(m.group(1)))
+
+    def test_huge_torque_trips_the_guard(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "log.csv")
+            r = run("sim", "--model", os.path.join(MODELS, "biped.wrl"), "--env",
+                    os.path.join(MODELS, "floor.wrl"), "--torque", "L_KNEE=1e9", "--duration", "5",
+                    "--out", out)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = FAULT_LINE.search(r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.check_log(out, int(m.group(1)))
+
+    def test_tight_bounds_from_the_config_trip_on_a_fall(self):
+        """physics.guard keys reach the world: a 1 m/s bound trips on the biped dropped from
+        0.5 m above its stance (no contact for the first ~0.3 s)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "drop.yaml")
+            with open(path, "w") as f:
+                f.write("bench: {name: drop}\n"
+                        "models:\n"
+                        "  - name: biped\n"
+                        "    file: %s/biped.wrl\n" % MODELS +
+                        "    pose: {position: [0, 0, 1.24]}\n"
+                        "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                        "physics: {guard: {max_linear_velocity_mps: 1}}\n")
+            r = run("sim", path, "--duration", "1")
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            self.assertIn("linear velocity", r.stderr)
+            self.assertIn("above 1 (physics.guard.max_linear_velocity_mps)", r.stderr)
+            # v = g t passes 1 m/s after 102 steps of 1 ms
+            m = FAULT_LINE.search(r.stderr)
+            self.assertEqual(int(m.group(1)), 102)
+
+    def test_bad_guard_config_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = unstable_config(tmp, "")
+            with open(path) as f:
+                text = f.read().replace("physics: {solver: quick}",
+                                        "physics: {solver: quick, guard: {joint_rate_factor: 0.5}}")
+            with open(path, "w") as f:
+                f.write(text)
+            r = run("config", "check", path)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("joint_rate_factor", r.stderr)
+            self.assertIn(path + ":", r.stderr)
+
+
+class RunStopsOnAFault(unittest.TestCase):
+    def test_fault_in_the_loop(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run("run", unstable_config(tmp, "rt: {warmup_ticks: 0}\n"), "--duration", "2",
+                    "--no-rt")
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            self.assertIn("plant fault during the run: tick", r.stderr)
+            self.assertIn("safe stop: 17 joints", r.stderr)
+            self.assertIn("plant fault: tick", r.stdout)  # the summary says why it stopped
+            self.assertIn("stopped: phase error", r.stdout)
+
+    def test_fault_in_the_warm_up(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run("run", unstable_config(tmp), "--duration", "2", "--no-rt")
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            self.assertIn("plant fault during warm-up: tick", r.stderr)
+
+
+class OdeMessagesAreLogged(unittest.TestCase):
+    def test_lcp_messages_become_counted_log_lines(self):
+        """config/biped-stand.yaml's standard solver reports "LCP internal error" as its feet
+        touch down: never raw on stderr, always as hilsim lines with a count at the end."""
+        r = run("sim", os.path.join(SRC, "config", "biped-stand.yaml"), "--duration", "0.5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("ODE Message", r.stderr)
+        for line in r.stderr.splitlines():
+            self.assertTrue(line.startswith("hilsim: "), line)
+        self.assertRegex(r.stderr, r"warning: ODE message 3 at tick \d+: LCP internal error")
+        self.assertRegex(r.stderr, r"ODE message 3 reported \d+ times \(ticks \d+ \.\. \d+\)")
+
+
+if __name__ == "__main__":
+    unittest.main()
