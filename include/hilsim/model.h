@@ -76,6 +76,9 @@ struct hs_link {
     double rotor_resistor;   /* ohm; default 0 */
     double torque_const;     /* N·m/A, motor side; default 1 */
     double encoder_pulse;    /* counts per motor revolution; default 1 */
+    double climit;           /* A, motor current limit (first value of climit); +INFINITY when
+                              * absent. gear_ratio, gear_efficiency, torque_const and
+                              * encoder_pulse written as 0 mean "not given": default, warning */
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */

@@ -74,20 +74,72 @@ static int read_limit(struct hs__builder *b, const struct hs__vnode *n, const st
     return 0;
 }
 
+/* An SFFloat motor field with where it was written (NULL value: absent, *ret = def). */
+static int read_motor(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                      const char *name, double def, double *ret, const struct hs__vvalue **ret_v)
+{
+    int r = hs__get_numbers(b, n, env, name, HS__FT_SFFLOAT, ret_v);
+    if (r < 0)
+        return r;
+    *ret = *ret_v ? (*ret_v)->items[0].num : def;
+    return 0;
+}
+
+/* Where a field's value was written; the Joint node when it came from nowhere in particular. */
+static void where(const struct hs__vnode *n, const struct hs__vvalue *v, const char **ret_file,
+                  int *ret_line, int *ret_column)
+{
+    *ret_file = v && v->file ? v->file : n->file;
+    *ret_line = v ? v->line : n->line;
+    *ret_column = v ? v->column : n->column;
+}
+
+static int motor_error(struct hs__builder *b, const struct hs__vnode *n, const struct hs__vvalue *v,
+                       const char *link, const char *field, double value, const char *expected)
+{
+    const char *file;
+    int line, column;
+    where(n, v, &file, &line, &column);
+    return hs_diag_set(b->diag, EINVAL, file, line, column, "Joint %s: %s %g: expected %s", link,
+                       field, value, expected);
+}
+
+/* Exporters write 0 for a motor figure they do not know (OpenHRP's own sample3dof.wrl has
+ * gearRatio 0, torqueConst 0, encoderPulse 0), and OpenHRP and Choreonoid load such files: they
+ * use these figures only in products (rotorInertia·gearRatio², current·torqueConst) where a
+ * zero silently removes the motor. A zero ratio, torque constant or encoder resolution cannot be
+ * a real motor, so 0 is read as "not given": the default, with a warning at the number. */
+static int zero_means_default(struct hs__builder *b, const struct hs__vnode *n,
+                              const struct hs__vvalue *v, const char *link, const char *field,
+                              double def, double *value)
+{
+    if (*value != 0)
+        return 0;
+    const char *file;
+    int line, column;
+    where(n, v, &file, &line, &column);
+    *value = def;
+    int r = hs__builder_warn(b, file, line, column, "Joint %s: %s 0 read as not given, using %g",
+                             link, field, def);
+    return r < 0 ? hs_diag_set(b->diag, ENOMEM, file, line, column, "out of memory") : 0;
+}
+
 static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
                              const struct hs__venv *env, struct hs_link *l)
 {
     int r;
+    const struct hs__vvalue *v_gr, *v_ge, *v_ri, *v_rr, *v_kt, *v_ep, *v_cl;
     if ((r = read_limit(b, n, env, "ulimit", INFINITY, &l->ulimit)) < 0 ||
         (r = read_limit(b, n, env, "llimit", -INFINITY, &l->llimit)) < 0 ||
         (r = read_limit(b, n, env, "uvlimit", INFINITY, &l->uvlimit)) < 0 ||
         (r = read_limit(b, n, env, "lvlimit", -INFINITY, &l->lvlimit)) < 0 ||
-        (r = hs__get_float(b, n, env, "gearRatio", 1, &l->gear_ratio)) < 0 ||
-        (r = hs__get_float(b, n, env, "gearEfficiency", 1, &l->gear_efficiency)) < 0 ||
-        (r = hs__get_float(b, n, env, "rotorInertia", 0, &l->rotor_inertia)) < 0 ||
-        (r = hs__get_float(b, n, env, "rotorResistor", 0, &l->rotor_resistor)) < 0 ||
-        (r = hs__get_float(b, n, env, "torqueConst", 1, &l->torque_const)) < 0 ||
-        (r = hs__get_float(b, n, env, "encoderPulse", 1, &l->encoder_pulse)) < 0)
+        (r = read_motor(b, n, env, "gearRatio", 1, &l->gear_ratio, &v_gr)) < 0 ||
+        (r = read_motor(b, n, env, "gearEfficiency", 1, &l->gear_efficiency, &v_ge)) < 0 ||
+        (r = read_motor(b, n, env, "rotorInertia", 0, &l->rotor_inertia, &v_ri)) < 0 ||
+        (r = read_motor(b, n, env, "rotorResistor", 0, &l->rotor_resistor, &v_rr)) < 0 ||
+        (r = read_motor(b, n, env, "torqueConst", 1, &l->torque_const, &v_kt)) < 0 ||
+        (r = read_motor(b, n, env, "encoderPulse", 1, &l->encoder_pulse, &v_ep)) < 0 ||
+        (r = hs__get_numbers(b, n, env, "climit", HS__FT_MFFLOAT, &v_cl)) < 0)
         return r;
     if (l->llimit > l->ulimit)
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
@@ -96,13 +148,43 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
                            "Joint %s: lvlimit %g above uvlimit %g", l->name, l->lvlimit,
                            l->uvlimit);
+    /* A negative gearRatio is a reversing gear: the sign is kept. */
+    if ((r = zero_means_default(b, n, v_gr, l->name, "gearRatio", 1, &l->gear_ratio)) < 0 ||
+        (r = zero_means_default(b, n, v_ge, l->name, "gearEfficiency", 1, &l->gear_efficiency)) <
+            0 ||
+        (r = zero_means_default(b, n, v_kt, l->name, "torqueConst", 1, &l->torque_const)) < 0 ||
+        (r = zero_means_default(b, n, v_ep, l->name, "encoderPulse", 1, &l->encoder_pulse)) < 0)
+        return r;
     if (!(l->gear_efficiency > 0 && l->gear_efficiency <= 1))
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
-                           "Joint %s: gearEfficiency %g outside (0, 1]", l->name,
-                           l->gear_efficiency);
+        return motor_error(b, n, v_ge, l->name, "gearEfficiency", l->gear_efficiency,
+                           "a fraction in (0, 1]");
     if (l->rotor_inertia < 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
-                           "Joint %s: negative rotorInertia", l->name);
+        return motor_error(b, n, v_ri, l->name, "rotorInertia", l->rotor_inertia,
+                           "kg·m² >= 0 (0: none)");
+    if (l->rotor_resistor < 0)
+        return motor_error(b, n, v_rr, l->name, "rotorResistor", l->rotor_resistor,
+                           "ohm >= 0 (0: not given)");
+    if (l->torque_const < 0)
+        return motor_error(b, n, v_kt, l->name, "torqueConst", l->torque_const,
+                           "N·m/A > 0 (0: not given)");
+    if (l->encoder_pulse < 0)
+        return motor_error(b, n, v_ep, l->name, "encoderPulse", l->encoder_pulse,
+                           "counts per motor revolution > 0 (0: not given)");
+    /* climit (A, motor side) is MFFloat like the other limits: the first value counts. */
+    l->climit = v_cl && v_cl->n > 0 ? v_cl->items[0].num : INFINITY;
+    if (!(l->climit > 0)) {
+        const struct hs__vitem *it = &v_cl->items[0];
+        if (l->climit < 0)
+            return hs_diag_set(b->diag, EINVAL, v_cl->file, it->line, it->column,
+                               "Joint %s: climit %g: expected a current limit in A > 0 (leave it "
+                               "out for none)",
+                               l->name, l->climit);
+        l->climit = INFINITY;
+        if (hs__builder_warn(b, v_cl->file, it->line, it->column,
+                             "Joint %s: climit 0 read as not given (no current limit)",
+                             l->name) < 0)
+            return hs_diag_set(b->diag, ENOMEM, v_cl->file, it->line, it->column, "out of memory");
+    }
     return 0;
 }
 
@@ -169,7 +251,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
     hs__affine_to_pose(&origin, &l.origin);
     if ((r = hs__grow((void **)&b->links, &b->links_cap, b->nlinks + 1, sizeof *b->links)) < 0)
         return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
-    b->links[b->nlinks] = (struct hs__link_acc){.link = l};
+    b->links[b->nlinks] = (struct hs__link_acc){.link = l, .file = n->file, .column = n->column};
     struct hs__bctx c = *ctx;
     c.link = (int32_t)b->nlinks++;
     c.M = scale;

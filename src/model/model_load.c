@@ -33,7 +33,9 @@ static int resolve_extras(struct hs__builder *b, struct hs_model *m)
     return 0;
 }
 
-static int check_joint_ids(struct hs__builder *b, struct hs_model *m, const char *path)
+/* Gaps in jointId: each run of unused ids is named once, at the Joint whose id comes right
+ * after it (that is where the numbering jumps). */
+static int check_joint_ids(struct hs__builder *b, struct hs_model *m)
 {
     int32_t max = -1;
     for (uint32_t i = 0; i < m->nlinks; i++)
@@ -43,12 +45,53 @@ static int check_joint_ids(struct hs__builder *b, struct hs_model *m, const char
     for (int32_t id = 0; id < max; id++) {
         if (hs_model_link_of_joint_id(m, id) >= 0)
             continue;
-        int r = hs__builder_warn(b, path, 0,
-                                 "jointId %d is not used (ids should be 0..%d "
+        int32_t end = id;
+        while (hs_model_link_of_joint_id(m, end + 1) < 0)
+            end++; /* ends at max - 1: max is used */
+        int l = hs_model_link_of_joint_id(m, end + 1);
+        const struct hs__link_acc *la = &b->links[l];
+        char ids[48];
+        if (end > id)
+            snprintf(ids, sizeof ids, "jointIds %d..%d are", id, end);
+        else
+            snprintf(ids, sizeof ids, "jointId %d is", id);
+        int r = hs__builder_warn(b, la->file, la->link.source_line, la->column,
+                                 "%s not used: Joint %s has jointId %d (ids should be 0..%d "
                                  "without gaps)",
-                                 id, max);
+                                 ids, la->link.name, end + 1, max);
         if (r < 0)
-            return fail_oom(b->diag, path);
+            return r;
+        id = end;
+    }
+    return 0;
+}
+
+/* A link that can move needs mass and inertia; the physics gives such links a small stand-in
+ * (src/world/world_mass.c), which a user should know about. A fixed root (the floor, a bolted
+ * base) never moves, so it needs neither. */
+static int check_masses(struct hs__builder *b, const struct hs_model *m)
+{
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        const struct hs__link_acc *la = &b->links[i];
+        if (l->parent < 0 && l->joint_type == HS_JOINT_FIXED)
+            continue;
+        bool zero_inertia = true;
+        for (int k = 0; k < 9; k++)
+            zero_inertia = zero_inertia && l->inertia[k] == 0;
+        int r = 0;
+        if (l->mass == 0)
+            r = hs__builder_warn(b, la->file, l->source_line, la->column,
+                                 "link %s has zero mass (no Segment with mass); the simulation "
+                                 "gives it 1 g",
+                                 l->name);
+        else if (zero_inertia)
+            r = hs__builder_warn(b, la->file, l->source_line, la->column,
+                                 "link %s (%g kg) has zero momentsOfInertia; the simulation gives "
+                                 "it the inertia of a 1 cm sphere",
+                                 l->name, l->mass);
+        if (r < 0)
+            return r;
     }
     return 0;
 }
@@ -84,8 +127,12 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
     if (b->nsensors)
         memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
     m->nextra_joints = b->nextras;
-    if ((r = resolve_extras(b, m)) < 0 || (r = check_joint_ids(b, m, path)) < 0)
+    if ((r = resolve_extras(b, m)) < 0)
         goto fail;
+    if ((r = check_joint_ids(b, m)) < 0 || (r = check_masses(b, m)) < 0) {
+        r = fail_oom(b->diag, path);
+        goto fail;
+    }
     /* Stable grouping by link: counting sort keeps file order inside a link. */
     uint32_t k = 0;
     for (uint32_t l = 0; l < m->nlinks; l++) {
@@ -157,6 +204,10 @@ int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
         goto out;
     }
     b.docs[b.ndocs++] = doc;
+    if (hs__builder_warn_doc(&b, doc) < 0) {
+        r = fail_oom(diag, file);
+        goto out;
+    }
     base_name(file, b.name, sizeof b.name);
     struct hs__bctx ctx = {.link = -1, .dir = dirp};
     hs__affine_identity(&ctx.M);

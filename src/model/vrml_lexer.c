@@ -111,11 +111,19 @@ static int lex_number(struct hs__vlexer *lx, struct hs__vtoken *t)
     char *endp;
     errno = 0;
     double v = strtod(buf, &endp);
-    if (endp == buf || *endp != '\0' || !isfinite(v))
+    if (endp == buf || *endp != '\0')
         return hs_diag_set(lx->diag, EINVAL, lx->file, t->line, t->column, "malformed number '%s'",
                            buf);
     t->kind = HS__VT_NUM;
     t->num = v;
+    if (!isfinite(v)) {
+        /* Exporters write -nan into normals and colours; whether that is fatal depends on the
+         * field, which only the parser knows. The text is kept for its message. */
+        t->nonfinite = true;
+        t->text = hs__arena_dup(lx->arena, buf, len + 1);
+        if (!t->text)
+            return -ENOMEM;
+    }
     return 0;
 }
 
