@@ -201,7 +201,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
                            "Joint under a scaled Transform (expected rigid transforms between "
                            "Joints)");
-    struct hs_link l = {.parent = ctx->link, .source_line = n->line};
+    struct hs_link l = {.parent = ctx->link, .source_line = n->line, .source_column = n->column};
     int r = hs__node_name(b, n, ctx->env, true, l.name, sizeof l.name);
     if (r < 0)
         return r;

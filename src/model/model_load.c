@@ -96,6 +96,28 @@ static int check_masses(struct hs__builder *b, const struct hs_model *m)
     return 0;
 }
 
+/* Links point at the model's path, or at one copy per Inlined file. */
+static int set_source_file(struct hs_model *m, struct hs_link *l, const char *file)
+{
+    if (!file || strcmp(file, m->path) == 0) {
+        l->source_file = m->path;
+        return 0;
+    }
+    for (uint32_t i = 0; i < m->nsource_files; i++)
+        if (strcmp(m->source_files[i], file) == 0) {
+            l->source_file = m->source_files[i];
+            return 0;
+        }
+    char **nf = realloc(m->source_files, (m->nsource_files + 1) * sizeof *nf);
+    if (!nf)
+        return -ENOMEM;
+    m->source_files = nf;
+    if (!(nf[m->nsource_files] = strdup(file)))
+        return -ENOMEM;
+    l->source_file = nf[m->nsource_files++];
+    return 0;
+}
+
 /* Moves everything out of the builder into a fresh model; geoms grouped by link. */
 static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_model)
 {
@@ -123,6 +145,11 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
         memcpy(l->com, b->links[i].mass.com, sizeof l->com);
         memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
     }
+    for (uint32_t i = 0; i < b->nlinks; i++)
+        if ((r = set_source_file(m, &m->links[i], b->links[i].file)) < 0) {
+            r = fail_oom(b->diag, path);
+            goto fail;
+        }
     m->nsensors = b->nsensors;
     if (b->nsensors)
         memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
@@ -243,6 +270,9 @@ void hs_model_free(struct hs_model *model)
         }
     for (uint32_t i = 0; i < model->nwarnings; i++)
         free(model->warnings[i]);
+    for (uint32_t i = 0; i < model->nsource_files; i++)
+        free(model->source_files[i]);
+    free(model->source_files);
     free(model->warnings);
     free(model->geoms);
     free(model->links);
