@@ -107,20 +107,38 @@ static int motor_error(struct hs__builder *b, const struct hs__vnode *n, const s
 /* Exporters write 0 for a motor figure they do not know (OpenHRP's own sample3dof.wrl has
  * gearRatio 0, torqueConst 0, encoderPulse 0), and OpenHRP and Choreonoid load such files: they
  * use these figures only in products (rotorInertia·gearRatio², current·torqueConst) where a
- * zero silently removes the motor. A zero ratio, torque constant or encoder resolution cannot be
- * a real motor, so 0 is read as "not given": the default, with a warning at the number. */
-static int zero_means_default(struct hs__builder *b, const struct hs__vnode *n,
-                              const struct hs__vvalue *v, const char *link, const char *field,
-                              double def, double *value)
+ * zero silently removes the motor. A zero ratio, efficiency, torque constant or encoder
+ * resolution cannot be a real motor, so 0 is read as "not given": the default (1), with one
+ * warning per Joint at the first such number. */
+struct zeros {
+    char names[96];
+    const struct hs__vvalue *first;
+};
+
+static void zero_means_default(struct zeros *z, const struct hs__vvalue *v, const char *field,
+                               double *value)
 {
     if (*value != 0)
+        return;
+    *value = 1;
+    size_t n = strlen(z->names);
+    snprintf(z->names + n, sizeof z->names - n, "%s%s", n ? ", " : "", field);
+    if (!z->first)
+        z->first = v;
+}
+
+static int warn_zeros(struct hs__builder *b, const struct hs__vnode *n, const struct zeros *z,
+                      const char *link)
+{
+    if (!z->names[0])
         return 0;
     const char *file;
     int line, column;
-    where(n, v, &file, &line, &column);
-    *value = def;
-    int r = hs__builder_warn(b, file, line, column, "Joint %s: %s 0 read as not given, using %g",
-                             link, field, def);
+    where(n, z->first, &file, &line, &column);
+    int r = hs__builder_warn(b, file, line, column,
+                             "Joint %s: %s 0 read as not given, using 1 (0 cannot be a real "
+                             "motor)",
+                             link, z->names);
     return r < 0 ? hs_diag_set(b->diag, ENOMEM, file, line, column, "out of memory") : 0;
 }
 
@@ -149,11 +167,12 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
                            "Joint %s: lvlimit %g above uvlimit %g", l->name, l->lvlimit,
                            l->uvlimit);
     /* A negative gearRatio is a reversing gear: the sign is kept. */
-    if ((r = zero_means_default(b, n, v_gr, l->name, "gearRatio", 1, &l->gear_ratio)) < 0 ||
-        (r = zero_means_default(b, n, v_ge, l->name, "gearEfficiency", 1, &l->gear_efficiency)) <
-            0 ||
-        (r = zero_means_default(b, n, v_kt, l->name, "torqueConst", 1, &l->torque_const)) < 0 ||
-        (r = zero_means_default(b, n, v_ep, l->name, "encoderPulse", 1, &l->encoder_pulse)) < 0)
+    struct zeros z = {0};
+    zero_means_default(&z, v_gr, "gearRatio", &l->gear_ratio);
+    zero_means_default(&z, v_ge, "gearEfficiency", &l->gear_efficiency);
+    zero_means_default(&z, v_kt, "torqueConst", &l->torque_const);
+    zero_means_default(&z, v_ep, "encoderPulse", &l->encoder_pulse);
+    if ((r = warn_zeros(b, n, &z, l->name)) < 0)
         return r;
     if (!(l->gear_efficiency > 0 && l->gear_efficiency <= 1))
         return motor_error(b, n, v_ge, l->name, "gearEfficiency", l->gear_efficiency,
