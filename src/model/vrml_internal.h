@@ -53,6 +53,9 @@ struct hs__vlexer {
     const char *file;
     struct hs__arena *arena;
     struct hs_diag *diag;
+    /* Set by the parser for the token after DEF or USE: a name may then contain '.' and start
+     * with a digit, as the names exporters write ("door0.7") and Choreonoid reads them. */
+    bool name_mode;
 };
 
 void hs__vlex_init(struct hs__vlexer *lx, const char *data, size_t size, const char *file,

@@ -188,12 +188,21 @@ const struct hs__vproto *hs__vp_lookup_proto(const struct hs__vscope *s, const c
 static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_tok,
                            const char *def, struct hs__vnode **ret_node);
 
+/* The token after DEF or USE, read as a name (see hs__vlexer.name_mode). */
+static int next_name(struct hs__vparser *p)
+{
+    p->lx.name_mode = true;
+    int r = hs__vp_next(p);
+    p->lx.name_mode = false;
+    return r;
+}
+
 /* DEF name Type { } | USE name | Type { } */
 int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node)
 {
     const char *def = NULL;
     if (is_kw(&p->tok, "USE")) {
-        int r = hs__vp_next(p);
+        int r = next_name(p);
         if (r < 0)
             return r;
         struct hs__vtoken name_tok = p->tok;
@@ -208,7 +217,7 @@ int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node)
         return 0;
     }
     if (is_kw(&p->tok, "DEF")) {
-        int r = hs__vp_next(p);
+        int r = next_name(p);
         if (r < 0)
             return r;
         if ((r = hs__vp_expect_id(p, "a name after DEF", &def)) < 0)

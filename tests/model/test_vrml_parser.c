@@ -158,6 +158,22 @@ static void test_lenient_visual_nan_and_repeated_field(void **state)
     hs__vrml_doc_free(doc);
 }
 
+/* Exporters write DEF names with '.' or a leading digit (JVRC's "R4A_door0.7"); Choreonoid
+ * reads any run of non-space characters there, so hilsim reads them after DEF and USE. */
+static void test_dotted_def_names(void **state)
+{
+    (void)state;
+    struct hs__vdoc *doc =
+        parse_ok("DEF door0.7 Transform { }\nDEF 2nd.part Group { children USE door0.7 }");
+    assert_int_equal(doc->nroots, 2);
+    assert_string_equal(doc->roots[0]->def, "door0.7");
+    assert_string_equal(doc->roots[1]->def, "2nd.part");
+    assert_ptr_equal(doc->roots[1]->fields[0].value.nodes[0], doc->roots[0]);
+    hs__vrml_doc_free(doc);
+    /* Elsewhere '.' still ends a name: a field name cannot take one. */
+    parse_err("Transform { translation.x 1 }", 1, 24, "expected");
+}
+
 static void test_nesting_is_bounded(void **state)
 {
     (void)state;
@@ -182,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_script_route_externproto_parse),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_lenient_visual_nan_and_repeated_field),
+        cmocka_unit_test(test_dotted_def_names),
         cmocka_unit_test(test_nesting_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
