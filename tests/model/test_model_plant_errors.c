@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hilsim/delay_line.h"
 #include "hilsim/model.h"
 #include "hilsim/plant.h"
 #include "hilsim/world.h"
@@ -91,6 +92,9 @@ static void test_invalid_params_name_joint_and_line(void **state)
     f.p.joints[0].actuator.gear_ratio = 1;
     f.p.joints[0].encoder.counts_per_motor_rev = 0;
     expect_joint_error(&f, "encoder.counts_per_motor_rev invalid");
+    f.p.joints[0].encoder.counts_per_motor_rev = 1;
+    f.p.joints[0].reading_delay_ticks = HS_DELAY_TICKS_MAX + 1;
+    expect_joint_error(&f, "joints[0].reading_delay_ticks 100001 above 100000");
     teardown_world(&f);
 }
 
