@@ -2,6 +2,7 @@
  * hs_model (all or nothing), free, and the lookup helpers. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,80 @@ static int check_joint_ids(struct hs__builder *b, struct hs_model *m)
         if (r < 0)
             return r;
         id = end;
+    }
+    return 0;
+}
+
+static bool all_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+static bool pose_finite(const struct hs_pose *p)
+{
+    return all_finite(p->p, 3) && all_finite(p->R, 9);
+}
+
+static bool geom_finite(const struct hs_geom *g)
+{
+    if (!pose_finite(&g->pose))
+        return false;
+    switch (g->type) {
+    case HS_GEOM_BOX:
+        return all_finite(g->u.box.size, 3);
+    case HS_GEOM_SPHERE:
+        return isfinite(g->u.sphere.radius);
+    case HS_GEOM_CYLINDER:
+        return isfinite(g->u.cylinder.radius) && isfinite(g->u.cylinder.height);
+    case HS_GEOM_CONE:
+        return isfinite(g->u.cone.bottom_radius) && isfinite(g->u.cone.height);
+    default:
+        return all_finite(g->u.mesh.vertices, 3 * (size_t)g->u.mesh.nvertices);
+    }
+}
+
+/* Each number in the file is finite, but sums, products of nested transforms and
+ * parallel-axis terms can overflow (translation 1e308 twice); the physics must never see that. */
+static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
+{
+    for (uint32_t g = 0; g < b->ngeoms; g++) {
+        if (b->geoms[g].link < 0 || geom_finite(&b->geoms[g].geom))
+            continue;
+        const struct hs__link_acc *la = &b->links[b->geoms[g].link];
+        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+                           "link %s: a shape's position or size is not finite (too large to "
+                           "combine)",
+                           la->link.name);
+    }
+    for (uint32_t s = 0; s < m->nsensors; s++) {
+        if (pose_finite(&m->sensors[s].pose))
+            continue;
+        const struct hs__link_acc *la = &b->links[m->sensors[s].link];
+        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+                           "sensor %s of link %s: its position is not finite (too large to "
+                           "combine)",
+                           m->sensors[s].name, la->link.name);
+    }
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (!pose_finite(&l->origin) || !all_finite(l->axis, 3))
+            return hs_diag_set(
+                b->diag, EINVAL, b->links[i].file, l->source_line, b->links[i].column,
+                "link %s: its position is not finite (too large to combine)", l->name);
+        bool ok = isfinite(l->mass);
+        for (int k = 0; k < 3; k++)
+            ok = ok && isfinite(l->com[k]);
+        for (int k = 0; k < 9; k++)
+            ok = ok && isfinite(l->inertia[k]);
+        if (!ok)
+            return hs_diag_set(b->diag, EINVAL, b->links[i].file, l->source_line,
+                               b->links[i].column,
+                               "link %s: its Segments' combined mass, centre of mass or inertia "
+                               "is not finite (too large to add up)",
+                               l->name);
     }
     return 0;
 }
@@ -154,7 +229,7 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
     if (b->nsensors)
         memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
     m->nextra_joints = b->nextras;
-    if ((r = resolve_extras(b, m)) < 0)
+    if ((r = resolve_extras(b, m)) < 0 || (r = check_finite_masses(b, m)) < 0)
         goto fail;
     if ((r = check_joint_ids(b, m)) < 0 || (r = check_masses(b, m)) < 0) {
         r = fail_oom(b->diag, path);
