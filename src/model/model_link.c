@@ -250,7 +250,8 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
                                b->links[i].link.name, b->links[i].link.source_line);
     if ((r = read_axis(b, n, ctx->env, l.axis)) < 0)
         return r;
-    double len = sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
+    /* hypot does not overflow for an axis written as 1e200 0 0 (its square would). */
+    double len = hypot(hypot(l.axis[0], l.axis[1]), l.axis[2]);
     bool needs_axis = l.joint_type == HS_JOINT_ROTATE || l.joint_type == HS_JOINT_SLIDE ||
                       l.joint_type == HS_JOINT_CRAWLER;
     if (!(len > 1e-12)) {

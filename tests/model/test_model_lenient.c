@@ -121,6 +121,21 @@ static void test_climit_and_reversing_gear(void **state)
     hs_model_free(m);
 }
 
+/* An axis written with huge components still normalises (no overflow to a zero axis). */
+static void test_huge_axis_normalises(void **state)
+{
+    (void)state;
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    assert_int_equal(load_src("Joint { jointType \"fixed\" children Joint { jointType \"rotate\"\n"
+                              " jointAxis 1e200 0 -1e200 } }",
+                              &m, &d),
+                     0);
+    assert_near(m->links[1].axis[0], sqrt(0.5), 1e-12);
+    assert_near(m->links[1].axis[2], -sqrt(0.5), 1e-12);
+    hs_model_free(m);
+}
+
 /* OpenHRP reads fields in order: the second rotation is the one that counts. */
 static void test_repeated_field_last_wins(void **state)
 {
@@ -141,6 +156,7 @@ int main(void)
         cmocka_unit_test(test_motor_zero_values_are_defaults),
         cmocka_unit_test(test_climit_and_reversing_gear),
         cmocka_unit_test(test_repeated_field_last_wins),
+        cmocka_unit_test(test_huge_axis_normalises),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
