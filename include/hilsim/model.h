@@ -76,11 +76,17 @@ struct hs_link {
     double rotor_resistor;   /* ohm; default 0 */
     double torque_const;     /* N·m/A, motor side; default 1 */
     double encoder_pulse;    /* counts per motor revolution; default 1 */
+    double climit;           /* A, motor current limit (first value of climit); +INFINITY when
+                              * absent. gear_ratio, gear_efficiency, torque_const and
+                              * encoder_pulse written as 0 mean "not given": default, warning */
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
     uint32_t geom_first, geom_count; /* slice of hs_model.geoms */
     int32_t source_line;             /* line of the Joint node, for messages */
+    int32_t source_column;           /* column of the Joint node's type name */
+    const char *source_file; /* file of the Joint node (the model's path or an Inlined file);
+                              * owned by the model */
 };
 
 enum hs_sensor_type {
@@ -132,8 +138,10 @@ struct hs_model {
     struct hs_extra_joint *extra_joints;
     uint32_t nextra_joints;
     uint32_t njoint_ids; /* max jointId + 1 (0 when none) */
-    char **warnings;     /* e.g. gaps in jointId; the CLI prints them */
+    char **warnings;     /* "file:line:column: text", e.g. gaps in jointId; the CLI prints them */
     uint32_t nwarnings;
+    char **source_files; /* Inlined files that hold Joints (hs_link.source_file) */
+    uint32_t nsource_files;
 };
 
 /* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names

@@ -13,8 +13,11 @@ static int check_models(const struct hs_config *cfg)
     struct hs_model *models[HS_CFG_MAX_MODELS] = {0};
     struct hs_diag diag = {0};
     int r = 0;
-    for (uint32_t i = 0; i < cfg->nmodels && r == 0; i++)
+    for (uint32_t i = 0; i < cfg->nmodels && r == 0; i++) {
         r = hs_model_load(cfg->models[i].file, &models[i], &diag);
+        for (uint32_t k = 0; r == 0 && k < models[i]->nwarnings; k++)
+            fprintf(stderr, "hilsim config: warning: %s\n", models[i]->warnings[k]);
+    }
     if (r == 0)
         r = hs_config_check_against_models(cfg, (const struct hs_model *const *)models,
                                            cfg->nmodels, &diag);

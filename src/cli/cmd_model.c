@@ -48,6 +48,8 @@ static void print_text(const struct hs_model *m)
             printf(" limits [%g, %g]", l->llimit, l->ulimit);
         if (isfinite(l->lvlimit) || isfinite(l->uvlimit))
             printf(" vlimits [%g, %g]", l->lvlimit, l->uvlimit);
+        if (isfinite(l->climit))
+            printf(" climit %g A", l->climit);
         printf("  mass %g kg com (%g %g %g)  geoms %u\n", l->mass, l->com[0], l->com[1], l->com[2],
                l->geom_count);
     }
@@ -146,6 +148,8 @@ static void print_json(const struct hs_model *m)
         json_num(l->torque_const);
         printf(",\"encoder_pulse\":");
         json_num(l->encoder_pulse);
+        printf(",\"climit\":"); /* null: no current limit */
+        json_num(l->climit);
         printf(",\"mass\":");
         json_num(l->mass);
         printf(",\"com\":");

@@ -205,6 +205,9 @@ int hs_cmd_sim(int argc, char **argv)
         rc = r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
         goto done;
     }
+    for (uint32_t i = 0; i < cfg->nmodels; i++) /* what the loader tolerated, once */
+        for (uint32_t k = 0; k < hs_bench_model(b, i)->nwarnings; k++)
+            hs_log(HS_LOG_WARNING, "%s", hs_bench_model(b, i)->warnings[k]);
     if (o.model)
         hs_bench_set_auto_gains(b, QUICK_LOOK_BANDWIDTH);
     if (o.ntorques) {

@@ -137,6 +137,9 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
+    for (uint32_t i = 0; i < r->cfg->nmodels; i++) /* what the loader tolerated, once */
+        for (uint32_t k = 0; k < hs_bench_model(r->bench, i)->nwarnings; k++)
+            hs_log(HS_LOG_WARNING, "%s", hs_bench_model(r->bench, i)->warnings[k]);
     if ((rc = hs__attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;

@@ -27,7 +27,8 @@ int hs__grow(void **data, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-int hs__builder_warn(struct hs__builder *b, const char *file, int line, const char *fmt, ...)
+int hs__builder_warn(struct hs__builder *b, const char *file, int line, int column, const char *fmt,
+                     ...)
 {
     if (b->nwarnings >= 1000)
         return 0; /* enough to see the pattern */
@@ -37,13 +38,32 @@ int hs__builder_warn(struct hs__builder *b, const char *file, int line, const ch
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char *s = NULL;
-    if (asprintf(&s, "%s:%d: %s", file, line, msg) < 0)
+    int n = column > 0 && line > 0 ? asprintf(&s, "%s:%d:%d: %s", file, line, column, msg)
+            : line > 0             ? asprintf(&s, "%s:%d: %s", file, line, msg)
+                                   : asprintf(&s, "%s: %s", file, msg);
+    if (n < 0)
         return -ENOMEM;
+    for (uint32_t i = 0; i < b->nwarnings; i++)
+        if (strcmp(b->warnings[i], s) == 0) { /* a file inlined twice says it once */
+            free(s);
+            return 0;
+        }
     if (hs__grow((void **)&b->warnings, &b->warnings_cap, b->nwarnings + 1, sizeof(char *)) < 0) {
         free(s);
         return -ENOMEM;
     }
     b->warnings[b->nwarnings++] = s;
+    return 0;
+}
+
+int hs__builder_warn_doc(struct hs__builder *b, const struct hs__vdoc *doc)
+{
+    for (uint32_t i = 0; i < doc->nwarnings; i++) {
+        const struct hs__vwarning *w = &doc->warnings[i];
+        int r = hs__builder_warn(b, doc->file, w->line, w->column, "%s", w->msg);
+        if (r < 0)
+            return r;
+    }
     return 0;
 }
 
@@ -164,7 +184,7 @@ static int visit_proto_body(struct hs__builder *b, const struct hs__vnode *n,
                             const struct hs__bctx *ctx)
 {
     if (n->proto->external)
-        return hs__builder_warn(b, n->file, n->line,
+        return hs__builder_warn(b, n->file, n->line, n->column,
                                 "instance of EXTERNPROTO %s skipped (its body is not loaded)",
                                 n->type);
     struct hs__venv env = {.inst = n, .parent = ctx->env};

@@ -311,7 +311,7 @@ int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
         if (b->warned_loose_shape)
             return 0;
         b->warned_loose_shape = true;
-        return hs__builder_warn(b, shape->file, shape->line,
+        return hs__builder_warn(b, shape->file, shape->line, shape->column,
                                 "Shape outside any Joint ignored (scenery, not a link)");
     }
     const struct hs__vnode *n = geo[0];
@@ -364,8 +364,8 @@ int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
         }
         return add_mesh(b, n, ctx, v, nv, t, nt);
     } else {
-        return hs__builder_warn(b, n->file, n->line, "geometry %s is not supported; ignored",
-                                n->type);
+        return hs__builder_warn(b, n->file, n->line, n->column,
+                                "geometry %s is not supported; ignored", n->type);
     }
     return add_primitive(b, n, ctx, &g);
 }

@@ -96,6 +96,10 @@ int hs__build_inline(struct hs__builder *b, const struct hs__vnode *n, const str
         return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
     }
     b->docs[b->ndocs++] = doc;
+    if (hs__builder_warn_doc(b, doc) < 0) {
+        free(real);
+        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+    }
     char *slash = strrchr(real, '/');
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - real) : 1, slash ? real : ".");

@@ -54,6 +54,8 @@ uint32_t hs__triangulate(const double *verts, const uint32_t *poly, uint32_t n, 
 struct hs__link_acc {
     struct hs_link link;
     struct hs__mass mass;
+    const char *file; /* the Joint node's file and column, for messages (link.source_line) */
+    int column;
 };
 
 struct hs__geom_acc {
@@ -98,8 +100,11 @@ struct hs__bctx {
 };
 
 int hs__grow(void **data, uint32_t *cap, uint32_t need, size_t elem);
-int hs__builder_warn(struct hs__builder *b, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Adds "file:line:column: msg" to the model's warnings (line or column 0: left out). */
+int hs__builder_warn(struct hs__builder *b, const char *file, int line, int column, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
+/* Takes over the warnings the parser recorded for one file. */
+int hs__builder_warn_doc(struct hs__builder *b, const struct hs__vdoc *doc);
 void hs__builder_free(struct hs__builder *b);
 
 int hs__build_visit(struct hs__builder *b, const struct hs__vnode *node,

@@ -74,20 +74,90 @@ static int read_limit(struct hs__builder *b, const struct hs__vnode *n, const st
     return 0;
 }
 
+/* An SFFloat motor field with where it was written (NULL value: absent, *ret = def). */
+static int read_motor(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                      const char *name, double def, double *ret, const struct hs__vvalue **ret_v)
+{
+    int r = hs__get_numbers(b, n, env, name, HS__FT_SFFLOAT, ret_v);
+    if (r < 0)
+        return r;
+    *ret = *ret_v ? (*ret_v)->items[0].num : def;
+    return 0;
+}
+
+/* Where a field's value was written; the Joint node when it came from nowhere in particular. */
+static void where(const struct hs__vnode *n, const struct hs__vvalue *v, const char **ret_file,
+                  int *ret_line, int *ret_column)
+{
+    *ret_file = v && v->file ? v->file : n->file;
+    *ret_line = v ? v->line : n->line;
+    *ret_column = v ? v->column : n->column;
+}
+
+static int motor_error(struct hs__builder *b, const struct hs__vnode *n, const struct hs__vvalue *v,
+                       const char *link, const char *field, double value, const char *expected)
+{
+    const char *file;
+    int line, column;
+    where(n, v, &file, &line, &column);
+    return hs_diag_set(b->diag, EINVAL, file, line, column, "Joint %s: %s %g: expected %s", link,
+                       field, value, expected);
+}
+
+/* Exporters write 0 for a motor figure they do not know (OpenHRP's own sample3dof.wrl has
+ * gearRatio 0, torqueConst 0, encoderPulse 0), and OpenHRP and Choreonoid load such files: they
+ * use these figures only in products (rotorInertia·gearRatio², current·torqueConst) where a
+ * zero silently removes the motor. A zero ratio, efficiency, torque constant or encoder
+ * resolution cannot be a real motor, so 0 is read as "not given": the default (1), with one
+ * warning per Joint at the first such number. */
+struct zeros {
+    char names[96];
+    const struct hs__vvalue *first;
+};
+
+static void zero_means_default(struct zeros *z, const struct hs__vvalue *v, const char *field,
+                               double *value)
+{
+    if (*value != 0)
+        return;
+    *value = 1;
+    size_t n = strlen(z->names);
+    snprintf(z->names + n, sizeof z->names - n, "%s%s", n ? ", " : "", field);
+    if (!z->first)
+        z->first = v;
+}
+
+static int warn_zeros(struct hs__builder *b, const struct hs__vnode *n, const struct zeros *z,
+                      const char *link)
+{
+    if (!z->names[0])
+        return 0;
+    const char *file;
+    int line, column;
+    where(n, z->first, &file, &line, &column);
+    int r = hs__builder_warn(b, file, line, column,
+                             "Joint %s: %s 0 read as not given, using 1 (0 cannot be a real "
+                             "motor)",
+                             link, z->names);
+    return r < 0 ? hs_diag_set(b->diag, ENOMEM, file, line, column, "out of memory") : 0;
+}
+
 static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
                              const struct hs__venv *env, struct hs_link *l)
 {
     int r;
+    const struct hs__vvalue *v_gr, *v_ge, *v_ri, *v_rr, *v_kt, *v_ep, *v_cl;
     if ((r = read_limit(b, n, env, "ulimit", INFINITY, &l->ulimit)) < 0 ||
         (r = read_limit(b, n, env, "llimit", -INFINITY, &l->llimit)) < 0 ||
         (r = read_limit(b, n, env, "uvlimit", INFINITY, &l->uvlimit)) < 0 ||
         (r = read_limit(b, n, env, "lvlimit", -INFINITY, &l->lvlimit)) < 0 ||
-        (r = hs__get_float(b, n, env, "gearRatio", 1, &l->gear_ratio)) < 0 ||
-        (r = hs__get_float(b, n, env, "gearEfficiency", 1, &l->gear_efficiency)) < 0 ||
-        (r = hs__get_float(b, n, env, "rotorInertia", 0, &l->rotor_inertia)) < 0 ||
-        (r = hs__get_float(b, n, env, "rotorResistor", 0, &l->rotor_resistor)) < 0 ||
-        (r = hs__get_float(b, n, env, "torqueConst", 1, &l->torque_const)) < 0 ||
-        (r = hs__get_float(b, n, env, "encoderPulse", 1, &l->encoder_pulse)) < 0)
+        (r = read_motor(b, n, env, "gearRatio", 1, &l->gear_ratio, &v_gr)) < 0 ||
+        (r = read_motor(b, n, env, "gearEfficiency", 1, &l->gear_efficiency, &v_ge)) < 0 ||
+        (r = read_motor(b, n, env, "rotorInertia", 0, &l->rotor_inertia, &v_ri)) < 0 ||
+        (r = read_motor(b, n, env, "rotorResistor", 0, &l->rotor_resistor, &v_rr)) < 0 ||
+        (r = read_motor(b, n, env, "torqueConst", 1, &l->torque_const, &v_kt)) < 0 ||
+        (r = read_motor(b, n, env, "encoderPulse", 1, &l->encoder_pulse, &v_ep)) < 0 ||
+        (r = hs__get_numbers(b, n, env, "climit", HS__FT_MFFLOAT, &v_cl)) < 0)
         return r;
     if (l->llimit > l->ulimit)
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
@@ -96,13 +166,44 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
                            "Joint %s: lvlimit %g above uvlimit %g", l->name, l->lvlimit,
                            l->uvlimit);
+    /* A negative gearRatio is a reversing gear: the sign is kept. */
+    struct zeros z = {0};
+    zero_means_default(&z, v_gr, "gearRatio", &l->gear_ratio);
+    zero_means_default(&z, v_ge, "gearEfficiency", &l->gear_efficiency);
+    zero_means_default(&z, v_kt, "torqueConst", &l->torque_const);
+    zero_means_default(&z, v_ep, "encoderPulse", &l->encoder_pulse);
+    if ((r = warn_zeros(b, n, &z, l->name)) < 0)
+        return r;
     if (!(l->gear_efficiency > 0 && l->gear_efficiency <= 1))
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
-                           "Joint %s: gearEfficiency %g outside (0, 1]", l->name,
-                           l->gear_efficiency);
+        return motor_error(b, n, v_ge, l->name, "gearEfficiency", l->gear_efficiency,
+                           "a fraction in (0, 1]");
     if (l->rotor_inertia < 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
-                           "Joint %s: negative rotorInertia", l->name);
+        return motor_error(b, n, v_ri, l->name, "rotorInertia", l->rotor_inertia,
+                           "kg·m² >= 0 (0: none)");
+    if (l->rotor_resistor < 0)
+        return motor_error(b, n, v_rr, l->name, "rotorResistor", l->rotor_resistor,
+                           "ohm >= 0 (0: not given)");
+    if (l->torque_const < 0)
+        return motor_error(b, n, v_kt, l->name, "torqueConst", l->torque_const,
+                           "N·m/A > 0 (0: not given)");
+    if (l->encoder_pulse < 0)
+        return motor_error(b, n, v_ep, l->name, "encoderPulse", l->encoder_pulse,
+                           "counts per motor revolution > 0 (0: not given)");
+    /* climit (A, motor side) is MFFloat like the other limits: the first value counts. */
+    l->climit = v_cl && v_cl->n > 0 ? v_cl->items[0].num : INFINITY;
+    if (!(l->climit > 0)) {
+        const struct hs__vitem *it = &v_cl->items[0];
+        if (l->climit < 0)
+            return hs_diag_set(b->diag, EINVAL, v_cl->file, it->line, it->column,
+                               "Joint %s: climit %g: expected a current limit in A > 0 (leave it "
+                               "out for none)",
+                               l->name, l->climit);
+        l->climit = INFINITY;
+        if (hs__builder_warn(b, v_cl->file, it->line, it->column,
+                             "Joint %s: climit 0 read as not given (no current limit)",
+                             l->name) < 0)
+            return hs_diag_set(b->diag, ENOMEM, v_cl->file, it->line, it->column, "out of memory");
+    }
     return 0;
 }
 
@@ -119,7 +220,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
         return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
                            "Joint under a scaled Transform (expected rigid transforms between "
                            "Joints)");
-    struct hs_link l = {.parent = ctx->link, .source_line = n->line};
+    struct hs_link l = {.parent = ctx->link, .source_line = n->line, .source_column = n->column};
     int r = hs__node_name(b, n, ctx->env, true, l.name, sizeof l.name);
     if (r < 0)
         return r;
@@ -149,7 +250,8 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
                                b->links[i].link.name, b->links[i].link.source_line);
     if ((r = read_axis(b, n, ctx->env, l.axis)) < 0)
         return r;
-    double len = sqrt(l.axis[0] * l.axis[0] + l.axis[1] * l.axis[1] + l.axis[2] * l.axis[2]);
+    /* hypot does not overflow for an axis written as 1e200 0 0 (its square would). */
+    double len = hypot(hypot(l.axis[0], l.axis[1]), l.axis[2]);
     bool needs_axis = l.joint_type == HS_JOINT_ROTATE || l.joint_type == HS_JOINT_SLIDE ||
                       l.joint_type == HS_JOINT_CRAWLER;
     if (!(len > 1e-12)) {
@@ -169,7 +271,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
     hs__affine_to_pose(&origin, &l.origin);
     if ((r = hs__grow((void **)&b->links, &b->links_cap, b->nlinks + 1, sizeof *b->links)) < 0)
         return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
-    b->links[b->nlinks] = (struct hs__link_acc){.link = l};
+    b->links[b->nlinks] = (struct hs__link_acc){.link = l, .file = n->file, .column = n->column};
     struct hs__bctx c = *ctx;
     c.link = (int32_t)b->nlinks++;
     c.M = scale;

@@ -2,6 +2,7 @@
  * hs_model (all or nothing), free, and the lookup helpers. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,9 @@ static int resolve_extras(struct hs__builder *b, struct hs_model *m)
     return 0;
 }
 
-static int check_joint_ids(struct hs__builder *b, struct hs_model *m, const char *path)
+/* Gaps in jointId: each run of unused ids is named once, at the Joint whose id comes right
+ * after it (that is where the numbering jumps). */
+static int check_joint_ids(struct hs__builder *b, struct hs_model *m)
 {
     int32_t max = -1;
     for (uint32_t i = 0; i < m->nlinks; i++)
@@ -43,13 +46,150 @@ static int check_joint_ids(struct hs__builder *b, struct hs_model *m, const char
     for (int32_t id = 0; id < max; id++) {
         if (hs_model_link_of_joint_id(m, id) >= 0)
             continue;
-        int r = hs__builder_warn(b, path, 0,
-                                 "jointId %d is not used (ids should be 0..%d "
+        int32_t end = id;
+        while (hs_model_link_of_joint_id(m, end + 1) < 0)
+            end++; /* ends at max - 1: max is used */
+        int l = hs_model_link_of_joint_id(m, end + 1);
+        const struct hs__link_acc *la = &b->links[l];
+        char ids[48];
+        if (end > id)
+            snprintf(ids, sizeof ids, "jointIds %d..%d are", id, end);
+        else
+            snprintf(ids, sizeof ids, "jointId %d is", id);
+        int r = hs__builder_warn(b, la->file, la->link.source_line, la->column,
+                                 "%s not used: Joint %s has jointId %d (ids should be 0..%d "
                                  "without gaps)",
-                                 id, max);
+                                 ids, la->link.name, end + 1, max);
         if (r < 0)
-            return fail_oom(b->diag, path);
+            return r;
+        id = end;
     }
+    return 0;
+}
+
+static bool all_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return false;
+    return true;
+}
+
+static bool pose_finite(const struct hs_pose *p)
+{
+    return all_finite(p->p, 3) && all_finite(p->R, 9);
+}
+
+static bool geom_finite(const struct hs_geom *g)
+{
+    if (!pose_finite(&g->pose))
+        return false;
+    switch (g->type) {
+    case HS_GEOM_BOX:
+        return all_finite(g->u.box.size, 3);
+    case HS_GEOM_SPHERE:
+        return isfinite(g->u.sphere.radius);
+    case HS_GEOM_CYLINDER:
+        return isfinite(g->u.cylinder.radius) && isfinite(g->u.cylinder.height);
+    case HS_GEOM_CONE:
+        return isfinite(g->u.cone.bottom_radius) && isfinite(g->u.cone.height);
+    default:
+        return all_finite(g->u.mesh.vertices, 3 * (size_t)g->u.mesh.nvertices);
+    }
+}
+
+/* Each number in the file is finite, but sums, products of nested transforms and
+ * parallel-axis terms can overflow (translation 1e308 twice); the physics must never see that. */
+static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
+{
+    for (uint32_t g = 0; g < b->ngeoms; g++) {
+        if (b->geoms[g].link < 0 || geom_finite(&b->geoms[g].geom))
+            continue;
+        const struct hs__link_acc *la = &b->links[b->geoms[g].link];
+        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+                           "link %s: a shape's position or size is not finite (too large to "
+                           "combine)",
+                           la->link.name);
+    }
+    for (uint32_t s = 0; s < m->nsensors; s++) {
+        if (pose_finite(&m->sensors[s].pose))
+            continue;
+        const struct hs__link_acc *la = &b->links[m->sensors[s].link];
+        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+                           "sensor %s of link %s: its position is not finite (too large to "
+                           "combine)",
+                           m->sensors[s].name, la->link.name);
+    }
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (!pose_finite(&l->origin) || !all_finite(l->axis, 3))
+            return hs_diag_set(
+                b->diag, EINVAL, b->links[i].file, l->source_line, b->links[i].column,
+                "link %s: its position is not finite (too large to combine)", l->name);
+        bool ok = isfinite(l->mass);
+        for (int k = 0; k < 3; k++)
+            ok = ok && isfinite(l->com[k]);
+        for (int k = 0; k < 9; k++)
+            ok = ok && isfinite(l->inertia[k]);
+        if (!ok)
+            return hs_diag_set(b->diag, EINVAL, b->links[i].file, l->source_line,
+                               b->links[i].column,
+                               "link %s: its Segments' combined mass, centre of mass or inertia "
+                               "is not finite (too large to add up)",
+                               l->name);
+    }
+    return 0;
+}
+
+/* A link that can move needs mass and inertia; the physics gives such links a small stand-in
+ * (src/world/world_mass.c), which a user should know about. A fixed root (the floor, a bolted
+ * base) never moves, so it needs neither. */
+static int check_masses(struct hs__builder *b, const struct hs_model *m)
+{
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        const struct hs__link_acc *la = &b->links[i];
+        if (l->parent < 0 && l->joint_type == HS_JOINT_FIXED)
+            continue;
+        bool zero_inertia = true;
+        for (int k = 0; k < 9; k++)
+            zero_inertia = zero_inertia && l->inertia[k] == 0;
+        int r = 0;
+        if (l->mass == 0)
+            r = hs__builder_warn(b, la->file, l->source_line, la->column,
+                                 "link %s has zero mass (no Segment with mass); the simulation "
+                                 "gives it 1 g",
+                                 l->name);
+        else if (zero_inertia)
+            r = hs__builder_warn(b, la->file, l->source_line, la->column,
+                                 "link %s (%g kg) has zero momentsOfInertia; the simulation gives "
+                                 "it the inertia of a 1 cm sphere",
+                                 l->name, l->mass);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+/* Links point at the model's path, or at one copy per Inlined file. */
+static int set_source_file(struct hs_model *m, struct hs_link *l, const char *file)
+{
+    if (!file || strcmp(file, m->path) == 0) {
+        l->source_file = m->path;
+        return 0;
+    }
+    for (uint32_t i = 0; i < m->nsource_files; i++)
+        if (strcmp(m->source_files[i], file) == 0) {
+            l->source_file = m->source_files[i];
+            return 0;
+        }
+    char **nf = realloc(m->source_files, (m->nsource_files + 1) * sizeof *nf);
+    if (!nf)
+        return -ENOMEM;
+    m->source_files = nf;
+    if (!(nf[m->nsource_files] = strdup(file)))
+        return -ENOMEM;
+    l->source_file = nf[m->nsource_files++];
     return 0;
 }
 
@@ -80,12 +220,21 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
         memcpy(l->com, b->links[i].mass.com, sizeof l->com);
         memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
     }
+    for (uint32_t i = 0; i < b->nlinks; i++)
+        if ((r = set_source_file(m, &m->links[i], b->links[i].file)) < 0) {
+            r = fail_oom(b->diag, path);
+            goto fail;
+        }
     m->nsensors = b->nsensors;
     if (b->nsensors)
         memcpy(m->sensors, b->sensors, b->nsensors * sizeof *b->sensors);
     m->nextra_joints = b->nextras;
-    if ((r = resolve_extras(b, m)) < 0 || (r = check_joint_ids(b, m, path)) < 0)
+    if ((r = resolve_extras(b, m)) < 0 || (r = check_finite_masses(b, m)) < 0)
         goto fail;
+    if ((r = check_joint_ids(b, m)) < 0 || (r = check_masses(b, m)) < 0) {
+        r = fail_oom(b->diag, path);
+        goto fail;
+    }
     /* Stable grouping by link: counting sort keeps file order inside a link. */
     uint32_t k = 0;
     for (uint32_t l = 0; l < m->nlinks; l++) {
@@ -157,6 +306,10 @@ int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
         goto out;
     }
     b.docs[b.ndocs++] = doc;
+    if (hs__builder_warn_doc(&b, doc) < 0) {
+        r = fail_oom(diag, file);
+        goto out;
+    }
     base_name(file, b.name, sizeof b.name);
     struct hs__bctx ctx = {.link = -1, .dir = dirp};
     hs__affine_identity(&ctx.M);
@@ -192,6 +345,9 @@ void hs_model_free(struct hs_model *model)
         }
     for (uint32_t i = 0; i < model->nwarnings; i++)
         free(model->warnings[i]);
+    for (uint32_t i = 0; i < model->nsource_files; i++)
+        free(model->source_files[i]);
+    free(model->source_files);
     free(model->warnings);
     free(model->geoms);
     free(model->links);

@@ -40,8 +40,10 @@ enum hs__vtok {
 
 struct hs__vtoken {
     enum hs__vtok kind;
-    const char *text; /* ID: NUL-terminated copy; STR: unescaped copy; else NULL */
+    const char *text; /* ID: NUL-terminated copy; STR: unescaped copy; NUM: only when
+                       * nonfinite, the number as written; else NULL */
     double num;
+    bool nonfinite; /* NUM: nan, inf or out of range; the parser decides if that is an error */
     int line, column;
 };
 
@@ -51,6 +53,9 @@ struct hs__vlexer {
     const char *file;
     struct hs__arena *arena;
     struct hs_diag *diag;
+    /* Set by the parser for the token after DEF or USE: a name may then contain '.' and start
+     * with a digit, as the names exporters write ("door0.7") and Choreonoid reads them. */
+    bool name_mode;
 };
 
 void hs__vlex_init(struct hs__vlexer *lx, const char *data, size_t size, const char *file,
@@ -91,8 +96,9 @@ enum hs__vitem_kind { HS__VI_NUM, HS__VI_STR, HS__VI_BOOL, HS__VI_NULL };
 
 struct hs__vitem {
     enum hs__vitem_kind kind;
-    double num;      /* NUM, BOOL (0/1) */
-    const char *str; /* STR */
+    double num;      /* NUM, BOOL (0/1); 0 in place of a non-finite number in a visual field */
+    const char *str; /* STR; NUM: the text of a non-finite number */
+    bool nonfinite;  /* NUM: written as nan, inf or out of range (see vrml_parser.c) */
     int line, column;
 };
 
@@ -148,11 +154,19 @@ struct hs__vnode {
     struct hs__vfield *fields;
 };
 
+/* A problem the parser tolerated (e.g. nan in a Normal): reported by the model as a warning. */
+struct hs__vwarning {
+    int line, column;
+    const char *msg;
+};
+
 struct hs__vdoc {
     struct hs__arena arena;
     const char *file;
     uint32_t nroots;
     struct hs__vnode **roots;
+    uint32_t nwarnings;
+    const struct hs__vwarning *warnings;
 };
 
 /* Parses a whole file. On failure returns negative errno with diag set and frees everything. */

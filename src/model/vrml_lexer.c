@@ -111,18 +111,27 @@ static int lex_number(struct hs__vlexer *lx, struct hs__vtoken *t)
     char *endp;
     errno = 0;
     double v = strtod(buf, &endp);
-    if (endp == buf || *endp != '\0' || !isfinite(v))
+    if (endp == buf || *endp != '\0')
         return hs_diag_set(lx->diag, EINVAL, lx->file, t->line, t->column, "malformed number '%s'",
                            buf);
     t->kind = HS__VT_NUM;
     t->num = v;
+    if (!isfinite(v)) {
+        /* Exporters write -nan into normals and colours; whether that is fatal depends on the
+         * field, which only the parser knows. The text is kept for its message. */
+        t->nonfinite = true;
+        t->text = hs__arena_dup(lx->arena, buf, len + 1);
+        if (!t->text)
+            return -ENOMEM;
+    }
     return 0;
 }
 
 static int lex_id(struct hs__vlexer *lx, struct hs__vtoken *t)
 {
     const char *s = lx->p;
-    while (lx->p < lx->end && !is_delim((unsigned char)*lx->p))
+    while (lx->p < lx->end &&
+           (!is_delim((unsigned char)*lx->p) || (lx->name_mode && *lx->p == '.')))
         advance(lx);
     size_t len = (size_t)(lx->p - s);
     char *out = hs__arena_alloc(lx->arena, len + 1);
@@ -148,6 +157,10 @@ int hs__vlex_next(struct hs__vlexer *lx, struct hs__vtoken *ret_tok)
     unsigned char c = (unsigned char)*lx->p;
     unsigned char c1 = lx->p + 1 < lx->end ? (unsigned char)lx->p[1] : 0;
     int r = 0;
+    if (lx->name_mode && (c == '.' || !is_delim(c)) && c != '\'' && c != '\\' && c != 0x7f) {
+        r = lex_id(lx, &t);
+        goto done;
+    }
     switch (c) {
     case '{':
         t.kind = HS__VT_LBRACE;
@@ -186,6 +199,7 @@ int hs__vlex_next(struct hs__vlexer *lx, struct hs__vtoken *ret_tok)
             r = lex_id(lx, &t);
         break;
     }
+done:
     if (r < 0) {
         if (r == -ENOMEM)
             hs_diag_set(lx->diag, ENOMEM, lx->file, t.line, t.column, "out of memory");

@@ -2,8 +2,11 @@
  * declarations (vrml_proto.c), ROUTE skipped. USE is resolved here, to the already parsed node,
  * so the tree is acyclic: a name is defined only once its node is complete. */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "vrml_parser_internal.h"
 
@@ -12,9 +15,97 @@ static bool is_kw(const struct hs__vtoken *t, const char *kw)
     return t->kind == HS__VT_ID && strcmp(t->text, kw) == 0;
 }
 
+/* Unsigned nan and inf lex as identifiers (signed ones are numbers); they are values here. */
+static bool is_nonfinite_word(const struct hs__vtoken *t)
+{
+    return t->kind == HS__VT_ID &&
+           (strcasecmp(t->text, "nan") == 0 || strcasecmp(t->text, "inf") == 0 ||
+            strcasecmp(t->text, "infinity") == 0);
+}
+
 static bool is_scalar_id(const struct hs__vtoken *t)
 {
-    return is_kw(t, "TRUE") || is_kw(t, "FALSE") || is_kw(t, "NULL");
+    return is_kw(t, "TRUE") || is_kw(t, "FALSE") || is_kw(t, "NULL") || is_nonfinite_word(t);
+}
+
+/* Nodes and fields that only change how a model looks (hilsim draws nothing and simulates none
+ * of them), so a nan there loses nothing. Everything else may reach the physics. */
+static bool visual_only(const char *node_type, const char *field)
+{
+    static const char *const nodes[] = {
+        "Normal",
+        "Color",
+        "TextureCoordinate",
+        "TextureTransform",
+        "Material",
+        "Appearance",
+        "ImageTexture",
+        "PixelTexture",
+        "MovieTexture",
+        "FontStyle",
+        "Background",
+        "Fog",
+        "DirectionalLight",
+        "PointLight",
+        "SpotLight",
+        "Viewpoint",
+        "NavigationInfo",
+        "WorldInfo",
+        "Sound",
+        "AudioClip",
+        "TimeSensor",
+    };
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+        if (strcmp(node_type, nodes[i]) == 0)
+            return true;
+    size_t n = strlen(node_type), k = strlen("Interpolator");
+    if (n > k && strcmp(node_type + n - k, "Interpolator") == 0)
+        return true; /* animation, driven by ROUTEs, which hilsim skips */
+    /* Shading and culling hints of geometry and grouping nodes. */
+    return strcmp(field, "creaseAngle") == 0 || strcmp(field, "bboxCenter") == 0 ||
+           strcmp(field, "bboxSize") == 0;
+}
+
+int hs__vp_check_finite(struct hs__vparser *p, const char *node_type, const char *field,
+                        struct hs__vvalue *v)
+{
+    if (v->kind != HS__VV_SCALARS)
+        return 0;
+    const struct hs__vitem *first = NULL;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < v->n; i++) {
+        if (v->items[i].kind != HS__VI_NUM || !v->items[i].nonfinite)
+            continue;
+        if (!first)
+            first = &v->items[i];
+        count++;
+    }
+    if (!first)
+        return 0;
+    if (!visual_only(node_type, field))
+        return hs_diag_set(p->diag, EINVAL, p->file, first->line, first->column,
+                           "field '%s' of %s: number '%s' is not finite (nan and inf are "
+                           "accepted only in fields that affect just the looks: Normal, Color, "
+                           "TextureCoordinate, Material, ...)",
+                           field, node_type, first->str);
+    char *msg = NULL;
+    if (asprintf(&msg,
+                 "field '%s' of %s: %u non-finite number%s (first '%s'); visual only, read as 0",
+                 field, node_type, count, count == 1 ? "" : "s", first->str) < 0)
+        return -ENOMEM;
+    struct hs__vwarning w = {.line = first->line,
+                             .column = first->column,
+                             .msg = hs__arena_dup(p->arena, msg, strlen(msg) + 1)};
+    free(msg);
+    if (!w.msg)
+        return -ENOMEM;
+    int r = hs__vec_push(p->arena, &p->warnings, &w, sizeof w);
+    if (r < 0)
+        return r;
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->items[i].kind == HS__VI_NUM && v->items[i].nonfinite)
+            v->items[i].num = 0;
+    return 0;
 }
 
 int hs__vp_next(struct hs__vparser *p)
@@ -97,12 +188,21 @@ const struct hs__vproto *hs__vp_lookup_proto(const struct hs__vscope *s, const c
 static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_tok,
                            const char *def, struct hs__vnode **ret_node);
 
+/* The token after DEF or USE, read as a name (see hs__vlexer.name_mode). */
+static int next_name(struct hs__vparser *p)
+{
+    p->lx.name_mode = true;
+    int r = hs__vp_next(p);
+    p->lx.name_mode = false;
+    return r;
+}
+
 /* DEF name Type { } | USE name | Type { } */
 int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node)
 {
     const char *def = NULL;
     if (is_kw(&p->tok, "USE")) {
-        int r = hs__vp_next(p);
+        int r = next_name(p);
         if (r < 0)
             return r;
         struct hs__vtoken name_tok = p->tok;
@@ -117,7 +217,7 @@ int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node)
         return 0;
     }
     if (is_kw(&p->tok, "DEF")) {
-        int r = hs__vp_next(p);
+        int r = next_name(p);
         if (r < 0)
             return r;
         if ((r = hs__vp_expect_id(p, "a name after DEF", &def)) < 0)
@@ -151,6 +251,13 @@ static int push_item(struct hs__vparser *p, struct hs__vec *items)
     if (p->tok.kind == HS__VT_NUM) {
         it.kind = HS__VI_NUM;
         it.num = p->tok.num;
+        it.nonfinite = p->tok.nonfinite;
+        it.str = p->tok.nonfinite ? p->tok.text : NULL;
+    } else if (is_nonfinite_word(&p->tok)) {
+        it.kind = HS__VI_NUM;
+        it.num = strcasecmp(p->tok.text, "nan") == 0 ? NAN : INFINITY;
+        it.nonfinite = true;
+        it.str = p->tok.text;
     } else if (p->tok.kind == HS__VT_STR) {
         it.kind = HS__VI_STR;
         it.str = p->tok.text;
@@ -375,9 +482,10 @@ static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_
         if (r == 1)
             continue;
         struct hs__vfield f = {.name = p->tok.text, .line = p->tok.line, .column = p->tok.column};
-        for (uint32_t i = 0; i < fields.n; i++)
+        struct hs__vfield *twice = NULL;
+        for (uint32_t i = 0; i < fields.n && !twice; i++)
             if (strcmp(((struct hs__vfield *)fields.data)[i].name, f.name) == 0)
-                return hs__vp_error(p, &p->tok, "field '%s' given twice in %s", f.name, n->type);
+                twice = &((struct hs__vfield *)fields.data)[i];
         enum hs__vftype ft;
         if ((r = field_type(p, n, &f, schema, nschema, &ft)) < 0 || (r = hs__vp_next(p)) < 0)
             return r;
@@ -389,8 +497,25 @@ static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_
                                 ft == HS__FT_SFSTRING ? " (a string needs quotes)" : "");
         if ((r = hs__vp_parse_value(p, f.name, &f.value)) < 0)
             return r;
-        if ((r = check_field(p, n, &f, ft)) < 0)
+        if ((r = check_field(p, n, &f, ft)) < 0 ||
+            (r = hs__vp_check_finite(p, n->type, f.name, &f.value)) < 0)
             return r;
+        if (twice) {
+            /* OpenHRP's own RH2 samples set a Joint's rotation twice; its parser (and
+             * Choreonoid's) reads fields in order, so the last one wins. */
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "field '%s' given twice in %s (first at line %d); the last "
+                     "value is used",
+                     f.name, n->type, twice->line);
+            struct hs__vwarning w = {.line = f.line,
+                                     .column = f.column,
+                                     .msg = hs__arena_dup(p->arena, msg, strlen(msg) + 1)};
+            if (!w.msg || (r = hs__vec_push(p->arena, &p->warnings, &w, sizeof w)) < 0)
+                return -ENOMEM;
+            *twice = f;
+            continue;
+        }
         if ((r = hs__vec_push(p->arena, &fields, &f, sizeof f)) < 0)
             return hs__vp_error(p, &p->tok, "too many fields");
     }
@@ -474,6 +599,8 @@ int hs__vrml_parse(const char *data, size_t size, const char *file, struct hs__v
     doc->file = fcopy;
     doc->nroots = roots.n;
     doc->roots = roots.data;
+    doc->nwarnings = p.warnings.n;
+    doc->warnings = p.warnings.data;
     doc->arena = arena;
     *ret_doc = doc;
     return 0;

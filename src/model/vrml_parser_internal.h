@@ -34,6 +34,7 @@ struct hs__vparser {
     int depth;
     struct hs__vscope *scope;
     const struct hs__vproto *cur_proto; /* PROTO whose body is being parsed */
+    struct hs__vec warnings;            /* struct hs__vwarning */
 };
 
 int hs__vp_next(struct hs__vparser *p);
@@ -42,6 +43,10 @@ int hs__vp_error(struct hs__vparser *p, const struct hs__vtoken *t, const char *
 int hs__vp_expect(struct hs__vparser *p, enum hs__vtok kind, const char *context);
 int hs__vp_expect_id(struct hs__vparser *p, const char *what, const char **ret_name);
 int hs__vp_parse_value(struct hs__vparser *p, const char *field, struct hs__vvalue *ret_value);
+/* Non-finite numbers in a parsed value: in a field that only affects how the model looks they
+ * become 0 with one warning per field; anywhere else they are an error at the number. */
+int hs__vp_check_finite(struct hs__vparser *p, const char *node_type, const char *field,
+                        struct hs__vvalue *v);
 int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node);
 int hs__vp_parse_statements(struct hs__vparser *p, enum hs__vtok until, struct hs__vec *nodes);
 const struct hs__vproto *hs__vp_lookup_proto(const struct hs__vscope *s, const char *name);

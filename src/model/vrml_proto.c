@@ -52,7 +52,8 @@ int hs__vp_parse_iface(struct hs__vparser *p, bool with_default, struct hs__vifa
         p->cur_proto = saved;
         if (r < 0)
             return r;
-        if ((r = hs__vvalue_check(&f.def, f.type, f.name, "PROTO interface", p->diag)) < 0)
+        if ((r = hs__vvalue_check(&f.def, f.type, f.name, "PROTO interface", p->diag)) < 0 ||
+            (r = hs__vp_check_finite(p, "PROTO interface", f.name, &f.def)) < 0)
             return r;
         f.has_default = true;
     }

@@ -130,6 +130,7 @@ static const struct hs__vschema_field s_joint[] = {
     F("rotorResistor", SFFLOAT),
     F("torqueConst", SFFLOAT),
     F("encoderPulse", SFFLOAT),
+    F("climit", MFFLOAT),
 };
 static const struct hs__vschema_field s_segment[] = {
     GROUPING,

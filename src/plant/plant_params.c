@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +112,35 @@ static int channel_check(const struct hs_channel_params *c, const char **field)
     return -EINVAL;
 }
 
+/* The j-th joint's link: an error about it names the joint and where the model defines it. */
+static const struct hs_link *joint_link(const struct hs_model *model, uint32_t j)
+{
+    for (uint32_t i = 0; i < model->nlinks; i++)
+        if (hs__plant_is_joint(&model->links[i]) && j-- == 0)
+            return &model->links[i];
+    return NULL;
+}
+
+/* "plant params: joint NAME of model 'M': joints[j].<detail>" at the Joint's file:line:column. */
+static int joint_error(struct hs_diag *d, const struct hs_model *model, uint32_t j, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+static int joint_error(struct hs_diag *d, const struct hs_model *model, uint32_t j, const char *fmt,
+                       ...)
+{
+    char detail[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    const struct hs_link *l = joint_link(model, j);
+    if (!l)
+        return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].%s", j, detail);
+    const char *file = l->source_file ? l->source_file : model->path ? model->path : "";
+    return hs_diag_set(
+        d, EINVAL, file, file[0] ? l->source_line : 0, file[0] ? l->source_column : 0,
+        "plant params: joint %s of model '%s': joints[%u].%s", l->name, model->name, j, detail);
+}
+
 int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_params *p,
                            struct hs_diag *d)
 {
@@ -130,8 +161,7 @@ int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_p
         const char *field = NULL;
         const struct hs_plant_joint_params *jp = &p->joints[j];
         if (hs_actuator_params_check(&jp->actuator, &field))
-            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].actuator.%s invalid",
-                               j, field);
+            return joint_error(d, model, j, "actuator.%s invalid", field);
         const struct hs_encoder_params *e = &jp->encoder;
         if (!(e->counts_per_motor_rev > 0) || !isfinite(e->counts_per_motor_rev))
             field = "counts_per_motor_rev";
@@ -142,12 +172,15 @@ int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_p
         else if (e->velocity_window < 1 || e->velocity_window > HS_ENCODER_WINDOW_MAX)
             field = "velocity_window";
         if (field)
-            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].encoder.%s invalid",
-                               j, field);
+            return joint_error(d, model, j, "encoder.%s invalid", field);
         if (jp->command_delay_ticks > HS_DELAY_TICKS_MAX ||
             jp->reading_delay_ticks > HS_DELAY_TICKS_MAX)
-            return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u] delay above %u ticks",
-                               j, HS_DELAY_TICKS_MAX);
+            return joint_error(d, model, j, "%s_delay_ticks %u above %u",
+                               jp->command_delay_ticks > HS_DELAY_TICKS_MAX ? "command" : "reading",
+                               jp->command_delay_ticks > HS_DELAY_TICKS_MAX
+                                   ? jp->command_delay_ticks
+                                   : jp->reading_delay_ticks,
+                               HS_DELAY_TICKS_MAX);
     }
     for (uint32_t s = 0; s < p->nsensors; s++) {
         const struct hs_plant_sensor_params *sp = &p->sensors[s];

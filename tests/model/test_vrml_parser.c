@@ -122,9 +122,56 @@ static void test_errors(void **state)
     parse_err("IndexedFaceSet { coordIndex [ 0 1 2.5 ] }", 1, 35, "integer");
     parse_err("Group { Group { } }", 1, 9, "unknown field");
     parse_err("Foo { bar Group }", 1, 17, "expected '{'");
-    parse_err("Transform { translation 0 0 0 translation 1 1 1 }", 1, 31, "twice");
+    parse_err("Transform { translation 0 0 -nan }", 1, 29, "'-nan' is not finite");
+    parse_err("Transform {\n rotation 0 1 0 inf }", 2, 17, "'inf' is not finite");
+    parse_err("Segment { mass 1e999 }", 1, 16, "'1e999' is not finite");
+    parse_err("PROTO P [ field SFVec3f t 0 nan 0 ] { }", 1, 29, "not finite");
     parse_err("#VRML V1.0 ascii\nSeparator { }", 1, 1, "VRML 1.0");
     parse_err("ROUTE a b", 1, 9, "'.'");
+}
+
+/* Visual-only fields take nan with one warning per field at the first such number; the
+ * value reads as 0. A field given twice is a warning too; the last value wins. */
+static void test_lenient_visual_nan_and_repeated_field(void **state)
+{
+    (void)state;
+    struct hs__vdoc *doc = parse_ok("Shape { geometry IndexedFaceSet {\n"
+                                    "  normal Normal { vector [ 0 0 1,\n -nan -nan NaN ] }\n"
+                                    "  color Color { color [ 1 inf 0 ] } } }\n"
+                                    "Transform { translation 1 2 3\n translation 4 5 6 }");
+    assert_int_equal(doc->nwarnings, 3);
+    assert_int_equal(doc->warnings[0].line, 3);
+    assert_int_equal(doc->warnings[0].column, 2);
+    assert_non_null(strstr(doc->warnings[0].msg, "'vector' of Normal: 3 non-finite"));
+    assert_int_equal(doc->warnings[1].line, 4);
+    assert_non_null(strstr(doc->warnings[1].msg, "'color' of Color: 1 non-finite"));
+    assert_int_equal(doc->warnings[2].line, 6);
+    assert_non_null(strstr(doc->warnings[2].msg, "given twice in Transform (first at line 5)"));
+    const struct hs__vnode *ifs = doc->roots[0]->fields[0].value.nodes[0];
+    const struct hs__vvalue *vec = &ifs->fields[0].value.nodes[0]->fields[0].value;
+    assert_int_equal(vec->n, 6);
+    for (int i = 3; i < 6; i++)
+        assert_true(vec->items[i].num == 0.0);
+    const struct hs__vnode *tr = doc->roots[1];
+    assert_int_equal(tr->nfields, 1);
+    assert_true(tr->fields[0].value.items[0].num == 4.0);
+    hs__vrml_doc_free(doc);
+}
+
+/* Exporters write DEF names with '.' or a leading digit (JVRC's "R4A_door0.7"); Choreonoid
+ * reads any run of non-space characters there, so hilsim reads them after DEF and USE. */
+static void test_dotted_def_names(void **state)
+{
+    (void)state;
+    struct hs__vdoc *doc =
+        parse_ok("DEF door0.7 Transform { }\nDEF 2nd.part Group { children USE door0.7 }");
+    assert_int_equal(doc->nroots, 2);
+    assert_string_equal(doc->roots[0]->def, "door0.7");
+    assert_string_equal(doc->roots[1]->def, "2nd.part");
+    assert_ptr_equal(doc->roots[1]->fields[0].value.nodes[0], doc->roots[0]);
+    hs__vrml_doc_free(doc);
+    /* Elsewhere '.' still ends a name: a field name cannot take one. */
+    parse_err("Transform { translation.x 1 }", 1, 24, "expected");
 }
 
 static void test_nesting_is_bounded(void **state)
@@ -150,6 +197,8 @@ int main(void)
         cmocka_unit_test(test_proto_defaults_and_is),
         cmocka_unit_test(test_script_route_externproto_parse),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_lenient_visual_nan_and_repeated_field),
+        cmocka_unit_test(test_dotted_def_names),
         cmocka_unit_test(test_nesting_is_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
