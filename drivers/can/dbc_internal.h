@@ -23,6 +23,13 @@ int hs__dbc_err(struct hs__dbc_scan *s, const char *fmt, ...) __attribute__((for
 int hs__dbc_err_at(struct hs__dbc_scan *s, const char *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int hs__dbc_col(const struct hs__dbc_scan *s, const char *at); /* 1-based, on the current line */
+/* A place in the text, taken before parsing on (which may cross lines). */
+struct hs__dbc_pos {
+    int line, col;
+};
+struct hs__dbc_pos hs__dbc_pos(struct hs__dbc_scan *s); /* after skip_ws: the next token */
+int hs__dbc_err_pos(struct hs__dbc_scan *s, struct hs__dbc_pos at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 bool hs__dbc_eof(const struct hs__dbc_scan *s);
 void hs__dbc_skip_ws(struct hs__dbc_scan *s);     /* spaces and newlines */
 void hs__dbc_skip_hspace(struct hs__dbc_scan *s); /* spaces only */

@@ -187,18 +187,17 @@ static bool fd_length(uint64_t n)
 static int parse_bo(build_t *b)
 {
     struct hs__dbc_scan *s = &b->s;
-    int line = s->line;
     uint64_t id, dlc;
-    const char *at_id = hs__dbc_mark(s);
+    struct hs__dbc_pos at_id = hs__dbc_pos(s), at_len = {0, 0};
+    int line = at_id.line;
     int r = hs__dbc_uint(s, UINT32_MAX, &id, "message ID");
     if (r < 0)
         return r;
     char *mname = NULL, *sender = NULL;
     if ((r = name(b, &mname, "message name")) < 0)
         return r;
-    const char *at_len;
     if ((r = hs__dbc_expect(s, ':', "after the message name")) < 0 ||
-        (at_len = hs__dbc_mark(s), r = hs__dbc_uint(s, UINT32_MAX, &dlc, "message length")) < 0 ||
+        (at_len = hs__dbc_pos(s), r = hs__dbc_uint(s, UINT32_MAX, &dlc, "message length")) < 0 ||
         (r = name(b, &sender, "transmitter node")) < 0) {
         free(mname);
         return r;
@@ -207,10 +206,10 @@ static int parse_bo(build_t *b)
     if (!pseudo && (dlc > 64 || (dlc > 8 && !fd_length(dlc)))) {
         free(mname);
         free(sender);
-        return hs__dbc_err_at(s, at_len,
-                              "message length %llu is not a CAN frame length (0..8; CAN FD 12, "
-                              "16, 20, 24, 32, 48, 64)",
-                              (unsigned long long)dlc);
+        return hs__dbc_err_pos(s, at_len,
+                               "message length %llu is not a CAN frame length (0..8; CAN FD 12, "
+                               "16, 20, 24, 32, 48, 64)",
+                               (unsigned long long)dlc);
     }
     uint32_t key = hs__dbc_compound_id(id);
     msg_build_t *dup = hs__dbc_find_msg(b, id);
@@ -218,13 +217,13 @@ static int parse_bo(build_t *b)
         int first = dup->m.line;
         free(mname);
         free(sender);
-        return hs__dbc_err_at(s, at_id, "message ID 0x%X defined twice (first at line %d)",
-                              key & 0x7FFFFFFFu, first);
+        return hs__dbc_err_pos(s, at_id, "message ID 0x%X defined twice (first at line %d)",
+                               key & 0x7FFFFFFFu, first);
     }
     if (b->n_msgs >= HS_DBC_MESSAGES_MAX) {
         free(mname);
         free(sender);
-        return hs__dbc_err_at(s, at_id, "more than %u messages", HS_DBC_MESSAGES_MAX);
+        return hs__dbc_err_pos(s, at_id, "more than %u messages", HS_DBC_MESSAGES_MAX);
     }
     if (hs__dbc_grow((void **)&b->msgs, &b->cap_msgs, b->n_msgs + 1, sizeof *b->msgs) < 0 ||
         hs__dbc_index_add(&b->by_id, id_hash(key), b->n_msgs) < 0) {
@@ -243,10 +242,10 @@ static int parse_bo(build_t *b)
     mb->m.name = mname;
     mb->m.sender = sender;
     mb->m.length = (uint8_t)(dlc > 64 ? 64 : dlc);
-    mb->len_line = line;
-    mb->len_col = hs__dbc_col(s, at_len);
+    mb->len_line = at_len.line;
+    mb->len_col = at_len.col;
     mb->fd = -1;
-    int col = hs__dbc_col(s, at_id);
+    int col = at_id.col;
     if (pseudo) {
         mb->dropped = true; /* signals not in any message: nothing to send or receive */
     } else if (raw > HS_CAN_EFF_MASK) {
@@ -334,16 +333,16 @@ static int parse_sg_body(build_t *b, struct hs_dbc_signal *sig, bool *ret_fits)
         return r;
     uint64_t start, len;
     double factor, offset, mn, mx;
-    const char *at_start = NULL, *at_len = NULL, *at_factor = NULL;
+    struct hs__dbc_pos at_len = {0, 0}, at_factor = {0, 0};
     if ((r = hs__dbc_expect(s, ':', "after the signal name")) < 0 ||
-        (at_start = hs__dbc_mark(s), r = hs__dbc_uint(s, UINT32_MAX, &start, "start bit")) < 0 ||
+        (r = hs__dbc_uint(s, UINT32_MAX, &start, "start bit")) < 0 ||
         (r = hs__dbc_expect(s, '|', "between start bit and length")) < 0 ||
-        (at_len = hs__dbc_mark(s), r = hs__dbc_uint(s, 64, &len, "signal length (1..64 bits)")) <
+        (at_len = hs__dbc_pos(s), r = hs__dbc_uint(s, 64, &len, "signal length (1..64 bits)")) <
             0 ||
         (r = hs__dbc_expect(s, '@', "before byte order")) < 0)
         return r;
     if (len == 0)
-        return hs__dbc_err_at(s, at_len, "signal %s has length 0", sname);
+        return hs__dbc_err_pos(s, at_len, "signal %s has length 0", sname);
     int bo = hs__dbc_peek(s), sign = (s->p + 1 < s->end) ? (unsigned char)s->p[1] : -1;
     if (bo != '0' && bo != '1')
         return hs__dbc_err(s, "expected byte order 0 (Motorola) or 1 (Intel)");
@@ -352,7 +351,7 @@ static int parse_sg_body(build_t *b, struct hs_dbc_signal *sig, bool *ret_fits)
         return hs__dbc_err(s, "expected value type '+' (unsigned) or '-' (signed)");
     s->p++;
     if ((r = hs__dbc_expect(s, '(', "before factor")) < 0 ||
-        (at_factor = hs__dbc_mark(s), r = hs__dbc_number(s, &factor, "factor")) < 0 ||
+        (at_factor = hs__dbc_pos(s), r = hs__dbc_number(s, &factor, "factor")) < 0 ||
         (r = hs__dbc_expect(s, ',', "between factor and offset")) < 0 ||
         (r = hs__dbc_number(s, &offset, "offset")) < 0 ||
         (r = hs__dbc_expect(s, ')', "after offset")) < 0 ||
@@ -363,7 +362,7 @@ static int parse_sg_body(build_t *b, struct hs_dbc_signal *sig, bool *ret_fits)
         (r = hs__dbc_expect(s, ']', "after maximum")) < 0)
         return r;
     if (factor == 0)
-        return hs__dbc_err_at(s, at_factor, "signal %s has factor 0", sname);
+        return hs__dbc_err_pos(s, at_factor, "signal %s has factor 0", sname);
     char *unit;
     if ((r = hs__dbc_string(s, &unit, "unit")) < 0)
         return r;
@@ -391,7 +390,6 @@ static int parse_sg_body(build_t *b, struct hs_dbc_signal *sig, bool *ret_fits)
         sig->receivers = (const char *const *)rx;
     }
     *ret_fits = start <= 511 && hs__dbc_signal_span(sig) == 0;
-    (void)at_start;
     return 0;
 }
 
@@ -409,12 +407,12 @@ static int parse_sg(build_t *b)
     if (!b->n_msgs)
         return hs__dbc_err(&b->s, "SG_ before any BO_");
     msg_build_t *mb = &b->msgs[b->n_msgs - 1];
-    const char *at = hs__dbc_mark(&b->s);
+    struct hs__dbc_pos at = hs__dbc_pos(&b->s); /* the signal's name */
     if (mb->m.n_signals >= HS_DBC_SIGNALS_PER_MESSAGE_MAX)
-        return hs__dbc_err_at(&b->s, at, "message %s has more than %u signals", mb->m.name,
-                              HS_DBC_SIGNALS_PER_MESSAGE_MAX);
+        return hs__dbc_err_pos(&b->s, at, "message %s has more than %u signals", mb->m.name,
+                               HS_DBC_SIGNALS_PER_MESSAGE_MAX);
     if (b->n_signals >= HS_DBC_SIGNALS_MAX)
-        return hs__dbc_err_at(&b->s, at, "more than %u signals in the file", HS_DBC_SIGNALS_MAX);
+        return hs__dbc_err_pos(&b->s, at, "more than %u signals in the file", HS_DBC_SIGNALS_MAX);
     unsigned cap = mb->cap;
     if (hs__dbc_grow((void **)&mb->sig, &mb->cap, mb->m.n_signals + 1, sizeof *mb->sig) < 0 ||
         hs__dbc_grow((void **)&mb->dropped_sig, &cap, mb->m.n_signals + 1,
@@ -422,7 +420,7 @@ static int parse_sg(build_t *b)
         return hs__dbc_nomem(b);
     struct hs_dbc_signal *sig = &mb->sig[mb->m.n_signals];
     memset(sig, 0, sizeof *sig);
-    sig->line = b->s.line;
+    sig->line = at.line;
     bool fits = false;
     int r = parse_sg_body(b, sig, &fits);
     if (r < 0) {
@@ -431,7 +429,7 @@ static int parse_sg(build_t *b)
     }
     int first = hs__dbc_find_sig(mb, sig->name, strlen(sig->name));
     if (first >= 0) {
-        r = hs_diag_set(b->s.d, -EINVAL, b->s.name, sig->line, hs__dbc_col(&b->s, at),
+        r = hs_diag_set(b->s.d, -EINVAL, b->s.name, sig->line, at.col,
                         "signal %s defined twice in message %s (first at line %d)", sig->name,
                         mb->m.name, mb->sig[first].line);
         free_signal(sig);
@@ -442,13 +440,13 @@ static int parse_sg(build_t *b)
         /* canmatrix loads such a file and decodes garbage; cantools refuses it. Leaving the
          * one signal out keeps the rest of the database usable and the slip visible. */
         if (fits)
-            hs__dbc_warn(b, sig->line, hs__dbc_col(&b->s, at),
+            hs__dbc_warn(b, sig->line, at.col,
                          "signal %s (start bit %u, %u bits) needs %u bytes but message %s has "
                          "%u: signal left out",
                          sig->name, sig->start_bit, sig->length, bytes_needed(sig), mb->m.name,
                          mb->m.length);
         else
-            hs__dbc_warn(b, sig->line, hs__dbc_col(&b->s, at),
+            hs__dbc_warn(b, sig->line, at.col,
                          "signal %s (start bit %u, %u bits) runs outside a 64-byte payload: "
                          "signal left out",
                          sig->name, sig->start_bit, sig->length);

@@ -44,6 +44,21 @@ int hs__dbc_err_at(struct hs__dbc_scan *s, const char *at, const char *fmt, ...)
     return r;
 }
 
+struct hs__dbc_pos hs__dbc_pos(struct hs__dbc_scan *s)
+{
+    hs__dbc_skip_ws(s);
+    return (struct hs__dbc_pos){s->line, hs__dbc_col(s, s->p)};
+}
+
+int hs__dbc_err_pos(struct hs__dbc_scan *s, struct hs__dbc_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = hs_diag_vset(s->d, -EINVAL, s->name, at.line, at.col, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 bool hs__dbc_eof(const struct hs__dbc_scan *s)
 {
     return s->p >= s->end;
