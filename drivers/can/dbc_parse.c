@@ -748,7 +748,12 @@ static void compact_signals(msg_build_t *mb)
             mb->sig[k++] = mb->sig[i];
     }
     mb->m.n_signals = k;
-    mb->m.signals = k ? mb->sig : NULL;
+    if (!k) { /* every signal left out: the array goes, hs_dbc_free only sees m.signals */
+        free(mb->sig);
+        mb->sig = NULL;
+        mb->cap = 0;
+    }
+    mb->m.signals = mb->sig;
     mb->n_dropped = 0;
 }
 
