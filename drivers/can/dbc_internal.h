@@ -119,6 +119,10 @@ struct hs__dbc_msg_build *hs__dbc_find_msg(struct hs__dbc_build *b, uint64_t dbc
 int hs__dbc_find_sig(const struct hs__dbc_msg_build *mb, const char *name, size_t len);
 uint32_t hs__dbc_compound_id(uint64_t dbc_id);
 
+/* One statement at the scanner's position (dbc_parse.c). */
+int hs__dbc_statement(struct hs__dbc_build *b);
+void hs__dbc_free_signal(struct hs_dbc_signal *s);
+
 /* BA_DEF_, BA_DEF_DEF_, BA_: VFrameFormat is read, references are checked, the rest skipped. */
 int hs__dbc_parse_ba_def(struct hs__dbc_build *b);
 int hs__dbc_parse_ba_def_def(struct hs__dbc_build *b);
