@@ -18,6 +18,8 @@ PKGS=(
   clang-14 libclang-rt-14-dev
   # CAN peers and tools used by tests, python for the client bindings
   can-utils python3 python3-can
+  # DBC oracle for tests/can/test_dbc_canmatrix.py (the test skips without it)
+  python3-canmatrix
   # PREEMPT_RT test guest (tests/rtguest): kernel is fetched on first use
   qemu-system-x86 busybox-static cpio xz-utils
   # service checks

@@ -1,6 +1,7 @@
-/* DBC statements into struct hs_dbc. Bad input gives file:line:column and the construct
- * expected, and frees everything: the caller never sees a half-loaded database. */
+/* DBC statements into the build state (dbc_internal.h). Bad input gives file:line:column and
+ * the construct expected; slips the established tools accept become warnings. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,29 +9,17 @@
 #include "dbc_internal.h"
 
 #define VECTOR_INDEPENDENT_ID 0xC0000000u /* Vector's pseudo message for orphan signals */
+#define VECTOR_INDEPENDENT_NAME "VECTOR__INDEPENDENT_SIG_MSG"
 
-struct msg_build {
-    struct hs_dbc_message m;
-    struct hs_dbc_signal *sig;
-    unsigned cap;
-};
+typedef struct hs__dbc_build build_t;
+typedef struct hs__dbc_msg_build msg_build_t;
 
-struct build {
-    struct hs__dbc_scan s;
-    struct hs_dbc *dbc;
-    struct msg_build *msgs;
-    unsigned n_msgs, cap_msgs;
-    char **nodes;
-    unsigned n_nodes, cap_nodes;
-    bool skip_signals; /* inside the VECTOR__INDEPENDENT_SIG_MSG pseudo message */
-};
-
-static int nomem(struct build *b)
+int hs__dbc_nomem(build_t *b)
 {
     return hs_diag_set(b->s.d, -ENOMEM, b->s.name, b->s.line, 0, "out of memory");
 }
 
-static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
+int hs__dbc_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -46,12 +35,82 @@ static int grow(void **arr, unsigned *cap, unsigned need, size_t elem)
     return 0;
 }
 
+void hs__dbc_warn(build_t *b, int line, int col, const char *fmt, ...)
+{
+    if (b->n_warn >= HS_DBC_WARNINGS_MAX) {
+        b->dbc->n_warnings_dropped++;
+        return;
+    }
+    char buf[HS_DIAG_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *msg = hs__dbc_strndup(buf, strlen(buf));
+    if (!msg || hs__dbc_grow((void **)&b->warn, &b->cap_warn, b->n_warn + 1, sizeof *b->warn) < 0) {
+        free(msg); /* a warning lost to memory pressure is counted, not fatal */
+        b->dbc->n_warnings_dropped++;
+        return;
+    }
+    b->warn[b->n_warn].line = line;
+    b->warn[b->n_warn].column = col;
+    b->warn[b->n_warn++].msg = msg;
+}
+
 static bool span_is(const char *p, size_t n, const char *kw)
 {
     return strlen(kw) == n && memcmp(p, kw, n) == 0;
 }
 
-static int parse_version(struct build *b)
+uint32_t hs__dbc_compound_id(uint64_t dbc_id)
+{
+    uint32_t raw = (uint32_t)dbc_id & 0x7FFFFFFFu;
+    return ((dbc_id & 0x80000000u) || raw > HS_CAN_SFF_MASK) ? raw | 0x80000000u : raw;
+}
+
+static uint32_t id_hash(uint32_t key)
+{
+    return hs__dbc_hash(&key, sizeof key);
+}
+
+msg_build_t *hs__dbc_find_msg(build_t *b, uint64_t dbc_id)
+{
+    uint32_t key = hs__dbc_compound_id(dbc_id), h = id_hash(key);
+    unsigned cur = 0;
+    for (int i; (i = hs__dbc_index_next(&b->by_id, h, &cur)) >= 0;)
+        if (b->msgs[i].key == key)
+            return &b->msgs[i];
+    return NULL;
+}
+
+int hs__dbc_find_sig(const msg_build_t *mb, const char *name, size_t len)
+{
+    uint32_t h = hs__dbc_hash(name, len);
+    unsigned cur = 0;
+    for (int i; (i = hs__dbc_index_next(&mb->by_name, h, &cur)) >= 0;)
+        if (span_is(name, len, mb->sig[i].name))
+            return i;
+    return -1;
+}
+
+/* Names are C identifiers in the DBC grammar; the established tools also take a leading digit
+ * (opendbc writes signals such as 64_BIT_LE), so do we, with a warning. */
+static int name(build_t *b, char **ret, const char *what)
+{
+    const char *n;
+    size_t len;
+    int r = hs__dbc_name_span(&b->s, &n, &len, what);
+    if (r < 0)
+        return r;
+    if (n[0] >= '0' && n[0] <= '9')
+        hs__dbc_warn(b, b->s.line, hs__dbc_col(&b->s, n),
+                     "%s '%.*s' starts with a digit (not a DBC identifier): accepted", what,
+                     (int)(len > 64 ? 64 : len), n);
+    *ret = hs__dbc_strndup(n, len);
+    return *ret ? 0 : hs__dbc_nomem(b);
+}
+
+static int parse_version(build_t *b)
 {
     char *v;
     int r = hs__dbc_string(&b->s, &v, "VERSION");
@@ -63,7 +122,7 @@ static int parse_version(struct build *b)
 }
 
 /* NS_ : followed by indented symbol lines. */
-static int parse_ns(struct build *b)
+static int parse_ns(build_t *b)
 {
     int r = hs__dbc_expect(&b->s, ':', "after NS_");
     if (r < 0)
@@ -78,7 +137,7 @@ static int parse_ns(struct build *b)
     }
 }
 
-static int parse_bs(struct build *b)
+static int parse_bs(build_t *b)
 {
     int r = hs__dbc_expect(&b->s, ':', "after BS_");
     if (r == 0)
@@ -86,68 +145,126 @@ static int parse_bs(struct build *b)
     return r;
 }
 
-static int parse_bu(struct build *b)
+/* The node list runs up to the next statement keyword: writers wrap long lists over indented
+ * lines (valid DBC; the grammar does not care about line ends here). */
+static int parse_bu(build_t *b)
 {
     int r = hs__dbc_expect(&b->s, ':', "after BU_");
     if (r < 0)
         return r;
-    while (!hs__dbc_at_eol(&b->s)) {
-        char *n;
-        r = hs__dbc_ident(&b->s, &n, "a node name");
-        if (r < 0)
+    for (;;) {
+        const char *at = hs__dbc_mark(&b->s);
+        int c = hs__dbc_peek(&b->s);
+        if (c < 0 || !(c == '_' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+                       (c >= 'a' && c <= 'z')))
+            return 0;
+        const char *n;
+        size_t len;
+        if ((r = hs__dbc_name_span(&b->s, &n, &len, "a node name")) < 0)
             return r;
-        if (grow((void **)&b->nodes, &b->cap_nodes, b->n_nodes + 1, sizeof *b->nodes) < 0) {
-            free(n);
-            return nomem(b);
+        if (hs__dbc_is_keyword(n, len)) {
+            b->s.p = at;
+            return 0;
         }
-        b->nodes[b->n_nodes++] = n;
+        char *copy = hs__dbc_strndup(n, len);
+        if (!copy ||
+            hs__dbc_grow((void **)&b->nodes, &b->cap_nodes, b->n_nodes + 1, sizeof *b->nodes) < 0) {
+            free(copy);
+            return hs__dbc_nomem(b);
+        }
+        b->nodes[b->n_nodes++] = copy;
     }
-    return 0;
 }
 
-static int parse_bo(struct build *b)
+static bool fd_length(uint64_t n)
 {
-    int line = b->s.line;
+    return n == 12 || n == 16 || n == 20 || n == 24 || n == 32 || n == 48 || n == 64;
+}
+
+static int parse_bo(build_t *b)
+{
+    struct hs__dbc_scan *s = &b->s;
     uint64_t id, dlc;
-    int r = hs__dbc_uint(&b->s, UINT32_MAX, &id, "message ID");
+    struct hs__dbc_pos at_id = hs__dbc_pos(s), at_len = {0, 0};
+    int line = at_id.line;
+    int r = hs__dbc_uint(s, UINT32_MAX, &id, "message ID");
     if (r < 0)
         return r;
-    if (id == VECTOR_INDEPENDENT_ID) {
-        b->skip_signals = true;
-        hs__dbc_skip_line(&b->s);
-        return 0;
+    char *mname = NULL, *sender = NULL;
+    if ((r = name(b, &mname, "message name")) < 0)
+        return r;
+    if ((r = hs__dbc_expect(s, ':', "after the message name")) < 0 ||
+        (at_len = hs__dbc_pos(s), r = hs__dbc_uint(s, UINT32_MAX, &dlc, "message length")) < 0 ||
+        (r = name(b, &sender, "transmitter node")) < 0) {
+        free(mname);
+        return r;
     }
-    b->skip_signals = false;
-    bool ext = id & 0x80000000u;
-    uint32_t raw = (uint32_t)id & 0x7FFFFFFFu;
-    if (raw > (ext ? HS_CAN_EFF_MASK : HS_CAN_SFF_MASK))
-        return hs__dbc_err(&b->s, "message ID %llu: %s identifier out of range",
-                           (unsigned long long)id, ext ? "extended" : "standard (bit 31 clear)");
-    if (grow((void **)&b->msgs, &b->cap_msgs, b->n_msgs + 1, sizeof *b->msgs) < 0)
-        return nomem(b);
-    struct msg_build *mb = &b->msgs[b->n_msgs++];
+    bool pseudo = id == VECTOR_INDEPENDENT_ID || !strcmp(mname, VECTOR_INDEPENDENT_NAME);
+    if (!pseudo && (dlc > 64 || (dlc > 8 && !fd_length(dlc)))) {
+        free(mname);
+        free(sender);
+        return hs__dbc_err_pos(s, at_len,
+                               "message length %llu is not a CAN frame length (0..8; CAN FD 12, "
+                               "16, 20, 24, 32, 48, 64)",
+                               (unsigned long long)dlc);
+    }
+    uint32_t key = hs__dbc_compound_id(id);
+    msg_build_t *dup = hs__dbc_find_msg(b, id);
+    if (dup && !pseudo && !dup->dropped) {
+        int first = dup->m.line;
+        free(mname);
+        free(sender);
+        return hs__dbc_err_pos(s, at_id, "message ID 0x%X defined twice (first at line %d)",
+                               key & 0x7FFFFFFFu, first);
+    }
+    if (b->n_msgs >= HS_DBC_MESSAGES_MAX) {
+        free(mname);
+        free(sender);
+        return hs__dbc_err_pos(s, at_id, "more than %u messages", HS_DBC_MESSAGES_MAX);
+    }
+    if (hs__dbc_grow((void **)&b->msgs, &b->cap_msgs, b->n_msgs + 1, sizeof *b->msgs) < 0 ||
+        hs__dbc_index_add(&b->by_id, id_hash(key), b->n_msgs) < 0) {
+        free(mname);
+        free(sender);
+        return hs__dbc_nomem(b);
+    }
+    msg_build_t *mb = &b->msgs[b->n_msgs++];
     memset(mb, 0, sizeof *mb);
+    uint32_t raw = key & 0x7FFFFFFFu;
+    mb->key = key;
     mb->m.id = raw;
-    mb->m.extended = ext;
+    mb->m.extended = key & 0x80000000u;
     mb->m.multiplexor = -1;
     mb->m.line = line;
-    char *name = NULL, *sender = NULL;
-    if ((r = hs__dbc_ident(&b->s, &name, "message name")) < 0)
-        return r;
-    mb->m.name = name;
-    if ((r = hs__dbc_expect(&b->s, ':', "after the message name")) < 0)
-        return r;
-    if ((r = hs__dbc_uint(&b->s, HS_CAN_DATA_MAX, &dlc, "message length (bytes, <= 64)")) < 0)
-        return r;
-    mb->m.length = (uint8_t)dlc;
-    if ((r = hs__dbc_ident(&b->s, &sender, "transmitter node")) < 0)
-        return r;
+    mb->m.name = mname;
     mb->m.sender = sender;
+    mb->m.length = (uint8_t)(dlc > 64 ? 64 : dlc);
+    mb->len_line = at_len.line;
+    mb->len_col = at_len.col;
+    mb->fd = -1;
+    int col = at_id.col;
+    if (pseudo) {
+        mb->dropped = true; /* signals not in any message: nothing to send or receive */
+    } else if (raw > HS_CAN_EFF_MASK) {
+        mb->dropped = true;
+        hs__dbc_warn(b, line, col,
+                     "message ID %llu (0x%llX) of %s does not fit a 29-bit CAN ID: the message "
+                     "and its signals are left out",
+                     (unsigned long long)id, (unsigned long long)id, mname);
+    } else if (!(id & 0x80000000u) && raw > HS_CAN_SFF_MASK) {
+        /* cantools refuses these, canmatrix drops the message; the writer plainly meant an
+         * extended ID (no 11-bit reading exists), so take it as one and say so */
+        hs__dbc_warn(b, line, col,
+                     "message ID %llu (0x%X) of %s is above 0x7FF without the extended flag "
+                     "(bit 31): taken as extended ID 0x%08X",
+                     (unsigned long long)id, raw, mname, raw);
+    }
+    b->skip_signals = mb->dropped;
     return 0;
 }
 
 /* "M", "mNN" before the ':' of SG_. */
-static int parse_mux(struct build *b, struct hs_dbc_signal *sig)
+static int parse_mux(build_t *b, struct hs_dbc_signal *sig)
 {
     const char *t;
     size_t n;
@@ -158,25 +275,36 @@ static int parse_mux(struct build *b, struct hs_dbc_signal *sig)
         sig->mux = HS_DBC_MULTIPLEXOR;
         return 0;
     }
+    if (n == 1 && t[0] == 'm') {
+        hs__dbc_warn(b, b->s.line, hs__dbc_col(&b->s, t),
+                     "signal %s: bare multiplexer indicator 'm' (no value): taken as the "
+                     "multiplexor 'M' unless the message has another",
+                     sig->name);
+        sig->mux = (enum hs_dbc_mux)HS__DBC_BARE_M;
+        return 0;
+    }
     if (t[0] != 'm' || n < 2)
-        return hs__dbc_err(&b->s, "bad multiplexer indicator '%.*s' (want M or mNN)", (int)n, t);
+        return hs__dbc_err_at(&b->s, t, "bad multiplexer indicator '%.*s' (want M or mNN)",
+                              (int)(n > 40 ? 40 : n), t);
     uint64_t v = 0;
     size_t i = 1;
     for (; i < n && t[i] >= '0' && t[i] <= '9'; i++) {
         v = v * 10 + (uint64_t)(t[i] - '0');
         if (v > UINT32_MAX)
-            return hs__dbc_err(&b->s, "multiplexer value too large");
+            return hs__dbc_err_at(&b->s, t, "multiplexer value too large");
     }
     if (i == 1 || (i < n && !(i + 1 == n && t[i] == 'M')))
-        return hs__dbc_err(&b->s, "bad multiplexer indicator '%.*s' (want M or mNN)", (int)n, t);
+        return hs__dbc_err_at(&b->s, t, "bad multiplexer indicator '%.*s' (want M or mNN)",
+                              (int)(n > 40 ? 40 : n), t);
     if (i < n)
-        return hs__dbc_err(&b->s, "extended multiplexing ('%.*s') is not supported", (int)n, t);
+        return hs__dbc_err_at(&b->s, t, "extended multiplexing ('%.*s') is not supported", (int)n,
+                              t);
     sig->mux = HS_DBC_MULTIPLEXED;
     sig->mux_value = (uint32_t)v;
     return 0;
 }
 
-static void free_signal(struct hs_dbc_signal *s)
+void hs__dbc_free_signal(struct hs_dbc_signal *s)
 {
     free((char *)s->name);
     free((char *)s->unit);
@@ -189,35 +317,38 @@ static void free_signal(struct hs_dbc_signal *s)
     free((void *)s->values);
 }
 
-static int parse_sg_body(struct build *b, struct hs_dbc_signal *sig)
+static int parse_sg_body(build_t *b, struct hs_dbc_signal *sig, bool *ret_fits)
 {
     struct hs__dbc_scan *s = &b->s;
     int r;
-    char *name;
-    if ((r = hs__dbc_ident(s, &name, "signal name")) < 0)
+    char *sname;
+    if ((r = name(b, &sname, "signal name")) < 0)
         return r;
-    sig->name = name;
+    sig->name = sname;
     hs__dbc_skip_ws(s);
     if (hs__dbc_peek(s) != ':' && (r = parse_mux(b, sig)) < 0)
         return r;
     uint64_t start, len;
     double factor, offset, mn, mx;
+    struct hs__dbc_pos at_len = {0, 0}, at_factor = {0, 0};
     if ((r = hs__dbc_expect(s, ':', "after the signal name")) < 0 ||
-        (r = hs__dbc_uint(s, 511, &start, "start bit (0..511)")) < 0 ||
+        (r = hs__dbc_uint(s, UINT32_MAX, &start, "start bit")) < 0 ||
         (r = hs__dbc_expect(s, '|', "between start bit and length")) < 0 ||
-        (r = hs__dbc_uint(s, 64, &len, "signal length (1..64 bits)")) < 0 ||
+        (at_len = hs__dbc_pos(s), r = hs__dbc_uint(s, 64, &len, "signal length (1..64 bits)")) <
+            0 ||
         (r = hs__dbc_expect(s, '@', "before byte order")) < 0)
         return r;
     if (len == 0)
-        return hs__dbc_err(s, "signal %s has length 0", name);
+        return hs__dbc_err_pos(s, at_len, "signal %s has length 0", sname);
     int bo = hs__dbc_peek(s), sign = (s->p + 1 < s->end) ? (unsigned char)s->p[1] : -1;
     if (bo != '0' && bo != '1')
         return hs__dbc_err(s, "expected byte order 0 (Motorola) or 1 (Intel)");
+    s->p++;
     if (sign != '+' && sign != '-')
         return hs__dbc_err(s, "expected value type '+' (unsigned) or '-' (signed)");
-    s->p += 2;
+    s->p++;
     if ((r = hs__dbc_expect(s, '(', "before factor")) < 0 ||
-        (r = hs__dbc_number(s, &factor, "factor")) < 0 ||
+        (at_factor = hs__dbc_pos(s), r = hs__dbc_number(s, &factor, "factor")) < 0 ||
         (r = hs__dbc_expect(s, ',', "between factor and offset")) < 0 ||
         (r = hs__dbc_number(s, &offset, "offset")) < 0 ||
         (r = hs__dbc_expect(s, ')', "after offset")) < 0 ||
@@ -228,12 +359,12 @@ static int parse_sg_body(struct build *b, struct hs_dbc_signal *sig)
         (r = hs__dbc_expect(s, ']', "after maximum")) < 0)
         return r;
     if (factor == 0)
-        return hs__dbc_err(s, "signal %s has factor 0", name);
+        return hs__dbc_err_pos(s, at_factor, "signal %s has factor 0", sname);
     char *unit;
     if ((r = hs__dbc_string(s, &unit, "unit")) < 0)
         return r;
     sig->unit = unit;
-    sig->start_bit = (uint16_t)start;
+    sig->start_bit = (uint16_t)(start > UINT16_MAX ? UINT16_MAX : start);
     sig->length = (uint8_t)len;
     sig->byte_order = bo == '1' ? HS_DBC_INTEL : HS_DBC_MOTOROLA;
     sig->is_signed = sign == '-';
@@ -243,22 +374,28 @@ static int parse_sg_body(struct build *b, struct hs_dbc_signal *sig)
     while (!hs__dbc_at_eol(s)) {
         if (sig->n_receivers && (r = hs__dbc_expect(s, ',', "between receivers")) < 0)
             return r;
-        char *n;
-        if ((r = hs__dbc_ident(s, &n, "receiver node")) < 0)
+        const char *n;
+        size_t nl;
+        if ((r = hs__dbc_name_span(s, &n, &nl, "receiver node")) < 0)
             return r;
-        if (grow((void **)&rx, &cap, sig->n_receivers + 1, sizeof *rx) < 0) {
-            free(n);
-            return nomem(b);
+        char *copy = hs__dbc_strndup(n, nl);
+        if (!copy || hs__dbc_grow((void **)&rx, &cap, sig->n_receivers + 1, sizeof *rx) < 0) {
+            free(copy);
+            return hs__dbc_nomem(b);
         }
-        rx[sig->n_receivers++] = n;
+        rx[sig->n_receivers++] = copy;
         sig->receivers = (const char *const *)rx;
     }
-    if (hs__dbc_signal_span(sig) < 0)
-        return hs__dbc_err(s, "signal %s: bits run outside a 64-byte payload", name);
+    *ret_fits = start <= 511 && hs__dbc_signal_span(sig) == 0;
     return 0;
 }
 
-static int parse_sg(struct build *b)
+static unsigned bytes_needed(const struct hs_dbc_signal *sig)
+{
+    return (unsigned)(sig->lsb_pos > sig->msb_pos ? sig->lsb_pos : sig->msb_pos) / 8 + 1;
+}
+
+static int parse_sg(build_t *b)
 {
     if (b->skip_signals) {
         hs__dbc_skip_line(&b->s);
@@ -266,97 +403,143 @@ static int parse_sg(struct build *b)
     }
     if (!b->n_msgs)
         return hs__dbc_err(&b->s, "SG_ before any BO_");
-    struct msg_build *mb = &b->msgs[b->n_msgs - 1];
-    if (grow((void **)&mb->sig, &mb->cap, mb->m.n_signals + 1, sizeof *mb->sig) < 0)
-        return nomem(b);
+    msg_build_t *mb = &b->msgs[b->n_msgs - 1];
+    struct hs__dbc_pos at = hs__dbc_pos(&b->s); /* the signal's name */
+    if (mb->m.n_signals >= HS_DBC_SIGNALS_PER_MESSAGE_MAX)
+        return hs__dbc_err_pos(&b->s, at, "message %s has more than %u signals", mb->m.name,
+                               HS_DBC_SIGNALS_PER_MESSAGE_MAX);
+    if (b->n_signals >= HS_DBC_SIGNALS_MAX)
+        return hs__dbc_err_pos(&b->s, at, "more than %u signals in the file", HS_DBC_SIGNALS_MAX);
+    unsigned cap = mb->cap;
+    if (hs__dbc_grow((void **)&mb->sig, &mb->cap, mb->m.n_signals + 1, sizeof *mb->sig) < 0 ||
+        hs__dbc_grow((void **)&mb->dropped_sig, &cap, mb->m.n_signals + 1,
+                     sizeof *mb->dropped_sig) < 0)
+        return hs__dbc_nomem(b);
     struct hs_dbc_signal *sig = &mb->sig[mb->m.n_signals];
     memset(sig, 0, sizeof *sig);
-    sig->line = b->s.line;
-    int r = parse_sg_body(b, sig);
+    sig->line = at.line;
+    bool fits = false;
+    int r = parse_sg_body(b, sig, &fits);
     if (r < 0) {
-        free_signal(sig);
+        hs__dbc_free_signal(sig);
         return r;
     }
-    unsigned need = (unsigned)(sig->lsb_pos > sig->msb_pos ? sig->lsb_pos : sig->msb_pos) / 8 + 1;
-    if (need > mb->m.length) {
-        r = hs_diag_set(b->s.d, -EINVAL, b->s.name, sig->line, 0,
-                        "signal %s (start bit %u, %u bits) needs %u bytes but message %s has %u",
-                        sig->name, sig->start_bit, sig->length, need, mb->m.name, mb->m.length);
-        free_signal(sig);
+    int first = hs__dbc_find_sig(mb, sig->name, strlen(sig->name));
+    if (first >= 0) {
+        r = hs_diag_set(b->s.d, -EINVAL, b->s.name, sig->line, at.col,
+                        "signal %s defined twice in message %s (first at line %d)", sig->name,
+                        mb->m.name, mb->sig[first].line);
+        hs__dbc_free_signal(sig);
         return r;
     }
-    for (unsigned i = 0; i < mb->m.n_signals; i++)
-        if (!strcmp(mb->sig[i].name, sig->name)) {
-            r = hs_diag_set(b->s.d, -EINVAL, b->s.name, sig->line, 0,
-                            "signal %s defined twice in message %s", sig->name, mb->m.name);
-            free_signal(sig);
-            return r;
-        }
+    bool dropped = !fits || bytes_needed(sig) > mb->m.length;
+    if (dropped) {
+        /* canmatrix loads such a file and decodes garbage; cantools refuses it. Leaving the
+         * one signal out keeps the rest of the database usable and the slip visible. */
+        if (fits)
+            hs__dbc_warn(b, sig->line, at.col,
+                         "signal %s (start bit %u, %u bits) needs %u bytes but message %s has "
+                         "%u: signal left out",
+                         sig->name, sig->start_bit, sig->length, bytes_needed(sig), mb->m.name,
+                         mb->m.length);
+        else
+            hs__dbc_warn(b, sig->line, at.col,
+                         "signal %s (start bit %u, %u bits) runs outside a 64-byte payload: "
+                         "signal left out",
+                         sig->name, sig->start_bit, sig->length);
+    }
+    if (hs__dbc_index_add(&mb->by_name, hs__dbc_hash(sig->name, strlen(sig->name)),
+                          mb->m.n_signals) < 0) {
+        hs__dbc_free_signal(sig);
+        return hs__dbc_nomem(b);
+    }
+    mb->dropped_sig[mb->m.n_signals] = dropped;
+    mb->n_dropped += dropped;
     mb->m.n_signals++;
     mb->m.signals = mb->sig;
+    b->n_signals++;
     return 0;
 }
 
-static struct msg_build *find_msg(struct build *b, uint64_t id)
-{
-    bool ext = id & 0x80000000u;
-    uint32_t raw = (uint32_t)id & 0x7FFFFFFFu;
-    for (unsigned i = 0; i < b->n_msgs; i++)
-        if (b->msgs[i].m.id == raw && b->msgs[i].m.extended == ext)
-            return &b->msgs[i];
-    return NULL;
-}
-
-/* "<msg id> <signal name>" as used by SIG_VALTYPE_, VAL_ and CM_ SG_. */
-static int parse_sig_ref(struct build *b, struct hs_dbc_signal **ret, const char *kw)
+/* "<msg id> <signal name>" as used by SIG_VALTYPE_, VAL_ and CM_ SG_. *ret is NULL when the
+ * reference is to be ignored: an unknown message or signal (warned), or one left out. */
+static int parse_sig_ref(build_t *b, struct hs_dbc_signal **ret, const char *kw)
 {
     uint64_t id;
     const char *n;
     size_t len;
+    *ret = NULL;
+    const char *at_id = hs__dbc_mark(&b->s);
+    int col_id = hs__dbc_col(&b->s, at_id);
     int r = hs__dbc_uint(&b->s, UINT32_MAX, &id, "message ID");
     if (r < 0)
         return r;
-    if ((r = hs__dbc_ident_span(&b->s, &n, &len, "signal name")) < 0)
+    if ((r = hs__dbc_name_span(&b->s, &n, &len, "signal name")) < 0)
         return r;
-    if (id == VECTOR_INDEPENDENT_ID) {
-        *ret = NULL;
+    if (id == VECTOR_INDEPENDENT_ID)
+        return 0;
+    msg_build_t *mb = hs__dbc_find_msg(b, id);
+    if (!mb) {
+        hs__dbc_warn(b, b->s.line, col_id, "%s refers to unknown message ID %llu: ignored", kw,
+                     (unsigned long long)id);
         return 0;
     }
-    struct msg_build *mb = find_msg(b, id);
-    if (!mb)
-        return hs__dbc_err(&b->s, "%s refers to unknown message ID %llu", kw,
-                           (unsigned long long)id);
-    for (unsigned i = 0; i < mb->m.n_signals; i++)
-        if (span_is(n, len, mb->sig[i].name)) {
-            *ret = &mb->sig[i];
-            return 0;
-        }
-    return hs__dbc_err(&b->s, "%s refers to unknown signal %.*s in message %s", kw, (int)len, n,
-                       mb->m.name);
+    if (mb->dropped)
+        return 0;
+    int i = hs__dbc_find_sig(mb, n, len);
+    if (i < 0) {
+        hs__dbc_warn(b, b->s.line, hs__dbc_col(&b->s, n),
+                     "%s refers to unknown signal %.*s in message %s: ignored", kw,
+                     (int)(len > 64 ? 64 : len), n, mb->m.name);
+        return 0;
+    }
+    if (!mb->dropped_sig[i])
+        *ret = &mb->sig[i];
+    return 0;
 }
 
-static int parse_sig_valtype(struct build *b)
+static int parse_sig_valtype(build_t *b)
 {
     struct hs_dbc_signal *sig;
     uint64_t t;
     int r = parse_sig_ref(b, &sig, "SIG_VALTYPE_");
+    const char *at_t = NULL;
     if (r < 0 || (r = hs__dbc_expect(&b->s, ':', "in SIG_VALTYPE_")) < 0 ||
-        (r = hs__dbc_uint(&b->s, 3, &t, "SIG_VALTYPE_ type (0, 1 float, 2 double)")) < 0 ||
-        (r = hs__dbc_expect(&b->s, ';', "ending SIG_VALTYPE_")) < 0)
+        (at_t = hs__dbc_mark(&b->s),
+         r = hs__dbc_uint(&b->s, 3, &t, "SIG_VALTYPE_ type (0, 1 float, 2 double)")) < 0)
         return r;
-    if (!sig)
-        return 0;
     if (t == 3)
-        return hs__dbc_err(&b->s, "SIG_VALTYPE_ type 3 is not defined");
+        return hs__dbc_err_at(&b->s, at_t, "SIG_VALTYPE_ type 3 is not defined");
     static const unsigned need[] = {0, 32, 64};
-    if (t && sig->length != need[t])
-        return hs__dbc_err(&b->s, "signal %s is %u bits; a %s needs %u", sig->name, sig->length,
-                           t == 1 ? "float" : "double", need[t]);
-    sig->value_type = t == 1 ? HS_DBC_FLOAT32 : t == 2 ? HS_DBC_FLOAT64 : HS_DBC_INTEGER;
+    if (sig && t && sig->length != need[t])
+        return hs__dbc_err_at(&b->s, at_t, "signal %s is %u bits; a %s needs %u", sig->name,
+                              sig->length, t == 1 ? "float" : "double", need[t]);
+    if ((r = hs__dbc_expect(&b->s, ';', "ending SIG_VALTYPE_")) < 0)
+        return r;
+    if (sig)
+        sig->value_type = t == 1 ? HS_DBC_FLOAT32 : t == 2 ? HS_DBC_FLOAT64 : HS_DBC_INTEGER;
     return 0;
 }
 
-static int parse_val(struct build *b)
+/* A missing ';' is a slip when the next statement begins right after: warn and go on. */
+static bool missing_semicolon(build_t *b, const char *kw, int line, int col)
+{
+    const char *save = b->s.p, *save_ls = b->s.line_start;
+    int save_line = b->s.line;
+    const char *n;
+    size_t len;
+    hs__dbc_skip_ws(&b->s);
+    int c = hs__dbc_peek(&b->s);
+    bool word = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    bool next = c < 0 || (word && hs__dbc_ident_span(&b->s, &n, &len, "") == 0 &&
+                          hs__dbc_is_keyword(n, len));
+    b->s.p = save, b->s.line_start = save_ls, b->s.line = save_line;
+    if (next)
+        hs__dbc_warn(b, line, col, "%s has no closing ';': taken as ended here", kw);
+    return next;
+}
+
+static int parse_val(build_t *b)
 {
     hs__dbc_skip_ws(&b->s);
     int c = hs__dbc_peek(&b->s);
@@ -368,20 +551,24 @@ static int parse_val(struct build *b)
         return r;
     struct hs_dbc_value_desc *vals = NULL;
     unsigned n = 0, cap = 0;
+    int end_line = b->s.line, end_col = hs__dbc_col(&b->s, b->s.p);
     for (;;) {
         hs__dbc_skip_ws(&b->s);
         if (hs__dbc_peek(&b->s) == ';') {
             b->s.p++;
             break;
         }
+        if (missing_semicolon(b, "VAL_", end_line, end_col))
+            break;
         int64_t v;
         char *text;
         if ((r = hs__dbc_int(&b->s, &v, "VAL_ value")) < 0 ||
             (r = hs__dbc_string(&b->s, &text, "VAL_ description")) < 0)
             goto fail;
-        if (grow((void **)&vals, &cap, n + 1, sizeof *vals) < 0) {
+        end_line = b->s.line, end_col = hs__dbc_col(&b->s, b->s.p);
+        if (hs__dbc_grow((void **)&vals, &cap, n + 1, sizeof *vals) < 0) {
             free(text);
-            r = nomem(b);
+            r = hs__dbc_nomem(b);
             goto fail;
         }
         vals[n].value = v;
@@ -410,65 +597,93 @@ static void set_comment(const char **slot, char *text)
     *slot = text;
 }
 
-static int parse_cm(struct build *b)
+/* The comment's target. *ret_slot NULL: comment to be dropped. */
+static int parse_cm_target(build_t *b, const char ***ret_slot)
 {
     struct hs__dbc_scan *s = &b->s;
-    char *text = NULL;
-    int r;
-    hs__dbc_skip_ws(s);
-    if (hs__dbc_peek(s) == '"') {
-        if ((r = hs__dbc_string(s, &text, "comment")) < 0)
-            return r;
-        set_comment(&b->dbc->comment, text);
-        return hs__dbc_expect(s, ';', "ending CM_");
-    }
     const char *kw;
     size_t n;
-    if ((r = hs__dbc_ident_span(s, &kw, &n, "BU_, BO_, SG_ or EV_ after CM_")) < 0)
+    int r;
+    *ret_slot = NULL;
+    if ((r = hs__dbc_ident_span(s, &kw, &n, "BU_, BO_, SG_, EV_ or a string after CM_")) < 0)
         return r;
-    const char **slot = NULL;
     if (span_is(kw, n, "SG_")) {
         struct hs_dbc_signal *sig;
         if ((r = parse_sig_ref(b, &sig, "CM_ SG_")) < 0)
             return r;
-        slot = sig ? &sig->comment : NULL;
+        *ret_slot = sig ? &sig->comment : NULL;
     } else if (span_is(kw, n, "BO_")) {
         uint64_t id;
+        const char *at = hs__dbc_mark(s);
         if ((r = hs__dbc_uint(s, UINT32_MAX, &id, "message ID")) < 0)
             return r;
-        struct msg_build *mb = find_msg(b, id);
+        msg_build_t *mb = hs__dbc_find_msg(b, id);
         if (!mb && id != VECTOR_INDEPENDENT_ID)
-            return hs__dbc_err(s, "CM_ BO_ refers to unknown message ID %llu",
-                               (unsigned long long)id);
-        slot = mb ? &mb->m.comment : NULL;
+            hs__dbc_warn(b, s->line, hs__dbc_col(s, at),
+                         "CM_ BO_ refers to unknown message ID %llu: ignored",
+                         (unsigned long long)id);
+        *ret_slot = mb && !mb->dropped ? &mb->m.comment : NULL;
     } else if (span_is(kw, n, "BU_") || span_is(kw, n, "EV_")) {
         const char *x;
         size_t xn;
-        if ((r = hs__dbc_ident_span(s, &x, &xn, "node or variable name")) < 0)
+        if ((r = hs__dbc_name_span(s, &x, &xn, "node or variable name")) < 0)
             return r;
     } else {
-        return hs__dbc_err(s, "CM_ %.*s: unknown comment target", (int)n, kw);
+        return hs__dbc_err_at(s, kw, "CM_ %.*s: unknown comment target", (int)(n > 40 ? 40 : n),
+                              kw);
+    }
+    return 0;
+}
+
+static int parse_cm(build_t *b)
+{
+    struct hs__dbc_scan *s = &b->s;
+    char *text = NULL;
+    int r;
+    const char **slot = NULL;
+    bool network = hs__dbc_peek(s) == '"' || (hs__dbc_skip_ws(s), hs__dbc_peek(s) == '"');
+    if (!network) {
+        int line = s->line, col = hs__dbc_col(s, s->p);
+        r = parse_cm_target(b, &slot);
+        if (r == -ENOMEM)
+            return r;
+        if (r < 0) {
+            /* e.g. CM_ SG_ 304 "..." (no signal name) or CM_ 145 "...": a comment we cannot
+             * place is no reason to refuse the file */
+            hs__dbc_warn(b, s->d->line ? s->d->line : line, s->d->line ? s->d->column : col,
+                         "CM_ not understood (%s): comment ignored", s->d->msg);
+            return hs__dbc_skip_statement(s, "CM_");
+        }
     }
     if ((r = hs__dbc_string(s, &text, "comment")) < 0)
         return r;
-    if (slot)
+    if (network)
+        set_comment(&b->dbc->comment, text);
+    else if (slot)
         set_comment(slot, text);
     else
         free(text);
+    int line = s->line, col = hs__dbc_col(s, s->p);
+    hs__dbc_skip_ws(s);
+    if (hs__dbc_peek(s) == ';') {
+        s->p++;
+        return 0;
+    }
+    if (missing_semicolon(b, "CM_", line, col))
+        return 0;
     return hs__dbc_expect(s, ';', "ending CM_");
 }
 
 static const char *const skipped_keywords[] = {
-    "NS_DESC_",         "BA_DEF_",      "BA_",           "VAL_TABLE_",
-    "CAT_DEF_",         "CAT_",         "FILTER",        "BA_DEF_DEF_",
-    "EV_DATA_",         "ENVVAR_DATA_", "SGTYPE_",       "SGTYPE_VAL_",
-    "BA_DEF_SGTYPE_",   "BA_SGTYPE_",   "SIG_TYPE_REF_", "SIG_GROUP_",
-    "SIGTYPE_VALTYPE_", "BO_TX_BU_",    "BA_DEF_REL_",   "BA_REL_",
-    "BA_DEF_DEF_REL_",  "BU_SG_REL_",   "BU_EV_REL_",    "BU_BO_REL_",
-    "SG_MUL_VAL_",      "EV_",
+    "NS_DESC_",    "VAL_TABLE_",       "CAT_DEF_",     "CAT_",
+    "FILTER",      "EV_DATA_",         "ENVVAR_DATA_", "SGTYPE_",
+    "SGTYPE_VAL_", "BA_DEF_SGTYPE_",   "BA_SGTYPE_",   "SIG_TYPE_REF_",
+    "SIG_GROUP_",  "SIGTYPE_VALTYPE_", "BO_TX_BU_",    "BA_DEF_REL_",
+    "BA_REL_",     "BA_DEF_DEF_REL_",  "BU_SG_REL_",   "BU_EV_REL_",
+    "BU_BO_REL_",  "SG_MUL_VAL_",      "EV_",
 };
 
-static int statement(struct build *b)
+int hs__dbc_statement(struct hs__dbc_build *b)
 {
     const char *kw;
     size_t n;
@@ -477,7 +692,7 @@ static int statement(struct build *b)
         return r;
     static const struct {
         const char *kw;
-        int (*fn)(struct build *);
+        int (*fn)(build_t *);
     } handlers[] = {
         {"VERSION", parse_version},
         {"NS_", parse_ns},
@@ -488,6 +703,9 @@ static int statement(struct build *b)
         {"SIG_VALTYPE_", parse_sig_valtype},
         {"VAL_", parse_val},
         {"CM_", parse_cm},
+        {"BA_DEF_", hs__dbc_parse_ba_def},
+        {"BA_DEF_DEF_", hs__dbc_parse_ba_def_def},
+        {"BA_", hs__dbc_parse_ba},
     };
     for (unsigned i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
         if (span_is(kw, n, handlers[i].kw))
@@ -495,184 +713,5 @@ static int statement(struct build *b)
     for (unsigned i = 0; i < sizeof skipped_keywords / sizeof skipped_keywords[0]; i++)
         if (span_is(kw, n, skipped_keywords[i]))
             return hs__dbc_skip_statement(&b->s, skipped_keywords[i]);
-    b->s.p = kw;
-    return hs__dbc_err(&b->s, "unknown keyword '%.*s'", (int)(n > 40 ? 40 : n), kw);
-}
-
-static int cmp_msg(const void *x, const void *y)
-{
-    const struct hs_dbc_message *a = x, *c = y;
-    if (a->extended != c->extended)
-        return a->extended ? 1 : -1;
-    return a->id < c->id ? -1 : a->id > c->id;
-}
-
-/* Cross-statement rules: one multiplexor per message, multiplexed signals need it, no
- * duplicate message IDs. */
-static int finish(struct build *b)
-{
-    struct hs_dbc *dbc = b->dbc;
-    struct hs_dbc_message *msgs = NULL;
-    if (b->n_msgs) {
-        msgs = calloc(b->n_msgs, sizeof *msgs);
-        if (!msgs)
-            return nomem(b);
-    }
-    for (unsigned i = 0; i < b->n_msgs; i++) {
-        struct hs_dbc_message *m = &b->msgs[i].m;
-        bool muxed = false;
-        for (unsigned k = 0; k < m->n_signals; k++) {
-            if (m->signals[k].mux == HS_DBC_MULTIPLEXOR) {
-                if (m->multiplexor >= 0) {
-                    free(msgs);
-                    return hs_diag_set(b->s.d, -EINVAL, b->s.name, m->signals[k].line, 0,
-                                       "message %s has a second multiplexor %s", m->name,
-                                       m->signals[k].name);
-                }
-                if (m->signals[k].value_type != HS_DBC_INTEGER) {
-                    free(msgs);
-                    return hs_diag_set(b->s.d, -EINVAL, b->s.name, m->signals[k].line, 0,
-                                       "multiplexor %s must be an integer signal",
-                                       m->signals[k].name);
-                }
-                m->multiplexor = (int)k;
-            }
-            muxed |= m->signals[k].mux == HS_DBC_MULTIPLEXED;
-        }
-        if (muxed && m->multiplexor < 0) {
-            free(msgs);
-            return hs_diag_set(b->s.d, -EINVAL, b->s.name, m->line, 0,
-                               "message %s has multiplexed signals but no multiplexor (M)",
-                               m->name);
-        }
-        msgs[i] = *m;
-    }
-    if (b->n_msgs)
-        qsort(msgs, b->n_msgs, sizeof *msgs, cmp_msg);
-    for (unsigned i = 1; i < b->n_msgs; i++)
-        if (!cmp_msg(&msgs[i - 1], &msgs[i])) {
-            int line = msgs[i].line > msgs[i - 1].line ? msgs[i].line : msgs[i - 1].line;
-            uint32_t id = msgs[i].id;
-            free(msgs);
-            return hs_diag_set(b->s.d, -EINVAL, b->s.name, line, 0, "message ID 0x%X defined twice",
-                               id);
-        }
-    dbc->messages = msgs;
-    dbc->n_messages = b->n_msgs;
-    dbc->nodes = (const char *const *)b->nodes;
-    dbc->n_nodes = b->n_nodes;
-    free(b->msgs); /* ownership of names and signal arrays moved into msgs */
-    b->msgs = NULL;
-    b->nodes = NULL;
-    return 0;
-}
-
-static void free_build(struct build *b)
-{
-    for (unsigned i = 0; i < b->n_msgs; i++) {
-        struct msg_build *mb = &b->msgs[i];
-        for (unsigned k = 0; k < mb->m.n_signals; k++)
-            free_signal(&mb->sig[k]);
-        free(mb->sig);
-        free((char *)mb->m.name);
-        free((char *)mb->m.sender);
-        free((char *)mb->m.comment);
-    }
-    free(b->msgs);
-    for (unsigned i = 0; i < b->n_nodes; i++)
-        free(b->nodes[i]);
-    free(b->nodes);
-}
-
-void hs_dbc_free(struct hs_dbc *dbc)
-{
-    if (!dbc)
-        return;
-    for (unsigned i = 0; i < dbc->n_messages; i++) {
-        const struct hs_dbc_message *m = &dbc->messages[i];
-        for (unsigned k = 0; k < m->n_signals; k++)
-            free_signal((struct hs_dbc_signal *)&m->signals[k]);
-        free((void *)m->signals);
-        free((char *)m->name);
-        free((char *)m->sender);
-        free((char *)m->comment);
-    }
-    free((void *)dbc->messages);
-    for (unsigned i = 0; i < dbc->n_nodes; i++)
-        free((char *)dbc->nodes[i]);
-    free((void *)dbc->nodes);
-    free((char *)dbc->version);
-    free((char *)dbc->comment);
-    free((char *)dbc->path);
-    free(dbc);
-}
-
-int hs_dbc_load_buffer(const char *text, unsigned long len, const char *name,
-                       struct hs_dbc **ret_dbc, struct hs_diag *d)
-{
-    struct build b;
-    memset(&b, 0, sizeof b);
-    hs__dbc_scan_init(&b.s, text, len, name ? name : "<dbc>", d);
-    b.dbc = calloc(1, sizeof *b.dbc);
-    char *path = hs__dbc_strndup(b.s.name, strlen(b.s.name));
-    if (!b.dbc || !path) {
-        free(b.dbc);
-        free(path);
-        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
-    }
-    b.dbc->path = path;
-    int r = 0;
-    for (;;) {
-        hs__dbc_skip_ws(&b.s);
-        if (hs__dbc_eof(&b.s))
-            break;
-        if ((r = statement(&b)) < 0)
-            break;
-    }
-    if (r == 0)
-        r = finish(&b);
-    if (r < 0) {
-        free_build(&b);
-        hs_dbc_free(b.dbc);
-        return r;
-    }
-    *ret_dbc = b.dbc;
-    return 0;
-}
-
-int hs_dbc_load_file(const char *path, struct hs_dbc **ret_dbc, struct hs_diag *d)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(d, -errno, path, 0, 0, "cannot open DBC file");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int r = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= (64u << 20)) {
-                r = hs_diag_set(d, -EFBIG, path, 0, 0, "DBC file larger than 64 MiB");
-                break;
-            }
-            size_t nc = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, nc);
-            if (!nb) {
-                r = hs_diag_set(d, -ENOMEM, path, 0, 0, "out of memory");
-                break;
-            }
-            buf = nb, cap = nc;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                r = hs_diag_set(d, -EIO, path, 0, 0, "read error");
-            break;
-        }
-    }
-    fclose(f);
-    if (r == 0)
-        r = hs_dbc_load_buffer(buf, len, path, ret_dbc, d);
-    free(buf);
-    return r;
+    return hs__dbc_err_at(&b->s, kw, "unknown keyword '%.*s'", (int)(n > 40 ? 40 : n), kw);
 }

@@ -30,6 +30,35 @@ int hs__dbc_err(struct hs__dbc_scan *s, const char *fmt, ...)
     return r;
 }
 
+int hs__dbc_col(const struct hs__dbc_scan *s, const char *at)
+{
+    return (int)(at - s->line_start) + 1;
+}
+
+int hs__dbc_err_at(struct hs__dbc_scan *s, const char *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = hs_diag_vset(s->d, -EINVAL, s->name, s->line, hs__dbc_col(s, at), fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+struct hs__dbc_pos hs__dbc_pos(struct hs__dbc_scan *s)
+{
+    hs__dbc_skip_ws(s);
+    return (struct hs__dbc_pos){s->line, hs__dbc_col(s, s->p)};
+}
+
+int hs__dbc_err_pos(struct hs__dbc_scan *s, struct hs__dbc_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = hs_diag_vset(s->d, -EINVAL, s->name, at.line, at.col, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 bool hs__dbc_eof(const struct hs__dbc_scan *s)
 {
     return s->p >= s->end;
@@ -92,6 +121,53 @@ static bool ident_char(int c)
     return isalnum(c) || c == '_';
 }
 
+const char *hs__dbc_mark(struct hs__dbc_scan *s)
+{
+    hs__dbc_skip_ws(s);
+    return s->p;
+}
+
+int hs__dbc_name_span(struct hs__dbc_scan *s, const char **ret, size_t *ret_len, const char *what)
+{
+    hs__dbc_skip_ws(s);
+    if (s->p >= s->end || !ident_char((unsigned char)*s->p))
+        return hs__dbc_err(s, "expected %s", what);
+    const char *b = s->p;
+    while (s->p < s->end && ident_char((unsigned char)*s->p))
+        s->p++;
+    *ret = b;
+    *ret_len = (size_t)(s->p - b);
+    return 0;
+}
+
+bool hs__dbc_is_keyword(const char *p, size_t n)
+{
+    static const char *const kw[] = {
+        "VERSION",      "NS_",
+        "BS_",          "BU_",
+        "BO_",          "SG_",
+        "SIG_VALTYPE_", "VAL_",
+        "CM_",          "NS_DESC_",
+        "BA_DEF_",      "BA_",
+        "VAL_TABLE_",   "CAT_DEF_",
+        "CAT_",         "FILTER",
+        "BA_DEF_DEF_",  "EV_DATA_",
+        "ENVVAR_DATA_", "SGTYPE_",
+        "SGTYPE_VAL_",  "BA_DEF_SGTYPE_",
+        "BA_SGTYPE_",   "SIG_TYPE_REF_",
+        "SIG_GROUP_",   "SIGTYPE_VALTYPE_",
+        "BO_TX_BU_",    "BA_DEF_REL_",
+        "BA_REL_",      "BA_DEF_DEF_REL_",
+        "BU_SG_REL_",   "BU_EV_REL_",
+        "BU_BO_REL_",   "SG_MUL_VAL_",
+        "EV_",
+    };
+    for (unsigned i = 0; i < sizeof kw / sizeof kw[0]; i++)
+        if (strlen(kw[i]) == n && memcmp(p, kw[i], n) == 0)
+            return true;
+    return false;
+}
+
 int hs__dbc_ident_span(struct hs__dbc_scan *s, const char **ret, size_t *ret_len, const char *what)
 {
     hs__dbc_skip_ws(s);
@@ -113,17 +189,6 @@ char *hs__dbc_strndup(const char *p, size_t n)
         r[n] = 0;
     }
     return r;
-}
-
-int hs__dbc_ident(struct hs__dbc_scan *s, char **ret, const char *what)
-{
-    const char *b;
-    size_t n;
-    int r = hs__dbc_ident_span(s, &b, &n, what);
-    if (r < 0)
-        return r;
-    *ret = hs__dbc_strndup(b, n);
-    return *ret ? 0 : hs_diag_set(s->d, -ENOMEM, s->name, s->line, 0, "out of memory");
 }
 
 int hs__dbc_expect(struct hs__dbc_scan *s, char c, const char *what)
@@ -172,10 +237,12 @@ int hs__dbc_uint(struct hs__dbc_scan *s, uint64_t max, uint64_t *ret, const char
     if (s->p >= s->end || !isdigit((unsigned char)*s->p))
         return hs__dbc_err(s, "expected an unsigned integer for %s", what);
     uint64_t v = 0;
+    const char *b = s->p;
     while (s->p < s->end && isdigit((unsigned char)*s->p)) {
         unsigned dgt = (unsigned)(*s->p - '0');
         if (dgt > max || v > (max - dgt) / 10)
-            return hs__dbc_err(s, "%s out of range (max %llu)", what, (unsigned long long)max);
+            return hs__dbc_err_at(s, b, "%s out of range (max %llu)", what,
+                                  (unsigned long long)max);
         v = v * 10 + dgt;
         s->p++;
     }
@@ -186,13 +253,16 @@ int hs__dbc_uint(struct hs__dbc_scan *s, uint64_t max, uint64_t *ret, const char
 int hs__dbc_int(struct hs__dbc_scan *s, int64_t *ret, const char *what)
 {
     hs__dbc_skip_ws(s);
+    const char *b = s->p;
     bool neg = s->p < s->end && *s->p == '-';
     if (neg)
         s->p++;
     uint64_t u;
     int r = hs__dbc_uint(s, neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, &u, what);
-    if (r < 0)
+    if (r < 0) {
+        s->d->column = hs__dbc_col(s, b); /* the number starts at its sign */
         return r;
+    }
     *ret = neg ? (int64_t)(0 - u) : (int64_t)u;
     return 0;
 }

@@ -4,10 +4,26 @@
  * Everything it points to is owned by it and lives until hs_dbc_free. Signal decode/encode
  * (hs_dbc_signal_*) are allocation-free and RT-safe.
  *
- * Parsed: VERSION, NS_, BS_, BU_, BO_ (bit 31 of the ID = extended), SG_ (Intel @1 / Motorola
- * @0, +/-, factor, offset, [min|max], unit, receivers, multiplexor M / multiplexed mNN),
- * SIG_VALTYPE_ (1 float, 2 double), VAL_, CM_ (strings may span lines). Every other statement
- * (BA_DEF_, BA_, VAL_TABLE_, SIG_GROUP_, ...) is skipped up to its ';'. */
+ * Parsed: VERSION, NS_, BS_, BU_ (the node list may span lines), BO_ (bit 31 of the ID =
+ * extended), SG_ (Intel @1 / Motorola @0, +/-, factor, offset, [min|max], unit, receivers,
+ * multiplexor M / multiplexed mNN), SIG_VALTYPE_ (1 float, 2 double), VAL_, CM_ (strings may
+ * span lines), the VFrameFormat attribute (BA_DEF_, BA_DEF_DEF_, BA_). Every other statement
+ * (VAL_TABLE_, SIG_GROUP_, other attributes, ...) is skipped up to its ';'.
+ *
+ * Lenient where the established tools (canmatrix, cantools) are: slips a reader can interpret
+ * load with a warning in hs_dbc.warnings (line:column of the name or number concerned):
+ * comments, value tables, value types and attributes naming an unknown message or signal
+ * (ignored); an unflagged ID above 0x7FF (taken as extended); names starting with a digit;
+ * a bare "m" indicator (taken as the multiplexor M); a CM_ or VAL_ without its ';'; a CM_ of a
+ * form not understood (ignored); a signal that does not fit its message (left out); a length
+ * above 8 with no VFrameFormat (taken as CAN FD). What cannot be interpreted is refused with
+ * file:line:column: a malformed BO_ or SG_, a length that no CAN frame has (9..11, 13..15, ...
+ * or FD lengths on a message VFrameFormat says is classic), duplicate IDs or signal names,
+ * a float SIG_VALTYPE_ on a signal of the wrong length, ambiguous multiplexing.
+ *
+ * Limits (each refused with a clear error beyond): HS_DBC_FILE_MAX bytes, HS_DBC_MESSAGES_MAX
+ * messages, HS_DBC_SIGNALS_PER_MESSAGE_MAX signals in one message, HS_DBC_SIGNALS_MAX in all.
+ * Parsing is linear in the file size (names and IDs are hashed). */
 #ifndef HILSIM_CAN_DBC_H
 #define HILSIM_CAN_DBC_H
 
@@ -16,6 +32,12 @@
 
 #include "hilsim/can.h"
 #include "hilsim/diag.h"
+
+#define HS_DBC_FILE_MAX (64ul << 20)
+#define HS_DBC_MESSAGES_MAX 16384u
+#define HS_DBC_SIGNALS_PER_MESSAGE_MAX 100000u
+#define HS_DBC_SIGNALS_MAX 262144u
+#define HS_DBC_WARNINGS_MAX 1000u /* kept; more are counted in n_warnings_dropped */
 
 enum hs_dbc_byte_order {
     HS_DBC_MOTOROLA = 0, /* "@0": big endian, start bit = MSB in sawtooth numbering */
@@ -68,13 +90,19 @@ struct hs_dbc_message {
     uint32_t id; /* without the extended flag */
     bool extended;
     const char *name;
-    uint8_t length; /* bytes (DLC as written, up to 64) */
+    uint8_t length; /* bytes: 0..8, or 12, 16, 20, 24, 32, 48, 64 when fd */
+    bool fd;        /* CAN FD: VFrameFormat says so, or the length is above 8 */
     const char *sender;
     const struct hs_dbc_signal *signals;
     unsigned n_signals;
     int multiplexor; /* index of the M signal, -1 if none */
     const char *comment;
     int line;
+};
+
+struct hs_dbc_warning {
+    int line, column; /* of the name or number concerned */
+    const char *msg;
 };
 
 struct hs_dbc {
@@ -84,11 +112,15 @@ struct hs_dbc {
     unsigned n_nodes;
     const struct hs_dbc_message *messages; /* sorted by (extended, id) */
     unsigned n_messages;
-    const char *comment; /* network comment (CM_ "..."), NULL if none */
+    const char *comment;                   /* network comment (CM_ "..."), NULL if none */
+    const struct hs_dbc_warning *warnings; /* in file order; the CLI prints them */
+    unsigned n_warnings;
+    unsigned n_warnings_dropped; /* beyond HS_DBC_WARNINGS_MAX */
 };
 
 /* init only: allocates. Fills d with file:line:column and the construct expected; *ret_dbc
- * untouched on failure. */
+ * untouched on failure. A path that is not a regular file (directory, device, FIFO) is refused
+ * with -EINVAL before it is opened. */
 int hs_dbc_load_file(const char *path, struct hs_dbc **ret_dbc, struct hs_diag *d);
 /* init only: allocates. text need not be NUL-terminated; name is used in diagnostics. */
 int hs_dbc_load_buffer(const char *text, unsigned long len, const char *name,

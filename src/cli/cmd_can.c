@@ -23,7 +23,9 @@ static void usage(FILE *out)
             "            1ABCDE12#0011      8 hex digits: extended ID\n"
             "            123#R  123#R8      remote request (optional DLC)\n"
             "            123##1DEADBEEF     CAN FD: flags digit (1 = BRS, 2 = ESI) then data\n\n"
-            "Errors in the DBC are reported as FILE:LINE:COLUMN: message.\n"
+            "Errors in the DBC are reported as FILE:LINE:COLUMN: message; slips the file gets\n"
+            "away with (see the README) as FILE:LINE:COLUMN: warning: message, on stderr.\n"
+            "FILE must be a regular file.\n"
             "exit codes: 0 success, 1 runtime failure, 2 bad usage or bad input\n");
 }
 
@@ -34,8 +36,23 @@ static int load(const char *path, struct hs_dbc **ret)
     int r = hs_dbc_load_file(path, ret, &d);
     if (r < 0) {
         hs__cli_print_diag("can", &d);
-        return (r == -EINVAL || r == -ENOENT || r == -EISDIR) ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+        return (r == -EINVAL || r == -ENOENT || r == -EISDIR || r == -EFBIG || r == -ENOTDIR)
+                   ? HS_EXIT_USAGE
+                   : HS_EXIT_FAILURE;
     }
+    /* slips the file got away with: once, on stderr, in the diag format editors jump to */
+    const struct hs_dbc *dbc = *ret;
+    for (unsigned i = 0; i < dbc->n_warnings; i++) {
+        const struct hs_dbc_warning *w = &dbc->warnings[i];
+        if (w->column)
+            fprintf(stderr, "hilsim can: %s:%d:%d: warning: %s\n", dbc->path, w->line, w->column,
+                    w->msg);
+        else
+            fprintf(stderr, "hilsim can: %s:%d: warning: %s\n", dbc->path, w->line, w->msg);
+    }
+    if (dbc->n_warnings_dropped)
+        fprintf(stderr, "hilsim can: %s: %u more warnings not shown\n", dbc->path,
+                dbc->n_warnings_dropped);
     return HS_EXIT_OK;
 }
 
@@ -93,8 +110,8 @@ static void print_text(const struct hs_dbc *dbc)
         const struct hs_dbc_message *m = &dbc->messages[i];
         char id[16];
         id_hex(id, sizeof id, m);
-        printf("%s %s%s len %u sender %s\n", id, m->name, m->extended ? " (extended)" : "",
-               m->length, m->sender);
+        printf("%s %s%s%s len %u sender %s\n", id, m->name, m->extended ? " (extended)" : "",
+               m->fd ? " (FD)" : "", m->length, m->sender);
         for (unsigned k = 0; k < m->n_signals; k++) {
             const struct hs_dbc_signal *s = &m->signals[k];
             char f[32], o[32], lo[32], hi[32], mux[24] = "-";
@@ -144,7 +161,7 @@ static void print_json(const struct hs_dbc *dbc)
         fprintf(o, "%s{\"id\":%u,\"id_hex\":\"%s\",\"extended\":%s,\"name\":", i ? "," : "", m->id,
                 a, m->extended ? "true" : "false");
         json_str(o, m->name);
-        fprintf(o, ",\"length\":%u,\"sender\":", m->length);
+        fprintf(o, ",\"length\":%u,\"fd\":%s,\"sender\":", m->length, m->fd ? "true" : "false");
         json_str(o, m->sender);
         fputs(",\"comment\":", o);
         json_str(o, m->comment);

@@ -14,12 +14,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct hs_diag d;
     if (hs_dbc_load_buffer((const char *)data, size, "fuzz.dbc", &dbc, &d) < 0)
         return 0;
+    int lines = 1;
+    for (size_t i = 0; i < size; i++)
+        lines += data[i] == '\n';
+    for (unsigned i = 0; i < dbc->n_warnings; i++) {
+        const struct hs_dbc_warning *w = &dbc->warnings[i];
+        if (!w->msg || w->line < 1 || w->line > lines || w->column < 0)
+            __builtin_trap(); /* every warning points into the text */
+        if (i && w->line < dbc->warnings[i - 1].line)
+            __builtin_trap(); /* in file order */
+    }
+    if (dbc->n_warnings > HS_DBC_WARNINGS_MAX)
+        __builtin_trap();
     uint8_t payload[64] = {0};
     memcpy(payload, data, size < sizeof payload ? size : sizeof payload);
     for (unsigned i = 0; i < dbc->n_messages; i++) {
         const struct hs_dbc_message *m = &dbc->messages[i];
         if (hs_dbc_find(dbc, m->id, m->extended) != m)
             __builtin_trap(); /* lookup must find every message */
+        if (m->length > 8 && !m->fd)
+            __builtin_trap(); /* lengths above 8 exist only on CAN FD */
+        if (m->n_signals > HS_DBC_SIGNALS_PER_MESSAGE_MAX)
+            __builtin_trap();
         for (unsigned k = 0; k < m->n_signals; k++) {
             const struct hs_dbc_signal *s = &m->signals[k];
             double v;

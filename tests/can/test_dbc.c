@@ -279,40 +279,47 @@ static void test_multiplexing_values_and_comments(void **state)
 static void test_bad_input_names_file_line_and_leaves_nothing(void **state)
 {
     (void)state;
+    /* column: where the offending token starts (0: the error names a whole statement) */
     static const struct {
         const char *text;
-        int line;
+        int line, column;
         const char *msg;
     } cases[] = {
-        {"BO_ 1 A: 8 X\n SG_ s : 0|8@2+ (1,0) [0|0] \"\" X\n", 2, "byte order"},
-        {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0 \"\" X\n", 2, "']'"},
-        {"BO_ 1 A: 8 X\n\n SG_ s : 0|0@1+ (1,0) [0|0] \"\" X\n", 3, "length 0"},
-        {"BO_ 1 A: 2 X\n SG_ s : 8|16@1+ (1,0) [0|0] \"\" X\n", 2, "needs 3 bytes"},
-        {"BO_ 1 A: 8 X\n SG_ s : 7|8@1+ (0,0) [0|0] \"\" X\n", 2, "factor 0"},
-        {"VERSION \"x\"\nFOO_ 1;\n", 2, "unknown keyword 'FOO_'"},
-        {"VERSION \"x\nBO_ 1 A: 8 X\n", 1, "unterminated string"},
-        {" SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\n", 1, "SG_ before any BO_"},
-        {"BO_ 1 A: 8 X\nSIG_VALTYPE_ 2 s : 1;\n", 2, "unknown message ID 2"},
-        {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\nSIG_VALTYPE_ 1 s : 1;\n", 3,
+        {"BO_ 1 A: 8 X\n SG_ s : 0|8@2+ (1,0) [0|0] \"\" X\n", 2, 14, "byte order"},
+        {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0 \"\" X\n", 2, 28, "']'"},
+        {"BO_ 1 A: 8 X\n\n SG_ s : 0|0@1+ (1,0) [0|0] \"\" X\n", 3, 12, "length 0"},
+        {"BO_ 1 A: 8 X\n SG_ s : 7|8@1+ (0,0) [0|0] \"\" X\n", 2, 18, "factor 0"},
+        {"VERSION \"x\"\nFOO_ 1;\n", 2, 1, "unknown keyword 'FOO_'"},
+        {"VERSION \"x\nBO_ 1 A: 8 X\n", 1, 9, "unterminated string"},
+        {" SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\n", 1, 5, "SG_ before any BO_"},
+        {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\nSIG_VALTYPE_ 1 s : 1;\n", 3, 20,
          "a float needs 32"},
-        {"BO_ 1 A: 8 X\nBO_ 1 B: 8 X\n", 2, "defined twice"},
-        {"BO_ 1 A: 8 X\n SG_ s m3 : 0|8@1+ (1,0) [0|0] \"\" X\n", 1, "no multiplexor"},
-        {"BO_ 2048 A: 8 X\n", 1, "out of range"},
-        {"BO_ 1 A: 65 X\n", 1, "message length"},
-        {"BA_DEF_ BO_ \"x\" INT 0 1\n", 1, "no closing ';'"},
-        {"BO_ 1 A: 8 X\n SG_ s m1M : 0|8@1+ (1,0) [0|0] \"\" X\n", 2, "extended multiplexing"},
-        {"BO_ 1 A: 8 X\n SG_ s : 0|32@1+ (1,0) [0|0] \"\" X\nSIG_VALTYPE_ 1 s : 4;\n", 3,
+        {"BO_ 1 A: 8 X\nBO_ 1 B: 8 X\n", 2, 5, "defined twice (first at line 1)"},
+        {"BO_ 1 A: 8 X\n SG_ s m3 : 0|8@1+ (1,0) [0|0] \"\" X\n", 1, 0, "no multiplexor"},
+        {"BO_ 1 A: 9 X\n", 1, 10, "length 9 is not a CAN frame length"},
+        {"BO_ 1 A: 65 X\n", 1, 10, "message length 65"},
+        {"BO_ 1 A: 13 X\n", 1, 10, "(0..8; CAN FD 12, 16, 20, 24, 32, 48, 64)"},
+        {"BA_DEF_ BO_ \"x\" INT 0 1\n", 1, 0, "no closing ';'"},
+        {"BO_ 1 A: 8 X\n SG_ s m1M : 0|8@1+ (1,0) [0|0] \"\" X\n", 2, 8, "extended multiplexing"},
+        {"BO_ 1 A: 8 X\n SG_ s : 0|32@1+ (1,0) [0|0] \"\" X\nSIG_VALTYPE_ 1 s : 4;\n", 3, 20,
          "SIG_VALTYPE_ type"},
         {"BO_ 1 A: 8 X\n SG_ s : 0|8@1+ (1,0) [0|0] \"\" X\n SG_ s : 8|8@1+ (1,0) [0|0] \"\" X\n",
-         3, "defined twice"},
+         3, 6, "defined twice in message A (first at line 2)"},
+        /* strict where it matters: an FD length on a message the file says is classic */
+        {"BO_ 1 A: 64 X\nBA_DEF_ BO_ \"VFrameFormat\" ENUM \"StandardCAN\",\"ExtendedCAN\";\n"
+         "BA_DEF_DEF_ \"VFrameFormat\" \"StandardCAN\";\n",
+         1, 10, "length 64 needs CAN FD but VFrameFormat says classic"},
+        {"BO_ 1 A: 16 X\nBA_ \"VFrameFormat\" BO_ 1 0;\n", 1, 10, "needs CAN FD"},
+        {"BO_ 1 A: 8 X\n SG_ s : 0|65@1+ (1,0) [0|0] \"\" X\n", 2, 12, "signal length"},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct hs_dbc *dbc = (struct hs_dbc *)0x1;
         struct hs_diag d;
         memset(&d, 0, sizeof d);
         int r = hs_dbc_load_buffer(cases[i].text, strlen(cases[i].text), "bad.dbc", &dbc, &d);
-        if (r != -EINVAL || d.line != cases[i].line || !strstr(d.msg, cases[i].msg))
-            fail_msg("case %u: r=%d %s:%d: %s", i, r, d.file, d.line, d.msg);
+        if (r != -EINVAL || d.line != cases[i].line || d.column != cases[i].column ||
+            !strstr(d.msg, cases[i].msg))
+            fail_msg("case %u: r=%d %s:%d:%d: %s", i, r, d.file, d.line, d.column, d.msg);
         assert_string_equal(d.file, "bad.dbc");
         assert_ptr_equal(dbc, (struct hs_dbc *)0x1);
     }
