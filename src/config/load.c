@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cfg_internal.h"
+#include "hilsim/file_open.h"
 
 #define HS_CFG_FILE_MAX (4u << 20) /* a bench config is a few kB; refuse anything absurd */
 
@@ -122,9 +123,11 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
 static int read_file(const char *path, char **ret_data, unsigned long *ret_size,
                      struct hs_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(diag, -errno, path, 0, 0, "cannot open: %s", strerror(errno));
+    /* A FIFO or a device would block fopen() (and a reload with it) until killed. */
+    FILE *f = NULL;
+    int e = hs_fopen_regular(path, &f);
+    if (e < 0)
+        return hs_diag_set(diag, e, path, 0, 0, "cannot open: %s", hs_open_regular_strerror(e));
     char *data = NULL;
     size_t used = 0, cap = 0;
     int r = 0;
