@@ -151,6 +151,12 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     r->budgets = r->cfg->budgets;
     fill_rt(r);
+    if (o->duration_s > 0 && r->tick.max_ticks == 0) {
+        /* max_ticks 0 means "until stopped": a --duration that rounds to no tick is refused */
+        hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms)", o->duration_s,
+               (double)r->tick.period_ns / 1e6);
+        return HS_EXIT_USAGE;
+    }
 
     /* The audit comes first: with --require-rt a host that is not real-time capable is
      * refused before anything is built. */
