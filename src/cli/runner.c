@@ -196,6 +196,9 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log(HS_LOG_WARNING, "mlockall refused (%s): page faults may stall ticks",
                strerror(r->proc_report.mlockall.err));
 
+    if (r->cfg->rt.warmup_ticks)
+        hs_log(HS_LOG_INFO, "warming up: %u ticks (SIGINT/SIGTERM cut it short)",
+               r->cfg->rt.warmup_ticks);
     uint32_t warm = warm_up(r);
     if (warm < r->cfg->rt.warmup_ticks) {
         r->stop_before_start = true;
