@@ -111,7 +111,13 @@ static void can_emergency(void *ctx)
  * arenas are hot before the first measured tick. SIGINT/SIGTERM are blocked (the supervisor
  * does not exist yet), so a pending one is looked for every HS_RUNNER_WARMUP_CHECK ticks and
  * cuts the warm-up short; it stays pending for the supervisor, which stops the loop before its
- * first tick. Returns the ticks run. */
+ * first tick. Returns the ticks run.
+ * The I/O modules are attached before the warm-up on purpose: their phases get warm too, and
+ * the joints they claim are never driven by the demo controller with warm-up times (which run
+ * ahead of the clock and would make its commands look fresh long after). The price: the
+ * warm-up ticks reach the wire and the segment faster than real time. A module that must not
+ * publish them has to tell warm-up ticks apart itself (today: their now_ns runs ahead of
+ * CLOCK_MONOTONIC); a bench-level "warming up" flag would be the clean way (not built). */
 static uint32_t warm_up(struct hs_runner *r)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
