@@ -329,6 +329,21 @@ class RunSignals(unittest.TestCase):
             self.assertEqual(p.returncode, 0, err)
             self.assertIn("stopped: stop requested", out)
 
+    def test_reload_of_a_config_turned_fifo_keeps_running(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = bench_config(tmp)
+            p, err = self.start(cfg), []
+            self.wait_line(p, "running bench", err)
+            os.rename(cfg, cfg + ".old")
+            os.mkfifo(cfg)  # a reload that opened it would wait for a writer forever
+            p.send_signal(signal.SIGHUP)
+            self.wait_line(p, "SIGHUP: keeping the running config", err)
+            p.send_signal(signal.SIGTERM)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn("not a regular file", err)
+            self.assertIn("stopped: stop requested", out)
+
     def test_duration_shorter_than_a_tick_is_refused(self):
         r = run("run", DEMO, "--duration", "1e-7", "--no-rt", timeout=60)
         self.assertEqual(r.returncode, 2, r.stderr)
