@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/can.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "hilsim/can_mit.h"
@@ -261,28 +263,37 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
 
 /* ---- safe stop ---- */
 
-static void stop_frame(struct hs_bench_can *c, struct hs_bench *bench, struct can_node *n,
-                       struct hs_can_frame *f)
+/* The node's last word: built from the reading alone, without touching the node, so the
+ * emergency path below can use it from a signal handler. */
+static void stop_frame_fill(const struct can_node *n, const struct hs_joint_reading *r,
+                            struct hs_can_frame *f)
 {
-    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, n->joint);
     memset(f, 0, sizeof *f);
     if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
-        struct hs_mit_node *m = &n->u.mit;
+        const struct hs_mit_node *m = &n->u.mit;
         struct hs_mit_limits rl = m->cfg.limits;
         if (m->cfg.reply_current && m->cfg.i_min < m->cfg.i_max)
             rl.t_min = m->cfg.i_min, rl.t_max = m->cfg.i_max;
         f->id = m->cfg.master_id;
         f->len = 6;
         hs_mit_pack_reply(&rl, m->cfg.motor_id, r->q - m->zero_offset_rad, r->dq, 0.0, f->data);
-        m->motor_mode = false;
     } else {
-        struct hs_odrive_node *o = &n->u.odrive;
-        o->axis_state = HS_ODRIVE_STATE_IDLE;
+        const struct hs_odrive_node *o = &n->u.odrive;
         f->id = hs_odrive_can_id(o->cfg.node_id, HS_ODRIVE_HEARTBEAT);
         f->len = 8;
         hs_odrive_put_u32(f->data, o->axis_error);
-        f->data[4] = o->axis_state;
+        f->data[4] = HS_ODRIVE_STATE_IDLE;
     }
+}
+
+static void stop_frame(struct hs_bench_can *c, struct hs_bench *bench, struct can_node *n,
+                       struct hs_can_frame *f)
+{
+    stop_frame_fill(n, hs_bench_joint_reading(bench, n->joint), f);
+    if (n->cfg->protocol == HS_CFG_PROTO_MIT)
+        n->u.mit.motor_mode = false;
+    else
+        n->u.odrive.axis_state = HS_ODRIVE_STATE_IDLE;
     (void)c;
 }
 
@@ -300,6 +311,26 @@ static void can_safe_stop(void *ctx, struct hs_bench *bench)
                 stop_frame(c, bench, &c->nodes[b->node_index[m]], &b->rx[k++]);
         if (k && hs_can_bus_send(b->bus, b->rx, k) < 0)
             b->send_errors++;
+    }
+}
+
+void hs_bench_can_emergency_stop(struct hs_bench_can *c, const struct hs_bench *bench)
+{
+    for (uint32_t i = 0; i < c->nbuses; i++) {
+        const struct can_bus *b = &c->buses[i];
+        int fd = b->bus ? hs_can_bus_fd(b->bus) : -1;
+        for (unsigned m = 0; fd >= 0 && m < b->nnodes; m++) {
+            const struct can_node *n = &c->nodes[b->node_index[m]];
+            if (n->dbc)
+                continue;
+            struct hs_can_frame f;
+            stop_frame_fill(n, hs_bench_joint_reading(bench, n->joint), &f);
+            /* Classic frames only (MIT and ODrive); a raw socket with FD enabled takes them too. */
+            struct can_frame w = {.can_id = f.id | ((f.flags & HS_CAN_FLAG_EXT) ? CAN_EFF_FLAG : 0),
+                                  .len = f.len};
+            memcpy(w.data, f.data, sizeof w.data);
+            (void)!send(fd, &w, sizeof w, MSG_DONTWAIT | MSG_NOSIGNAL);
+        }
     }
 }
 

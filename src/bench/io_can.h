@@ -108,5 +108,11 @@ int hs_bench_can_link_poll(struct hs_bench_can *can, int64_t now_ns);
 int hs_bench_can_link_view(const struct hs_bench_can *can, uint32_t i,
                            struct hs_can_state *ret_state);
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
+/* Async-signal-safe (for a fatal-signal handler; the tick may be stopped anywhere): one
+ * send(MSG_DONTWAIT | MSG_NOSIGNAL) per MIT/ODrive node on its bus's open socket, with the
+ * frame can_safe_stop would send, built on the stack from the joint's last reading. Bypasses
+ * the bus's send queue and counters and leaves the nodes untouched; frames the kernel refuses
+ * are lost. DBC nodes have no protocol stop frame and send nothing. */
+void hs_bench_can_emergency_stop(struct hs_bench_can *can, const struct hs_bench *bench);
 
 #endif

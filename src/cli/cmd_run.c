@@ -15,9 +15,12 @@ static void usage(FILE *f)
             "usage: hilsim run CONFIG [options]\n\n"
             "Runs the bench's real-time loop: every period it reads commands (CAN, shared\n"
             "memory, or the demo controller), steps the physics and publishes the sensors.\n"
-            "Stops at a tick boundary on SIGINT/SIGTERM (a second signal exits at once),\n"
-            "puts every actuator in its safe state and prints the self-audit and the\n"
-            "per-phase timing table. SIGHUP re-reads CONFIG (budgets apply live; the rest\n"
+            "Stops at a tick boundary on SIGINT/SIGTERM (also during the warm-up), puts\n"
+            "every actuator in its safe state and prints the self-audit and the per-phase\n"
+            "timing table. A second SIGINT/SIGTERM gives a stuck tick 500 ms, then stops the\n"
+            "I/O without it (stop frames) and prints what it can. SIGQUIT, SIGABRT, SIGALRM,\n"
+            "SIGUSR2 and faults send the stop frames, then end the process with that signal.\n"
+            "SIGPIPE is ignored. SIGHUP re-reads CONFIG (budgets apply live; the rest\n"
             "needs a restart and is refused with a logged reason).\n\n"
             "options:\n"
             "  --duration S      stop after S seconds of ticks (default: run until signalled)\n"
@@ -29,7 +32,9 @@ static void usage(FILE *f)
             "  -h, --help        this text\n\n"
             "exit codes: 0 stopped on request or after --duration; 1 runtime failure (an\n"
             "overrun policy stopped the loop, real time refused under --require-rt, I/O\n"
-            "failure); 2 bad usage or bad config\n");
+            "failure, a stuck tick abandoned after a second signal); 2 bad usage or bad\n"
+            "config (also a --duration shorter than half a tick); killed by the signal for\n"
+            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults\n");
 }
 
 /* Shared by run and bench: parses the options both take. Returns 0, -1 for --help, or an exit

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "runner.h"
@@ -51,7 +54,53 @@ static void usage(FILE *f)
             "  --model FILE      quick look: this robot with default physics and a PD hold\n"
             "                    tuned per joint (critically damped, 30 rad/s)\n"
             "  --env FILE        quick look: a static environment (e.g. a floor)\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n\n"
+            "SIGINT/SIGTERM stop the run after the tick being computed: the CSV ends with a\n"
+            "whole row and the summary says where it stopped.\n\n"
+            "exit codes: 0 done; 1 runtime failure (a write failed: the message gives the\n"
+            "reason and a partial output file is removed) or stopped early by SIGINT/SIGTERM;\n"
+            "2 bad usage or bad input (also a --duration shorter than one tick)\n");
+}
+
+/* SIGINT/SIGTERM: finish the tick and its CSV row, then stop (see usage). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Flushes and closes out (not stdout's stream); on a failed write names the reason and
+ * removes a regular output file, so no partial log is left that looks complete. Returns 0 or
+ * the errno of the first failure. */
+static int close_output(FILE *out, const char *path, int err)
+{
+    if (!out)
+        return err;
+    if (fflush(out) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (ferror(out) && !err)
+        err = EIO;
+    struct stat st;
+    bool regular = out != stdout && fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+    if (out != stdout && fclose(out) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (!err)
+        return 0;
+    if (regular && unlink(path) == 0)
+        hs_log(HS_LOG_ERR, "%s: write failed: %s; the partial file was removed", path,
+               strerror(err));
+    else
+        hs_log(HS_LOG_ERR, "%s: write failed: %s", path, strerror(err));
+    return err;
 }
 
 static int parse(int argc, char **argv, struct sim_opts *o)
@@ -98,7 +147,7 @@ static int parse(int argc, char **argv, struct sim_opts *o)
             }
             *eq = 0;
             double v = strtod(eq + 1, &end);
-            if (*end || !isfinite(v)) {
+            if (end == eq + 1 || *end || !isfinite(v)) {
                 fprintf(stderr, "hilsim sim: --torque %s: '%s' is not a number\n", optarg, eq + 1);
                 return HS_EXIT_USAGE;
             }
@@ -229,6 +278,14 @@ int hs_cmd_sim(int argc, char **argv)
         }
         hs_bench_add_io(b, &torque_io_ops, t);
     }
+    int64_t period = hs_bench_tick_period_ns(b);
+    uint64_t ticks = (uint64_t)llround(o.duration_s * 1e9 / (double)period);
+    if (ticks == 0) {
+        hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms): nothing to run",
+               o.duration_s, (double)period * 1e-6);
+        goto done;
+    }
+    catch_stop_signals();
     if (o.out) {
         out = strcmp(o.out, "-") ? fopen(o.out, "w") : stdout;
         if (!out) {
@@ -238,15 +295,14 @@ int hs_cmd_sim(int argc, char **argv)
         }
         hs__sim_csv_header(out, b);
     }
-    int64_t period = hs_bench_tick_period_ns(b);
-    uint64_t ticks = (uint64_t)llround(o.duration_s * 1e9 / (double)period);
+    int werr = 0;
     struct timespec w0, w1;
     clock_gettime(CLOCK_MONOTONIC, &w0);
     hs_bench_sensors(b, 0, 0);
     if (out)
         hs__sim_csv_row(out, b, 0.0);
     uint64_t done_ticks = 0;
-    for (uint64_t k = 1; k <= ticks; k++) {
+    for (uint64_t k = 1; k <= ticks && !stop_signal; k++) {
         int64_t now = (int64_t)k * period;
         r = hs_bench_tick(b, now, k);
         hs__log_ode_messages(hs_bench_world(b), false);
@@ -268,16 +324,35 @@ int hs_cmd_sim(int argc, char **argv)
             rc = HS_EXIT_FAILURE;
             goto done;
         }
-        if (out && k % o.log_every == 0)
-            hs__sim_csv_row(out, b, (double)now * 1e-9);
         done_ticks = k;
+        if (out && k % o.log_every == 0) {
+            errno = 0;
+            hs__sim_csv_row(out, b, (double)now * 1e-9);
+            if (ferror(out)) { /* a full disk: stop now, not after the whole run */
+                werr = errno ? errno : EIO;
+                break;
+            }
+        }
     }
     hs__log_ode_messages(hs_bench_world(b), true);
+    if (out) {
+        werr = close_output(out, o.out, werr);
+        out = NULL;
+        if (werr) {
+            rc = HS_EXIT_FAILURE;
+            goto done;
+        }
+    }
+    if (stop_signal)
+        ticks = done_ticks;
     clock_gettime(CLOCK_MONOTONIC, &w1);
     double wall = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     double sim = (double)done_ticks * (double)period * 1e-9;
     /* The summary goes to stderr when the CSV goes to stdout. */
-    FILE *sum = out == stdout ? stderr : stdout;
+    FILE *sum = o.out && !strcmp(o.out, "-") ? stderr : stdout;
+    if (stop_signal)
+        fprintf(sum, "stopped by %s after tick %llu; the log ends with that tick's row\n",
+                stop_signal == SIGINT ? "SIGINT" : "SIGTERM", (unsigned long long)ticks);
     fprintf(sum, "simulated %.3f s in %llu ticks of %.3f ms: %.3f s wall, %.1fx real time\n", sim,
             (unsigned long long)done_ticks, (double)period * 1e-6, wall, wall > 0 ? sim / wall : 0);
     for (uint32_t m = 0; m < cfg->nmodels; m++)
@@ -303,14 +378,11 @@ int hs_cmd_sim(int argc, char **argv)
         hs_bench_fault_format(b, why, sizeof why);
         fprintf(sum, "stopped by a plant fault: %s\n", why);
     } else {
-        rc = HS_EXIT_OK;
+        rc = stop_signal ? HS_EXIT_FAILURE : HS_EXIT_OK;
     }
 done:
-    if (out && out != stdout && fclose(out) != 0 &&
-        (rc == HS_EXIT_OK || rc == HS_EXIT_PLANT_FAULT)) {
-        hs_log(HS_LOG_ERR, "%s: write failed", o.out);
-        rc = HS_EXIT_FAILURE;
-    }
+    if (out && out != stdout) /* a tick failed, reported above */
+        fclose(out);
     hs_bench_destroy(b);
     hs_config_free(cfg);
     return rc;

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench/io_can.h"
 #include "commands.h"
+#include "emergency.h"
 #include "hilsim/log.h"
 #include "reload.h"
 
@@ -98,6 +100,44 @@ void hs__runner_signals(sigset_t *ret)
     sigaddset(ret, SIGUSR1);
 }
 
+static void can_emergency(void *ctx)
+{
+    struct hs_runner *r = ctx;
+    hs_bench_can_emergency_stop(r->can, r->bench);
+}
+
+/* Warm-up: every phase runs for real (no sleeping) so caches, lazily bound symbols and ODE's
+ * arenas are hot before the first measured tick. SIGINT/SIGTERM are blocked (the supervisor
+ * does not exist yet), so a pending one is looked for every HS_RUNNER_WARMUP_CHECK ticks and
+ * cuts the warm-up short; it stays pending for the supervisor, which stops the loop before its
+ * first tick. Returns the ticks run.
+ * The I/O modules are attached before the warm-up on purpose: their phases get warm too, and
+ * the joints they claim are never driven by the demo controller with warm-up times (which run
+ * ahead of the clock and would make its commands look fresh long after). The price: the
+ * warm-up ticks reach the wire and the segment faster than real time. A module that must not
+ * publish them has to tell warm-up ticks apart itself (today: their now_ns runs ahead of
+ * CLOCK_MONOTONIC); a bench-level "warming up" flag would be the clean way (not built). */
+static int warm_up(struct hs_runner *r, uint32_t *ret_done)
+{
+    uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
+    int64_t t0 = mono_ns();
+    for (; k < n; k++) {
+        if (k % HS_RUNNER_WARMUP_CHECK == 0) {
+            sigset_t pending;
+            sigpending(&pending);
+            if (sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM))
+                break;
+        }
+        if (hs_bench_tick(r->bench, t0 + (int64_t)k * r->tick.period_ns, k) < 0 &&
+            hs_bench_fault(r->bench)) {
+            *ret_done = k;
+            return -EFAULT;
+        }
+    }
+    *ret_done = k;
+    return 0;
+}
+
 int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
 {
     /* Blocked before anything is built: a SIGTERM during start-up (model loading, warm-up, a
@@ -108,6 +148,9 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     hs__runner_signals(&sigs);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     memset(r, 0, sizeof *r);
+    int erc = hs__emergency_install();
+    if (erc < 0)
+        hs_log(HS_LOG_WARNING, "no emergency stop on fatal signals: %s", strerror(-erc));
     r->o = *o;
     r->proc.dma_fd = -1;
     struct hs_diag d = {0};
@@ -118,6 +161,12 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     r->budgets = r->cfg->budgets;
     fill_rt(r);
+    if (o->duration_s > 0 && r->tick.max_ticks == 0) {
+        /* max_ticks 0 means "until stopped": a --duration that rounds to no tick is refused */
+        hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms)", o->duration_s,
+               (double)r->tick.period_ns / 1e6);
+        return HS_EXIT_USAGE;
+    }
 
     /* The audit comes first: with --require-rt a host that is not real-time capable is
      * refused before anything is built. */
@@ -144,6 +193,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
+    if (r->can && hs__emergency_register("can", can_emergency, r) < 0)
+        hs_log(HS_LOG_WARNING, "can: no emergency stop slot left");
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
@@ -158,24 +209,35 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log(HS_LOG_WARNING, "mlockall refused (%s): page faults may stall ticks",
                strerror(r->proc_report.mlockall.err));
 
-    /* Warm-up: every phase runs for real (no sleeping) so caches, lazily bound symbols and
-     * ODE's arenas are hot before the first measured tick. */
-    int64_t t0 = mono_ns();
-    for (uint32_t k = 0; k < r->cfg->rt.warmup_ticks; k++)
-        if (hs_bench_tick(r->bench, t0 + (int64_t)k * r->tick.period_ns, k) < 0 &&
-            hs_bench_fault(r->bench)) {
-            hs__log_ode_messages(hs_bench_world(r->bench), true);
-            return hs__runner_plant_fault(r, "warm-up");
-        }
+    if (r->cfg->rt.warmup_ticks)
+        hs_log(HS_LOG_INFO, "warming up: %u ticks (SIGINT/SIGTERM cut it short)",
+               r->cfg->rt.warmup_ticks);
+    uint32_t warm = 0;
+    if (warm_up(r, &warm) < 0) {
+        hs__log_ode_messages(hs_bench_world(r->bench), true);
+        return hs__runner_plant_fault(r, "warm-up");
+    }
+    if (warm < r->cfg->rt.warmup_ticks) {
+        r->stop_before_start = true;
+        hs_log(HS_LOG_INFO, "stop requested during warm-up: cut at tick %u of %u", warm,
+               r->cfg->rt.warmup_ticks);
+    }
     return 0;
 }
 
 /* ---- supervisor thread: signals, log ring, status, watchdog ---- */
+/* Who ends the run: the tick thread once its loop returned (STOPPING), or the supervisor when
+ * the loop did not reach a tick boundary within the grace a second stop signal gives it
+ * (ABANDONED). Exactly one of them wins the compare-and-swap from RUNNING. */
+enum { PHASE_RUNNING, PHASE_STOPPING, PHASE_ABANDONED };
+
 struct supervisor {
     struct hs_runner *r;
     sigset_t sigs;
     atomic_bool done;
+    _Atomic int phase;
     int signals;
+    int64_t abandon_at_ns; /* 0: no second signal yet */
 };
 
 static void drain_log(struct hs_runner *r)
@@ -192,6 +254,58 @@ static void drain_log(struct hs_runner *r)
     }
 }
 
+static int64_t grace_ns(const struct hs_runner *r)
+{
+    int64_t g = 10 * r->tick.period_ns;
+    return g > HS_RUNNER_SECOND_SIGNAL_GRACE_NS ? g : HS_RUNNER_SECOND_SIGNAL_GRACE_NS;
+}
+
+/* The loop is stuck inside a tick and a second stop signal came: stop the I/O without it (the
+ * async-signal-safe stop frames), print what can be read while the loop thread still runs, and
+ * end the process. */
+static void abandon(struct supervisor *s)
+{
+    struct hs_runner *r = s->r;
+    hs__notify("STOPPING=1");
+    int hooks = hs__emergency_run();
+    hs_log(HS_LOG_ERR,
+           "the tick loop did not reach a tick boundary within %.0f ms of the second signal: "
+           "emergency stop (%d I/O module%s) without it",
+           (double)grace_ns(r) / 1e6, hooks, hooks == 1 ? "" : "s");
+    drain_log(r);
+    struct hs_tick_progress p;
+    hs_tick_loop_progress(r->loop, &p);
+    printf("stopped: abandoned inside a tick (second signal); ticks %llu, deadline misses %llu, "
+           "skipped periods %llu%s; worst tick %.1f us, worst wake %.1f us (no per-phase table: "
+           "the loop never returned)\n",
+           (unsigned long long)p.ticks, (unsigned long long)p.overruns,
+           (unsigned long long)p.missed_periods, p.safe_hold ? ", SAFE HOLD latched" : "",
+           (double)p.worst_tick_ns / 1e3, (double)p.worst_wake_ns / 1e3);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(HS_EXIT_FAILURE);
+}
+
+static void on_stop_signal(struct supervisor *s, int sig)
+{
+    const char *name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    if (++s->signals == 1) {
+        hs_log(HS_LOG_INFO, "%s: stopping at the next tick boundary", name);
+        hs_tick_loop_request_stop(s->r->loop); /* STOPPING=1 follows when the loop ends */
+        return;
+    }
+    if (atomic_load(&s->phase) != PHASE_RUNNING) {
+        hs_log(HS_LOG_WARNING, "%s again: already stopping", name);
+        return;
+    }
+    if (!s->abandon_at_ns) {
+        hs_log(HS_LOG_WARNING,
+               "%s again: the loop gets %.0f ms more to stop, then the I/O is stopped without it",
+               name, (double)grace_ns(s->r) / 1e6);
+        s->abandon_at_ns = mono_ns() + grace_ns(s->r);
+    }
+}
+
 static void *supervise(void *arg)
 {
     struct supervisor *s = arg;
@@ -205,13 +319,7 @@ static void *supervise(void *arg)
         struct timespec to = {.tv_sec = 0, .tv_nsec = 50 * 1000 * 1000};
         int sig = sigtimedwait(&s->sigs, NULL, &to);
         if (sig == SIGINT || sig == SIGTERM) {
-            if (++s->signals > 1) {
-                hs_log(HS_LOG_WARNING, "second signal: exiting at once");
-                _exit(HS_EXIT_FAILURE);
-            }
-            hs_log(HS_LOG_INFO, "%s: stopping at the next tick boundary",
-                   sig == SIGINT ? "SIGINT" : "SIGTERM");
-            hs_tick_loop_request_stop(r->loop); /* STOPPING=1 follows when the loop ends */
+            on_stop_signal(s, sig);
         } else if (sig == SIGHUP) {
             hs__notify("RELOADING=1");
             hs__runner_reload(r);
@@ -224,6 +332,11 @@ static void *supervise(void *arg)
         drain_log(r);
         hs__log_ode_messages(hs_bench_world(r->bench), false);
         int64_t now = mono_ns();
+        if (s->abandon_at_ns && now >= s->abandon_at_ns) {
+            int expect = PHASE_RUNNING;
+            if (atomic_compare_exchange_strong(&s->phase, &expect, PHASE_ABANDONED))
+                abandon(s); /* does not return */
+        }
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
@@ -252,18 +365,32 @@ static void *supervise(void *arg)
 
 int hs__runner_run(struct hs_runner *r)
 {
-    struct supervisor s = {.r = r};
+    static struct supervisor s; /* static: abandon() may _exit while this thread still runs */
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    atomic_init(&s.phase, PHASE_RUNNING);
     hs__runner_signals(&s.sigs); /* blocked since prepare: only the supervisor takes them */
+    if (r->stop_before_start) {
+        /* The warm-up was cut by a stop request, which the supervisor also logs: the loop
+         * returns before its first tick, and the stop is the normal one. */
+        hs_tick_loop_request_stop(r->loop);
+    }
     pthread_t sup;
     if (pthread_create(&sup, NULL, supervise, &s) != 0) {
         hs_log(HS_LOG_ERR, "cannot start the supervisor thread");
         return HS_EXIT_FAILURE;
     }
-    hs__notify("READY=1\nSTATUS=running");
-    hs_log(HS_LOG_INFO, "running bench '%s': period %.3f ms, %u joints, %u sensors",
-           r->cfg->bench.name, (double)r->tick.period_ns / 1e6, hs_bench_joint_count(r->bench),
-           hs_bench_sensor_count(r->bench));
+    if (!r->stop_before_start) {
+        hs__notify("READY=1\nSTATUS=running");
+        hs_log(HS_LOG_INFO, "running bench '%s': period %.3f ms, %u joints, %u sensors",
+               r->cfg->bench.name, (double)r->tick.period_ns / 1e6, hs_bench_joint_count(r->bench),
+               hs_bench_sensor_count(r->bench));
+    }
     r->loop_rc = hs_tick_loop_run(r->loop);
+    int expect = PHASE_RUNNING;
+    if (!atomic_compare_exchange_strong(&s.phase, &expect, PHASE_STOPPING))
+        for (;;)
+            pause(); /* the supervisor abandoned the loop and ends the process */
     hs__notify("STOPPING=1");
     int fault_rc = hs_bench_fault(r->bench) ? hs__runner_plant_fault(r, "the run") : 0;
     hs_bench_safe_stop(r->bench);
@@ -320,6 +447,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
 
 void hs__runner_cleanup(struct hs_runner *r)
 {
+    hs__emergency_clear(); /* before the modules the hooks point into are destroyed */
     hs_tick_loop_destroy(r->loop);
     hs_bench_destroy(r->bench);
     hs_rt_process_release(&r->proc);

@@ -37,7 +37,14 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
+    bool stop_before_start; /* a stop signal cut the warm-up: the loop runs no tick */
 };
+
+/* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
+#define HS_RUNNER_WARMUP_CHECK 64
+/* A second SIGINT/SIGTERM gives the loop this long (or 10 periods, if longer) to reach a tick
+ * boundary; then the I/O modules' emergency stop runs without it and the process exits 1. */
+#define HS_RUNNER_SECOND_SIGNAL_GRACE_NS 500000000LL
 
 /* The signals the supervisor handles (SIGINT, SIGTERM, SIGHUP, SIGUSR1); prepare blocks them. */
 void hs__runner_signals(sigset_t *ret);

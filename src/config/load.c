@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "cfg_internal.h"
+#include "hilsim/file_open.h"
 
 #define HS_CFG_FILE_MAX (4u << 20) /* a bench config is a few kB; refuse anything absurd */
+#define HS_CFG_MAX_DEPTH 64        /* nested mappings and lists, the root counting as 1 */
 
 static void free_paths(struct hs_config *cfg)
 {
@@ -42,11 +44,48 @@ static int syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag
                        p->context ? " " : "", p->context ? p->context : "");
 }
 
+/* libyaml's scanner keeps one simple-key slot per open flow collection and walks them all for
+ * every token, so "[[[[..." costs depth squared (50,000 deep: 9 s). No bench config nests
+ * more than about 6 levels; this pass over the events refuses the first collection deeper
+ * than HS_CFG_MAX_DEPTH, at its position, before the loader builds anything. Its cost is
+ * linear: the scanner's look-ahead is bounded (1024 characters per simple key). */
+static int check_depth(struct hs__ctx *c, const char *data, unsigned long size)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    if (!yaml_parser_initialize(&parser))
+        return hs_diag_set(c->diag, -ENOMEM, c->file, 0, 0, "out of memory");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
+    int depth = 0, r = 0;
+    for (;;) {
+        if (!yaml_parser_parse(&parser, &ev)) {
+            r = syntax_error(&parser, c->file, c->diag);
+            break;
+        }
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > HS_CFG_MAX_DEPTH)
+                r = hs_diag_set(c->diag, -EINVAL, c->file, (int)ev.start_mark.line + 1,
+                                (int)ev.start_mark.column + 1,
+                                "nested deeper than %d mappings and lists", HS_CFG_MAX_DEPTH);
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (r < 0 || t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&parser);
+    return r;
+}
+
 static int parse_document(struct hs__ctx *c, const char *data, unsigned long size)
 {
     yaml_parser_t parser;
     yaml_document_t doc, extra;
-    int r;
+    int r = check_depth(c, data, size);
+    if (r < 0)
+        return r;
     if (!yaml_parser_initialize(&parser))
         return hs_diag_set(c->diag, -ENOMEM, c->file, 0, 0, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
@@ -122,9 +161,11 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
 static int read_file(const char *path, char **ret_data, unsigned long *ret_size,
                      struct hs_diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(diag, -errno, path, 0, 0, "cannot open: %s", strerror(errno));
+    /* A FIFO or a device would block fopen() (and a reload with it) until killed. */
+    FILE *f = NULL;
+    int e = hs_fopen_regular(path, &f);
+    if (e < 0)
+        return hs_diag_set(diag, e, path, 0, 0, "cannot open: %s", hs_open_regular_strerror(e));
     char *data = NULL;
     size_t used = 0, cap = 0;
     int r = 0;

@@ -5,6 +5,7 @@ No timing is asserted: the machines are shared and noisy. Behaviour, files and e
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -228,6 +229,210 @@ class Trace(unittest.TestCase):
             bt = subprocess.run(["babeltrace2", trace], capture_output=True, text=True,
                                 timeout=120)
             self.assertNotIn("hilsim:tick", bt.stdout)
+
+
+def no_core():
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class RunSignals(unittest.TestCase):
+    """Every way `hilsim run` can be told to stop. Behaviour only: which lines, which status."""
+
+    def start(self, cfg, env=None):
+        e = dict(os.environ, **(env or {}))
+        p = subprocess.Popen([HILSIM, "run", cfg, "--no-rt"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=e, preexec_fn=no_core)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        return p
+
+    def wait_line(self, p, text, err):
+        """Reads stderr until a line contains text (keeping what was read in err)."""
+        for line in p.stderr:
+            err.append(line)
+            if text in line:
+                return
+        self.fail("no line with %r in:\n%s" % (text, "".join(err)))
+
+    def finish(self, p, err):
+        out, rest = p.communicate(timeout=120)
+        return out, "".join(err) + rest
+
+    def test_sigterm_cuts_a_long_warm_up(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = bench_config(tmp)
+            with open(cfg) as f:
+                text = f.read().replace("warmup_ticks: 200", "warmup_ticks: 1000000")
+            with open(cfg, "w") as f:
+                f.write(text)
+            p, err = self.start(cfg), []
+            self.wait_line(p, "warming up: 1000000 ticks", err)
+            p.send_signal(signal.SIGTERM)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 0, err)
+            cut = re.search(r"cut at tick (\d+) of 1000000", err)
+            self.assertIsNotNone(cut, err)
+            self.assertLess(int(cut.group(1)), 1000000)
+            self.assertIn("safe stop:", err)
+            self.assertIn("stopped: stop requested; ticks 0,", out)
+            self.assertNotIn("running bench", err)  # never announced READY
+
+    def test_second_sigint_still_stops_safely_with_the_summary(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p, err = self.start(bench_config(tmp)), []
+            self.wait_line(p, "running bench", err)
+            p.send_signal(signal.SIGINT)
+            self.wait_line(p, "SIGINT: stopping", err)
+            p.send_signal(signal.SIGINT)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn("safe stop:", err)
+            self.assertIn("stopped: stop requested", out)
+            self.assertIn("\ntick ", out)  # the per-phase table
+
+    def test_second_signal_with_a_stuck_tick_stops_the_io_without_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # The test hook stalls one tick for 10 minutes: only the second signal ends it.
+            p, err = self.start(bench_config(tmp), {"HILSIM_TEST_HOOKS": "1",
+                                                     "HILSIM_TEST_STALL_MS": "600000"}), []
+            self.wait_line(p, "running bench", err)
+            p.send_signal(signal.SIGUSR1)
+            self.wait_line(p, "injected stall", err)
+            p.send_signal(signal.SIGINT)
+            self.wait_line(p, "SIGINT: stopping", err)
+            p.send_signal(signal.SIGTERM)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 1, err)
+            self.assertIn("SIGTERM again", err)
+            self.assertIn("emergency stop", err)
+            self.assertIn("stopped: abandoned inside a tick (second signal); ticks ", out)
+
+    def test_watchdog_and_fatal_signals_die_of_the_signal_after_the_emergency_stop(self):
+        for sig in (signal.SIGQUIT, signal.SIGABRT, signal.SIGUSR2, signal.SIGALRM,
+                    signal.SIGSEGV):
+            with self.subTest(sig=sig.name), tempfile.TemporaryDirectory() as tmp:
+                p, err = self.start(bench_config(tmp)), []
+                self.wait_line(p, "running bench", err)
+                p.send_signal(sig)
+                out, err = self.finish(p, err)
+                self.assertEqual(p.returncode, -sig, err)  # systemd sees the real cause
+                self.assertIn("hilsim: %s: no I/O to stop; exiting with the signal" % sig.name,
+                              err)
+
+    def test_sigpipe_is_ignored(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p, err = self.start(bench_config(tmp)), []
+            self.wait_line(p, "running bench", err)
+            p.send_signal(signal.SIGPIPE)
+            p.send_signal(signal.SIGTERM)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn("stopped: stop requested", out)
+
+    def test_reload_of_a_config_turned_fifo_keeps_running(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = bench_config(tmp)
+            p, err = self.start(cfg), []
+            self.wait_line(p, "running bench", err)
+            os.rename(cfg, cfg + ".old")
+            os.mkfifo(cfg)  # a reload that opened it would wait for a writer forever
+            p.send_signal(signal.SIGHUP)
+            self.wait_line(p, "SIGHUP: keeping the running config", err)
+            p.send_signal(signal.SIGTERM)
+            out, err = self.finish(p, err)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertIn("not a regular file", err)
+            self.assertIn("stopped: stop requested", out)
+
+    def test_duration_shorter_than_a_tick_is_refused(self):
+        r = run("run", DEMO, "--duration", "1e-7", "--no-rt", timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("shorter than half a tick", r.stderr)
+
+
+class HostileFiles(unittest.TestCase):
+    def test_fifo_or_directory_config_is_refused_without_hanging(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fifo = os.path.join(tmp, "bench.yaml")
+            os.mkfifo(fifo)
+            for path, why in ((fifo, "not a regular file"), (tmp, "Is a directory")):
+                for args in (["run", path, "--no-rt"], ["sim", path], ["config", "check", path]):
+                    r = run(*args, timeout=60)  # a hang is a failure, not a slow pass
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(path + ": cannot open: " + why, r.stderr)
+
+    def test_nesting_deeper_than_64_is_refused_at_its_position(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "deep.yaml")
+            for depth, refused in ((64, False), (65, True), (200000, True)):
+                with open(path, "w") as f:  # the root mapping is level 1
+                    f.write("bench:\n  x: " + "[" * (depth - 2) + "]" * (depth - 2) + "\n")
+                r = run("config", "check", path, timeout=60)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                if refused:  # at the 63rd "[" after "  x: ": level 65
+                    self.assertIn(path + ":2:%d: nested deeper than 64" % (6 + 63 - 1),
+                                  r.stderr)
+                else:
+                    self.assertNotIn("nested deeper", r.stderr)
+                    self.assertIn("unknown key 'x'", r.stderr)
+
+
+class SimEdges(unittest.TestCase):
+    def test_empty_torque_value_is_refused(self):
+        r = run("sim", DEMO, "--torque", "ELBOW=")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--torque ELBOW", r.stderr)
+
+    def test_duration_shorter_than_a_tick_is_refused(self):
+        r = run("sim", DEMO, "--duration", "1e-7")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("shorter than half a tick", r.stderr)
+
+    def test_full_device_names_the_errno(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        r = run("sim", DEMO, "--duration", "0.5", "--out", "/dev/full")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("/dev/full: write failed: No space left on device", r.stderr)
+
+    def test_failed_write_leaves_no_partial_file(self):
+        import resource
+
+        def small_files():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes fail with EFBIG instead
+            resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "log.csv")
+            r = subprocess.run([HILSIM, "sim", DEMO, "--duration", "2", "--out", out],
+                               capture_output=True, text=True, timeout=120,
+                               preexec_fn=small_files)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("write failed: File too large; the partial file was removed",
+                          r.stderr)
+            self.assertFalse(os.path.exists(out))
+
+    def test_sigterm_finishes_the_row_and_reports(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "log.csv")
+            p = subprocess.Popen([HILSIM, "sim", DEMO, "--duration", "1000000", "--out", out],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.addCleanup(lambda: p.poll() is None and p.kill())
+            while not os.path.exists(out) or os.path.getsize(out) < 100000:
+                self.assertIsNone(p.poll(), "sim ended before it was signalled")
+                time.sleep(0.05)
+            p.send_signal(signal.SIGTERM)
+            so, se = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 1, se)
+            m = re.search(r"stopped by SIGTERM after tick (\d+)", so)
+            self.assertIsNotNone(m, so + se)
+            with open(out) as f:
+                text = f.read()
+            self.assertTrue(text.endswith("\n"))
+            rows = list(csv.reader(text.splitlines()))
+            self.assertTrue(all(len(row) == len(rows[0]) for row in rows))
+            self.assertEqual(len(rows), 1 + 1 + int(m.group(1)))  # header, t = 0, every tick
+            self.assertAlmostEqual(float(rows[-1][0]), int(m.group(1)) * 1e-3, places=9)
 
 
 class Bench(unittest.TestCase):

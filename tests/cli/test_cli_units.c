@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hilsim/file_open.h"
 
 #include "bench_report.h"
 #include "reload.h"
@@ -85,11 +91,51 @@ static void test_frozen_diff_names_sections(void **state)
     hs_config_free(c);
 }
 
+/* hs_open_regular: files open, everything else is refused without blocking (a FIFO with no
+ * writer would block a plain open forever, so reaching the asserts is part of the test). */
+static void test_open_regular_refuses_what_is_not_a_file(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hs-open-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64], file[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(file, sizeof file, "%s/file", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    FILE *w = fopen(file, "w");
+    assert_non_null(w);
+    fputs("x", w);
+    fclose(w);
+    int fd = -1;
+    assert_int_equal(hs_open_regular(file, &fd), 0);
+    char c;
+    assert_int_equal(read(fd, &c, 1), 1); /* blocking mode restored, data readable */
+    close(fd);
+    fd = -7;
+    assert_int_equal(hs_open_regular(fifo, &fd), -EINVAL);
+    assert_int_equal(fd, -7); /* untouched on failure */
+    assert_int_equal(hs_open_regular(dir, &fd), -EISDIR);
+    assert_int_equal(hs_open_regular("/dev/null", &fd), -EINVAL);
+    assert_int_equal(hs_open_regular("/nonexistent/x", &fd), -ENOENT);
+    FILE *f = NULL;
+    assert_int_equal(hs_fopen_regular(fifo, &f), -EINVAL);
+    assert_null(f);
+    assert_int_equal(hs_fopen_regular(file, &f), 0);
+    assert_int_equal(fgetc(f), 'x');
+    fclose(f);
+    assert_string_equal(hs_open_regular_strerror(-EINVAL),
+                        "not a regular file (a FIFO, device or socket)");
+    unlink(fifo);
+    unlink(file);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdict_counts_each_budget),
         cmocka_unit_test(test_frozen_diff_names_sections),
+        cmocka_unit_test(test_open_regular_refuses_what_is_not_a_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
