@@ -138,6 +138,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
+    for (uint32_t i = 0; i < hs_bench_warning_count(r->bench); i++)
+        hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(r->bench, i));
     if ((rc = hs__attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
