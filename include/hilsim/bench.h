@@ -66,8 +66,15 @@ void hs_bench_destroy(struct hs_bench *bench); /* accepts NULL; destroys attache
 
 /* init only: sets every joint's demo-controller (and safe hold) gains to a critically damped
  * PD of bandwidth omega_rad_s for the inertia the joint moves at the initial pose (its subtree
- * about the axis plus the reflected rotor inertia; mass for slide joints). */
+ * about the axis plus the reflected rotor inertias; mass for slide joints). A joint whose gains
+ * would make the explicit PD unstable at the tick on the least inertia it moves on its own gets
+ * the largest stable bandwidth instead and one bench warning (src/bench/auto_gains.c). */
 void hs_bench_set_auto_gains(struct hs_bench *bench, double omega_rad_s);
+/* init only: what the bench found allowed but suspect while it was built (torque limits left
+ * at .inf, initial positions outside joint limits, bodies that start overlapping, clamped
+ * tuned gains), one line each, in order; the CLI prints each once. NULL past the count. */
+uint32_t hs_bench_warning_count(const struct hs_bench *bench);
+const char *hs_bench_warning(const struct hs_bench *bench, uint32_t i);
 /* init only: an I/O module claims joint i, so the demo controller leaves it alone. */
 void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
 /* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full. */

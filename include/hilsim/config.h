@@ -174,7 +174,7 @@ enum hs_cfg_command_source {
 struct hs_cfg_actuator {
     char joint[HS_NAME_MAX];  /* "" in the defaults entry */
     uint32_t modes;           /* HS_CFG_MODE_BIT() set of allowed modes */
-    double torque_limit_nm;   /* joint side, N·m or N, (0, inf] */
+    double torque_limit_nm;   /* joint side, N·m or N, (0, inf], or NAN (derived default) */
     double current_limit_a;   /* motor current, A, (0, inf] */
     double gear_ratio;        /* motor turns per joint turn, [-1e5, 1e5] not 0, or NAN */
     double gear_efficiency;   /* (0, 1] or NAN */

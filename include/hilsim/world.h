@@ -168,7 +168,8 @@ const struct hs_world_params *hs_world_params(const struct hs_world *world);
 
 /* For the plant layer (actuators, sensors) that needs ODE directly: stops, motors, feedback.
  * Returned handles are owned by the world. NULL where the link has no such object (static body,
- * root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
+ * root link's joint when the root is free or fixed: a fixed root is a kinematic body). Declared
+ * as void* to keep ODE out of this header. */
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);
@@ -189,5 +190,21 @@ void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t lin
 /* Links whose mass or inertia was unusable (zero, not positive definite) and got the fallback
  * described in src/world/world_mass.c. RT-safe. */
 uint32_t hs_world_mass_fixups(const struct hs_world *world);
+
+/* Two links that overlap where they are now and that the contact callback would push apart
+ * (not one link, not jointed to each other, not both immovable, one body only with
+ * self_collision). */
+struct hs_world_overlap {
+    uint32_t body1, link1; /* the first link (ordered by body, then link) */
+    uint32_t body2, link2; /* the other: a link of a later or the same body, or of a static body */
+    double depth_m;        /* deepest contact point's penetration */
+};
+
+/* init only (collides the whole space; no contacts made). Fills up to max pairs, deepest per
+ * link pair, those deeper than min_depth_m; *ret_count is how many were found (beyond max, geom
+ * pairs of one link pair are not merged, so it may overcount). The ODE bodies are where
+ * hs_world_create left them: the initial state. */
+int hs_world_overlaps(struct hs_world *world, double min_depth_m, struct hs_world_overlap *ret,
+                      uint32_t max, uint32_t *ret_count);
 
 #endif

@@ -1,58 +1,83 @@
+/* Tuned PD gains that are stable by construction at the bench's tick.
+ *
+ * The bound. The PD torque is computed once per tick from the state at its start and held for
+ * the tick (h = the tick period), and ODE integrates semi-implicitly (velocity first, then
+ * position with the new velocity). On an inertia I (kg·m², or a mass for a slide joint):
+ *   v' = v + h (-kp x - kd v) / I,   x' = x + h v'.
+ * With a = kp h² / I and b = kd h / I the step matrix has the characteristic polynomial
+ *   z² - (2 - a - b) z + (1 - b),
+ * whose roots lie inside the unit circle (Jury) iff b < 2 and a + 2 b < 4 (and a > 0).
+ * I is the least inertia the joint can move on its own: the joint's torque pair acts on the
+ * rigid piece on each side (the child link and what is fixed to it, the parent link likewise;
+ * the neighbouring joints' PDs are soft at the tick rate), so the relative motion sees their
+ * reduced inertia Ie = Ic Ip / (Ic + Ip); a light hand behind a wrist whose motor reflects a
+ * large rotor inertia, or a gram-weight finger, is what a gain sized for the whole subtree
+ * (It, joint_inertia.c's `moved`) drives unstable. Counting also what a misaligned neighbouring
+ * joint drags along (a hinge's constraint is stiff in principle) was tried and is too hopeful
+ * under QuickStep's iterative solver: GR001 (rotorInertia 1 on 30 g links) still diverged.
+ * Critically damped at w on It: kp = w² It, kd = 2 w It. With r = It / Ie and x = w h:
+ *   a + 2 b = r x² + 4 r x,
+ * kept at or below 4 s (s = HS_PD_STABILITY_SHARE of the stable region, a margin for ODE's
+ * constraint solver and for joints sharing a light link):
+ *   x <= 2 (sqrt(1 + s / r) - 1).
+ * A joint whose requested bandwidth exceeds that gets the clamped bandwidth, and one warning. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "bench_internal.h"
 
-/* Inertia of link i's subtree about joint i's axis at the current pose, plus the joint's own
- * reflected rotor inertia. Links are ordered parent first, so a link is in the subtree when
- * walking its parents reaches i. */
-static double subtree_inertia(struct hs_bench *b, uint32_t body, uint32_t i)
+#define HS_PD_STABILITY_SHARE 0.5
+
+double hs__bench_pd_bandwidth_max(double tuned_inertia, double effective_inertia, double h_s)
 {
-    const struct hs_model *m = b->models[body];
-    struct hs_pose pi;
-    hs_world_link_pose(b->world, body, i, &pi);
-    double a[3];
-    hs_rot_apply(pi.R, m->links[i].axis, a);
-    double sum = m->links[i].rotor_inertia * m->links[i].gear_ratio * m->links[i].gear_ratio;
-    for (uint32_t k = i; k < m->nlinks; k++) {
-        int32_t up = (int32_t)k;
-        while (up > (int32_t)i)
-            up = m->links[up].parent;
-        if (up != (int32_t)i)
-            continue;
-        const struct hs_link *l = &m->links[k];
-        struct hs_pose pk;
-        hs_world_link_pose(b->world, body, k, &pk);
-        double c[3], r[3], la[3], Ia[3];
-        hs_pose_apply(&pk, l->com, c);
-        for (int j = 0; j < 3; j++)
-            r[j] = c[j] - pi.p[j];
-        /* a^T (R I R^T) a = (R^T a)^T I (R^T a) */
-        hs_rot_apply_transpose(pk.R, a, la);
-        hs_rot_apply(l->inertia, la, Ia);
-        double along = r[0] * a[0] + r[1] * a[1] + r[2] * a[2];
-        double d2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] - along * along;
-        sum += la[0] * Ia[0] + la[1] * Ia[1] + la[2] * Ia[2] + l->mass * d2;
-    }
-    return sum;
+    if (!(effective_inertia > 0) || !(h_s > 0))
+        return 0.0;
+    if (!(tuned_inertia > 0))
+        return INFINITY; /* nothing to drive: any bandwidth gives zero gains */
+    double r = tuned_inertia / effective_inertia;
+    return 2.0 * (sqrt(1.0 + HS_PD_STABILITY_SHARE / r) - 1.0) / h_s;
 }
 
 void hs_bench_set_auto_gains(struct hs_bench *b, double omega_rad_s)
 {
+    double h = (double)b->period_ns * 1e-9;
+    struct hs_pose *poses = NULL;
+    double *scratch = NULL;
+    uint32_t poses_body = UINT32_MAX;
     for (uint32_t i = 0; i < b->njoints; i++) {
         struct hs_bench_joint *j = &b->joints[i];
-        const struct hs_link *l = &b->models[j->body]->links[j->link];
-        double inertia =
-            l->joint_type == HS_JOINT_ROTATE ? subtree_inertia(b, j->body, j->link) : 0.0;
-        if (l->joint_type == HS_JOINT_SLIDE)
-            for (uint32_t k = j->link; k < b->models[j->body]->nlinks; k++) {
-                int32_t up = (int32_t)k;
-                while (up > (int32_t)j->link)
-                    up = b->models[j->body]->links[up].parent;
-                if (up == (int32_t)j->link)
-                    inertia += b->models[j->body]->links[k].mass;
-            }
-        /* Critically damped at omega: kp = w² I, kd = 2 w I. */
-        j->kp = omega_rad_s * omega_rad_s * inertia;
-        j->kd = 2.0 * omega_rad_s * inertia;
+        const struct hs_model *m = b->models[j->body];
+        if (poses_body != j->body) {
+            free(poses);
+            free(scratch);
+            poses = calloc(m->nlinks, sizeof *poses);
+            scratch = calloc(m->nlinks, sizeof *scratch);
+            poses_body = j->body;
+            for (uint32_t k = 0; poses && k < m->nlinks; k++)
+                hs_world_link_pose(b->world, j->body, k, &poses[k]);
+        }
+        if (!poses || !scratch) {
+            j->kp = j->kd = 0.0; /* out of memory: limp rather than unstable */
+            continue;
+        }
+        struct hs__joint_inertia in;
+        hs__bench_joint_inertia(m, poses, j->link, scratch, &in);
+        double w = omega_rad_s;
+        double wmax = hs__bench_pd_bandwidth_max(in.moved, in.effective, h);
+        const char *unit = m->links[j->link].joint_type == HS_JOINT_SLIDE ? "kg" : "kg·m²";
+        if (w > wmax) {
+            w = wmax;
+            hs__bench_warn(b,
+                           "%s: tuned PD bandwidth %g rad/s clamped to %.3g rad/s: the gains for "
+                           "the %.3g %s it moves must keep the explicit PD (h = %g s) on the "
+                           "%.3g %s it can move on its own within half its stable bound "
+                           "kp·h²/I + 2·kd·h/I < 4",
+                           j->name, omega_rad_s, w, in.moved, unit, h, in.effective, unit);
+        }
+        /* Critically damped at w: kp = w² I, kd = 2 w I. */
+        j->kp = w * w * in.moved;
+        j->kd = 2.0 * w * in.moved;
     }
+    free(poses);
+    free(scratch);
 }

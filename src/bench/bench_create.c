@@ -156,6 +156,10 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
         hs_diag_set(diag, r, config->path, 0, 0, "out of memory");
         goto fail;
     }
+    if ((r = hs__bench_collect_warnings(b)) < 0) {
+        hs_diag_set(diag, r, config->path, 0, 0, "out of memory");
+        goto fail;
+    }
     if (config->controller.bandwidth_rad_s > 0)
         hs_bench_set_auto_gains(b, config->controller.bandwidth_rad_s);
     for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
@@ -183,6 +187,7 @@ void hs_bench_destroy(struct hs_bench *b)
         hs_model_free(b->models[i]);
     free(b->joints);
     free(b->sensors);
+    hs__bench_free_warnings(b);
     free(b);
 }
 

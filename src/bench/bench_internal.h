@@ -34,6 +34,8 @@ struct hs_bench {
     bool stopped;         /* safe_stop ran */
     int fault_rc;         /* rt:w; 0, or the world's fault: the bench is latched */
     int trajectory_joint; /* bench joint index, -1 none */
+    char **warnings;      /* what the CLI should print once (hs_bench_warning) */
+    uint32_t nwarnings;
 };
 
 /* bench_plant_params.c: config -> plant parameters for one model. init only: allocates. */
@@ -42,6 +44,40 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
 /* bench_tick.c: the no-op inputs and outputs of modules that have none. RT-safe. */
 int hs__bench_io_no_inputs(void *ctx, struct hs_bench *b, int64_t now_ns);
 int hs__bench_io_no_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
+/* bench_warnings.c: init only. Appends one formatted line; -ENOMEM when it cannot. */
+int hs__bench_warn(struct hs_bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* init only: the warnings a new bench owes its user: torque limits left infinite, initial
+ * positions outside joint limits, bodies that start overlapping. */
+int hs__bench_collect_warnings(struct hs_bench *b);
+void hs__bench_free_warnings(struct hs_bench *b);
+
+/* joint_inertia.c: what joint (link) i of m moves, at link poses `poses` (world frame). All
+ * inertias about the joint axis in kg·m² (rotate) or masses in kg (slide). scratch: nlinks
+ * doubles. */
+struct hs__joint_inertia {
+    double moved;        /* the links beyond the joint plus their reflected rotor inertias */
+    double child_piece;  /* the child link and what is fixed to it: the least the joint moves */
+    double parent_piece; /* the same on the parent side; INFINITY when that is the world */
+    double effective;    /* reduced inertia of the two pieces: what an explicit PD acts on */
+    double moment_moved; /* sum of mass x distance of the centre of mass from the axis, kg·m */
+    double moment_rest;  /* the same for every link not beyond the joint */
+};
+void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *poses, uint32_t i,
+                             double *scratch, struct hs__joint_inertia *ret);
+/* Link frames at the model's zero pose with the root where the file puts it. */
+void hs__bench_model_poses(const struct hs_model *m, struct hs_pose *ret);
+
+/* auto_gains.c: the largest critically damped bandwidth (rad/s) whose gains, sized for
+ * tuned_inertia, keep an explicit PD with tick h_s stable on effective_inertia (derivation in
+ * auto_gains.c). 0 when effective_inertia is not positive. */
+double hs__bench_pd_bandwidth_max(double tuned_inertia, double effective_inertia, double h_s);
+
+/* bench_plant_params.c: the finite torque limit (N·m or N) a joint gets when the config leaves
+ * torque_limit_nm out; poses from hs__bench_model_poses; gravity in m/s². */
+double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_pose *poses,
+                                      uint32_t link, double *scratch, double velocity_limit,
+                                      double gravity);
+
 /* demo_controller.c: RT-safe. Writes the controller-sourced joints' command slots. */
 void hs__bench_demo_controller(struct hs_bench *b, int64_t now_ns);
 

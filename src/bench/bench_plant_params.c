@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_internal.h"
@@ -26,12 +27,57 @@ static int find_sensor(const struct hs_model *m, const char *name, enum hs_senso
     return -ENOENT;
 }
 
-static void map_joint(const struct hs_config *cfg, const struct hs_link *l,
+/* The torque limit when neither the config nor the model gives one: enough to take the inertia
+ * the joint moves from rest to its velocity limit in HS_TORQUE_ACCEL_S while holding the larger
+ * gravity moment of either side (every link's mass times its distance from the axis, at the
+ * model's zero pose, as if gravity were across the axis: the robot hanging from or standing on
+ * the joint), and at least HS_TORQUE_FLOOR. A joint with no velocity limit is taken to reach
+ * HS_DEFAULT_SPEED. Slide joints: masses and the whole weight instead of moments. */
+#define HS_TORQUE_ACCEL_S 0.1
+#define HS_TORQUE_FLOOR 1.0                /* N·m or N */
+#define HS_DEFAULT_SPEED_ROTATE (2 * M_PI) /* rad/s: one turn a second */
+#define HS_DEFAULT_SPEED_SLIDE 1.0         /* m/s */
+
+double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_pose *poses,
+                                      uint32_t link, double *scratch, double velocity_limit,
+                                      double gravity)
+{
+    const struct hs_link *l = &m->links[link];
+    bool slide = l->joint_type == HS_JOINT_SLIDE;
+    struct hs__joint_inertia in;
+    hs__bench_joint_inertia(m, poses, link, scratch, &in);
+    double v = velocity_limit;
+    if (!(v > 0 && isfinite(v)))
+        v = fmax(fabs(l->uvlimit), fabs(l->lvlimit));
+    if (!(v > 0 && isfinite(v)))
+        v = slide ? HS_DEFAULT_SPEED_SLIDE : HS_DEFAULT_SPEED_ROTATE;
+    double hold;
+    if (slide) {
+        double total = 0.0;
+        for (uint32_t k = 0; k < m->nlinks; k++)
+            total += isfinite(m->links[k].mass) && m->links[k].mass > 0 ? m->links[k].mass : 0;
+        hold = fmax(in.moved, total - in.moved);
+    } else {
+        hold = fmax(in.moment_moved, in.moment_rest);
+    }
+    double t = in.moved * v / HS_TORQUE_ACCEL_S + fabs(gravity) * hold;
+    return isfinite(t) && t > HS_TORQUE_FLOOR ? t : HS_TORQUE_FLOOR;
+}
+
+static void map_joint(const struct hs_config *cfg, const struct hs_model *m,
+                      const struct hs_pose *poses, double *scratch, uint32_t link,
                       struct hs_plant_joint_params *jp)
 {
+    const struct hs_link *l = &m->links[link];
     const struct hs_cfg_actuator *a = hs_config_actuator(cfg, l->name);
     struct hs_actuator_params *p = &jp->actuator;
-    p->torque_max = a->torque_limit_nm;
+    const double *grav = cfg->physics.gravity;
+    /* NAN: not in the config. An explicit .inf stays (hs__bench_collect_warnings warns). */
+    p->torque_max = !isnan(a->torque_limit_nm)
+                        ? a->torque_limit_nm
+                        : hs__bench_default_torque_limit(
+                              m, poses, link, scratch, a->velocity_limit,
+                              sqrt(grav[0] * grav[0] + grav[1] * grav[1] + grav[2] * grav[2]));
     p->current_max = a->current_limit_a;
     if (!isnan(a->gear_ratio))
         p->gear_ratio = a->gear_ratio;
@@ -84,23 +130,36 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     if (r < 0)
         return hs_diag_set(diag, r, cfg->path, 0, 0, "out of memory for %s", model->name);
     pp.seed = cfg->sensors.noise_seed;
+    struct hs_pose *poses = calloc(model->nlinks ? model->nlinks : 1, sizeof *poses);
+    double *scratch = calloc(model->nlinks ? model->nlinks : 1, sizeof *scratch);
+    if (!poses || !scratch) {
+        free(poses);
+        free(scratch);
+        hs_plant_params_free(&pp);
+        return hs_diag_set(diag, -ENOMEM, cfg->path, 0, 0, "out of memory for %s", model->name);
+    }
+    hs__bench_model_poses(model, poses);
     uint32_t j = 0;
     for (uint32_t i = 0; i < model->nlinks; i++) {
         const struct hs_link *l = &model->links[i];
         if (l->joint_type != HS_JOINT_ROTATE && l->joint_type != HS_JOINT_SLIDE)
             continue;
-        map_joint(cfg, l, &pp.joints[j]);
+        map_joint(cfg, model, poses, scratch, i, &pp.joints[j]);
         if (pp.joints[j].encoder.velocity_window > HS_ENCODER_WINDOW_MAX) {
             const struct hs_cfg_encoder *e = hs_config_encoder(cfg, l->name);
             r = hs_diag_set(diag, -EINVAL, cfg->path, e->src.line, e->src.column,
                             "sensors.encoders: velocity_window_ticks %u for %s is above the "
                             "encoder model's maximum %u",
                             pp.joints[j].encoder.velocity_window, l->name, HS_ENCODER_WINDOW_MAX);
+            free(poses);
+            free(scratch);
             hs_plant_params_free(&pp);
             return r;
         }
         j++;
     }
+    free(poses);
+    free(scratch);
     for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
         const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
         int parts[2] = {find_sensor(model, imu->accel, HS_SENSOR_ACCEL),

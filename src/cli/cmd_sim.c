@@ -259,6 +259,8 @@ int hs_cmd_sim(int argc, char **argv)
             hs_log(HS_LOG_WARNING, "%s", hs_bench_model(b, i)->warnings[k]);
     if (o.model)
         hs_bench_set_auto_gains(b, QUICK_LOOK_BANDWIDTH);
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) /* once, after the gains */
+        hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(b, i));
     if (o.ntorques) {
         struct torque_io *t = calloc(1, sizeof *t);
         if (!t) {

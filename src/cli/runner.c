@@ -189,6 +189,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     for (uint32_t i = 0; i < r->cfg->nmodels; i++) /* what the loader tolerated, once */
         for (uint32_t k = 0; k < hs_bench_model(r->bench, i)->nwarnings; k++)
             hs_log(HS_LOG_WARNING, "%s", hs_bench_model(r->bench, i)->warnings[k]);
+    for (uint32_t i = 0; i < hs_bench_warning_count(r->bench); i++)
+        hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(r->bench, i));
     if ((rc = hs__attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;

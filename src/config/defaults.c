@@ -103,7 +103,7 @@ void hs_config_defaults(struct hs_config *ret_config)
     c->actuators.defaults = (struct hs_cfg_actuator){
         .modes = HS_CFG_MODE_BIT(HS_CFG_MODE_TORQUE) | HS_CFG_MODE_BIT(HS_CFG_MODE_CURRENT) |
                  HS_CFG_MODE_BIT(HS_CFG_MODE_VELOCITY) | HS_CFG_MODE_BIT(HS_CFG_MODE_POSITION),
-        .torque_limit_nm = INFINITY,
+        .torque_limit_nm = NAN, /* from the model (bench_plant_params.c) */
         .current_limit_a = INFINITY,
         .gear_ratio = NAN,
         .gear_efficiency = NAN,

@@ -253,7 +253,8 @@ STATIC_TABLE(controller_t, controller_f, NULL);
 #define AC struct hs_cfg_actuator
 static const struct hs__cfg_field actuator_f[] = {
     F_("modes", HS__K_MODES, AC, modes, .names = hs__names_mode),
-    DBL("torque_limit_nm", AC, torque_limit_nm, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
+    DBL("torque_limit_nm", AC, torque_limit_nm, 0, DMAX,
+        HS__F_MIN_OPEN | HS__F_INF | HS__F_NAN_UNSET),
     DBL("current_limit_a", AC, current_limit_a, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
     DBL("gear_ratio", AC, gear_ratio, -100000, 100000, HS__F_NAN_UNSET),
     DBL("gear_efficiency", AC, gear_efficiency, 0, 1, HS__F_MIN_OPEN | HS__F_NAN_UNSET),

@@ -228,7 +228,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->rt.priority, d.rt.priority);
     assert_int_equal(c->rt.cpu, -1);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_PD_HOLD);
-    assert_true(isinf(c->actuators.defaults.torque_limit_nm));
+    assert_true(isnan(c->actuators.defaults.torque_limit_nm)); /* derived per joint */
     assert_true(isnan(c->actuators.defaults.gear_ratio));
     assert_int_equal(c->sensors.encoder_defaults.counter_bits, 32);
     assert_int_equal(c->shm.mode, 0660);

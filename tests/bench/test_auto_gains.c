@@ -1,0 +1,295 @@
+/* Tuned PD gains are stable by construction, and torque limits default to finite values.
+ *
+ * The bound (src/bench/auto_gains.c) is checked against the explicit PD recurrence itself; the
+ * whole bench against a model written for this test (tests/bench/light_palm.wrl: a 5 g palm
+ * between a wrist and a 0.5 kg finger) that the unclamped gains drive unstable. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../src/bench/bench_internal.h"
+#include "hilsim/bench.h"
+#include "hilsim/config.h"
+#include "hilsim/plant.h"
+
+/* The semi-implicit explicit-PD recurrence on inertia ie with gains for it, from x = 1: the
+ * largest |x| seen over n steps. */
+static double recurrence_peak(double kp, double kd, double ie, double h, int n)
+{
+    double x = 1, v = 0, peak = 1;
+    for (int i = 0; i < n && peak < 1e6; i++) {
+        v += h * (-kp * x - kd * v) / ie;
+        x += h * v;
+        peak = fmax(peak, fabs(x));
+    }
+    return peak;
+}
+
+static void test_bound_matches_recurrence(void **state)
+{
+    (void)state;
+    const double ratios[] = {1, 10, 1e4}, steps[] = {1e-3, 1e-4};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) {
+            double r = ratios[i], h = steps[k], ie = 0.01, it = r * ie;
+            double w = hs__bench_pd_bandwidth_max(it, ie, h), x = w * h;
+            /* Clamped to half the stable region: kp h²/Ie + 2 kd h/Ie = r x² + 4 r x = 2. */
+            assert_true(fabs(r * x * x + 4 * r * x - 2.0) < 1e-9);
+            /* At that bandwidth the recurrence decays; at 1.02 x the Jury limit (the region's
+             * edge, r x² + 4 r x = 4) it grows without bound. */
+            assert_true(recurrence_peak(w * w * it, 2 * w * it, ie, h, 200000) < 10.0);
+            double wj = 1.02 * 2.0 * (sqrt(1.0 + 1.0 / r) - 1.0) / h;
+            assert_true(recurrence_peak(wj * wj * it, 2 * wj * it, ie, h, 200000) >= 1e6);
+        }
+    assert_true(hs__bench_pd_bandwidth_max(1, 0, 1e-3) == 0.0);
+    assert_true(isinf(hs__bench_pd_bandwidth_max(0, 1, 1e-3)));
+}
+
+static char *palm_yaml(const char *extra)
+{
+    const char *src = getenv("HS_SOURCE_DIR"), *shared = getenv("HS_SHARED_DIR");
+    char floor[4096];
+    snprintf(floor, sizeof floor, "%s/models/openhrp/floor.wrl", shared ? shared : "");
+    if (!src || !shared || access(floor, R_OK) != 0)
+        return NULL;
+    char *y = NULL;
+    int n = asprintf(&y,
+                     "bench: {name: palm}\n"
+                     "models:\n"
+                     "  - {name: robot, file: \"%s/tests/bench/light_palm.wrl\"}\n"
+                     "  - {name: env, file: \"%s\", static: true}\n"
+                     "controller: {type: pd_hold, bandwidth_rad_s: 30}\n%s",
+                     src, floor, extra);
+    return n < 0 ? NULL : y;
+}
+
+static struct hs_bench *palm_bench(const char *extra, const struct hs_config **ret_cfg)
+{
+    char *y = palm_yaml(extra);
+    if (!y)
+        return NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(y, strlen(y), "palm.yaml", NULL, ret_cfg, &d);
+    free(y);
+    if (r)
+        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    struct hs_bench *b = NULL;
+    r = hs_bench_create(*ret_cfg, &b, &d);
+    if (r)
+        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    return b;
+}
+
+/* Runs n ticks; false as soon as a link pose or rate is not finite or is beyond bounds no
+ * standing model reaches (10 m from the origin, 1000 rad/s), checked every tick. */
+static bool run_sane(struct hs_bench *b, int n)
+{
+    int64_t period = hs_bench_tick_period_ns(b);
+    struct hs_world *w = hs_bench_world(b);
+    const struct hs_model *m = hs_bench_model(b, 0);
+    for (int t = 0; t < n; t++) {
+        int64_t now = (int64_t)t * period;
+        if (hs_bench_inputs(b, now) || hs_bench_actuation(b, now) ||
+            hs_bench_physics(b, now, (uint64_t)t) || hs_bench_sensors(b, now, (uint64_t)t))
+            return false;
+        for (uint32_t k = 0; k < m->nlinks; k++) {
+            struct hs_pose p;
+            double v[3], om[3];
+            hs_world_link_pose(w, 0, k, &p);
+            hs_world_link_velocity(w, 0, k, v, om);
+            for (int c = 0; c < 3; c++)
+                if (!(fabs(p.p[c]) < 10.0) || !(fabs(om[c]) < 1000.0) || !(fabs(v[c]) < 100.0))
+                    return false;
+        }
+    }
+    return true;
+}
+
+static void test_light_palm_clamped_and_stable(void **state)
+{
+    (void)state;
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = palm_bench("", &cfg);
+    if (!b)
+        skip();
+    /* One clamp warning per joint that needs it: both (the palm is what each moves alone). */
+    uint32_t wrist = 0, finger = 0;
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) {
+        const char *s = hs_bench_warning(b, i);
+        wrist += strncmp(s, "WRIST: tuned PD bandwidth 30 rad/s clamped", 42) == 0;
+        finger += strncmp(s, "FINGER: tuned PD bandwidth 30 rad/s clamped", 43) == 0;
+    }
+    assert_int_equal(wrist, 1);
+    assert_int_equal(finger, 1);
+    /* Every joint's gains keep the explicit PD within half its stable region on the least
+     * inertia the joint moves on its own, recomputed here from the model at the initial pose. */
+    const struct hs_model *m = hs_bench_model(b, 0);
+    struct hs_pose poses[8];
+    double scratch[8];
+    assert_true(m->nlinks <= 8);
+    for (uint32_t k = 0; k < m->nlinks; k++)
+        hs_world_link_pose(hs_bench_world(b), 0, k, &poses[k]);
+    double h = (double)hs_bench_tick_period_ns(b) * 1e-9;
+    for (uint32_t j = 0; j < hs_bench_joint_count(b); j++) {
+        const struct hs_bench_joint *bj = hs_bench_joint(b, j);
+        struct hs__joint_inertia in;
+        hs__bench_joint_inertia(m, poses, bj->link, scratch, &in);
+        double a = bj->kp * h * h / in.effective, bb = bj->kd * h / in.effective;
+        assert_true(bj->kp > 0 && bj->kd > 0);
+        assert_true(a + 2 * bb <= 2.0 + 1e-9);
+    }
+    /* 10 s standing on the floor under the clamped gains: finite and bounded every tick, and
+     * the block has not left the spot it stands on. */
+    assert_true(run_sane(b, 10000));
+    struct hs_pose root;
+    hs_world_link_pose(hs_bench_world(b), 0, 0, &root);
+    assert_true(fabs(root.p[0]) < 0.1 && fabs(root.p[1]) < 0.1 && fabs(root.p[2] - 0.1) < 0.01);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
+}
+
+/* The same bench with the gains as they were tuned before the bound (critically damped at
+ * 30 rad/s on the subtree): it diverges. Run in a child process, since a diverging ODE world
+ * may end in ODE's own assertion; the child reports divergence by its exit status. */
+static void test_light_palm_unclamped_diverges(void **state)
+{
+    (void)state;
+    char *y = palm_yaml("");
+    if (!y)
+        skip();
+    free(y);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* As before the finite default torque limits too (which alone keep this bounded). */
+        const struct hs_config *cfg = NULL;
+        struct hs_bench *b = palm_bench("actuators: {defaults: {torque_limit_nm: .inf}}\n", &cfg);
+        const struct hs_model *m = hs_bench_model(b, 0);
+        struct hs_pose poses[8];
+        double scratch[8];
+        for (uint32_t k = 0; k < m->nlinks; k++)
+            hs_world_link_pose(hs_bench_world(b), 0, k, &poses[k]);
+        for (uint32_t j = 0; j < b->njoints; j++) {
+            struct hs__joint_inertia in;
+            hs__bench_joint_inertia(m, poses, b->joints[j].link, scratch, &in);
+            b->joints[j].kp = 900.0 * in.moved;
+            b->joints[j].kd = 60.0 * in.moved;
+        }
+        _exit(run_sane(b, 10000) ? 0 : 3);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    /* Diverged: caught by the bounds (3) or ended by ODE's assertion (a signal). */
+    assert_true((WIFEXITED(st) && WEXITSTATUS(st) == 3) || WIFSIGNALED(st));
+}
+
+/* A pendulum-like model: the default torque limit is the analytic value of the documented
+ * rule; an explicit .inf stays and is warned about with its line; a number is taken as is. */
+static void test_torque_limit_defaults(void **state)
+{
+    (void)state;
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = palm_bench("", &cfg);
+    if (!b)
+        skip();
+    const struct hs_model *m = hs_bench_model(b, 0);
+    struct hs_plant_params pp;
+    struct hs_diag d = {0};
+    assert_int_equal(hs__bench_plant_params(cfg, m, &pp, &d), 0);
+    /* FINGER (link 2): moves the finger, I = 1.68e-3 + 0.5 * 0.1² = 6.68e-3 kg·m² about its
+     * axis; no velocity limit in the file, so 2π rad/s reached in 0.1 s; gravity moments about
+     * the axis at the zero pose: the finger 0.5 kg x 0.1 m = 0.05 kg·m, the rest (block 2 kg
+     * 0.17 m below, palm 5 g 0.02 m below) 2 x 0.17 + 0.005 x 0.02 = 0.3401 kg·m, the larger. */
+    double g = 9.80665;
+    double expect = 6.68e-3 * 2 * M_PI / 0.1 + g * 0.3401;
+    assert_true(fabs(pp.joints[1].actuator.torque_max - expect) < 1e-6 * expect);
+    assert_true(isfinite(pp.joints[0].actuator.torque_max) &&
+                pp.joints[0].actuator.torque_max >= 1.0);
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++)
+        assert_null(strstr(hs_bench_warning(b, i), "torque_limit_nm"));
+    hs_plant_params_free(&pp);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
+
+    b = palm_bench("actuators:\n  joints:\n    WRIST: {torque_limit_nm: .inf}\n"
+                   "    FINGER: {torque_limit_nm: 3.5}\n",
+                   &cfg);
+    assert_int_equal(hs__bench_plant_params(cfg, hs_bench_model(b, 0), &pp, &d), 0);
+    assert_true(isinf(pp.joints[0].actuator.torque_max));
+    assert_true(pp.joints[1].actuator.torque_max == 3.5);
+    uint32_t inf_warnings = 0;
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) {
+        const char *s = hs_bench_warning(b, i);
+        if (strstr(s, "torque_limit_nm of WRIST is .inf")) {
+            inf_warnings++;
+            assert_true(strncmp(s, "palm.yaml:8:", 12) == 0);
+        }
+    }
+    assert_int_equal(inf_warnings, 1);
+    hs_plant_params_free(&pp);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
+}
+
+/* An initial joint position outside the model's limits is accepted with a warning naming the
+ * config line; one inside is not warned about. */
+static void test_initial_outside_limits_warns(void **state)
+{
+    (void)state;
+    const char *src = getenv("HS_SOURCE_DIR");
+    if (!src)
+        skip();
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = NULL;
+    char *y = NULL;
+    assert_true(asprintf(&y,
+                         "bench: {name: palm}\n"
+                         "models:\n"
+                         "  - name: robot\n"
+                         "    file: \"%s/tests/bench/light_palm.wrl\"\n"
+                         "    initial:\n"
+                         "      joints:\n"
+                         "        WRIST: {q: 1.4}\n"
+                         "        FINGER: {q: 6}\n",
+                         src) > 0);
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(y, strlen(y), "init.yaml", NULL, &cfg, &d);
+    free(y);
+    if (r)
+        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    assert_int_equal(hs_bench_create(cfg, &b, &d), 0);
+    uint32_t found = 0;
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) {
+        const char *s = hs_bench_warning(b, i);
+        assert_null(strstr(s, "WRIST starts"));
+        if (strstr(s, "FINGER starts at 6, 4.5 outside the model's limits [-1.5, 1.5]")) {
+            found++;
+            assert_true(strncmp(s, "init.yaml:8:", 12) == 0);
+        }
+    }
+    assert_int_equal(found, 1);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_matches_recurrence),
+        cmocka_unit_test(test_light_palm_clamped_and_stable),
+        cmocka_unit_test(test_light_palm_unclamped_diverges),
+        cmocka_unit_test(test_torque_limit_defaults),
+        cmocka_unit_test(test_initial_outside_limits_warns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
