@@ -8,21 +8,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hilsim/file_open.h"
 #include "model_internal.h"
 
 int hs__read_file(const char *path, char **ret_data, size_t *ret_size, struct hs_diag *diag,
                   const char *from_file, int from_line, int from_column)
 {
     const char *df = from_file ? from_file : path;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(diag, errno, df, from_line, from_column, "cannot open '%s': %s", path,
-                           strerror(errno));
+    /* A FIFO or device named as a model (or inlined by one) must not hang the load. */
+    FILE *f = NULL;
+    int r = hs_fopen_regular(path, &f);
+    if (r < 0)
+        return hs_diag_set(diag, r, df, from_line, from_column, "cannot open '%s': %s", path,
+                           hs_open_regular_strerror(r));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fileno(f), &st) != 0) {
+        int e = errno;
         fclose(f);
-        return hs_diag_set(diag, EINVAL, df, from_line, from_column, "'%s' is not a regular file",
-                           path);
+        return hs_diag_set(diag, -e, df, from_line, from_column, "cannot stat '%s': %s", path,
+                           strerror(e));
     }
     if ((unsigned long long)st.st_size > HS_VRML_MAX_FILE_BYTES) {
         fclose(f);

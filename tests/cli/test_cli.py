@@ -361,6 +361,18 @@ class HostileFiles(unittest.TestCase):
                     self.assertEqual(r.returncode, 2, r.stderr)
                     self.assertIn(path + ": cannot open: " + why, r.stderr)
 
+    def test_fifo_or_directory_model_is_refused_without_hanging(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fifo = os.path.join(tmp, "robot.wrl")
+            os.mkfifo(fifo)
+            for path, why in ((fifo, "not a regular file"), (tmp, "Is a directory")):
+                for args in (["model", path], ["sim", "--model", path, "--duration", "0.01"]):
+                    r = run(*args, timeout=60)  # a hang is a failure, not a slow pass
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertIn(path, r.stderr)
+                    # the quick look's config check says "not a regular file" for both
+                    self.assertTrue(why in r.stderr or "not a regular file" in r.stderr, r.stderr)
+
     def test_nesting_deeper_than_64_is_refused_at_its_position(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "deep.yaml")
