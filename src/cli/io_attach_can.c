@@ -141,6 +141,17 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
                 break;
             w += d;
         }
+        /* A real controller: its own view through libsocketcan (hs__can_link_poll, same thread). */
+        struct hs_can_state link;
+        if (hs_bench_can_link_view(can, i, &link) == 0 && link.link_mgmt == HS_CAN_LINK_MGMT_OK) {
+            int d = snprintf(buf + n + (size_t)w, size - n - (size_t)w,
+                             " (controller %s, TEC %u, REC %u, restarts %llu)",
+                             hs_can_bus_state_name(link.bus), link.tx_err_count, link.rx_err_count,
+                             (unsigned long long)link.restarts);
+            if (d < 0 || (size_t)d >= size - n - (size_t)w)
+                break;
+            w += d;
+        }
         n += (size_t)w;
     }
 }
