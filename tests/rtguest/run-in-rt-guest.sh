@@ -330,8 +330,10 @@ done
 # Emulated CAN controllers, all on one QEMU CAN bus: frames sent on one reach the others.
 CANHW=()
 if ((NCANHW > 0)); then
+    # shellcheck disable=SC2054 # the commas belong to QEMU's option syntax
     CANHW=(-object can-bus,id=hscanbus0)
     for ((i = 0; i < NCANHW; i++)); do
+        # shellcheck disable=SC2054
         CANHW+=(-device kvaser_pci,canbus=hscanbus0)
     done
 fi
