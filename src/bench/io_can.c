@@ -12,6 +12,7 @@
 
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "hilsim/can_replier.h"
 #include "io_can_dbc.h"
 #include "rt/trace.h"
 
@@ -38,7 +39,9 @@ struct can_node {
     uint32_t node_seq;  /* node command seq at the last mapping */
     uint32_t slot_mode; /* mode written at the last mapping */
     uint64_t slot_seq;
-    bool replied; /* poll produced a frame this tick */
+    bool replied;          /* poll produced a frame this tick */
+    bool immediate;        /* MIT, replies: immediate: its bus's I/O thread answers */
+    uint32_t replier_slot; /* its snapshot in that thread */
 };
 
 struct can_bus {
@@ -55,6 +58,8 @@ struct can_bus {
      * STATUS= line; the bus's own state is only touched by the tick thread. */
     _Atomic uint32_t live_state;
     _Atomic uint64_t live_drops;
+    /* replies: immediate with MIT nodes: owns the bus's receive side (can_replier.h) */
+    struct hs_can_replier *replier;
 };
 
 struct hs_bench_can {
@@ -153,7 +158,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
     for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS; round++) {
-        int got = hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
+        int got = b->replier ? hs_can_replier_recv(b->replier, b->rx, RX_BATCH)
+                             : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
         if (got <= 0)
             return;
         for (int k = 0; k < got; k++) {
@@ -195,7 +201,13 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         b->ntx = 0;
         drain_bus(c, b, now_ns, real_to_mono);
         struct hs_can_state st;
-        if (hs_can_bus_state(b->bus, &st) == 0) {
+        if (b->replier) { /* the I/O thread writes the receive side: ask it */
+            enum hs_can_bus_state bs;
+            uint64_t drops;
+            hs_can_replier_live(b->replier, &bs, &drops);
+            atomic_store_explicit(&b->live_state, (uint32_t)bs, memory_order_relaxed);
+            atomic_store_explicit(&b->live_drops, drops, memory_order_relaxed);
+        } else if (hs_can_bus_state(b->bus, &st) == 0) {
             atomic_store_explicit(&b->live_state, (uint32_t)st.bus, memory_order_relaxed);
             atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
         }
@@ -212,6 +224,16 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
         struct hs_can_joint_command cmd;
         int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
+        if (n->immediate) {
+            /* already answered by the I/O thread: drop the tick's copies, publish this tick's
+             * state (the node's zero offset as of now) for the next commands */
+            const struct hs_mit_node *m = &n->u.mit;
+            hs_can_replier_publish(b->replier, n->replier_slot, js.q_rad - m->zero_offset_rad,
+                                   js.dq_rad_s, m->cfg.reply_current ? js.current_a : js.tau_nm);
+            n->node->stats.tx_frames -= (uint64_t)(k > 0 ? k : 0);
+            n->pending_ns = 0;
+            k = 0;
+        }
         n->replied = k > 0;
         b->ntx += (unsigned)(k > 0 ? k : 0);
         map_command(n, &cmd, j);
@@ -294,6 +316,9 @@ static void can_safe_stop(void *ctx, struct hs_bench *bench)
     c->stopped = true;
     for (uint32_t i = 0; i < c->nbuses; i++) {
         struct can_bus *b = &c->buses[i];
+        /* joins within one poll timeout; after it the tick thread owns the bus again, so the
+         * counters read at stop are whole */
+        hs_can_replier_stop(b->replier);
         unsigned k = 0;
         for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++)
             if (!c->nodes[b->node_index[m]].dbc) /* no protocol-defined disable frame */
@@ -309,6 +334,7 @@ static void can_destroy(void *ctx)
     if (!c)
         return;
     for (uint32_t i = 0; i < HS_CFG_MAX_BUSES; i++) {
+        hs_can_replier_destroy(c->buses[i].replier);
         hs_can_bus_close(c->buses[i].bus);
         free(c->buses[i].tx);
     }
@@ -327,6 +353,38 @@ static const struct hs_bench_io_ops can_ops = {
 };
 
 /* ---- attach ---- */
+
+/* replies: immediate and MIT nodes on the bus: an I/O thread answers their commands at once. */
+static int start_replier(struct hs_bench_can *c, uint32_t i, struct hs_diag *d)
+{
+    const struct hs_cfg_bus *cb = &c->cfg->can.buses[i];
+    struct can_bus *b = &c->buses[i];
+    /* in simulated time there is no "between ticks" to answer in: ticks answer */
+    if (cb->replies != HS_CFG_REPLIES_IMMEDIATE || c->tick_time_stamps)
+        return 0;
+    for (unsigned m = 0; m < b->nnodes; m++) {
+        struct can_node *n = &c->nodes[b->node_index[m]];
+        if (n->dbc || n->cfg->protocol != HS_CFG_PROTO_MIT)
+            continue;
+        struct hs_diag rd = {0};
+        int r = b->replier ? 0 : hs_can_replier_create(b->bus, &b->replier, &rd);
+        if (r == 0)
+            r = hs_can_replier_add_mit(b->replier, &n->u.mit.cfg, &n->replier_slot);
+        if (r < 0)
+            return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
+                               "can.buses[%u].replies: %s", i,
+                               rd.msg[0] ? rd.msg : "too many immediate nodes on one bus");
+        n->immediate = true;
+    }
+    if (!b->replier)
+        return 0;
+    struct hs_diag rd = {0};
+    int r = hs_can_replier_start(b->replier, c->cfg->rt.priority, &rd);
+    if (r < 0)
+        return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
+                           "can.buses[%u].replies: %s", i, rd.msg);
+    return 0;
+}
 
 static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_can_opts *o,
                     struct hs_diag *d)
@@ -385,7 +443,7 @@ static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_ca
     if (r < 0 && r != -ENOSYS)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].interface '%s': cannot start the bus", i, cb->interface);
-    return 0;
+    return start_replier(c, i, d);
 }
 
 static void joint_drive(const struct hs_bench *bench, uint32_t ji, double *gear, double *eta,
@@ -579,6 +637,9 @@ int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
     ret->protocol = hs_cfg_can_protocol_name(n->cfg->protocol);
     ret->joint = n->dbc ? "(bindings)" : n->cfg->joint;
     ret->node = n->node->stats;
+    if (n->immediate)
+        ret->node.tx_frames +=
+            hs_can_replier_slot_replies(c->buses[n->bus].replier, n->replier_slot);
     return 0;
 }
 

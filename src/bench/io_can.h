@@ -54,7 +54,8 @@ struct hs_bench_can_opts {
     const struct hs_can_backend_ops *backend;
     int socketpair_fd[8];
     /* Stamp every frame with the tick's now_ns instead of its kernel receive time: for
-     * simulated time (offline runs, tests), where now_ns is not CLOCK_MONOTONIC. */
+     * simulated time (offline runs, tests), where now_ns is not CLOCK_MONOTONIC. Nodes then
+     * answer with the tick whatever can.buses[].replies says (no I/O thread). */
     bool tick_time_stamps;
 };
 
