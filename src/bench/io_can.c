@@ -355,7 +355,8 @@ static const struct hs_bench_io_ops can_ops = {
 /* ---- attach ---- */
 
 /* replies: immediate and MIT nodes on the bus: an I/O thread answers their commands at once. */
-static int start_replier(struct hs_bench_can *c, uint32_t i, struct hs_diag *d)
+static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
+                         struct hs_diag *d)
 {
     const struct hs_cfg_bus *cb = &c->cfg->can.buses[i];
     struct can_bus *b = &c->buses[i];
@@ -375,6 +376,10 @@ static int start_replier(struct hs_bench_can *c, uint32_t i, struct hs_diag *d)
                                "can.buses[%u].replies: %s", i,
                                rd.msg[0] ? rd.msg : "too many immediate nodes on one bus");
         n->immediate = true;
+        /* the initial pose until the first tick publishes, so early commands are answered */
+        struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
+        hs_can_replier_publish(b->replier, n->replier_slot, js.q_rad, js.dq_rad_s,
+                               n->u.mit.cfg.reply_current ? js.current_a : js.tau_nm);
     }
     if (!b->replier)
         return 0;
@@ -386,8 +391,8 @@ static int start_replier(struct hs_bench_can *c, uint32_t i, struct hs_diag *d)
     return 0;
 }
 
-static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_can_opts *o,
-                    struct hs_diag *d)
+static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
+                    const struct hs_bench_can_opts *o, struct hs_diag *d)
 {
     const struct hs_config *cfg = c->cfg;
     const struct hs_cfg_bus *cb = &cfg->can.buses[i];
@@ -443,7 +448,7 @@ static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_ca
     if (r < 0 && r != -ENOSYS)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].interface '%s': cannot start the bus", i, cb->interface);
-    return start_replier(c, i, d);
+    return start_replier(c, bench, i, d);
 }
 
 static void joint_drive(const struct hs_bench *bench, uint32_t ji, double *gear, double *eta,
@@ -571,7 +576,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
             r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
             goto fail;
         }
-        r = open_bus(c, opened, opts, d);
+        r = open_bus(c, bench, opened, opts, d);
         if (r < 0) {
             opened++; /* its socketpair fd, if any, is consumed */
             goto fail;
@@ -618,6 +623,13 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *c, uint32_t i,
     int r = hs_can_bus_state(b->bus, &s.state);
     if (r < 0)
         return r;
+    if (b->replier) {
+        struct hs_can_replier_stats rs;
+        hs_can_replier_stats(b->replier, &rs);
+        s.state.tx_frames += rs.replies;
+        s.state.tx_errors += rs.send_errors;
+        s.relay_drops = rs.ring_drops;
+    }
     *ret = s;
     return 0;
 }

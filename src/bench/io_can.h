@@ -67,6 +67,9 @@ struct hs_bench_can_bus_stats {
     uint64_t err_frames;      /* controller error frames skipped before dispatch */
     uint64_t send_errors;     /* hs_can_bus_send failures other than back-pressure */
     uint64_t rx_capped_ticks; /* ticks that left frames queued after HS_BENCH_CAN_RX_ROUNDS */
+    /* replies: immediate (the bus's I/O thread): its replies are in state.tx_frames and its
+     * refused sends in state.tx_errors; frames it received that the tick had no room for: */
+    uint64_t relay_drops;
 };
 
 struct hs_bench_can_node_stats {
