@@ -25,7 +25,7 @@ struct hs_can_replier_stats {
     uint64_t replies;     /* MIT replies sent at once */
     uint64_t unanswered;  /* MIT commands before the first published state (no reply) */
     uint64_t send_errors; /* replies the socket refused (lost, as on a full controller queue) */
-    uint64_t ring_drops;  /* frames the tick had no room for (it did not drain for too long) */
+    uint64_t ring_drops;  /* frames the tick had no room for; 0 by design (see io_thread) */
 };
 
 /* init only: a replier for BUS (not started; the bus must outlive it). */

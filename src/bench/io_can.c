@@ -223,6 +223,7 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
         struct hs_can_joint_command cmd;
+        uint64_t overflow = n->node->stats.tx_overflow;
         int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
         if (n->immediate) {
             /* already answered by the I/O thread: drop the tick's copies, publish this tick's
@@ -231,6 +232,7 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
             hs_can_replier_publish(b->replier, n->replier_slot, js.q_rad - m->zero_offset_rad,
                                    js.dq_rad_s, m->cfg.reply_current ? js.current_a : js.tau_nm);
             n->node->stats.tx_frames -= (uint64_t)(k > 0 ? k : 0);
+            n->node->stats.tx_overflow = overflow; /* copies it had no room for: not lost */
             n->pending_ns = 0;
             k = 0;
         }

@@ -31,6 +31,7 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
                  (unsigned long long)(s.state.tx_errors + s.send_errors),
                  (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
                  (unsigned long long)s.rx_capped_ticks);
+        fn(arg, line);
         if (s.relay_drops) {
             snprintf(line, sizeof line,
                      "can bus %s: %llu frames lost between the reply thread and the tick", s.name,
