@@ -93,7 +93,9 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
 uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
 int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
                             struct hs_bench_can_node_stats *ret_stats);
-/* Command-to-reply latency of MIT nodes, one sample per node and tick that answered: from the
+/* Command-to-reply latency of MIT nodes answered with the tick (replies: tick, or simulated
+ * time; the I/O thread's immediate replies are not sampled here: tests/canio/bench_can_reply
+ * measures them at the peer), one sample per node and tick that answered: from the
  * kernel receive time of the oldest command answered that tick to the replies handed to the
  * kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
  * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
