@@ -20,19 +20,23 @@
 #define POLL_MS 10         /* how soon the thread notices a stop */
 #define SEQLOCK_TRIES 1000 /* the writer holds it for three stores; a reader never waits long */
 
-struct mit_slot {
-    uint8_t motor_id;
+struct slot {
+    bool odrive;      /* else MIT */
+    uint8_t motor_id; /* MIT: the command ID; ODrive: the node ID */
     uint16_t master_id;
+    uint32_t getters;        /* ODrive: cmd IDs answered on request */
     struct hs_mit_limits rl; /* reply ranges */
-    /* seqlock: odd while the tick writes; the values are double bit patterns */
+    /* seqlock: odd while the tick writes; MIT: p, v, t as double bit patterns; ODrive: the
+     * 8 data bytes of each getter's answer */
     _Atomic uint32_t seq;
     _Atomic uint64_t p, v, t;
+    _Atomic uint64_t answer[32];
     _Atomic uint64_t replies; /* io:w */
 };
 
 struct hs_can_replier {
     struct hs_can_bus *bus;
-    struct mit_slot slots[HS_CAN_REPLIER_MAX_NODES];
+    struct slot slots[HS_CAN_REPLIER_MAX_NODES];
     uint32_t nslots;
     pthread_t thread;
     bool running;
@@ -80,7 +84,7 @@ int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config 
         return -EBUSY;
     if (r->nslots == HS_CAN_REPLIER_MAX_NODES)
         return -ENOSPC;
-    struct mit_slot *s = &r->slots[r->nslots];
+    struct slot *s = &r->slots[r->nslots];
     s->motor_id = cfg->motor_id;
     s->master_id = cfg->master_id;
     s->rl = cfg->limits;
@@ -90,11 +94,61 @@ int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config 
     return 0;
 }
 
+int hs_can_replier_add_odrive(struct hs_can_replier *r, uint8_t node_id, uint32_t getters,
+                              uint32_t *ret_slot)
+{
+    if (r->running)
+        return -EBUSY;
+    if (r->nslots == HS_CAN_REPLIER_MAX_NODES)
+        return -ENOSPC;
+    struct slot *s = &r->slots[r->nslots];
+    s->odrive = true;
+    s->motor_id = node_id;
+    s->getters = getters;
+    *ret_slot = r->nslots++;
+    return 0;
+}
+
+/* RT-safe */
+void hs_can_replier_publish_answers(struct hs_can_replier *r, uint32_t slot,
+                                    const struct hs_can_frame *frames, unsigned n)
+{
+    struct slot *s = &r->slots[slot];
+    uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t d;
+        memcpy(&d, frames[i].data, sizeof d);
+        atomic_store_explicit(&s->answer[frames[i].id & 0x1F], d, memory_order_relaxed);
+    }
+    atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+}
+
+/* false until the tick has published once */
+static bool odrive_answer(struct slot *s, unsigned cmd, uint8_t data[8])
+{
+    for (int i = 0; i < SEQLOCK_TRIES; i++) {
+        uint32_t a = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (a & 1)
+            continue;
+        uint64_t d = atomic_load_explicit(&s->answer[cmd], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) != a)
+            continue;
+        if (!a)
+            return false;
+        memcpy(data, &d, 8);
+        return true;
+    }
+    return false;
+}
+
 /* RT-safe */
 void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_rad, double v_rad_s,
                             double t)
 {
-    struct mit_slot *s = &r->slots[slot];
+    struct slot *s = &r->slots[slot];
     uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
     atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
@@ -105,7 +159,7 @@ void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_ra
 }
 
 /* false until the tick has published once */
-static bool snapshot(struct mit_slot *s, double *p, double *v, double *t)
+static bool snapshot(struct slot *s, double *p, double *v, double *t)
 {
     for (int i = 0; i < SEQLOCK_TRIES; i++) {
         uint32_t a = atomic_load_explicit(&s->seq, memory_order_acquire);
@@ -125,14 +179,52 @@ static bool snapshot(struct mit_slot *s, double *p, double *v, double *t)
     return false; /* the writer was preempted mid-write all along: no reply beats a torn one */
 }
 
+static void send_reply(struct hs_can_replier *r, struct slot *s, const struct hs_can_frame *out)
+{
+    struct canfd_frame w;
+    size_t n = hs__can_frame_to_wire(out, &w);
+    if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n)
+        atomic_fetch_add_explicit(&s->replies, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&r->send_errors, 1, memory_order_relaxed);
+}
+
+/* ODrive: a remote request (or an empty frame) on a getter ID is answered from the answers the
+ * tick built with the node's own code. */
+static bool answer_odrive(struct hs_can_replier *r, const struct hs_can_frame *f)
+{
+    if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_FD) ||
+        (!(f->flags & HS_CAN_FLAG_RTR) && f->len != 0))
+        return false;
+    unsigned cmd = f->id & 0x1F;
+    for (uint32_t k = 0; k < r->nslots; k++) {
+        struct slot *s = &r->slots[k];
+        if (!s->odrive || (f->id >> 5) != s->motor_id || !(s->getters & (1u << cmd)))
+            continue;
+        struct hs_can_frame out;
+        memset(&out, 0, sizeof out);
+        out.id = f->id;
+        out.len = 8;
+        if (!odrive_answer(s, cmd, out.data)) {
+            atomic_fetch_add_explicit(&r->unanswered, 1, memory_order_relaxed);
+            return true;
+        }
+        send_reply(r, s, &out);
+        return true;
+    }
+    return false;
+}
+
 static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
 {
+    if (answer_odrive(r, f))
+        return;
     if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR | HS_CAN_FLAG_FD) ||
         f->len != 8)
         return; /* the firmware answers every 8-byte frame on its ID, nothing else */
     for (uint32_t k = 0; k < r->nslots; k++) {
-        struct mit_slot *s = &r->slots[k];
-        if (f->id != s->motor_id)
+        struct slot *s = &r->slots[k];
+        if (s->odrive || f->id != s->motor_id)
             continue;
         double p, v, t;
         if (!snapshot(s, &p, &v, &t)) {
@@ -144,12 +236,7 @@ static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
         out.id = s->master_id;
         out.len = 6;
         hs_mit_pack_reply(&s->rl, s->motor_id, p, v, t, out.data);
-        struct canfd_frame w;
-        size_t n = hs__can_frame_to_wire(&out, &w);
-        if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n)
-            atomic_fetch_add_explicit(&s->replies, 1, memory_order_relaxed);
-        else
-            atomic_fetch_add_explicit(&r->send_errors, 1, memory_order_relaxed);
+        send_reply(r, s, &out);
         return;
     }
 }

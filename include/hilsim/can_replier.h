@@ -1,7 +1,8 @@
 /* Replies at firmware speed: an I/O thread per bus that owns the bus's receive side, answers each
- * MIT command frame at once from the state the tick last published (a seqlock snapshot per
- * node), and hands every frame to the tick through a lock-free single-producer ring, so the
- * command itself still takes effect at the next tick (physics keeps one writer).
+ * MIT command frame and each ODrive remote request at once from the state the tick last
+ * published (a seqlock snapshot per node), and hands every frame to the tick through a lock-free
+ * single-producer ring, so the command itself still takes effect at the next tick (physics keeps
+ * one writer).
  *
  * Threads: hs_can_replier_publish, _recv and _live belong to the tick thread; the I/O thread
  * is the only caller of the bus's receive path while it runs. Sends from both threads are
@@ -35,11 +36,19 @@ int hs_can_replier_create(struct hs_can_bus *bus, struct hs_can_replier **ret_re
  * reply ranges (cfg->reply_current selects the current range). */
 int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config *cfg,
                            uint32_t *ret_slot);
+/* init only: answer remote requests (or empty frames) for the ODrive getters in GETTERS (bit per
+ * cmd ID) of node NODE_ID from slot *ret_slot's answers. */
+int hs_can_replier_add_odrive(struct hs_can_replier *r, uint8_t node_id, uint32_t getters,
+                              uint32_t *ret_slot);
 /* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's). */
 int hs_can_replier_start(struct hs_can_replier *r, int priority, struct hs_diag *d);
 /* RT-safe, tick thread: the state a reply carries (the node's zero offset already applied). */
 void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_rad, double v_rad_s,
                             double t);
+/* RT-safe, tick thread: an ODrive slot's answers (8 data bytes each, the cmd ID in id's low 5
+ * bits), as the node's own code built them from this tick's state. */
+void hs_can_replier_publish_answers(struct hs_can_replier *r, uint32_t slot,
+                                    const struct hs_can_frame *frames, unsigned n);
 /* RT-safe, tick thread: up to MAX frames the I/O thread received, in arrival order. */
 int hs_can_replier_recv(struct hs_can_replier *r, struct hs_can_frame *out, unsigned max);
 /* RT-safe, tick thread: the bus state and kernel drops as the I/O thread last saw them. */

@@ -40,7 +40,8 @@ struct can_node {
     uint32_t slot_mode; /* mode written at the last mapping */
     uint64_t slot_seq;
     bool replied;          /* poll produced a frame this tick */
-    bool immediate;        /* MIT, replies: immediate: its bus's I/O thread answers */
+    bool immediate;        /* replies: immediate: its bus's I/O thread answers (MIT commands,
+                            * ODrive remote requests) */
     uint32_t replier_slot; /* its snapshot in that thread */
 };
 
@@ -186,6 +187,36 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
     b->rx_capped_ticks++;
 }
 
+/* The ODrive getters a remote request may ask for. */
+#define ODRIVE_GETTERS                                                                             \
+    ((1u << HS_ODRIVE_GET_MOTOR_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ERROR) |                     \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ESTIMATES) |            \
+     (1u << HS_ODRIVE_GET_ENCODER_COUNT) | (1u << HS_ODRIVE_GET_IQ) |                              \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ESTIMATES) | (1u << HS_ODRIVE_GET_VBUS_VOLTAGE))
+
+/* RT-safe. What an immediate node's next replies carry: MIT the joint state; ODrive every
+ * getter's answer, built by the node's own code on a scratch copy (asked for every getter, its
+ * timers off) so the I/O thread's answers match the tick's byte for byte and the node itself is
+ * untouched. */
+static void publish_replies(struct can_bus *b, struct can_node *n, int64_t now_ns,
+                            const struct hs_can_joint_state *js)
+{
+    if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
+        const struct hs_mit_node *m = &n->u.mit;
+        hs_can_replier_publish(b->replier, n->replier_slot, js->q_rad - m->zero_offset_rad,
+                               js->dq_rad_s, m->cfg.reply_current ? js->current_a : js->tau_nm);
+        return;
+    }
+    struct hs_odrive_node tmp = n->u.odrive;
+    tmp.rtr_pending = ODRIVE_GETTERS;
+    tmp.cfg.heartbeat_period_ns = tmp.cfg.encoder_period_ns = tmp.cfg.watchdog_timeout_ns = 0;
+    struct hs_can_frame f[TX_PER_NODE];
+    struct hs_can_joint_command cmd;
+    int k = hs_can_node_poll(&tmp.base, now_ns, js, &cmd, f, TX_PER_NODE);
+    if (k > 0)
+        hs_can_replier_publish_answers(b->replier, n->replier_slot, f, (unsigned)k);
+}
+
 static unsigned tx_slots(const struct can_node *n)
 {
     unsigned d = n->dbc ? hs__can_dbc_node_tx_max(n->dbc) : 0;
@@ -223,14 +254,15 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
         struct hs_can_joint_command cmd;
+        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
+        if (n->immediate && !mit)
+            n->u.odrive.rtr_pending = 0; /* answered by the I/O thread; cyclic frames stay here */
         uint64_t overflow = n->node->stats.tx_overflow;
         int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
-        if (n->immediate) {
-            /* already answered by the I/O thread: drop the tick's copies, publish this tick's
-             * state (the node's zero offset as of now) for the next commands */
-            const struct hs_mit_node *m = &n->u.mit;
-            hs_can_replier_publish(b->replier, n->replier_slot, js.q_rad - m->zero_offset_rad,
-                                   js.dq_rad_s, m->cfg.reply_current ? js.current_a : js.tau_nm);
+        if (n->immediate)
+            publish_replies(b, n, now_ns, &js);
+        if (n->immediate && mit) {
+            /* already answered by the I/O thread: drop the tick's copies */
             n->node->stats.tx_frames -= (uint64_t)(k > 0 ? k : 0);
             n->node->stats.tx_overflow = overflow; /* copies it had no room for: not lost */
             n->pending_ns = 0;
@@ -367,12 +399,16 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
         return 0;
     for (unsigned m = 0; m < b->nnodes; m++) {
         struct can_node *n = &c->nodes[b->node_index[m]];
-        if (n->dbc || n->cfg->protocol != HS_CFG_PROTO_MIT)
+        if (n->dbc)
             continue;
+        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
         struct hs_diag rd = {0};
         int r = b->replier ? 0 : hs_can_replier_create(b->bus, &b->replier, &rd);
-        if (r == 0)
+        if (r == 0 && mit)
             r = hs_can_replier_add_mit(b->replier, &n->u.mit.cfg, &n->replier_slot);
+        else if (r == 0)
+            r = hs_can_replier_add_odrive(b->replier, n->u.odrive.cfg.node_id, ODRIVE_GETTERS,
+                                          &n->replier_slot);
         if (r < 0)
             return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
                                "can.buses[%u].replies: %s", i,
@@ -380,8 +416,7 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
         n->immediate = true;
         /* the initial pose until the first tick publishes, so early commands are answered */
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
-        hs_can_replier_publish(b->replier, n->replier_slot, js.q_rad, js.dq_rad_s,
-                               n->u.mit.cfg.reply_current ? js.current_a : js.tau_nm);
+        publish_replies(b, n, clock_ns(CLOCK_MONOTONIC), &js);
     }
     if (!b->replier)
         return 0;

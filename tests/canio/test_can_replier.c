@@ -20,6 +20,7 @@
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
+#include "hilsim/can_odrive.h"
 #include "hilsim/config.h"
 
 static const struct hs_mit_limits LIM = {-12.5, 12.5, -50, 50, 0, 500, 0, 10, -80, 80};
@@ -104,6 +105,24 @@ static bool mit_reply(struct rig *r, int timeout_ms, double *ret_p)
     return false;
 }
 
+/* Waits up to timeout_ms for a frame on ID; returns its first float (ODrive answers). */
+static bool odrive_answer(struct rig *r, uint32_t id, int timeout_ms, float *ret_f)
+{
+    struct pollfd pfd = {.fd = hs_can_bus_fd(r->peer), .events = POLLIN};
+    for (int waited = 0; waited <= timeout_ms; waited += 10) {
+        struct hs_can_frame f[16];
+        int k = hs_can_bus_recv(r->peer, f, 16);
+        for (int i = 0; i < k; i++)
+            if (f[i].id == id && f[i].len == 8) {
+                *ret_f = hs_odrive_get_f32(f[i].data);
+                return true;
+            }
+        if (k <= 0)
+            poll(&pfd, 1, 10);
+    }
+    return false;
+}
+
 static void tick(struct rig *r, uint64_t t)
 {
     struct timespec ts;
@@ -132,6 +151,19 @@ static void test_immediate(void **state)
     assert_true(fabs(p - 0.3) < 1e-3);
     assert_int_equal(slot->seq, 0); /* the command has not reached the plant */
 
+    /* ODrive node 2 (ELBOW, gear 30): a remote request for the encoder estimates is answered
+     * without a tick too, in motor turns */
+    int elbow = hs_bench_find_joint(r.bench, "ELBOW");
+    assert_true(elbow >= 0);
+    struct hs_can_frame rtr = {.id = hs_odrive_can_id(2, HS_ODRIVE_GET_ENCODER_ESTIMATES),
+                               .flags = HS_CAN_FLAG_RTR,
+                               .len = 8};
+    assert_int_equal(hs_can_bus_send(r.peer, &rtr, 1), 1);
+    float turns = NAN;
+    assert_true(odrive_answer(&r, rtr.id, 5000, &turns));
+    double q_el = hs_bench_joint_reading(r.bench, (uint32_t)elbow)->q;
+    assert_true(fabs(turns - q_el * 30 / (2 * M_PI)) < 1e-4);
+
     /* the next tick applies it: position PD toward 1.0 rad */
     tick(&r, 0);
     assert_true(slot->seq > 0);
@@ -156,6 +188,11 @@ static void test_immediate(void **state)
     assert_string_equal(ns.protocol, "mit");
     assert_int_equal(ns.node.frames_ok, 3);
     assert_int_equal(ns.node.tx_frames, 3); /* one reply per frame, none again from the tick */
+    assert_int_equal(hs_bench_can_node_stats(r.can, 1, &ns), 0);
+    assert_string_equal(ns.protocol, "odrive");
+    assert_int_equal(ns.node.frames_ok, 1);
+    /* the answer, plus whatever cyclic frames fell due in wall time (ticks ran back to back) */
+    assert_true(ns.node.tx_frames >= 1);
     close_rig(&r);
 }
 
