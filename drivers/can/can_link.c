@@ -77,7 +77,10 @@ int hs__can_link_configure(const char *iface, const struct hs_can_config *cfg, s
                    (!cfg->sample_point_permille || bt.sample_point == cfg->sample_point_permille));
     bool rst_ok = !cfg->restart_ms ||
                   (can_get_restart_ms(iface, &restart) == 0 && restart == cfg->restart_ms);
-    if (bit_ok && rst_ok)
+    int state;
+    /* A controller fresh from its driver is down (STOPPED): managing it means bringing it up. */
+    bool down = can_get_state(iface, &state) == 0 && state == CAN_STATE_STOPPED;
+    if (bit_ok && rst_ok && !down)
         return 0; /* already as configured: no privileges needed, no link bounce */
     if (can_do_stop(iface) != 0)
         return hs_diag_set(d, -EPERM, NULL, 0, 0,

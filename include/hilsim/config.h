@@ -265,6 +265,10 @@ enum hs_cfg_send_queue_policy {
     HS_CFG_SEND_QUEUE_POLICY_MAX
 };
 
+/* When a node answers a command or a remote request: as the firmware does, at once from the
+ * last completed tick's state (an I/O thread per bus), or with the next tick's frames. */
+enum hs_cfg_can_replies { HS_CFG_REPLIES_IMMEDIATE, HS_CFG_REPLIES_TICK, HS_CFG_CAN_REPLIES_MAX };
+
 struct hs_cfg_bus {
     char name[HS_NAME_MAX];
     char interface[HS_CFG_IFNAME_MAX]; /* e.g. can0, vcan0 */
@@ -274,6 +278,7 @@ struct hs_cfg_bus {
     uint32_t restart_ms;               /* bus-off auto restart, 0 .. 60000; 0 = off */
     bool manage;                       /* set bit timing via libsocketcan (needs CAP_NET_ADMIN) */
     enum hs_cfg_send_queue_policy send_queue_policy;
+    enum hs_cfg_can_replies replies;
     struct hs_cfg_src src;
 };
 

@@ -14,6 +14,7 @@
 
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "hilsim/can_replier.h"
 #include "io_can_dbc.h"
 #include "rt/trace.h"
 
@@ -40,7 +41,10 @@ struct can_node {
     uint32_t node_seq;  /* node command seq at the last mapping */
     uint32_t slot_mode; /* mode written at the last mapping */
     uint64_t slot_seq;
-    bool replied; /* poll produced a frame this tick */
+    bool replied;          /* poll produced a frame this tick */
+    bool immediate;        /* replies: immediate: its bus's I/O thread answers (MIT commands,
+                            * ODrive remote requests) */
+    uint32_t replier_slot; /* its snapshot in that thread */
 };
 
 struct can_bus {
@@ -57,6 +61,8 @@ struct can_bus {
      * STATUS= line; the bus's own state is only touched by the tick thread. */
     _Atomic uint32_t live_state;
     _Atomic uint64_t live_drops;
+    /* replies: immediate with MIT nodes: owns the bus's receive side (can_replier.h) */
+    struct hs_can_replier *replier;
 };
 
 struct hs_bench_can {
@@ -155,7 +161,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
     for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS; round++) {
-        int got = hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
+        int got = b->replier ? hs_can_replier_recv(b->replier, b->rx, RX_BATCH)
+                             : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
         if (got <= 0)
             return;
         for (int k = 0; k < got; k++) {
@@ -182,6 +189,36 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
     b->rx_capped_ticks++;
 }
 
+/* The ODrive getters a remote request may ask for. */
+#define ODRIVE_GETTERS                                                                             \
+    ((1u << HS_ODRIVE_GET_MOTOR_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ERROR) |                     \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ESTIMATES) |            \
+     (1u << HS_ODRIVE_GET_ENCODER_COUNT) | (1u << HS_ODRIVE_GET_IQ) |                              \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ESTIMATES) | (1u << HS_ODRIVE_GET_VBUS_VOLTAGE))
+
+/* RT-safe. What an immediate node's next replies carry: MIT the joint state; ODrive every
+ * getter's answer, built by the node's own code on a scratch copy (asked for every getter, its
+ * timers off) so the I/O thread's answers match the tick's byte for byte and the node itself is
+ * untouched. */
+static void publish_replies(struct can_bus *b, struct can_node *n, int64_t now_ns,
+                            const struct hs_can_joint_state *js)
+{
+    if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
+        const struct hs_mit_node *m = &n->u.mit;
+        hs_can_replier_publish(b->replier, n->replier_slot, js->q_rad - m->zero_offset_rad,
+                               js->dq_rad_s, m->cfg.reply_current ? js->current_a : js->tau_nm);
+        return;
+    }
+    struct hs_odrive_node tmp = n->u.odrive;
+    tmp.rtr_pending = ODRIVE_GETTERS;
+    tmp.cfg.heartbeat_period_ns = tmp.cfg.encoder_period_ns = tmp.cfg.watchdog_timeout_ns = 0;
+    struct hs_can_frame f[TX_PER_NODE];
+    struct hs_can_joint_command cmd;
+    int k = hs_can_node_poll(&tmp.base, now_ns, js, &cmd, f, TX_PER_NODE);
+    if (k > 0)
+        hs_can_replier_publish_answers(b->replier, n->replier_slot, f, (unsigned)k);
+}
+
 static unsigned tx_slots(const struct can_node *n)
 {
     unsigned d = n->dbc ? hs__can_dbc_node_tx_max(n->dbc) : 0;
@@ -197,7 +234,13 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         b->ntx = 0;
         drain_bus(c, b, now_ns, real_to_mono);
         struct hs_can_state st;
-        if (hs_can_bus_state(b->bus, &st) == 0) {
+        if (b->replier) { /* the I/O thread writes the receive side: ask it */
+            enum hs_can_bus_state bs;
+            uint64_t drops;
+            hs_can_replier_live(b->replier, &bs, &drops);
+            atomic_store_explicit(&b->live_state, (uint32_t)bs, memory_order_relaxed);
+            atomic_store_explicit(&b->live_drops, drops, memory_order_relaxed);
+        } else if (hs_can_bus_state(b->bus, &st) == 0) {
             atomic_store_explicit(&b->live_state, (uint32_t)st.bus, memory_order_relaxed);
             atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
         }
@@ -213,7 +256,20 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
         const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
         struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
         struct hs_can_joint_command cmd;
+        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
+        if (n->immediate && !mit)
+            n->u.odrive.rtr_pending = 0; /* answered by the I/O thread; cyclic frames stay here */
+        uint64_t overflow = n->node->stats.tx_overflow;
         int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
+        if (n->immediate)
+            publish_replies(b, n, now_ns, &js);
+        if (n->immediate && mit) {
+            /* already answered by the I/O thread: drop the tick's copies */
+            n->node->stats.tx_frames -= (uint64_t)(k > 0 ? k : 0);
+            n->node->stats.tx_overflow = overflow; /* copies it had no room for: not lost */
+            n->pending_ns = 0;
+            k = 0;
+        }
         n->replied = k > 0;
         b->ntx += (unsigned)(k > 0 ? k : 0);
         map_command(n, &cmd, j);
@@ -305,6 +361,9 @@ static void can_safe_stop(void *ctx, struct hs_bench *bench)
     c->stopped = true;
     for (uint32_t i = 0; i < c->nbuses; i++) {
         struct can_bus *b = &c->buses[i];
+        /* joins within one poll timeout; after it the tick thread owns the bus again, so the
+         * counters read at stop are whole */
+        hs_can_replier_stop(b->replier);
         unsigned k = 0;
         for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++)
             if (!c->nodes[b->node_index[m]].dbc) /* no protocol-defined disable frame */
@@ -340,6 +399,7 @@ static void can_destroy(void *ctx)
     if (!c)
         return;
     for (uint32_t i = 0; i < HS_CFG_MAX_BUSES; i++) {
+        hs_can_replier_destroy(c->buses[i].replier);
         hs_can_bus_close(c->buses[i].bus);
         free(c->buses[i].tx);
     }
@@ -359,8 +419,48 @@ static const struct hs_bench_io_ops can_ops = {
 
 /* ---- attach ---- */
 
-static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_can_opts *o,
-                    struct hs_diag *d)
+/* replies: immediate and MIT nodes on the bus: an I/O thread answers their commands at once. */
+static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
+                         struct hs_diag *d)
+{
+    const struct hs_cfg_bus *cb = &c->cfg->can.buses[i];
+    struct can_bus *b = &c->buses[i];
+    /* in simulated time there is no "between ticks" to answer in: ticks answer */
+    if (cb->replies != HS_CFG_REPLIES_IMMEDIATE || c->tick_time_stamps)
+        return 0;
+    for (unsigned m = 0; m < b->nnodes; m++) {
+        struct can_node *n = &c->nodes[b->node_index[m]];
+        if (n->dbc)
+            continue;
+        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
+        struct hs_diag rd = {0};
+        int r = b->replier ? 0 : hs_can_replier_create(b->bus, &b->replier, &rd);
+        if (r == 0 && mit)
+            r = hs_can_replier_add_mit(b->replier, &n->u.mit.cfg, &n->replier_slot);
+        else if (r == 0)
+            r = hs_can_replier_add_odrive(b->replier, n->u.odrive.cfg.node_id, ODRIVE_GETTERS,
+                                          &n->replier_slot);
+        if (r < 0)
+            return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
+                               "can.buses[%u].replies: %s", i,
+                               rd.msg[0] ? rd.msg : "too many immediate nodes on one bus");
+        n->immediate = true;
+        /* the initial pose until the first tick publishes, so early commands are answered */
+        struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
+        publish_replies(b, n, clock_ns(CLOCK_MONOTONIC), &js);
+    }
+    if (!b->replier)
+        return 0;
+    struct hs_diag rd = {0};
+    int r = hs_can_replier_start(b->replier, c->cfg->rt.priority, &rd);
+    if (r < 0)
+        return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
+                           "can.buses[%u].replies: %s", i, rd.msg);
+    return 0;
+}
+
+static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
+                    const struct hs_bench_can_opts *o, struct hs_diag *d)
 {
     const struct hs_config *cfg = c->cfg;
     const struct hs_cfg_bus *cb = &cfg->can.buses[i];
@@ -416,7 +516,7 @@ static int open_bus(struct hs_bench_can *c, uint32_t i, const struct hs_bench_ca
     if (r < 0 && r != -ENOSYS)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].interface '%s': cannot start the bus", i, cb->interface);
-    return 0;
+    return start_replier(c, bench, i, d);
 }
 
 static void joint_drive(const struct hs_bench *bench, uint32_t ji, double *gear, double *eta,
@@ -544,7 +644,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
             r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
             goto fail;
         }
-        r = open_bus(c, opened, opts, d);
+        r = open_bus(c, bench, opened, opts, d);
         if (r < 0) {
             opened++; /* its socketpair fd, if any, is consumed */
             goto fail;
@@ -591,6 +691,13 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *c, uint32_t i,
     int r = hs_can_bus_state(b->bus, &s.state);
     if (r < 0)
         return r;
+    if (b->replier) {
+        struct hs_can_replier_stats rs;
+        hs_can_replier_stats(b->replier, &rs);
+        s.state.tx_frames += rs.replies;
+        s.state.tx_errors += rs.send_errors;
+        s.relay_drops = rs.ring_drops;
+    }
     *ret = s;
     return 0;
 }
@@ -610,6 +717,9 @@ int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
     ret->protocol = hs_cfg_can_protocol_name(n->cfg->protocol);
     ret->joint = n->dbc ? "(bindings)" : n->cfg->joint;
     ret->node = n->node->stats;
+    if (n->immediate)
+        ret->node.tx_frames +=
+            hs_can_replier_slot_replies(c->buses[n->bus].replier, n->replier_slot);
     return 0;
 }
 

@@ -54,7 +54,8 @@ struct hs_bench_can_opts {
     const struct hs_can_backend_ops *backend;
     int socketpair_fd[8];
     /* Stamp every frame with the tick's now_ns instead of its kernel receive time: for
-     * simulated time (offline runs, tests), where now_ns is not CLOCK_MONOTONIC. */
+     * simulated time (offline runs, tests), where now_ns is not CLOCK_MONOTONIC. Nodes then
+     * answer with the tick whatever can.buses[].replies says (no I/O thread). */
     bool tick_time_stamps;
 };
 
@@ -66,6 +67,9 @@ struct hs_bench_can_bus_stats {
     uint64_t err_frames;      /* controller error frames skipped before dispatch */
     uint64_t send_errors;     /* hs_can_bus_send failures other than back-pressure */
     uint64_t rx_capped_ticks; /* ticks that left frames queued after HS_BENCH_CAN_RX_ROUNDS */
+    /* replies: immediate (the bus's I/O thread): its replies are in state.tx_frames and its
+     * refused sends in state.tx_errors; frames it received that the tick had no room for: */
+    uint64_t relay_drops;
 };
 
 struct hs_bench_can_node_stats {
@@ -89,7 +93,9 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
 uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
 int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
                             struct hs_bench_can_node_stats *ret_stats);
-/* Command-to-reply latency of MIT nodes, one sample per node and tick that answered: from the
+/* Command-to-reply latency of MIT nodes answered with the tick (replies: tick, or simulated
+ * time; the I/O thread's immediate replies are not sampled here: tests/canio/bench_can_reply
+ * measures them at the peer), one sample per node and tick that answered: from the
  * kernel receive time of the oldest command answered that tick to the replies handed to the
  * kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
  * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us

@@ -32,6 +32,12 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
                  (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
                  (unsigned long long)s.rx_capped_ticks);
         fn(arg, line);
+        if (s.relay_drops) {
+            snprintf(line, sizeof line,
+                     "can bus %s: %llu frames lost between the reply thread and the tick", s.name,
+                     (unsigned long long)s.relay_drops);
+            fn(arg, line);
+        }
         struct hs_can_state link;
         if (hs_bench_can_link_view(can, i, &link) == 0 && link.link_mgmt == HS_CAN_LINK_MGMT_OK) {
             snprintf(line, sizeof line,
@@ -137,6 +143,17 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
         if (drops) {
             int d = snprintf(buf + n + (size_t)w, size - n - (size_t)w, " (%llu dropped)",
                              (unsigned long long)drops);
+            if (d < 0 || (size_t)d >= size - n - (size_t)w)
+                break;
+            w += d;
+        }
+        /* A real controller: its own view through libsocketcan (hs__can_link_poll, same thread). */
+        struct hs_can_state link;
+        if (hs_bench_can_link_view(can, i, &link) == 0 && link.link_mgmt == HS_CAN_LINK_MGMT_OK) {
+            int d = snprintf(buf + n + (size_t)w, size - n - (size_t)w,
+                             " (controller %s, TEC %u, REC %u, restarts %llu)",
+                             hs_can_bus_state_name(link.bus), link.tx_err_count, link.rx_err_count,
+                             (unsigned long long)link.restarts);
             if (d < 0 || (size_t)d >= size - n - (size_t)w)
                 break;
             w += d;

@@ -107,6 +107,7 @@ extern const char *const hs__names_safe[];
 extern const char *const hs__names_source[];
 extern const char *const hs__names_encoder_mode[];
 extern const char *const hs__names_send_queue[];
+extern const char *const hs__names_can_replies[];
 extern const char *const hs__names_protocol[];
 extern const char *const hs__names_mit_reply[];
 extern const char *const hs__names_tx_schedule[];

@@ -20,6 +20,7 @@ void hs__cfg_init_bus(void *elem)
     b->sample_point = 0.875;
     b->restart_ms = 100;
     b->send_queue_policy = HS_CFG_SEND_DROP;
+    b->replies = HS_CFG_REPLIES_IMMEDIATE;
 }
 
 void hs__cfg_init_node(void *elem)

@@ -10,6 +10,7 @@ const char *const hs__names_safe[] = {"zero_torque", "brake", "hold", NULL};
 const char *const hs__names_source[] = {"auto", "controller", "can", "shm", NULL};
 const char *const hs__names_encoder_mode[] = {"absolute", "incremental", NULL};
 const char *const hs__names_send_queue[] = {"drop", "keep_latest", NULL};
+const char *const hs__names_can_replies[] = {"immediate", "tick", NULL};
 const char *const hs__names_protocol[] = {"mit", "odrive", "dbc", NULL};
 const char *const hs__names_mit_reply[] = {"current", "torque", NULL};
 const char *const hs__names_tx_schedule[] = {"cyclic", "on_receive", "on_request", NULL};

@@ -418,6 +418,7 @@ static const struct hs__cfg_field bus_f[] = {
     U32("restart_ms", BS, restart_ms, 0, 60000, 0),
     BOOL("manage", BS, manage),
     ENUM("send_queue_policy", BS, send_queue_policy, hs__names_send_queue),
+    ENUM("replies", BS, replies, hs__names_can_replies),
 };
 #undef BS
 STATIC_TABLE(bus_t, bus_f, NULL);

@@ -28,8 +28,8 @@
 
 static const char *CAN_YAML = "can:\n"
                               "  buses:\n"
-                              "    - {name: a, interface: can0}\n"
-                              "    - {name: b, interface: can1}\n"
+                              "    - {name: a, interface: can0, replies: tick}\n"
+                              "    - {name: b, interface: can1, replies: tick}\n"
                               "  nodes:\n"
                               "    - {name: rhy, bus: a, protocol: mit, id: 1, joint: R_HIP_Y}\n"
                               "    - {name: rhr, bus: a, protocol: mit, id: 2, joint: R_HIP_R}\n"

@@ -16,6 +16,8 @@
 #   HS_GUEST_BOOT_TIMEOUT  seconds from QEMU start to CMD start before the boot counts as hung
 #                     and is retried once (default 90)
 #   HS_GUEST_VCAN     number of vcan interfaces, vcan0.. (default 2)
+#   HS_GUEST_CANHW    number of emulated CAN controllers (QEMU kvaser_pci, an SJA1000) on one
+#                     virtual CAN bus: can0.. (default 0). They come up DOWN, without a bitrate.
 #   HS_GUEST_ACCEL    auto | tcg | kvm (auto: kvm only where kvm_intel or kvm_amd is loaded)
 #   HS_GUEST_SMP, HS_GUEST_MEM   vCPUs (default 2) and guest MiB (default 512)
 #   HS_GUEST_APPEND   extra kernel command line, e.g. "isolcpus=1"
@@ -32,14 +34,17 @@ CACHE=${HS_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hilsim-rtguest}
 TIMEOUT=${HS_GUEST_TIMEOUT:-600}
 BOOT_TIMEOUT=${HS_GUEST_BOOT_TIMEOUT:-90}
 NVCAN=${HS_GUEST_VCAN:-2}
+NCANHW=${HS_GUEST_CANHW:-0}
 ACCEL=${HS_GUEST_ACCEL:-auto}
 SMP=${HS_GUEST_SMP:-2}
 MEM=${HS_GUEST_MEM:-512}
 INIT=${HS_GUEST_INIT:-busybox}
 INIT_APPEND=
-# Loaded in this order by the guest's /init; their dependencies come along.
+# Loaded in this order by the guest's /init; their dependencies come along. sja1000 and
+# kvaser_pci drive HS_GUEST_CANHW's emulated controllers; without those devices they bind to
+# nothing.
 MODULES="virtio_pci virtio_console 9pnet_virtio 9p overlay can can-raw can-bcm can-gw can-isotp
-         can-j1939 vcan vxcan"
+         can-j1939 vcan vxcan can-dev sja1000 kvaser_pci"
 
 say() { echo "run-in-rt-guest: $*" >&2; }
 die() {
@@ -48,9 +53,12 @@ die() {
 }
 
 [ $# -ge 1 ] || die "usage: $0 CMD [ARGS...]"
-for n in TIMEOUT BOOT_TIMEOUT NVCAN SMP MEM; do
-    [[ ${!n} =~ ^[0-9]+$ ]] || die "HS_GUEST_${n/NVCAN/VCAN}='${!n}' is not a whole number"
+for n in TIMEOUT BOOT_TIMEOUT NVCAN NCANHW SMP MEM; do
+    v=${n/NVCAN/VCAN}
+    [[ ${!n} =~ ^[0-9]+$ ]] || die "HS_GUEST_${v/NCANHW/CANHW}='${!n}' is not a whole number"
 done
+# kvaser_pci has one channel per device; 8 controllers are plenty for any bench test.
+((NCANHW <= 8)) || die "HS_GUEST_CANHW=$NCANHW: at most 8 emulated controllers"
 [ -f "$HERE/guest-init.sh" ] || die "$HERE/guest-init.sh is missing"
 case "$INIT" in
 busybox) ;;
@@ -319,6 +327,16 @@ for d in "${RW_DIRS[@]}"; do
         -device "virtio-9p-pci,fsdev=hsrw$i,mount_tag=hsrw$i")
     echo "hsrw$i $d" >>"$RUN/mounts"
 done
+# Emulated CAN controllers, all on one QEMU CAN bus: frames sent on one reach the others.
+CANHW=()
+if ((NCANHW > 0)); then
+    # shellcheck disable=SC2054 # the commas belong to QEMU's option syntax
+    CANHW=(-object can-bus,id=hscanbus0)
+    for ((i = 0; i < NCANHW; i++)); do
+        # shellcheck disable=SC2054
+        CANHW+=(-device kvaser_pci,canbus=hscanbus0)
+    done
+fi
 CONSOLE=${HS_GUEST_CONSOLE:-$RUN/console.log}
 # If this script is killed outright (e.g. SIGKILL from a test driver), QEMU goes with it.
 REAPER=()
@@ -358,7 +376,7 @@ boot() {
         -chardev stdio,id=out,signal=off -device virtconsole,chardev=out \
         -add-fd fd=3,set=1 -chardev file,id=err,path=/dev/fdset/1,append=on \
         -device virtconsole,chardev=err \
-        "${SHARES[@]}" </dev/null 3>&2 2>"$RUN/qemu.log" &
+        "${SHARES[@]}" "${CANHW[@]}" </dev/null 3>&2 2>"$RUN/qemu.log" &
     QEMU_PID=$!
     t0=$SECONDS
     while kill -0 "$QEMU_PID" 2>/dev/null; do
