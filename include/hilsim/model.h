@@ -76,6 +76,10 @@ struct hs_link {
     double rotor_resistor;   /* ohm; default 0 */
     double torque_const;     /* N·m/A, motor side; default 1 */
     double encoder_pulse;    /* counts per motor revolution; default 1 */
+    double effort_max;       /* joint-side torque/force limit, N·m or N; 0 = none given (URDF
+                                limit effort; VRML has no such field) */
+    double damping;          /* viscous friction, N·m·s/rad or N·s/m; URDF dynamics damping */
+    double friction;         /* Coulomb friction, N·m or N; URDF dynamics friction */
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
@@ -143,6 +147,12 @@ int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag 
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
+/* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML
+ * <robot>), then by the name's extension, else "vrml". */
+const char *hs_model_format_of(const char *data, unsigned long size, const char *name);
+/* URDF package://PKG/... is looked up in the directories of this environment variable
+ * (colon-separated), then of ROS_PACKAGE_PATH, then among the model file's ancestors. */
+#define HS_PACKAGE_PATH_ENV "HS_PACKAGE_PATH"
 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */
 int hs_model_find_link(const struct hs_model *model, const char *name);
