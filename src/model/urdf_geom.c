@@ -2,6 +2,7 @@
  *
  * Only collision geometry enters the model: the world collides with every geom, and a robot's
  * <visual> meshes are usually finer than its collision ones. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,7 +34,25 @@ static bool is_file(const char *path)
     return access(path, R_OK) == 0;
 }
 
-/* package://pkg/rest in dir: dir/pkg/rest, or dir/rest when dir is the package itself. */
+/* Whether dir/package.xml declares <name>pkg</name> (ROS finds packages by that name, which
+ * need not be the directory's). */
+static bool package_xml_names(const char *dir, size_t dl, const char *pkg, size_t pkglen)
+{
+    char path[PATH_MAX], text[8192], want[HS_NAME_MAX * 4];
+    if ((size_t)snprintf(path, sizeof path, "%.*s/package.xml", (int)dl, dir) >= sizeof path ||
+        (size_t)snprintf(want, sizeof want, "<name>%.*s</name>", (int)pkglen, pkg) >= sizeof want)
+        return false;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return strstr(text, want) != NULL;
+}
+
+/* package://pkg/rest in dir: dir/pkg/rest, or dir/rest when dir is the package itself (by its
+ * name or its package.xml), or dir/SUB/rest when dir/SUB/package.xml names pkg. */
 static bool try_package_dir(const char *dir, const char *pkg, size_t pkglen, const char *rest,
                             char *buf, size_t size)
 {
@@ -47,10 +66,23 @@ static bool try_package_dir(const char *dir, const char *pkg, size_t pkglen, con
     for (size_t i = 0; i < dl; i++)
         if (dir[i] == '/')
             base = dir + i + 1;
-    if ((size_t)(dir + dl - base) == pkglen && strncmp(base, pkg, pkglen) == 0 &&
-        (size_t)snprintf(buf, size, "%.*s/%s", (int)dl, dir, rest) < size && is_file(buf))
-        return true;
-    return false;
+    if (((size_t)(dir + dl - base) == pkglen && strncmp(base, pkg, pkglen) == 0) ||
+        package_xml_names(dir, dl, pkg, pkglen))
+        if ((size_t)snprintf(buf, size, "%.*s/%s", (int)dl, dir, rest) < size && is_file(buf))
+            return true;
+    char sub[PATH_MAX];
+    DIR *d = opendir(dl ? dir : "/");
+    bool found = false;
+    for (struct dirent *e; d && !found && (e = readdir(d));) {
+        if (e->d_name[0] == '.' ||
+            (size_t)snprintf(sub, sizeof sub, "%.*s/%s", (int)dl, dir, e->d_name) >= sizeof sub)
+            continue;
+        found = package_xml_names(sub, strlen(sub), pkg, pkglen) &&
+                (size_t)snprintf(buf, size, "%s/%s", sub, rest) < size && is_file(buf);
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 static bool try_path_list(const char *list, const char *pkg, size_t pkglen, const char *rest,

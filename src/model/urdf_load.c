@@ -84,12 +84,27 @@ static int find_ulink(const struct ulink *l, uint32_t n, const char *name)
     return -1;
 }
 
-static bool uses_xacro(const xmlNode *root)
+/* The first element in the xacro namespace (xacro:property, xacro:macro, ...), or NULL. A mere
+ * xmlns:xacro declaration is common in expanded files and harmless. Iterative: no recursion
+ * depth for a hostile file to exhaust. */
+static const xmlNode *xacro_element(const xmlNode *root)
 {
-    for (const xmlNs *ns = root->nsDef; ns; ns = ns->next)
-        if (ns->prefix && strcmp((const char *)ns->prefix, "xacro") == 0)
-            return true;
-    return root->ns && root->ns->prefix && strcmp((const char *)root->ns->prefix, "xacro") == 0;
+    const xmlNode *n = root;
+    while (n) {
+        if (n->type == XML_ELEMENT_NODE && n->ns && n->ns->prefix &&
+            strcmp((const char *)n->ns->prefix, "xacro") == 0)
+            return n;
+        if (n->children) {
+            n = n->children;
+            continue;
+        }
+        while (n && n != root && !n->next)
+            n = n->parent;
+        if (!n || n == root)
+            break;
+        n = n->next;
+    }
+    return NULL;
 }
 
 static int read_inertial(struct hs__urdf *u, const xmlNode *link, struct hs_link *l)
@@ -489,8 +504,8 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
         r = hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
     } else if (!robot || !hs__urdf_is(robot, "robot")) {
         r = hs__urdf_err(&u, robot, EINVAL, "expected a URDF <robot> root element");
-    } else if (uses_xacro(robot)) {
-        r = hs__urdf_err(&u, robot, ENOTSUP,
+    } else if (xacro_element(robot)) {
+        r = hs__urdf_err(&u, xacro_element(robot), ENOTSUP,
                          "this is a xacro file: expand it first (xacro %s > robot.urdf) and load "
                          "the result",
                          file);

@@ -229,12 +229,15 @@ static void test_meshes(void **state)
     (void)state;
     char dir[] = "/tmp/hs_urdf_meshXXXXXX", p[PATH_MAX + 64], pkg[PATH_MAX];
     assert_non_null(mkdtemp(dir));
-    snprintf(pkg, sizeof pkg, "%s/pkgs/cubebot/meshes", dir);
+    /* The package's directory is not its name: ROS (and hilsim) go by package.xml's <name>. */
+    snprintf(pkg, sizeof pkg, "%s/pkgs/cubebot_src/meshes", dir);
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", pkg);
     assert_int_equal(system(cmd), 0);
     snprintf(p, sizeof p, "%s/cube.stl", pkg);
     write_stl_cube(p);
+    snprintf(p, sizeof p, "%s/pkgs/cubebot_src/package.xml", dir);
+    write_text(p, "<package format=\"3\">\n  <name>cubebot</name>\n</package>\n");
     snprintf(p, sizeof p, "%s/tri.obj", dir);
     write_text(p, "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n");
     snprintf(p, sizeof p, "%s/robot.urdf", dir);
@@ -292,7 +295,7 @@ static void test_bad_files(void **state)
 {
     (void)state;
     static const struct bad bad[] = {
-        {"xacro.urdf", 2, "xacro file: expand it first"},
+        {"xacro.urdf", 3, "xacro file: expand it first"},
         {"planar.urdf", 4, "type 'planar' is not supported"},
         {"bad_number.urdf", 5, "<inertia>: attribute 'iyy' needs 1 finite number"},
         {"unknown_link.urdf", 6, "<child>: joint 'j': no <link name=\"c\">"},
