@@ -1,4 +1,4 @@
-/* hilsim model FILE [--json]: load an OpenHRP VRML97 model and print its link tree, joints,
+/* hilsim model FILE [--json]: load an OpenHRP VRML97 or URDF model and print its link tree, joints,
  * masses, sensors and extra joints. Warnings go to stderr. */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,6 +14,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: hilsim model [--json] FILE\n\n"
                  "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
+                 "or a URDF (.urdf; meshes via package:// through $HS_PACKAGE_PATH, then\n"
+                 "$ROS_PACKAGE_PATH, then the file's parent directories)\n"
                  "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
                  "limits and masses, then the total mass, the sensors with their links and the\n"
                  "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
