@@ -342,12 +342,18 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
                          "every link has a parent joint: the joints form a cycle");
         goto out;
     }
-    uint32_t no = 0;
-    order[no++] = (uint32_t)root;
-    for (uint32_t k = 0; k < no; k++)
-        for (uint32_t j = 0; j < nj; j++)
-            if (uj[j].parent == (int32_t)order[k])
-                order[no++] = (uint32_t)uj[j].child;
+    /* Depth first, children in the document order of their <link> elements: the order the
+     * VRML loader gives (and urdf_write.c writes), so a round trip keeps the link order. */
+    uint32_t no = 0, nstack = 0;
+    uint32_t *stack = (uint32_t *)index; /* free until the links are filled */
+    stack[nstack++] = (uint32_t)root;
+    while (nstack > 0 && no < nl) {
+        uint32_t p = stack[--nstack];
+        order[no++] = p;
+        for (uint32_t i = nl; i-- > 0;)
+            if (ul[i].joint >= 0 && uj[ul[i].joint].parent == (int32_t)p && nstack < nl)
+                stack[nstack++] = i;
+    }
     if (no != nl) {
         for (uint32_t i = 0; i < nl; i++)
             index[i] = -1;
@@ -364,7 +370,10 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     /* A dummy "world" root: the joint below it attaches the robot to the world. */
     uint32_t first = 0;
     if (is_dummy_world(&ul[root])) {
-        if (nl < 2 || (nl > 2 && uj[ul[order[2]].joint].parent == root)) {
+        uint32_t children = 0;
+        for (uint32_t j = 0; j < nj; j++)
+            children += uj[j].parent == root;
+        if (children != 1) {
             r = hs__urdf_err(u, ul[root].node, EINVAL,
                              "link 'world' must have exactly one child joint");
             goto out;
