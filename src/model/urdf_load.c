@@ -59,7 +59,7 @@ static const char *skip_prolog(const char *p, const char *end)
 bool hs__urdf_probe(const char *data, size_t size)
 {
     const char *p = skip_prolog(data, data + size);
-    return (size_t)(data + size - p) >= 6 && memcmp(p, "<robot", 6) == 0 &&
+    return (size_t)(data + size - p) > 6 && memcmp(p, "<robot", 6) == 0 &&
            (p[6] == ' ' || p[6] == '>' || p[6] == '\t' || p[6] == '\n' || p[6] == '\r');
 }
 
