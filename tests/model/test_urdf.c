@@ -240,22 +240,51 @@ static void test_meshes(void **state)
     write_text(p, "<package format=\"3\">\n  <name>cubebot</name>\n</package>\n");
     snprintf(p, sizeof p, "%s/tri.obj", dir);
     write_text(p, "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n");
+    /* COLLADA in millimetres with Z_UP: the unit applies, the up axis does not. */
+    snprintf(p, sizeof p, "%s/tri.dae", dir);
+    write_text(
+        p, "<?xml version=\"1.0\"?>\n"
+           "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+           " <asset><unit name=\"millimeter\" meter=\"0.001\"/><up_axis>Z_UP</up_axis></asset>\n"
+           " <library_geometries>\n"
+           "  <geometry id=\"g\"><mesh>\n"
+           "   <source id=\"p\"><float_array id=\"pa\" count=\"9\">0 0 0 1000 0 0 0 2000 "
+           "500</float_array>\n"
+           "    <technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"><param "
+           "name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" "
+           "type=\"float\"/></accessor></technique_common></source>\n"
+           "   <vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n"
+           "   <triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 "
+           "1 2</p></triangles>\n"
+           "  </mesh></geometry>\n"
+           " </library_geometries>\n"
+           " <library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_geometry "
+           "url=\"#g\"/></node></visual_scene></library_visual_scenes>\n"
+           " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+           "</COLLADA>\n");
     snprintf(p, sizeof p, "%s/robot.urdf", dir);
-    write_text(p, "<robot name=\"m\">\n"
-                  "  <link name=\"a\">\n"
-                  "    <collision><geometry>\n"
-                  "      <mesh filename=\"package://cubebot/meshes/cube.stl\" scale=\"0.1 0.2 "
-                  "0.3\"/>\n"
-                  "    </geometry></collision>\n"
-                  "    <collision><origin xyz=\"0 0 1\"/><geometry>\n"
-                  "      <mesh filename=\"tri.obj\"/>\n"
-                  "    </geometry></collision>\n"
-                  "  </link>\n"
-                  "</robot>\n");
+    char text[4096];
+    snprintf(text, sizeof text,
+             "<robot name=\"m\">\n"
+             "  <link name=\"a\">\n"
+             "    <collision><geometry>\n"
+             "      <mesh filename=\"package://cubebot/meshes/cube.stl\" scale=\"0.1 0.2 "
+             "0.3\"/>\n"
+             "    </geometry></collision>\n"
+             "    <collision><origin xyz=\"0 0 1\"/><geometry>\n"
+             "      <mesh filename=\"tri.obj\"/>\n"
+             "    </geometry></collision>\n"
+             "    <collision><geometry>\n"
+             "      <mesh filename=\"file://%s/tri.dae\"/>\n"
+             "    </geometry></collision>\n"
+             "  </link>\n"
+             "</robot>\n",
+             dir);
+    write_text(p, text);
     snprintf(pkg, sizeof pkg, "%s/pkgs", dir);
     assert_int_equal(setenv(HS_PACKAGE_PATH_ENV, pkg, 1), 0);
     struct hs_model *m = load_ok(p);
-    assert_int_equal(m->ngeoms, 2);
+    assert_int_equal(m->ngeoms, 3);
     const struct hs_mesh *cube = &m->geoms[0].u.mesh;
     assert_int_equal(m->geoms[0].type, HS_GEOM_MESH);
     assert_int_equal(cube->ntriangles, 12);
@@ -270,6 +299,13 @@ static void test_meshes(void **state)
     const struct hs_mesh *quad = &m->geoms[1].u.mesh;
     assert_int_equal(quad->ntriangles, 2); /* the OBJ quad triangulated */
     assert_near(m->geoms[1].pose.p[2], 1, 0);
+    const struct hs_mesh *tri = &m->geoms[2].u.mesh;
+    assert_int_equal(tri->ntriangles, 1);
+    bounds(tri, lo, hi);
+    assert_near(hi[0], 1.0, 1e-6); /* 1000 mm */
+    assert_near(hi[1], 2.0, 1e-6); /* y stays y: Z_UP is not turned into Y_UP */
+    assert_near(hi[2], 0.5, 1e-6);
+    assert_near(lo[0], 0, 1e-9);
     hs_model_free(m);
 
     /* Without the search path the package is not found, and the error says where it looked. */
