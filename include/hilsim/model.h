@@ -150,7 +150,8 @@ void hs_model_free(struct hs_model *model); /* accepts NULL */
 /* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints, inertials,
  * collision geometry; meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may
  * be NULL) counts what URDF cannot hold and was left out: sensors, extra joints, crawler joints
- * (written fixed), cones. Motor fields (gear ratio, rotor inertia, ...) are not written. */
+ * (written fixed), cones. Of the motor fields only the gear ratio is written (as a
+ * <transmission>). */
 int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t *ret_lost,
                         struct hs_diag *diag);
 /* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML

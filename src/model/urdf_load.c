@@ -15,6 +15,8 @@
  *   - limit lower/upper/velocity/effort and dynamics damping/friction go to the link's limits,
  *     effort_max, damping and friction; continuous joints have no position limits;
  *   - mimic is loaded as an independent joint with a warning; safety_controller is ignored;
+ *   - a <transmission>'s mechanicalReduction is the joint's gear ratio; ros2_control and gazebo
+ *     blocks are ignored with a warning;
  *   - planar joints and floating joints below the root are refused;
  *   - inertial: mass, the centre of mass from its origin, the tensor rotated into the link frame;
  *   - collision geometry only (urdf_geom.c); visuals are not simulated.
@@ -237,6 +239,54 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
     return 0;
 }
 
+/* Text content of an element as one finite number. */
+static int element_number(struct hs__urdf *u, const xmlNode *n, double *ret)
+{
+    xmlChar *t = xmlNodeGetContent(n);
+    char *end = NULL;
+    double v = t ? strtod((const char *)t, &end) : NAN;
+    bool ok = t && end != (char *)t && isfinite(v);
+    while (ok && *end && strchr(" \t\r\n", *end))
+        end++;
+    ok = ok && !*end;
+    xmlFree(t);
+    if (!ok)
+        return hs__urdf_err(u, n, EINVAL, "expected one finite number");
+    *ret = v;
+    return 0;
+}
+
+/* <transmission>: a joint's mechanicalReduction (in <actuator>, or directly inside the
+ * transmission in the old format) becomes its gear ratio: motor turns per joint turn, as
+ * ros_control defines it. Interfaces and the transmission type are not used. */
+static int read_transmission(struct hs__urdf *u, const xmlNode *t)
+{
+    const xmlNode *red = hs__urdf_child(t, "mechanicalReduction");
+    const xmlNode *act = hs__urdf_child(t, "actuator");
+    if (!red && act)
+        red = hs__urdf_child(act, "mechanicalReduction");
+    if (!red)
+        return 0;
+    double n = 1;
+    int r = element_number(u, red, &n);
+    if (r)
+        return r;
+    if (n == 0)
+        return hs__urdf_err(u, red, EINVAL, "mechanicalReduction must not be 0");
+    for (const xmlNode *j = t->children; j; j = j->next) {
+        if (!hs__urdf_is(j, "joint"))
+            continue;
+        char name[HS_NAME_MAX];
+        if ((r = hs__urdf_attr_str(u, j, "name", true, name, sizeof name)))
+            return r;
+        int li = hs_model_find_link(u->m, name);
+        if (li < 0 || u->m->links[li].joint_id < 0)
+            return hs__urdf_err(u, j, EINVAL, "transmission names no actuated joint '%s'", name);
+        u->m->links[li].gear_ratio = n;
+    }
+    return 0;
+}
+
 static void link_defaults(struct hs_link *l)
 {
     *l = (struct hs_link){.parent = -1, .joint_type = HS_JOINT_FIXED, .joint_id = -1};
@@ -433,11 +483,13 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
             if (index[i] == (int32_t)j && m->links[i].joint_id >= 0)
                 m->links[i].joint_id = next_id++;
     m->njoint_ids = (uint32_t)next_id;
-    if (hs__urdf_child(robot, "transmission") || hs__urdf_child(robot, "ros2_control") ||
-        hs__urdf_child(robot, "gazebo"))
+    for (const xmlNode *c = robot->children; r == 0 && c; c = c->next)
+        if (hs__urdf_is(c, "transmission"))
+            r = read_transmission(u, c);
+    if (r == 0 && (hs__urdf_child(robot, "ros2_control") || hs__urdf_child(robot, "gazebo")))
         r = hs__urdf_warn(u, robot,
-                          "<transmission>, <ros2_control> and <gazebo> are ignored; "
-                          "configure actuators and sensors in the bench config");
+                          "<ros2_control> and <gazebo> are ignored; configure "
+                          "actuators and sensors in the bench config");
 out:
     free(ul);
     free(uj);

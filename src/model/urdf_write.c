@@ -4,7 +4,8 @@
  * OUT_meshes/ beside the file.
  *
  * What URDF cannot say is left out and listed in the returned warnings count: sensors, extra
- * (closed-loop) joints, motor fields (gear ratio, rotor inertia, torque constant, encoder),
+ * (closed-loop) joints, motor fields but the gear ratio (written as a <transmission>: rotor
+ * inertia, torque constant, encoder pulses, efficiency),
  * crawler joints (written fixed) and cones. Actuated joints are written in jointId order, so
  * the loader's document-order numbering gives back the same ids when they had no gaps. */
 #include <errno.h>
@@ -192,6 +193,19 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
         if (m->links[i].joint_id < 0 ||
             (m->links[i].joint_type != HS_JOINT_ROTATE && m->links[i].joint_type != HS_JOINT_SLIDE))
             write_joint(f, m, i);
+    /* Gear ratios as transmissions (the loader reads mechanicalReduction back). */
+    for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (l->joint_id >= 0 && l->gear_ratio != 1 &&
+            (l->joint_type == HS_JOINT_ROTATE || l->joint_type == HS_JOINT_SLIDE))
+            fprintf(f,
+                    "  <transmission name=\"%s_transmission\">\n"
+                    "    <type>transmission_interface/SimpleTransmission</type>\n"
+                    "    <joint name=\"%s\"/>\n"
+                    "    <actuator name=\"%s_motor\"><mechanicalReduction>%.17g"
+                    "</mechanicalReduction></actuator>\n  </transmission>\n",
+                    l->name, l->name, l->name, l->gear_ratio);
+    }
     fprintf(f, "</robot>\n");
     if (fclose(f) != 0 && r == 0)
         r = hs_diag_set(diag, EIO, path, 0, 0, "cannot write the file");

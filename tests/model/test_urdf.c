@@ -91,6 +91,7 @@ static void test_full(void **state)
     assert_near(sh->effort_max, 30, 0);
     assert_near(sh->damping, 0.7, 0);
     assert_near(sh->friction, 0.2, 0);
+    assert_near(sh->gear_ratio, 100, 0); /* <transmission> mechanicalReduction */
     /* URDF cylinder along its z becomes the model's y-axis cylinder turned onto z. */
     assert_int_equal(sh->geom_count, 1);
     const struct hs_geom *cy = &m->geoms[sh->geom_first];
@@ -118,6 +119,8 @@ static void test_full(void **state)
     assert_int_equal(li->joint_id, 2);
     assert_near(li->axis[2], 1, 0);
     assert_near(li->ulimit, 0.3, 0);
+    assert_near(li->gear_ratio, -12.5, 0); /* old format, reduction outside <actuator> */
+    assert_near(wh->gear_ratio, 1, 0);     /* no transmission: direct drive */
     /* default axis is x; mimic loads as its own joint, with a warning */
     const struct hs_link *fi = link_named(m, "finger_joint");
     assert_int_equal(fi->joint_id, 3);
@@ -345,6 +348,8 @@ static void test_bad_files(void **state)
         {"duplicate_link.urdf", 3, "link name 'a' used twice"},
         {"cycle.urdf", 3, "not connected to the root"},
         {"unknown_geometry.urdf", 4, "<capsule>: unknown geometry"},
+        {"bad_transmission.urdf", 8, "transmission names no actuated joint 'j2'"},
+        {"bad_reduction.urdf", 7, "<mechanicalReduction>: expected one finite number"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[PATH_MAX], name[64];

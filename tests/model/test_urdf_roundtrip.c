@@ -1,7 +1,7 @@
-/* Round trip: SR1.wrl (from HS_SHARED_DIR; skipped when absent) written as URDF by
- * hs_model_write_urdf and loaded back has the same links in the same order, joints (type, id,
- * axis, origin, limits), masses, centres of mass and inertias to 1e-9, and the same collision
- * geometry kinds and sizes. */
+/* Round trip: SR1.wrl (from HS_SHARED_DIR; skipped when absent) and the project's full.urdf
+ * written as URDF by hs_model_write_urdf and loaded back have the same links in the same order,
+ * joints (type, id, axis, origin, limits), masses, centres of mass and inertias to 1e-9, and the
+ * same collision geometry kinds and sizes. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -28,23 +28,18 @@ static void near(double a, double b, const char *what, const char *link)
     }
 }
 
-static void test_sr1_roundtrip(void **state)
+/* Writes a as URDF into a fresh directory, loads it back and compares everything URDF holds. */
+static void roundtrip(const struct hs_model *a, uint32_t expect_lost)
 {
-    (void)state;
-    const char *shared = getenv("HS_SHARED_DIR");
-    char src[PATH_MAX], out[] = "/tmp/hs_urdf_rtXXXXXX", urdf[PATH_MAX + 16];
-    snprintf(src, sizeof src, "%s/models/openhrp/SR1.wrl", shared ? shared : "");
-    if (!shared || access(src, R_OK) != 0)
-        skip();
-    struct hs_model *a = NULL, *b = NULL;
+    char out[] = "/tmp/hs_urdf_rtXXXXXX", urdf[PATH_MAX + 16];
+    struct hs_model *b = NULL;
     struct hs_diag d;
     memset(&d, 0, sizeof d);
-    assert_int_equal(hs_model_load(src, &a, &d), 0);
     assert_non_null(mkdtemp(out));
-    snprintf(urdf, sizeof urdf, "%s/sr1.urdf", out);
+    snprintf(urdf, sizeof urdf, "%s/rt.urdf", out);
     uint32_t lost = 0;
     assert_int_equal(hs_model_write_urdf(a, urdf, &lost, &d), 0);
-    assert_int_equal(lost, a->nsensors + a->nextra_joints); /* SR1: sensors only */
+    assert_int_equal(lost, expect_lost);
     int r = hs_model_load(urdf, &b, &d);
     if (r)
         print_error("%s:%d: %s\n", d.file, d.line, d.msg);
@@ -69,8 +64,13 @@ static void test_sr1_roundtrip(void **state)
             near(y->inertia[k], x->inertia[k], "inertia", x->name);
             near(y->origin.R[k], x->origin.R[k], "origin.R", x->name);
         }
+        near(y->gear_ratio, x->gear_ratio, "gear_ratio", x->name);
         near(y->llimit, x->llimit, "llimit", x->name);
         near(y->ulimit, x->ulimit, "ulimit", x->name);
+        near(y->uvlimit, x->uvlimit, "uvlimit", x->name);
+        near(y->effort_max, x->effort_max, "effort_max", x->name);
+        near(y->damping, x->damping, "damping", x->name);
+        near(y->friction, x->friction, "friction", x->name);
         assert_int_equal(y->geom_count, x->geom_count);
         for (uint32_t k = 0; k < x->geom_count; k++) {
             const struct hs_geom *gx = &a->geoms[x->geom_first + k],
@@ -87,19 +87,52 @@ static void test_sr1_roundtrip(void **state)
                 near(gy->u.cylinder.radius, gx->u.cylinder.radius, "radius", x->name);
                 near(gy->u.cylinder.height, gx->u.cylinder.height, "height", x->name);
             }
+            if (gx->type == HS_GEOM_SPHERE)
+                near(gy->u.sphere.radius, gx->u.sphere.radius, "radius", x->name);
         }
     }
-    print_message("SR1 round trip: %u links, %u joint ids, %u geoms equal to %g\n", a->nlinks,
-                  a->njoint_ids, a->ngeoms, TOL);
-    hs_model_free(a);
+    print_message("%s round trip: %u links, %u joint ids, %u geoms equal to %g\n", a->name,
+                  a->nlinks, a->njoint_ids, a->ngeoms, TOL);
     hs_model_free(b);
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf %s", out);
     assert_int_equal(system(cmd), 0);
 }
 
+static void test_sr1_roundtrip(void **state)
+{
+    (void)state;
+    const char *shared = getenv("HS_SHARED_DIR");
+    char src[PATH_MAX];
+    snprintf(src, sizeof src, "%s/models/openhrp/SR1.wrl", shared ? shared : "");
+    if (!shared || access(src, R_OK) != 0)
+        skip();
+    struct hs_model *a = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load(src, &a, &d), 0);
+    roundtrip(a, a->nsensors + a->nextra_joints); /* SR1: its sensors are left out */
+    hs_model_free(a);
+}
+
+/* The project's full.urdf: gear ratios, limits, effort, dynamics, every primitive geometry. */
+static void test_full_roundtrip(void **state)
+{
+    (void)state;
+    const char *src = getenv("HS_SOURCE_DIR");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/tests/model/urdf/full.urdf", src ? src : ".");
+    struct hs_model *a = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load(path, &a, &d), 0);
+    roundtrip(a, 0);
+    hs_model_free(a);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_sr1_roundtrip)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_sr1_roundtrip),
+                                       cmocka_unit_test(test_full_roundtrip)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
