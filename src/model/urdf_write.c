@@ -18,6 +18,30 @@
 
 #include "hilsim/model.h"
 
+#define ESC_MAX (HS_NAME_MAX * 6)
+
+/* s with XML's special characters as entities (names from VRML may hold & < > " '). */
+static const char *xesc(char buf[ESC_MAX], const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < ESC_MAX; s++) {
+        const char *e = *s == '&'    ? "&amp;"
+                        : *s == '<'  ? "&lt;"
+                        : *s == '>'  ? "&gt;"
+                        : *s == '"'  ? "&quot;"
+                        : *s == '\'' ? "&apos;"
+                                     : NULL;
+        if (e) {
+            memcpy(buf + n, e, strlen(e));
+            n += strlen(e);
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 static void rpy_of(const double R[9], double rpy[3])
 {
     double c = sqrt(R[0] * R[0] + R[3] * R[3]);
@@ -61,7 +85,7 @@ static int write_stl(const char *path, const struct hs_mesh *m)
 }
 
 static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, const char *mesh_rel,
-                      const char *link, uint32_t k, uint32_t *skipped, struct hs_diag *diag)
+                      uint32_t link, uint32_t k, uint32_t *skipped, struct hs_diag *diag)
 {
     /* The model's cylinders lie along y, URDF's along z: R_urdf = R yzᵀ. */
     static const double yz_t[9] = {1, 0, 0, 0, 0, 1, 0, -1, 0};
@@ -98,12 +122,14 @@ static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, co
     default: {
         if (mkdir(mesh_dir, 0777) < 0 && errno != EEXIST)
             return hs_diag_set(diag, errno, mesh_dir, 0, 0, "cannot create the mesh directory");
-        if ((size_t)snprintf(path, sizeof path, "%s/%s_%u.stl", mesh_dir, link, k) >= sizeof path)
+        if ((size_t)snprintf(path, sizeof path, "%s/link%u_%u.stl", mesh_dir, link, k) >=
+            sizeof path)
             return hs_diag_set(diag, ENAMETOOLONG, mesh_dir, 0, 0, "mesh path too long");
         int r = write_stl(path, &g->u.mesh);
         if (r < 0)
             return hs_diag_set(diag, r, path, 0, 0, "cannot write the mesh");
-        fprintf(f, "<mesh filename=\"%s/%s_%u.stl\"/>", mesh_rel, link, k);
+        char e[ESC_MAX];
+        fprintf(f, "<mesh filename=\"%s/link%u_%u.stl\"/>", xesc(e, mesh_rel), link, k);
     }
     }
     fprintf(f, "</geometry>\n    </collision>\n");
@@ -127,9 +153,10 @@ static const char *joint_type(const struct hs_link *l)
 static void write_joint(FILE *f, const struct hs_model *m, uint32_t i)
 {
     const struct hs_link *l = &m->links[i];
-    fprintf(f, "  <joint name=\"%s\" type=\"%s\">\n", l->name, joint_type(l));
+    char e1[ESC_MAX], e2[ESC_MAX];
+    fprintf(f, "  <joint name=\"%s\" type=\"%s\">\n", xesc(e1, l->name), joint_type(l));
     fprintf(f, "    <parent link=\"%s\"/>\n    <child link=\"%s\"/>\n",
-            l->parent < 0 ? "world" : m->links[l->parent].name, l->name);
+            xesc(e1, l->parent < 0 ? "world" : m->links[l->parent].name), xesc(e2, l->name));
     origin(f, "    ", l->origin.p, l->origin.R);
     if (l->joint_type == HS_JOINT_ROTATE || l->joint_type == HS_JOINT_SLIDE) {
         fprintf(f, "    <axis xyz=\"%.17g %.17g %.17g\"/>\n", l->axis[0], l->axis[1], l->axis[2]);
@@ -161,15 +188,19 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
     if (!f)
         return hs_diag_set(diag, errno, path, 0, 0, "cannot create the file");
     uint32_t lost = m->nsensors + m->nextra_joints;
-    fprintf(f,
-            "<?xml version=\"1.0\"?>\n<!-- exported by hilsim from %s -->\n<robot name=\"%s\">\n",
-            m->path ? m->path : m->name, m->name);
+    char name[ESC_MAX];
+    fprintf(
+        f,
+        "<?xml version=\"1.0\"?>\n<!-- exported by hilsim (hilsim model with the urdf option) -->\n"
+        "<robot name=\"%s\">\n",
+        xesc(name, m->name));
     fprintf(f, "  <link name=\"world\"/>\n");
     int r = 0;
     for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
         const struct hs_link *l = &m->links[i];
         lost += l->joint_type == HS_JOINT_CRAWLER;
-        fprintf(f, "  <link name=\"%s\">\n    <inertial>\n", l->name);
+        char e[ESC_MAX];
+        fprintf(f, "  <link name=\"%s\">\n    <inertial>\n", xesc(e, l->name));
         static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
         origin(f, "      ", l->com, I3);
         fprintf(f, "      <mass value=\"%.17g\"/>\n", l->mass);
@@ -179,8 +210,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
                 l->inertia[0], l->inertia[1], l->inertia[2], l->inertia[4], l->inertia[5],
                 l->inertia[8]);
         for (uint32_t k = 0; r == 0 && k < l->geom_count; k++)
-            r = write_geom(f, &m->geoms[l->geom_first + k], mesh_dir, mesh_rel, l->name, k, &lost,
-                           diag);
+            r = write_geom(f, &m->geoms[l->geom_first + k], mesh_dir, mesh_rel, i, k, &lost, diag);
         fprintf(f, "  </link>\n");
     }
     /* Actuated joints first, in jointId order, so that they are numbered back the same. */
@@ -194,6 +224,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
             (m->links[i].joint_type != HS_JOINT_ROTATE && m->links[i].joint_type != HS_JOINT_SLIDE))
             write_joint(f, m, i);
     /* Gear ratios as transmissions (the loader reads mechanicalReduction back). */
+    char e1[ESC_MAX];
     for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
         const struct hs_link *l = &m->links[i];
         if (l->joint_id >= 0 && l->gear_ratio != 1 &&
@@ -204,7 +235,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
                     "    <joint name=\"%s\"/>\n"
                     "    <actuator name=\"%s_motor\"><mechanicalReduction>%.17g"
                     "</mechanicalReduction></actuator>\n  </transmission>\n",
-                    l->name, l->name, l->name, l->gear_ratio);
+                    xesc(e1, l->name), e1, e1, l->gear_ratio);
     }
     fprintf(f, "</robot>\n");
     if (fclose(f) != 0 && r == 0)
