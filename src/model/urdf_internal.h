@@ -50,6 +50,8 @@ void hs__urdf_rpy(const double rpy[3], double ret_R[9]);
 int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li);
 /* package://, file:// or a relative/absolute path to an existing file. */
 int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size);
+/* IMU and force-torque sensors from <gazebo reference=...><sensor> (urdf_sensor.c). */
+int hs__urdf_sensors(struct hs__urdf *u, const xmlNode *robot);
 /* Triangles of a mesh file (assimp: STL, OBJ, COLLADA, ...) with its unit scale, times scale. */
 int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
                   struct hs_mesh *ret);

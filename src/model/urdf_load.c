@@ -15,12 +15,12 @@
  *   - limit lower/upper/velocity/effort and dynamics damping/friction go to the link's limits,
  *     effort_max, damping and friction; continuous joints have no position limits;
  *   - mimic is loaded as an independent joint with a warning; safety_controller is ignored;
- *   - a <transmission>'s mechanicalReduction is the joint's gear ratio; ros2_control and gazebo
- *     blocks are ignored with a warning;
+ *   - a <transmission>'s mechanicalReduction is the joint's gear ratio; ros2_control is
+ *     ignored with a warning; Gazebo IMU and force-torque sensors are read (urdf_sensor.c);
  *   - planar joints and floating joints below the root are refused;
  *   - inertial: mass, the centre of mass from its origin, the tensor rotated into the link frame;
  *   - collision geometry only (urdf_geom.c); visuals are not simulated.
- * Sensors are not part of URDF; none are loaded. */
+ */
 #include <errno.h>
 #include <libxml/parser.h>
 #include <limits.h>
@@ -486,10 +486,12 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     for (const xmlNode *c = robot->children; r == 0 && c; c = c->next)
         if (hs__urdf_is(c, "transmission"))
             r = read_transmission(u, c);
-    if (r == 0 && (hs__urdf_child(robot, "ros2_control") || hs__urdf_child(robot, "gazebo")))
+    if (r == 0)
+        r = hs__urdf_sensors(u, robot);
+    if (r == 0 && hs__urdf_child(robot, "ros2_control"))
         r = hs__urdf_warn(u, robot,
-                          "<ros2_control> and <gazebo> are ignored; configure "
-                          "actuators and sensors in the bench config");
+                          "<ros2_control> is ignored; configure command modes and "
+                          "actuators in the bench config");
 out:
     free(ul);
     free(uj);
@@ -583,7 +585,7 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
         }
         if (r == 0)
             r = build(&u, robot);
-        if (r == 0 && (!(u.m->sensors = calloc(1, sizeof *u.m->sensors)) ||
+        if (r == 0 && ((!u.m->sensors && !(u.m->sensors = calloc(1, sizeof *u.m->sensors))) ||
                        !(u.m->extra_joints = calloc(1, sizeof *u.m->extra_joints))))
             r = hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
     }

@@ -138,6 +138,27 @@ static void test_full(void **state)
     assert_near(cam->origin.R[6], -sin(0.5), 1e-15);
     assert_near(cam->origin.R[0], cos(0.5), 1e-15);
     assert_near(cam->mass, 0, 0);
+
+    /* Gazebo sensors: an IMU on a link (by its URDF name) becomes accel + gyro; a force-torque
+     * sensor on a joint sits on the joint's child link; a camera is skipped with a warning. */
+    assert_int_equal(m->nsensors, 3);
+    int shi = hs_model_find_link(m, "shoulder");
+    assert_string_equal(m->sensors[0].name, "arm_imu_accel");
+    assert_int_equal(m->sensors[0].type, HS_SENSOR_ACCEL);
+    assert_string_equal(m->sensors[1].name, "arm_imu_gyro");
+    assert_int_equal(m->sensors[1].type, HS_SENSOR_GYRO);
+    assert_string_equal(m->sensors[2].name, "shoulder_ft");
+    assert_int_equal(m->sensors[2].type, HS_SENSOR_FORCE);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(m->sensors[i].link, shi);
+        assert_int_equal(m->sensors[i].sensor_id, 0);
+    }
+    assert_near(m->sensors[0].pose.p[2], -0.1, 0);
+    assert_near(m->sensors[0].pose.R[3], 1, 1e-15); /* yaw 90°: x onto y */
+    bool cam_warned = false;
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        cam_warned |= strstr(m->warnings[i], "sensor 'cam' of type 'camera' skipped") != NULL;
+    assert_true(cam_warned);
     hs_model_free(m);
 }
 
@@ -350,6 +371,7 @@ static void test_bad_files(void **state)
         {"unknown_geometry.urdf", 4, "<capsule>: unknown geometry"},
         {"bad_transmission.urdf", 8, "transmission names no actuated joint 'j2'"},
         {"bad_reduction.urdf", 7, "<mechanicalReduction>: expected one finite number"},
+        {"bad_sensor_pose.urdf", 5, "<pose>: expected six numbers"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[PATH_MAX], name[64];
