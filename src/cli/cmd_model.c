@@ -23,7 +23,8 @@ static void usage(FILE *out)
                  "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
                  "           absent limits as null\n"
                  "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
-                 "           OUT_meshes/); sensors, extra joints and motor fields are left out\n\n"
+                 "           OUT_meshes/); sensors, extra joints and motor fields but the\n"
+                 "           gear ratio are left out\n\n"
                  "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
 }
 
@@ -283,7 +284,7 @@ int hs_cmd_model(int argc, char **argv)
         }
         fprintf(stderr,
                 "hilsim model: wrote %s (%u sensor, extra-joint, crawler or cone item%s not "
-                "expressible in URDF left out; motor fields are not written)\n",
+                "expressible in URDF left out; of the motor fields only gear ratios are written)\n",
                 urdf_out, lost, lost == 1 ? "" : "s");
     }
     if (json)

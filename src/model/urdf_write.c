@@ -185,8 +185,10 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
     const char *rel = strrchr(mesh_dir, '/');
     snprintf(mesh_rel, sizeof mesh_rel, "%s", rel ? rel + 1 : mesh_dir);
     FILE *f = fopen(path, "w");
-    if (!f)
-        return hs_diag_set(diag, errno, path, 0, 0, "cannot create the file");
+    if (!f) {
+        int e = errno;
+        return hs_diag_set(diag, e, path, 0, 0, "cannot create the file: %s", strerror(e));
+    }
     uint32_t lost = m->nsensors + m->nextra_joints;
     char name[ESC_MAX];
     fprintf(
