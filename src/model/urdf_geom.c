@@ -132,9 +132,9 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
             *s = '\0';
         }
         return hs__urdf_err(u, n, ENOENT,
-                            "filename \"%s\": package '%.*s' not found in $%s, $ROS_PACKAGE_PATH "
-                            "or the directories above the model",
-                            uri, (int)pkglen, pkg, HS_PACKAGE_PATH_ENV);
+                            "filename \"%s\": package '%.*s' holding %s not found in $%s, "
+                            "$ROS_PACKAGE_PATH or the directories above the model",
+                            uri, (int)pkglen, pkg, slash + 1, HS_PACKAGE_PATH_ENV);
     }
     const char *path = uri;
     if (strncmp(uri, "file://", 7) == 0)

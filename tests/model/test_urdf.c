@@ -340,7 +340,7 @@ static void test_meshes(void **state)
     assert_int_equal(hs_model_load(p, &m, &d), -ENOENT);
     assert_null(m);
     assert_int_equal(d.line, 4);
-    assert_non_null(strstr(d.msg, "package 'cubebot' not found"));
+    assert_non_null(strstr(d.msg, "package 'cubebot' holding meshes/cube.stl not found"));
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
