@@ -527,6 +527,15 @@ static void base_name(const char *path, char *buf, size_t size)
     buf[n] = '\0';
 }
 
+/* libxml2 reports some problems (input encoding) through its generic error handler, which
+ * prints to stderr by default; library code must not print, and the parser context's last
+ * error carries the message anyway. The handler is per thread in libxml2. */
+static void quiet(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
 int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const char *base_path,
                          struct hs_model **ret_model, struct hs_diag *diag)
 {
@@ -539,9 +548,14 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
     }
     if (size > INT_MAX)
         return hs_diag_set(diag, EFBIG, file, 0, 0, "file too large");
+    xmlGenericErrorFunc old_handler = xmlGenericError;
+    void *old_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, quiet);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-    if (!ctxt)
+    if (!ctxt) {
+        xmlSetGenericErrorFunc(old_ctx, old_handler);
         return hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+    }
     /* No network, no entity substitution, no DTD loading: a model file reads nothing else. */
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, data, (int)size, file, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
@@ -558,9 +572,11 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
         r = hs_diag_set(diag, EINVAL, file, e ? e->line : 0, e && e->int2 > 0 ? e->int2 : 0,
                         "XML: %s", msg);
         xmlFreeParserCtxt(ctxt);
+        xmlSetGenericErrorFunc(old_ctx, old_handler);
         return r;
     }
     xmlFreeParserCtxt(ctxt);
+    xmlSetGenericErrorFunc(old_ctx, old_handler);
     const xmlNode *robot = xmlDocGetRootElement(doc);
     u.m = calloc(1, sizeof *u.m);
     if (!u.m) {
