@@ -10,8 +10,8 @@ PKGS=(
   build-essential cmake pkg-config clang-format
   # mandated libraries
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
-  # config parsing (YAML with line/column marks) and systemd notify/watchdog
-  libyaml-dev libsystemd-dev
+  # config parsing (YAML with line/column marks), systemd notify/watchdog, URDF (XML) and meshes
+  libyaml-dev libsystemd-dev libxml2-dev libassimp-dev
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang

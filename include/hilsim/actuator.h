@@ -107,8 +107,9 @@ struct hs_actuator_state {
 };
 
 /* Fills defaults from the model joint's fields: gear ratio, efficiency, rotor inertia, torque
- * constant, limits; no saturation or friction, velocity_gain 0, rigid brake, no watchdog,
- * HS_SAFE_ZERO_TORQUE, hold gains 0. */
+ * constant, limits, torque_max (effort_max, INFINITY when 0), viscous and Coulomb friction
+ * (damping, friction: URDF's; VRML gives 0); no current saturation, velocity_gain 0, rigid brake,
+ * no watchdog, HS_SAFE_ZERO_TORQUE, hold gains 0. */
 struct hs_link;
 void hs_actuator_params_default(const struct hs_link *link, struct hs_actuator_params *ret);
 /* Returns 0 or -EINVAL and sets *ret_field to the bad field's name. */

@@ -79,6 +79,10 @@ struct hs_link {
     double climit;           /* A, motor current limit (first value of climit); +INFINITY when
                               * absent. gear_ratio, gear_efficiency, torque_const and
                               * encoder_pulse written as 0 mean "not given": default, warning */
+    double effort_max;       /* joint-side torque/force limit, N·m or N; 0 = none given (URDF
+                                limit effort; VRML has no such field) */
+    double damping;          /* viscous friction, N·m·s/rad or N·s/m; URDF dynamics damping */
+    double friction;         /* Coulomb friction, N·m or N; URDF dynamics friction */
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
@@ -151,6 +155,19 @@ int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag 
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
+/* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints, inertials,
+ * collision geometry; meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may
+ * be NULL) counts what URDF cannot hold and was left out: sensors, extra joints, crawler joints
+ * (written fixed), cones. Of the motor fields only the gear ratio is written (as a
+ * <transmission>). */
+int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t *ret_lost,
+                        struct hs_diag *diag);
+/* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML
+ * <robot>), then by the name's extension, else "vrml". */
+const char *hs_model_format_of(const char *data, unsigned long size, const char *name);
+/* URDF package://PKG/... is looked up in the directories of this environment variable
+ * (colon-separated), then of ROS_PACKAGE_PATH, then among the model file's ancestors. */
+#define HS_PACKAGE_PATH_ENV "HS_PACKAGE_PATH"
 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */
 int hs_model_find_link(const struct hs_model *model, const char *name);

@@ -1,4 +1,4 @@
-/* hilsim model FILE [--json]: load an OpenHRP VRML97 model and print its link tree, joints,
+/* hilsim model FILE [--json]: load an OpenHRP VRML97 or URDF model and print its link tree, joints,
  * masses, sensors and extra joints. Warnings go to stderr. */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,14 +12,19 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hilsim model [--json] FILE\n\n"
+    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] FILE\n\n"
                  "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
+                 "or a URDF (.urdf; meshes via package:// through $HS_PACKAGE_PATH, then\n"
+                 "$ROS_PACKAGE_PATH, then the file's parent directories)\n"
                  "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
                  "limits and masses, then the total mass, the sensors with their links and the\n"
                  "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
                  "Errors name file:line:column and what was expected.\n\n"
                  "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
-                 "           absent limits as null\n\n"
+                 "           absent limits as null\n"
+                 "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
+                 "           OUT_meshes/); sensors, extra joints and motor fields but the\n"
+                 "           gear ratio are left out\n\n"
                  "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
 }
 
@@ -243,9 +248,26 @@ static void print_json(const struct hs_model *m)
 int hs_cmd_model(int argc, char **argv)
 {
     bool json = false;
-    const char *file = NULL;
+    const char *file = NULL, *urdf_out = NULL;
+    /* --urdf OUT takes a value, which the shared flag parser does not: take it out first. */
+    char *args[64];
+    int nargs = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--urdf") == 0 && i >= 1) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "hilsim model: --urdf needs an output file\n");
+                return HS_EXIT_USAGE;
+            }
+            urdf_out = argv[++i];
+        } else if (nargs < (int)(sizeof args / sizeof args[0])) {
+            args[nargs++] = argv[i];
+        } else {
+            fprintf(stderr, "hilsim model: too many arguments\n");
+            return HS_EXIT_USAGE;
+        }
+    }
     const struct hs_cli_flag flags[] = {{"--json", NULL, &json}, {NULL, NULL, NULL}};
-    int rc = hs__cli_one_file("model", argc, argv, 1, flags, usage, &file);
+    int rc = hs__cli_one_file("model", nargs, args, 1, flags, usage, &file);
     if (rc)
         return rc < 0 ? HS_EXIT_OK : rc;
     struct hs_model *m = NULL;
@@ -257,6 +279,18 @@ int hs_cmd_model(int argc, char **argv)
     }
     for (uint32_t i = 0; i < m->nwarnings; i++)
         fprintf(stderr, "hilsim model: warning: %s\n", m->warnings[i]);
+    if (urdf_out) {
+        uint32_t lost = 0;
+        if ((r = hs_model_write_urdf(m, urdf_out, &lost, &diag)) < 0) {
+            hs__cli_print_diag("model", &diag);
+            hs_model_free(m);
+            return HS_EXIT_FAILURE;
+        }
+        fprintf(stderr,
+                "hilsim model: wrote %s (%u sensor, extra-joint, crawler or cone item%s not "
+                "expressible in URDF left out; of the motor fields only gear ratios are written)\n",
+                urdf_out, lost, lost == 1 ? "" : "s");
+    }
     if (json)
         print_json(m);
     else

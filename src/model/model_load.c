@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model_format.h"
 #include "model_internal.h"
 
 static int fail_oom(struct hs_diag *diag, const char *path)
@@ -273,7 +274,7 @@ static void base_name(const char *path, char *buf, size_t size)
     buf[n] = '\0';
 }
 
-int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
+int hs__vrml_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag)
 {
     struct hs__builder b = {.diag = diag};

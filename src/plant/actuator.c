@@ -12,10 +12,10 @@ void hs_actuator_params_default(const struct hs_link *link, struct hs_actuator_p
         .gear_efficiency = link->gear_efficiency,
         .rotor_inertia = link->rotor_inertia,
         .torque_const = link->torque_const,
-        .torque_max = INFINITY,
+        .torque_max = link->effort_max > 0 ? link->effort_max : INFINITY, /* URDF effort */
         .current_max = INFINITY,
-        .viscous = 0.0,
-        .coulomb = 0.0,
+        .viscous = link->damping,  /* URDF dynamics damping; 0 from VRML */
+        .coulomb = link->friction, /* URDF dynamics friction; 0 from VRML */
         .q_min = link->llimit,
         .q_max = link->ulimit,
         .dq_min = link->lvlimit,

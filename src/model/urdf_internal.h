@@ -1,0 +1,59 @@
+/* Internal to hs_model: the URDF loader (libxml2 tree in, hs_model out). */
+#ifndef HS_URDF_INTERNAL_H
+#define HS_URDF_INTERNAL_H
+
+#include <libxml/tree.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hilsim/model.h"
+
+#define HS_URDF_MAX_LINKS 4096
+#define HS_URDF_MAX_GEOMS 200000
+#define HS_URDF_MAX_VERTICES (2u << 20) /* over all meshes */
+
+struct hs__urdf {
+    const char *file; /* for messages */
+    const char *dir;  /* directory of the file; NULL: mesh files refused (buffers, fuzzing) */
+    struct hs_diag *diag;
+    struct hs_model *m; /* being filled; freed with hs_model_free on failure */
+    uint32_t geoms_cap, warnings_cap;
+    uint64_t vertices;
+};
+
+/* Error naming file:line of node; returns a negative errno. */
+int hs__urdf_err(struct hs__urdf *u, const xmlNode *n, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Warning naming file:line (kept in the model); returns 0 or -ENOMEM. */
+int hs__urdf_warn(struct hs__urdf *u, const xmlNode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* First child element named name, or NULL. */
+const xmlNode *hs__urdf_child(const xmlNode *n, const char *name);
+bool hs__urdf_is(const xmlNode *n, const char *name);
+/* Copies attribute into buf; "" and 0 when absent and not required. */
+int hs__urdf_attr_str(struct hs__urdf *u, const xmlNode *n, const char *attr, bool required,
+                      char *buf, size_t size);
+/* One finite number; def when absent and not required. */
+int hs__urdf_attr_num(struct hs__urdf *u, const xmlNode *n, const char *attr, bool required,
+                      double def, double *ret);
+/* count finite numbers separated by spaces; def (count values) when absent. */
+int hs__urdf_attr_vec(struct hs__urdf *u, const xmlNode *n, const char *attr, int count,
+                      const double *def, double *ret);
+/* The <origin xyz rpy> child of n as a pose; identity when absent. */
+int hs__urdf_origin(struct hs__urdf *u, const xmlNode *n, struct hs_pose *ret);
+/* URDF roll-pitch-yaw (fixed axes x, y, z) to a row-major rotation matrix. */
+void hs__urdf_rpy(const double rpy[3], double ret_R[9]);
+
+/* <collision> elements of link (model link index li) appended as geoms. */
+int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li);
+/* package://, file:// or a relative/absolute path to an existing file. */
+int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size);
+/* IMU and force-torque sensors from <gazebo reference=...><sensor> (urdf_sensor.c). */
+int hs__urdf_sensors(struct hs__urdf *u, const xmlNode *robot);
+/* Triangles of a mesh file (assimp: STL, OBJ, COLLADA, ...) with its unit scale, times scale. */
+int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
+                  struct hs_mesh *ret);
+
+#endif

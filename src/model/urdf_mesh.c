@@ -1,0 +1,130 @@
+/* Mesh files through assimp's C API (STL ASCII and binary, OBJ, COLLADA and whatever else the
+ * installed assimp reads): every triangle of every mesh in the scene, with the scene's node
+ * transforms (which carry COLLADA's <unit>), times the URDF scale, into one hs_mesh in the
+ * collision frame. COLLADA's up_axis is ignored on purpose: URDF tools treat mesh coordinates as
+ * the link's own (a Z_UP file would otherwise be turned Y-up). Normals are dropped before
+ * identical vertices are joined: STL repeats each corner per face with the face normal, and
+ * without that the corners would not join (G1's pelvis: 106148 vertices, 18055 after). */
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "urdf_internal.h"
+
+struct acc {
+    double *v;
+    uint32_t nv;
+    uint32_t *t;
+    uint32_t nt;
+};
+
+static void mat_mul(const struct aiMatrix4x4 *a, const struct aiMatrix4x4 *b,
+                    struct aiMatrix4x4 *ret)
+{
+    const float *A = &a->a1, *B = &b->a1;
+    float *C = &ret->a1;
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            float s = 0;
+            for (int k = 0; k < 4; k++)
+                s += A[r * 4 + k] * B[k * 4 + c];
+            C[r * 4 + c] = s;
+        }
+}
+
+static void count(const struct aiScene *s, const struct aiNode *n, int depth, uint64_t *nv,
+                  uint64_t *nt)
+{
+    if (depth > 64)
+        return;
+    for (unsigned i = 0; i < n->mNumMeshes; i++) {
+        const struct aiMesh *m = s->mMeshes[n->mMeshes[i]];
+        if (!(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE))
+            continue;
+        *nv += m->mNumVertices;
+        for (unsigned f = 0; f < m->mNumFaces; f++)
+            *nt += m->mFaces[f].mNumIndices == 3;
+    }
+    for (unsigned i = 0; i < n->mNumChildren; i++)
+        count(s, n->mChildren[i], depth + 1, nv, nt);
+}
+
+static void fill(const struct aiScene *s, const struct aiNode *n, const struct aiMatrix4x4 *parent,
+                 int depth, const double scale[3], struct acc *a)
+{
+    if (depth > 64)
+        return;
+    struct aiMatrix4x4 M;
+    mat_mul(parent, &n->mTransformation, &M);
+    for (unsigned i = 0; i < n->mNumMeshes; i++) {
+        const struct aiMesh *m = s->mMeshes[n->mMeshes[i]];
+        if (!(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE))
+            continue;
+        uint32_t base = a->nv;
+        for (unsigned k = 0; k < m->mNumVertices; k++) {
+            const struct aiVector3D *p = &m->mVertices[k];
+            double x = (double)M.a1 * p->x + (double)M.a2 * p->y + (double)M.a3 * p->z + M.a4;
+            double y = (double)M.b1 * p->x + (double)M.b2 * p->y + (double)M.b3 * p->z + M.b4;
+            double z = (double)M.c1 * p->x + (double)M.c2 * p->y + (double)M.c3 * p->z + M.c4;
+            a->v[3 * a->nv + 0] = x * scale[0];
+            a->v[3 * a->nv + 1] = y * scale[1];
+            a->v[3 * a->nv + 2] = z * scale[2];
+            a->nv++;
+        }
+        for (unsigned f = 0; f < m->mNumFaces; f++) {
+            const struct aiFace *face = &m->mFaces[f];
+            if (face->mNumIndices != 3)
+                continue;
+            for (int k = 0; k < 3; k++)
+                a->t[3 * a->nt + k] = base + face->mIndices[k];
+            a->nt++;
+        }
+    }
+    for (unsigned i = 0; i < n->mNumChildren; i++)
+        fill(s, n->mChildren[i], &M, depth + 1, scale, a);
+}
+
+int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
+                  struct hs_mesh *ret)
+{
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (!props)
+        return hs__urdf_err(u, n, ENOMEM, "out of memory");
+    aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
+    const struct aiScene *s =
+        aiImportFileExWithProperties(path,
+                                     aiProcess_Triangulate | aiProcess_DropNormals |
+                                         aiProcess_JoinIdenticalVertices | aiProcess_SortByPType,
+                                     NULL, props);
+    aiReleasePropertyStore(props);
+    if (!s || !s->mRootNode)
+        return hs__urdf_err(u, n, EINVAL, "mesh %s: %s", path, aiGetErrorString());
+    uint64_t nv = 0, nt = 0;
+    count(s, s->mRootNode, 0, &nv, &nt);
+    int r = 0;
+    if (nv == 0 || nt == 0) {
+        r = hs__urdf_err(u, n, EINVAL, "mesh %s has no triangles", path);
+    } else if (u->vertices + nv > HS_URDF_MAX_VERTICES) {
+        r = hs__urdf_err(u, n, E2BIG, "meshes have more than %u vertices in all",
+                         HS_URDF_MAX_VERTICES);
+    } else {
+        struct acc a = {malloc(3 * nv * sizeof(double)), 0, malloc(3 * nt * sizeof(uint32_t)), 0};
+        if (!a.v || !a.t) {
+            free(a.v);
+            free(a.t);
+            r = hs__urdf_err(u, n, ENOMEM, "out of memory");
+        } else {
+            struct aiMatrix4x4 I = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+            fill(s, s->mRootNode, &I, 0, scale, &a);
+            u->vertices += a.nv;
+            *ret = (struct hs_mesh){a.v, a.nv, a.t, a.nt};
+        }
+    }
+    aiReleaseImport(s);
+    return r;
+}

@@ -1,0 +1,248 @@
+/* Export of a body model as URDF (hilsim model FILE --urdf OUT): links, joints, inertials and
+ * collision geometry, so an OpenHRP robot can be used in URDF tools (and loaded back here with
+ * the same links, joints, masses and inertias). Meshes are written as binary STL in
+ * OUT_meshes/ beside the file.
+ *
+ * What URDF cannot say is left out and listed in the returned warnings count: sensors, extra
+ * (closed-loop) joints, motor fields but the gear ratio (written as a <transmission>: rotor
+ * inertia, torque constant, encoder pulses, efficiency),
+ * crawler joints (written fixed) and cones. Actuated joints are written in jointId order, so
+ * the loader's document-order numbering gives back the same ids when they had no gaps. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hilsim/model.h"
+
+#define ESC_MAX (HS_NAME_MAX * 6)
+
+/* s with XML's special characters as entities (names from VRML may hold & < > " '). */
+static const char *xesc(char buf[ESC_MAX], const char *s)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < ESC_MAX; s++) {
+        const char *e = *s == '&'    ? "&amp;"
+                        : *s == '<'  ? "&lt;"
+                        : *s == '>'  ? "&gt;"
+                        : *s == '"'  ? "&quot;"
+                        : *s == '\'' ? "&apos;"
+                                     : NULL;
+        if (e) {
+            memcpy(buf + n, e, strlen(e));
+            n += strlen(e);
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+static void rpy_of(const double R[9], double rpy[3])
+{
+    double c = sqrt(R[0] * R[0] + R[3] * R[3]);
+    rpy[1] = atan2(-R[6], c);
+    if (c > 1e-12) {
+        rpy[0] = atan2(R[7], R[8]);
+        rpy[2] = atan2(R[3], R[0]);
+    } else { /* pitch ±90°: only roll ∓ yaw is defined; put it all in yaw */
+        rpy[0] = 0;
+        rpy[2] = atan2(-R[1], R[4]);
+    }
+}
+
+static void origin(FILE *f, const char *indent, const double p[3], const double R[9])
+{
+    double rpy[3];
+    rpy_of(R, rpy);
+    fprintf(f, "%s<origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>\n", indent, p[0],
+            p[1], p[2], rpy[0], rpy[1], rpy[2]);
+}
+
+static int write_stl(const char *path, const struct hs_mesh *m)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -errno;
+    char header[80] = "hilsim export";
+    uint32_t n = m->ntriangles;
+    int ok = fwrite(header, 1, 80, f) == 80 && fwrite(&n, 4, 1, f) == 1;
+    for (uint32_t t = 0; ok && t < n; t++) {
+        float rec[12] = {0};
+        for (int v = 0; v < 3; v++)
+            for (int k = 0; k < 3; k++)
+                rec[3 + 3 * v + k] = (float)m->vertices[3 * m->indices[3 * t + v] + k];
+        uint16_t attr = 0;
+        ok = fwrite(rec, 4, 12, f) == 12 && fwrite(&attr, 2, 1, f) == 1;
+    }
+    if (fclose(f) != 0 || !ok)
+        return -EIO;
+    return 0;
+}
+
+static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, const char *mesh_rel,
+                      uint32_t link, uint32_t k, uint32_t *skipped, struct hs_diag *diag)
+{
+    /* The model's cylinders lie along y, URDF's along z: R_urdf = R yzᵀ. */
+    static const double yz_t[9] = {1, 0, 0, 0, 0, 1, 0, -1, 0};
+    double R[9];
+    memcpy(R, g->pose.R, sizeof R);
+    char path[PATH_MAX];
+    switch (g->type) {
+    case HS_GEOM_BOX:
+    case HS_GEOM_SPHERE:
+    case HS_GEOM_MESH:
+        break;
+    case HS_GEOM_CYLINDER:
+        hs_rot_mul(g->pose.R, yz_t, R);
+        break;
+    default:
+        (*skipped)++;
+        return 0;
+    }
+    fprintf(f, "    <collision>\n");
+    origin(f, "      ", g->pose.p, R);
+    fprintf(f, "      <geometry>");
+    switch (g->type) {
+    case HS_GEOM_BOX:
+        fprintf(f, "<box size=\"%.17g %.17g %.17g\"/>", g->u.box.size[0], g->u.box.size[1],
+                g->u.box.size[2]);
+        break;
+    case HS_GEOM_SPHERE:
+        fprintf(f, "<sphere radius=\"%.17g\"/>", g->u.sphere.radius);
+        break;
+    case HS_GEOM_CYLINDER:
+        fprintf(f, "<cylinder radius=\"%.17g\" length=\"%.17g\"/>", g->u.cylinder.radius,
+                g->u.cylinder.height);
+        break;
+    default: {
+        if (mkdir(mesh_dir, 0777) < 0 && errno != EEXIST)
+            return hs_diag_set(diag, errno, mesh_dir, 0, 0, "cannot create the mesh directory");
+        if ((size_t)snprintf(path, sizeof path, "%s/link%u_%u.stl", mesh_dir, link, k) >=
+            sizeof path)
+            return hs_diag_set(diag, ENAMETOOLONG, mesh_dir, 0, 0, "mesh path too long");
+        int r = write_stl(path, &g->u.mesh);
+        if (r < 0)
+            return hs_diag_set(diag, r, path, 0, 0, "cannot write the mesh");
+        char e[ESC_MAX];
+        fprintf(f, "<mesh filename=\"%s/link%u_%u.stl\"/>", xesc(e, mesh_rel), link, k);
+    }
+    }
+    fprintf(f, "</geometry>\n    </collision>\n");
+    return 0;
+}
+
+static const char *joint_type(const struct hs_link *l)
+{
+    switch (l->joint_type) {
+    case HS_JOINT_ROTATE:
+        return isinf(l->llimit) && isinf(l->ulimit) ? "continuous" : "revolute";
+    case HS_JOINT_SLIDE:
+        return "prismatic";
+    case HS_JOINT_FREE:
+        return "floating";
+    default:
+        return "fixed";
+    }
+}
+
+static void write_joint(FILE *f, const struct hs_model *m, uint32_t i)
+{
+    const struct hs_link *l = &m->links[i];
+    char e1[ESC_MAX], e2[ESC_MAX];
+    fprintf(f, "  <joint name=\"%s\" type=\"%s\">\n", xesc(e1, l->name), joint_type(l));
+    fprintf(f, "    <parent link=\"%s\"/>\n    <child link=\"%s\"/>\n",
+            xesc(e1, l->parent < 0 ? "world" : m->links[l->parent].name), xesc(e2, l->name));
+    origin(f, "    ", l->origin.p, l->origin.R);
+    if (l->joint_type == HS_JOINT_ROTATE || l->joint_type == HS_JOINT_SLIDE) {
+        fprintf(f, "    <axis xyz=\"%.17g %.17g %.17g\"/>\n", l->axis[0], l->axis[1], l->axis[2]);
+        fprintf(f, "    <limit");
+        if (strcmp(joint_type(l), "continuous") != 0)
+            fprintf(f, " lower=\"%.17g\" upper=\"%.17g\"", isinf(l->llimit) ? -1e300 : l->llimit,
+                    isinf(l->ulimit) ? 1e300 : l->ulimit);
+        fprintf(f, " effort=\"%.17g\" velocity=\"%.17g\"/>\n", l->effort_max,
+                isfinite(l->uvlimit) ? l->uvlimit : 0.0);
+        if (l->damping > 0 || l->friction > 0)
+            fprintf(f, "    <dynamics damping=\"%.17g\" friction=\"%.17g\"/>\n", l->damping,
+                    l->friction);
+    }
+    fprintf(f, "  </joint>\n");
+}
+
+int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *ret_lost,
+                        struct hs_diag *diag)
+{
+    char mesh_dir[PATH_MAX], mesh_rel[PATH_MAX];
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    if ((size_t)snprintf(mesh_dir, sizeof mesh_dir, "%.*s_meshes", (int)stem, path) >=
+        sizeof mesh_dir)
+        return hs_diag_set(diag, ENAMETOOLONG, path, 0, 0, "path too long");
+    const char *rel = strrchr(mesh_dir, '/');
+    snprintf(mesh_rel, sizeof mesh_rel, "%s", rel ? rel + 1 : mesh_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int e = errno;
+        return hs_diag_set(diag, e, path, 0, 0, "cannot create the file: %s", strerror(e));
+    }
+    uint32_t lost = m->nsensors + m->nextra_joints;
+    char name[ESC_MAX];
+    fprintf(
+        f,
+        "<?xml version=\"1.0\"?>\n<!-- exported by hilsim (hilsim model with the urdf option) -->\n"
+        "<robot name=\"%s\">\n",
+        xesc(name, m->name));
+    fprintf(f, "  <link name=\"world\"/>\n");
+    int r = 0;
+    for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        lost += l->joint_type == HS_JOINT_CRAWLER;
+        char e[ESC_MAX];
+        fprintf(f, "  <link name=\"%s\">\n    <inertial>\n", xesc(e, l->name));
+        static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        origin(f, "      ", l->com, I3);
+        fprintf(f, "      <mass value=\"%.17g\"/>\n", l->mass);
+        fprintf(f,
+                "      <inertia ixx=\"%.17g\" ixy=\"%.17g\" ixz=\"%.17g\" iyy=\"%.17g\" "
+                "iyz=\"%.17g\" izz=\"%.17g\"/>\n    </inertial>\n",
+                l->inertia[0], l->inertia[1], l->inertia[2], l->inertia[4], l->inertia[5],
+                l->inertia[8]);
+        for (uint32_t k = 0; r == 0 && k < l->geom_count; k++)
+            r = write_geom(f, &m->geoms[l->geom_first + k], mesh_dir, mesh_rel, i, k, &lost, diag);
+        fprintf(f, "  </link>\n");
+    }
+    /* Actuated joints first, in jointId order, so that they are numbered back the same. */
+    for (int32_t id = 0; r == 0 && id < (int32_t)m->njoint_ids; id++) {
+        int i = hs_model_link_of_joint_id(m, id);
+        if (i >= 0)
+            write_joint(f, m, (uint32_t)i);
+    }
+    for (uint32_t i = 0; r == 0 && i < m->nlinks; i++)
+        if (m->links[i].joint_id < 0 ||
+            (m->links[i].joint_type != HS_JOINT_ROTATE && m->links[i].joint_type != HS_JOINT_SLIDE))
+            write_joint(f, m, i);
+    /* Gear ratios as transmissions (the loader reads mechanicalReduction back). */
+    char e1[ESC_MAX];
+    for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (l->joint_id >= 0 && l->gear_ratio != 1 &&
+            (l->joint_type == HS_JOINT_ROTATE || l->joint_type == HS_JOINT_SLIDE))
+            fprintf(f,
+                    "  <transmission name=\"%s_transmission\">\n"
+                    "    <type>transmission_interface/SimpleTransmission</type>\n"
+                    "    <joint name=\"%s\"/>\n"
+                    "    <actuator name=\"%s_motor\"><mechanicalReduction>%.17g"
+                    "</mechanicalReduction></actuator>\n  </transmission>\n",
+                    xesc(e1, l->name), e1, e1, l->gear_ratio);
+    }
+    fprintf(f, "</robot>\n");
+    if (fclose(f) != 0 && r == 0)
+        r = hs_diag_set(diag, EIO, path, 0, 0, "cannot write the file");
+    if (ret_lost)
+        *ret_lost = lost;
+    return r;
+}

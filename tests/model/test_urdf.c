@@ -1,0 +1,401 @@
+/* The URDF loader on files the project wrote (tests/model/urdf): every element it reads, the
+ * registry's choice of format, meshes written by the test (binary STL, OBJ), and bad files with
+ * the file:line and the words of their error. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hilsim/model.h"
+
+#define assert_near(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+static void urdf_path(const char *name, char *buf, size_t size)
+{
+    const char *src = getenv("HS_SOURCE_DIR");
+    snprintf(buf, size, "%s/tests/model/urdf/%s", src ? src : ".", name);
+}
+
+static struct hs_model *load_ok(const char *path)
+{
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    int r = hs_model_load(path, &m, &d);
+    if (r)
+        print_error("%s: %s:%d: %s\n", path, d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    return m;
+}
+
+static const struct hs_link *link_named(const struct hs_model *m, const char *name)
+{
+    int i = hs_model_find_link(m, name);
+    assert_true(i >= 0);
+    return &m->links[i];
+}
+
+static void test_full(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    urdf_path("full.urdf", path, sizeof path);
+    struct hs_model *m = load_ok(path);
+    assert_string_equal(m->name, "full");
+    assert_int_equal(m->nlinks, 6);
+    assert_int_equal(m->njoint_ids, 4);
+    assert_near(hs_model_total_mass(m), 5.8, 1e-12);
+
+    /* The root floats; its inertia was given in a frame yawed 90°: R I Rᵀ. */
+    const struct hs_link *base = &m->links[0];
+    assert_string_equal(base->name, "base");
+    assert_int_equal(base->parent, -1);
+    assert_int_equal(base->joint_type, HS_JOINT_FREE);
+    assert_int_equal(base->joint_id, -1);
+    assert_near(base->mass, 4.0, 0);
+    assert_near(base->com[0], 0.01, 1e-15);
+    assert_near(base->com[2], 0.03, 1e-15);
+    static const double Irot[9] = {0.2, -0.01, 0, -0.01, 0.1, 0, 0, 0, 0.3};
+    for (int k = 0; k < 9; k++)
+        assert_near(base->inertia[k], Irot[k], 1e-15);
+    /* Two collisions: the box, then the sphere above it; the visual is not a geom. */
+    assert_int_equal(base->geom_count, 2);
+    const struct hs_geom *g = &m->geoms[base->geom_first];
+    assert_int_equal(g[0].type, HS_GEOM_BOX);
+    assert_near(g[0].u.box.size[0], 0.4, 0);
+    assert_near(g[0].u.box.size[2], 0.2, 0);
+    assert_int_equal(g[1].type, HS_GEOM_SPHERE);
+    assert_near(g[1].u.sphere.radius, 0.05, 0);
+    assert_near(g[1].pose.p[2], 0.15, 0);
+
+    /* revolute: axis normalised, limits, effort, dynamics; named after the joint. */
+    const struct hs_link *sh = link_named(m, "shoulder");
+    assert_string_equal(sh->segment_name, "upper");
+    assert_int_equal(sh->parent, 0);
+    assert_int_equal(sh->joint_type, HS_JOINT_ROTATE);
+    assert_int_equal(sh->joint_id, 0);
+    assert_near(sh->axis[1], 1.0, 0);
+    assert_near(sh->origin.p[1], 0.2, 0);
+    assert_near(sh->llimit, -1.5, 0);
+    assert_near(sh->ulimit, 2.0, 0);
+    assert_near(sh->lvlimit, -3.5, 0);
+    assert_near(sh->uvlimit, 3.5, 0);
+    assert_near(sh->effort_max, 30, 0);
+    assert_near(sh->damping, 0.7, 0);
+    assert_near(sh->friction, 0.2, 0);
+    assert_near(sh->gear_ratio, 100, 0); /* <transmission> mechanicalReduction */
+    /* URDF cylinder along its z becomes the model's y-axis cylinder turned onto z. */
+    assert_int_equal(sh->geom_count, 1);
+    const struct hs_geom *cy = &m->geoms[sh->geom_first];
+    assert_int_equal(cy->type, HS_GEOM_CYLINDER);
+    assert_near(cy->u.cylinder.radius, 0.03, 0);
+    assert_near(cy->u.cylinder.height, 0.4, 0);
+    double y[3] = {0, 1, 0}, z[3];
+    hs_rot_apply(cy->pose.R, y, z);
+    assert_near(z[0], 0, 1e-15);
+    assert_near(z[1], 0, 1e-15);
+    assert_near(z[2], 1, 1e-15);
+    assert_near(cy->pose.p[2], -0.2, 0);
+
+    /* continuous: no position limits, velocity limit kept; ids follow document order. */
+    const struct hs_link *wh = link_named(m, "wheel_joint");
+    assert_int_equal(wh->joint_type, HS_JOINT_ROTATE);
+    assert_int_equal(wh->joint_id, 1);
+    assert_true(isinf(wh->llimit) && wh->llimit < 0 && isinf(wh->ulimit) && wh->ulimit > 0);
+    assert_near(wh->uvlimit, 20, 0);
+    assert_near(wh->effort_max, 5, 0);
+    assert_int_equal(wh->parent, hs_model_find_link(m, "shoulder"));
+
+    const struct hs_link *li = link_named(m, "lift");
+    assert_int_equal(li->joint_type, HS_JOINT_SLIDE);
+    assert_int_equal(li->joint_id, 2);
+    assert_near(li->axis[2], 1, 0);
+    assert_near(li->ulimit, 0.3, 0);
+    assert_near(li->gear_ratio, -12.5, 0); /* old format, reduction outside <actuator> */
+    assert_near(wh->gear_ratio, 1, 0);     /* no transmission: direct drive */
+    /* default axis is x; mimic loads as its own joint, with a warning */
+    const struct hs_link *fi = link_named(m, "finger_joint");
+    assert_int_equal(fi->joint_id, 3);
+    assert_near(fi->axis[0], 1, 0);
+    bool warned = false;
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        warned |= strstr(m->warnings[i], "mimics 'lift'") != NULL;
+    assert_true(warned);
+
+    /* fixed with rpy: R = Ry(0.5); a link without inertial is massless. */
+    const struct hs_link *cam = link_named(m, "camera_joint");
+    assert_int_equal(cam->joint_type, HS_JOINT_FIXED);
+    assert_int_equal(cam->joint_id, -1);
+    assert_near(cam->origin.R[2], sin(0.5), 1e-15);
+    assert_near(cam->origin.R[6], -sin(0.5), 1e-15);
+    assert_near(cam->origin.R[0], cos(0.5), 1e-15);
+    assert_near(cam->mass, 0, 0);
+
+    /* Gazebo sensors: an IMU on a link (by its URDF name) becomes accel + gyro; a force-torque
+     * sensor on a joint sits on the joint's child link; a camera is skipped with a warning. */
+    assert_int_equal(m->nsensors, 3);
+    int shi = hs_model_find_link(m, "shoulder");
+    assert_string_equal(m->sensors[0].name, "arm_imu_accel");
+    assert_int_equal(m->sensors[0].type, HS_SENSOR_ACCEL);
+    assert_string_equal(m->sensors[1].name, "arm_imu_gyro");
+    assert_int_equal(m->sensors[1].type, HS_SENSOR_GYRO);
+    assert_string_equal(m->sensors[2].name, "shoulder_ft");
+    assert_int_equal(m->sensors[2].type, HS_SENSOR_FORCE);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(m->sensors[i].link, shi);
+        assert_int_equal(m->sensors[i].sensor_id, 0);
+    }
+    assert_near(m->sensors[0].pose.p[2], -0.1, 0);
+    assert_near(m->sensors[0].pose.R[3], 1, 1e-15); /* yaw 90°: x onto y */
+    bool cam_warned = false;
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        cam_warned |= strstr(m->warnings[i], "sensor 'cam' of type 'camera' skipped") != NULL;
+    assert_true(cam_warned);
+    hs_model_free(m);
+}
+
+static void test_world_root(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    urdf_path("pendulum.urdf", path, sizeof path);
+    struct hs_model *m = load_ok(path);
+    /* The 'world' link is dropped: the continuous joint is the root, hinged to the world. */
+    assert_int_equal(m->nlinks, 1);
+    assert_string_equal(m->links[0].name, "pivot");
+    assert_string_equal(m->links[0].segment_name, "bob");
+    assert_int_equal(m->links[0].joint_type, HS_JOINT_ROTATE);
+    assert_int_equal(m->links[0].joint_id, 0);
+    assert_near(m->links[0].com[2], -0.5, 0);
+    hs_model_free(m);
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    static const char urdf[] = "<?xml version=\"1.0\"?>\n<!-- c -->\n<robot name=\"r\"><link "
+                               "name=\"a\"/></robot>\n";
+    assert_string_equal(hs_model_format_of(urdf, sizeof urdf - 1, "x.wrl"), "urdf");
+    assert_string_equal(hs_model_format_of("#VRML V2.0 utf8\n", 16, "x.urdf"), "vrml");
+    assert_string_equal(hs_model_format_of("", 0, "robot.URDF"), "urdf");
+    assert_string_equal(hs_model_format_of("", 0, "robot.wrl"), "vrml");
+    assert_string_equal(hs_model_format_of("junk", 4, "robot"), "vrml");
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load_buffer(urdf, sizeof urdf - 1, "buf", NULL, &m, &d), 0);
+    assert_int_equal(m->nlinks, 1);
+    assert_int_equal(m->links[0].joint_type, HS_JOINT_FREE);
+    hs_model_free(m);
+}
+
+static void put_f32(FILE *f, float v)
+{
+    assert_int_equal(fwrite(&v, 4, 1, f), 1);
+}
+
+/* A unit cube as binary STL (little-endian floats, as x86 writes them): 12 triangles. */
+static void write_stl_cube(const char *path)
+{
+    static const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                                    {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    char header[80] = "hilsim test cube";
+    assert_int_equal(fwrite(header, 1, 80, f), 80);
+    uint32_t n = 12;
+    assert_int_equal(fwrite(&n, 4, 1, f), 1);
+    for (int q = 0; q < 6; q++)
+        for (int t = 0; t < 2; t++) {
+            int idx[3] = {quads[q][0], quads[q][1 + t], quads[q][2 + t]};
+            for (int k = 0; k < 3; k++)
+                put_f32(f, 0);
+            for (int v = 0; v < 3; v++)
+                for (int k = 0; k < 3; k++)
+                    put_f32(f, (float)((idx[v] >> (2 - k)) & 1) - 0.5f);
+            uint16_t attr = 0;
+            assert_int_equal(fwrite(&attr, 2, 1, f), 1);
+        }
+    assert_int_equal(fclose(f), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void bounds(const struct hs_mesh *me, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (uint32_t i = 0; i < me->nvertices; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], me->vertices[3 * i + k]);
+            hi[k] = fmax(hi[k], me->vertices[3 * i + k]);
+        }
+}
+
+static void test_meshes(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hs_urdf_meshXXXXXX", p[PATH_MAX + 64], pkg[PATH_MAX];
+    assert_non_null(mkdtemp(dir));
+    /* The package's directory is not its name: ROS (and hilsim) go by package.xml's <name>. */
+    snprintf(pkg, sizeof pkg, "%s/pkgs/cubebot_src/meshes", dir);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", pkg);
+    assert_int_equal(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/cube.stl", pkg);
+    write_stl_cube(p);
+    snprintf(p, sizeof p, "%s/pkgs/cubebot_src/package.xml", dir);
+    write_text(p, "<package format=\"3\">\n  <name>cubebot</name>\n</package>\n");
+    snprintf(p, sizeof p, "%s/tri.obj", dir);
+    write_text(p, "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n");
+    /* COLLADA in millimetres with Z_UP: the unit applies, the up axis does not. */
+    snprintf(p, sizeof p, "%s/tri.dae", dir);
+    write_text(
+        p, "<?xml version=\"1.0\"?>\n"
+           "<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n"
+           " <asset><unit name=\"millimeter\" meter=\"0.001\"/><up_axis>Z_UP</up_axis></asset>\n"
+           " <library_geometries>\n"
+           "  <geometry id=\"g\"><mesh>\n"
+           "   <source id=\"p\"><float_array id=\"pa\" count=\"9\">0 0 0 1000 0 0 0 2000 "
+           "500</float_array>\n"
+           "    <technique_common><accessor source=\"#pa\" count=\"3\" stride=\"3\"><param "
+           "name=\"X\" type=\"float\"/><param name=\"Y\" type=\"float\"/><param name=\"Z\" "
+           "type=\"float\"/></accessor></technique_common></source>\n"
+           "   <vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n"
+           "   <triangles count=\"1\"><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>0 "
+           "1 2</p></triangles>\n"
+           "  </mesh></geometry>\n"
+           " </library_geometries>\n"
+           " <library_visual_scenes><visual_scene id=\"s\"><node id=\"n\"><instance_geometry "
+           "url=\"#g\"/></node></visual_scene></library_visual_scenes>\n"
+           " <scene><instance_visual_scene url=\"#s\"/></scene>\n"
+           "</COLLADA>\n");
+    snprintf(p, sizeof p, "%s/robot.urdf", dir);
+    char text[4096];
+    snprintf(text, sizeof text,
+             "<robot name=\"m\">\n"
+             "  <link name=\"a\">\n"
+             "    <collision><geometry>\n"
+             "      <mesh filename=\"package://cubebot/meshes/cube.stl\" scale=\"0.1 0.2 "
+             "0.3\"/>\n"
+             "    </geometry></collision>\n"
+             "    <collision><origin xyz=\"0 0 1\"/><geometry>\n"
+             "      <mesh filename=\"tri.obj\"/>\n"
+             "    </geometry></collision>\n"
+             "    <collision><geometry>\n"
+             "      <mesh filename=\"file://%s/tri.dae\"/>\n"
+             "    </geometry></collision>\n"
+             "  </link>\n"
+             "</robot>\n",
+             dir);
+    write_text(p, text);
+    snprintf(pkg, sizeof pkg, "%s/pkgs", dir);
+    assert_int_equal(setenv(HS_PACKAGE_PATH_ENV, pkg, 1), 0);
+    struct hs_model *m = load_ok(p);
+    assert_int_equal(m->ngeoms, 3);
+    const struct hs_mesh *cube = &m->geoms[0].u.mesh;
+    assert_int_equal(m->geoms[0].type, HS_GEOM_MESH);
+    assert_int_equal(cube->ntriangles, 12);
+    assert_int_equal(cube->nvertices, 8); /* identical corners joined */
+    double lo[3], hi[3];
+    bounds(cube, lo, hi);
+    static const double s[3] = {0.1, 0.2, 0.3};
+    for (int k = 0; k < 3; k++) {
+        assert_near(lo[k], -0.5 * s[k], 1e-7);
+        assert_near(hi[k], 0.5 * s[k], 1e-7);
+    }
+    const struct hs_mesh *quad = &m->geoms[1].u.mesh;
+    assert_int_equal(quad->ntriangles, 2); /* the OBJ quad triangulated */
+    assert_near(m->geoms[1].pose.p[2], 1, 0);
+    const struct hs_mesh *tri = &m->geoms[2].u.mesh;
+    assert_int_equal(tri->ntriangles, 1);
+    bounds(tri, lo, hi);
+    assert_near(hi[0], 1.0, 1e-6); /* 1000 mm */
+    assert_near(hi[1], 2.0, 1e-6); /* y stays y: Z_UP is not turned into Y_UP */
+    assert_near(hi[2], 0.5, 1e-6);
+    assert_near(lo[0], 0, 1e-9);
+    hs_model_free(m);
+
+    /* Without the search path the package is not found, and the error says where it looked. */
+    assert_int_equal(unsetenv(HS_PACKAGE_PATH_ENV), 0);
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    m = NULL;
+    assert_int_equal(hs_model_load(p, &m, &d), -ENOENT);
+    assert_null(m);
+    assert_int_equal(d.line, 4);
+    assert_non_null(strstr(d.msg, "package 'cubebot' holding meshes/cube.stl not found"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+struct bad {
+    const char *file;
+    int line;
+    const char *words;
+};
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    static const struct bad bad[] = {
+        {"xacro.urdf", 3, "xacro file: expand it first"},
+        {"planar.urdf", 4, "type 'planar' is not supported"},
+        {"bad_number.urdf", 5, "<inertia>: attribute 'iyy' needs 1 finite number"},
+        {"unknown_link.urdf", 6, "<child>: joint 'j': no <link name=\"c\">"},
+        {"two_roots.urdf", 4, "links 'a' and 'c' both have no parent joint"},
+        {"missing_mesh.urdf", 4, "<mesh>: filename \"package://nowhere_pkg/meshes/a.stl\""},
+        {"bad_cylinder.urdf", 5, "<cylinder>: attribute 'radius' must be positive"},
+        {"limits_reversed.urdf", 6, "<limit>: joint 'j': 'lower' 1 is above 'upper' -1"},
+        {"bad_joint_type.urdf", 4, "attribute 'type' is \"hinge\""},
+        {"floating_inside.urdf", 6, "a floating joint is only allowed at the root"},
+        {"not_xml.urdf", 9, "XML: "},
+        {"duplicate_link.urdf", 3, "link name 'a' used twice"},
+        {"cycle.urdf", 3, "not connected to the root"},
+        {"unknown_geometry.urdf", 4, "<capsule>: unknown geometry"},
+        {"bad_transmission.urdf", 8, "transmission names no actuated joint 'j2'"},
+        {"bad_reduction.urdf", 7, "<mechanicalReduction>: expected one finite number"},
+        {"bad_sensor_pose.urdf", 5, "<pose>: expected six numbers"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char path[PATH_MAX], name[64];
+        snprintf(name, sizeof name, "bad/%s", bad[i].file);
+        urdf_path(name, path, sizeof path);
+        struct hs_model *m = NULL;
+        struct hs_diag d;
+        memset(&d, 0, sizeof d);
+        int r = hs_model_load(path, &m, &d);
+        print_message("%s:%d: %s\n", bad[i].file, d.line, d.msg);
+        assert_true(r < 0);
+        assert_null(m);
+        assert_string_equal(d.file, path);
+        assert_int_equal(d.line, bad[i].line);
+        assert_non_null(strstr(d.msg, bad[i].words));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full),      cmocka_unit_test(test_world_root),
+        cmocka_unit_test(test_registry),  cmocka_unit_test(test_meshes),
+        cmocka_unit_test(test_bad_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
