@@ -12,6 +12,8 @@ PKGS=(
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks) and systemd notify/watchdog
   libyaml-dev libsystemd-dev
+  # JSON written and read back (reports, DBC dumps, manifests)
+  libjansson-dev
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang
