@@ -106,6 +106,8 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
     l->ctx = ctx;
     if (ops)
         l->ops = *ops;
+    /* cppcheck 2.10 takes this array of member addresses for uninitialised (false positive) */
+    // cppcheck-suppress uninitvar
     int (**phases[])(void *, const struct hs_tick_info *) = {
         &l->ops.inputs, &l->ops.actuation, &l->ops.physics, &l->ops.sensors, &l->ops.outputs};
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)

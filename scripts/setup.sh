@@ -8,6 +8,8 @@ SUDO=""
 PKGS=(
   # build
   build-essential cmake pkg-config clang-format
+  # static checks (scripts/lint.sh)
+  cppcheck
   # mandated libraries
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks) and systemd notify/watchdog

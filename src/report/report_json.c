@@ -80,7 +80,7 @@ static json_t *text(const char *s)
         return j;
     char buf[HS_RT_AUDIT_STR];
     size_t n = 0;
-    for (; s[n] && n < sizeof buf - 1; n++)
+    for (; n < sizeof buf - 1 && s[n]; n++)
         buf[n] = (unsigned char)s[n] < 0x80 ? s[n] : '?';
     return json_stringn(buf, n);
 }
