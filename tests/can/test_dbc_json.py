@@ -2,7 +2,8 @@
 """`hilsim can dbc FILE --json` (written with jansson) against the documents the hand-written
 writer produced before it, kept in dbc_json_golden/ for the DBC files of corpus_dbc/: the same
 keys in the same order, the same values, integers still integers. Then the number rule: a
-factor, offset or range that needs 17 significant digits reads back as the very same double."""
+factor, offset or range that needs 17 significant digits reads back as the very same double.
+And Latin-1 bytes in DBC text come out as valid UTF-8 JSON."""
 import json
 import os
 import subprocess
@@ -69,6 +70,19 @@ def main():
             for k in ("factor", "offset", "min", "max"):
                 assert s[k] == float(n), f"{n}: {k} reads back as {s[k]!r}"
     print(f"{len(nums)} awkward numbers read back exactly")
+
+    # Latin-1 text (older DBC tools write it) stays valid JSON: the bytes read as Latin-1.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "l1.dbc")
+        with open(path, "wb") as f:
+            f.write(b'VERSION ""\nBU_: A\nBO_ 1 M: 8 A\n SG_ S : 0|8@1+ (1,0) [0|1] "\xb0C" A\n'
+                    b'CM_ BO_ 1 "caf\xe9";\n')
+        p = subprocess.run([HILSIM, "can", "dbc", path, "--json"], capture_output=True)
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(p.stdout.decode("utf-8"))  # strict: fails on a raw Latin-1 byte
+        m = doc["messages"][0]
+        assert m["comment"] == "caf\u00e9" and m["signals"][0]["unit"] == "\u00b0C", m
+    print("Latin-1 text decoded")
     return 0
 
 
