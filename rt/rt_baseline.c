@@ -8,7 +8,6 @@
 
 struct baseline {
     const struct hs_baseline_config *cfg;
-    const struct hs_rt_opts *rt;
     struct hs_hist *wake;
     const atomic_bool *stop;
     struct hs_baseline_result res;
@@ -51,7 +50,7 @@ int hs_baseline_run(const struct hs_baseline_config *cfg, const struct hs_rt_opt
     if (cfg->period_ns < HS_TICK_PERIOD_MIN_NS || cfg->period_ns > HS_TICK_PERIOD_MAX_NS ||
         cfg->loops == 0)
         return -EINVAL;
-    struct baseline b = {.cfg = cfg, .rt = rt, .wake = wake, .stop = stop};
+    struct baseline b = {.cfg = cfg, .wake = wake, .stop = stop};
     struct hs_rt_opts none = {.cpu = -1};
     const struct hs_rt_opts *o = rt ? rt : &none;
     if (cfg->own_thread) {

@@ -76,18 +76,18 @@ int hs_overrun_policy_parse(const char *s, enum hs_overrun_policy *ret)
 static int validate(const struct hs_tick_config *c, struct hs_diag *d)
 {
     if (c->period_ns < HS_TICK_PERIOD_MIN_NS || c->period_ns > HS_TICK_PERIOD_MAX_NS)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "period_ns: %lld outside %lld..%lld ns",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "period_ns: %lld outside %lld..%lld ns",
                            (long long)c->period_ns, HS_TICK_PERIOD_MIN_NS, HS_TICK_PERIOD_MAX_NS);
     if ((unsigned)c->policy >= HS_OVERRUN_MAX)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "policy: unknown value %d", (int)c->policy);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "policy: unknown value %d", (int)c->policy);
     if ((unsigned)c->leaky_action >= HS_LEAKY_MAX)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "leaky_action: unknown value %d",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "leaky_action: unknown value %d",
                            (int)c->leaky_action);
     if (c->leaky_threshold && c->leaky_inc == 0)
-        return hs_diag_set(d, EINVAL, "", 0, 0,
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
                            "leaky_inc: must be > 0 when leaky_threshold is set");
     if (c->hist_range_ns < 0 || c->hist_range_ns > HS_HIST_RANGE_MAX_NS)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "hist_range_ns: %lld outside 0..%lld ns",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "hist_range_ns: %lld outside 0..%lld ns",
                            (long long)c->hist_range_ns, HS_HIST_RANGE_MAX_NS);
     return 0;
 }
@@ -101,11 +101,13 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
         return r;
     struct hs_tick_loop *l = calloc(1, sizeof *l); /* init only */
     if (!l)
-        return hs_diag_set(d, ENOMEM, "", 0, 0, "tick loop: out of memory");
+        return hs_diag_set(d, -ENOMEM, "", 0, 0, "tick loop: out of memory");
     l->cfg = *cfg;
     l->ctx = ctx;
     if (ops)
         l->ops = *ops;
+    /* cppcheck 2.10 takes this array of member addresses for uninitialised (false positive) */
+    // cppcheck-suppress uninitvar
     int (**phases[])(void *, const struct hs_tick_info *) = {
         &l->ops.inputs, &l->ops.actuation, &l->ops.physics, &l->ops.sensors, &l->ops.outputs};
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)

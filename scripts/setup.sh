@@ -8,10 +8,14 @@ SUDO=""
 PKGS=(
   # build
   build-essential cmake pkg-config clang-format
+  # static checks (scripts/lint.sh)
+  cppcheck
   # mandated libraries
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks), systemd notify/watchdog, URDF (XML) and meshes
   libyaml-dev libsystemd-dev libxml2-dev libassimp-dev
+  # JSON written and read back (reports, DBC dumps, manifests)
+  libjansson-dev
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang

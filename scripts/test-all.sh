@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: a -Werror build with ctest (including the PREEMPT_RT guest tests),
-# an ASan+UBSan build with ctest, a clang-format check and a short libFuzzer run per target.
+# an ASan+UBSan build with ctest, a clang-format check, cppcheck (scripts/lint.sh) and a short
+# libFuzzer run per target.
 # Installs nothing: run scripts/setup.sh first (the README's test command does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,9 @@ step() { printf '\n=== %s ===\n' "$*"; }
 step "format check"
 mapfile -t SRCS < <(git ls-files '*.c' '*.h')
 clang-format --dry-run --Werror "${SRCS[@]}"
+
+step "lint (cppcheck)"
+scripts/lint.sh build-lint
 
 step "build (-Werror)"
 cmake -S . -B build-ci -DHS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

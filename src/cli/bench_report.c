@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "hilsim/report.h"
+#include "hilsim/report_json.h"
 
 static double pct_us(const struct hs_hist *h, uint32_t ppm)
 {
@@ -96,34 +97,61 @@ static int write_text(const char *dir, const char *bench, double duration_s,
     return close_checked(f);
 }
 
+static void put(json_t *obj, const char *key, json_t *val, bool *bad)
+{
+    if (json_object_set_new(obj, key, val) != 0)
+        *bad = true;
+}
+
+static json_t *budgets_json(const struct hs_bench_verdict *v, bool *bad)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < v->nchecks; i++) {
+        const struct hs_budget_check *c = &v->checks[i];
+        json_t *o = json_object();
+        put(o, "name", json_string(c->name), bad);
+        put(o, "measured", json_real(hs_report_round(c->measured, 3)), bad);
+        put(o, "limit", json_real(hs_report_round(c->limit, 3)), bad);
+        put(o, "unit", json_string(c->unit), bad);
+        put(o, "pass", json_boolean(c->pass), bad);
+        if (json_array_append_new(a, o) != 0)
+            *bad = true;
+    }
+    return a;
+}
+
 static int write_json(const char *dir, const char *bench, double duration_s,
                       const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
                       const struct hs_hist *base, const struct hs_bench_verdict *v)
 {
-    FILE *f = open_in(dir, "report.json");
-    if (!f)
-        return -errno;
-    fprintf(f, "{\n  \"bench\": \"%s\",\n  \"duration_s\": %.3f,\n", bench, duration_s);
-    hs_rt_audit_format_json(audit, read_buf, BUF_SIZE);
-    fprintf(f, "  \"audit\": %s,\n", read_buf);
-    hs_rt_stats_format_json(s, read_buf, BUF_SIZE);
-    size_t n = strlen(read_buf);
-    while (n && read_buf[n - 1] == '\n')
-        read_buf[--n] = 0;
-    fprintf(f, "  \"stats\": %s,\n", read_buf);
-    hs_hist_format_json(base, read_buf, BUF_SIZE);
-    fprintf(f, "  \"baseline_wake\": %s,\n", read_buf);
     double a = pct_us(&s->phase[HS_PHASE_WAKE], 999900), b = pct_us(base, 999900);
-    fprintf(f, "  \"wake_p9999_ratio_to_baseline\": %.4f,\n", b > 0 ? a / b : 0.0);
-    fprintf(f, "  \"budgets\": [");
-    for (int i = 0; i < v->nchecks; i++)
-        fprintf(f,
-                "%s\n    {\"name\": \"%s\", \"measured\": %.3f, \"limit\": %.3f, "
-                "\"unit\": \"%s\", \"pass\": %s}",
-                i ? "," : "", v->checks[i].name, v->checks[i].measured, v->checks[i].limit,
-                v->checks[i].unit, v->checks[i].pass ? "true" : "false");
-    fprintf(f, "\n  ],\n  \"verdict\": \"%s\"\n}\n", v->pass ? "pass" : "fail");
-    return close_checked(f);
+    bool bad = false;
+    json_t *root = json_object();
+    put(root, "bench", json_string(bench), &bad);
+    put(root, "duration_s", json_real(hs_report_round(duration_s, 3)), &bad);
+    put(root, "audit", hs_report_audit_json(audit), &bad);
+    put(root, "stats", hs_report_stats_json(s), &bad);
+    put(root, "baseline_wake", hs_report_hist_json(base), &bad);
+    put(root, "wake_p9999_ratio_to_baseline", json_real(hs_report_round(b > 0 ? a / b : 0.0, 4)),
+        &bad);
+    put(root, "budgets", budgets_json(v, &bad), &bad);
+    put(root, "verdict", json_string(v->pass ? "pass" : "fail"), &bad);
+    int r = -ENOMEM;
+    if (root && !bad) {
+        FILE *f = open_in(dir, "report.json");
+        if (!f) {
+            r = -errno;
+        } else {
+            int w =
+                json_dumpf(root, f, JSON_INDENT(2) | JSON_REAL_PRECISION(HS_REPORT_JSON_PRECISION));
+            fputc('\n', f);
+            r = close_checked(f);
+            if (w != 0 && r == 0)
+                r = -EIO;
+        }
+    }
+    json_decref(root);
+    return r;
 }
 
 static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct hs_hist *base)

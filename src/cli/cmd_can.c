@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli_args.h"
 #include "commands.h"
 #include "hilsim/can.h"
@@ -66,24 +68,53 @@ static void fmt_num(char *buf, size_t size, double v)
     }
 }
 
-static void json_str(FILE *o, const char *s)
+/* Shortest %g precision that reads back as the same double (fmt_num's rule). */
+static int num_precision(double v)
 {
-    if (!s) {
-        fputs("null", o);
-        return;
+    char buf[32];
+    for (int prec = 1; prec < 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return prec;
     }
-    fputc('"', o);
+    return 17;
+}
+
+/* A JSON real that the dump prints with enough digits to read back exactly: *prec grows to
+ * the precision the most demanding number of the document needs. */
+static json_t *jnum(double v, int *prec)
+{
+    int p = num_precision(v);
+    if (p > *prec)
+        *prec = p;
+    return json_real(v);
+}
+
+/* DBC text is UTF-8 in practice; a byte that is not is read as Latin-1 (the older DBC tools'
+ * encoding) so the document stays valid JSON instead of failing. */
+static json_t *jstr(const char *s)
+{
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    size_t n = strlen(s);
+    char *u = malloc(2 * n + 1);
+    if (!u)
+        return NULL;
+    size_t k = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(o, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", o);
-        else if (*p < 0x20)
-            fprintf(o, "\\u%04x", *p);
-        else
-            fputc(*p, o);
+        if (*p < 0x80) {
+            u[k++] = (char)*p;
+        } else {
+            u[k++] = (char)(0xC0 | (*p >> 6));
+            u[k++] = (char)(0x80 | (*p & 0x3F));
+        }
     }
-    fputc('"', o);
+    j = json_stringn(u, k);
+    free(u);
+    return j;
 }
 
 static const char *order_name(const struct hs_dbc_signal *s)
@@ -139,74 +170,101 @@ static void print_text(const struct hs_dbc *dbc)
     }
 }
 
-static void print_json(const struct hs_dbc *dbc)
+/* Any failed insertion (out of memory) marks the document incomplete; print_json then fails
+ * instead of printing a document with keys missing. */
+static bool json_incomplete;
+
+static void set(json_t *obj, const char *key, json_t *val)
 {
-    FILE *o = stdout;
-    char a[32];
-    fputs("{\"file\":", o);
-    json_str(o, dbc->path);
-    fputs(",\"version\":", o);
-    json_str(o, dbc->version ? dbc->version : "");
-    fputs(",\"comment\":", o);
-    json_str(o, dbc->comment);
-    fputs(",\"nodes\":[", o);
-    for (unsigned i = 0; i < dbc->n_nodes; i++) {
-        fputs(i ? "," : "", o);
-        json_str(o, dbc->nodes[i]);
-    }
-    fputs("],\"messages\":[", o);
-    for (unsigned i = 0; i < dbc->n_messages; i++) {
-        const struct hs_dbc_message *m = &dbc->messages[i];
-        id_hex(a, sizeof a, m);
-        fprintf(o, "%s{\"id\":%u,\"id_hex\":\"%s\",\"extended\":%s,\"name\":", i ? "," : "", m->id,
-                a, m->extended ? "true" : "false");
-        json_str(o, m->name);
-        fprintf(o, ",\"length\":%u,\"fd\":%s,\"sender\":", m->length, m->fd ? "true" : "false");
-        json_str(o, m->sender);
-        fputs(",\"comment\":", o);
-        json_str(o, m->comment);
-        fputs(",\"signals\":[", o);
-        for (unsigned k = 0; k < m->n_signals; k++) {
-            const struct hs_dbc_signal *s = &m->signals[k];
-            fputs(k ? ",{\"name\":" : "{\"name\":", o);
-            json_str(o, s->name);
-            fprintf(o,
-                    ",\"start_bit\":%u,\"length\":%u,\"byte_order\":\"%s\",\"signed\":%s,"
-                    "\"value_type\":\"%s\"",
-                    s->start_bit, s->length, order_name(s), s->is_signed ? "true" : "false",
-                    type_name(s));
-            fmt_num(a, sizeof a, s->factor);
-            fprintf(o, ",\"factor\":%s", a);
-            fmt_num(a, sizeof a, s->offset);
-            fprintf(o, ",\"offset\":%s", a);
-            fmt_num(a, sizeof a, s->min);
-            fprintf(o, ",\"min\":%s", a);
-            fmt_num(a, sizeof a, s->max);
-            fprintf(o, ",\"max\":%s,\"unit\":", a);
-            json_str(o, s->unit);
-            fprintf(o, ",\"mux\":\"%s\"",
-                    s->mux == HS_DBC_MULTIPLEXOR   ? "multiplexor"
+    if (json_object_set_new(obj, key, val) != 0)
+        json_incomplete = true;
+}
+
+static void add(json_t *arr, json_t *val)
+{
+    if (json_array_append_new(arr, val) != 0)
+        json_incomplete = true;
+}
+
+static json_t *signal_json(const struct hs_dbc_signal *s, int *prec)
+{
+    json_t *j = json_object();
+    set(j, "name", jstr(s->name));
+    set(j, "start_bit", json_integer(s->start_bit));
+    set(j, "length", json_integer(s->length));
+    set(j, "byte_order", json_string(order_name(s)));
+    set(j, "signed", json_boolean(s->is_signed));
+    set(j, "value_type", json_string(type_name(s)));
+    set(j, "factor", jnum(s->factor, prec));
+    set(j, "offset", jnum(s->offset, prec));
+    set(j, "min", jnum(s->min, prec));
+    set(j, "max", jnum(s->max, prec));
+    set(j, "unit", jstr(s->unit));
+    set(j, "mux",
+        json_string(s->mux == HS_DBC_MULTIPLEXOR   ? "multiplexor"
                     : s->mux == HS_DBC_MULTIPLEXED ? "multiplexed"
-                                                   : "none");
-            if (s->mux == HS_DBC_MULTIPLEXED)
-                fprintf(o, ",\"mux_value\":%u", s->mux_value);
-            fputs(",\"receivers\":[", o);
-            for (unsigned r = 0; r < s->n_receivers; r++) {
-                fputs(r ? "," : "", o);
-                json_str(o, s->receivers[r]);
-            }
-            fputs("],\"values\":{", o);
-            for (unsigned v = 0; v < s->n_values; v++) {
-                fprintf(o, "%s\"%lld\":", v ? "," : "", (long long)s->values[v].value);
-                json_str(o, s->values[v].text);
-            }
-            fputs("},\"comment\":", o);
-            json_str(o, s->comment);
-            fputs("}", o);
-        }
-        fputs("]}", o);
+                                                   : "none"));
+    if (s->mux == HS_DBC_MULTIPLEXED)
+        set(j, "mux_value", json_integer(s->mux_value));
+    json_t *rx = json_array();
+    for (unsigned r = 0; r < s->n_receivers; r++)
+        add(rx, jstr(s->receivers[r]));
+    set(j, "receivers", rx);
+    json_t *vals = json_object();
+    for (unsigned v = 0; v < s->n_values; v++) {
+        char key[24];
+        snprintf(key, sizeof key, "%lld", (long long)s->values[v].value);
+        set(vals, key, jstr(s->values[v].text));
     }
-    fputs("]}\n", o);
+    set(j, "values", vals);
+    set(j, "comment", jstr(s->comment));
+    return j;
+}
+
+static json_t *message_json(const struct hs_dbc_message *m, int *prec)
+{
+    char id[16];
+    id_hex(id, sizeof id, m);
+    json_t *j = json_object();
+    set(j, "id", json_integer(m->id));
+    set(j, "id_hex", json_string(id));
+    set(j, "extended", json_boolean(m->extended));
+    set(j, "name", jstr(m->name));
+    set(j, "length", json_integer(m->length));
+    set(j, "fd", json_boolean(m->fd));
+    set(j, "sender", jstr(m->sender));
+    set(j, "comment", jstr(m->comment));
+    json_t *sigs = json_array();
+    for (unsigned k = 0; k < m->n_signals; k++)
+        add(sigs, signal_json(&m->signals[k], prec));
+    set(j, "signals", sigs);
+    return j;
+}
+
+/* One compact object on one line, keys in insertion order (jansson keeps it). */
+static int print_json(const struct hs_dbc *dbc)
+{
+    int prec = 1;
+    json_incomplete = false;
+    json_t *root = json_object();
+    set(root, "file", jstr(dbc->path));
+    set(root, "version", jstr(dbc->version ? dbc->version : ""));
+    set(root, "comment", jstr(dbc->comment));
+    json_t *nodes = json_array();
+    for (unsigned i = 0; i < dbc->n_nodes; i++)
+        add(nodes, jstr(dbc->nodes[i]));
+    set(root, "nodes", nodes);
+    json_t *msgs = json_array();
+    for (unsigned i = 0; i < dbc->n_messages; i++)
+        add(msgs, message_json(&dbc->messages[i], &prec));
+    set(root, "messages", msgs);
+    int r = root && !json_incomplete
+                ? json_dumpf(root, stdout, JSON_COMPACT | JSON_REAL_PRECISION(prec))
+                : -1;
+    json_decref(root);
+    if (r == 0 && fputc('\n', stdout) == EOF)
+        r = -1;
+    return r == 0 ? 0 : -EIO;
 }
 
 static int cmd_dbc(int argc, char **argv)
@@ -233,11 +291,16 @@ static int cmd_dbc(int argc, char **argv)
     int rc = load(file, &dbc);
     if (rc)
         return rc;
+    int r = 0;
     if (json)
-        print_json(dbc);
+        r = print_json(dbc);
     else
         print_text(dbc);
     hs_dbc_free(dbc);
+    if (r < 0) {
+        fprintf(stderr, "hilsim can: %s: could not write the JSON document\n", file);
+        return HS_EXIT_FAILURE;
+    }
     return HS_EXIT_OK;
 }
 

@@ -91,10 +91,10 @@ int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model
                     struct hs_diag *diag)
 {
     if (body >= hs_world_body_count(world) || hs_world_body_model(world, body) != model)
-        return hs_diag_set(diag, EINVAL, "", 0, 0, "plant: body %u of the world is not model '%s'",
+        return hs_diag_set(diag, -EINVAL, "", 0, 0, "plant: body %u of the world is not model '%s'",
                            body, model->name);
     if (model->nlinks > 0 && !hs_world_ode_body(world, body, 0))
-        return hs_diag_set(diag, EINVAL, "", 0, 0, "plant: body %u ('%s') is static", body,
+        return hs_diag_set(diag, -EINVAL, "", 0, 0, "plant: body %u ('%s') is static", body,
                            model->name);
     struct hs_plant_params defaults = {0};
     int r;

@@ -466,6 +466,18 @@ class Bench(unittest.TestCase):
             self.assertEqual(j["stats"]["ticks"], 500)
             self.assertEqual(j["baseline_wake"]["count"], 500)
             self.assertEqual(len(j["budgets"]), 6)
+            # the layout the hand-written writer had (keys in order), now written by jansson
+            self.assertEqual(list(j), ["bench", "duration_s", "audit", "stats", "baseline_wake",
+                                       "wake_p9999_ratio_to_baseline", "budgets", "verdict"])
+            self.assertEqual(list(j["stats"]), ["period_ns", "ticks", "overruns",
+                                                "missed_periods", "range_ns", "pct_rel_err",
+                                                "phases"])
+            self.assertEqual(list(j["stats"]["phases"]), ["wake", "inputs", "actuation",
+                                                          "physics", "sensors", "outputs", "tick"])
+            self.assertEqual(list(j["baseline_wake"]),
+                             ["count", "overflow", "min_ns", "mean_ns", "max_ns", "p50_ns",
+                              "p99_ns", "p99_9_ns", "p99_99_ns"])
+            self.assertEqual(list(j["budgets"][0]), ["name", "measured", "limit", "unit", "pass"])
             self.assertIn("preempt_model", json.dumps(j["audit"]))
             with open(os.path.join(rep, "report.txt")) as f:
                 txt = f.read()
