@@ -210,6 +210,7 @@ static void publish_replies(struct can_bus *b, struct can_node *n, int64_t now_n
         return;
     }
     struct hs_odrive_node tmp = n->u.odrive;
+    // cppcheck-suppress unreadVariable ; read by hs_can_node_poll through &tmp.base
     tmp.rtr_pending = ODRIVE_GETTERS;
     tmp.cfg.heartbeat_period_ns = tmp.cfg.encoder_period_ns = tmp.cfg.watchdog_timeout_ns = 0;
     struct hs_can_frame f[TX_PER_NODE];

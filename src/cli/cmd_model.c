@@ -281,7 +281,7 @@ int hs_cmd_model(int argc, char **argv)
         fprintf(stderr, "hilsim model: warning: %s\n", m->warnings[i]);
     if (urdf_out) {
         uint32_t lost = 0;
-        if ((r = hs_model_write_urdf(m, urdf_out, &lost, &diag)) < 0) {
+        if (hs_model_write_urdf(m, urdf_out, &lost, &diag) < 0) {
             hs__cli_print_diag("model", &diag);
             hs_model_free(m);
             return HS_EXIT_FAILURE;

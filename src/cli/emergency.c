@@ -131,6 +131,7 @@ static void on_fatal(int sig)
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
     raise(sig);
+    // cppcheck-suppress unreachableCode ; raise() returns: the signal is blocked in its handler
     errno = saved;
 }
 
