@@ -189,14 +189,14 @@ static int load_quick_look(const struct sim_opts *o, const struct hs_config **re
 {
     char model[PATH_MAX], env[PATH_MAX], yaml[3 * PATH_MAX];
     if (!realpath(o->model, model))
-        return hs_diag_set(d, errno, o->model, 0, 0, "cannot open model: %s", strerror(errno));
+        return hs_diag_set(d, -errno, o->model, 0, 0, "cannot open model: %s", strerror(errno));
     int n = snprintf(yaml, sizeof yaml,
                      "bench: {name: quick-look}\n"
                      "models:\n  - name: robot\n    file: \"%s\"\n",
                      model);
     if (o->env) {
         if (!realpath(o->env, env))
-            return hs_diag_set(d, errno, o->env, 0, 0, "cannot open model: %s", strerror(errno));
+            return hs_diag_set(d, -errno, o->env, 0, 0, "cannot open model: %s", strerror(errno));
         n += snprintf(yaml + n, sizeof yaml - (size_t)n,
                       "  - name: env\n    file: \"%s\"\n    static: true\n", env);
     }

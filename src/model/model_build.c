@@ -144,10 +144,10 @@ static int visit_humanoid(struct hs__builder *b, const struct hs__vnode *n,
                           const struct hs__bctx *ctx)
 {
     if (b->have_humanoid)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "second Humanoid node (a model file holds one Humanoid)");
     if (ctx->link >= 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Humanoid inside a Joint (expected Humanoid at the top)");
     b->have_humanoid = true;
     char name[HS_NAME_MAX];
@@ -199,11 +199,11 @@ static int visit_proto_body(struct hs__builder *b, const struct hs__vnode *n,
 int hs__build_visit(struct hs__builder *b, const struct hs__vnode *n, const struct hs__bctx *ctx)
 {
     if (++b->visits > HS_MODEL_MAX_VISITS)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column,
                            "model too large: more than %d node visits (DEF/USE explosion?)",
                            HS_MODEL_MAX_VISITS);
     if (ctx->depth > HS_VRML_MAX_DEPTH)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column,
                            "nodes nested deeper than %d levels", HS_VRML_MAX_DEPTH);
     struct hs__bctx c = *ctx;
     c.depth++;

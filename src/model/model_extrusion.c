@@ -143,7 +143,7 @@ int hs__build_extrusion(struct hs__builder *b, const struct hs__vnode *n,
     if (ncs < 2 || ns < 2)
         return 0; /* nothing to sweep */
     if ((uint64_t)ncs * ns > MAX_EXTRUSION_POINTS)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column,
                            "Extrusion with more than %d points", MAX_EXTRUSION_POINTS);
     double *cs = malloc(2 * (size_t)ncs * sizeof *cs), *sp = malloc(3 * (size_t)ns * sizeof *sp);
     double *frames = malloc(9 * (size_t)ns * sizeof *frames);
@@ -151,7 +151,7 @@ int hs__build_extrusion(struct hs__builder *b, const struct hs__vnode *n,
     uint32_t maxt = 2 * ncs * (ns - 1) + 2 * ncs;
     uint32_t *t = malloc(3 * (size_t)maxt * sizeof *t), *poly = malloc(ncs * sizeof *poly);
     if (!cs || !sp || !frames || !v || !t || !poly) {
-        r = hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        r = hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
         goto fail;
     }
     for (uint32_t i = 0; i < 2 * ncs; i++)

@@ -84,7 +84,7 @@ int hs__get_string(struct hs__builder *b, const struct hs__vnode *n, const struc
         return r;
     const char *s = v ? v->items[0].str : "";
     if (strlen(s) >= size)
-        return hs_diag_set(b->diag, EINVAL, v->file, v->line, v->column,
+        return hs_diag_set(b->diag, -EINVAL, v->file, v->line, v->column,
                            "field '%s' of %s: string longer than %zu characters", name, n->type,
                            size - 1);
     memcpy(buf, s, strlen(s) + 1);
@@ -134,7 +134,7 @@ int hs__node_name(struct hs__builder *b, const struct hs__vnode *n, const struct
     }
     if (!buf[0] && n->def) {
         if (strlen(n->def) >= size)
-            return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                "DEF name longer than %zu characters", size - 1);
         memcpy(buf, n->def, strlen(n->def) + 1);
     }

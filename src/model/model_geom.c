@@ -15,10 +15,10 @@ static int add_geom(struct hs__builder *b, const struct hs__vnode *n, int32_t li
                     const struct hs_geom *g)
 {
     if (b->ngeoms >= HS_MODEL_MAX_GEOMS)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column, "more than %d shapes",
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column, "more than %d shapes",
                            HS_MODEL_MAX_GEOMS);
     if (hs__grow((void **)&b->geoms, &b->geoms_cap, b->ngeoms + 1, sizeof *b->geoms) < 0)
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->geoms[b->ngeoms].geom = *g;
     b->geoms[b->ngeoms].link = link;
     b->ngeoms++;
@@ -208,7 +208,7 @@ static int add_primitive(struct hs__builder *b, const struct hs__vnode *n,
     double *v;
     uint32_t nv, *t, nt;
     if (tessellate(&raw, &v, &nv, &t, &nt) < 0)
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     return add_mesh(b, n, ctx, v, nv, t, nt);
 }
 
@@ -216,7 +216,7 @@ static int positive(struct hs__builder *b, const struct hs__vnode *n, const char
 {
     if (v > 0)
         return 0;
-    return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column, "%s %s is %g (expected > 0)",
+    return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column, "%s %s is %g (expected > 0)",
                        n->type, what, v);
 }
 
@@ -235,7 +235,7 @@ static int build_ifs(struct hs__builder *b, const struct hs__vnode *n, const str
         return r;
     if (ncoord) {
         if (strcmp(coord[0]->type, "Coordinate") != 0)
-            return hs_diag_set(b->diag, EINVAL, coord[0]->file, coord[0]->line, coord[0]->column,
+            return hs_diag_set(b->diag, -EINVAL, coord[0]->file, coord[0]->line, coord[0]->column,
                                "IndexedFaceSet coord: expected a Coordinate node, got %s",
                                coord[0]->type);
         if ((r = hs__get_numbers(b, coord[0], cenv, "point", HS__FT_MFVEC3F, &pts)) < 0)
@@ -246,13 +246,13 @@ static int build_ifs(struct hs__builder *b, const struct hs__vnode *n, const str
         return 0; /* an empty mesh (exporters write them) adds nothing */
     b->vertices += np;
     if (b->vertices > HS_MODEL_MAX_VERTICES)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column,
                            "more than %u mesh vertices in the model", HS_MODEL_MAX_VERTICES);
     double *v = malloc(3 * (size_t)np * sizeof *v);
     uint32_t *poly = malloc((size_t)ni * sizeof *poly);
     uint32_t *tris = malloc(3 * (size_t)ni * sizeof *tris); /* faces add at most n-2 each */
     if (!v || !poly || !tris) {
-        r = hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        r = hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
         goto fail;
     }
     for (uint32_t i = 0; i < 3 * np; i++)
@@ -262,7 +262,7 @@ static int build_ifs(struct hs__builder *b, const struct hs__vnode *n, const str
         /* A face ends at -1 or, without a final -1, at the end of the list. */
         if (i == ni || idx->items[i].num == -1) {
             if (pn > HS_MODEL_MAX_POLYGON) {
-                r = hs_diag_set(b->diag, E2BIG, idx->file, idx->line, idx->column,
+                r = hs_diag_set(b->diag, -E2BIG, idx->file, idx->line, idx->column,
                                 "face with more than %d vertices", HS_MODEL_MAX_POLYGON);
                 goto fail;
             }
@@ -272,7 +272,7 @@ static int build_ifs(struct hs__builder *b, const struct hs__vnode *n, const str
         }
         double k = idx->items[i].num;
         if (k < 0 || k >= np) {
-            r = hs_diag_set(b->diag, EINVAL, idx->file, idx->items[i].line, idx->items[i].column,
+            r = hs_diag_set(b->diag, -EINVAL, idx->file, idx->items[i].line, idx->items[i].column,
                             "coordIndex %.0f out of range (expected -1 or 0..%u)", k, np - 1);
             goto fail;
         }
@@ -359,7 +359,7 @@ int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
         if (b->vertices > HS_MODEL_MAX_VERTICES) {
             free(v);
             free(t);
-            return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column,
                                "more than %u mesh vertices in the model", HS_MODEL_MAX_VERTICES);
         }
         return add_mesh(b, n, ctx, v, nv, t, nt);

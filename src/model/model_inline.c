@@ -30,7 +30,7 @@ int hs__read_file(const char *path, char **ret_data, size_t *ret_size, struct hs
     }
     if ((unsigned long long)st.st_size > HS_VRML_MAX_FILE_BYTES) {
         fclose(f);
-        return hs_diag_set(diag, EFBIG, df, from_line, from_column, "'%s' is larger than %u bytes",
+        return hs_diag_set(diag, -EFBIG, df, from_line, from_column, "'%s' is larger than %u bytes",
                            path, HS_VRML_MAX_FILE_BYTES);
     }
     size_t n = (size_t)st.st_size;
@@ -55,30 +55,30 @@ int hs__build_inline(struct hs__builder *b, const struct hs__vnode *n, const str
     if (r < 0)
         return r;
     if (!url || url->n == 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Inline without url (expected url \"file.wrl\")");
     const char *u = url->items[0].str;
     if (strncmp(u, "file://", 7) == 0)
         u += 7;
     if (!ctx->dir) /* a buffer without base path must not reach the file system */
-        return hs_diag_set(b->diag, EINVAL, url->file, url->line, url->column,
+        return hs_diag_set(b->diag, -EINVAL, url->file, url->line, url->column,
                            "Inline \"%s\": no base path to resolve it against", u);
     if (b->ninline >= HS_MODEL_MAX_INLINE_DEPTH)
-        return hs_diag_set(b->diag, ELOOP, url->file, url->line, url->column,
+        return hs_diag_set(b->diag, -ELOOP, url->file, url->line, url->column,
                            "Inline nested deeper than %d files", HS_MODEL_MAX_INLINE_DEPTH);
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s%s%s", u[0] == '/' ? "" : ctx->dir,
                          u[0] == '/' ? "" : "/", u) >= sizeof path)
-        return hs_diag_set(b->diag, ENAMETOOLONG, url->file, url->line, url->column,
+        return hs_diag_set(b->diag, -ENAMETOOLONG, url->file, url->line, url->column,
                            "Inline path too long");
     char *real = realpath(path, NULL);
     if (!real)
-        return hs_diag_set(b->diag, ENOENT, url->file, url->line, url->column,
+        return hs_diag_set(b->diag, -ENOENT, url->file, url->line, url->column,
                            "Inline file not found: '%s' (url \"%s\")", path, url->items[0].str);
     for (int i = 0; i < b->ninline; i++)
         if (strcmp(b->inline_stack[i], real) == 0) {
             free(real);
-            return hs_diag_set(b->diag, ELOOP, url->file, url->line, url->column,
+            return hs_diag_set(b->diag, -ELOOP, url->file, url->line, url->column,
                                "cyclic Inline: '%s' includes itself", path);
         }
     char *data;
@@ -97,12 +97,12 @@ int hs__build_inline(struct hs__builder *b, const struct hs__vnode *n, const str
     if (hs__grow((void **)&b->docs, &b->docs_cap, b->ndocs + 1, sizeof *b->docs) < 0) {
         hs__vrml_doc_free(doc);
         free(real);
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     }
     b->docs[b->ndocs++] = doc;
     if (hs__builder_warn_doc(b, doc) < 0) {
         free(real);
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     }
     char *slash = strrchr(real, '/');
     char dir[PATH_MAX];

@@ -28,12 +28,12 @@ static int parse_joint_type(struct hs__builder *b, const struct hs__vnode *n, co
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(s, map[i].name) == 0) {
             if (map[i].type == HS_JOINT_FREE && !root)
-                return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+                return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                    "jointType \"free\" is only valid on the root Joint");
             *ret = map[i].type;
             return 0;
         }
-    return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+    return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                        "%s jointType \"%s\": expected free, rotate, slide, fixed, crawler or "
                        "pseudoContinuousTrack",
                        s[0] ? "unknown" : "missing", s);
@@ -55,7 +55,7 @@ static int read_axis(struct hs__builder *b, const struct hs__vnode *n, const str
         else if (strcasecmp(s, "Z") == 0)
             ret[2] = 1;
         else
-            return hs_diag_set(b->diag, EINVAL, v->file, v->line, v->column,
+            return hs_diag_set(b->diag, -EINVAL, v->file, v->line, v->column,
                                "jointAxis \"%s\": expected \"X\", \"Y\", \"Z\" or a vector", s);
         return 0;
     }
@@ -100,7 +100,7 @@ static int motor_error(struct hs__builder *b, const struct hs__vnode *n, const s
     const char *file;
     int line, column;
     where(n, v, &file, &line, &column);
-    return hs_diag_set(b->diag, EINVAL, file, line, column, "Joint %s: %s %g: expected %s", link,
+    return hs_diag_set(b->diag, -EINVAL, file, line, column, "Joint %s: %s %g: expected %s", link,
                        field, value, expected);
 }
 
@@ -139,7 +139,7 @@ static int warn_zeros(struct hs__builder *b, const struct hs__vnode *n, const st
                              "Joint %s: %s 0 read as not given, using 1 (0 cannot be a real "
                              "motor)",
                              link, z->names);
-    return r < 0 ? hs_diag_set(b->diag, ENOMEM, file, line, column, "out of memory") : 0;
+    return r < 0 ? hs_diag_set(b->diag, -ENOMEM, file, line, column, "out of memory") : 0;
 }
 
 static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
@@ -160,10 +160,10 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
         (r = hs__get_numbers(b, n, env, "climit", HS__FT_MFFLOAT, &v_cl)) < 0)
         return r;
     if (l->llimit > l->ulimit)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Joint %s: llimit %g above ulimit %g", l->name, l->llimit, l->ulimit);
     if (l->lvlimit > l->uvlimit)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Joint %s: lvlimit %g above uvlimit %g", l->name, l->lvlimit,
                            l->uvlimit);
     /* A negative gearRatio is a reversing gear: the sign is kept. */
@@ -194,7 +194,7 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
     if (!(l->climit > 0)) {
         const struct hs__vitem *it = &v_cl->items[0];
         if (l->climit < 0)
-            return hs_diag_set(b->diag, EINVAL, v_cl->file, it->line, it->column,
+            return hs_diag_set(b->diag, -EINVAL, v_cl->file, it->line, it->column,
                                "Joint %s: climit %g: expected a current limit in A > 0 (leave it "
                                "out for none)",
                                l->name, l->climit);
@@ -202,7 +202,7 @@ static int read_joint_params(struct hs__builder *b, const struct hs__vnode *n,
         if (hs__builder_warn(b, v_cl->file, it->line, it->column,
                              "Joint %s: climit 0 read as not given (no current limit)",
                              l->name) < 0)
-            return hs_diag_set(b->diag, ENOMEM, v_cl->file, it->line, it->column, "out of memory");
+            return hs_diag_set(b->diag, -ENOMEM, v_cl->file, it->line, it->column, "out of memory");
     }
     return 0;
 }
@@ -211,13 +211,13 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
 {
     bool root = ctx->link < 0;
     if (root && b->nlinks > 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "second root Joint (expected one root Joint under the Humanoid)");
     if (b->nlinks >= HS_MODEL_MAX_LINKS)
-        return hs_diag_set(b->diag, E2BIG, n->file, n->line, n->column, "more than %d Joints",
+        return hs_diag_set(b->diag, -E2BIG, n->file, n->line, n->column, "more than %d Joints",
                            HS_MODEL_MAX_LINKS);
     if (!hs__affine_is_rigid(&ctx->M))
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Joint under a scaled Transform (expected rigid transforms between "
                            "Joints)");
     struct hs_link l = {.parent = ctx->link, .source_line = n->line, .source_column = n->column};
@@ -228,7 +228,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
         snprintf(l.name, sizeof l.name, "JOINT%u", b->nlinks);
     for (uint32_t i = 0; i < b->nlinks; i++)
         if (strcmp(b->links[i].link.name, l.name) == 0)
-            return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                "duplicate Joint name '%s' (first at line %d)", l.name,
                                b->links[i].link.source_line);
     char type[32];
@@ -238,14 +238,14 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
     if ((r = hs__get_int(b, n, ctx->env, "jointId", -1, &l.joint_id)) < 0)
         return r;
     if (l.joint_id < -1)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "jointId %d: expected -1 (none) or 0..N-1", l.joint_id);
     if (l.joint_id >= HS_MODEL_MAX_LINKS)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "jointId %d too large (at most %d)", l.joint_id, HS_MODEL_MAX_LINKS - 1);
     for (uint32_t i = 0; l.joint_id >= 0 && i < b->nlinks; i++)
         if (b->links[i].link.joint_id == l.joint_id)
-            return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                "duplicate jointId %d (also Joint '%s' at line %d)", l.joint_id,
                                b->links[i].link.name, b->links[i].link.source_line);
     if ((r = read_axis(b, n, ctx->env, l.axis)) < 0)
@@ -256,7 +256,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
                       l.joint_type == HS_JOINT_CRAWLER;
     if (!(len > 1e-12)) {
         if (needs_axis)
-            return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                "Joint %s: jointAxis is zero (expected a direction)", l.name);
         l.axis[2] = len = 1;
     }
@@ -270,7 +270,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
     hs__affine_mul(&ctx->M, &rigid, &origin);
     hs__affine_to_pose(&origin, &l.origin);
     if ((r = hs__grow((void **)&b->links, &b->links_cap, b->nlinks + 1, sizeof *b->links)) < 0)
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->links[b->nlinks] = (struct hs__link_acc){.link = l, .file = n->file, .column = n->column};
     struct hs__bctx c = *ctx;
     c.link = (int32_t)b->nlinks++;
@@ -281,7 +281,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
 int hs__build_segment(struct hs__builder *b, const struct hs__vnode *n, const struct hs__bctx *ctx)
 {
     if (ctx->link < 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Segment outside any Joint (expected it in a Joint's children)");
     static const double zero[3] = {0, 0, 0};
     double mass, com[3], I[9] = {0};
@@ -292,11 +292,11 @@ int hs__build_segment(struct hs__builder *b, const struct hs__vnode *n, const st
         (r = hs__get_numbers(b, n, ctx->env, "momentsOfInertia", HS__FT_MFFLOAT, &moi)) < 0)
         return r;
     if (mass < 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "Segment mass %g is negative", mass);
     if (moi) {
         if (moi->n != 9)
-            return hs_diag_set(b->diag, EINVAL, moi->file, moi->line, moi->column,
+            return hs_diag_set(b->diag, -EINVAL, moi->file, moi->line, moi->column,
                                "momentsOfInertia has %u values (expected 9, a 3x3 matrix)", moi->n);
         for (int i = 0; i < 9; i++)
             I[i] = moi->items[i].num;
@@ -310,7 +310,7 @@ int hs__build_segment(struct hs__builder *b, const struct hs__vnode *n, const st
         massless = massless && I[i] == 0;
     if (!massless) {
         if (!hs__affine_is_rigid(&ctx->M))
-            return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+            return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                                "Segment with mass under a scaled Transform (expected rigid)");
         double c_link[3], I_link[9];
         hs__affine_apply(&ctx->M, com, c_link);

@@ -13,7 +13,7 @@
 
 static int fail_oom(struct hs_diag *diag, const char *path)
 {
-    return hs_diag_set(diag, ENOMEM, path, 0, 0, "out of memory");
+    return hs_diag_set(diag, -ENOMEM, path, 0, 0, "out of memory");
 }
 
 static int resolve_extras(struct hs__builder *b, struct hs_model *m)
@@ -22,11 +22,11 @@ static int resolve_extras(struct hs__builder *b, struct hs_model *m)
         struct hs__extra_acc *x = &b->extras[i];
         int l1 = hs_model_find_link(m, x->link1), l2 = hs_model_find_link(m, x->link2);
         if (l1 < 0 || l2 < 0)
-            return hs_diag_set(b->diag, EINVAL, x->file, x->line, x->column,
+            return hs_diag_set(b->diag, -EINVAL, x->file, x->line, x->column,
                                "ExtraJoint %s: %s \"%s\" names no Joint", x->ej.name,
                                l1 < 0 ? "link1Name" : "link2Name", l1 < 0 ? x->link1 : x->link2);
         if (l1 == l2)
-            return hs_diag_set(b->diag, EINVAL, x->file, x->line, x->column,
+            return hs_diag_set(b->diag, -EINVAL, x->file, x->line, x->column,
                                "ExtraJoint %s connects link %s to itself", x->ej.name, x->link1);
         x->ej.link1 = l1;
         x->ej.link2 = l2;
@@ -107,7 +107,7 @@ static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
         if (b->geoms[g].link < 0 || geom_finite(&b->geoms[g].geom))
             continue;
         const struct hs__link_acc *la = &b->links[b->geoms[g].link];
-        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+        return hs_diag_set(b->diag, -EINVAL, la->file, la->link.source_line, la->column,
                            "link %s: a shape's position or size is not finite (too large to "
                            "combine)",
                            la->link.name);
@@ -116,7 +116,7 @@ static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
         if (pose_finite(&m->sensors[s].pose))
             continue;
         const struct hs__link_acc *la = &b->links[m->sensors[s].link];
-        return hs_diag_set(b->diag, EINVAL, la->file, la->link.source_line, la->column,
+        return hs_diag_set(b->diag, -EINVAL, la->file, la->link.source_line, la->column,
                            "sensor %s of link %s: its position is not finite (too large to "
                            "combine)",
                            m->sensors[s].name, la->link.name);
@@ -125,7 +125,7 @@ static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
         const struct hs_link *l = &m->links[i];
         if (!pose_finite(&l->origin) || !all_finite(l->axis, 3))
             return hs_diag_set(
-                b->diag, EINVAL, b->links[i].file, l->source_line, b->links[i].column,
+                b->diag, -EINVAL, b->links[i].file, l->source_line, b->links[i].column,
                 "link %s: its position is not finite (too large to combine)", l->name);
         bool ok = isfinite(l->mass);
         for (int k = 0; k < 3; k++)
@@ -133,7 +133,7 @@ static int check_finite_masses(struct hs__builder *b, const struct hs_model *m)
         for (int k = 0; k < 9; k++)
             ok = ok && isfinite(l->inertia[k]);
         if (!ok)
-            return hs_diag_set(b->diag, EINVAL, b->links[i].file, l->source_line,
+            return hs_diag_set(b->diag, -EINVAL, b->links[i].file, l->source_line,
                                b->links[i].column,
                                "link %s: its Segments' combined mass, centre of mass or inertia "
                                "is not finite (too large to add up)",
@@ -198,7 +198,7 @@ static int set_source_file(struct hs_model *m, struct hs_link *l, const char *fi
 static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_model)
 {
     if (b->nlinks == 0)
-        return hs_diag_set(b->diag, EINVAL, path, 0, 0,
+        return hs_diag_set(b->diag, -EINVAL, path, 0, 0,
                            "no Joint node (expected an OpenHRP model: Humanoid with Joints)");
     struct hs_model *m = calloc(1, sizeof *m);
     if (!m)

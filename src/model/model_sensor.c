@@ -56,7 +56,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
                      const struct hs__bctx *ctx)
 {
     if (ctx->link < 0)
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "%s outside any Joint (expected it in a Joint's children)",
                            sensor_names[type]);
     struct hs_sensor s = {.type = type, .link = ctx->link};
@@ -84,12 +84,12 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     hs__affine_vrml(t, rot, zero, one, no_rot, &local, &unused);
     hs__affine_mul(&ctx->M, &local, &pose);
     if (!hs__affine_is_rigid(&pose))
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "%s under a scaled Transform (expected a rigid sensor frame)",
                            sensor_names[type]);
     hs__affine_to_pose(&pose, &s.pose);
     if (hs__grow((void **)&b->sensors, &b->sensors_cap, b->nsensors + 1, sizeof s) < 0)
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->sensors[b->nsensors++] = s;
     /* Shapes under a sensor (a camera body) belong to the link like any other shape. */
     const struct hs__venv *e;
@@ -123,20 +123,20 @@ int hs__build_extra_joint(struct hs__builder *b, const struct hs__vnode *n,
     else if (strcmp(type, "piston") == 0 || strcmp(type, "xy") == 0)
         x.ej.type = HS_EXTRA_PISTON;
     else
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "ExtraJoint jointType \"%s\": expected ball (xyz) or piston (xy)", type);
     double len = 0;
     for (int i = 0; i < 3; i++)
         len += x.ej.axis[i] * x.ej.axis[i];
     if (!(len > 1e-24))
-        return hs_diag_set(b->diag, EINVAL, n->file, n->line, n->column,
+        return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "ExtraJoint jointAxis is zero (expected a direction)");
     for (int i = 0; i < 3; i++)
         x.ej.axis[i] /= sqrt(len);
     if (!x.ej.name[0])
         snprintf(x.ej.name, sizeof x.ej.name, "EXTRA%u", b->nextras);
     if (hs__grow((void **)&b->extras, &b->extras_cap, b->nextras + 1, sizeof x) < 0)
-        return hs_diag_set(b->diag, ENOMEM, n->file, n->line, n->column, "out of memory");
+        return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->extras[b->nextras++] = x;
     return 0;
 }

@@ -73,12 +73,12 @@ int hs__urdf_attr_str(struct hs__urdf *u, const xmlNode *n, const char *attr, bo
     buf[0] = '\0';
     if (!v) {
         if (required)
-            return hs__urdf_err(u, n, EINVAL, "missing attribute '%s'", attr);
+            return hs__urdf_err(u, n, -EINVAL, "missing attribute '%s'", attr);
         return 0;
     }
     size_t len = strlen((const char *)v);
     if (len >= size) {
-        int r = hs__urdf_err(u, n, EINVAL, "attribute '%s' is longer than %zu characters", attr,
+        int r = hs__urdf_err(u, n, -EINVAL, "attribute '%s' is longer than %zu characters", attr,
                              size - 1);
         xmlFree(v);
         return r;
@@ -96,7 +96,7 @@ static int parse_numbers(struct hs__urdf *u, const xmlNode *n, const char *attr,
         char *end;
         double v = strtod(p, &end);
         if (end == p || !isfinite(v))
-            return hs__urdf_err(u, n, EINVAL,
+            return hs__urdf_err(u, n, -EINVAL,
                                 "attribute '%s' needs %d finite number%s, got \"%.80s\"", attr,
                                 count, count > 1 ? "s" : "", s);
         ret[i] = v;
@@ -105,7 +105,7 @@ static int parse_numbers(struct hs__urdf *u, const xmlNode *n, const char *attr,
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
         p++;
     if (*p)
-        return hs__urdf_err(u, n, EINVAL, "attribute '%s' needs %d number%s, got \"%.80s\"", attr,
+        return hs__urdf_err(u, n, -EINVAL, "attribute '%s' needs %d number%s, got \"%.80s\"", attr,
                             count, count > 1 ? "s" : "", s);
     return 0;
 }
@@ -116,7 +116,7 @@ int hs__urdf_attr_vec(struct hs__urdf *u, const xmlNode *n, const char *attr, in
     xmlChar *v = xmlGetProp(n, (const xmlChar *)attr);
     if (!v) {
         if (!def)
-            return hs__urdf_err(u, n, EINVAL, "missing attribute '%s'", attr);
+            return hs__urdf_err(u, n, -EINVAL, "missing attribute '%s'", attr);
         memcpy(ret, def, (size_t)count * sizeof *ret);
         return 0;
     }

@@ -16,12 +16,12 @@ static int push_geom(struct hs__urdf *u, const xmlNode *n, const struct hs_geom 
 {
     struct hs_model *m = u->m;
     if (m->ngeoms >= HS_URDF_MAX_GEOMS)
-        return hs__urdf_err(u, n, E2BIG, "more than %d collision geometries", HS_URDF_MAX_GEOMS);
+        return hs__urdf_err(u, n, -E2BIG, "more than %d collision geometries", HS_URDF_MAX_GEOMS);
     if (m->ngeoms == u->geoms_cap) {
         uint32_t cap = u->geoms_cap ? 2 * u->geoms_cap : 16;
         struct hs_geom *gs = realloc(m->geoms, cap * sizeof *gs);
         if (!gs)
-            return hs__urdf_err(u, n, ENOMEM, "out of memory");
+            return hs__urdf_err(u, n, -ENOMEM, "out of memory");
         m->geoms = gs;
         u->geoms_cap = cap;
     }
@@ -105,14 +105,14 @@ static bool try_path_list(const char *list, const char *pkg, size_t pkglen, cons
 int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size)
 {
     if (!u->dir)
-        return hs__urdf_err(u, n, EINVAL,
+        return hs__urdf_err(u, n, -EINVAL,
                             "mesh \"%s\": a model loaded from a buffer without a base path cannot "
                             "refer to files",
                             uri);
     if (strncmp(uri, "package://", 10) == 0) {
         const char *pkg = uri + 10, *slash = strchr(pkg, '/');
         if (!slash || slash == pkg || !slash[1])
-            return hs__urdf_err(u, n, EINVAL, "filename \"%s\": expected package://PACKAGE/PATH",
+            return hs__urdf_err(u, n, -EINVAL, "filename \"%s\": expected package://PACKAGE/PATH",
                                 uri);
         size_t pkglen = (size_t)(slash - pkg);
         if (try_path_list(getenv(HS_PACKAGE_PATH_ENV), pkg, pkglen, slash + 1, buf, size) ||
@@ -131,7 +131,7 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
                 break;
             *s = '\0';
         }
-        return hs__urdf_err(u, n, ENOENT,
+        return hs__urdf_err(u, n, -ENOENT,
                             "filename \"%s\": package '%.*s' holding %s not found in $%s, "
                             "$ROS_PACKAGE_PATH or the directories above the model",
                             uri, (int)pkglen, pkg, slash + 1, HS_PACKAGE_PATH_ENV);
@@ -140,16 +140,16 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
     if (strncmp(uri, "file://", 7) == 0)
         path = uri + 7;
     else if (strstr(uri, "://"))
-        return hs__urdf_err(u, n, EINVAL,
+        return hs__urdf_err(u, n, -EINVAL,
                             "filename \"%s\": only package://, file:// and plain paths are "
                             "supported",
                             uri);
     int w = path[0] == '/' ? snprintf(buf, size, "%s", path)
                            : snprintf(buf, size, "%s/%s", u->dir, path);
     if (w < 0 || (size_t)w >= size)
-        return hs__urdf_err(u, n, ENAMETOOLONG, "filename \"%s\": path too long", uri);
+        return hs__urdf_err(u, n, -ENAMETOOLONG, "filename \"%s\": path too long", uri);
     if (!is_file(buf))
-        return hs__urdf_err(u, n, ENOENT, "filename \"%s\": cannot read %s", uri, buf);
+        return hs__urdf_err(u, n, -ENOENT, "filename \"%s\": cannot read %s", uri, buf);
     return 0;
 }
 
@@ -172,7 +172,7 @@ static int positive(struct hs__urdf *u, const xmlNode *n, const char *attr, doub
 {
     int r = hs__urdf_attr_num(u, n, attr, true, 0, ret);
     if (r == 0 && !(*ret > 0))
-        r = hs__urdf_err(u, n, EINVAL, "attribute '%s' must be positive", attr);
+        r = hs__urdf_err(u, n, -EINVAL, "attribute '%s' must be positive", attr);
     return r;
 }
 
@@ -184,16 +184,16 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
         return r;
     const xmlNode *geo = hs__urdf_child(c, "geometry"), *s = NULL;
     if (!geo)
-        return hs__urdf_err(u, c, EINVAL, "missing <geometry>");
+        return hs__urdf_err(u, c, -EINVAL, "missing <geometry>");
     for (s = geo->children; s && s->type != XML_ELEMENT_NODE; s = s->next)
         ;
     if (!s)
-        return hs__urdf_err(u, geo, EINVAL, "expected <box>, <cylinder>, <sphere> or <mesh>");
+        return hs__urdf_err(u, geo, -EINVAL, "expected <box>, <cylinder>, <sphere> or <mesh>");
     if (hs__urdf_is(s, "box")) {
         g.type = HS_GEOM_BOX;
         r = hs__urdf_attr_vec(u, s, "size", 3, NULL, g.u.box.size);
         if (r == 0 && !(g.u.box.size[0] > 0 && g.u.box.size[1] > 0 && g.u.box.size[2] > 0))
-            r = hs__urdf_err(u, s, EINVAL, "attribute 'size' must be three positive numbers");
+            r = hs__urdf_err(u, s, -EINVAL, "attribute 'size' must be three positive numbers");
     } else if (hs__urdf_is(s, "sphere")) {
         g.type = HS_GEOM_SPHERE;
         r = positive(u, s, "radius", &g.u.sphere.radius);
@@ -211,7 +211,7 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
         g.type = HS_GEOM_MESH;
         r = mesh_geom(u, s, &g);
     } else {
-        return hs__urdf_err(u, s, EINVAL,
+        return hs__urdf_err(u, s, -EINVAL,
                             "unknown geometry (expected box, cylinder, sphere or mesh)");
     }
     if (r)

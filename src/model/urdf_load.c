@@ -125,11 +125,11 @@ static int read_inertial(struct hs__urdf *u, const xmlNode *link, struct hs_link
         return r;
     const xmlNode *mass = hs__urdf_child(in, "mass"), *it = hs__urdf_child(in, "inertia");
     if (!mass)
-        return hs__urdf_err(u, in, EINVAL, "missing <mass>");
+        return hs__urdf_err(u, in, -EINVAL, "missing <mass>");
     if ((r = hs__urdf_attr_num(u, mass, "value", true, 0, &l->mass)))
         return r;
     if (l->mass < 0)
-        return hs__urdf_err(u, mass, EINVAL, "attribute 'value' must not be negative");
+        return hs__urdf_err(u, mass, -EINVAL, "attribute 'value' must not be negative");
     double I[9] = {0};
     if (it) {
         static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
@@ -141,9 +141,9 @@ static int read_inertial(struct hs__urdf *u, const xmlNode *link, struct hs_link
             I[at[k][0]] = I[at[k][1]] = v;
         }
         if (I[0] < 0 || I[4] < 0 || I[8] < 0)
-            return hs__urdf_err(u, it, EINVAL, "ixx, iyy and izz must not be negative");
+            return hs__urdf_err(u, it, -EINVAL, "ixx, iyy and izz must not be negative");
     } else {
-        return hs__urdf_err(u, in, EINVAL, "missing <inertia>");
+        return hs__urdf_err(u, in, -EINVAL, "missing <inertia>");
     }
     memcpy(l->com, o.p, sizeof l->com);
     hs__inertia_rotate(o.R, I, l->inertia);
@@ -170,12 +170,12 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
     } else if (strcmp(type, "floating") == 0) {
         l->joint_type = HS_JOINT_FREE; /* only valid at the root; the caller checks */
     } else if (strcmp(type, "planar") == 0) {
-        return hs__urdf_err(u, j, ENOTSUP,
+        return hs__urdf_err(u, j, -ENOTSUP,
                             "joint '%s': type 'planar' is not supported (hilsim's world has no "
                             "planar joint); model it as two prismatic and one revolute joint",
                             l->name);
     } else {
-        return hs__urdf_err(u, j, EINVAL,
+        return hs__urdf_err(u, j, -EINVAL,
                             "joint '%s': attribute 'type' is \"%s\" (expected revolute, "
                             "continuous, prismatic, fixed or floating)",
                             l->name, type);
@@ -191,7 +191,8 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
         return r;
     double n = sqrt(l->axis[0] * l->axis[0] + l->axis[1] * l->axis[1] + l->axis[2] * l->axis[2]);
     if (!(n > 1e-9))
-        return hs__urdf_err(u, ax, EINVAL, "joint '%s': attribute 'xyz' must not be zero", l->name);
+        return hs__urdf_err(u, ax, -EINVAL, "joint '%s': attribute 'xyz' must not be zero",
+                            l->name);
     for (int k = 0; k < 3; k++)
         l->axis[k] /= n;
     l->joint_id = (*next_id)++;
@@ -204,11 +205,11 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
             (r = hs__urdf_attr_num(u, lim, "effort", false, 0, &eff)))
             return r;
         if (vel < 0 || eff < 0)
-            return hs__urdf_err(u, lim, EINVAL,
+            return hs__urdf_err(u, lim, -EINVAL,
                                 "joint '%s': 'velocity' and 'effort' must not be negative",
                                 l->name);
         if (limited && lo > hi)
-            return hs__urdf_err(u, lim, EINVAL, "joint '%s': 'lower' %g is above 'upper' %g",
+            return hs__urdf_err(u, lim, -EINVAL, "joint '%s': 'lower' %g is above 'upper' %g",
                                 l->name, lo, hi);
         if (limited) {
             l->llimit = lo;
@@ -229,7 +230,7 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
                 (r = hs__urdf_attr_num(u, dyn, "friction", false, 0, &l->friction))))
         return r;
     if (l->damping < 0 || l->friction < 0)
-        return hs__urdf_err(u, dyn, EINVAL,
+        return hs__urdf_err(u, dyn, -EINVAL,
                             "joint '%s': 'damping' and 'friction' must not be negative", l->name);
     const xmlNode *mimic = hs__urdf_child(j, "mimic");
     if (mimic) {
@@ -256,7 +257,7 @@ static int element_number(struct hs__urdf *u, const xmlNode *n, double *ret)
     ok = ok && !*end;
     xmlFree(t);
     if (!ok)
-        return hs__urdf_err(u, n, EINVAL, "expected one finite number");
+        return hs__urdf_err(u, n, -EINVAL, "expected one finite number");
     *ret = v;
     return 0;
 }
@@ -277,7 +278,7 @@ static int read_transmission(struct hs__urdf *u, const xmlNode *t)
     if (r)
         return r;
     if (n == 0)
-        return hs__urdf_err(u, red, EINVAL, "mechanicalReduction must not be 0");
+        return hs__urdf_err(u, red, -EINVAL, "mechanicalReduction must not be 0");
     for (const xmlNode *j = t->children; j; j = j->next) {
         if (!hs__urdf_is(j, "joint"))
             continue;
@@ -286,7 +287,7 @@ static int read_transmission(struct hs__urdf *u, const xmlNode *t)
             return r;
         int li = hs_model_find_link(u->m, name);
         if (li < 0 || u->m->links[li].joint_id < 0)
-            return hs__urdf_err(u, j, EINVAL, "transmission names no actuated joint '%s'", name);
+            return hs__urdf_err(u, j, -EINVAL, "transmission names no actuated joint '%s'", name);
         u->m->links[li].gear_ratio = n;
     }
     return 0;
@@ -317,11 +318,11 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
         nj += hs__urdf_is(c, "joint");
     }
     if (nl == 0)
-        return hs__urdf_err(u, robot, EINVAL, "no <link>");
+        return hs__urdf_err(u, robot, -EINVAL, "no <link>");
     if (nl > HS_URDF_MAX_LINKS)
-        return hs__urdf_err(u, robot, E2BIG, "more than %d links", HS_URDF_MAX_LINKS);
+        return hs__urdf_err(u, robot, -E2BIG, "more than %d links", HS_URDF_MAX_LINKS);
     if (nj >= nl)
-        return hs__urdf_err(u, robot, EINVAL, "%u joints for %u links: the links must form a tree",
+        return hs__urdf_err(u, robot, -EINVAL, "%u joints for %u links: the links must form a tree",
                             nj, nl);
     struct ulink *ul = calloc(nl, sizeof *ul);
     struct ujoint *uj = calloc(nj ? nj : 1, sizeof *uj);
@@ -330,7 +331,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     u->m->links = calloc(nl, sizeof *u->m->links);
     int r = 0;
     if (!ul || !uj || !order || !index || !u->m->links) {
-        r = hs__urdf_err(u, robot, ENOMEM, "out of memory");
+        r = hs__urdf_err(u, robot, -ENOMEM, "out of memory");
         goto out;
     }
     uint32_t il = 0, ij = 0;
@@ -339,14 +340,14 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
             ul[il] = (struct ulink){.node = c, .joint = -1};
             r = hs__urdf_attr_str(u, c, "name", true, ul[il].name, sizeof ul[il].name);
             if (r == 0 && find_ulink(ul, il, ul[il].name) >= 0)
-                r = hs__urdf_err(u, c, EINVAL, "link name '%s' used twice", ul[il].name);
+                r = hs__urdf_err(u, c, -EINVAL, "link name '%s' used twice", ul[il].name);
             il++;
         } else if (hs__urdf_is(c, "joint")) {
             uj[ij].node = c;
             r = hs__urdf_attr_str(u, c, "name", true, uj[ij].name, sizeof uj[ij].name);
             for (uint32_t k = 0; r == 0 && k < ij; k++)
                 if (strcmp(uj[k].name, uj[ij].name) == 0)
-                    r = hs__urdf_err(u, c, EINVAL, "joint name '%s' used twice", uj[ij].name);
+                    r = hs__urdf_err(u, c, -EINVAL, "joint name '%s' used twice", uj[ij].name);
             ij++;
         }
     }
@@ -355,7 +356,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
                       *ch = hs__urdf_child(uj[j].node, "child");
         char pn[HS_NAME_MAX], cn[HS_NAME_MAX];
         if (!p || !ch) {
-            r = hs__urdf_err(u, uj[j].node, EINVAL, "joint '%s': missing <%s>", uj[j].name,
+            r = hs__urdf_err(u, uj[j].node, -EINVAL, "joint '%s': missing <%s>", uj[j].name,
                              p ? "child" : "parent");
             break;
         }
@@ -365,14 +366,14 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
         uj[j].parent = find_ulink(ul, nl, pn);
         uj[j].child = find_ulink(ul, nl, cn);
         if (uj[j].parent < 0 || uj[j].child < 0)
-            r = hs__urdf_err(u, uj[j].parent < 0 ? p : ch, EINVAL,
+            r = hs__urdf_err(u, uj[j].parent < 0 ? p : ch, -EINVAL,
                              "joint '%s': no <link name=\"%s\">", uj[j].name,
                              uj[j].parent < 0 ? pn : cn);
         else if (ul[uj[j].child].joint >= 0)
-            r = hs__urdf_err(u, ch, EINVAL, "link '%s' is the child of two joints ('%s' and '%s')",
+            r = hs__urdf_err(u, ch, -EINVAL, "link '%s' is the child of two joints ('%s' and '%s')",
                              cn, uj[ul[uj[j].child].joint].name, uj[j].name);
         else if (uj[j].child == uj[j].parent)
-            r = hs__urdf_err(u, ch, EINVAL, "joint '%s' connects link '%s' to itself", uj[j].name,
+            r = hs__urdf_err(u, ch, -EINVAL, "joint '%s' connects link '%s' to itself", uj[j].name,
                              cn);
         else
             ul[uj[j].child].joint = (int32_t)j;
@@ -384,7 +385,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     for (uint32_t i = 0; i < nl && r == 0; i++)
         if (ul[i].joint < 0) {
             if (root >= 0)
-                r = hs__urdf_err(u, ul[i].node, EINVAL,
+                r = hs__urdf_err(u, ul[i].node, -EINVAL,
                                  "links '%s' and '%s' both have no parent joint (one root "
                                  "expected)",
                                  ul[root].name, ul[i].name);
@@ -393,7 +394,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     if (r)
         goto out;
     if (root < 0) {
-        r = hs__urdf_err(u, robot, EINVAL,
+        r = hs__urdf_err(u, robot, -EINVAL,
                          "every link has a parent joint: the joints form a cycle");
         goto out;
     }
@@ -416,7 +417,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
             index[order[k]] = 0;
         for (uint32_t i = 0; i < nl; i++)
             if (index[i] < 0) {
-                r = hs__urdf_err(u, ul[i].node, EINVAL,
+                r = hs__urdf_err(u, ul[i].node, -EINVAL,
                                  "link '%s' is not connected to the root '%s' (a cycle?)",
                                  ul[i].name, ul[root].name);
                 goto out;
@@ -429,7 +430,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
         for (uint32_t j = 0; j < nj; j++)
             children += uj[j].parent == root;
         if (children != 1) {
-            r = hs__urdf_err(u, ul[root].node, EINVAL,
+            r = hs__urdf_err(u, ul[root].node, -EINVAL,
                              "link 'world' must have exactly one child joint");
             goto out;
         }
@@ -461,7 +462,7 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
             index[k - first] = x->joint;
             r = read_joint(u, jn->node, &unused, l);
             if (r == 0 && l->joint_type == HS_JOINT_FREE && k != first)
-                r = hs__urdf_err(u, jn->node, ENOTSUP,
+                r = hs__urdf_err(u, jn->node, -ENOTSUP,
                                  "joint '%s': a floating joint is only allowed at the root (below "
                                  "a 'world' link)",
                                  jn->name);
@@ -552,14 +553,14 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
         u.dir = dir;
     }
     if (size > INT_MAX)
-        return hs_diag_set(diag, EFBIG, file, 0, 0, "file too large");
+        return hs_diag_set(diag, -EFBIG, file, 0, 0, "file too large");
     xmlGenericErrorFunc old_handler = xmlGenericError;
     void *old_ctx = xmlGenericErrorContext;
     xmlSetGenericErrorFunc(NULL, quiet);
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt) {
         xmlSetGenericErrorFunc(old_ctx, old_handler);
-        return hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+        return hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
     }
     /* No network, no entity substitution, no DTD loading: a model file reads nothing else. */
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, data, (int)size, file, NULL,
@@ -574,7 +575,7 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
             while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
                 msg[--n] = '\0';
         }
-        r = hs_diag_set(diag, EINVAL, file, e ? e->line : 0, e && e->int2 > 0 ? e->int2 : 0,
+        r = hs_diag_set(diag, -EINVAL, file, e ? e->line : 0, e && e->int2 > 0 ? e->int2 : 0,
                         "XML: %s", msg);
         xmlFreeParserCtxt(ctxt);
         xmlSetGenericErrorFunc(old_ctx, old_handler);
@@ -585,11 +586,11 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
     const xmlNode *robot = xmlDocGetRootElement(doc);
     u.m = calloc(1, sizeof *u.m);
     if (!u.m) {
-        r = hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+        r = hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
     } else if (!robot || !hs__urdf_is(robot, "robot")) {
-        r = hs__urdf_err(&u, robot, EINVAL, "expected a URDF <robot> root element");
+        r = hs__urdf_err(&u, robot, -EINVAL, "expected a URDF <robot> root element");
     } else if (xacro_element(robot)) {
-        r = hs__urdf_err(&u, xacro_element(robot), ENOTSUP,
+        r = hs__urdf_err(&u, xacro_element(robot), -ENOTSUP,
                          "this is a xacro file: expand it first (xacro %s > robot.urdf) and load "
                          "the result",
                          file);
@@ -602,13 +603,13 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
             memcpy(u.m->name, rname, sizeof rname);
             u.m->path = strdup(file);
             if (!u.m->path)
-                r = hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+                r = hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
         }
         if (r == 0)
             r = build(&u, robot);
         if (r == 0 && ((!u.m->sensors && !(u.m->sensors = calloc(1, sizeof *u.m->sensors))) ||
                        !(u.m->extra_joints = calloc(1, sizeof *u.m->extra_joints))))
-            r = hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+            r = hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
     }
     xmlFreeDoc(doc);
     if (r) {

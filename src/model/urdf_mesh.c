@@ -94,7 +94,7 @@ int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const 
 {
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
-        return hs__urdf_err(u, n, ENOMEM, "out of memory");
+        return hs__urdf_err(u, n, -ENOMEM, "out of memory");
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
     const struct aiScene *s =
         aiImportFileExWithProperties(path,
@@ -103,21 +103,21 @@ int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const 
                                      NULL, props);
     aiReleasePropertyStore(props);
     if (!s || !s->mRootNode)
-        return hs__urdf_err(u, n, EINVAL, "mesh %s: %s", path, aiGetErrorString());
+        return hs__urdf_err(u, n, -EINVAL, "mesh %s: %s", path, aiGetErrorString());
     uint64_t nv = 0, nt = 0;
     count(s, s->mRootNode, 0, &nv, &nt);
     int r = 0;
     if (nv == 0 || nt == 0) {
-        r = hs__urdf_err(u, n, EINVAL, "mesh %s has no triangles", path);
+        r = hs__urdf_err(u, n, -EINVAL, "mesh %s has no triangles", path);
     } else if (u->vertices + nv > HS_URDF_MAX_VERTICES) {
-        r = hs__urdf_err(u, n, E2BIG, "meshes have more than %u vertices in all",
+        r = hs__urdf_err(u, n, -E2BIG, "meshes have more than %u vertices in all",
                          HS_URDF_MAX_VERTICES);
     } else {
         struct acc a = {malloc(3 * nv * sizeof(double)), 0, malloc(3 * nt * sizeof(uint32_t)), 0};
         if (!a.v || !a.t) {
             free(a.v);
             free(a.t);
-            r = hs__urdf_err(u, n, ENOMEM, "out of memory");
+            r = hs__urdf_err(u, n, -ENOMEM, "out of memory");
         } else {
             struct aiMatrix4x4 I = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
             fill(s, s->mRootNode, &I, 0, scale, &a);

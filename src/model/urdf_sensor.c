@@ -44,7 +44,7 @@ static int pose_of(struct hs__urdf *u, const xmlNode *s, struct hs_pose *ret)
     bool ok = n == 6 && !*c;
     xmlFree(t);
     if (!ok)
-        return hs__urdf_err(u, p, EINVAL, "expected six numbers: x y z roll pitch yaw");
+        return hs__urdf_err(u, p, -EINVAL, "expected six numbers: x y z roll pitch yaw");
     memcpy(ret->p, v, sizeof ret->p);
     hs__urdf_rpy(v + 3, ret->R);
     return 0;
@@ -54,10 +54,10 @@ static int push(struct hs__urdf *u, const xmlNode *n, const struct hs_sensor *s)
 {
     struct hs_model *m = u->m;
     if (m->nsensors >= 1024)
-        return hs__urdf_err(u, n, E2BIG, "more than 1024 sensors");
+        return hs__urdf_err(u, n, -E2BIG, "more than 1024 sensors");
     struct hs_sensor *a = realloc(m->sensors, (m->nsensors + 1) * sizeof *a);
     if (!a)
-        return hs__urdf_err(u, n, ENOMEM, "out of memory");
+        return hs__urdf_err(u, n, -ENOMEM, "out of memory");
     m->sensors = a;
     m->sensors[m->nsensors++] = *s;
     return 0;

@@ -121,10 +121,10 @@ static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, co
         break;
     default: {
         if (mkdir(mesh_dir, 0777) < 0 && errno != EEXIST)
-            return hs_diag_set(diag, errno, mesh_dir, 0, 0, "cannot create the mesh directory");
+            return hs_diag_set(diag, -errno, mesh_dir, 0, 0, "cannot create the mesh directory");
         if ((size_t)snprintf(path, sizeof path, "%s/link%u_%u.stl", mesh_dir, link, k) >=
             sizeof path)
-            return hs_diag_set(diag, ENAMETOOLONG, mesh_dir, 0, 0, "mesh path too long");
+            return hs_diag_set(diag, -ENAMETOOLONG, mesh_dir, 0, 0, "mesh path too long");
         int r = write_stl(path, &g->u.mesh);
         if (r < 0)
             return hs_diag_set(diag, r, path, 0, 0, "cannot write the mesh");
@@ -181,7 +181,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
     if ((size_t)snprintf(mesh_dir, sizeof mesh_dir, "%.*s_meshes", (int)stem, path) >=
         sizeof mesh_dir)
-        return hs_diag_set(diag, ENAMETOOLONG, path, 0, 0, "path too long");
+        return hs_diag_set(diag, -ENAMETOOLONG, path, 0, 0, "path too long");
     const char *rel = strrchr(mesh_dir, '/');
     snprintf(mesh_rel, sizeof mesh_rel, "%s", rel ? rel + 1 : mesh_dir);
     FILE *f = fopen(path, "w");
@@ -241,7 +241,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
     }
     fprintf(f, "</robot>\n");
     if (fclose(f) != 0 && r == 0)
-        r = hs_diag_set(diag, EIO, path, 0, 0, "cannot write the file");
+        r = hs_diag_set(diag, -EIO, path, 0, 0, "cannot write the file");
     if (ret_lost)
         *ret_lost = lost;
     return r;

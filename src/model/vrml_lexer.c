@@ -82,7 +82,7 @@ static int lex_string(struct hs__vlexer *lx, struct hs__vtoken *t)
         advance(lx);
     }
     if (lx->p >= lx->end)
-        return hs_diag_set(lx->diag, EINVAL, lx->file, t->line, t->column,
+        return hs_diag_set(lx->diag, -EINVAL, lx->file, t->line, t->column,
                            "unterminated string (expected closing '\"')");
     advance(lx);
     out[k] = '\0';
@@ -104,7 +104,7 @@ static int lex_number(struct hs__vlexer *lx, struct hs__vtoken *t)
     size_t len = (size_t)(lx->p - s);
     char buf[64];
     if (len >= sizeof buf)
-        return hs_diag_set(lx->diag, EINVAL, lx->file, t->line, t->column,
+        return hs_diag_set(lx->diag, -EINVAL, lx->file, t->line, t->column,
                            "malformed number (too long)");
     memcpy(buf, s, len);
     buf[len] = '\0';
@@ -112,7 +112,7 @@ static int lex_number(struct hs__vlexer *lx, struct hs__vtoken *t)
     errno = 0;
     double v = strtod(buf, &endp);
     if (endp == buf || *endp != '\0')
-        return hs_diag_set(lx->diag, EINVAL, lx->file, t->line, t->column, "malformed number '%s'",
+        return hs_diag_set(lx->diag, -EINVAL, lx->file, t->line, t->column, "malformed number '%s'",
                            buf);
     t->kind = HS__VT_NUM;
     t->num = v;
@@ -193,7 +193,7 @@ int hs__vlex_next(struct hs__vlexer *lx, struct hs__vtoken *ret_tok)
         if ((c >= '0' && c <= '9') || c == '+' || c == '-')
             r = lex_number(lx, &t);
         else if (c < 0x20 || c == '\'' || c == '\\' || c == 0x7f)
-            r = hs_diag_set(lx->diag, EINVAL, lx->file, t.line, t.column,
+            r = hs_diag_set(lx->diag, -EINVAL, lx->file, t.line, t.column,
                             "unexpected character 0x%02x", c);
         else
             r = lex_id(lx, &t);
@@ -202,7 +202,7 @@ int hs__vlex_next(struct hs__vlexer *lx, struct hs__vtoken *ret_tok)
 done:
     if (r < 0) {
         if (r == -ENOMEM)
-            hs_diag_set(lx->diag, ENOMEM, lx->file, t.line, t.column, "out of memory");
+            hs_diag_set(lx->diag, -ENOMEM, lx->file, t.line, t.column, "out of memory");
         return r;
     }
     *ret_tok = t;

@@ -83,7 +83,7 @@ int hs__vp_check_finite(struct hs__vparser *p, const char *node_type, const char
     if (!first)
         return 0;
     if (!visual_only(node_type, field))
-        return hs_diag_set(p->diag, EINVAL, p->file, first->line, first->column,
+        return hs_diag_set(p->diag, -EINVAL, p->file, first->line, first->column,
                            "field '%s' of %s: number '%s' is not finite (nan and inf are "
                            "accepted only in fields that affect just the looks: Normal, Color, "
                            "TextureCoordinate, Material, ...)",
@@ -117,7 +117,7 @@ int hs__vp_error(struct hs__vparser *p, const struct hs__vtoken *t, const char *
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = hs_diag_vset(p->diag, EINVAL, p->file, t->line, t->column, fmt, ap);
+    int r = hs_diag_vset(p->diag, -EINVAL, p->file, t->line, t->column, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -413,7 +413,7 @@ static int field_type(struct hs__vparser *p, const struct hs__vnode *n, const st
     if (n->proto) {
         const struct hs__viface *i = proto_iface(n->proto, f->name);
         if (!i)
-            return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
+            return hs_diag_set(p->diag, -EINVAL, p->file, f->line, f->column,
                                "unknown field '%s' in %s (not declared by its PROTO)", f->name,
                                n->type);
         *ret_type = i->type;
@@ -422,7 +422,7 @@ static int field_type(struct hs__vparser *p, const struct hs__vnode *n, const st
         while (k < nschema && strcmp(schema[k].name, f->name) != 0)
             k++;
         if (k == nschema)
-            return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
+            return hs_diag_set(p->diag, -EINVAL, p->file, f->line, f->column,
                                "unknown field '%s' in %s", f->name, n->type);
         *ret_type = schema[k].type;
     }
@@ -435,7 +435,7 @@ static int check_field(struct hs__vparser *p, const struct hs__vnode *n, const s
     if (n->proto && f->value.kind != HS__VV_IS) {
         const struct hs__viface *i = proto_iface(n->proto, f->name);
         if (i->kind == HS__IF_EVENTIN || i->kind == HS__IF_EVENTOUT)
-            return hs_diag_set(p->diag, EINVAL, p->file, f->line, f->column,
+            return hs_diag_set(p->diag, -EINVAL, p->file, f->line, f->column,
                                "'%s' of %s is an event, not a field", f->name, n->type);
     }
     if (f->value.kind == HS__VV_IS)
@@ -570,12 +570,12 @@ int hs__vrml_parse(const char *data, size_t size, const char *file, struct hs__v
     struct hs__vec roots = {0};
     int r;
     if (size > HS_VRML_MAX_FILE_BYTES) {
-        r = hs_diag_set(diag, EFBIG, file, 0, 0, "file larger than %u bytes",
+        r = hs_diag_set(diag, -EFBIG, file, 0, 0, "file larger than %u bytes",
                         HS_VRML_MAX_FILE_BYTES);
         goto fail;
     }
     if (size >= 10 && memcmp(data, "#VRML V1.0", 10) == 0) {
-        r = hs_diag_set(diag, EINVAL, file, 1, 1,
+        r = hs_diag_set(diag, -EINVAL, file, 1, 1,
                         "VRML 1.0 is not supported (expected #VRML V2.0)");
         goto fail;
     }
@@ -606,7 +606,7 @@ int hs__vrml_parse(const char *data, size_t size, const char *file, struct hs__v
     return 0;
 fail:
     if (r == -ENOMEM)
-        hs_diag_set(diag, ENOMEM, file, 0, 0, "out of memory");
+        hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
     hs__arena_free(&arena);
     return r;
 }

@@ -294,13 +294,13 @@ int hs__vvalue_check(const struct hs__vvalue *v, enum hs__vftype t, const char *
             ok = (v->n == 0 && v->bracketed && t == HS__FT_MFNODE) ||
                  (v->n == 1 && !v->bracketed && v->items[0].kind == HS__VI_NULL);
         if (!ok)
-            return hs_diag_set(diag, EINVAL, v->file, v->line, v->column,
+            return hs_diag_set(diag, -EINVAL, v->file, v->line, v->column,
                                "field '%s' of %s expects %s (a node%s)", field, node_type, tn,
                                t == HS__FT_MFNODE ? " or [ nodes ]" : " or NULL");
         return 0;
     }
     if (v->kind != HS__VV_SCALARS)
-        return hs_diag_set(diag, EINVAL, v->file, v->line, v->column,
+        return hs_diag_set(diag, -EINVAL, v->file, v->line, v->column,
                            "field '%s' of %s expects %s, got a node", field, node_type, tn);
     uint32_t comp;
     enum hs__vitem_kind kind;
@@ -314,7 +314,7 @@ int hs__vvalue_check(const struct hs__vvalue *v, enum hs__vftype t, const char *
     else
         count_ok = v->bracketed ? v->n % comp == 0 : v->n == comp;
     if (!count_ok)
-        return hs_diag_set(diag, EINVAL, v->file, v->line, v->column,
+        return hs_diag_set(diag, -EINVAL, v->file, v->line, v->column,
                            "field '%s' of %s expects %s (%s%u %s%s), got %u value%s%s", field,
                            node_type, tn, mf ? "[ ] of " : "", comp,
                            kind == HS__VI_STR    ? "string"
@@ -325,11 +325,11 @@ int hs__vvalue_check(const struct hs__vvalue *v, enum hs__vftype t, const char *
     for (uint32_t i = 0; i < v->n; i++) {
         const struct hs__vitem *it = &v->items[i];
         if (it->kind != kind)
-            return hs_diag_set(diag, EINVAL, v->file, it->line, it->column,
+            return hs_diag_set(diag, -EINVAL, v->file, it->line, it->column,
                                "field '%s' of %s expects %s: %s, got %s", field, node_type, tn,
                                kind_word(kind), kind_word(it->kind));
         if (is_int && (it->num != floor(it->num) || fabs(it->num) > 2147483647.0))
-            return hs_diag_set(diag, EINVAL, v->file, it->line, it->column,
+            return hs_diag_set(diag, -EINVAL, v->file, it->line, it->column,
                                "field '%s' of %s expects %s: an integer, got %g", field, node_type,
                                tn, it->num);
     }

@@ -134,10 +134,10 @@ static int joint_error(struct hs_diag *d, const struct hs_model *model, uint32_t
     va_end(ap);
     const struct hs_link *l = joint_link(model, j);
     if (!l)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints[%u].%s", j, detail);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "plant params: joints[%u].%s", j, detail);
     const char *file = l->source_file ? l->source_file : model->path ? model->path : "";
     return hs_diag_set(
-        d, EINVAL, file, file[0] ? l->source_line : 0, file[0] ? l->source_column : 0,
+        d, -EINVAL, file, file[0] ? l->source_line : 0, file[0] ? l->source_column : 0,
         "plant params: joint %s of model '%s': joints[%u].%s", l->name, model->name, j, detail);
 }
 
@@ -148,15 +148,15 @@ int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_p
     for (uint32_t i = 0; i < model->nlinks; i++)
         nj += hs__plant_is_joint(&model->links[i]);
     if (p->njoints != nj)
-        return hs_diag_set(d, EINVAL, "", 0, 0,
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
                            "plant params: njoints is %u but model '%s' has %u joints", p->njoints,
                            model->name, nj);
     if (p->nsensors != model->nsensors)
-        return hs_diag_set(d, EINVAL, "", 0, 0,
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
                            "plant params: nsensors is %u but model '%s' has %u sensors",
                            p->nsensors, model->name, model->nsensors);
     if ((nj && !p->joints) || (p->nsensors && !p->sensors))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "plant params: joints or sensors array missing");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "plant params: joints or sensors array missing");
     for (uint32_t j = 0; j < nj; j++) {
         const char *field = NULL;
         const struct hs_plant_joint_params *jp = &p->joints[j];
@@ -187,13 +187,13 @@ int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_p
         const char *field = NULL;
         for (int c = 0; c < 2; c++)
             if (channel_check(&sp->channel[c], &field))
-                return hs_diag_set(d, EINVAL, "", 0, 0,
+                return hs_diag_set(d, -EINVAL, "", 0, 0,
                                    "plant params: sensors[%u].channel[%d].%s invalid", s, c, field);
         if (sp->rate_divider < 1)
-            return hs_diag_set(d, EINVAL, "", 0, 0,
+            return hs_diag_set(d, -EINVAL, "", 0, 0,
                                "plant params: sensors[%u].rate_divider must be >= 1", s);
         if (sp->delay_ticks > HS_DELAY_TICKS_MAX)
-            return hs_diag_set(d, EINVAL, "", 0, 0,
+            return hs_diag_set(d, -EINVAL, "", 0, 0,
                                "plant params: sensors[%u].delay_ticks above %u", s,
                                HS_DELAY_TICKS_MAX);
     }

@@ -44,32 +44,32 @@ static int check_model(const struct hs_world_body_spec *s, struct hs_diag *d)
 {
     const struct hs_model *m = s->model;
     if (!m || m->nlinks == 0 || !m->links)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "body spec without a model or links");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "body spec without a model or links");
     if (!pose_finite(&s->root_pose))
-        return hs_diag_set(d, EINVAL, model_file(m), 0, 0, "root_pose is not finite");
+        return hs_diag_set(d, -EINVAL, model_file(m), 0, 0, "root_pose is not finite");
     for (uint32_t i = 0; i < m->nlinks; i++) {
         const struct hs_link *l = &m->links[i];
         const char *f = model_file(m);
         if ((i == 0) != (l->parent < 0) || l->parent >= (int32_t)i)
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0,
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0,
                                "link '%s': parent %d must precede it (root first)", l->name,
                                l->parent);
         if ((unsigned)l->joint_type >= HS_JOINT_TYPE_MAX)
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0, "link '%s': bad jointType",
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0, "link '%s': bad jointType",
                                l->name);
         if (l->joint_type == HS_JOINT_FREE && i != 0)
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0,
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0,
                                "link '%s': jointType free is only allowed on the root", l->name);
         if (l->joint_type != HS_JOINT_FIXED && l->joint_type != HS_JOINT_FREE &&
             !(norm3(l->axis) > 1e-9 && isfinite(norm3(l->axis))))
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0,
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0,
                                "link '%s': jointAxis must be a non-zero vector", l->name);
         if (!pose_finite(&l->origin) || !isfinite(norm3(l->com)))
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0,
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0,
                                "link '%s': translation, rotation or centerOfMass not finite",
                                l->name);
         if ((s->q0 && !isfinite(s->q0[i])) || (s->dq0 && !isfinite(s->dq0[i])))
-            return hs_diag_set(d, EINVAL, f, l->source_line, 0,
+            return hs_diag_set(d, -EINVAL, f, l->source_line, 0,
                                "link '%s': initial q0/dq0 not finite", l->name);
     }
     for (uint32_t k = 0; k < m->nextra_joints; k++) {
@@ -77,10 +77,10 @@ static int check_model(const struct hs_world_body_spec *s, struct hs_diag *d)
         if (e->link1 < 0 || e->link2 < 0 || e->link1 >= (int32_t)m->nlinks ||
             e->link2 >= (int32_t)m->nlinks || e->link1 == e->link2 ||
             (unsigned)e->type >= HS_EXTRA_TYPE_MAX)
-            return hs_diag_set(d, EINVAL, model_file(m), 0, 0,
+            return hs_diag_set(d, -EINVAL, model_file(m), 0, 0,
                                "ExtraJoint '%s': bad links or jointType", e->name);
         if (e->type == HS_EXTRA_PISTON && !(norm3(e->axis) > 1e-9))
-            return hs_diag_set(d, EINVAL, model_file(m), 0, 0,
+            return hs_diag_set(d, -EINVAL, model_file(m), 0, 0,
                                "ExtraJoint '%s': piston needs a non-zero jointAxis", e->name);
     }
     return 0;
@@ -310,7 +310,7 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
     r = -ENOMEM;
     if (!wb->links || !pose0 || !poseq || !axes || !v || !om || !eff || !wb->extra_joints ||
         !wb->extra_blocks) {
-        hs_diag_set(d, ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
+        hs_diag_set(d, -ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
         goto out;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -335,7 +335,7 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
             memcpy(wl->com, eff[i].com, sizeof wl->com);
             wl->body = dBodyCreate(w->world);
             if (!wl->body || hs__world_register_body(w, wl->body)) {
-                hs_diag_set(d, ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
+                hs_diag_set(d, -ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
                 goto out;
             }
             dMass mass;

@@ -88,14 +88,14 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     if (r)
         return r;
     if (nspecs == 0 || !specs)
-        return hs_diag_set(diag, EINVAL, "", 0, 0, "a world needs at least one body");
+        return hs_diag_set(diag, -EINVAL, "", 0, 0, "a world needs at least one body");
     r = hs__ode_acquire();
     if (r)
         return hs_diag_set(diag, r, "", 0, 0, "ODE initialisation failed");
     struct hs_world *w = calloc(1, sizeof *w);
     if (!w) {
         hs__ode_release();
-        return hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+        return hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
     }
     w->params = *params;
     w->world = dWorldCreate();
@@ -104,7 +104,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     w->bodies = calloc(nspecs, sizeof *w->bodies);
     w->contact_geoms = calloc(params->max_contacts, sizeof *w->contact_geoms);
     if (!w->world || !w->space || !w->contact_group || !w->bodies || !w->contact_geoms) {
-        r = hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+        r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
         goto fail;
     }
     w->nbodies = nspecs;
@@ -126,7 +126,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     r = collect_actuated(w);
     w->saved_state = calloc(13 * (size_t)w->nall_bodies + 1, sizeof *w->saved_state);
     if (r || !w->saved_state) {
-        r = hs_diag_set(diag, ENOMEM, "", 0, 0, "out of memory");
+        r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
         goto fail;
     }
     hs__world_read_joints(w, true);

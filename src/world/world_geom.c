@@ -140,7 +140,7 @@ static int check_geom(const struct hs_model *model, const struct hs_link *link,
         what = "unknown geometry type";
     }
     if (!ok)
-        return hs_diag_set(d, EINVAL, file, link->source_line, 0, "link '%s': %s", link->name,
+        return hs_diag_set(d, -EINVAL, file, link->source_line, 0, "link '%s': %s", link->name,
                            what);
     return 0;
 }
@@ -150,8 +150,8 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
     const struct hs_model *model = wl->owner->model;
     const struct hs_link *link = &model->links[wl->link_index];
     if ((uint64_t)link->geom_first + link->geom_count > model->ngeoms)
-        return hs_diag_set(d, EINVAL, model->path ? model->path : model->name, link->source_line, 0,
-                           "link '%s': geometry slice out of range", link->name);
+        return hs_diag_set(d, -EINVAL, model->path ? model->path : model->name, link->source_line,
+                           0, "link '%s': geometry slice out of range", link->name);
     for (uint32_t k = 0; k < link->geom_count; k++) {
         const struct hs_geom *g = &model->geoms[link->geom_first + k];
         int r = check_geom(model, link, g, d);
@@ -191,7 +191,7 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
             break;
         }
         if (!geom)
-            return hs_diag_set(d, ENOMEM, "", 0, 0, "ODE could not create a geom");
+            return hs_diag_set(d, -ENOMEM, "", 0, 0, "ODE could not create a geom");
         dGeomSetData(geom, wl);
         dMatrix3 Rode;
         hs__rot_to_ode(R, Rode);
