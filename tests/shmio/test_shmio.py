@@ -362,7 +362,7 @@ class TestShmIo(unittest.TestCase):
         c.detach()
         self.assertIn("SIGTERM", b.stderr())
 
-    def test_stale_segment_is_named(self):
+    def test_stale_segment_is_taken_over(self):
         a = self.bench("stale").start()
         a.attach().detach()
         a.proc.kill()
@@ -370,9 +370,10 @@ class TestShmIo(unittest.TestCase):
         self.assertTrue(os.path.exists(a.segment))  # SIGKILL: nobody removed it
         second = subprocess.run([HILSIM, "run", a.config, "--no-rt", "--duration", "1"],
                                 capture_output=True, text=True, timeout=60)
-        self.assertEqual(second.returncode, 1, second.stderr)
-        self.assertIn("stale segment", second.stderr)
-        self.assertIn("pid %d is dead" % a.proc.pid, second.stderr)
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn("took over stale segment", second.stderr)
+        self.assertIn("server pid %d is dead" % a.proc.pid, second.stderr)
+        self.assertFalse(os.path.exists(a.segment))  # and removed its own at the end
 
 
 if __name__ == "__main__":
