@@ -39,7 +39,6 @@ struct guard_slot {
 
 static struct guard_slot g_slots[GUARD_SLOTS];
 static struct sigaction g_prev;
-static _Atomic int g_installed;
 
 /* async-signal-safe */
 int hs_shm_server_absorb_fault(const siginfo_t *si)
@@ -79,16 +78,20 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 
 int hs__shm_guard_add(unsigned char *base, uint64_t size, struct hs_shm_guard **ret_guard)
 {
-    if (!atomic_exchange(&g_installed, 1)) {
+    /* (Re)installed whenever the current handler is not ours: something installed since (a
+     * test harness, a library) gets chained behind it rather than silently disarming the guard. */
+    struct sigaction cur;
+    if (sigaction(SIGBUS, NULL, &cur) < 0)
+        return -errno;
+    if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_sigbus) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigbus;
         sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGBUS, &sa, &g_prev) < 0) {
-            atomic_store(&g_installed, 0);
+        g_prev = cur;
+        if (sigaction(SIGBUS, &sa, NULL) < 0)
             return -errno;
-        }
     }
     for (int i = 0; i < GUARD_SLOTS; i++) {
         uintptr_t expect = 0;

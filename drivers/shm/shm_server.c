@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,7 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
         goto fail;
     }
     memcpy(s->pristine, s->base, s->pristine_size);
+    s->audit_cursor = sizeof(struct hs_shm_header);
     if ((r = hs__shm_guard_add(s->base, s->size, &s->guard)) < 0) {
         r = hs_diag_set(diag, r, NULL, 0, 0, "shm: arming the SIGBUS guard: %s", strerror(-r));
         goto fail;
@@ -132,6 +134,7 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
     /* Magic last: a client that sees it sees a complete segment. */
     atomic_store_explicit(&s->hdr->magic, HS_SHM_MAGIC, memory_order_release);
+    ((struct hs_shm_header *)s->pristine)->magic = HS_SHM_MAGIC; /* as clients must find it */
     *ret_server = s;
     return 0;
 fail:
@@ -160,8 +163,38 @@ void hs__shm_server_repair(struct hs_shm_server *s)
     memset(s->base + s->pristine_size, 0, s->size - s->pristine_size);
     memcpy(s->base, s->pristine, s->pristine_size);
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
-    atomic_store_explicit(&s->hdr->magic, HS_SHM_MAGIC, memory_order_release);
     s->tracked_owner = 0;
+}
+
+/* Bytes of the header that never change after create (the control line follows). */
+#define FIXED_HEADER_BYTES offsetof(struct hs_shm_header, tick_futex)
+#define AUDIT_CHUNK 64
+
+void hs__shm_server_audit(struct hs_shm_server *s)
+{
+    /* Clients trust the header and names they attach with; a client that overwrote them would
+     * mislead every later one. Checked a constant amount per tick (the fixed header, then one
+     * 64-byte chunk of the name table in turn: a memcmp of 192 bytes, tens of nanoseconds) and
+     * put back when changed. Racing a client that writes meanwhile is harmless: it is put back
+     * again on a later tick. */
+    int bad = memcmp(s->base, s->pristine, FIXED_HEADER_BYTES) != 0;
+    if (bad)
+        memcpy(s->base, s->pristine, FIXED_HEADER_BYTES);
+    uint64_t off = s->audit_cursor;
+    uint64_t n = s->pristine_size - off < AUDIT_CHUNK ? s->pristine_size - off : AUDIT_CHUNK;
+    if (memcmp(s->base + off, s->pristine + off, n)) {
+        memcpy(s->base + off, s->pristine + off, n);
+        bad = 1;
+    }
+    off += n;
+    s->audit_cursor = off >= s->pristine_size ? sizeof(struct hs_shm_header) : off;
+    /* Only destroy and mark_stopped say STOPPED; a client must not fake it to the others. */
+    if (atomic_load_explicit(&s->hdr->server_state, memory_order_relaxed) !=
+        HS_SHM_SERVER_RUNNING) {
+        atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
+        bad = 1;
+    }
+    s->abuse_total += (uint64_t)bad;
 }
 
 const char *hs_shm_server_note(const struct hs_shm_server *s)

@@ -78,8 +78,9 @@ struct hs_shm_command_report {
     uint64_t rejected_total;    /* joint reads that found an invalid command (bad mode,
                                  * non-finite value) and kept the previous one, since create */
     uint64_t newest_seq;        /* highest joint command seq seen */
-    uint64_t repaired_total;    /* times a client shrank the segment and the server rebuilt it
-                                 * (every client then has to attach again), since create */
+    uint64_t repaired_total;    /* times the server found the segment shrunk (rebuilt: every
+                                 * client has to attach again) or its header or names
+                                 * overwritten (put back), since create */
 };
 
 /* init only: allocates. Creates /dev/shm/hilsim-<bench> with O_EXCL. group: a group name to

@@ -47,7 +47,8 @@ struct hs_shm_server {
     uint64_t abuse_total;
     unsigned char *pristine; /* header and name table as created, for repair */
     uint64_t pristine_size;
-    char note[256]; /* takeover note for the caller to log ("" when none) */
+    uint64_t audit_cursor; /* next name-table chunk hs__shm_server_audit compares */
+    char note[256];        /* takeover note for the caller to log ("" when none) */
 };
 
 /* What occupies a segment name (read with pread: a shrinking file cannot fault us). */
@@ -94,5 +95,8 @@ void hs__shm_guard_remove(struct hs_shm_guard *g);
 uint64_t hs__shm_guard_hits(const struct hs_shm_guard *g);
 /* RT-safe, called by publish when the guard fired: re-sizes, re-maps and re-fills the segment. */
 void hs__shm_server_repair(struct hs_shm_server *s);
+/* RT-safe, every publish: compares the fixed header and one chunk of the name table with the
+ * copy made at create and puts back what a client overwrote (counted as abuse). */
+void hs__shm_server_audit(struct hs_shm_server *s);
 
 #endif
