@@ -122,6 +122,7 @@ def _library():
         "hs_client_write_commands": (ctypes.c_int, [p, ctypes.POINTER(Command), _u32]),
         "hs_client_last_command_seq": (_u64, [p]),
         "hs_client_heartbeat": (None, [p]),
+        "hs_client_server_check": (ctypes.c_int, [p]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -221,6 +222,12 @@ class Client:
             raise TimeoutError("no tick from bench %r within %.3f s" % (self.bench, timeout_s))
         _check(r, "wait_tick")
         return tick.value, missed.value
+
+    def server_check(self):
+        """Raises HilsimError with errno ESHUTDOWN (the server stopped) or EIDRM (it is gone:
+        crashed, or replaced by a new server) when this attachment is over; then detach and
+        attach again. Not for every cycle: a stat and a /proc read."""
+        _check(self._lib.hs_client_server_check(self._c), "server_check")
 
     @property
     def missed_ticks(self):

@@ -134,6 +134,7 @@ void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
     ret_report->lost_total = s->lost_total;
     ret_report->rejected_total = s->rejected_total;
     ret_report->newest_seq = s->newest_seq;
+    ret_report->repaired_total = s->abuse_total;
 }
 
 void hs_shm_server_set_stale_joints(struct hs_shm_server *s, uint32_t stale)

@@ -9,6 +9,10 @@
 void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_time_s,
                            int64_t mono_ns)
 {
+    /* One relaxed load while clients behave; a repair only in the tick after a truncation. */
+    if (hs__shm_guard_hits(s->guard) != s->guard_seen)
+        hs__shm_server_repair(s);
+    hs__shm_server_audit(s);
     struct hs_shm_state_head *h = s->staging_head;
     h->tick = tick;
     h->sim_time_s = sim_time_s;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ static int alloc_private(struct hs_shm_server *s, uint64_t state_size)
 
 static void free_private(struct hs_shm_server *s)
 {
+    free(s->pristine);
     free(s->staging);
     free(s->scratch);
     free(s->inputs);
@@ -91,14 +93,40 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
         free_private(s);
         return hs_diag_set(diag, -ENOMEM, NULL, 0, 0, "shm: out of memory");
     }
-    if ((r = hs__shm_segment_create(s->shm_name, s->size, group, mode, &s->base, diag)) < 0) {
+    s->fd = -1;
+    if ((r = hs__shm_segment_create(s->shm_name, s->size, group, mode, &s->base, &s->fd, s->note,
+                                    sizeof s->note, diag)) < 0) {
         free_private(s);
         return r;
     }
+    struct stat st;
+    if (fstat(s->fd, &st) < 0) {
+        r = hs_diag_set(diag, -errno, NULL, 0, 0, "shm: fstat %s: %s", s->shm_name + 1,
+                        strerror(errno));
+        goto fail;
+    }
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
 
     hs__shm_layout_fill(s->base, layout, s->size);
     s->hdr = (struct hs_shm_header *)s->base;
     s->hdr->creator_pid = (int32_t)getpid();
+    uint64_t start = 0;
+    (void)hs__shm_pid_start(s->hdr->creator_pid, &start); /* 0 (unknown) without /proc */
+    s->hdr->creator_start = start;
+    /* Header and names never change after this: keep them to rewrite after a truncation. */
+    s->pristine_size = s->hdr->names_offset + s->hdr->names_size;
+    s->pristine = malloc(s->pristine_size);
+    if (!s->pristine) {
+        r = hs_diag_set(diag, -ENOMEM, NULL, 0, 0, "shm: out of memory");
+        goto fail;
+    }
+    memcpy(s->pristine, s->base, s->pristine_size);
+    s->audit_cursor = sizeof(struct hs_shm_header);
+    if ((r = hs__shm_guard_add(s->base, s->size, &s->guard)) < 0) {
+        r = hs_diag_set(diag, r, NULL, 0, 0, "shm: arming the SIGBUS guard: %s", strerror(-r));
+        goto fail;
+    }
     s->state = (struct hs_shm_state_head *)(s->base + s->hdr->state_offset);
     s->cmd = (struct hs_shm_command_head *)(s->base + s->hdr->command_offset);
     s->shm_cmds = (struct hs_shm_joint_command *)(s->cmd + 1);
@@ -106,11 +134,75 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
     /* Magic last: a client that sees it sees a complete segment. */
     atomic_store_explicit(&s->hdr->magic, HS_SHM_MAGIC, memory_order_release);
+    ((struct hs_shm_header *)s->pristine)->magic = HS_SHM_MAGIC; /* as clients must find it */
     *ret_server = s;
     return 0;
+fail:
+    munlock(s->base, s->size);
+    munmap(s->base, s->size);
+    hs__shm_unlink_if(s->shm_name, s->dev, s->ino);
+    close(s->fd);
+    free_private(s);
+    return r;
 }
 
-void hs_shm_server_destroy(struct hs_shm_server *s)
+void hs__shm_server_repair(struct hs_shm_server *s)
+{
+    /* Two to four syscalls, only in the tick after a client shrank the segment. A fault while we
+     * repair (the client truncates again) is absorbed like the first and repaired next tick. */
+    s->guard_seen = hs__shm_guard_hits(s->guard);
+    s->abuse_total++;
+    if (ftruncate(s->fd, (off_t)s->size) < 0)
+        return; /* keep the anonymous pages: the tick goes on, clients see nothing new */
+    void *p = mmap(s->base, s->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, s->fd, 0);
+    if (p == MAP_FAILED)
+        return;
+    (void)mlock(s->base, s->size);
+    /* Whatever the client left is not trusted: the state and command sections restart from
+     * zero (no owner, no command), header and names as created. */
+    memset(s->base + s->pristine_size, 0, s->size - s->pristine_size);
+    memcpy(s->base, s->pristine, s->pristine_size);
+    atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
+    s->tracked_owner = 0;
+}
+
+/* Bytes of the header that never change after create (the control line follows). */
+#define FIXED_HEADER_BYTES offsetof(struct hs_shm_header, tick_futex)
+#define AUDIT_CHUNK 64
+
+void hs__shm_server_audit(struct hs_shm_server *s)
+{
+    /* Clients trust the header and names they attach with; a client that overwrote them would
+     * mislead every later one. Checked a constant amount per tick (the fixed header, then one
+     * 64-byte chunk of the name table in turn: a memcmp of 192 bytes, tens of nanoseconds) and
+     * put back when changed. Racing a client that writes meanwhile is harmless: it is put back
+     * again on a later tick. */
+    int bad = memcmp(s->base, s->pristine, FIXED_HEADER_BYTES) != 0;
+    if (bad)
+        memcpy(s->base, s->pristine, FIXED_HEADER_BYTES);
+    uint64_t off = s->audit_cursor;
+    uint64_t n = s->pristine_size - off < AUDIT_CHUNK ? s->pristine_size - off : AUDIT_CHUNK;
+    if (memcmp(s->base + off, s->pristine + off, n)) {
+        memcpy(s->base + off, s->pristine + off, n);
+        bad = 1;
+    }
+    off += n;
+    s->audit_cursor = off >= s->pristine_size ? sizeof(struct hs_shm_header) : off;
+    /* Only destroy and mark_stopped say STOPPED; a client must not fake it to the others. */
+    if (atomic_load_explicit(&s->hdr->server_state, memory_order_relaxed) !=
+        HS_SHM_SERVER_RUNNING) {
+        atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
+        bad = 1;
+    }
+    s->abuse_total += (uint64_t)bad;
+}
+
+const char *hs_shm_server_note(const struct hs_shm_server *s)
+{
+    return s->note;
+}
+
+void hs_shm_server_mark_stopped(struct hs_shm_server *s)
 {
     if (!s)
         return;
@@ -118,42 +210,71 @@ void hs_shm_server_destroy(struct hs_shm_server *s)
     /* Bump the futex word so waiters re-check and see STOPPED. */
     atomic_fetch_add_explicit(&s->hdr->tick_futex, 1, memory_order_seq_cst);
     syscall(SYS_futex, &s->hdr->tick_futex, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void hs_shm_server_destroy(struct hs_shm_server *s)
+{
+    if (!s)
+        return;
+    hs_shm_server_mark_stopped(s);
+    /* Unmapped while still guarded: a fault up to here is absorbed. */
     munlock(s->base, s->size);
     munmap(s->base, s->size);
-    shm_unlink(s->shm_name);
+    hs__shm_guard_remove(s->guard);
+    /* Only our own file: someone may have removed it and a new server created the name again. */
+    hs__shm_unlink_if(s->shm_name, s->dev, s->ino);
+    close(s->fd);
     free_private(s);
 }
 
-int hs_shm_server_remove_stale(const char *bench, struct hs_diag *diag)
+int hs_shm_server_inspect(const char *bench, struct hs_shm_segment_info *ret, struct hs_diag *diag)
 {
     char name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
     if (shm_name_for(bench, name, sizeof name) < 0)
         return bad_bench(bench, diag);
-    int fd = shm_open(name, O_RDONLY, 0);
-    if (fd < 0)
-        return hs_diag_set(diag, -errno, NULL, 0, 0, "shm: %s: %s", name + 1, strerror(errno));
-    struct stat st;
-    struct hs_shm_header *h = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= sizeof *h)
-        h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (h == MAP_FAILED)
-        return hs_diag_set(diag, -EPROTO, NULL, 0, 0,
-                           "shm: %s is not a hilsim segment (too small); left alone", name + 1);
-    uint32_t magic = atomic_load_explicit(&h->magic, memory_order_acquire);
-    int32_t pid = h->creator_pid;
-    munmap(h, sizeof *h);
-    if (magic != HS_SHM_MAGIC)
-        return hs_diag_set(diag, -EPROTO, NULL, 0, 0,
-                           "shm: %s is not a hilsim segment (magic 0x%08x); left alone", name + 1,
-                           magic);
-    if (hs__shm_pid_alive(pid))
-        return hs_diag_set(diag, -EBUSY, NULL, 0, 0, "shm: %s is in use by running pid %d",
-                           name + 1, (int)pid);
-    if (shm_unlink(name) < 0)
-        return hs_diag_set(diag, -errno, NULL, 0, 0, "shm: removing %s: %s", name + 1,
-                           strerror(errno));
+    struct hs_shm_occupant o;
+    int r = hs__shm_occupant(name, &o);
+    if (r < 0)
+        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1, strerror(-r));
+    memset(ret, 0, sizeof *ret);
+    ret->size = o.size;
+    ret->hilsim = o.hilsim;
+    ret->alive = o.alive;
+    ret->pid = o.pid;
+    ret->start = o.start;
+    ret->server_state = o.server_state;
+    ret->tick = o.tick;
     return 0;
+}
+
+int hs_shm_server_remove(const char *bench, int force, struct hs_diag *diag)
+{
+    char name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
+    if (shm_name_for(bench, name, sizeof name) < 0)
+        return bad_bench(bench, diag);
+    struct hs_shm_occupant o;
+    int r = hs__shm_occupant(name, &o);
+    if (r < 0)
+        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1, strerror(-r));
+    if (!o.hilsim && !force)
+        return hs_diag_set(diag, -EPROTO, NULL, 0, 0,
+                           "shm: %s is not a hilsim segment (size %llu, magic 0x%08x); left alone",
+                           name + 1, (unsigned long long)o.size, o.magic);
+    if (o.alive && !force)
+        return hs_diag_set(diag, -EBUSY, NULL, 0, 0, "shm: %s is in use by running pid %d",
+                           name + 1, (int)o.pid);
+    r = hs__shm_unlink_if(name, o.dev, o.ino);
+    if (r == -ESTALE)
+        return hs_diag_set(diag, -EAGAIN, NULL, 0, 0,
+                           "shm: %s was replaced while checking it; look again", name + 1);
+    if (r < 0)
+        return hs_diag_set(diag, r, NULL, 0, 0, "shm: removing %s: %s", name + 1, strerror(-r));
+    return 0;
+}
+
+int hs_shm_server_remove_stale(const char *bench, struct hs_diag *diag)
+{
+    return hs_shm_server_remove(bench, 0, diag);
 }
 
 struct hs_shm_joint_state *hs_shm_server_joints(struct hs_shm_server *s)

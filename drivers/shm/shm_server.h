@@ -4,10 +4,23 @@
  * per tick: fill hs_shm_server_joints()/imus()/fts(), hs_shm_server_publish(), and
  * hs_shm_server_read_commands() (both RT-safe: no allocation, no lock, no blocking) ->
  * hs_shm_server_destroy() (marks the segment stopped, wakes waiters, unlinks it).
- * One thread drives a server (the tick thread); the functions are not reentrant. */
+ * One thread drives a server (the tick thread); the functions are not reentrant.
+ *
+ * Hostile clients. Group members map the segment writable, so they can scribble over it and can
+ * ftruncate() it. Scribbles: the server never reads sizes, offsets or counts back from the
+ * segment, and validates every command (shm_commands.c). Truncation: the server absorbs the
+ * SIGBUS it causes and repairs the segment in the next publish (shm_guard.c says why this and
+ * not sealing or separate segments). A process that installs its own SIGBUS handler after
+ * hs_shm_server_create() must call hs_shm_server_absorb_fault() first in it.
+ *
+ * Ownership. The header records the creator's pid and start time. create() takes over a segment
+ * whose creator is gone (hs_shm_server_note() says so, for the caller to log) and never touches a
+ * live server's. destroy() unlinks the name only while it still names the file this server
+ * created. */
 #ifndef HILSIM_SHM_SERVER_H
 #define HILSIM_SHM_SERVER_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -65,20 +78,56 @@ struct hs_shm_command_report {
     uint64_t rejected_total;    /* joint reads that found an invalid command (bad mode,
                                  * non-finite value) and kept the previous one, since create */
     uint64_t newest_seq;        /* highest joint command seq seen */
+    uint64_t repaired_total;    /* times the server found the segment shrunk (rebuilt: every
+                                 * client has to attach again) or its header or names
+                                 * overwritten (put back), since create */
 };
 
 /* init only: allocates. Creates /dev/shm/hilsim-<bench> with O_EXCL. group: a group name to
  * fchown the segment to (NULL: keep the creator's group). mode: permission bits, 0 means 0660;
- * any world bit (0007) is refused. An existing segment is an error (-EEXIST) whose diag says
- * whether its creator is still alive or the segment is stale (then remove it, or use
- * hs_shm_server_remove_stale()). *ret_server is set on success only. */
+ * any world bit (0007) is refused. A hilsim segment whose creator (pid and start time) is gone is
+ * removed and created afresh (hs_shm_server_note() then says so). Anything else at the name is an
+ * error (-EEXIST) whose diag says what it is: a live server's segment, or not a hilsim segment.
+ * Arms the SIGBUS guard (installs a process-wide SIGBUS handler on first use). *ret_server is set
+ * on success only. */
 int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, const char *group,
                          mode_t mode, struct hs_shm_server **ret_server, struct hs_diag *diag);
 
-/* init only. Unlinks /dev/shm/hilsim-<bench> if it exists and its creator pid is dead.
- * Returns 0 when removed, -ENOENT when absent, -EBUSY when the creator is alive, -EPROTO when the
- * segment is not a hilsim segment (left alone). */
+/* init only. "" or a line for the caller to log (a stale segment taken over at create). */
+const char *hs_shm_server_note(const struct hs_shm_server *s);
+
+/* What a bench's segment says about its server (hs_shm_server_inspect). */
+struct hs_shm_segment_info {
+    uint64_t size;         /* file size, bytes */
+    int hilsim;            /* a complete header with the hilsim magic */
+    int alive;             /* hilsim, and the creator pid runs with the recorded start time */
+    int32_t pid;           /* creator pid */
+    uint64_t start;        /* creator start time, clock ticks since boot (0: not recorded) */
+    uint32_t server_state; /* enum hs_shm_server_state */
+    uint32_t tick;         /* low 32 bits of the last published tick */
+};
+
+/* init only. Reads the segment's header without mapping it. -ENOENT when absent. */
+int hs_shm_server_inspect(const char *bench, struct hs_shm_segment_info *ret, struct hs_diag *diag);
+
+/* init only. Unlinks /dev/shm/hilsim-<bench>. Returns 0 when removed, -ENOENT when absent,
+ * -EBUSY when its creator is alive and -EPROTO when it is not a hilsim segment (both left
+ * alone unless force). */
+int hs_shm_server_remove(const char *bench, int force, struct hs_diag *diag);
+/* init only. hs_shm_server_remove(bench, 0, diag). */
 int hs_shm_server_remove_stale(const char *bench, struct hs_diag *diag);
+
+/* Async-signal-safe: two atomic stores and one FUTEX_WAKE. Marks the segment stopped and wakes
+ * waiting clients (they get -ESHUTDOWN), without unmapping or unlinking anything: for a
+ * fatal-signal handler, before the process dies. The next server takes the segment over. */
+void hs_shm_server_mark_stopped(struct hs_shm_server *s);
+/* Async-signal-safe: hs_shm_server_mark_stopped() for every server of this process. */
+void hs_shm_server_mark_all_stopped(void);
+
+/* Async-signal-safe. For a SIGBUS handler installed after hs_shm_server_create(): returns 1 when
+ * the fault hit a server's segment (a client truncated it) and was absorbed (the handler should
+ * then return), 0 when it is not ours. */
+int hs_shm_server_absorb_fault(const siginfo_t *si);
 
 /* init only. Marks the segment stopped, wakes every waiter, unmaps and unlinks it, frees the
  * server. Accepts NULL. */

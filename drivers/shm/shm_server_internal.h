@@ -2,10 +2,14 @@
 #ifndef HILSIM_SHM_SERVER_INTERNAL_H
 #define HILSIM_SHM_SERVER_INTERNAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "shm_server.h"
+
+struct hs_shm_guard;
 
 struct hs_shm_server {
     char shm_name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX]; /* "/hilsim-<bench>" */
@@ -33,6 +37,30 @@ struct hs_shm_server {
     bool owner_lost;
     uint64_t inputs_writer; /* owner word that wrote the commands in inputs */
     uint64_t torn_total, lost_total, rejected_total, newest_seq;
+
+    /* Segment identity and repair (shm_guard.c explains the SIGBUS guard). */
+    int fd;    /* our segment, kept open */
+    dev_t dev; /* identity of our file: unlink only if the name still points here */
+    ino_t ino;
+    struct hs_shm_guard *guard;
+    uint64_t guard_seen; /* guard hits already repaired */
+    uint64_t abuse_total;
+    unsigned char *pristine; /* header and name table as created, for repair */
+    uint64_t pristine_size;
+    uint64_t audit_cursor; /* next name-table chunk hs__shm_server_audit compares */
+    char note[256];        /* takeover note for the caller to log ("" when none) */
+};
+
+/* What occupies a segment name (read with pread: a shrinking file cannot fault us). */
+struct hs_shm_occupant {
+    dev_t dev;
+    ino_t ino;
+    uint64_t size;
+    uint32_t magic, server_state, tick;
+    int32_t pid;
+    uint64_t start;
+    bool hilsim; /* size and magic right */
+    bool alive;  /* hilsim and its creator (pid and start time) still runs */
 };
 
 /* init only. Validates the layout; fills diag naming the offending field. */
@@ -48,9 +76,27 @@ uint64_t hs__shm_layout_total(const struct hs_shm_layout *layout, uint32_t *ret_
 /* init only. Creates, sizes, chowns/chmods and maps the segment; on -EEXIST the diag explains
  * whether the occupant is alive or stale. */
 int hs__shm_segment_create(const char *shm_name, uint64_t size, const char *group, mode_t mode,
-                           unsigned char **ret_base, struct hs_diag *diag);
+                           unsigned char **ret_base, int *ret_fd, char *note, size_t note_size,
+                           struct hs_diag *diag);
 
-/* init only. Nonzero when a process with this pid exists. */
-int hs__shm_pid_alive(int32_t pid);
+/* init only. Start time of pid (field 22 of /proc/PID/stat). -ESRCH when no such process. */
+int hs__shm_pid_start(int32_t pid, uint64_t *ret_start);
+/* init only. Nonzero when pid runs and, if start is not 0, started at start. */
+int hs__shm_owner_alive(int32_t pid, uint64_t start);
+/* init only. Describes the object at shm_name. -ENOENT when absent. */
+int hs__shm_occupant(const char *shm_name, struct hs_shm_occupant *ret);
+/* init only. Unlinks shm_name only while it still names the file dev/ino (-ESTALE if not). */
+int hs__shm_unlink_if(const char *shm_name, dev_t dev, ino_t ino);
+
+/* init only. Arms the SIGBUS guard for a mapping (installs the handler once per process). */
+int hs__shm_guard_add(unsigned char *base, uint64_t size, struct hs_shm_guard **ret_guard);
+void hs__shm_guard_remove(struct hs_shm_guard *g);
+/* RT-safe. Faults absorbed in this mapping since it was armed. */
+uint64_t hs__shm_guard_hits(const struct hs_shm_guard *g);
+/* RT-safe, called by publish when the guard fired: re-sizes, re-maps and re-fills the segment. */
+void hs__shm_server_repair(struct hs_shm_server *s);
+/* RT-safe, every publish: compares the fixed header and one chunk of the name table with the
+ * copy made at create and puts back what a client overwrote (counted as abuse). */
+void hs__shm_server_audit(struct hs_shm_server *s);
 
 #endif

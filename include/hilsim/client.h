@@ -9,7 +9,15 @@
  * per cycle hs_client_wait_tick(), hs_client_read_state(), hs_client_write_command(s)() (RT-safe:
  * no allocation, no locks; wait_tick blocks only in the futex, bounded by its timeout) ->
  * hs_client_detach(). A struct hs_client is used from one thread at a time. Errors: 0 or a negative
- * errno. */
+ * errno.
+ *
+ * When the server goes away. Two errors mean "this attachment is over: detach, then attach again
+ * (retrying while attach says -ENOENT) to reach the next server":
+ *   -ESHUTDOWN  the server stopped (it marked the segment: a normal stop, or a fatal signal);
+ *   -EIDRM      the server is gone without saying so (crashed or killed): its segment was removed
+ *               or replaced by a new server's, or its process (pid and start time) no longer runs.
+ * wait_tick, read_state and the writes return them as described at each function. A write that
+ * returned 0 was stored in the segment; it is applied only if the server is still running. */
 #ifndef HILSIM_CLIENT_H
 #define HILSIM_CLIENT_H
 
@@ -85,8 +93,9 @@ const char *hs_client_joint_unit(const struct hs_client *c, uint32_t index);
 
 /* RT-safe (blocks in FUTEX_WAIT at most timeout_ns; 0 polls). Returns once a tick newer than the
  * last one this client saw is published: *ret_tick its number, *ret_missed how many ticks were
- * skipped since the previous wait (either pointer may be NULL). -ETIMEDOUT when none came,
- * -ESHUTDOWN when the server stopped. The first wait after attach returns the next new tick. */
+ * skipped since the previous wait (either pointer may be NULL). -ETIMEDOUT when none came and
+ * the server still exists, -ESHUTDOWN when it stopped, -EIDRM when it is gone (checked only when
+ * no tick came: a stat and a /proc read). The first wait after attach returns the next new tick. */
 int hs_client_wait_tick(struct hs_client *c, int64_t timeout_ns, uint64_t *ret_tick,
                         uint32_t *ret_missed);
 
@@ -94,8 +103,14 @@ int hs_client_wait_tick(struct hs_client *c, int64_t timeout_ns, uint64_t *ret_t
 uint64_t hs_client_missed_ticks(const struct hs_client *c);
 
 /* RT-safe. Copies a consistent snapshot (seqlock, bounded retries): -EAGAIN if every attempt
- * overlapped a publish. */
+ * overlapped a publish. The snapshot is filled but the server's last one, not current, when it
+ * returns -ESHUTDOWN (the server stopped) or -EIDRM (gone: checked, with a stat and a /proc read,
+ * only when the state is older than ten client timeouts, at least 1 s). */
 int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st);
+
+/* Not RT-safe (a stat and a /proc read, bounded). 0 while the server that created this client's
+ * segment runs; -ESHUTDOWN when it stopped; -EIDRM when it is gone (see the top of this file). */
+int hs_client_server_check(const struct hs_client *c);
 
 /* RT-safe (CAS, kill(pid, 0), no allocation). Takes the command section: free, owned by a dead
  * process, or owned by a client the server declared lost (this one included: a client that got
@@ -108,8 +123,9 @@ void hs_client_release(struct hs_client *c);
 
 /* RT-safe. Writes one joint's command under the command seqlock with a new sequence number and
  * the CLOCK_MONOTONIC stamp; bumps the heartbeat. -EPERM when not the owner (never claimed or
- * taken over), -ENOTCONN when the server declared this client lost (claim again), -EINVAL for a
- * bad index, mode or non-finite value. */
+ * taken over), -ENOTCONN when the server declared this client lost (claim again), -ESHUTDOWN
+ * when the server stopped (nothing will apply it), -EINVAL for a bad index, mode or non-finite
+ * value. Writes do not look for a crashed server (no syscall here): wait_tick and read_state do. */
 int hs_client_write_command(struct hs_client *c, uint32_t joint,
                             const struct hs_client_command *cmd);
 

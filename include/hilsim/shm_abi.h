@@ -41,6 +41,11 @@
 #include <string.h>
 
 #define HS_SHM_MAGIC 0x4d485348u /* "HSHM" in memory on little-endian hosts */
+/* Compatibility rule: abi_version changes when an existing field moves, changes type or meaning,
+ * or a section changes size for the same counts; readers refuse any other version. A field taken
+ * from reserved space, where zero keeps the old meaning ("unknown" or "not set"), does not change
+ * the version: old readers ignore it, new readers treat zero as "not recorded" (creator_start,
+ * bench_flags). Reserved words are zero when the server creates the segment. */
 #define HS_SHM_ABI_VERSION 1u
 #define HS_SHM_PATH_PREFIX "/hilsim-" /* shm_open name: "/hilsim-<bench>" */
 #define HS_SHM_BENCH_MAX 64           /* bench name length limit, bytes, without NUL */
@@ -112,7 +117,11 @@ struct hs_shm_header {
     uint64_t names_offset, names_size;
     uint64_t state_offset, state_size;
     uint64_t command_offset, command_size;
-    uint8_t reserved0[128 - 112];
+    /* Start time of creator_pid (field 22 of /proc/PID/stat, clock ticks since boot; 0 from
+     * servers before version 1.1 of this header): a pid reused by another process does not make
+     * a dead server's segment look alive. */
+    uint64_t creator_start;
+    uint64_t reserved0;
 
     /* Control words (own cache line). */
     _Atomic uint32_t tick_futex; /* rt:w client:r  low 32 bits of the published tick; futex */

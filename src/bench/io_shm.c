@@ -151,6 +151,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->stats.lost_clients = rep.lost_total;
     s->stats.torn_reads = rep.torn_total;
     s->stats.invalid_commands = rep.rejected_total;
+    s->stats.segment_repairs = rep.repaired_total;
     s->stats.client_status = rep.client_status;
     s->stats.client_pid = rep.client_pid;
     return 0;
@@ -439,4 +440,9 @@ fail:
 void hs_bench_shm_stats(const struct hs_bench_shm *s, struct hs_bench_shm_stats *ret)
 {
     *ret = s->stats;
+}
+
+const char *hs_bench_shm_note(const struct hs_bench_shm *s)
+{
+    return hs_shm_server_note(s->srv);
 }

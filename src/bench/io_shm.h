@@ -51,6 +51,7 @@ struct hs_bench_shm_stats {
     uint64_t lost_clients;      /* clients the server declared lost */
     uint64_t torn_reads;        /* command reads that found the section mid-write */
     uint64_t invalid_commands;  /* joint commands the server rejected (bad mode, NaN) */
+    uint64_t segment_repairs;   /* times a client shrank the segment and the server rebuilt it */
     uint32_t client_status;     /* enum hs_shm_client_status at the last tick */
     int32_t client_pid;         /* owner at the last tick (0: none) */
 };
@@ -66,5 +67,8 @@ int hs_bench_shm_attach(struct hs_bench *bench, struct hs_bench_shm **ret_shm,
 /* RT-safe. Plain copies of counters the tick thread writes: call it on the tick thread or
  * after the loop stopped (safe_stop, summary). */
 void hs_bench_shm_stats(const struct hs_bench_shm *shm, struct hs_bench_shm_stats *ret_stats);
+
+/* init only. "" or a line to log about the segment (a dead server's segment taken over). */
+const char *hs_bench_shm_note(const struct hs_bench_shm *shm);
 
 #endif

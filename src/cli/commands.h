@@ -13,5 +13,6 @@ int hs_cmd_bench(int argc, char **argv);
 int hs_cmd_bench_step(int argc, char **argv);
 int hs_cmd_config(int argc, char **argv);
 int hs_cmd_can(int argc, char **argv);
+int hs_cmd_shm(int argc, char **argv);
 
 #endif

@@ -22,11 +22,13 @@ static void report_stop(void *ctx, struct hs_bench *b)
     hs_bench_shm_stats(ctx, &st);
     hs_log(HS_LOG_INFO,
            "shm: %llu states published, %llu commands applied, %llu refused (mode not allowed), "
-           "%llu invalid, %llu torn reads, %llu stale joint-ticks, %llu clients lost; client %s",
+           "%llu invalid, %llu torn reads, %llu stale joint-ticks, %llu clients lost, %llu segment "
+           "repairs; client %s",
            (unsigned long long)st.published, (unsigned long long)st.commands_applied,
            (unsigned long long)st.commands_refused, (unsigned long long)st.invalid_commands,
            (unsigned long long)st.torn_reads, (unsigned long long)st.stale_joint_ticks,
-           (unsigned long long)st.lost_clients, client_status_name(st.client_status));
+           (unsigned long long)st.lost_clients, (unsigned long long)st.segment_repairs,
+           client_status_name(st.client_status));
 }
 
 static const struct hs_bench_io_ops report_ops = {.name = "shm-report", .safe_stop = report_stop};
@@ -48,6 +50,8 @@ int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
     }
     if (rc < 0)
         return rc;
+    if (hs_bench_shm_note(shm)[0])
+        hs_log(HS_LOG_WARNING, "%s", hs_bench_shm_note(shm));
     if (hs_bench_add_io(r->bench, &report_ops, shm) < 0)
         hs_log(HS_LOG_WARNING, "shm: no I/O slot left for the shm counters report");
     else

@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {"bench-step", hs_cmd_bench_step, "benchmark one physics step against bare ODE"},
     {"config", hs_cmd_config, "check a bench config file and print it resolved"},
     {"can", hs_cmd_can, "CAN tools: dbc, decode"},
+    {"shm", hs_cmd_shm, "shared-memory segments: list, remove BENCH"},
 };
 
 static void usage(FILE *out)

@@ -1,5 +1,6 @@
 /* Attaching to a bench segment and detaching. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,8 @@
 
 #include "client_internal.h"
 
-static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, char *errbuf,
-                        size_t errbuf_size)
+static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, struct stat *ret_st,
+                        char *errbuf, size_t errbuf_size)
 {
     char name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
     if (!hs_shm_bench_valid(bench))
@@ -47,6 +48,7 @@ static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, char
                               bench, (long long)st.st_size, sizeof(struct hs_shm_header));
     }
     *ret_fd = fd;
+    *ret_st = st;
     *ret_size = (uint64_t)st.st_size;
     return 0;
 }
@@ -80,7 +82,8 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
     uint64_t size = 0;
     if (!ret_client)
         return hs__client_err(errbuf, errbuf_size, -EINVAL, "ret_client is NULL");
-    if ((r = open_segment(bench, &fd, &size, errbuf, errbuf_size)) < 0)
+    struct stat seg_st = {0};
+    if ((r = open_segment(bench, &fd, &size, &seg_st, errbuf, errbuf_size)) < 0)
         return r;
     unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int e = errno;
@@ -106,6 +109,16 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
     c->state = (struct hs_shm_state_head *)(base + c->hdr->state_offset);
     c->cmd = (struct hs_shm_command_head *)(base + c->hdr->command_offset);
     c->shm_cmds = (struct hs_shm_joint_command *)(c->cmd + 1);
+    snprintf(c->path, sizeof c->path, "/dev/shm%s%s", HS_SHM_PATH_PREFIX, bench);
+    c->dev = seg_st.st_dev;
+    c->ino = seg_st.st_ino;
+    c->server_pid = c->hdr->creator_pid;
+    c->server_start = c->hdr->creator_start;
+    /* A running server publishes every period; ten client timeouts (at least 1 s) without a new
+     * state is worth the cost of asking whether it still exists. */
+    c->silent_ns = (int64_t)(c->hdr->client_timeout_ns * 10);
+    if (c->silent_ns < 1000000000)
+        c->silent_ns = 1000000000;
 
     /* Pair the 32-bit futex word with the full tick from the state head; a publish between the
      * two reads makes the state tick ahead by (low bits difference). */

@@ -66,6 +66,9 @@ void hs_client_release(struct hs_client *c)
 
 static int check_owner(struct hs_client *c)
 {
+    /* A stopped server applies nothing: say so rather than accept the command. */
+    if (atomic_load_explicit(&c->hdr->server_state, memory_order_acquire) == HS_SHM_SERVER_STOPPED)
+        return -ESHUTDOWN;
     if (!c->owner_word)
         return -EPERM;
     if (atomic_load_explicit(&c->cmd->owner, memory_order_acquire) != c->owner_word) {

@@ -2,6 +2,8 @@
 #ifndef HILSIM_CLIENT_INTERNAL_H
 #define HILSIM_CLIENT_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "hilsim/client.h"
 
 #define HS_CLIENT_API __attribute__((visibility("default")))
@@ -22,7 +24,18 @@ struct hs_client {
 
     uint64_t owner_word; /* our claim (0: not the owner) */
     uint64_t next_seq;
+
+    /* Who served the segment at attach, to tell a gone or replaced server (client_server.c). */
+    char path[sizeof "/dev/shm" + sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
+    dev_t dev;
+    ino_t ino;
+    int32_t server_pid;
+    uint64_t server_start; /* 0: the server did not record it */
+    int64_t silent_ns;     /* a state older than this makes read_state check the server */
 };
+
+/* Not RT-safe (stat, /proc). 0, -ESHUTDOWN or -EIDRM as hs_client_server_check. */
+int hs__client_server_gone(const struct hs_client *c);
 
 /* init only. Validates the mapped header against the file size; message into errbuf. */
 int hs__client_check_header(const struct hs_shm_header *h, uint64_t file_size, char *errbuf,

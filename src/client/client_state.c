@@ -43,6 +43,13 @@ int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st)
             st->client_status = head.client_status;
             st->stale_joints = head.stale_joints;
             st->bench_flags = head.bench_flags;
+            if (atomic_load_explicit(&c->hdr->server_state, memory_order_acquire) ==
+                HS_SHM_SERVER_STOPPED)
+                return -ESHUTDOWN;
+            /* A state older than silent_ns (one vDSO clock read to know): the server may have
+             * crashed; only then ask (a stat and a /proc read), so a live server costs nothing. */
+            if (hs__client_now_ns() - head.mono_ns > c->silent_ns)
+                return hs__client_server_gone(c);
             return 0;
         }
     }

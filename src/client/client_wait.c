@@ -51,8 +51,12 @@ int hs_client_wait_tick(struct hs_client *c, int64_t timeout_ns, uint64_t *ret_t
         cur = futex_wait_change(c, last, hs__client_now_ns() + timeout_ns);
     if (stopped(c))
         return -ESHUTDOWN;
-    if (cur == last)
-        return -ETIMEDOUT;
+    if (cur == last) {
+        /* Only after a timeout (a stat and a /proc read): a crashed server never says STOPPED,
+         * and waiting on would time out forever even once a new server runs. */
+        int gone = hs__client_server_gone(c);
+        return gone < 0 ? gone : -ETIMEDOUT;
+    }
     uint32_t delta = cur - last;
     c->last_futex = cur;
     c->last_tick += delta;

@@ -113,6 +113,52 @@ class TestBindings(unittest.TestCase):
         self.assertGreater(int(f[f.index("fresh") + 1]), 0)
         self.assertIn("client status 0", out)  # released at detach
 
+    def test_crashed_server_is_reported_then_reattach(self):
+        srv = BenchServer("gone")
+        try:
+            c = hc.Client(srv.bench)
+            c.wait_tick(30.0)
+            c.server_check()  # alive: no error
+            srv.proc.kill()
+            srv.proc.wait()
+            with self.assertRaises(hc.HilsimError) as cm:
+                c.wait_tick(0.05)
+            self.assertEqual(cm.exception.errno, errno.EIDRM)
+            with self.assertRaises(hc.HilsimError) as cm:
+                c.server_check()
+            self.assertEqual(cm.exception.errno, errno.EIDRM)
+            c.detach()
+            # A new server on the same name takes the dead one's segment over.
+            srv2 = BenchServer("gone")
+            try:
+                with hc.Client(srv2.bench) as c2:
+                    c2.wait_tick(30.0)
+                    c2.claim()
+                srv2.proc.send_signal(signal.SIGTERM)
+                srv2.proc.communicate(timeout=60)
+            finally:
+                srv2.kill()
+        finally:
+            srv.kill()
+
+    def test_stopped_server_refuses_commands(self):
+        srv = BenchServer("stopped")
+        try:
+            c = hc.Client(srv.bench)
+            c.claim()
+            c.write_command(0, hc.MODE_TORQUE, tau_ff=0.1)
+            srv.proc.send_signal(signal.SIGTERM)
+            srv.proc.communicate(timeout=60)
+            with self.assertRaises(hc.HilsimError) as cm:
+                c.write_command(0, hc.MODE_TORQUE, tau_ff=0.1)
+            self.assertEqual(cm.exception.errno, errno.ESHUTDOWN)
+            with self.assertRaises(hc.HilsimError) as cm:
+                c.read_state()
+            self.assertEqual(cm.exception.errno, errno.ESHUTDOWN)
+            c.detach()
+        finally:
+            srv.kill()
+
     def test_bench_safe_hold_flag(self):
         """A bench in safe hold says so in every snapshot, whatever the commands."""
         srv = BenchServer("hold", env={"HS_TEST_BENCH_FLAGS": str(hc.BENCH_SAFE_HOLD)})

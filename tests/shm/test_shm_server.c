@@ -143,25 +143,82 @@ static void test_occupied_name_live_and_stale(void **state)
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s2, &d), -EEXIST);
-    snprintf(pidstr, sizeof pidstr, "pid %d is dead", (int)child);
-    assert_non_null(strstr(d.msg, "stale segment"));
-    assert_non_null(strstr(d.msg, pidstr));
-    assert_int_equal(hs_shm_server_remove_stale(bench, &d), 0);
-    assert_int_equal(hs_shm_server_remove_stale(bench, &d), -ENOENT);
+    /* The next server takes the dead one's segment over and says so. */
+    struct hs_shm_segment_info info;
+    assert_int_equal(hs_shm_server_inspect(bench, &info, &d), 0);
+    assert_true(info.hilsim);
+    assert_false(info.alive);
+    assert_int_equal(info.pid, child);
+    assert_true(info.start > 0);
     assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s2, &d), 0);
+    snprintf(pidstr, sizeof pidstr, "server pid %d is dead", (int)child);
+    assert_non_null(strstr(hs_shm_server_note(s2), "took over stale segment"));
+    assert_non_null(strstr(hs_shm_server_note(s2), pidstr));
+    assert_int_equal(hs_shm_server_inspect(bench, &info, &d), 0);
+    assert_true(info.alive);
+    assert_int_equal(info.pid, getpid());
+    hs_shm_server_destroy(s2);
+    assert_int_equal(hs_shm_server_remove_stale(bench, &d), -ENOENT);
+
+    /* A recorded start time that does not match: the pid was reused by another process. */
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s, &d), 0);
+    char name[128];
+    snprintf(name, sizeof name, "/hilsim-%s", bench);
+    int hfd = shm_open(name, O_RDWR, 0);
+    assert_true(hfd >= 0);
+    uint64_t fake_start = info.start + 12345;
+    assert_int_equal(
+        pwrite(hfd, &fake_start, sizeof fake_start, offsetof(struct hs_shm_header, creator_start)),
+        (ssize_t)sizeof fake_start);
+    close(hfd);
+    assert_int_equal(hs_shm_server_inspect(bench, &info, &d), 0);
+    assert_false(info.alive);
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s2, &d), 0);
+    assert_non_null(strstr(hs_shm_server_note(s2), "took over"));
+    hs_shm_server_destroy(s); /* its file is gone from the name: s2's segment survives */
+    assert_int_equal(hs_shm_server_inspect(bench, &info, &d), 0);
+    assert_true(info.alive);
     hs_shm_server_destroy(s2);
 
     /* Something that is not a hilsim segment. */
-    char name[128];
-    snprintf(name, sizeof name, "/hilsim-%s", bench);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s2, &d), -EEXIST);
     assert_non_null(strstr(d.msg, "not a complete hilsim segment"));
     assert_int_equal(hs_shm_server_remove_stale(bench, &d), -EPROTO);
-    shm_unlink(name);
+    assert_int_equal(hs_shm_server_remove(bench, 1, &d), 0);
+    assert_int_equal(hs_shm_server_remove(bench, 1, &d), -ENOENT);
+}
+
+/* Start A, remove its segment by hand, start B on the same name, stop A: B's segment stays. */
+static void test_stop_removes_only_its_own_segment(void **state)
+{
+    (void)state;
+    char bench[64], path[128];
+    hs_test_bench(bench, sizeof bench, "identity");
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, 3);
+    struct hs_shm_server *a = NULL, *b = NULL;
+    struct hs_diag d;
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &a, &d), 0);
+    assert_int_equal(hs_shm_server_path(bench, path, sizeof path), 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &b, &d), 0);
+    assert_string_equal(hs_shm_server_note(b), ""); /* nothing was there to take over */
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    hs_shm_server_destroy(a);
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(before.st_ino, after.st_ino);
+
+    struct hs_client *c;
+    char err[256];
+    assert_int_equal(hs_client_attach(bench, &c, err, sizeof err), 0);
+    hs_client_detach(c);
+    hs_shm_server_destroy(b);
+    assert_int_equal(stat(path, &after), -1);
+    assert_int_equal(errno, ENOENT);
 }
 
 static void expect_layout_error(struct hs_test_layout *t, const char *needle)
@@ -215,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_create_mode_mlock_and_names),
         cmocka_unit_test(test_mode_and_group),
         cmocka_unit_test(test_occupied_name_live_and_stale),
+        cmocka_unit_test(test_stop_removes_only_its_own_segment),
         cmocka_unit_test(test_layout_errors_name_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);

@@ -362,7 +362,7 @@ class TestShmIo(unittest.TestCase):
         c.detach()
         self.assertIn("SIGTERM", b.stderr())
 
-    def test_stale_segment_is_named(self):
+    def test_stale_segment_is_taken_over(self):
         a = self.bench("stale").start()
         a.attach().detach()
         a.proc.kill()
@@ -370,9 +370,42 @@ class TestShmIo(unittest.TestCase):
         self.assertTrue(os.path.exists(a.segment))  # SIGKILL: nobody removed it
         second = subprocess.run([HILSIM, "run", a.config, "--no-rt", "--duration", "1"],
                                 capture_output=True, text=True, timeout=60)
-        self.assertEqual(second.returncode, 1, second.stderr)
-        self.assertIn("stale segment", second.stderr)
-        self.assertIn("pid %d is dead" % a.proc.pid, second.stderr)
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn("took over stale segment", second.stderr)
+        self.assertIn("server pid %d is dead" % a.proc.pid, second.stderr)
+        self.assertFalse(os.path.exists(a.segment))  # and removed its own at the end
+
+    def test_shm_list_and_remove(self):
+        a = self.bench("cli").start()
+        a.attach().detach()
+        name = os.path.basename(a.segment)[len("hilsim-"):]
+
+        def listing():
+            out = subprocess.run([HILSIM, "shm", "list"], capture_output=True, text=True,
+                                 timeout=60)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            rows = [l.split() for l in out.stdout.splitlines() if l.split()[:1] == [name]]
+            self.assertEqual(len(rows), 1, out.stdout)
+            return rows[0]
+
+        row = listing()
+        self.assertEqual(row[1:3], [str(a.proc.pid), "alive"])
+        live = subprocess.run([HILSIM, "shm", "remove", name], capture_output=True, text=True,
+                              timeout=60)
+        self.assertEqual(live.returncode, 1, live.stderr)
+        self.assertIn("in use by running pid %d" % a.proc.pid, live.stderr)
+        self.assertTrue(os.path.exists(a.segment))
+        a.proc.kill()
+        a.proc.wait()
+        row = listing()
+        self.assertEqual(row[1:3], [str(a.proc.pid), "dead"])
+        gone = subprocess.run([HILSIM, "shm", "remove", name], capture_output=True, text=True,
+                              timeout=60)
+        self.assertEqual(gone.returncode, 0, gone.stderr)
+        self.assertFalse(os.path.exists(a.segment))
+        bad = subprocess.run([HILSIM, "shm", "remove"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(bad.returncode, 2)
 
 
 if __name__ == "__main__":
