@@ -16,9 +16,11 @@
  *
  * Who registers what (init only, after the module is attached; the runner does it):
  *   can  hs_bench_can_emergency_stop (src/bench/io_can.c): one stop frame per MIT/ODrive node.
- *   shm  not yet: once src/bench/io_shm.c offers an async-signal-safe
- *        hs_bench_shm_emergency_stop(struct hs_bench_shm *) that marks the segment stopped,
- *        io_attach_shm.c registers it with hs__emergency_register("shm", ...).
+ *   shm  hs_shm_server_mark_all_stopped (drivers/shm): the segment's state says "stopped", so
+ *        waiting clients get ESHUTDOWN at once. Registered by the runner after the emergency
+ *        handler is installed, hence after it: the shm SIGBUS guard (installed when the
+ *        segment is created) sees a truncating client's fault first and chains to this
+ *        handler for any other SIGBUS.
  * Not RT: the registry is written at init only; the handler reads it lock-free. */
 #ifndef HS_CLI_EMERGENCY_H
 #define HS_CLI_EMERGENCY_H

@@ -13,6 +13,7 @@
 #include "../bench/io_can.h"
 #include "commands.h"
 #include "emergency.h"
+#include "shm_server.h"
 #include "hilsim/log.h"
 #include "reload.h"
 
@@ -98,6 +99,12 @@ void hs__runner_signals(sigset_t *ret)
     sigaddset(ret, SIGTERM);
     sigaddset(ret, SIGHUP);
     sigaddset(ret, SIGUSR1);
+}
+
+static void shm_emergency(void *ctx)
+{
+    (void)ctx;
+    hs_shm_server_mark_all_stopped();
 }
 
 static void can_emergency(void *ctx)
@@ -197,6 +204,10 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     if (r->can && hs__emergency_register("can", can_emergency, r) < 0)
         hs_log(HS_LOG_WARNING, "can: no emergency stop slot left");
+    /* Clients waiting on the segment learn at once that the server is gone (ESHUTDOWN), not
+     * after their own timeout; after the process dies the next server takes the segment over. */
+    if (r->cfg->shm.enabled && hs__emergency_register("shm", shm_emergency, NULL) < 0)
+        hs_log(HS_LOG_WARNING, "shm: no emergency stop slot left");
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;

@@ -362,6 +362,22 @@ class TestShmIo(unittest.TestCase):
         c.detach()
         self.assertIn("SIGTERM", b.stderr())
 
+    def test_fatal_signal_marks_the_segment_stopped(self):
+        # SIGQUIT (systemd's watchdog sends SIGABRT; both take the emergency path): the process
+        # dies of the signal, and before it does its emergency hook marks the segment stopped,
+        # so a waiting client learns ESHUTDOWN instead of EIDRM after its own timeout.
+        b = self.bench("quit").start()
+        c = b.attach()
+        c.wait_tick(5.0)
+        b.proc.send_signal(signal.SIGQUIT)
+        self.assertEqual(b.proc.wait(timeout=60), -signal.SIGQUIT, b.stderr())
+        with self.assertRaises(hc.HilsimError) as cm:
+            for _ in range(1000):  # at most the ticks published before the signal
+                c.wait_tick(20.0)
+        self.assertEqual(cm.exception.errno, errno.ESHUTDOWN, b.stderr())
+        c.detach()
+        self.assertIn("emergency stop", b.stderr())
+
     def test_stale_segment_is_taken_over(self):
         a = self.bench("stale").start()
         a.attach().detach()
