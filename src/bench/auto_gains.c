@@ -14,7 +14,11 @@
  * large rotor inertia is what a gain sized for the whole subtree (It, `moved`) drives
  * unstable). An earlier bound took only the rigid pieces on each side as if every neighbouring
  * joint were a free ball joint: far too low on chains of small intermediate links (a biped's
- * hip-roll link between hip yaw and hip pitch), which then sagged to the floor.
+ * hip-roll link between hip yaw and hip pitch), which then sagged to the floor. Robots with
+ * large reflected rotor inertias on light links (GR001, RIC30: rotorInertia 1 on 30 g links)
+ * diverged under this bound until the world stopped modelling the armature as a needle-shaped
+ * tensor J a a^T, whose explicit gyroscopic term is itself unstable (world_mass.c); the bound
+ * still takes the armature along the axis only, a lower bound of the world's inertia.
  * Critically damped at w on It: kp = w² It, kd = 2 w It. With r = It / Ie and x = w h:
  *   a + 2 b = r x² + 4 r x,
  * kept at or below 4 s (s = HS_PD_STABILITY_SHARE of the stable region: the joints' PDs are

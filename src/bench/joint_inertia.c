@@ -14,8 +14,8 @@
  * in between only the part of the rotation along the neighbour's axis is free. For a neighbour
  * body with an isotropic tensor J about a point on both axes at angle t, the 2x2 Schur
  * complement J - (J cos t)^2 / J = J sin^2 t is the share it adds (tests/bench/
- * test_auto_gains.c checks a three-link example against that). The armature is modelled as
- * the world models it (on the child body's tensor), so Ie matches what ODE integrates. */
+ * test_auto_gains.c checks a three-link example against that). The armature is taken along
+ * the joint axis only (add_armature), which makes Ie a lower bound of the world's. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,12 +35,26 @@ static bool in_subtree(const struct hs_model *m, uint32_t k, uint32_t i)
     return up == (int32_t)i;
 }
 
-/* Link k's reflected rotor inertia: the world adds N² J a aᵀ to the child body's tensor. */
+/* Link k's reflected rotor inertia. */
 static double armature(const struct hs_link *l)
 {
     if (l->joint_type != HS_JOINT_ROTATE || !isfinite(l->rotor_inertia) || !isfinite(l->gear_ratio))
         return 0.0;
     return l->rotor_inertia * l->gear_ratio * l->gear_ratio;
+}
+
+/* Link l's tensor about its centre of mass (link frame) with its armature along the axis only,
+ * J a a^T: what the joint itself feels of its rotor. The world puts J on every axis
+ * (world_mass.c: ODE's explicit gyroscopic term), i.e. adds (1 - a a^T) J more; adding positive
+ * semi-definite inertia only raises 1 / (M^-1)_ii, so the bound computed here is a lower bound
+ * of the world's and the clamp stays on the safe side, and the gains are sized on what the
+ * joint moves about its own axis. */
+static void add_armature(const struct hs_link *l, double I[9])
+{
+    double J = armature(l);
+    for (int r = 0; J > 0 && r < 3; r++)
+        for (int q = 0; q < 3; q++)
+            I[r * 3 + q] += J * l->axis[r] * l->axis[q];
 }
 
 /* Link k's share of the inertia about the line through p along a (rotate), or its mass
@@ -58,12 +72,18 @@ static double link_about(const struct hs_link *l, const struct hs_pose *pk, cons
     *ret_moment = mass * sqrt(d2);
     if (slide)
         return mass;
-    /* a^T (R I R^T) a = (R^T a)^T I (R^T a); the armature adds J (a_k . a)^2. */
+    /* a^T (R I R^T) a = (R^T a)^T I (R^T a), I with the armature as the world adds it. */
+    double I[9];
+    bool usable = true;
+    for (int q = 0; q < 9; q++)
+        usable = usable && isfinite(l->inertia[q]);
+    for (int q = 0; q < 9; q++)
+        I[q] = usable ? l->inertia[q] : 0.0;
+    add_armature(l, I);
     hs_rot_apply_transpose(pk->R, a, la);
-    hs_rot_apply(l->inertia, la, Ia);
-    double ak = la[0] * l->axis[0] + la[1] * l->axis[1] + la[2] * l->axis[2];
+    hs_rot_apply(I, la, Ia);
     double own = la[0] * Ia[0] + la[1] * Ia[1] + la[2] * Ia[2];
-    return (isfinite(own) && own > 0 ? own : 0.0) + mass * d2 + armature(l) * ak * ak;
+    return (isfinite(own) && own > 0 ? own : 0.0) + mass * d2;
 }
 
 void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *poses, uint32_t i,
@@ -91,7 +111,8 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
 
 /* Link k's spatial inertia about the world origin in (angular, linear) velocity coordinates,
  * built as the world builds its body (hs__world_link_mass: a floor mass for a massless link, a
- * small sphere for an unusable tensor, the armature J a a^T on the child of a hinge): the
+ * small sphere for an unusable tensor; the armature on the child of a hinge along its axis,
+ * see add_armature): the
  * kinetic energy of a body turning at w with the origin-point velocity v is
  *   1/2 [w;v]^T P [w;v],  P = [[Ic + m (|c|^2 1 - c c^T), m [c]x], [-m [c]x, m 1]]
  * with c its centre of mass and Ic its tensor about c, both in the world frame. */
@@ -109,10 +130,7 @@ static void link_spatial(const struct hs_link *l, const struct hs_pose *pk, doub
             I[r] = r % 4 == 0 ? 0.4 * mass * HS_BENCH_FALLBACK_RADIUS_M * HS_BENCH_FALLBACK_RADIUS_M
                               : 0.0;
     }
-    double J = armature(l);
-    for (int r = 0; r < 3; r++)
-        for (int q = 0; q < 3; q++)
-            I[r * 3 + q] += J * l->axis[r] * l->axis[q];
+    add_armature(l, I);
     /* Iw = R I R^T */
     for (int r = 0; r < 3; r++)
         for (int q = 0; q < 3; q++) {

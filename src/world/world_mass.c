@@ -50,16 +50,24 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
         fixed_up = true;
     }
     /* Armature (reflected rotor inertia N² J) of a hinge. ODE has no armature term, so it is
-     * added to the child body's inertia tensor about its centre of mass as J a aᵀ (a = joint
-     * axis). The moment of inertia about any line parallel to a grows by exactly J, so a hinge
-     * on a fixed or slowly turning parent sees τ = (I_axis + J) α as with a real geared motor.
-     * Limits: the extra inertia is attached to the child's absolute rotation, not to the
-     * relative joint rate, so gyroscopic coupling and the reaction on a fast-turning parent
-     * differ from a true rotor model; slide joints get none (ODE has no per-axis mass). */
+     * added to the child body's inertia tensor about its centre of mass, as J on every axis
+     * (J 1). The moment of inertia about any line parallel to the joint axis grows by exactly J,
+     * so a hinge on a fixed or slowly turning parent sees τ = (I_axis + J) α as with a real
+     * geared motor. Not J a aᵀ (the rotor's spin axis only): ODE integrates the gyroscopic
+     * term explicitly, and a needle-shaped tensor (a 30 g servo link with rotorInertia 1:
+     * principal moments 5e-6, 5e-6, 1) makes Euler's ω̇x = (Iy - Iz) ωy ωz / Ix an instability
+     * (GR001, RIC30 and RH2's pan-tilt left the world that way under stable PD gains; raising
+     * the transverse moments only to a tenth, a third or half of the axial one, with gains
+     * sized on that tensor, still let some of them diverge or sink through the floor). The price:
+     * other joints moving this link see it heavier by J across the axis, where a real rotor adds
+     * only its own small transverse inertia. Limits: the extra inertia is attached to the child's
+     * absolute rotation, not to the relative joint rate, so the reaction on a fast-turning parent
+     * differs from a true rotor model; slide joints get none (ODE has no per-axis mass).
+     * bench/joint_inertia.c sizes and bounds tuned gains on the axial part J a aᵀ only (a lower
+     * bound of this tensor's). */
     if (link->joint_type == HS_JOINT_ROTATE && isfinite(armature_kgm2) && armature_kgm2 > 0) {
         for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-                I[r * 3 + c] += armature_kgm2 * link->axis[r] * link->axis[c];
+            I[r * 4] += armature_kgm2;
     }
     dMassSetZero(ret_m);
     dMassSetParameters(ret_m, mass, 0, 0, 0, I[0], I[4], I[8], I[1], I[2], I[5]);

@@ -94,8 +94,8 @@ static void test_effective_inertia_three_links(void **state)
          * that can turn about a2 besides it, and it cannot: (M^-1)_22 = (I1+J) / det). */
         double det = (I1 + J) * J - J * J * cos(t) * cos(t);
         assert_true(fabs(eff[2] - det / (I1 + J)) < 1e-9 * eff[2]);
-        /* With a rotor on joint 2 (N² J_rotor added to link 2 about a2, as the world does) the
-         * neighbour's hinge is heavier about its own axis only. */
+        /* With a rotor on joint 2 (N² J_rotor = Ja taken about a2 only, joint_inertia.c's
+         * add_armature) the neighbour's hinge is heavier about its own axis only. */
         links[2].rotor_inertia = 0.05;
         links[2].gear_ratio = 2.0;
         assert_int_equal(hs__bench_effective_inertias(&m, poses, eff), 0);
