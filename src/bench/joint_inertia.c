@@ -44,8 +44,8 @@ static double armature(const struct hs_link *l)
 }
 
 /* Link l's tensor about its centre of mass (link frame) with its armature along the axis only,
- * J a a^T: what the joint itself feels of its rotor. The world puts J on every axis
- * (world_mass.c: ODE's explicit gyroscopic term), i.e. adds (1 - a a^T) J more; adding positive
+ * J a a^T: what the joint itself feels of its rotor. The world also raises the moments across
+ * the axis (world_mass.c: ODE's explicit gyroscopic term), i.e. adds t (1 - a a^T); adding positive
  * semi-definite inertia only raises 1 / (M^-1)_ii, so the bound computed here is a lower bound
  * of the world's and the clamp stays on the safe side, and the gains are sized on what the
  * joint moves about its own axis. */
