@@ -7,20 +7,26 @@
  * With a = kp h² / I and b = kd h / I the step matrix has the characteristic polynomial
  *   z² - (2 - a - b) z + (1 - b),
  * whose roots lie inside the unit circle (Jury) iff b < 2 and a + 2 b < 4 (and a > 0).
- * I is the least inertia the joint can move on its own: the joint's torque pair acts on the
- * rigid piece on each side (the child link and what is fixed to it, the parent link likewise;
- * the neighbouring joints' PDs are soft at the tick rate), so the relative motion sees their
- * reduced inertia Ie = Ic Ip / (Ic + Ip); a light hand behind a wrist whose motor reflects a
- * large rotor inertia, or a gram-weight finger, is what a gain sized for the whole subtree
- * (It, joint_inertia.c's `moved`) drives unstable. Counting also what a misaligned neighbouring
- * joint drags along (a hinge's constraint is stiff in principle) was tried and is too hopeful
- * under QuickStep's iterative solver: GR001 (rotorInertia 1 on 30 g links) still diverged.
+ * I is the inertia the joint's torque meets within one tick: every other PD's torque is held
+ * too, so every other joint is free for that tick and I = Ie = 1 / (M^-1)_ii (joint_inertia.c:
+ * the Schur complement of the joint-space mass matrix, honest about which way each
+ * neighbouring hinge lets the pieces turn; a light hand behind a wrist whose motor reflects a
+ * large rotor inertia is what a gain sized for the whole subtree (It, `moved`) drives
+ * unstable). An earlier bound took only the rigid pieces on each side as if every neighbouring
+ * joint were a free ball joint: far too low on chains of small intermediate links (a biped's
+ * hip-roll link between hip yaw and hip pitch), which then sagged to the floor. Robots with
+ * large reflected rotor inertias on light links (GR001, RIC30: rotorInertia 1 on 30 g links)
+ * diverged under this bound until the world stopped modelling the armature as a needle-shaped
+ * tensor J a a^T, whose explicit gyroscopic term is itself unstable (world_mass.c); the bound
+ * still takes the armature along the axis only, a lower bound of the world's inertia.
  * Critically damped at w on It: kp = w² It, kd = 2 w It. With r = It / Ie and x = w h:
  *   a + 2 b = r x² + 4 r x,
- * kept at or below 4 s (s = HS_PD_STABILITY_SHARE of the stable region, a margin for ODE's
- * constraint solver and for joints sharing a light link):
+ * kept at or below 4 s (s = HS_PD_STABILITY_SHARE of the stable region: the joints' PDs are
+ * coupled through M, so the modes' bound is not each joint's own, and ODE's constraint solver
+ * is iterative):
  *   x <= 2 (sqrt(1 + s / r) - 1).
  * A joint whose requested bandwidth exceeds that gets the clamped bandwidth, and one warning. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -42,7 +48,8 @@ void hs_bench_set_auto_gains(struct hs_bench *b, double omega_rad_s)
 {
     double h = (double)b->period_ns * 1e-9;
     struct hs_pose *poses = NULL;
-    double *scratch = NULL;
+    double *scratch = NULL, *eff = NULL;
+    int er = 0;
     uint32_t poses_body = UINT32_MAX;
     for (uint32_t i = 0; i < b->njoints; i++) {
         struct hs_bench_joint *j = &b->joints[i];
@@ -50,29 +57,35 @@ void hs_bench_set_auto_gains(struct hs_bench *b, double omega_rad_s)
         if (poses_body != j->body) {
             free(poses);
             free(scratch);
+            free(eff);
             poses = calloc(m->nlinks, sizeof *poses);
             scratch = calloc(m->nlinks, sizeof *scratch);
+            eff = calloc(m->nlinks, sizeof *eff);
             poses_body = j->body;
             for (uint32_t k = 0; poses && k < m->nlinks; k++)
                 hs_world_link_pose(b->world, j->body, k, &poses[k]);
+            er = poses && eff ? hs__bench_effective_inertias(m, poses, eff) : -ENOMEM;
+            if (er == -EDOM)
+                hs__bench_warn(b, "%s: mass matrix not positive definite: tuned gains left at 0",
+                               m->name);
         }
-        if (!poses || !scratch) {
+        if (!poses || !scratch || er < 0) {
             j->kp = j->kd = 0.0; /* out of memory: limp rather than unstable */
             continue;
         }
         struct hs__joint_inertia in;
         hs__bench_joint_inertia(m, poses, j->link, scratch, &in);
         double w = omega_rad_s;
-        double wmax = hs__bench_pd_bandwidth_max(in.moved, in.effective, h);
+        double wmax = hs__bench_pd_bandwidth_max(in.moved, eff[j->link], h);
         const char *unit = m->links[j->link].joint_type == HS_JOINT_SLIDE ? "kg" : "kg·m²";
         if (w > wmax) {
             w = wmax;
             hs__bench_warn(b,
                            "%s: tuned PD bandwidth %g rad/s clamped to %.3g rad/s: the gains for "
                            "the %.3g %s it moves must keep the explicit PD (h = %g s) on the "
-                           "%.3g %s it can move on its own within half its stable bound "
+                           "%.3g %s its torque meets within one tick within half its stable bound "
                            "kp·h²/I + 2·kd·h/I < 4",
-                           j->name, omega_rad_s, w, in.moved, unit, h, in.effective, unit);
+                           j->name, omega_rad_s, w, in.moved, unit, h, eff[j->link], unit);
         }
         /* Critically damped at w: kp = w² I, kd = 2 w I. */
         j->kp = w * w * in.moved;
@@ -80,4 +93,5 @@ void hs_bench_set_auto_gains(struct hs_bench *b, double omega_rad_s)
     }
     free(poses);
     free(scratch);
+    free(eff);
 }

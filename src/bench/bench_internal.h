@@ -56,14 +56,17 @@ void hs__bench_free_warnings(struct hs_bench *b);
  * doubles. */
 struct hs__joint_inertia {
     double moved;        /* the links beyond the joint plus their reflected rotor inertias */
-    double child_piece;  /* the child link and what is fixed to it: the least the joint moves */
-    double parent_piece; /* the same on the parent side; INFINITY when that is the world */
-    double effective;    /* reduced inertia of the two pieces: what an explicit PD acts on */
     double moment_moved; /* sum of mass x distance of the centre of mass from the axis, kg·m */
     double moment_rest;  /* the same for every link not beyond the joint */
 };
 void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *poses, uint32_t i,
                              double *scratch, struct hs__joint_inertia *ret);
+/* joint_inertia.c: ret[k] (nlinks doubles) = the inertia (kg·m², or kg for a slider) joint k's
+ * torque meets within one tick with every other joint free, 1 / (M^-1)_kk; 0 for links without
+ * a hinge or slider. init only: allocates. -ENOMEM, or -EDOM when the mass matrix is not
+ * positive definite. */
+int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose *poses,
+                                 double *ret);
 /* Link frames at the model's zero pose with the root where the file puts it. */
 void hs__bench_model_poses(const struct hs_model *m, struct hs_pose *ret);
 

@@ -14,6 +14,7 @@
 
 #define HS_MIN_MASS_KG 1e-3
 #define HS_FALLBACK_RADIUS_M 0.01
+#define HS_ARMATURE_ANISOTROPY 30.0 /* see the armature below */
 
 static bool positive_definite(const double I[9])
 {
@@ -50,16 +51,35 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
         fixed_up = true;
     }
     /* Armature (reflected rotor inertia N² J) of a hinge. ODE has no armature term, so it is
-     * added to the child body's inertia tensor about its centre of mass as J a aᵀ (a = joint
-     * axis). The moment of inertia about any line parallel to a grows by exactly J, so a hinge
-     * on a fixed or slowly turning parent sees τ = (I_axis + J) α as with a real geared motor.
-     * Limits: the extra inertia is attached to the child's absolute rotation, not to the
-     * relative joint rate, so gyroscopic coupling and the reaction on a fast-turning parent
-     * differ from a true rotor model; slide joints get none (ODE has no per-axis mass). */
+     * added to the child body's inertia tensor about its centre of mass: J along the joint axis
+     * a (J a aᵀ), so the moment of inertia about any line parallel to a grows by exactly J and a
+     * hinge on a fixed or slowly turning parent sees τ = (I_axis + J) α as with a real geared
+     * motor. ODE integrates the gyroscopic term explicitly, and a needle-shaped tensor (a 30 g
+     * servo link with rotorInertia 1: principal moments 5e-6, 5e-6, 1) makes Euler's
+     * ω̇x = (Iy - Iz) ωy ωz / Ix an instability (GR001, RIC30, OpenHRP's sample1 left the world
+     * that way under stable PD gains). So the transverse moments are raised to at least
+     * 1/HS_ARMATURE_ANISOTROPY of the axial one: t (1 - a aᵀ) is added, with
+     * t = min(J, max(0, (aᵀ I a + J) / K - the smallest diagonal moment)) (exact for the
+     * diagonal tensors of VRML files), and J - t along a, so the axial moment still grows by
+     * exactly J. K = 30: measured, J on every axis (K = 1) also kept RH2's pan-tilt (5 g links
+     * of zero tensor) bounded, but made the bundled biped's arms J heavier about its chest
+     * yaw, which its hand-computed gains then under-drive (tests/models: the chest push);
+     * K = 100 still let sample1 fall. The price: other joints moving this link see it up to t
+     * heavier across the axis than a real rotor makes it. Limits: the extra inertia is
+     * attached to the child's absolute rotation, not to the relative joint rate, so the
+     * reaction on a fast-turning parent differs from a true rotor model; slide joints get none
+     * (ODE has no per-axis mass). bench/joint_inertia.c sizes and bounds tuned gains on J a aᵀ
+     * only (its bound is then a lower bound of this tensor's). */
     if (link->joint_type == HS_JOINT_ROTATE && isfinite(armature_kgm2) && armature_kgm2 > 0) {
+        const double *a = link->axis;
+        double ia = armature_kgm2, dmin = fmin(I[0], fmin(I[4], I[8]));
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
-                I[r * 3 + c] += armature_kgm2 * link->axis[r] * link->axis[c];
+                ia += a[r] * I[r * 3 + c] * a[c];
+        double t = fmin(armature_kgm2, fmax(0.0, ia / HS_ARMATURE_ANISOTROPY - dmin));
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                I[r * 3 + c] += (armature_kgm2 - t) * a[r] * a[c] + (r == c ? t : 0.0);
     }
     dMassSetZero(ret_m);
     dMassSetParameters(ret_m, mass, 0, 0, 0, I[0], I[4], I[8], I[1], I[2], I[5]);

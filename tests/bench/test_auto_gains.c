@@ -1,8 +1,10 @@
 /* Tuned PD gains are stable by construction, and torque limits default to finite values.
  *
- * The bound (src/bench/auto_gains.c) is checked against the explicit PD recurrence itself; the
+ * The bound (src/bench/auto_gains.c) is checked against the explicit PD recurrence itself, the
+ * inertia it is applied to (joint_inertia.c) against a three-link example worked by hand; the
  * whole bench against a model written for this test (tests/bench/light_palm.wrl: a 5 g palm
- * between a wrist and a 0.5 kg finger) that the unclamped gains drive unstable. */
+ * between a wrist and a 0.5 kg finger) that the unclamped gains drive unstable, and against the
+ * bundled biped, which must stand under the quick look's tuning. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,8 @@
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
 #include "hilsim/plant.h"
+
+static bool run_sane(struct hs_bench *b, int from, int to);
 
 /* The semi-implicit explicit-PD recurrence on inertia ie with gains for it, from x = 1: the
  * largest |x| seen over n steps. */
@@ -50,6 +54,105 @@ static void test_bound_matches_recurrence(void **state)
         }
     assert_true(hs__bench_pd_bandwidth_max(1, 0, 1e-3) == 0.0);
     assert_true(isinf(hs__bench_pd_bandwidth_max(0, 1, 1e-3)));
+}
+
+/* Joint 1 (axis z through the origin) carries link 2 on a hinge at the same point whose axis is
+ * at angle t from z; both links have isotropic tensors about the origin (I1, J) and their
+ * centres of mass there, link 0 is fixed to the world. Link 2 turns at q1' z + q2' a2, so
+ *   M = [[I1 + J, J cos t], [J cos t, J]],  1 / (M^-1)_11 = I1 + J - J cos² t = I1 + J sin² t:
+ * a parallel neighbour (t = 0) leaves link 2 behind, a perpendicular one carries it whole. */
+static void test_effective_inertia_three_links(void **state)
+{
+    (void)state;
+    const double I1 = 1e-4, J = 0.2, ts[] = {0.0, M_PI / 6, M_PI / 3, M_PI / 2, 2.0};
+    for (int n = 0; n < 5; n++) {
+        double t = ts[n];
+        struct hs_link links[3];
+        memset(links, 0, sizeof links);
+        for (int k = 0; k < 3; k++) {
+            links[k].parent = k - 1;
+            links[k].mass = k == 0 ? 10.0 : 1.0;
+            links[k].gear_ratio = 1.0;
+            for (int c = 0; c < 9; c += 4)
+                links[k].inertia[c] = k == 0 ? 1.0 : k == 1 ? I1 : J;
+            links[k].origin.R[0] = links[k].origin.R[4] = links[k].origin.R[8] = 1.0;
+        }
+        links[0].joint_type = HS_JOINT_FIXED;
+        links[1].joint_type = links[2].joint_type = HS_JOINT_ROTATE;
+        links[1].axis[2] = 1.0;
+        links[2].axis[0] = sin(t);
+        links[2].axis[2] = cos(t);
+        struct hs_model m = {.links = links, .nlinks = 3};
+        struct hs_pose poses[3];
+        double eff[3];
+        hs__bench_model_poses(&m, poses);
+        assert_int_equal(hs__bench_effective_inertias(&m, poses, eff), 0);
+        double expect = I1 + J * sin(t) * sin(t);
+        assert_true(fabs(eff[1] - expect) < 1e-9 * expect);
+        assert_true(eff[0] == 0.0);
+        /* Link 2's own joint: its link alone, whatever t (link 1 behind it is the only thing
+         * that can turn about a2 besides it, and it cannot: (M^-1)_22 = (I1+J) / det). */
+        double det = (I1 + J) * J - J * J * cos(t) * cos(t);
+        assert_true(fabs(eff[2] - det / (I1 + J)) < 1e-9 * eff[2]);
+        /* With a rotor on joint 2 (N² J_rotor = Ja taken about a2 only, joint_inertia.c's
+         * add_armature) the neighbour's hinge is heavier about its own axis only. */
+        links[2].rotor_inertia = 0.05;
+        links[2].gear_ratio = 2.0;
+        assert_int_equal(hs__bench_effective_inertias(&m, poses, eff), 0);
+        double Ja = 0.2; /* N² J_rotor */
+        /* Link 2's tensor J 1 + Ja a2 a2ᵀ: z·(..)z = J + Ja cos² t, z·(..)a2 = (J + Ja) cos t,
+         * a2·(..)a2 = J + Ja. */
+        double m11 = I1 + J + Ja * cos(t) * cos(t), m12 = (J + Ja) * cos(t), m22 = J + Ja;
+        double e2 = m11 - m12 * m12 / m22;
+        assert_true(fabs(eff[1] - e2) < 1e-9 * e2);
+    }
+}
+
+/* The bundled biped under the quick look's tuning (critically damped at 30 rad/s, clamped where
+ * needed) on the floor: no joint is clamped (its hip links are small, but each hinge's axis
+ * keeps the pieces beyond it turning with it), and it stands for 5 s: the root within 5 mm of
+ * its settled height at 0.1 s, bounded every tick. */
+static void test_biped_stands_under_quick_look(void **state)
+{
+    (void)state;
+    const char *src = getenv("HS_SOURCE_DIR"), *shared = getenv("HS_SHARED_DIR");
+    char floor[4096];
+    snprintf(floor, sizeof floor, "%s/models/openhrp/floor.wrl", shared ? shared : "");
+    if (!src || !shared || access(floor, R_OK) != 0)
+        skip();
+    char *y = NULL;
+    assert_true(asprintf(&y,
+                         "bench: {name: biped}\n"
+                         "models:\n"
+                         "  - {name: robot, file: \"%s/models/biped.wrl\"}\n"
+                         "  - {name: env, file: \"%s\", static: true}\n"
+                         "controller: {type: pd_hold, bandwidth_rad_s: 30}\n",
+                         src, floor) > 0);
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    int r = hs_config_load_buffer(y, strlen(y), "biped.yaml", NULL, &cfg, &d);
+    free(y);
+    assert_int_equal(r, 0);
+    struct hs_bench *b = NULL;
+    r = hs_bench_create(cfg, &b, &d);
+    if (r)
+        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
+    assert_int_equal(r, 0);
+    for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) {
+        if (strstr(hs_bench_warning(b, i), "clamped"))
+            print_error("%s\n", hs_bench_warning(b, i));
+        assert_null(strstr(hs_bench_warning(b, i), "clamped"));
+    }
+    struct hs_pose start, end;
+    assert_true(run_sane(b, 0, 100));
+    hs_world_link_pose(hs_bench_world(b), 0, 0, &start);
+    assert_true(run_sane(b, 100, 5000));
+    hs_world_link_pose(hs_bench_world(b), 0, 0, &end);
+    print_message("biped root z %.4f m at 0.1 s, %.4f m at 5 s\n", start.p[2], end.p[2]);
+    assert_true(start.p[2] > 0.5);
+    assert_true(fabs(end.p[2] - start.p[2]) < 0.005);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
 }
 
 static char *palm_yaml(const char *extra)
@@ -89,14 +192,14 @@ static struct hs_bench *palm_bench(const char *extra, const struct hs_config **r
     return b;
 }
 
-/* Runs n ticks; false as soon as a link pose or rate is not finite or is beyond bounds no
+/* Runs ticks from..to-1; false as soon as a link pose or rate is not finite or is beyond bounds no
  * standing model reaches (10 m from the origin, 1000 rad/s), checked every tick. */
-static bool run_sane(struct hs_bench *b, int n)
+static bool run_sane(struct hs_bench *b, int from, int to)
 {
     int64_t period = hs_bench_tick_period_ns(b);
     struct hs_world *w = hs_bench_world(b);
     const struct hs_model *m = hs_bench_model(b, 0);
-    for (int t = 0; t < n; t++) {
+    for (int t = from; t < to; t++) {
         int64_t now = (int64_t)t * period;
         if (hs_bench_inputs(b, now) || hs_bench_actuation(b, now) ||
             hs_bench_physics(b, now, (uint64_t)t) || hs_bench_sensors(b, now, (uint64_t)t))
@@ -130,26 +233,27 @@ static void test_light_palm_clamped_and_stable(void **state)
     }
     assert_int_equal(wrist, 1);
     assert_int_equal(finger, 1);
-    /* Every joint's gains keep the explicit PD within half its stable region on the least
-     * inertia the joint moves on its own, recomputed here from the model at the initial pose. */
+    /* Every joint's gains keep the explicit PD within half its stable region on the inertia its
+     * torque meets within a tick, recomputed here from the model at the initial pose. */
     const struct hs_model *m = hs_bench_model(b, 0);
     struct hs_pose poses[8];
-    double scratch[8];
+    double eff[8];
     assert_true(m->nlinks <= 8);
     for (uint32_t k = 0; k < m->nlinks; k++)
         hs_world_link_pose(hs_bench_world(b), 0, k, &poses[k]);
+    assert_int_equal(hs__bench_effective_inertias(m, poses, eff), 0);
     double h = (double)hs_bench_tick_period_ns(b) * 1e-9;
     for (uint32_t j = 0; j < hs_bench_joint_count(b); j++) {
         const struct hs_bench_joint *bj = hs_bench_joint(b, j);
-        struct hs__joint_inertia in;
-        hs__bench_joint_inertia(m, poses, bj->link, scratch, &in);
-        double a = bj->kp * h * h / in.effective, bb = bj->kd * h / in.effective;
+        double ie = eff[bj->link];
+        assert_true(ie > 0);
+        double a = bj->kp * h * h / ie, bb = bj->kd * h / ie;
         assert_true(bj->kp > 0 && bj->kd > 0);
         assert_true(a + 2 * bb <= 2.0 + 1e-9);
     }
     /* 10 s standing on the floor under the clamped gains: finite and bounded every tick, and
      * the block has not left the spot it stands on. */
-    assert_true(run_sane(b, 10000));
+    assert_true(run_sane(b, 0, 10000));
     struct hs_pose root;
     hs_world_link_pose(hs_bench_world(b), 0, 0, &root);
     assert_true(fabs(root.p[0]) < 0.1 && fabs(root.p[1]) < 0.1 && fabs(root.p[2] - 0.1) < 0.01);
@@ -176,6 +280,7 @@ static void test_light_palm_unclamped_diverges(void **state)
         const struct hs_model *m = hs_bench_model(b, 0);
         struct hs_pose poses[8];
         double scratch[8];
+        assert_true(m->nlinks <= 8);
         for (uint32_t k = 0; k < m->nlinks; k++)
             hs_world_link_pose(hs_bench_world(b), 0, k, &poses[k]);
         for (uint32_t j = 0; j < b->njoints; j++) {
@@ -184,7 +289,7 @@ static void test_light_palm_unclamped_diverges(void **state)
             b->joints[j].kp = 900.0 * in.moved;
             b->joints[j].kd = 60.0 * in.moved;
         }
-        _exit(run_sane(b, 10000) ? 0 : 3);
+        _exit(run_sane(b, 0, 10000) ? 0 : 3);
     }
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -286,6 +391,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_matches_recurrence),
+        cmocka_unit_test(test_effective_inertia_three_links),
+        cmocka_unit_test(test_biped_stands_under_quick_look),
         cmocka_unit_test(test_light_palm_clamped_and_stable),
         cmocka_unit_test(test_light_palm_unclamped_diverges),
         cmocka_unit_test(test_torque_limit_defaults),

@@ -1,10 +1,12 @@
 /* The tick contract and the plant fault through the whole bench, offline in simulated time:
  * - the phases run in order (a probe module sees its own command move the joint within the
  *   same tick, and the sensors' sample of that tick in its outputs);
- * - a runaway (a shm client commanding 1e9 N·m) or an ODE internal error trips the bench: the
+ * - a runaway (a shm client commanding 1e9 N·m to an actuator configured without a torque
+ *   limit, torque_limit_nm: .inf) or an ODE internal error trips the bench: the
  *   fault names the link and tick, the physics phase stays latched, the safe stop sends the
  *   CAN nodes' stop frames over the socketpair bus and the shm state carries
  *   HS_SHM_BENCH_FAULT;
+ * - the same 1e9 N·m command under the default finite torque limit is clamped: no trip;
  * - a finite command whose PD product overflows (q = 1e200, kp = 1e200) is counted as invalid
  *   and the joint takes its safe behaviour (a brake here) instead of going limp. */
 #include <errno.h>
@@ -120,8 +122,9 @@ struct fx {
 };
 
 /* The arm with SHOULDER as an MIT node on a socketpair bus and ELBOW commanded over shm by a
- * client in this process; the elbow brakes when its command is stale or invalid. */
-static void open_fx(struct fx *f, const char *tag)
+ * client in this process; the elbow brakes when its command is stale or invalid. elbow_extra:
+ * more keys for ELBOW's actuator entry ("" or ", key: value"). */
+static void open_fx(struct fx *f, const char *tag, const char *elbow_extra)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "guard-%d-%s", (int)getpid(), tag);
@@ -137,9 +140,9 @@ static void open_fx(struct fx *f, const char *tag)
              "  buses: [{name: main, interface: vcan0}]\n"
              "  nodes: [{name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}]\n"
              "actuators:\n"
-             "  joints: {ELBOW: {source: shm, safe_behaviour: brake, command_timeout_s: 1}}\n"
+             "  joints: {ELBOW: {source: shm, safe_behaviour: brake, command_timeout_s: 1%s}}\n"
              "shm: {enabled: true}\n",
-             f->name);
+             f->name, elbow_extra);
     assert_int_equal(canio_rig_open(&f->rig, NULL, yaml, models_dir(), true), 0);
     struct hs_diag d = {0};
     if (hs_bench_shm_attach(f->rig.bench, &f->shm, &d) < 0)
@@ -200,7 +203,7 @@ static void test_runaway_torque_trips_and_stops_safely(void **state)
 {
     (void)state;
     struct fx f;
-    open_fx(&f, "torque");
+    open_fx(&f, "torque", ", torque_limit_nm: .inf");
     struct hs_client_state st = {0};
     assert_int_equal(hs_client_read_state(f.c, &st), 0);
     assert_int_equal(st.bench_flags, 0);
@@ -228,13 +231,43 @@ static void test_runaway_torque_trips_and_stops_safely(void **state)
     close_fx(&f);
 }
 
+/* The same command with the elbow's default torque limit (the config leaves it out): the
+ * actuator clamps it, so the elbow accelerates at what its motor can give and nothing trips;
+ * 0.5 s of it leaves every joint rate finite and below 1000 rad/s. */
+static void test_runaway_command_clamped_by_default_limit(void **state)
+{
+    (void)state;
+    struct fx f;
+    open_fx(&f, "limited", "");
+    struct hs_client_command cmd = {.mode = HS_SHM_MODE_TORQUE, .tau_ff = 1e9};
+    uint32_t ci;
+    assert_int_equal(hs_client_find_joint(f.c, "ELBOW", &ci), 0);
+    double peak = 0.0;
+    for (int k = 0; k < 500; k++) {
+        assert_int_equal(hs_client_write_command(f.c, ci, &cmd), 0);
+        hs_client_heartbeat(f.c);
+        assert_int_equal(canio_rig_tick(&f.rig), 0);
+        double dq = hs_bench_joint_reading(f.rig.bench, f.elbow)->dq;
+        assert_true(isfinite(dq));
+        peak = fmax(peak, fabs(dq));
+    }
+    print_message("elbow under a 1e9 N·m command with the default limit: peak %.2f rad/s\n", peak);
+    assert_true(peak > 0.1); /* the command did act */
+    assert_true(peak < 1000.0);
+    assert_null(hs_bench_fault(f.rig.bench));
+    struct hs_client_state st = {0};
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    assert_false(st.bench_flags & HS_SHM_BENCH_FAULT);
+    close_fx(&f);
+}
+
 /* A link spun to 1e200 rad/s between ticks: ODE's quaternion update asserts inside the step.
  * Without the handler this aborts the process (exit 134, no stop frames). */
 static void test_ode_internal_error_trips_and_stops_safely(void **state)
 {
     (void)state;
     struct fx f;
-    open_fx(&f, "ode");
+    open_fx(&f, "ode", "");
     const struct hs_bench_joint *j = hs_bench_joint(f.rig.bench, f.elbow);
     dBodySetAngularVel(hs_world_ode_body(hs_bench_world(f.rig.bench), j->body, j->link), 1e200, 0,
                        0);
@@ -255,7 +288,7 @@ static void test_overflowing_pd_is_an_invalid_command_and_the_joint_brakes(void 
 {
     (void)state;
     struct fx f;
-    open_fx(&f, "pd");
+    open_fx(&f, "pd", "");
     struct hs_bench *b = f.rig.bench;
     uint32_t ci;
     assert_int_equal(hs_client_find_joint(f.c, "ELBOW", &ci), 0);
@@ -286,6 +319,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phases_run_in_order),
         cmocka_unit_test(test_runaway_torque_trips_and_stops_safely),
+        cmocka_unit_test(test_runaway_command_clamped_by_default_limit),
         cmocka_unit_test(test_ode_internal_error_trips_and_stops_safely),
         cmocka_unit_test(test_overflowing_pd_is_an_invalid_command_and_the_joint_brakes),
     };

@@ -1,7 +1,8 @@
 """The divergence guard as a user meets it: `hilsim sim` and `hilsim run` on a world that
-explodes (gains unstable at the step, a huge commanded torque) stop with a one-line cause, a
-complete log and exit status 3; ODE's own messages arrive as hilsim log lines. No timing is
-asserted."""
+explodes (gains unstable at the step, a huge commanded torque, each on actuators configured
+without a torque limit) stop with a one-line cause, a complete log and exit status 3; with the
+default finite torque limits the same gains and the same command stay bounded (exit 0). ODE's
+own messages arrive as hilsim log lines. No timing is asserted."""
 import csv
 import os
 import re
@@ -19,9 +20,15 @@ def run(*args, timeout=120):
     return subprocess.run([HILSIM, *args], capture_output=True, text=True, timeout=timeout)
 
 
-def unstable_config(tmp, extra=""):
+UNLIMITED = "actuators: {defaults: {torque_limit_nm: .inf}}\n"
+INF_WARNING = "torque_limit_nm of L_KNEE is .inf"
+
+
+def unstable_config(tmp, extra="", limits=UNLIMITED):
     """The bundled biped with gains at the top of the documented ranges, quick solver: the
-    explicit PD is unstable at 1 ms for its light links (issue 10)."""
+    explicit PD is unstable at 1 ms for its light links (issue 10). A runaway needs actuators
+    without a torque limit: `limits` gives them .inf unless told otherwise ("" keeps the
+    finite defaults, which clamp the PD's output)."""
     path = os.path.join(tmp, "unstable.yaml")
     with open(path, "w") as f:
         f.write("bench: {name: unstable-%d}\n" % os.getpid() +
@@ -29,8 +36,24 @@ def unstable_config(tmp, extra=""):
                 "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
                 "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
                 "physics: {solver: quick}\n"
-                "controller: {type: pd_hold, defaults: {kp: 1e6, kd: 1e5}}\n" + extra)
+                "controller: {type: pd_hold, defaults: {kp: 1e6, kd: 1e5}}\n" + limits + extra)
     return path
+
+
+def torque_config(tmp, limits=UNLIMITED):
+    """The quick look's world (biped on the floor, PD hold) as a config, so the actuators'
+    torque limits can be set."""
+    path = os.path.join(tmp, "torque.yaml")
+    with open(path, "w") as f:
+        f.write("bench: {name: torque-%d}\n" % os.getpid() +
+                "models:\n"
+                "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                "controller: {type: pd_hold, bandwidth_rad_s: 30}\n" + limits)
+    return path
+
+
+ROOT = re.compile(r"\w+ root at \(([-0-9.e+]+), ([-0-9.e+]+), ([-0-9.e+]+)\) m")
 
 
 FAULT_LINE = re.compile(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link (\w+) of (\w+): "
@@ -55,6 +78,7 @@ class SimStopsOnAFault(unittest.TestCase):
             out = os.path.join(tmp, "log.csv")
             r = run("sim", unstable_config(tmp), "--duration", "5", "--out", out)
             self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            self.assertIn(INF_WARNING, r.stderr)  # .inf is accepted, with a warning
             m = FAULT_LINE.search(r.stderr)
             self.assertIsNotNone(m, r.stderr)
             self.assertEqual(m.group(3), "biped")
@@ -64,16 +88,40 @@ class SimStopsOnAFault(unittest.TestCase):
             self.assertIn("simulated", r.stdout)
             self.check_log(out, int(m.group(1)))
 
+    def check_bounded(self, r):
+        """Ran to the end: exit 0, no fault, the root finite and within 10 m of the origin."""
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("plant fault", r.stderr + r.stdout)
+        m = ROOT.search(r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        for v in m.groups():
+            self.assertTrue(abs(float(v)) < 10.0, r.stdout)
+
+    def test_unstable_gains_bounded_by_default_limits(self):
+        """The same gains with the finite default torque limits: the PD's output is clamped,
+        the world stays bounded for 5 s."""
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run("sim", unstable_config(tmp, limits=""), "--duration", "5")
+            self.check_bounded(r)
+            self.assertNotIn("is .inf", r.stderr)
+
     def test_huge_torque_trips_the_guard(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "log.csv")
-            r = run("sim", "--model", os.path.join(MODELS, "biped.wrl"), "--env",
-                    os.path.join(MODELS, "floor.wrl"), "--torque", "L_KNEE=1e9", "--duration", "5",
+            r = run("sim", torque_config(tmp), "--torque", "L_KNEE=1e9", "--duration", "5",
                     "--out", out)
             self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            self.assertIn(INF_WARNING, r.stderr)
             m = FAULT_LINE.search(r.stderr)
             self.assertIsNotNone(m, r.stderr)
             self.check_log(out, int(m.group(1)))
+
+    def test_huge_torque_clamped_by_default_limits(self):
+        """The quick look itself (default limits): the same 1e9 N·m command is clamped to the
+        knee's default limit; the biped kicks but the world stays bounded."""
+        r = run("sim", "--model", os.path.join(MODELS, "biped.wrl"), "--env",
+                os.path.join(MODELS, "floor.wrl"), "--torque", "L_KNEE=1e9", "--duration", "5")
+        self.check_bounded(r)
 
     def test_tight_bounds_from_the_config_trip_on_a_fall(self):
         """physics.guard keys reach the world: a 1 m/s bound trips on the biped dropped from
