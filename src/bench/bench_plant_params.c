@@ -43,6 +43,14 @@ double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_
                                       double gravity)
 {
     const struct hs_link *l = &m->links[link];
+    /* What the model says comes first: URDF's <limit effort>, or OpenHRP's motor current limit
+     * through its torque constant and gear (both default to 1 when the file leaves them out,
+     * as OpenHRP's Joint PROTO does). */
+    if (l->effort_max > 0 && isfinite(l->effort_max))
+        return l->effort_max;
+    double motor = l->climit * fabs(l->torque_const) * fabs(l->gear_ratio);
+    if (l->climit > 0 && isfinite(motor) && motor > 0)
+        return motor;
     bool slide = l->joint_type == HS_JOINT_SLIDE;
     struct hs__joint_inertia in;
     hs__bench_joint_inertia(m, poses, link, scratch, &in);

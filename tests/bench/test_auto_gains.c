@@ -299,6 +299,40 @@ static void test_light_palm_unclamped_diverges(void **state)
 
 /* A pendulum-like model: the default torque limit is the analytic value of the documented
  * rule; an explicit .inf stays and is warned about with its line; a number is taken as is. */
+/* The model's own limits come before the derived rule: URDF's effort, else OpenHRP's climit
+ * through torqueConst and gearRatio (on a copy of the palm model's links). */
+static void test_torque_limit_from_the_model(void **state)
+{
+    (void)state;
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = palm_bench("", &cfg);
+    if (!b)
+        skip();
+    const struct hs_model *m = hs_bench_model(b, 0);
+    struct hs_model copy = *m;
+    struct hs_link links[8];
+    assert_true(m->nlinks <= 8);
+    memcpy(links, m->links, m->nlinks * sizeof *links);
+    copy.links = links;
+    struct hs_pose poses[8];
+    double scratch[8];
+    for (uint32_t k = 0; k < m->nlinks; k++)
+        hs_world_link_pose(hs_bench_world(b), 0, k, &poses[k]);
+    double derived = hs__bench_default_torque_limit(&copy, poses, 2, scratch, NAN, 9.80665);
+    links[2].climit = 2.0;        /* A */
+    links[2].torque_const = 0.05; /* N·m/A */
+    links[2].gear_ratio = -30.0;  /* a reversing gear: the limit is a magnitude */
+    assert_true(fabs(hs__bench_default_torque_limit(&copy, poses, 2, scratch, NAN, 9.80665) - 3.0) <
+                1e-12);
+    links[2].effort_max = 7.5; /* URDF <limit effort>: taken as given */
+    assert_true(hs__bench_default_torque_limit(&copy, poses, 2, scratch, NAN, 9.80665) == 7.5);
+    links[2].effort_max = 0.0;  /* none given */
+    links[2].climit = INFINITY; /* absent in the file */
+    assert_true(hs__bench_default_torque_limit(&copy, poses, 2, scratch, NAN, 9.80665) == derived);
+    hs_bench_destroy(b);
+    hs_config_free(cfg);
+}
+
 static void test_torque_limit_defaults(void **state)
 {
     (void)state;
@@ -396,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_light_palm_clamped_and_stable),
         cmocka_unit_test(test_light_palm_unclamped_diverges),
         cmocka_unit_test(test_torque_limit_defaults),
+        cmocka_unit_test(test_torque_limit_from_the_model),
         cmocka_unit_test(test_initial_outside_limits_warns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
