@@ -119,6 +119,12 @@ const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *ben
 const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *bench, uint32_t i);
 int64_t hs_bench_tick_period_ns(const struct hs_bench *bench);
 bool hs_bench_in_safe_hold(const struct hs_bench *bench);
+/* RT-safe. While set (the runner's warm-up, which runs every phase as fast as it can on
+ * made-up times), the I/O modules publish nothing outside the process: no shm tick that a
+ * client would see run faster than real time, no CAN frame on a real bus. Inputs are still
+ * read, so a command sent early is in place for the first real tick. */
+void hs_bench_set_warming_up(struct hs_bench *bench, bool on);
+bool hs_bench_warming_up(const struct hs_bench *bench);
 /* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
 uint64_t hs_bench_state_flags(const struct hs_bench *bench);
 

@@ -31,6 +31,7 @@ struct hs_bench {
     int64_t start_ns; /* first actuation's now_ns: the demo trajectory's time origin */
     bool started;
     bool safe_hold;       /* rt:w; set once, read by the tick */
+    bool warming_up;      /* set by the runner around its warm-up: outputs stay inside */
     bool stopped;         /* safe_stop ran */
     int fault_rc;         /* rt:w; 0, or the world's fault: the bench is latched */
     int trajectory_joint; /* bench joint index, -1 none */

@@ -227,3 +227,13 @@ bool hs_bench_in_safe_hold(const struct hs_bench *b)
 {
     return b->safe_hold;
 }
+
+void hs_bench_set_warming_up(struct hs_bench *b, bool on)
+{
+    b->warming_up = on;
+}
+
+bool hs_bench_warming_up(const struct hs_bench *b)
+{
+    return b->warming_up;
+}

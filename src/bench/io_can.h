@@ -114,6 +114,9 @@ int hs_bench_can_link_poll(struct hs_bench_can *can, int64_t now_ns);
 int hs_bench_can_link_view(const struct hs_bench_can *can, uint32_t i,
                            struct hs_can_state *ret_state);
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
+/* Frames the nodes built during the warm-up (hs_bench_set_warming_up) and that were held
+ * back from the bus. Not RT: read after the run. */
+uint64_t hs_bench_can_warmup_frames_held(const struct hs_bench_can *can);
 /* Async-signal-safe (for a fatal-signal handler; the tick may be stopped anywhere): one
  * send(MSG_DONTWAIT | MSG_NOSIGNAL) per MIT/ODrive node on its bus's open socket, with the
  * frame can_safe_stop would send, built on the stack from the joint's last reading. Bypasses

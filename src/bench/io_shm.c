@@ -223,6 +223,8 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
 static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
     (void)now_ns; /* offline runs pass simulated time; clients compare with their own clock */
+    if (hs_bench_warming_up(b))
+        return 0; /* clients see the attach-time state until the first real tick */
     publish(ctx, b, tick, mono_now_ns());
     return 0;
 }

@@ -15,6 +15,12 @@ typedef void (*line_fn)(void *arg, const char *line);
 static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
 {
     char line[512];
+    if (hs_bench_can_warmup_frames_held(can)) {
+        snprintf(line, sizeof line,
+                 "can: %llu frames of the warm-up ticks held back from the buses",
+                 (unsigned long long)hs_bench_can_warmup_frames_held(can));
+        fn(arg, line);
+    }
     for (uint32_t i = 0; i < hs_bench_can_bus_count(can); i++) {
         struct hs_bench_can_bus_stats s;
         if (hs_bench_can_bus_stats(can, i, &s) < 0)

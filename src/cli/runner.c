@@ -120,10 +120,9 @@ static void can_emergency(void *ctx)
  * first tick. Returns the ticks run.
  * The I/O modules are attached before the warm-up on purpose: their phases get warm too, and
  * the joints they claim are never driven by the demo controller with warm-up times (which run
- * ahead of the clock and would make its commands look fresh long after). The price: the
- * warm-up ticks reach the wire and the segment faster than real time. A module that must not
- * publish them has to tell warm-up ticks apart itself (today: their now_ns runs ahead of
- * CLOCK_MONOTONIC); a bench-level "warming up" flag would be the clean way (not built). */
+ * ahead of the clock and would make its commands look fresh long after). The bench's
+ * "warming up" flag keeps what the modules build inside the process meanwhile: no shm tick a
+ * client would see run faster than real time, no CAN frame on a real bus (counted). */
 static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
@@ -226,7 +225,10 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log(HS_LOG_INFO, "warming up: %u ticks (SIGINT/SIGTERM cut it short)",
                r->cfg->rt.warmup_ticks);
     uint32_t warm = 0;
-    if (warm_up(r, &warm) < 0) {
+    hs_bench_set_warming_up(r->bench, true);
+    int wrc = warm_up(r, &warm);
+    hs_bench_set_warming_up(r->bench, false);
+    if (wrc < 0) {
         hs__log_ode_messages(hs_bench_world(r->bench), true);
         return hs__runner_plant_fault(r, "warm-up");
     }

@@ -290,6 +290,31 @@ static void test_bad_frames(void **state)
     assert_int_equal(h.od_state, HS_ODRIVE_STATE_CLOSED_LOOP);
 }
 
+/* The runner's warm-up ticks run back to back: nothing they build may reach the bus. The nodes
+ * still run (their frames are counted as held), and the first real tick sends again. */
+static void test_warm_up_sends_nothing(void **state)
+{
+    (void)state;
+    struct hs_can_frame f[64];
+    while (canio_recv(&rig, 0, f, 64) > 0)
+        ;
+    uint64_t held0 = hs_bench_can_warmup_frames_held(rig.can);
+    hs_bench_set_warming_up(rig.bench, true);
+    for (int k = 0; k < 500; k++)
+        assert_int_equal(canio_rig_tick(&rig), 0);
+    assert_int_equal(canio_recv(&rig, 0, f, 64), 0);
+    assert_true(hs_bench_can_warmup_frames_held(rig.can) > held0);
+    hs_bench_set_warming_up(rig.bench, false);
+    int sent = 0;
+    for (int k = 0; k < 500; k++) {
+        assert_int_equal(canio_rig_tick(&rig), 0);
+        int n;
+        while ((n = canio_recv(&rig, 0, f, 64)) > 0)
+            sent += n;
+    }
+    assert_true(sent > 0);
+}
+
 /* Safe stop: the ODrive says idle, MIT sends a last zero-current reply. */
 static void test_safe_stop(void **state)
 {
@@ -316,9 +341,8 @@ static void test_safe_stop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_position_loops),
-        cmocka_unit_test(test_timeouts),
-        cmocka_unit_test(test_bad_frames),
+        cmocka_unit_test(test_position_loops), cmocka_unit_test(test_timeouts),
+        cmocka_unit_test(test_bad_frames),     cmocka_unit_test(test_warm_up_sends_nothing),
         cmocka_unit_test(test_safe_stop),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -428,6 +428,37 @@ static void test_clock_stepping_back_does_not_extend_a_command(void **state)
     done(&f);
 }
 
+/* During the runner's warm-up the segment keeps its attach-time state: a client must not see
+ * ticks run faster than real time. A command written meanwhile is taken at once (inputs run). */
+static void test_warm_up_publishes_nothing(void **state)
+{
+    (void)state;
+    struct fx f;
+    struct hs_diag d = {0};
+    assert_int_equal(make(&f, "warmup", 0.5, 1.0, NULL, NULL, &d), 0);
+    attach_client(&f);
+    struct hs_client_state st = {0};
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    uint64_t tick0 = st.tick;
+    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
+                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
+    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    hs_bench_set_warming_up(f.b, true);
+    for (int k = 0; k < 200; k++) {
+        hs_client_heartbeat(f.c);
+        tick(&f);
+    }
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    assert_int_equal(st.tick, tick0);
+    assert_true(slot(&f, 1)->mode == HS_JOINT_MODE_POSITION && slot(&f, 1)->kp == 100);
+    hs_bench_set_warming_up(f.b, false);
+    tick(&f);
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    assert_true(st.tick > tick0);
+    done(&f);
+}
+
 static void test_only_shm_joints_take_commands(void **state)
 {
     (void)state;
@@ -489,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_mode_mapping_and_refusal),
         cmocka_unit_test(test_encoder_counts_unwrapped),
         cmocka_unit_test(test_clock_stepping_back_does_not_extend_a_command),
+        cmocka_unit_test(test_warm_up_publishes_nothing),
         cmocka_unit_test(test_only_shm_joints_take_commands),
         cmocka_unit_test(test_attach_errors),
     };
