@@ -294,15 +294,27 @@ static void *io_thread(void *arg)
     return NULL;
 }
 
-int hs_can_replier_start(struct hs_can_replier *r, int priority, struct hs_diag *d)
+int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct hs_diag *d)
 {
     if (r->running)
         return 0;
     atomic_store(&r->live_state, (uint32_t)r->bus->state.bus);
     atomic_store(&r->live_drops, r->bus->state.rx_dropped_kernel);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu >= 0) {
+        if (cpu >= CPU_SETSIZE)
+            return hs_diag_set(d, -EINVAL, NULL, 0, 0, "reply_cpu %d: no such CPU", cpu);
+        CPU_SET(cpu, &set);
+    }
     pthread_attr_t a;
     pthread_attr_init(&a);
-    int e = EPERM;
+    int e = cpu >= 0 ? pthread_attr_setaffinity_np(&a, sizeof set, &set) : 0;
+    if (e) {
+        pthread_attr_destroy(&a);
+        return hs_diag_set(d, -e, NULL, 0, 0, "reply_cpu %d: %s", cpu, strerror(e));
+    }
+    e = EPERM;
     if (priority > 0) {
         struct sched_param sp = {.sched_priority = priority};
         pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
@@ -310,9 +322,13 @@ int hs_can_replier_start(struct hs_can_replier *r, int priority, struct hs_diag 
         pthread_attr_setschedparam(&a, &sp);
         e = pthread_create(&r->thread, &a, io_thread, r);
     }
+    if (e) { /* no RT privileges (a test, an unprivileged run): the caller's policy */
+        pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
+        e = pthread_create(&r->thread, &a, io_thread, r);
+    }
     pthread_attr_destroy(&a);
-    if (e) /* no RT privileges (a test, an unprivileged run): the caller's policy */
-        e = pthread_create(&r->thread, NULL, io_thread, r);
+    if (e == EINVAL && cpu >= 0)
+        return hs_diag_set(d, -e, NULL, 0, 0, "reply_cpu %d: not a CPU this process may use", cpu);
     if (e)
         return hs_diag_set(d, -e, NULL, 0, 0, "can: cannot start the reply thread");
     r->running = true;

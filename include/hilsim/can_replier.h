@@ -40,8 +40,9 @@ int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config 
  * cmd ID) of node NODE_ID from slot *ret_slot's answers. */
 int hs_can_replier_add_odrive(struct hs_can_replier *r, uint8_t node_id, uint32_t getters,
                               uint32_t *ret_slot);
-/* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's). */
-int hs_can_replier_start(struct hs_can_replier *r, int priority, struct hs_diag *d);
+/* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's), pinned
+ * to CPU when cpu >= 0 (an error, not a silent fallback, when that CPU cannot be used). */
+int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct hs_diag *d);
 /* RT-safe, tick thread: the state a reply carries (the node's zero offset already applied). */
 void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_rad, double v_rad_s,
                             double t);

@@ -279,6 +279,8 @@ struct hs_cfg_bus {
     bool manage;                       /* set bit timing via libsocketcan (needs CAP_NET_ADMIN) */
     enum hs_cfg_send_queue_policy send_queue_policy;
     enum hs_cfg_can_replies replies;
+    int32_t reply_priority; /* SCHED_FIFO of the bus's reply thread, 1 .. 99; 0 = rt.priority */
+    int32_t reply_cpu;      /* CPU the reply thread is pinned to, -1 = the process's affinity */
     struct hs_cfg_src src;
 };
 

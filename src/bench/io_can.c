@@ -463,7 +463,8 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
     if (!b->replier)
         return 0;
     struct hs_diag rd = {0};
-    int r = hs_can_replier_start(b->replier, c->cfg->rt.priority, &rd);
+    int prio = cb->reply_priority > 0 ? cb->reply_priority : c->cfg->rt.priority;
+    int r = hs_can_replier_start(b->replier, prio, cb->reply_cpu, &rd);
     if (r < 0)
         return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].replies: %s", i, rd.msg);

@@ -21,6 +21,8 @@ void hs__cfg_init_bus(void *elem)
     b->restart_ms = 100;
     b->send_queue_policy = HS_CFG_SEND_DROP;
     b->replies = HS_CFG_REPLIES_IMMEDIATE;
+    b->reply_priority = 0;
+    b->reply_cpu = -1;
 }
 
 void hs__cfg_init_node(void *elem)

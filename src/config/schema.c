@@ -419,6 +419,8 @@ static const struct hs__cfg_field bus_f[] = {
     BOOL("manage", BS, manage),
     ENUM("send_queue_policy", BS, send_queue_policy, hs__names_send_queue),
     ENUM("replies", BS, replies, hs__names_can_replies),
+    I32("reply_priority", BS, reply_priority, 0, 99),
+    I32("reply_cpu", BS, reply_cpu, -1, 4095),
 };
 #undef BS
 STATIC_TABLE(bus_t, bus_f, NULL);

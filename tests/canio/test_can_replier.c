@@ -3,6 +3,7 @@
  * last published state, and the command it answers changes nothing in the plant until the next
  * tick, which then applies it. Judged in lockstep by content and counts; the waits for a reply
  * are generous (5 s) and never measured. The same with replies: tick: no reply until a tick. */
+#include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -33,7 +34,18 @@ struct rig {
     int shoulder;
 };
 
+/* Builds the bench with the bus's replies set to `replies` (more keys of the bus may follow it)
+ * and attaches CAN; returns the attach's result with d set. */
+static int open_rig_rc(struct rig *r, const char *replies, struct hs_diag *ret_d);
+
 static void open_rig(struct rig *r, const char *replies)
+{
+    struct hs_diag d = {0};
+    if (open_rig_rc(r, replies, &d) < 0)
+        fail_msg("can: %s", d.msg);
+}
+
+static int open_rig_rc(struct rig *r, const char *replies, struct hs_diag *ret_d)
 {
     char path[4096], text[1 << 15];
     snprintf(path, sizeof path, "%s/config/arm2-can.yaml", getenv("HS_SOURCE_DIR"));
@@ -60,8 +72,12 @@ static void open_rig(struct rig *r, const char *replies)
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
-    if (hs_bench_can_attach(r->bench, &o, &r->can, &d) < 0)
-        fail_msg("can: %s", d.msg);
+    int rc = hs_bench_can_attach(r->bench, &o, &r->can, ret_d);
+    if (rc < 0) {
+        close(sv[1]);
+        r->peer = NULL;
+        return rc;
+    }
     struct hs_can_config pc;
     hs_can_config_init(&pc);
     pc.socketpair_fd = sv[1];
@@ -69,11 +85,13 @@ static void open_rig(struct rig *r, const char *replies)
     assert_int_equal(hs_can_bus_start(r->peer), 0);
     r->shoulder = hs_bench_find_joint(r->bench, "SHOULDER");
     assert_true(r->shoulder >= 0);
+    return 0;
 }
 
 static void close_rig(struct rig *r)
 {
-    hs_can_bus_close(r->peer);
+    if (r->peer)
+        hs_can_bus_close(r->peer);
     hs_bench_destroy(r->bench);
     hs_config_free(r->cfg);
 }
@@ -214,11 +232,31 @@ static void test_tick(void **state)
     close_rig(&r);
 }
 
+/* The reply thread's own priority and CPU: CPU 0 (every machine has one) answers as before; a
+ * CPU that does not exist is an error naming the key, not a thread left unpinned. */
+static void test_reply_thread_cpu(void **state)
+{
+    (void)state;
+    struct rig r;
+    open_rig(&r, "immediate, reply_priority: 90, reply_cpu: 0");
+    uint8_t enter[8];
+    hs_mit_pack_special(HS_MIT_ENTER, enter);
+    double p;
+    send_mit(&r, enter);
+    assert_true(mit_reply(&r, 5000, &p));
+    close_rig(&r);
+    struct hs_diag d = {0};
+    assert_int_equal(open_rig_rc(&r, "immediate, reply_cpu: 4095", &d), -EINVAL);
+    assert_non_null(strstr(d.msg, "reply_cpu 4095"));
+    close_rig(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_immediate),
         cmocka_unit_test(test_tick),
+        cmocka_unit_test(test_reply_thread_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
