@@ -160,8 +160,17 @@ if lat:
     print("MIT command -> reply on the wire (candump stamps, TCG guest, functional only): "
           "%d commands, %d replied; p50 %.0f us, p90 %.0f us, p99 %.0f us, max %.0f us"
           % (cmds, len(lat), pct(50), pct(90), pct(99), lat[-1]))
-if mode == "control" and (cmds < 100 or len(lat) < 0.9 * cmds):
-    bad.append("%d MIT commands on the wire, only %d answered" % (cmds, len(lat)))
+# candump (the observer) can fall behind under TCG even above hilsim's priority; its socket's
+# drops (-d) are printed and allowed for here. hilsim's own one-reply-per-frame is judged exactly.
+drops = sum(int(d) for d in re.findall(r"DROPCOUNT: dropped (\d+)", open(dump).read()))
+if drops:
+    print("candump's socket dropped %d frames (the observer's loss, not the bus's)" % drops)
+if mode == "control":
+    if sh and sh["ok"] != sh["sent"]:
+        bad.append("shoulder: %d MIT frames taken, %d replies sent" % (sh["ok"], sh["sent"]))
+    if cmds < 100 or len(lat) + drops < 0.9 * cmds:
+        bad.append("%d MIT commands on the wire, only %d answered (candump dropped %d)"
+                   % (cmds, len(lat), drops))
 for b in bad:
     print("FAIL " + b)
 sys.exit(1 if bad else 0)
