@@ -40,7 +40,7 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
     dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
     if (b1 == b2) /* two geoms of one link, or two static geoms */
         return;
-    /* A kinematic (fixed) root against the environment or another one: nothing can move. */
+    /* Two bodies that cannot move (static, or kinematic if a caller made one so): no contact. */
     if ((!b1 || dBodyIsKinematic(b1)) && (!b2 || dBodyIsKinematic(b2)))
         return;
     if (l1->owner == l2->owner && !w->params.self_collision)

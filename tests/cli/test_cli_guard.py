@@ -144,6 +144,30 @@ class SimStopsOnAFault(unittest.TestCase):
             m = FAULT_LINE.search(r.stderr)
             self.assertEqual(int(m.group(1)), 102)
 
+    def test_braked_arm_at_its_limit_stays_at_rest(self):
+        # The guest DBC bench after its peer let the elbow sag to its limit: every joint on its
+        # brake for a minute at a 2 ms step. A kinematic fixed root made the shoulder run away
+        # (-124 rad/s at 44.7 s, a plant fault); with the fixed joint it creeps under 0.1 rad/s.
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(SRC, "tests", "canio", "arm2-dbc-guest.yaml")) as f:
+                text = f.read()
+            text = text.replace("SHOULDER: {q: 0.3}", "SHOULDER: {q: 0.6}")
+            text = text.replace("ELBOW: {q: 0.6}", "ELBOW: {q: 2.79}")
+            text = text.replace("file: ../../models/", "file: %s/models/" % SRC)
+            text = text.replace("file: arm2-elbow.dbc",
+                                "file: %s/tests/canio/arm2-elbow.dbc" % SRC)
+            cfg = os.path.join(tmp, "braked.yaml")
+            with open(cfg, "w") as f:
+                f.write(text)
+            out = os.path.join(tmp, "braked.csv")
+            r = run("sim", cfg, "--free", "--duration", "60", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual(len(rows), 6001)
+            worst = max(abs(float(row["SHOULDER.dq"])) for row in rows)
+            self.assertLess(worst, 1.0, "a braked shoulder reached %g rad/s" % worst)
+
     def test_bad_guard_config_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = unstable_config(tmp, "")
