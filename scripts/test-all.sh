@@ -31,9 +31,10 @@ step "tests under ASan+UBSan"
 
 step "fuzz (clang-14 libFuzzer + ASan/UBSan, ${HS_FUZZ_SECONDS:=20} s per target)"
 # Each target's time is split: three quarters at libFuzzer's default input length (grown from
-# the corpus), then a quarter with -max_len=${HS_FUZZ_LONG_LEN:=262144} and no length ramp, so
-# inputs reach the parsers' size limits (nesting depth, signals per message, file sizes) at
-# least for part of every run.
+# the corpus), then a quarter with -max_len=HS_FUZZ_LONG_LEN and no length ramp, so inputs reach
+# the parsers' size limits (nesting depth, signals per message, file sizes) at least for part of
+# every run.
+: "${HS_FUZZ_LONG_LEN:=262144}"
 # Only the fuzzers and the libraries they need are built here; the corpus in the repository is
 # read-only to libFuzzer (new inputs go to a scratch folder).
 CC=clang-14 cmake -S . -B build-fuzz -DHS_FUZZ=ON -DHS_SANITIZE=ON -DHS_WERROR=ON \
