@@ -348,8 +348,10 @@ static void account(struct hs_tick_loop *l, struct loop_state *s, const int64_t 
 
 /* Lockstep: waits for the gate to release s->tick, in slices so a stop request is seen. Returns
  * true when the tick runs, false when the loop stops (s->reason set). Tick 0 runs at once: the
- * controller needs a first state to answer. */
-static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s)
+ * controller needs a first state to answer. last: the run ends after max_ticks; the controller
+ * still gets to answer the last tick before the safe stop publishes over it, but an expiry then
+ * ends the wait whatever on_timeout says. */
+static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s, bool last)
 {
     const struct hs_tick_clock *k = &l->cfg.clock;
     int64_t begin = hs_rt_now_ns();
@@ -387,6 +389,8 @@ static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s)
                                     .what = hs_lockstep_expiry_name(k->on_timeout),
                                     .kind = HS_RT_LOG_LOCKSTEP};
         hs_rt_ring_push(&l->log, &rec);
+        if (last)
+            return false;
         if (k->on_timeout == HS_LOCKSTEP_STEP) {
             s->release_ns = now;
             s->wait_ns += now - begin;
@@ -443,12 +447,14 @@ static int loop_body(struct hs_tick_loop *l)
             break;
         }
         if (c->max_ticks && st->ticks >= c->max_ticks) {
+            if (lockstep && !lockstep_wait(l, &s, true) && s.reason != HS_TICK_STOP_NONE)
+                break; /* a stop request or a gate error while waiting says why */
             s.reason = HS_TICK_STOP_MAX_TICKS;
             break;
         }
         s.info.planned_ns = start + (int64_t)s.tick * period + s.offset_ns;
         if (lockstep) {
-            if (!lockstep_wait(l, &s))
+            if (!lockstep_wait(l, &s, false))
                 break;
         } else {
             hs_rt_sleep_until(s.info.planned_ns);
