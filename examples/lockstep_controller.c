@@ -29,7 +29,7 @@
 
 struct opts {
     const char *bench, *gains, *log;
-    long ticks;
+    long ticks, write_every;
     double timeout_s;
 };
 
@@ -53,16 +53,21 @@ static void usage(FILE *f)
                "  --gains FILE  lines 'JOINT KP KD' ('#' comments); others: kp 100, kd 2\n"
                "  --ticks N     ticks to answer (default 1000)\n"
                "  --log FILE    per-tick state log, byte-identical across lockstep runs\n"
-               "  --timeout S   longest wait for a tick (default 10 s)\n");
+               "  --timeout S   longest wait for a tick (default 10 s)\n"
+               "  --write-every N  write commands on every N-th tick only, step on all (the\n"
+               "                server's command timeout then runs out on simulated time)\n");
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-    static const struct option lo[] = {
-        {"gains", required_argument, 0, 'g'}, {"ticks", required_argument, 0, 'n'},
-        {"log", required_argument, 0, 'l'},   {"timeout", required_argument, 0, 't'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    *o = (struct opts){.ticks = 1000, .timeout_s = 10};
+    static const struct option lo[] = {{"gains", required_argument, 0, 'g'},
+                                       {"ticks", required_argument, 0, 'n'},
+                                       {"log", required_argument, 0, 'l'},
+                                       {"timeout", required_argument, 0, 't'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"write-every", required_argument, 0, 'w'},
+                                       {0, 0, 0, 0}};
+    *o = (struct opts){.ticks = 1000, .timeout_s = 10, .write_every = 1};
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
@@ -78,6 +83,9 @@ static int parse(int argc, char **argv, struct opts *o)
         case 't':
             o->timeout_s = strtod(optarg, NULL);
             break;
+        case 'w':
+            o->write_every = strtol(optarg, NULL, 10);
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -86,7 +94,7 @@ static int parse(int argc, char **argv, struct opts *o)
             return -1;
         }
     }
-    if (optind != argc - 1 || o->ticks <= 0 || !(o->timeout_s > 0)) {
+    if (optind != argc - 1 || o->ticks <= 0 || !(o->timeout_s > 0) || o->write_every <= 0) {
         usage(stderr);
         return -1;
     }
@@ -234,7 +242,7 @@ int main(int argc, char **argv)
         for (uint32_t j = 0; j < n; j++)
             cmds[j] = (struct hs_client_command){
                 .mode = HS_SHM_MODE_POSITION_PD, .q = target[j], .kp = kps[j], .kd = kds[j]};
-        if ((r = hs_client_write_commands(c, cmds, n)) < 0)
+        if ((seen - 1) % o.write_every == 0 && (r = hs_client_write_commands(c, cmds, n)) < 0)
             break;
         /* The last tick too: a server whose run ends (--duration) waits for the answer to its
          * last tick before its safe stop publishes over it. */

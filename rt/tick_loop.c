@@ -165,6 +165,11 @@ void hs_tick_loop_set_discipline(struct hs_tick_loop *l, const struct hs_tick_di
     l->discipline = disc ? *disc : (struct hs_tick_discipline){0};
 }
 
+void hs_tick_loop_set_sim_start(struct hs_tick_loop *l, int64_t sim_start_ns)
+{
+    l->cfg.clock.sim_start_ns = sim_start_ns;
+}
+
 void hs_tick_loop_destroy(struct hs_tick_loop *l)
 {
     if (!l)
@@ -435,7 +440,9 @@ static int loop_body(struct hs_tick_loop *l)
     struct hs_rt_stats *st = &l->stats;
     struct hs_tick_result *res = &l->result;
     const int64_t period = c->period_ns;
-    const int64_t start = hs_rt_now_ns() + period;
+    const int64_t start = c->clock.mode == HS_CLOCK_LOCKSTEP && c->clock.sim_start_ns
+                              ? c->clock.sim_start_ns
+                              : hs_rt_now_ns() + period;
     struct loop_state s = {.info = {.period_ns = period}, .reason = HS_TICK_STOP_NONE};
     const bool lockstep = c->clock.mode == HS_CLOCK_LOCKSTEP;
     int64_t first_wake = 0, last_end = 0;

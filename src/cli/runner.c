@@ -145,6 +145,9 @@ static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
     int64_t t0 = mono_ns();
+    /* Lockstep: simulated time goes on from the warm-up's last made-up time, however long the
+     * warm-up took, so the demo trajectory's origin and every age are the same in every run. */
+    hs_tick_loop_set_sim_start(r->loop, t0 + (int64_t)n * r->tick.period_ns);
     for (; k < n; k++) {
         if (k % HS_RUNNER_WARMUP_CHECK == 0) {
             sigset_t pending;
