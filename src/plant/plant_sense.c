@@ -4,13 +4,7 @@
 
 #include "hilsim/ft_sensor.h"
 #include "plant_internal.h"
-
-static void cross(const double a[3], const double b[3], double r[3])
-{
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "hilsim/pose.h"
 
 /* The joint's constraint torque (force for sliders) along its axis on the link, from ODE's
  * feedback: t1 is about the link body's centre of mass, so move it to the anchor first. With
@@ -29,7 +23,7 @@ static double axial_constraint_effort(const struct hs__plant_joint *j, dBodyID b
     const dReal *c = dBodyGetPosition(body);
     double d[3] = {c[0] - anchor[0], c[1] - anchor[1], c[2] - anchor[2]}, m[3];
     double f[3] = {fb->f1[0], fb->f1[1], fb->f1[2]};
-    cross(d, f, m);
+    hs_vec_cross(d, f, m);
     double t = 0;
     for (int k = 0; k < 3; k++)
         t += axis[k] * (fb->t1[k] + m[k]);
