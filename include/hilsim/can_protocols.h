@@ -12,6 +12,7 @@
 #define HS_CAN_PROTOCOLS(X)                                                                        \
     X(mit, MIT)                                                                                    \
     X(odrive, ODRIVE)                                                                              \
-    X(dbc, DBC)
+    X(dbc, DBC)                                                                                    \
+    X(robstride, ROBSTRIDE)
 
 #endif
