@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_reply(const struct hs_can_frame *f)
 {
-    if (!(f->flags & HS_CAN_FLAG_FD) || f->len != hs_mt_fd_len(f->len) || (f->id >> 8) != 1)
+    if (!(f->flags & HS_CAN_FLAG_FD) || f->len != hs_mt_fd_len(f->len) || (f->id >> 8) != 1 ||
+        (f->id > 0x7FF && !(f->flags & HS_CAN_FLAG_EXT)))
         __builtin_trap();
     unsigned i = 0;
     while (i < f->len) {

@@ -15,7 +15,8 @@
  * - zero velocity, timeout and brake: tau = -kd dq (brake: hilsim damps with kd; the real
  *   shorted phases' damping depends on the motor). Current mode: tau = Kt iq.
  * - the reply is padded with NOPs to a valid CAN-FD length and built at the next poll from
- *   that tick's state. */
+ *   that tick's state; a frame that asked for a reply but read nothing and erred nowhere gets
+ *   none (hilsim's choice: the documents do not say). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -418,9 +419,12 @@ static int mt_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
     }
     memset(out, 0, sizeof *out);
     out->id = (uint32_t)n->cfg.servo_id << 8 | n->reply_to;
-    out->flags = HS_CAN_FLAG_FD;
+    /* servo IDs from 8 up give IDs past 11 bits: those go out as 29-bit frames */
+    out->flags = HS_CAN_FLAG_FD | (out->id > HS_CAN_SFF_MASK ? HS_CAN_FLAG_EXT : 0);
     out->len = (uint8_t)build_reply(n, js, out->data);
     n->nreads = n->nerrors = 0;
+    if (!out->len)
+        return 0; /* asked for a reply but nothing to say: no empty frame */
     base->stats.tx_frames++;
     return 1;
 }
