@@ -20,6 +20,8 @@ struct hs_can_bus {
     void *priv;                   /* backend state, owned by the backend */
     struct hs_can_frame *backlog; /* KEEP_NEWEST slots (cfg.tx_backlog_max) */
     unsigned n_backlog;
+    const struct hs_can_tap_ops *tap; /* never NULL (hs_can_tap_install) */
+    void *tap_ctx;
 };
 
 /* Batched non-blocking datagram I/O on a socket carrying struct can_frame / canfd_frame

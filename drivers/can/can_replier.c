@@ -183,9 +183,10 @@ static void send_reply(struct hs_can_replier *r, struct slot *s, const struct hs
 {
     struct canfd_frame w;
     size_t n = hs__can_frame_to_wire(out, &w);
-    if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n)
+    if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n) {
         atomic_fetch_add_explicit(&s->replies, 1, memory_order_relaxed);
-    else
+        r->bus->tap->frames(r->bus->tap_ctx, true, out, 1); /* recording */
+    } else
         atomic_fetch_add_explicit(&r->send_errors, 1, memory_order_relaxed);
 }
 

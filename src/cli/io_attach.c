@@ -5,8 +5,12 @@
 
 int hs__attach_io(struct hs_runner *r, struct hs_diag *d)
 {
-    int rc = hs__attach_can(r, d);
+    int rc = hs__record_begin(r, d);
+    if (rc == 0)
+        rc = hs__attach_can(r, d);
     if (rc == 0)
         rc = hs__attach_shm(r, d);
+    if (rc == 0)
+        rc = hs__record_attach(r, d);
     return rc;
 }

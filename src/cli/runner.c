@@ -15,6 +15,7 @@
 #include "emergency.h"
 #include "shm_server.h"
 #include "hilsim/log.h"
+#include "hilsim/record.h"
 #include "reload.h"
 
 static int64_t mono_ns(void)
@@ -261,6 +262,9 @@ static void drain_log(struct hs_runner *r)
     char line[256];
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
+        if (r->rec) /* HS_RT_LOG_* are HS_REC_EV_OVERRUN.. in order */
+            hs_rec_event(r->rec, (enum hs_rec_event_kind)(HS_REC_EV_OVERRUN + rec.kind), rec.tick,
+                         rec.a, rec.b, rec.what);
         /* A stop on request or at the end of --duration is normal, not a warning. */
         bool normal = rec.kind == HS_RT_LOG_STALL ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
@@ -356,13 +360,15 @@ static void *supervise(void *arg)
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
             hs__can_link_poll(r->can, now);
-            char buses[256];
+            char buses[256], recording[128];
             hs__can_status(r->can, buses, sizeof buses);
+            hs_rec_status(r->rec, recording, sizeof recording);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
-                       "worst wake %.1f us%s%s",
+                       "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", buses);
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", buses,
+                       recording);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
@@ -413,6 +419,13 @@ int hs__runner_run(struct hs_runner *r)
            hs_bench_joint_count(r->bench));
     atomic_store(&s.done, true);
     pthread_join(sup, NULL);
+    if (r->rec) { /* after the safe stop's frames and the supervisor's last events */
+        struct hs_tick_result res;
+        hs_tick_loop_result(r->loop, &res);
+        int wr = hs_rec_finish(r->rec, hs_tick_stop_reason_name(res.reason));
+        if (wr < 0)
+            hs_log(HS_LOG_ERR, "recording %s: write failed: %s", hs_rec_dir(r->rec), strerror(-wr));
+    }
     hs__log_ode_messages(hs_bench_world(r->bench), true);
     hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
     r->audit.report.mlockall = r->proc_report.mlockall;
@@ -458,6 +471,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
                     (unsigned long long)c.invalid_commands);
     }
     hs__can_print_summary(r->can, out);
+    hs__record_print_summary(r->rec, out);
 }
 
 void hs__runner_cleanup(struct hs_runner *r)
@@ -465,6 +479,7 @@ void hs__runner_cleanup(struct hs_runner *r)
     hs__emergency_clear(); /* before the modules the hooks point into are destroyed */
     hs_tick_loop_destroy(r->loop);
     hs_bench_destroy(r->bench);
+    hs_rec_destroy(r->rec); /* after the bench: its CAN buses and module point into it */
     hs_rt_process_release(&r->proc);
     hs_config_free(r->cfg);
     memset(r, 0, sizeof *r);

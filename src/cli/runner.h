@@ -15,12 +15,14 @@
 
 struct hs_runner_opts {
     const char *config;
-    double duration_s; /* 0: until SIGINT/SIGTERM */
-    bool require_rt;   /* also settable in the config (rt.require_rt) */
-    bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    double duration_s;      /* 0: until SIGINT/SIGTERM */
+    bool require_rt;        /* also settable in the config (rt.require_rt) */
+    bool no_rt;             /* ask for no real-time privileges at all (tests, laptops) */
+    const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
 };
 
 struct hs_bench_can;
+struct hs_recorder;
 
 struct hs_runner {
     struct hs_runner_opts o;
@@ -37,7 +39,8 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
-    bool stop_before_start; /* a stop signal cut the warm-up: the loop runs no tick */
+    bool stop_before_start;  /* a stop signal cut the warm-up: the loop runs no tick */
+    struct hs_recorder *rec; /* NULL unless recording; destroyed after the bench */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
@@ -82,5 +85,10 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size);
 /* Frames the kernel dropped on every bus (SO_RXQ_OVFL); 0 without CAN. */
 uint64_t hs__can_rx_drops(const struct hs_bench_can *can);
 int hs__attach_shm(struct hs_runner *r, struct hs_diag *d); /* io_attach_shm.c */
+/* io_attach_record.c: begin creates the recorder (and taps the CAN buses opened next) when
+ * --record or record.enabled asks for it; attach adds its I/O module after the others. */
+int hs__record_begin(struct hs_runner *r, struct hs_diag *d);
+int hs__record_attach(struct hs_runner *r, struct hs_diag *d);
+void hs__record_print_summary(struct hs_recorder *rec, FILE *out);
 
 #endif
