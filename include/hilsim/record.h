@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
@@ -194,5 +195,52 @@ int hs_rec_parse_candump(const char *buf, size_t len, const char *name, const ch
 /* The state signal name of column k (0 .. state_stride-1), e.g. "joint1.q". */
 int hs_recording_signal_name(const struct hs_recording *r, uint32_t k, char *buf, size_t size);
 int hs_recording_find_signal(const struct hs_recording *r, const char *name); /* k or -ENOENT */
+
+/* ---- replay (non-RT, offline, as fast as the machine allows) ---- */
+
+struct hs_replay_opts {
+    /* The config to rebuild the bench from: NULL for the recording's own copy (resolved
+     * against the original config's folder); a path for a "what if" with changed values. */
+    const char *config_path;
+    double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
+    double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
+};
+
+struct hs_replay_result {
+    uint32_t ticks; /* replayed */
+    bool diverged;
+    uint32_t first_ord;  /* index into the recording's states of the first divergence */
+    uint64_t first_tick; /* its tick */
+    int first_signal;    /* column (hs_recording_signal_name) */
+    double recorded, replayed;
+    double max_abs_q_err; /* over every joint's q, every tick replayed */
+    uint64_t frames_fed, commands_fed;
+    int fault_rc;   /* the replayed bench's plant fault (negative errno) or 0 */
+    double *values; /* ticks x state_stride replayed values (owned; free()) */
+};
+
+/* Rebuilds the bench, feeds the recorded inputs at their ticks (shm slot writes at the tick
+ * they happened; CAN frames hilsim received to the tick whose inputs phase ended after the
+ * frame's time), steps every recorded tick with its recorded now_ns (warm-up and safe hold as
+ * recorded), and compares every signal. init only: allocates. */
+int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                  struct hs_replay_result *ret, struct hs_diag *d);
+
+/* Import: drive a bench open loop from a candump log recorded elsewhere. Frames of the log
+ * whose interface is a bus's interface in the config go to that bus (a log with one interface
+ * and a config with one bus: all of them), at the tick whose time (the log's first frame plus
+ * k periods) has passed them. Runs until the last frame plus extra_s. Fills a recording-like
+ * result: states with the replayed values (*ret_rec, free with hs_recording_free). */
+int hs_replay_import(const char *config_path, const char *log_path, double extra_s,
+                     struct hs_recording **ret_rec, struct hs_diag *d);
+
+/* Writes a CSV (time in s, then per signal "<name>" recorded and "<name>.replay" replayed when
+ * replayed is non-NULL) that PlotJuggler opens as it is. signals: columns; n == 0: all. */
+int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n);
+/* An SVG: one panel per signal, recorded (solid) and replayed (dashed) over time, the first
+ * divergence marked. */
+int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord);
 
 #endif

@@ -4,7 +4,13 @@
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 
-enum { HS_EXIT_OK = 0, HS_EXIT_FAILURE = 1, HS_EXIT_USAGE = 2, HS_EXIT_PLANT_FAULT = 3 };
+enum {
+    HS_EXIT_OK = 0,
+    HS_EXIT_FAILURE = 1,
+    HS_EXIT_USAGE = 2,
+    HS_EXIT_PLANT_FAULT = 3,
+    HS_EXIT_DIVERGED = 4, /* hilsim replay: the replay differs from the recording */
+};
 
 int hs_cmd_model(int argc, char **argv);
 int hs_cmd_sim(int argc, char **argv);
@@ -14,5 +20,6 @@ int hs_cmd_bench_step(int argc, char **argv);
 int hs_cmd_config(int argc, char **argv);
 int hs_cmd_can(int argc, char **argv);
 int hs_cmd_shm(int argc, char **argv);
+int hs_cmd_replay(int argc, char **argv);
 
 #endif

@@ -167,6 +167,11 @@ struct hs_recorder {
     uint32_t sortcap;
 };
 
+/* recorder.c: RT-safe. The state payload of one tick (layout above) from the bench's readings;
+ * bodies: the world body of each recorded root. */
+void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32_t nbodies,
+                        double *v);
+
 /* rec_writer.c */
 int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d);
 void hs__rec_close_segment(struct hs_recorder *rec);

@@ -47,6 +47,29 @@ static void rot_quat(const double R[9], double q[4])
 
 /* ---- tick side ---- */
 
+void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32_t nbodies,
+                        double *v)
+{
+    struct hs_bench *mb = (struct hs_bench *)b; /* hs_bench_world is not const; reads only */
+    for (uint32_t i = 0, n = hs_bench_joint_count(b); i < n; i++, v += HS_REC_JOINT_FIELDS) {
+        const struct hs_joint_reading *r = hs_bench_joint_reading(b, i);
+        v[0] = r->q, v[1] = r->dq, v[2] = r->torque, v[3] = r->current;
+        v[4] = r->encoder_position, v[5] = r->encoder_velocity;
+        memcpy(&v[6], &r->encoder_count, sizeof r->encoder_count);
+    }
+    for (uint32_t i = 0, n = hs_bench_sensor_count(b); i < n; i++, v += 6) {
+        const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, i);
+        v[0] = r->value[0], v[1] = r->value[1], v[2] = r->value[2];
+        v[3] = r->torque[0], v[4] = r->torque[1], v[5] = r->torque[2];
+    }
+    for (uint32_t i = 0; i < nbodies; i++, v += 7) {
+        struct hs_pose pose;
+        hs_world_link_pose(hs_bench_world(mb), bodies[i], 0, &pose);
+        v[0] = pose.p[0], v[1] = pose.p[1], v[2] = pose.p[2];
+        rot_quat(pose.R, &v[3]);
+    }
+}
+
 static int rec_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     (void)b, (void)now_ns;
@@ -71,24 +94,7 @@ static int rec_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t t
                      (hs_bench_fault(b) ? HS_REC_STATE_FAULT : 0),
         };
         memcpy(p, &pre, sizeof pre);
-        double *v = (double *)(p + sizeof pre);
-        for (uint32_t i = 0; i < rec->njoints; i++, v += HS_REC_JOINT_FIELDS) {
-            const struct hs_joint_reading *r = hs_bench_joint_reading(b, i);
-            v[0] = r->q, v[1] = r->dq, v[2] = r->torque, v[3] = r->current;
-            v[4] = r->encoder_position, v[5] = r->encoder_velocity;
-            memcpy(&v[6], &r->encoder_count, sizeof r->encoder_count);
-        }
-        for (uint32_t i = 0; i < rec->nsensors; i++, v += 6) {
-            const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, i);
-            v[0] = r->value[0], v[1] = r->value[1], v[2] = r->value[2];
-            v[3] = r->torque[0], v[4] = r->torque[1], v[5] = r->torque[2];
-        }
-        for (uint32_t i = 0; i < rec->nbodies; i++, v += 7) {
-            struct hs_pose pose;
-            hs_world_link_pose(hs_bench_world(b), rec->bodies[i], 0, &pose);
-            v[0] = pose.p[0], v[1] = pose.p[1], v[2] = pose.p[2];
-            rot_quat(pose.R, &v[3]);
-        }
+        hs__rec_fill_state(b, rec->bodies, rec->nbodies, (double *)(p + sizeof pre));
         hs__rec_states_commit(&rec->states);
     }
     atomic_store_explicit(&rec->ord, atomic_load_explicit(&rec->ord, memory_order_relaxed) + 1,
