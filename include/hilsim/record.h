@@ -59,6 +59,8 @@ struct hs_rec_opts {
     uint64_t rotate_bytes;   /* start a new segment past this many bytes (0: never) */
     double rotate_s;         /* ... or past this many seconds of recording (0: never) */
     uint32_t keep_segments;  /* delete older segments beyond this many (0: keep all) */
+    bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
+                           than the ring overflows it for certain */
 };
 
 struct hs_rec_stats {

@@ -297,6 +297,10 @@ void *hs__rec_writer_main(void *arg)
 {
     struct hs_recorder *rec = arg;
     int64_t next_flush = mono_ns() + FLUSH_NS;
+    while (rec->o.writer_paused && !atomic_load(&rec->stop)) {
+        struct timespec ts = {0, IDLE_NS};
+        nanosleep(&ts, NULL);
+    }
     for (;;) {
         bool stopping = atomic_load(&rec->stop);
         unsigned n = drain_states(rec);
