@@ -123,7 +123,8 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
     json_t *m = json_object();
     json_object_set_new(m, "format", json_string("hilsim-recording"));
     json_object_set_new(m, "format_version", json_integer(HS__REC_VERSION));
-    json_object_set_new(m, "hilsim_version", json_string(rec->o.version ? rec->o.version : ""));
+    json_object_set_new(m, "hilsim_version",
+                        json_string(rec->o.version ? rec->o.version : HS_VERSION));
     json_object_set_new(m, "hilsim_commit", json_string(HS_GIT_COMMIT));
     json_object_set_new(m, "bench", json_string(cfg->bench.name));
     json_object_set_new(m, "start_utc", json_string(rec->start_utc));

@@ -1,21 +1,17 @@
-/* Recording for `hilsim run --record DIR` and the config's record section: the recorder is
- * created before the CAN module opens its buses (their frames are tapped from the first), and
- * its own I/O module is attached after every other one (the end of the inputs phase is the
- * instant a replay maps frames to ticks by). */
+/* Recording for `hilsim run --record DIR` and the config's record section (hilsim/record.h):
+ * two registry entries, one before every other module and one after. The runner finishes the
+ * recording after the safe stop and destroys it after the bench. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "io_module.h"
 #include "runner.h"
 
 #include "hilsim/log.h"
 #include "hilsim/record.h"
-
-#ifndef HS_VERSION
-#define HS_VERSION "unknown"
-#endif
 
 /* <dir>/<bench>-<UTC>: a new folder per run, sortable by start time. */
 static int run_folder(const struct hs_config *cfg, char *buf, size_t size, struct hs_diag *d)
@@ -35,7 +31,9 @@ static int run_folder(const struct hs_config *cfg, char *buf, size_t size, struc
                : hs_diag_set(d, -ENAMETOOLONG, cfg->record.dir, 0, 0, "record.dir: path too long");
 }
 
-int hs__record_begin(struct hs_runner *r, struct hs_diag *d)
+/* First in the registry: the recorder exists before the CAN module opens its buses, so their
+ * frames are tapped from the first. */
+static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {
     const struct hs_cfg_record *c = &r->cfg->record;
     if (!r->o.record_dir && !c->enabled)
@@ -54,7 +52,6 @@ int hs__record_begin(struct hs_runner *r, struct hs_diag *d)
         .dir = dir,
         .config_path = r->o.config,
         .clock_mode = "realtime",
-        .version = HS_VERSION,
         .audit_json = audit,
         .ring_items = c->ring_items,
         .ring_states = c->ring_states,
@@ -67,11 +64,15 @@ int hs__record_begin(struct hs_runner *r, struct hs_diag *d)
         return rc;
     hs_rec_can_tap_install(r->rec);
     hs_log(HS_LOG_INFO, "recording to %s", hs_rec_dir(r->rec));
+    *ret_state = r->rec;
     return 0;
 }
 
-int hs__record_attach(struct hs_runner *r, struct hs_diag *d)
+/* Last in the registry: the recorder's tick half goes after every other module, as its inputs
+ * phase must end the inputs phase (the instant a replay maps frames to ticks by). */
+static int attach_end(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {
+    (void)ret_state; /* no hooks of its own: the first entry reports */
     if (!r->rec)
         return 0;
     hs_rec_can_tap_remove();
@@ -82,10 +83,14 @@ int hs__record_attach(struct hs_runner *r, struct hs_diag *d)
     return 0;
 }
 
-void hs__record_print_summary(struct hs_recorder *rec, FILE *out)
+static void status(const void *state, char *buf, size_t size)
 {
-    if (!rec)
-        return;
+    hs_rec_status(state, buf, size);
+}
+
+static void summary(const void *state, FILE *out)
+{
+    const struct hs_recorder *rec = state;
     struct hs_rec_stats s;
     hs_rec_stats(rec, &s);
     fprintf(out,
@@ -97,3 +102,15 @@ void hs__record_print_summary(struct hs_recorder *rec, FILE *out)
             s.dropped_states || s.dropped_items ? " (ring full: the recording has gaps)" : "",
             s.write_error ? "; WRITE FAILED" : "");
 }
+
+const struct hs_service_io hs_service_io_record = {
+    .name = "record",
+    .attach = attach_begin,
+    .status = status,
+    .summary = summary,
+};
+
+const struct hs_service_io hs_service_io_record_tick = {
+    .name = "record-tick",
+    .attach = attach_end,
+};
