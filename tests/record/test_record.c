@@ -73,20 +73,19 @@ struct run {
     char dir[512];
 };
 
-static void open_run(struct run *r, const char *cfg_path, const char *tag, uint32_t ring_states,
-                     bool paused)
+static void open_run_opts(struct run *r, const char *cfg_path, const char *tag,
+                          const struct hs_rec_opts *extra)
 {
     memset(r, 0, sizeof *r);
     struct hs_diag d = {0};
     if (hs_config_load(cfg_path, &r->cfg, &d) < 0 || hs_bench_create(r->cfg, &r->bench, &d) < 0)
         fail_msg("%s:%d: %s", d.file, d.line, d.msg);
     snprintf(r->dir, sizeof r->dir, "%s/%s", tmpdir, tag);
-    struct hs_rec_opts o = {.dir = r->dir,
-                            .config_path = cfg_path,
-                            .clock_mode = "simulated",
-                            .version = "test",
-                            .ring_states = ring_states,
-                            .writer_paused = paused};
+    struct hs_rec_opts o = *extra;
+    o.dir = r->dir;
+    o.config_path = cfg_path;
+    o.clock_mode = "simulated";
+    o.version = "test";
     if (hs_rec_create(&o, r->bench, &r->rec, &d) < 0)
         fail_msg("record: %s: %s", d.file, d.msg);
     hs_rec_can_tap_install(r->rec);
@@ -107,6 +106,13 @@ static void open_run(struct run *r, const char *cfg_path, const char *tag, uint3
     if (hs_client_attach(r->cfg->bench.name, &r->client, err, sizeof err) < 0)
         fail_msg("client: %s", err);
     assert_int_equal(hs_client_claim(r->client, NULL, 0), 0);
+}
+
+static void open_run(struct run *r, const char *cfg_path, const char *tag, uint32_t ring_states,
+                     bool paused)
+{
+    struct hs_rec_opts o = {.ring_states = ring_states, .writer_paused = paused};
+    open_run_opts(r, cfg_path, tag, &o);
 }
 
 static void board_send(int fd, const uint8_t data[8])
@@ -264,6 +270,46 @@ static void test_overflow_counted(void **state)
     hs_recording_free(rec);
 }
 
+/* Rotation: segments cut by size; all kept, the run reads back whole and replays bit-exact;
+ * with keep_segments the oldest go, and a replay is refused with the reason. */
+static void test_rotation(void **state)
+{
+    (void)state;
+    char cfg[512];
+    struct run r;
+    struct hs_rec_opts o = {.rotate_bytes = 64 * 1024};
+    open_run_opts(&r, write_config("rot", 0.05, cfg, sizeof cfg), "rot", &o);
+    drive(&r, 600);
+    struct hs_rec_stats st;
+    close_run(&r, &st);
+    print_message("600 ticks in %u segments of 64 KiB\n", st.segments);
+    assert_true(st.segments >= 3);
+    struct hs_recording *rec = open_rec(r.dir);
+    assert_int_equal(rec->nstates, 600);
+    for (uint32_t k = 1; k < rec->nstates; k++)
+        assert_int_equal(rec->ticks[k], rec->ticks[k - 1] + 1);
+    struct hs_replay_opts ro = {0};
+    struct hs_replay_result res;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_replay_run(rec, &ro, &res, &d), 0);
+    assert_false(res.diverged);
+    free(res.values);
+    hs_recording_free(rec);
+
+    o.keep_segments = 2;
+    open_run_opts(&r, cfg, "rotkeep", &o);
+    drive(&r, 600);
+    close_run(&r, &st);
+    assert_int_equal(st.segments, 2);
+    char path[700];
+    snprintf(path, sizeof path, "%s/state.bin", r.dir);
+    assert_int_not_equal(access(path, F_OK), 0); /* segment 0 is gone */
+    struct hs_recording *gone = NULL;
+    assert_int_equal(hs_recording_open(r.dir, &gone, &d), -EBADMSG);
+    print_message("keep_segments 2: %s\n", d.msg);
+    assert_non_null(strstr(d.msg, "keep_segments"));
+}
+
 static void copy_tree(const char *from, const char *to)
 {
     char cmd[2048];
@@ -368,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_replay_bit_exact),
         cmocka_unit_test(test_overflow_counted),
         cmocka_unit_test(test_damaged_recordings),
+        cmocka_unit_test(test_rotation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

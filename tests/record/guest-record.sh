@@ -1,0 +1,55 @@
+#!/bin/sh
+# guest-record.sh HILSIM OUT_DIR
+# Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
+# `hilsim run tests/canio/arm2-can-guest.yaml --record OUT_DIR/rec` on vcan0 with real
+# SocketCAN while the python-can host record_peer.py swings the MIT shoulder; then canplayer
+# plays hilsim's own candump log back onto vcan1, `candump -L vcan1` captures it and python-can
+# compares the two logs frame by frame. The offline replay runs on the host afterwards
+# (guest-record-test.sh).
+set -u
+HILSIM=$1 OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+CONFIG=$HERE/../canio/arm2-can-guest.yaml
+REC=$OUT/rec
+rm -rf "$REC" "$OUT/played.log"
+FAILED=0
+fail() { echo "FAIL $*"; FAILED=1; }
+
+"$HILSIM" run "$CONFIG" --duration 8 --record "$REC" >"$OUT/hilsim.out" 2>"$OUT/hilsim.err" &
+HS=$!
+i=0
+while [ ! -e /dev/shm/hilsim-arm2-can-guest ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+/usr/bin/python3 "$HERE/record_peer.py" vcan0 5 || fail "the peer failed"
+wait $HS || fail "hilsim run exited $?"
+cat "$OUT/hilsim.err" | grep -v "^hilsim: info" | head -20
+grep "^recording:" "$OUT/hilsim.out" || fail "no recording summary"
+grep -q "dropped 0 states, 0 items" "$OUT/hilsim.out" || fail "the recording dropped records"
+
+# canplayer: hilsim's log back onto a bus, as can-utils plays any candump log
+chrt -f 90 candump -L vcan1 >"$OUT/played.log" &
+DUMP=$!
+sleep 0.5
+canplayer -I "$REC/can-main.log" vcan1=vcan0 || fail "canplayer refused the log"
+sleep 0.5
+kill $DUMP
+wait $DUMP 2>/dev/null
+/usr/bin/python3 - "$REC/can-main.log" "$OUT/played.log" <<'PY' || fail "the played-back log differs"
+import sys
+import can
+rec = list(can.CanutilsLogReader(sys.argv[1]))
+played = list(can.CanutilsLogReader(sys.argv[2]))
+rx = sum(1 for m in rec if m.is_rx)
+print(f"python-can: recorded {len(rec)} frames ({rx} received, {len(rec) - rx} sent); "
+      f"canplayer put {len(played)} on vcan1")
+assert len(rec) > 500 and 0 < rx < len(rec), "both directions recorded"
+assert len(played) == len(rec), "every recorded frame played back"
+for a, b in zip(rec, played):
+    assert (a.arbitration_id, bytes(a.data)) == (b.arbitration_id, bytes(b.data)), (a, b)
+gaps_rec = rec[-1].timestamp - rec[0].timestamp
+gaps_played = played[-1].timestamp - played[0].timestamp
+print(f"span: recorded {gaps_rec:.3f} s, played back {gaps_played:.3f} s")
+PY
+exit $FAILED
