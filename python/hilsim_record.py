@@ -120,6 +120,7 @@ class Recording:
                         [f"{s}.{f}" for s in self.sensors for f in SENSOR_FIELDS] +
                         [f"{b}.{f}" for b in self.bodies for f in BODY_FIELDS])
         self.ticks, self.now_ns, self.real_ns, self.flags, self.rows = [], [], [], [], []
+        self.rx_counts = []  # per tick: frames the tick took from each CAN bus
         self.shm, self.events = [], []
         self._frames = {}
         buses = [b["name"] for b in self.manifest.get("can_buses", [])]
@@ -136,9 +137,12 @@ class Recording:
             data = fh.read()
         rsize, nj, ns, nb = _header(path, data, STATE_MAGIC)
         n = nj * len(JOINT_FIELDS) + ns * 6 + nb * 7
+        nbus = len(self.manifest.get("can_buses", []))
+        words = nbus + (nbus & 1)  # u32 frame counts per bus, padded to 8 bytes
         if (nj, ns, nb) != (len(self.joints), len(self.sensors), len(self.bodies)) or \
-                rsize != PREFIX.size + 8 * n:
+                rsize != PREFIX.size + 8 * n + 4 * words:
             raise RecordingError(f"{path}: layout differs from the manifest at byte offset 16")
+        cfmt = struct.Struct("<" + "I" * nbus)
         fmt = struct.Struct("<" + "d" * n)
         counts = [j * len(JOINT_FIELDS) + 6 for j in range(nj)]
         for off, rec in _records(path, data, rsize):
@@ -154,6 +158,7 @@ class Recording:
             self.real_ns.append(real)
             self.flags.append(flags)
             self.rows.append(row)
+            self.rx_counts.append(cfmt.unpack_from(rec, PREFIX.size + 8 * n))
 
     def _read_items(self, path):
         with open(path, "rb") as fh:

@@ -132,13 +132,18 @@ int hs_can_bus_stop(struct hs_can_bus *bus)
     return bus->ops->stop(bus);
 }
 
-int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
+int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
 {
     if (!bus->running)
         return -ENETDOWN;
     if (max > bus->cfg.batch_max)
         max = bus->cfg.batch_max;
-    int r = bus->ops->recv_batch(bus, frames, max);
+    return bus->ops->recv_batch(bus, frames, max);
+}
+
+int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
+{
+    int r = hs__can_bus_recv_untapped(bus, frames, max);
     if (r > 0)
         bus->tap->frames(bus->tap_ctx, false, frames, (unsigned)r);
     return r;

@@ -147,8 +147,10 @@ extern const struct hs_can_backend_ops hs_can_socketcan_ops;
 
 /* A tap sees every frame a bus received or handed to the kernel (recording: hilsim/record.h).
  * While installed, each bus opened gets attach's context; attach returning NULL (or no tap)
- * gives the bus a tap that does nothing, so the bus never checks. frames runs on whichever
- * thread received or sent (the tick, or a bus's reply thread): RT-safe, never blocking. */
+ * gives the bus a tap that does nothing, so the bus never checks. Received frames (tx false)
+ * are reported on the thread that acts on them, the tick (a reply thread's frames when the
+ * tick takes them from its ring); sent frames on whichever thread sent them (the tick, or a
+ * reply thread). RT-safe, never blocking. */
 struct hs_can_tap_ops {
     void *(*attach)(void *ctx, const struct hs_can_config *cfg); /* init only */
     void (*frames)(void *bus_ctx, bool tx, const struct hs_can_frame *frames, unsigned n);

@@ -166,7 +166,9 @@ struct hs_recording {
     uint64_t *ticks;
     int64_t *now_ns, *real_ns;
     uint32_t *flags;
-    double *values; /* nstates x state_stride */
+    double *values;       /* nstates x state_stride */
+    uint32_t count_buses; /* u32 frame counts per state record (the CAN buses, padded even) */
+    uint32_t *rx_counts;  /* nstates x count_buses: frames the tick took from each bus */
     uint32_t nshm;
     struct hs_rec_shm *shm;
     uint32_t nevents;

@@ -22,9 +22,10 @@ struct hs__rec_file_header {
     uint32_t njoints, nsensors, nbodies; /* state files; 0 in item files */
 };
 
-/* A state record: this prefix, then njoints x 7, nsensors x 6, nbodies x 7 eight-byte values.
- * crc: CRC-32 (IEEE) of the whole record with crc as 0. A joint's seventh value holds the raw
- * encoder counter's bits (uint64), the others are doubles. */
+/* A state record: this prefix, then njoints x 7, nsensors x 6, nbodies x 7 eight-byte values,
+ * then per CAN bus a u32: the frames the tick took from that bus (padded with a zero u32 to a
+ * multiple of 8 bytes). crc: CRC-32 (IEEE) of the whole record with crc as 0. A joint's seventh
+ * value holds the raw encoder counter's bits (uint64), the others are doubles. */
 struct hs__rec_state_prefix {
     uint64_t tick;
     int64_t now_ns;
@@ -134,6 +135,8 @@ struct hs_recorder {
     uint32_t njoints, nsensors, nbodies;
     uint32_t bodies[HS_CFG_MAX_MODELS]; /* world body index of each recorded root */
     uint32_t state_size;                /* bytes per state record */
+    uint32_t nbuses;                    /* CAN buses counted in each state record */
+    uint32_t rx_count[HS__REC_MAX_BUSES]; /* tick side: frames taken this tick, per bus */
     struct hs__rec_items_ring items;
     struct hs__rec_state_ring states;
     struct hs__rec_bus_tap bus_taps[HS__REC_MAX_BUSES];

@@ -87,8 +87,14 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
     if (h.njoints > 4096 || h.nsensors > 4096 || h.nbodies > 4096)
         return bad(d, name, 20, "implausible signal counts");
     uint32_t stride = h.njoints * HS_REC_JOINT_FIELDS + h.nsensors * 6 + h.nbodies * 7;
-    if (h.record_size != sizeof(struct hs__rec_state_prefix) + 8 * stride)
+    size_t fixed = sizeof(struct hs__rec_state_prefix) + 8 * (size_t)stride;
+    /* then the CAN buses' frame counts, u32 each, padded to 8 bytes: at most 8 buses */
+    if (h.record_size < fixed || (h.record_size - fixed) % 8 || h.record_size - fixed > 32)
         return bad(d, name, 16, "record size does not match the signal counts");
+    uint32_t words = (uint32_t)((h.record_size - fixed) / 4);
+    if (r->nstates && words != r->count_buses)
+        return bad(d, name, 16, "record size differs from the previous segment's");
+    r->count_buses = words;
     if (r->state_stride == 0 && r->nstates == 0) {
         r->state_stride = stride;
         if (!r->njoints && !r->nsensors && !r->nbodies)
@@ -110,7 +116,8 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         grow((void **)&r->now_ns, 8, r->nstates, add) ||
         grow((void **)&r->real_ns, 8, r->nstates, add) ||
         grow((void **)&r->flags, 4, r->nstates, add) ||
-        grow((void **)&r->values, 8 * (size_t)(stride ? stride : 1), r->nstates, add))
+        grow((void **)&r->values, 8 * (size_t)(stride ? stride : 1), r->nstates, add) ||
+        grow((void **)&r->rx_counts, 4 * (size_t)(words ? words : 1), r->nstates, add))
         return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
     uint8_t *rec = malloc(h.record_size);
     if (!rec)
@@ -134,6 +141,8 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         r->flags[k] = p.flags;
         double *v = r->values + (size_t)k * stride;
         memcpy(v, rec + sizeof p, 8 * (size_t)stride);
+        if (words)
+            memcpy(r->rx_counts + (size_t)k * words, rec + fixed, 4 * (size_t)words);
         for (uint32_t j = 0; j < h.njoints; j++) { /* the counter's bits, as a number */
             uint64_t c;
             memcpy(&c, &v[j * HS_REC_JOINT_FIELDS + 6], 8);
@@ -497,6 +506,10 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
     r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensors * 6 + r->nbodies * 7;
     rc =
         load_segments(r, json_object_get(m, "segments"), json_object_get(m, "can_buses"), mpath, d);
+    if (rc == 0 && r->nstates && r->count_buses != r->nbuses + (r->nbuses & 1))
+        rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                         "the state records count frames of %u buses; the manifest names %u",
+                         r->count_buses, r->nbuses);
 out:
     json_decref(m);
     if (rc < 0) {
@@ -530,6 +543,7 @@ void hs_recording_free(struct hs_recording *r)
     free(r->real_ns);
     free(r->flags);
     free(r->values);
+    free(r->rx_counts);
     free(r->shm);
     free(r->events);
     for (uint32_t b = 0; r->frames && b < r->nbuses; b++)

@@ -95,8 +95,11 @@ static int rec_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t t
         };
         memcpy(p, &pre, sizeof pre);
         hs__rec_fill_state(b, rec->bodies, rec->nbodies, (double *)(p + sizeof pre));
+        uint32_t stride = rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6 + rec->nbodies * 7;
+        memcpy(p + sizeof pre + 8 * (size_t)stride, rec->rx_count, 4 * (size_t)rec->nbuses);
         hs__rec_states_commit(&rec->states);
     }
+    memset(rec->rx_count, 0, sizeof rec->rx_count);
     atomic_store_explicit(&rec->ord, atomic_load_explicit(&rec->ord, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     return 0;
@@ -183,6 +186,8 @@ static void can_tap_frames(void *bus_ctx, bool tx, const struct hs_can_frame *fr
 {
     struct hs__rec_bus_tap *t = bus_ctx;
     struct hs_recorder *rec = t->rec;
+    if (!tx) /* received frames are tapped on the tick that takes them (hilsim/can.h) */
+        rec->rx_count[t->bus] += n;
     uint64_t ord = atomic_load_explicit(&rec->ord, memory_order_relaxed);
     int64_t now = real_now_ns();
     for (unsigned i = 0; i < n; i++) {
@@ -267,9 +272,12 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
     for (uint32_t m = 0; m < rec->cfg->nmodels; m++)
         if (!rec->cfg->models[m].is_static)
             rec->bodies[rec->nbodies++] = m;
+    rec->nbuses =
+        rec->cfg->can.nbuses < HS__REC_MAX_BUSES ? rec->cfg->can.nbuses : HS__REC_MAX_BUSES;
     rec->state_size =
         (uint32_t)(sizeof(struct hs__rec_state_prefix) +
-                   8 * (rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6 + rec->nbodies * 7));
+                   8 * (rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6 + rec->nbodies * 7) +
+                   8 * ((rec->nbuses + 1) / 2));
     rec->bench_tap =
         (struct hs_bench_tap){.ctx = rec, .slot_write = tap_slot_write, .event = tap_event};
     rec->dir = strdup(opts->dir);

@@ -5,11 +5,11 @@
  *   shm      each recorded slot write, before the tick it happened in (the shm module's inputs
  *            phase wrote it then; nothing else in that tick reads the slot earlier);
  *   CAN      each frame hilsim received (R in the candump log) through the real CAN module on a
- *            socketpair bus, before the first tick whose inputs phase ended at or after the
- *            frame's time: the recorder takes that instant last in the inputs phase, after the
- *            CAN module drained its sockets. A frame that arrived in the microseconds between
- *            the drain and that instant is fed one tick early; nodes stamp commands with the
- *            tick's time instead of the kernel's (stale timeouts shift by under a tick);
+ *            socketpair bus, before the tick that took it: each state record counts the frames
+ *            the tick took from each bus (received frames are tapped when the tick takes them,
+ *            also from a reply thread's ring). Nodes stamp commands with the tick's time
+ *            instead of the kernel's, so a node's command timeout can end a tick apart. An
+ *            import (no counts) feeds each frame at the first tick whose time has passed it;
  *   safe hold entered before the first tick recorded in it (the loop enters it after a tick's
  *            outputs, once the state was recorded);
  *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran. */
@@ -98,20 +98,39 @@ static void send_frame(struct feed *f, uint32_t bus, const struct hs_rec_frame *
         f->fed++;
 }
 
-/* Frames up to time_us go in; whatever the bench sent back is read and dropped, so the
- * socketpair never fills. */
-static void feed_frames(struct feed *f, int64_t time_us)
+static void drain_peers(struct feed *f)
 {
-    for (uint32_t b = 0; b < f->nbuses; b++) {
-        char sink[CANFD_MTU];
+    char sink[CANFD_MTU];
+    for (uint32_t b = 0; b < f->nbuses; b++)
         while (recv(f->peer[b], sink, sizeof sink, MSG_DONTWAIT) > 0)
             ;
+}
+
+/* Frames up to time_us go in (imports, and recordings without frame counts); whatever the
+ * bench sent back is read and dropped, so the socketpair never fills. */
+static void feed_frames(struct feed *f, int64_t time_us)
+{
+    drain_peers(f);
+    for (uint32_t b = 0; b < f->nbuses; b++)
         while (f->next[b] < f->nframes[b] && f->frames[b][f->next[b]].time_us <= time_us) {
             const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
             if (fr->rx)
                 send_frame(f, b, fr);
         }
-    }
+}
+
+/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones. */
+static void feed_counted(struct feed *f, const uint32_t *counts)
+{
+    drain_peers(f);
+    for (uint32_t b = 0; b < f->nbuses; b++)
+        for (uint32_t n = counts[b]; n && f->next[b] < f->nframes[b];) {
+            const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
+            if (fr->rx) {
+                send_frame(f, b, fr);
+                n--;
+            }
+        }
 }
 
 static void apply_shm(struct hs_bench *b, const struct hs_rec_shm *s)
@@ -212,7 +231,10 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     for (uint32_t k = 0; k < rec->nstates; k++) {
         if (o->until_s > 0 && (double)(rec->now_ns[k] - rec->now_ns[0]) > o->until_s * 1e9)
             break;
-        feed_frames(&f, rec->real_ns[k] / 1000);
+        if (rec->count_buses >= f.nbuses && rec->rx_counts)
+            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses);
+        else
+            feed_frames(&f, rec->real_ns[k] / 1000);
         while (si < rec->nshm && rec->shm[si].ord < k)
             si++; /* recorded for a tick whose state was dropped: it cannot be placed */
         for (; si < rec->nshm && rec->shm[si].ord == k; si++, ret->commands_fed++)

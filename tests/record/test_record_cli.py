@@ -152,10 +152,25 @@ class CanRecording(unittest.TestCase):
         times = [m.timestamp for m in msgs]
         self.assertEqual(times, sorted(times))
 
+    def test_import_drives_a_bench_open_loop(self):
+        # the kept log as if recorded elsewhere: its MIT commands act on another bench's node
+        out = os.path.join(tempfile.mkdtemp(prefix="hs-import-"), "open-loop.csv")
+        p = hilsim("replay", "--import", os.path.join(KEPT, "can-main.log"), "--config",
+                   os.path.join(SRC, "tests", "canio", "arm2-can-guest.yaml"), "--out", out,
+                   "--signal", "SHOULDER.q", check=0)
+        self.assertRegex(p.stdout, r"imported .*: \d+ ticks driven open loop")
+        with open(out) as fh:
+            q = [float(r[1]) for r in list(csv.reader(fh))[1:]]
+        self.assertGreater(max(q) - min(q), 0.1)  # the commands moved the shoulder
+        shutil.rmtree(os.path.dirname(out))
+
     def test_reader_agrees_with_manifest(self):
         rec = hilsim_record.open_recording(KEPT)
         self.assertEqual(len(rec.rows), rec.manifest["ticks"])
         self.assertEqual(len(rec.shm), 300)
+        # every received frame is counted at the tick that took it
+        rx = sum(1 for f in rec.frames("main") if f["rx"])
+        self.assertEqual(sum(c[0] for c in rec.rx_counts), rx)
         self.assertTrue(all(c["joint"] == rec.joints.index("ELBOW") for c in rec.shm))
 
 
