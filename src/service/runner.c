@@ -24,26 +24,34 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* ---- tick phases: the bench's, timed by the loop ---- */
+/* ---- tick phases: the bench's, timed by the loop ----
+ * Every phase gets the tick clock (now_ns): the wake in wall mode, simulated time in lockstep,
+ * so every timeout of the plant and the I/O modules runs on it. */
 static int ph_inputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_inputs(ctx, t->wake_ns);
+    return hs_bench_inputs(ctx, t->now_ns);
 }
 static int ph_actuation(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_actuation(ctx, t->wake_ns);
+    return hs_bench_actuation(ctx, t->now_ns);
 }
 static int ph_physics(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_physics(ctx, t->wake_ns, t->tick);
+    return hs_bench_physics(ctx, t->now_ns, t->tick);
 }
 static int ph_sensors(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_sensors(ctx, t->wake_ns, t->tick);
+    return hs_bench_sensors(ctx, t->now_ns, t->tick);
 }
 static int ph_outputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_outputs(ctx, t->wake_ns, t->tick);
+    return hs_bench_outputs(ctx, t->now_ns, t->tick);
+}
+/* The lockstep gate: the bench's release sources (shm today). */
+static int gate_wait(void *ctx, uint64_t tick, int64_t deadline_ns)
+{
+    (void)tick;
+    return hs_bench_wait_release(ctx, deadline_ns);
 }
 static void ph_safe_hold(void *ctx, const struct hs_tick_info *t)
 {
@@ -87,6 +95,16 @@ static void fill_rt(struct hs_runner *r)
             c->overrun_leaky.action == HS_CFG_LEAKY_STOP ? HS_LEAKY_STOP : HS_LEAKY_SAFE_HOLD,
         .hist_range_ns = (int64_t)c->histogram_max_us * 1000,
         .no_trace = !r->cfg->trace.enabled,
+    };
+    r->clock_mode = r->o.clock_given ? r->o.clock_mode : c->clock.mode;
+    r->tick.clock = (struct hs_tick_clock){
+        .mode = r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? HS_CLOCK_LOCKSTEP
+                : r->clock_mode == HS_CFG_CLOCK_SYNC   ? HS_CLOCK_SYNC
+                                                       : HS_CLOCK_WALL,
+        .lockstep_timeout_ns = (int64_t)llround(c->clock.lockstep_timeout_s * 1e9),
+        .on_timeout = c->clock.on_timeout == HS_CFG_LOCKSTEP_STEP   ? HS_LOCKSTEP_STEP
+                      : c->clock.on_timeout == HS_CFG_LOCKSTEP_STOP ? HS_LOCKSTEP_STOP
+                                                                    : HS_LOCKSTEP_HOLD,
     };
     if (r->o.duration_s > 0)
         r->tick.max_ticks = (uint64_t)llround(r->o.duration_s * 1e9 / (double)c->period_ns);
@@ -150,6 +168,9 @@ static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
     int64_t t0 = mono_ns();
+    /* Lockstep: simulated time goes on from the warm-up's last made-up time, however long the
+     * warm-up took, so the demo trajectory's origin and every age are the same in every run. */
+    hs_tick_loop_set_sim_start(r->loop, t0 + (int64_t)n * r->tick.period_ns);
     for (; k < n; k++) {
         if (k % HS_RUNNER_WARMUP_CHECK == 0) {
             sigset_t pending;
@@ -190,6 +211,11 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     r->budgets = r->cfg->budgets;
     fill_rt(r);
+    if (r->clock_mode == HS_CFG_CLOCK_SYNC) {
+        hs_log(HS_LOG_ERR, "%s: rt.clock.mode sync is not implemented yet (use wall or lockstep)",
+               r->cfg->path);
+        return HS_EXIT_USAGE;
+    }
     if (o->duration_s > 0 && r->tick.max_ticks == 0) {
         /* max_ticks 0 means "until stopped": a --duration that rounds to no tick is refused */
         hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms)", o->duration_s,
@@ -220,6 +246,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
             hs_log(HS_LOG_WARNING, "%s", hs_bench_model(r->bench, i)->warnings[k]);
     for (uint32_t i = 0; i < hs_bench_warning_count(r->bench); i++)
         hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(r->bench, i));
+    hs_bench_set_clock_mode(r->bench, r->clock_mode);
     if ((rc = attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
@@ -227,6 +254,16 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
+    }
+    if (r->clock_mode == HS_CFG_CLOCK_LOCKSTEP) {
+        if (hs_bench_release_sources(r->bench) == 0) {
+            hs_log(HS_LOG_ERR,
+                   "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
+                   "local controller releases each tick)",
+                   r->cfg->path);
+            return HS_EXIT_USAGE;
+        }
+        hs_tick_loop_set_gate(r->loop, &(struct hs_tick_gate){.wait = gate_wait, .ctx = r->bench});
     }
     /* mlockall after everything is allocated, so the whole working set is locked. */
     rc = hs_rt_setup_process(&r->rt, &r->proc, &r->proc_report);
@@ -461,6 +498,22 @@ int hs__runner_run(struct hs_runner *r)
     return r->loop_rc < 0 ? HS_EXIT_FAILURE : HS_EXIT_OK;
 }
 
+/* The clock mode and how fast simulated time went: in lockstep the real-time factor is what
+ * the controller and the plant together reach. */
+static void print_clock(const struct hs_runner *r, const struct hs_tick_result *res, FILE *out)
+{
+    double sim_s = (double)res->ticks * (double)r->tick.period_ns / 1e9;
+    double run_s = (double)res->run_ns / 1e9;
+    fprintf(out, "clock %s: %.3f s simulated in %.3f s, real-time factor %.2f",
+            hs_clock_mode_name(r->tick.clock.mode), sim_s, run_s, run_s > 0 ? sim_s / run_s : 0.0);
+    if (r->tick.clock.mode == HS_CLOCK_LOCKSTEP)
+        fprintf(out, "; waited %.3f s for releases, %llu wait%s expired (on_timeout %s)",
+                (double)res->wait_ns / 1e9, (unsigned long long)res->lockstep_timeouts,
+                res->lockstep_timeouts == 1 ? "" : "s",
+                hs_lockstep_expiry_name(r->tick.clock.on_timeout));
+    fprintf(out, "\n");
+}
+
 void hs__runner_print_summary(struct hs_runner *r, FILE *out)
 {
     static char buf[16384];
@@ -474,6 +527,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
             hs_tick_stop_reason_name(res.reason), (unsigned long long)res.ticks,
             (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
             res.safe_hold ? ", SAFE HOLD latched" : "");
+    print_clock(r, &res, out);
     if (hs_bench_fault(r->bench)) {
         char why[512];
         hs_bench_fault_format(r->bench, why, sizeof why);

@@ -18,9 +18,12 @@ struct hs_recorder;
 
 struct hs_runner_opts {
     const char *config;
-    double duration_s;      /* 0: until SIGINT/SIGTERM */
-    bool require_rt;        /* also settable in the config (rt.require_rt) */
-    bool no_rt;             /* ask for no real-time privileges at all (tests, laptops) */
+    double duration_s; /* 0: until SIGINT/SIGTERM */
+    bool require_rt;   /* also settable in the config (rt.require_rt) */
+    bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    /* --clock: overrides rt.clock.mode when set (clock_given). */
+    bool clock_given;
+    enum hs_cfg_clock_mode clock_mode;
     const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
 };
 
@@ -47,7 +50,8 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
-    bool stop_before_start;  /* a stop signal cut the warm-up: the loop runs no tick */
+    bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
+    enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
     struct hs_recorder *rec; /* NULL unless recording (io_module_record.c); after the bench */
 };
 
