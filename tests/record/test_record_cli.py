@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 SRC = os.environ.get("HS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -126,6 +127,45 @@ class CliRecordReplay(unittest.TestCase):
         with self.assertRaisesRegex(hilsim_record.RecordingError,
                                     r"state\.bin: truncated record at byte offset \d+"):
             hilsim_record.open_recording(bad)
+
+
+CONTROLLER = os.environ.get("HS_LOCKSTEP_CONTROLLER")
+
+
+@unittest.skipUnless(CONTROLLER and os.path.exists(CONTROLLER or ""), "no lockstep_controller")
+class LockstepShm(unittest.TestCase):
+    """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
+    does not depend on the host's speed, and its replay is bit-exact."""
+
+    def test_lockstep_shm_run_replays_bit_exact(self):
+        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+        rec = os.path.join(tmp, "ls")
+        bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
+        cfg = os.path.join(tmp, "arm2-shm.yaml")
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as fh:
+            text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+        with open(cfg, "w") as fh:
+            fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1))
+        try:
+            hs = subprocess.Popen([HILSIM, "run", cfg,
+                                   "--clock", "lockstep", "--duration", "1", "--no-rt",
+                                   "--record", rec], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+            for _ in range(600):  # the segment exists once the bench is built
+                if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
+                    break
+                time.sleep(0.1)
+            ctl = subprocess.run([CONTROLLER, bench, "--ticks", "1000", "--timeout", "60"],
+                                 capture_output=True, text=True, timeout=300)
+            out, err = hs.communicate(timeout=300)
+            self.assertEqual(ctl.returncode, 0, ctl.stdout + ctl.stderr)
+            self.assertEqual(hs.returncode, 0, err)
+            self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+            p = hilsim("replay", rec, check=0)
+            self.assertRegex(p.stdout, r"\(0 frames, (\d{4,}) shm commands fed\)")
+            self.assertIn("BIT-EXACT", p.stdout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 @unittest.skipUnless(KEPT and os.path.isdir(KEPT or ""), "test_record's recording not kept")
