@@ -450,6 +450,18 @@ struct hs_cfg_trace {
     bool enabled; /* LTTng-UST tracepoints per tick and per frame */
 };
 
+/* ---- record (hilsim/record.h) ---- */
+#define HS_CFG_RECORD_DIR_MAX 256
+struct hs_cfg_record {
+    bool enabled;                    /* record every run (a systemd bench) */
+    char dir[HS_CFG_RECORD_DIR_MAX]; /* absolute parent folder: runs go to <dir>/<bench>-<UTC> */
+    double rotate_mib;               /* new segment past this many MiB, 0 = never */
+    double rotate_s;                 /* new segment past this many seconds, 0 = never */
+    uint32_t keep_segments;          /* delete older segments beyond this many, 0 = keep all */
+    uint32_t ring_items;             /* frames/commands/events in flight to the writer */
+    uint32_t ring_states;            /* ticks of state in flight to the writer */
+};
+
 struct hs_config {
     char *path;     /* the config file as given ("<buffer name>" for buffers) */
     char *base_dir; /* absolute directory relative paths were resolved against, or NULL */
@@ -467,6 +479,7 @@ struct hs_config {
     struct hs_cfg_can can;
     struct hs_cfg_shm shm;
     struct hs_cfg_trace trace;
+    struct hs_cfg_record record;
 };
 
 /* init only: allocates. Reads, parses and validates path. On failure *ret_config is untouched,

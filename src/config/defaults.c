@@ -115,4 +115,7 @@ void hs_config_defaults(struct hs_config *ret_config)
 
     c->shm.mode = 0660;
     c->shm.client_timeout_s = 0.1;
+
+    c->record.ring_items = 65536;
+    c->record.ring_states = 4096;
 }

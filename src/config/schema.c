@@ -529,6 +529,18 @@ STATIC_TABLE(shm_t, shm_f, NULL);
 static const struct hs__cfg_field trace_f[] = {BOOL("enabled", struct hs_cfg_trace, enabled)};
 STATIC_TABLE(trace_t, trace_f, NULL);
 
+/* ---- record ---- */
+static const struct hs__cfg_field record_f[] = {
+    BOOL("enabled", struct hs_cfg_record, enabled),
+    TEXT("dir", struct hs_cfg_record, dir),
+    DBL("rotate_mib", struct hs_cfg_record, rotate_mib, 0, 1048576, 0),
+    DBL("rotate_s", struct hs_cfg_record, rotate_s, 0, 31536000, 0),
+    U32("keep_segments", struct hs_cfg_record, keep_segments, 0, 1000000, 0),
+    U32("ring_items", struct hs_cfg_record, ring_items, 1024, 16777216, 0),
+    U32("ring_states", struct hs_cfg_record, ring_states, 64, 1048576, 0),
+};
+STATIC_TABLE(record_t, record_f, NULL);
+
 /* ---- root ---- */
 static const struct hs__cfg_field root_f[] = {
     SECTION("bench", struct hs_config, bench, bench_t, HS__F_REQUIRED),
@@ -542,5 +554,6 @@ static const struct hs__cfg_field root_f[] = {
     SECTION("can", struct hs_config, can, can_t, 0),
     SECTION("shm", struct hs_config, shm, shm_t, 0),
     SECTION("trace", struct hs_config, trace, trace_t, 0),
+    SECTION("record", struct hs_config, record, record_t, 0),
 };
 TABLE(hs__cfg_root, root_f, NULL);

@@ -301,11 +301,23 @@ static int check_actuators(struct hs__ctx *c)
     return 0;
 }
 
+static int check_record(struct hs__ctx *c)
+{
+    const struct hs_cfg_record *r = &c->cfg->record;
+    if (r->enabled && r->dir[0] != '/')
+        return hs__cfg_err_field(c, "record.dir",
+                                 "must be an absolute folder when record.enabled is true");
+    if (r->keep_segments && !(r->rotate_mib > 0) && !(r->rotate_s > 0))
+        return hs__cfg_err_field(c, "record.keep_segments",
+                                 "needs record.rotate_mib or record.rotate_s");
+    return 0;
+}
+
 int hs__cfg_validate(struct hs__ctx *c)
 {
     int (*const rules[])(struct hs__ctx *) = {
-        check_models,  check_timing, check_controller, check_actuators,
-        check_sensors, check_can,    check_sources,    check_clock_sync,
+        check_models, check_timing,  check_controller, check_actuators, check_sensors,
+        check_can,    check_sources, check_clock_sync, check_record,
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         int r = rules[i](c);
