@@ -55,6 +55,13 @@ struct hs_bench_io_ops {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
     void (*safe_stop)(void *ctx, struct hs_bench *b); /* non-RT: disable/zero frames; may be NULL */
     void (*destroy)(void *ctx);                       /* may be NULL */
+    /* The scenario stage (src/scenario): at most one module of a bench sets these, RT-safe,
+     * each may be NULL. commands: after the command sources wrote the slots, before the motor
+     * models; substep: after the motor models set the efforts, before each physics step;
+     * readings: after the plants published their readings, before any module's outputs. */
+    void (*commands)(void *ctx, struct hs_bench *b, int64_t now_ns);
+    void (*substep)(void *ctx, struct hs_bench *b, uint32_t substep);
+    void (*readings)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
 };
 
 #define HS_BENCH_MAX_IO 8
@@ -77,7 +84,8 @@ uint32_t hs_bench_warning_count(const struct hs_bench *bench);
 const char *hs_bench_warning(const struct hs_bench *bench, uint32_t i);
 /* init only: an I/O module claims joint i, so the demo controller leaves it alone. */
 void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
-/* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full. */
+/* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full;
+ * -EBUSY for a second module with stage ops (commands, substep, readings). */
 int hs_bench_add_io(struct hs_bench *bench, const struct hs_bench_io_ops *ops, void *ctx);
 
 /* Tick phases, RT-safe, in this order: inputs, actuation, physics, sensors, outputs. now_ns is

@@ -1,0 +1,394 @@
+/* Scenarios against analytic and logged truth on real ODE worlds: a push of F for t changes the
+ * robot's momentum by F·t; a stuck sensor repeats its value exactly while the joint moves;
+ * offsets, scale and quantisation are exact functions of the true reading; lost encoder
+ * counts stay lost; a broken gear lets a held arm fall while a fixed joint does not move;
+ * the timeline's repeats, intermittency and conditions start steps at the ticks they name;
+ * parse and bind errors name file:line:column; the verdict's JUnit XML parses. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <ode/ode.h>
+
+#include "scenario/scen_rig.h"
+
+/* The biped floating in zero gravity, no floor, no controller: only the push changes its
+ * momentum. Two substeps per tick, so a force applied once per tick would show as half. */
+static const char *floating_biped = "bench: {name: scen-float}\n"
+                                    "models:\n"
+                                    "  - name: biped\n"
+                                    "    file: @SRC@/models/biped.wrl\n"
+                                    "physics: {substeps: 2, solver: standard, gravity: [0, 0, 0]}\n"
+                                    "rt: {period_ns: 1000000}\n"
+                                    "controller: {type: none}\n";
+
+static const char *arm = "bench: {name: scen-arm}\n"
+                         "models:\n"
+                         "  - name: arm\n"
+                         "    file: @SRC@/models/arm2.wrl\n"
+                         "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                         "rt: {period_ns: 1000000}\n"
+                         "controller:\n"
+                         "  type: trajectory\n"
+                         "  defaults: {kp: 300, kd: 6}\n"
+                         "  trajectory: {joint: SHOULDER, amplitude: 0.4, frequency_hz: 0.5}\n";
+
+static void momentum(struct scen_rig *r, double ret[3])
+{
+    struct hs_world *w = hs_bench_world(r->bench);
+    const struct hs_model *m = hs_bench_model(r->bench, 0);
+    ret[0] = ret[1] = ret[2] = 0;
+    for (uint32_t l = 0; l < m->nlinks; l++) {
+        dBodyID b = hs_world_ode_body(w, 0, l);
+        if (!b)
+            continue;
+        dMass mass;
+        dBodyGetMass(b, &mass);
+        const dReal *v = dBodyGetLinearVel(b);
+        for (int k = 0; k < 3; k++)
+            ret[k] += mass.mass * v[k];
+    }
+}
+
+static void test_push_changes_momentum_by_f_t(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, floating_biped,
+             "scenario: {name: push, duration_s: 0.5}\n"
+             "steps:\n"
+             "  - name: shove\n"
+             "    at_s: 0.1\n"
+             "    duration_s: 0.2\n"
+             "    push: {link: WAIST, force_n: [3, 50, -2]}\n");
+    double p0[3], p1[3];
+    while (r.tick < 50)
+        assert_int_equal(rig_tick(&r), 0);
+    momentum(&r, p0);
+    rig_run(&r);
+    momentum(&r, p1);
+    /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
+    double want[3] = {0.6, 10, -0.4};
+    for (int k = 0; k < 3; k++) {
+        print_message("axis %d: dp = %.6f N·s, F t = %.6f\n", k, p1[k] - p0[k], want[k]);
+        assert_true(fabs(p1[k] - p0[k] - want[k]) < 0.005 * 10); /* 0.5 % of |F t| */
+    }
+    assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 200);
+    assert_int_equal(hs_scenario_step_onset(r.scen, 0), 100);
+    rig_close(&r);
+}
+
+/* The same push repeated 3 times every 0.1 s for 0.02 s, and intermittent 5 ms on / 5 ms off:
+ * the momentum counts exactly the ticks it was on. */
+static void test_push_repeat_and_intermittency(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, floating_biped,
+             "scenario: {name: pulses, duration_s: 0.4}\n"
+             "steps:\n"
+             "  - {name: a, at_s: 0.05, duration_s: 0.02, repeat: 3, every_s: 0.1,\n"
+             "     push: {link: WAIST, force_n: [0, 20, 0]}}\n"
+             "  - {name: b, after: a, after_s: 0.01, duration_s: 0.04, on_s: 0.005,\n"
+             "     off_s: 0.005, push: {link: WAIST, force_n: [10, 0, 0]}}\n");
+    double p0[3], p1[3];
+    momentum(&r, p0);
+    rig_run(&r);
+    momentum(&r, p1);
+    assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 60);
+    assert_int_equal(hs_scenario_step_activations(r.scen, 0), 3);
+    assert_int_equal(hs_scenario_step_onset(r.scen, 1), 60);
+    assert_int_equal(hs_scenario_step_active_ticks(r.scen, 1), 20);
+    assert_int_equal(hs_scenario_step_activations(r.scen, 1), 4);
+    print_message("dp = (%.5f, %.5f) N·s; want (0.2, 1.2)\n", p1[0] - p0[0], p1[1] - p0[1]);
+    assert_true(fabs(p1[1] - p0[1] - 1.2) < 0.01);
+    assert_true(fabs(p1[0] - p0[0] - 0.2) < 0.01);
+    rig_close(&r);
+}
+
+/* Readings the scenario edits: stuck repeats bit for bit, offset/scale/quantize are exact
+ * functions of the true reading, and the truth underneath keeps moving. */
+static void test_stuck_offset_scale_quantize(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, arm,
+             "scenario: {name: sensors, duration_s: 1.0}\n"
+             "steps:\n"
+             "  - {name: stuck, at_s: 0.1, duration_s: 0.2,\n"
+             "     sensor_fault: {joint: SHOULDER, kind: stuck}}\n"
+             "  - {name: offset, at_s: 0.4, duration_s: 0.1,\n"
+             "     sensor_fault: {joint: SHOULDER, kind: offset, value: 0.25}}\n"
+             "  - {name: scale, at_s: 0.6, duration_s: 0.1,\n"
+             "     sensor_fault: {joint: ELBOW, kind: scale, value: 1.5, field: velocity}}\n"
+             "  - {name: quant, at_s: 0.8, duration_s: 0.1,\n"
+             "     sensor_fault: {joint: SHOULDER, kind: quantize, value: 0.01}}\n");
+    struct hs_world *w = hs_bench_world(r.bench);
+    const struct hs_bench_joint *sh = hs_bench_joint(r.bench, 0), *el = hs_bench_joint(r.bench, 1);
+    struct hs_joint_reading held = {0};
+    double truth_min = INFINITY, truth_max = -INFINITY;
+    uint64_t stuck_ticks = 0, checked = 0;
+    while (!hs_scenario_done(r.scen)) {
+        assert_int_equal(rig_tick(&r), 0);
+        uint64_t k = r.tick - 1; /* scenario tick */
+        const struct hs_joint_reading *a = hs_bench_joint_reading(r.bench, 0);
+        const struct hs_joint_reading *b = hs_bench_joint_reading(r.bench, 1);
+        double q = hs_world_joint_position(w, sh->body, sh->link);
+        if (k == 100)
+            held = *a;
+        if (k >= 100 && k < 300) {
+            assert_memory_equal(a, &held, sizeof held);
+            truth_min = fmin(truth_min, q), truth_max = fmax(truth_max, q);
+            stuck_ticks++;
+        } else if (k >= 400 && k < 500) {
+            assert_true(a->q == q + 0.25);
+            checked++;
+        } else if (k >= 600 && k < 700) {
+            double dq = hs_world_joint_velocity(w, el->body, el->link);
+            assert_true(b->dq == dq * 1.5);
+            checked++;
+        } else if (k >= 800 && k < 900) {
+            assert_true(a->q == 0.01 * round(q / 0.01));
+            checked++;
+        } else {
+            assert_true(a->q == q); /* no delay or noise on this bench: the truth */
+        }
+    }
+    print_message("stuck for %llu ticks while the joint moved %.4f rad\n",
+                  (unsigned long long)stuck_ticks, truth_max - truth_min);
+    assert_int_equal(stuck_ticks, 200);
+    assert_int_equal(checked, 300);
+    assert_true(truth_max - truth_min > 0.05);
+    rig_close(&r);
+}
+
+/* 40 counts lost at 0.1 s and 40 more at 0.3 s: the counter stays 80 counts behind the same
+ * bench without the fault, to the count, after both faults ended. */
+static void test_skip_counts_stay_lost(void **state)
+{
+    (void)state;
+    const char *none = "scenario: {name: none, duration_s: 0.5}\n"
+                       "steps:\n"
+                       "  - {at_s: 0, expect: {kind: velocity_limits, value: 100}}\n";
+    const char *skip = "scenario: {name: skip, duration_s: 0.5}\n"
+                       "steps:\n"
+                       "  - {at_s: 0.1, duration_s: 0.01, repeat: 2, every_s: 0.2,\n"
+                       "     sensor_fault: {joint: ELBOW, kind: skip_counts, value: -40}}\n";
+    struct scen_rig a, b;
+    rig_open(&a, arm, none);
+    rig_run(&a);
+    rig_open(&b, arm, skip);
+    rig_run(&b);
+    const struct hs_joint_reading *ra = hs_bench_joint_reading(a.bench, 1);
+    const struct hs_joint_reading *rb = hs_bench_joint_reading(b.bench, 1);
+    print_message("counts: %llu without, %llu with the fault\n",
+                  (unsigned long long)ra->encoder_count, (unsigned long long)rb->encoder_count);
+    assert_true(ra->q == rb->q); /* the same physics */
+    assert_int_equal((int64_t)(ra->encoder_count - rb->encoder_count), 80);
+    rig_close(&a);
+    rig_close(&b);
+}
+
+/* The arm under gravity held by its PD: a broken shoulder gear lets it fall; fixing the elbow
+ * keeps the elbow where it was (within ODE's joint softness). */
+static void test_broken_gear_and_fixed_joint(void **state)
+{
+    (void)state;
+    const char *hold = "bench: {name: scen-arm}\n"
+                       "models:\n"
+                       "  - name: arm\n"
+                       "    file: @SRC@/models/arm2.wrl\n"
+                       "    initial: {joints: {SHOULDER: {q: 0.8}, ELBOW: {q: 0.6}}}\n"
+                       "rt: {period_ns: 1000000}\n"
+                       "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    struct scen_rig r;
+    rig_open(&r, hold,
+             "scenario: {name: gear, duration_s: 0.8}\n"
+             "steps:\n"
+             "  - {name: fix, at_s: 0.2, joint: {joint: ELBOW, action: fix}}\n"
+             "  - {name: gear, at_s: 0.3, duration_s: 0.4,\n"
+             "     actuator_fault: {joint: SHOULDER, kind: broken_gear}}\n"
+             "  - {name: elbow_still, at_s: 0.2, duration_s: 0.6,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.05,\n"
+             "              hold: always}}\n"
+             "  - {name: shoulder_falls, at_s: 0.3, duration_s: 0.4,\n"
+             "     expect: {kind: joint_near, joint: SHOULDER, value: 0.8, tolerance: 0.1,\n"
+             "              hold: always}}\n");
+    struct hs_world *w = hs_bench_world(r.bench);
+    const struct hs_bench_joint *el = hs_bench_joint(r.bench, 1);
+    double at_fix = NAN, drift = 0;
+    while (!hs_scenario_done(r.scen)) {
+        assert_int_equal(rig_tick(&r), 0);
+        double q = hs_world_joint_position(w, el->body, el->link);
+        if (r.tick == 201) /* scenario tick 200 done: the fix has acted one tick */
+            at_fix = q;
+        else if (r.tick > 201)
+            drift = fmax(drift, fabs(q - at_fix));
+    }
+    hs_scenario_finish(r.scen);
+    /* the shoulder swings down around it: ODE's joint softness only */
+    print_message("fixed elbow drifted %.2e rad\n", drift);
+    assert_true(drift < 2e-3);
+    struct hs_scenario_result res;
+    hs_scenario_result(r.scen, 0, &res);
+    print_message("%s: %s at tick %lld, value %g\n", res.name,
+                  res.status == HS_SCENARIO_PASS ? "pass" : "fail", (long long)res.tick, res.value);
+    assert_int_equal(res.status, HS_SCENARIO_PASS);
+    hs_scenario_result(r.scen, 1, &res);
+    print_message("%s: %s at tick %lld, value %g (%s)\n", res.name,
+                  res.status == HS_SCENARIO_PASS ? "pass" : "fail", (long long)res.tick, res.value,
+                  res.why);
+    assert_int_equal(res.status, HS_SCENARIO_FAIL); /* it fell out of its 0.1 rad band */
+    assert_true(res.tick > 300 && res.tick < 700);
+    assert_false(hs_scenario_passed(r.scen));
+    rig_close(&r);
+}
+
+/* A condition: when the shoulder (driven by the trajectory, 0.3 ± 0.4 rad) rises through
+ * 0.5 rad, a step starts 10 ticks later. */
+static void test_when_joint_passes(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, arm,
+             "scenario: {name: when, duration_s: 1.0}\n"
+             "steps:\n"
+             "  - {name: crossing, when: {joint: SHOULDER, passes: 0.5, direction: rising},\n"
+             "     after_s: 0.01, duration_s: 0.05,\n"
+             "     sensor_fault: {joint: SHOULDER, kind: offset, value: 1}}\n");
+    struct hs_world *w = hs_bench_world(r.bench);
+    const struct hs_bench_joint *sh = hs_bench_joint(r.bench, 0);
+    int64_t crossed = -1;
+    double prev = hs_world_joint_position(w, sh->body, sh->link);
+    while (!hs_scenario_done(r.scen)) {
+        assert_int_equal(rig_tick(&r), 0);
+        double q = hs_world_joint_position(w, sh->body, sh->link);
+        if (crossed < 0 && prev < 0.5 && q >= 0.5)
+            crossed = (int64_t)r.tick; /* seen by the scenario's next tick, index r.tick */
+        prev = q;
+    }
+    print_message("crossed after tick %lld, onset %lld\n", (long long)crossed,
+                  (long long)hs_scenario_step_onset(r.scen, 0));
+    assert_true(crossed > 0);
+    assert_int_equal(hs_scenario_step_onset(r.scen, 0), crossed + 10);
+    assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 50);
+    rig_close(&r);
+}
+
+static void expect_error(const char *bench, const char *scen, const char *want)
+{
+    char msg[512];
+    assert_true(rig_try(bench, scen, msg, sizeof msg) < 0);
+    print_message("%s\n", msg);
+    if (!strstr(msg, want))
+        fail_msg("expected '%s' in '%s'", want, msg);
+}
+
+static void test_errors_name_file_line_column(void **state)
+{
+    (void)state;
+    expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps:\n  - {at_s: 1, pushh: {}}\n",
+                 "scen.yaml:3:15: steps[0]: unknown key 'pushh'");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - at_s: 1\n    push: {link: ARM}\n    expect: {kind: velocity_limits}\n",
+                 "scen.yaml:3:5: steps[0]: exactly one action");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - push: {link: ARM}\n",
+                 "scen.yaml:3:5: steps[0]: when does it happen?");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - {at_s: 0.5, sensor_fault: {joint: KNEE, kind: stuck}}\n",
+                 "scen.yaml:3:5: steps[0]: the bench has no actuated joint 'KNEE'");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - {after: later, after_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n"
+                 "  - {name: later, at_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n",
+                 "scen.yaml:3:5: steps[0].after: no earlier step named 'later'");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - {at_s: 0, sensor_fault: {joint: ELBOW, kind: offset}}\n",
+                 "scen.yaml:3:29: steps[0].sensor_fault: offset needs a value");
+    expect_error(arm,
+                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                 "  - {at_s: 0, push: {link: ELBOW, force_n: [1, 2]}}\n",
+                 "scen.yaml:3:44: steps[0].push.force_n: expected a list of 3 numbers, got 2");
+    expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps: [\n",
+                 "scen.yaml:3:1: YAML syntax error");
+}
+
+/* The verdict files: JUnit XML with one test case per expectation (libxml2 reads it back) and
+ * the JSON result. */
+static void test_junit_and_json(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, arm,
+             "scenario: {name: verdict, duration_s: 0.5}\n"
+             "steps:\n"
+             "  - {name: near_start, at_s: 0.0,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.05}}\n"
+             "  - {name: impossible, at_s: 0.2, duration_s: 0.1,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 3, tolerance: 0.01}}\n"
+             "  - {name: slow, at_s: 0, duration_s: .inf,\n"
+             "     expect: {kind: velocity_limits, hold: always}}\n"
+             "  - {name: never, at_s: 2,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 1}}\n");
+    rig_run(&r);
+    char junit[] = "/tmp/hs-scen-junit-XXXXXX", json[] = "/tmp/hs-scen-json-XXXXXX";
+    close(mkstemp(junit));
+    close(mkstemp(json));
+    assert_int_equal(hs_scenario_write_junit(r.scen, junit), 0);
+    assert_int_equal(hs_scenario_write_json(r.scen, json), 0);
+    hs_scenario_write_summary(r.scen, stdout);
+    xmlDocPtr doc = xmlReadFile(junit, NULL, XML_PARSE_NONET);
+    assert_non_null(doc);
+    xmlNodePtr suites = xmlDocGetRootElement(doc);
+    assert_string_equal((const char *)suites->name, "testsuites");
+    int cases = 0, failures = 0;
+    for (xmlNodePtr s = suites->children; s; s = s->next)
+        for (xmlNodePtr c = s->children; c; c = c->next) {
+            if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "testcase"))
+                continue;
+            cases++;
+            xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+            bool failed = false;
+            for (xmlNodePtr f = c->children; f; f = f->next)
+                failed |= f->type == XML_ELEMENT_NODE && !strcmp((const char *)f->name, "failure");
+            failures += failed;
+            bool should_fail =
+                !strcmp((const char *)name, "impossible") || !strcmp((const char *)name, "never");
+            assert_int_equal(failed, should_fail);
+            xmlFree(name);
+        }
+    xmlFreeDoc(doc);
+    assert_int_equal(cases, 4);
+    assert_int_equal(failures, 2);
+    unlink(junit);
+    unlink(json);
+    rig_close(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_push_changes_momentum_by_f_t),
+        cmocka_unit_test(test_push_repeat_and_intermittency),
+        cmocka_unit_test(test_stuck_offset_scale_quantize),
+        cmocka_unit_test(test_skip_counts_stay_lost),
+        cmocka_unit_test(test_broken_gear_and_fixed_joint),
+        cmocka_unit_test(test_when_joint_passes),
+        cmocka_unit_test(test_errors_name_file_line_column),
+        cmocka_unit_test(test_junit_and_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
