@@ -1,10 +1,17 @@
 /* One function per subcommand, one file per subcommand (cmd_<name>.c).
  * Each returns the process exit code: 0 success, 1 runtime failure, 2 bad usage or bad input,
- * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely). */
+ * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely),
+ * 4 a --scenario ran to its verdict and an expectation failed. */
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 
-enum { HS_EXIT_OK = 0, HS_EXIT_FAILURE = 1, HS_EXIT_USAGE = 2, HS_EXIT_PLANT_FAULT = 3 };
+enum {
+    HS_EXIT_OK = 0,
+    HS_EXIT_FAILURE = 1,
+    HS_EXIT_USAGE = 2,
+    HS_EXIT_PLANT_FAULT = 3,
+    HS_EXIT_SCENARIO_FAIL = 4
+};
 
 int hs_cmd_model(int argc, char **argv);
 int hs_cmd_sim(int argc, char **argv);

@@ -1,4 +1,5 @@
 #include "runner.h"
+#include "scenario_attach.h"
 
 #include <errno.h>
 #include <math.h>
@@ -200,6 +201,15 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     if ((rc = hs__attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+    }
+    if (o->scenario) {
+        /* after the I/O modules, so the stage sees the slots they wrote; the run lasts the
+         * scenario unless --duration says otherwise */
+        if ((rc = hs__scenario_attach(r->bench, o->scenario, &r->scenario)) != 0)
+            return rc;
+        if (!(o->duration_s > 0))
+            r->tick.max_ticks = (uint64_t)llround(hs_scenario_duration_s(r->scenario) * 1e9 /
+                                                  (double)r->tick.period_ns);
     }
     if (r->can && hs__emergency_register("can", can_emergency, r) < 0)
         hs_log(HS_LOG_WARNING, "can: no emergency stop slot left");

@@ -18,9 +18,11 @@ struct hs_runner_opts {
     double duration_s; /* 0: until SIGINT/SIGTERM */
     bool require_rt;   /* also settable in the config (rt.require_rt) */
     bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    const char *scenario, *junit, *result_json; /* --scenario and its verdict files */
 };
 
 struct hs_bench_can;
+struct hs_scenario;
 
 struct hs_runner {
     struct hs_runner_opts o;
@@ -37,7 +39,8 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
-    bool stop_before_start; /* a stop signal cut the warm-up: the loop runs no tick */
+    bool stop_before_start;       /* a stop signal cut the warm-up: the loop runs no tick */
+    struct hs_scenario *scenario; /* --scenario (owned by the bench), or NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */

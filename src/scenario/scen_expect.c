@@ -36,11 +36,12 @@ static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double 
     case HS__EX_JOINT_NEAR:
         *ret_value = hs_world_joint_position(w, st->body, st->link);
         return fabs(*ret_value - sp->value) <= sp->tolerance;
-    case HS__EX_LINK_ABOVE: {
+    case HS__EX_LINK_ABOVE:
+    case HS__EX_LINK_BELOW: {
         struct hs_pose p;
         hs_world_link_pose(w, st->body, st->link, &p);
         *ret_value = p.p[2];
-        return p.p[2] >= sp->value;
+        return sp->expect_kind == HS__EX_LINK_ABOVE ? p.p[2] >= sp->value : p.p[2] <= sp->value;
     }
     case HS__EX_VELOCITY_LIMITS: {
         /* the worst ratio of |dq| to its limit over every joint with a finite limit */
@@ -85,6 +86,8 @@ static bool worse(const struct hs__scen_step *st, double v, double than)
         return fabs(v - st->sp->value) > fabs(than - st->sp->value);
     case HS__EX_LINK_ABOVE:
         return v < than;
+    case HS__EX_LINK_BELOW:
+        return v > than;
     default:
         return fabs(v) > fabs(than);
     }
@@ -138,7 +141,9 @@ void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st)
                  sp->tolerance, sp->value, window);
         break;
     case HS__EX_LINK_ABOVE:
-        snprintf(st->what, sizeof st->what, "link %s above %g m %s", sp->t.link, sp->value, window);
+    case HS__EX_LINK_BELOW:
+        snprintf(st->what, sizeof st->what, "link %s %s %g m %s", sp->t.link,
+                 sp->expect_kind == HS__EX_LINK_ABOVE ? "above" : "below", sp->value, window);
         break;
     case HS__EX_VELOCITY_LIMITS:
         snprintf(st->what, sizeof st->what, "no joint above %g x its velocity limit %s",

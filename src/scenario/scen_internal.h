@@ -66,6 +66,7 @@ enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
 enum hs__scen_expect_kind {
     HS__EX_JOINT_NEAR,
     HS__EX_LINK_ABOVE,
+    HS__EX_LINK_BELOW,
     HS__EX_VELOCITY_LIMITS,
     HS__EX_COMMAND_TORQUE,
     HS__EX_TEMPERATURE_BELOW,

@@ -33,7 +33,8 @@ const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offse
 const char *const hs__scen_actuator_names[] = {"derate",   "no_response", "brake",
                                                "friction", "broken_gear", NULL};
 const char *const hs__scen_expect_names[] = {
-    "joint_near", "link_above", "velocity_limits", "command_torque", "temperature_below", NULL};
+    "joint_near",     "link_above",        "link_below", "velocity_limits",
+    "command_torque", "temperature_below", NULL};
 static const char *const field_names[] = {"position", "velocity", "torque", "current", NULL};
 static const char *const hold_names[] = {"within", "always", NULL};
 static const char *const direction_names[] = {"any", "rising", "falling", NULL};
@@ -200,8 +201,10 @@ static int expect_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t
             return hs__cfg_err(c, node, "%s: joint_near needs joint, value and tolerance", path);
         break;
     case HS__EX_LINK_ABOVE:
+    case HS__EX_LINK_BELOW:
         if (!st->t.link[0] || isnan(st->value))
-            return hs__cfg_err(c, node, "%s: link_above needs link and value (m)", path);
+            return hs__cfg_err(c, node, "%s: %s needs link and value (m)", path,
+                               hs__scen_expect_names[st->expect_kind]);
         break;
     case HS__EX_COMMAND_TORQUE:
     case HS__EX_TEMPERATURE_BELOW:
