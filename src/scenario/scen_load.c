@@ -238,6 +238,9 @@ static int bind_step(struct bind *x, uint32_t i)
         if (!st->ring)
             return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
     }
+    if (sp->kind == HS__SCEN_CAN_FAULT)
+        return err_step(x, sp, "can_fault is not implemented yet (scenarios/README.md); step",
+                        sp->name);
     if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
          sp->kind == HS__SCEN_JOINT) &&
         st->joint < 0)
