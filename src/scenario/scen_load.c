@@ -158,8 +158,13 @@ static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
     }
     if (sp->t.link[0])
         return find_link(x, sp, st);
-    if (sp->kind == HS__SCEN_SET_POSE)
-        return find_model(x, sp, &st->body);
+    if (sp->kind == HS__SCEN_SET_POSE) {
+        int r = find_model(x, sp, &st->body);
+        /* a root held to the world would be yanked back by its joint: refuse, not explode */
+        if (r == 0 && hs_bench_model(x->b, st->body)->links[0].joint_type != HS_JOINT_FREE)
+            return err_step(x, sp, "set_pose needs a robot with a free root; not", sp->t.model);
+        return r;
+    }
     return 0;
 }
 

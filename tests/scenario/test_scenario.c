@@ -114,6 +114,52 @@ static void test_push_repeat_and_intermittency(void **state)
     rig_close(&r);
 }
 
+/* set_pose moves the floating biped rigidly and gives it a velocity: its momentum becomes
+ * M v exactly, its waist lands where asked, and its joint positions do not change. */
+static void test_set_pose_and_velocity(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, floating_biped,
+             "scenario: {name: pose, duration_s: 0.05}\n"
+             "steps:\n"
+             "  - {at_s: 0.02, set_pose: {model: biped, position_m: [1, 2, 3],\n"
+             "     rpy_rad: [0, 0, 1.5707963267948966], linear_velocity_mps: [0.5, 0, 0]}}\n");
+    const struct hs_model *m = hs_bench_model(r.bench, 0);
+    double mass = 0;
+    for (uint32_t l = 0; l < m->nlinks; l++)
+        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
+            dMass dm;
+            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
+            mass += dm.mass;
+        }
+    double q_before[64];
+    uint32_t nj = hs_bench_joint_count(r.bench);
+    while (r.tick < 20)
+        assert_int_equal(rig_tick(&r), 0);
+    for (uint32_t i = 0; i < nj; i++)
+        q_before[i] =
+            hs_world_joint_position(hs_bench_world(r.bench), 0, hs_bench_joint(r.bench, i)->link);
+    assert_int_equal(rig_tick(&r), 0); /* scenario tick 20: set before its physics step */
+    double p[3];
+    momentum(&r, p);
+    struct hs_pose waist;
+    hs_world_link_pose(hs_bench_world(r.bench), 0, 0, &waist);
+    print_message("waist at (%.6f, %.6f, %.6f), momentum (%.6f, %.6f, %.6f), M v = %.6f\n",
+                  waist.p[0], waist.p[1], waist.p[2], p[0], p[1], p[2], mass * 0.5);
+    assert_true(fabs(p[0] - mass * 0.5) < 1e-6 * mass);
+    assert_true(fabs(p[1]) < 1e-6 && fabs(p[2]) < 1e-6);
+    /* one physics step of 0.5 m/s after the set (two substeps of 0.5 ms) */
+    assert_true(fabs(waist.p[0] - 1.0005) < 1e-6 && fabs(waist.p[1] - 2) < 1e-6 &&
+                fabs(waist.p[2] - 3) < 1e-6);
+    assert_true(fabs(waist.R[0 * 3 + 0]) < 1e-9 && fabs(waist.R[1 * 3 + 0] - 1) < 1e-9);
+    for (uint32_t i = 0; i < nj; i++)
+        assert_true(fabs(hs_world_joint_position(hs_bench_world(r.bench), 0,
+                                                 hs_bench_joint(r.bench, i)->link) -
+                         q_before[i]) < 1e-6);
+    rig_close(&r);
+}
+
 /* Readings the scenario edits: stuck repeats bit for bit, offset/scale/quantize are exact
  * functions of the true reading, and the truth underneath keeps moving. */
 static void test_stuck_offset_scale_quantize(void **state)
@@ -383,6 +429,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_changes_momentum_by_f_t),
         cmocka_unit_test(test_push_repeat_and_intermittency),
+        cmocka_unit_test(test_set_pose_and_velocity),
         cmocka_unit_test(test_stuck_offset_scale_quantize),
         cmocka_unit_test(test_skip_counts_stay_lost),
         cmocka_unit_test(test_broken_gear_and_fixed_joint),
