@@ -78,6 +78,7 @@ int hs_can_bus_open(const struct hs_can_backend_ops *ops, const struct hs_can_co
         free(bus);
         return r;
     }
+    hs__can_fault_bus_opened(bus);
     *ret_bus = bus;
     return 0;
 }
@@ -86,6 +87,7 @@ void hs_can_bus_close(struct hs_can_bus *bus)
 {
     if (!bus)
         return;
+    hs__can_fault_bus_closed(bus);
     bus->ops->close(bus);
     free(bus->backlog);
     free(bus);
@@ -115,7 +117,7 @@ int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigne
         return -ENETDOWN;
     if (max > bus->cfg.batch_max)
         max = bus->cfg.batch_max;
-    return bus->ops->recv_batch(bus, frames, max);
+    return bus->fault_rx(bus->fault_ctx, frames, bus->ops->recv_batch(bus, frames, max), max);
 }
 
 int hs_can_bus_state(const struct hs_can_bus *bus, struct hs_can_state *ret_state)
