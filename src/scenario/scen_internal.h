@@ -14,6 +14,7 @@
 #define HS_SCEN_MAX_STEPS 64
 #define HS_SCEN_MAX_DELAY_TICKS 100000 /* a sensor delay line of at most 100 s at 1 kHz */
 #define HS_SCEN_NEVER INT64_MAX
+#define HS_SCEN_MAX_BUSES 8
 
 enum hs__scen_kind {
     HS__SCEN_PUSH,
@@ -189,7 +190,8 @@ struct hs__scen_step {
     void *ring; /* delay: ring of readings */
     uint32_t ring_len, ring_pos;
     struct hs__scen_thermal thermal;
-    uint64_t pattern_pos;
+    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
+    uint32_t can_rule[2], can_nrules;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -198,8 +200,17 @@ struct hs__scen_step {
     char what[256];
 };
 
+struct hs__scen_can_bus {
+    struct hs_can_bus *bus;
+    char iface[32];
+    struct hs_can_fault_filter *filter;
+};
+
 struct hs_scenario {
     struct hs_bench *bench;
+    uint64_t seed;
+    struct hs__scen_can_bus can[HS_SCEN_MAX_BUSES];
+    uint32_t nbuses;
     char *path;
     char name[HS_NAME_MAX];
     char description[256];
@@ -214,6 +225,11 @@ struct hs_scenario {
     uint32_t nsteps;
 };
 
+/* scen_can.c: init only: a can_fault step's rules on its bus's filter; RT-safe: switch them
+ * with the steps; init only: remove the filters from the buses */
+int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_can(struct hs_scenario *s);
+void hs__scen_unbind_can(struct hs_scenario *s);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
 /* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator

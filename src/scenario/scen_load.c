@@ -244,8 +244,7 @@ static int bind_step(struct bind *x, uint32_t i)
             return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
-        return err_step(x, sp, "can_fault is not implemented yet (scenarios/README.md); step",
-                        sp->name);
+        return hs__scen_bind_can(s, st, x->diag);
     if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
          sp->kind == HS__SCEN_JOINT) &&
         st->joint < 0)
@@ -278,6 +277,7 @@ int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *be
         return hs_diag_set(diag, -ENOMEM, spec->path, 0, 0, "out of memory");
     }
     s->bench = bench;
+    s->seed = spec->seed;
     memcpy(s->name, spec->name, sizeof s->name);
     memcpy(s->description, spec->description, sizeof s->description);
     s->period_ns = hs_bench_tick_period_ns(bench);
@@ -303,6 +303,7 @@ void hs_scenario_destroy(struct hs_scenario *s)
 {
     if (!s)
         return;
+    hs__scen_unbind_can(s);
     for (uint32_t i = 0; i < s->nsteps; i++)
         free(s->steps[i].ring);
     free(s->path);

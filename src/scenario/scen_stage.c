@@ -15,6 +15,7 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
         return;
     s->in_tick = true;
     hs__scen_timeline(s);
+    hs__scen_can(s);
     hs__scen_commands(s, now_ns);
 }
 

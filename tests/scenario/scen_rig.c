@@ -10,6 +10,8 @@
 
 #include "scen_rig.h"
 
+void (*rig_before_scenario)(struct scen_rig *r);
+
 static char *expand(const char *yaml)
 {
     const char *src = getenv("HS_SOURCE_DIR");
@@ -43,6 +45,8 @@ static int load(struct scen_rig *r, const char *bench_yaml, const char *scen_yam
         return rc;
     if ((rc = hs_bench_create(r->cfg, &r->bench, d)) < 0)
         return rc;
+    if (rig_before_scenario)
+        rig_before_scenario(r);
     struct hs_scenario_spec *spec = NULL;
     rc = hs_scenario_parse(scen_yaml, strlen(scen_yaml), "scen.yaml", NULL, &spec, d);
     if (rc < 0)

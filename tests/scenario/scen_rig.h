@@ -14,8 +14,11 @@ struct scen_rig {
     struct hs_bench *bench;
     struct hs_scenario *scen; /* owned by the bench once attached */
     uint64_t tick;
+    int peer_fd; /* set by a rig_before_scenario that opens a CAN socketpair */
 };
 
+/* Called between the bench's creation and the scenario's binding (to attach I/O modules). */
+extern void (*rig_before_scenario)(struct scen_rig *r);
 /* bench_yaml may name models as @SRC@/models/x.wrl. Fails the test on any error. */
 void rig_open(struct scen_rig *r, const char *bench_yaml, const char *scen_yaml);
 /* One tick at simulated time tick x period; returns the tick's result. */

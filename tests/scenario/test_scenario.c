@@ -18,6 +18,12 @@
 #include <libxml/tree.h>
 #include <ode/ode.h>
 
+#include <linux/can.h>
+#include <sys/socket.h>
+
+#include "../../src/bench/io_can.h"
+#include "hilsim/can.h"
+#include "hilsim/can_mit.h"
 #include "scenario/scen_rig.h"
 
 /* The biped floating in zero gravity, no floor, no controller: only the push changes its
@@ -329,6 +335,94 @@ static void test_when_joint_passes(void **state)
     rig_close(&r);
 }
 
+/* A CAN node going silent and coming back, through the bench's CAN module on a socketpair bus
+ * (the boards' end here): the MIT node hears no command and sends no reply for exactly the
+ * step's 100 ticks, the scenario counts the frames it swallowed, the shoulder's drive
+ * falls back to its safe behaviour (brake) after its 20 ms timeout, and the node answers
+ * again the tick after the step ends. */
+static void attach_can(struct scen_rig *r)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {
+        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
+    struct hs_bench_can *can;
+    struct hs_diag d = {0};
+    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    r->peer_fd = sv[1];
+}
+
+static void test_can_node_silent_and_back(void **state)
+{
+    (void)state;
+    const char *bench = "bench: {name: scen-can}\n"
+                        "models:\n"
+                        "  - name: arm\n"
+                        "    file: @SRC@/models/arm2.wrl\n"
+                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                        "rt: {period_ns: 1000000}\n"
+                        "actuators: {defaults: {command_timeout_s: 0.02, safe_behaviour: brake}}\n"
+                        "can:\n"
+                        "  buses: [{name: main, interface: vcan0}]\n"
+                        "  nodes:\n"
+                        "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+                        "       mit: {reply_id: 0}}\n";
+    rig_before_scenario = attach_can;
+    struct scen_rig r;
+    rig_open(&r, bench,
+             "scenario: {name: silent, duration_s: 0.5}\n"
+             "steps:\n"
+             "  - {name: gone, at_s: 0.2, duration_s: 0.1, can_fault: {node: shoulder, "
+             "kind: silent}}\n");
+    rig_before_scenario = NULL;
+    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+    int replies[500] = {0};
+    uint64_t stale_at_end = 0;
+    while (!hs_scenario_done(r.scen)) {
+        struct can_frame f = {.can_id = 1, .len = 8};
+        if (r.tick == 0)
+            hs_mit_pack_special(HS_MIT_ENTER, f.data);
+        else
+            hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
+                                f.data);
+        assert_int_equal(send(r.peer_fd, &f, sizeof f, 0), (ssize_t)sizeof f);
+        uint64_t k = r.tick; /* the scenario tick this hilsim tick plays */
+        assert_int_equal(rig_tick(&r), 0);
+        struct canfd_frame in;
+        while (recv(r.peer_fd, &in, sizeof in, MSG_DONTWAIT) > 0)
+            if (in.can_id == 0 && in.data[0] == 1)
+                replies[k]++;
+        if (k == 299) {
+            struct hs_plant_joint_counters c;
+            const struct hs_bench_joint *j = hs_bench_joint(r.bench, 0);
+            hs_plant_joint_counters(j->plant, j->plant_joint, &c);
+            stale_at_end = c.stale_events;
+        }
+    }
+    /* the fault switches at the start of tick 200 (after that tick's inputs) and off at the
+     * start of tick 300: commands of ticks 201..300 are lost, replies of ticks 200..299 */
+    int silent = 0, answered = 0;
+    for (int k = 1; k < 500; k++) {
+        if (k >= 200 && k < 300)
+            silent += replies[k] == 0;
+        else if (k > 300)
+            answered += replies[k] == 1;
+    }
+    print_message("silent for %d of 100 ticks, answered %d of 199 after; %llu frames "
+                  "swallowed; %llu stale fallbacks by tick 299\n",
+                  silent, answered, (unsigned long long)hs_scenario_can_frames_acted(r.scen, 0),
+                  (unsigned long long)stale_at_end);
+    assert_int_equal(silent, 100);
+    assert_int_equal(answered, 199);
+    /* 100 commands (ticks 201..300) and the reply to tick 200's command, which arrived before
+     * the fault began and was answered after */
+    assert_int_equal(hs_scenario_can_frames_acted(r.scen, 0), 101);
+    assert_int_equal(stale_at_end, 1); /* the drive's own timeout saw the silence */
+    close(r.peer_fd);
+    rig_close(&r);
+}
+
 static void expect_error(const char *bench, const char *scen, const char *want)
 {
     char msg[512];
@@ -434,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_skip_counts_stay_lost),
         cmocka_unit_test(test_broken_gear_and_fixed_joint),
         cmocka_unit_test(test_when_joint_passes),
+        cmocka_unit_test(test_can_node_silent_and_back),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),
     };
