@@ -78,6 +78,10 @@ int hs_rt_log_format(const struct hs_rt_log_rec *rec, char *buf, size_t size)
         return snprintf(buf, size, "tick %llu: loop stopped: reason %lld (error %lld)", t, a, b);
     case HS_RT_LOG_STALL:
         return snprintf(buf, size, "tick %llu: injected stall of %lld ns", t, a);
+    case HS_RT_LOG_LOCKSTEP:
+        return snprintf(buf, size,
+                        "tick %llu: lockstep: no release from the controller after %.3f s (%s)", t,
+                        (double)a / 1e9, rec->what ? rec->what : "?");
     default:
         return snprintf(buf, size, "tick %llu: unknown record kind %u", t, rec->kind);
     }

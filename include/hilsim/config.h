@@ -89,6 +89,25 @@ struct hs_cfg_leaky {
     enum hs_cfg_leaky_action action;
 };
 
+/* rt.clock: what starts a tick (rt/tick_pace.h has the modes' contract). */
+enum hs_cfg_clock_mode {
+    HS_CFG_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
+    HS_CFG_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */
+    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (not implemented yet) */
+    HS_CFG_CLOCK_MODE_MAX
+};
+enum hs_cfg_lockstep_expiry {
+    HS_CFG_LOCKSTEP_HOLD, /* keep waiting, warn every timeout */
+    HS_CFG_LOCKSTEP_STEP, /* run the tick anyway */
+    HS_CFG_LOCKSTEP_STOP, /* stop the run (exit 1) */
+    HS_CFG_LOCKSTEP_EXPIRY_MAX
+};
+struct hs_cfg_clock {
+    enum hs_cfg_clock_mode mode;
+    double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
+    enum hs_cfg_lockstep_expiry on_timeout;
+};
+
 struct hs_cfg_rt {
     uint64_t period_ns;   /* tick period, 100000 .. 100000000 */
     int32_t priority;     /* SCHED_FIFO, 1 .. 99 */
@@ -100,6 +119,7 @@ struct hs_cfg_rt {
     struct hs_cfg_leaky overrun_leaky;
     uint32_t warmup_ticks;     /* ticks not counted in stats/budgets, 0 .. 1000000 */
     uint32_t histogram_max_us; /* stats histograms span 0 .. this (log-linear bins) */
+    struct hs_cfg_clock clock;
 };
 
 /* ---- budgets (bench verdicts) ---- */

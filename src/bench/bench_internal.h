@@ -38,6 +38,10 @@ struct hs_bench {
     struct hs_bench_io io[HS_BENCH_MAX_IO];
     uint32_t nio;
     struct hs_bench_stage stage;
+    /* The modules with a wait_release op (lockstep release sources), in attach order. */
+    const struct hs_bench_io *gates[HS_BENCH_MAX_IO];
+    uint32_t ngates;
+    enum hs_cfg_clock_mode clock_mode; /* rt.clock.mode, or the runner's --clock */
     int64_t period_ns;
     int64_t start_ns; /* first actuation's now_ns: the demo trajectory's time origin */
     bool started;

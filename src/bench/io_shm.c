@@ -45,6 +45,7 @@ struct hs_bench_shm {
     int64_t time_offset, last_server_ns;
     bool time_started;
     int64_t period_ns;
+    bool lockstep; /* the bench runs in lockstep: the warm-up reads no command */
     struct hs_bench_shm_stats stats;
 };
 
@@ -109,6 +110,11 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     struct hs_bench_shm *s = ctx;
     struct hs_shm_command_report rep;
+    /* Lockstep: the client's liveness and its commands count from the first real tick, on
+     * simulated time; a client that attached early and waits through the warm-up is not
+     * silent, it waits for its first tick. */
+    if (s->lockstep && hs_bench_warming_up(b))
+        return 0;
     int64_t server_ns = now_ns + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
@@ -249,7 +255,25 @@ static void shm_destroy(void *ctx)
     free(s);
 }
 
+/* Lockstep: the client that answered the last published state releases the next tick. */
+static int shm_wait_release(void *ctx, struct hs_bench *b, int64_t deadline_ns)
+{
+    (void)b;
+    struct hs_bench_shm *s = ctx;
+    return hs_shm_server_wait_release(s->srv, s->last_tick, deadline_ns);
+}
+
 static const struct hs_bench_io_ops shm_ops = {
+    .name = "shm",
+    .inputs = shm_inputs,
+    .outputs = shm_outputs,
+    .safe_stop = shm_safe_stop,
+    .destroy = shm_destroy,
+    .wait_release = shm_wait_release,
+};
+
+/* Outside lockstep the module gates nothing (the bench counts release sources by this op). */
+static const struct hs_bench_io_ops shm_ops_free = {
     .name = "shm",
     .inputs = shm_inputs,
     .outputs = shm_outputs,
@@ -364,9 +388,11 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     struct hs_shm_sensor_desc *sd = calloc(ns ? ns : 1, sizeof *sd);
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
+    const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
+    s->lockstep = lockstep;
     s->period_ns = hs_bench_tick_period_ns(b);
     s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
     uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;
@@ -414,12 +440,15 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
         .tick_period_ns = (uint64_t)hs_bench_tick_period_ns(b),
         .command_timeout_ns = timeout_ns,
         .client_timeout_ns = (uint64_t)llround(cfg->shm.client_timeout_s * 1e9),
+        .clock_mode = lockstep                                      ? HS_SHM_CLOCK_LOCKSTEP
+                      : hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC ? HS_SHM_CLOCK_SYNC
+                                                                    : HS_SHM_CLOCK_WALL,
     };
     r = hs_shm_server_create(cfg->bench.name, &layout, cfg->shm.group[0] ? cfg->shm.group : NULL,
                              (mode_t)cfg->shm.mode, &s->srv, d);
     if (r < 0)
         goto fail;
-    if ((r = hs_bench_add_io(b, &shm_ops, s)) < 0) {
+    if ((r = hs_bench_add_io(b, lockstep ? &shm_ops : &shm_ops_free, s)) < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "shm: too many I/O modules on the bench");
         goto fail;
     }

@@ -306,9 +306,11 @@ int hs_cmd_sim(int argc, char **argv)
         hs_bench_add_io(b, &torque_io_ops, t);
     }
     struct hs_scenario *scen = NULL;
-    if (o.scenario && (rc = hs__scenario_attach(b, o.scenario, &scen)) != 0)
+    if (o.scenario && (r = hs__scenario_attach(b, o.scenario, &scen, &d)) < 0) {
+        hs_log_diag(&d);
+        rc = r == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
         goto done;
-    rc = HS_EXIT_USAGE;
+    }
     if (scen && !o.duration_given)
         o.duration_s = hs_scenario_duration_s(scen);
     int64_t period = hs_bench_tick_period_ns(b);

@@ -181,6 +181,13 @@ static const struct hs__cfg_field leaky_f[] = {
 };
 STATIC_TABLE(leaky_t, leaky_f, NULL);
 
+static const struct hs__cfg_field clock_f[] = {
+    ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
+    DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
+    ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+};
+STATIC_TABLE(clock_cfg_t, clock_f, NULL);
+
 static const struct hs__cfg_field rt_f[] = {
     F_("period_ns", HS__K_U64, struct hs_cfg_rt, period_ns, .min = 100000, .max = 100000000),
     I32("priority", struct hs_cfg_rt, priority, 1, 99),
@@ -192,6 +199,7 @@ static const struct hs__cfg_field rt_f[] = {
     SECTION("overrun_leaky", struct hs_cfg_rt, overrun_leaky, leaky_t, 0),
     U32("warmup_ticks", struct hs_cfg_rt, warmup_ticks, 0, 1000000, 0),
     U32("histogram_max_us", struct hs_cfg_rt, histogram_max_us, 100, 1000000, 0),
+    SECTION("clock", struct hs_cfg_rt, clock, clock_cfg_t, 0),
 };
 STATIC_TABLE(rt_t, rt_f, NULL);
 

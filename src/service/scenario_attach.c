@@ -4,29 +4,27 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "exit_codes.h"
 #include "scenario_attach.h"
 
 #include "hilsim/log.h"
 
-int hs__scenario_attach(struct hs_bench *b, const char *path, struct hs_scenario **ret)
+int hs__scenario_attach(struct hs_bench *b, const char *path, struct hs_scenario **ret,
+                        struct hs_diag *d)
 {
-    struct hs_diag d = {0};
     struct hs_scenario_spec *spec = NULL;
-    int r = hs_scenario_parse_file(path, &spec, &d);
+    struct hs_scenario *s = NULL;
+    int r = hs_scenario_parse_file(path, &spec, d);
     if (r == 0)
-        r = hs_scenario_compile(spec, b, ret, &d);
+        r = hs_scenario_compile(spec, b, &s, d);
     hs_scenario_spec_free(spec);
-    if (r < 0) {
-        hs_log_diag(&d);
-        return HS_EXIT_USAGE;
+    if (r < 0)
+        return r;
+    if ((r = hs_scenario_attach(s, b)) < 0) {
+        hs_scenario_destroy(s);
+        return hs_diag_set(d, r, path, 0, 0, "cannot attach the scenario: %s", strerror(-r));
     }
-    if ((r = hs_scenario_attach(*ret, b)) < 0) {
-        hs_log(HS_LOG_ERR, "%s: cannot attach the scenario: %s", path, strerror(-r));
-        hs_scenario_destroy(*ret);
-        *ret = NULL;
-        return HS_EXIT_FAILURE;
-    }
+    *ret = s;
     return 0;
 }
 
