@@ -222,6 +222,97 @@ static void test_stuck_offset_scale_quantize(void **state)
     rig_close(&r);
 }
 
+/* delay repeats the truth of 10 ticks before exactly; noise has the stated sigma; off reads
+ * zero; lose_index restarts the counter at zero and then follows the motion; saturate clips
+ * the IMU's gravity at its limit; a drive that stops responding falls back to its safe
+ * behaviour once its command timeout has passed. */
+static void test_delay_noise_off_index_saturate_no_response(void **state)
+{
+    (void)state;
+    const char *bench = "bench: {name: scen-arm2}\n"
+                        "models:\n"
+                        "  - name: arm\n"
+                        "    file: @SRC@/models/arm2.wrl\n"
+                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                        "rt: {period_ns: 1000000}\n"
+                        "actuators: {defaults: {command_timeout_s: 0.02}}\n"
+                        "sensors: {imu: {tip: {accel: TIP_ACCEL, gyro: TIP_GYRO}}}\n"
+                        "controller:\n"
+                        "  type: trajectory\n"
+                        "  defaults: {kp: 300, kd: 6}\n"
+                        "  trajectory: {joint: SHOULDER, amplitude: 0.4, frequency_hz: 0.5}\n";
+    struct scen_rig r;
+    rig_open(
+        &r, bench,
+        "scenario: {name: more, duration_s: 2.0, seed: 11}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.3, sensor_fault: {joint: SHOULDER, kind: delay,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.5, duration_s: 1.0, sensor_fault: {joint: ELBOW, kind: noise,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.45, duration_s: 0.01, sensor_fault: {joint: SHOULDER, kind: off}}\n"
+        "  - {at_s: 0.6, sensor_fault: {joint: SHOULDER, kind: lose_index}}\n"
+        "  - {at_s: 0.1, sensor_fault: {sensor: TIP_ACCEL, kind: saturate, value: 5}}\n"
+        "  - {at_s: 1.6, duration_s: 0.2, actuator_fault: {joint: ELBOW, kind: no_response}}\n");
+    struct hs_world *w = hs_bench_world(r.bench);
+    const struct hs_bench_joint *sh = hs_bench_joint(r.bench, 0), *el = hs_bench_joint(r.bench, 1);
+    static double q_true[2000];
+    double sum = 0, sum2 = 0;
+    int n = 0, delayed = 0, clipped = 0;
+    uint64_t stale_before = 0, stale_after = 0;
+    struct hs_plant_joint_counters c;
+    while (!hs_scenario_done(r.scen)) {
+        int64_t k = (int64_t)r.tick;
+        assert_int_equal(rig_tick(&r), 0);
+        const struct hs_joint_reading *a = hs_bench_joint_reading(r.bench, 0);
+        const struct hs_joint_reading *b = hs_bench_joint_reading(r.bench, 1);
+        q_true[k] = hs_world_joint_position(w, sh->body, sh->link);
+        if (k >= 110 && k < 400) {
+            assert_true(a->q == q_true[k - 10]);
+            delayed++;
+        }
+        if (k >= 450 && k < 460) {
+            assert_true(a->q == 0 && a->dq == 0 && a->torque == 0 && a->encoder_count == 0);
+            assert_true(a->time_ns != 0);
+        }
+        if (k == 600)
+            assert_int_equal(a->encoder_count, 0);
+        if (k > 600 && k < 700) { /* the motion since the index was lost, in counts */
+            const struct hs_link *l = &hs_bench_model(r.bench, 0)->links[sh->link];
+            double cpu = l->encoder_pulse * fabs(l->gear_ratio) / (2 * M_PI);
+            long long want = llround((q_true[k] - q_true[600]) * cpu);
+            if (llabs((long long)(int64_t)a->encoder_count - want) > 1)
+                fail_msg("tick %lld: count %lld, want %lld (cpu %g)", (long long)k,
+                         (long long)(int64_t)a->encoder_count, want, cpu);
+        }
+        if (k >= 500 && k < 1500) {
+            double e = b->q - hs_world_joint_position(w, el->body, el->link);
+            sum += e, sum2 += e * e, n++;
+        }
+        const struct hs_sensor_reading *acc = hs_bench_sensor_reading(r.bench, 0);
+        for (int i = 0; i < 3 && k >= 100; i++) {
+            assert_true(fabs(acc->value[i]) <= 5);
+            clipped += fabs(acc->value[i]) == 5;
+        }
+        hs_plant_joint_counters(el->plant, el->plant_joint, &c);
+        if (k == 1599)
+            stale_before = c.stale_events;
+        if (k == 1700)
+            stale_after = c.stale_events;
+    }
+    double mean = sum / n, sd = sqrt(sum2 / n - mean * mean);
+    print_message("delay checked on %d ticks; noise mean %.5f sd %.5f over %d; %d clipped axis "
+                  "samples; stale fallbacks %llu -> %llu\n",
+                  delayed, mean, sd, n, clipped, (unsigned long long)stale_before,
+                  (unsigned long long)stale_after);
+    assert_int_equal(delayed, 290);
+    assert_true(fabs(mean) < 4 * 0.01 / sqrt(n));
+    assert_true(fabs(sd - 0.01) < 0.001);
+    assert_true(clipped > 1000); /* gravity alone is 9.8 m/s² on some axis */
+    assert_int_equal(stale_after, stale_before + 1);
+    rig_close(&r);
+}
+
 /* 40 counts lost at 0.1 s and 40 more at 0.3 s: the counter stays 80 counts behind the same
  * bench without the fault, to the count, after both faults ended. */
 static void test_skip_counts_stay_lost(void **state)
@@ -301,6 +392,60 @@ static void test_broken_gear_and_fixed_joint(void **state)
     assert_int_equal(res.status, HS_SCENARIO_FAIL); /* it fell out of its 0.1 rad band */
     assert_true(res.tick > 300 && res.tick < 700);
     assert_false(hs_scenario_passed(r.scen));
+    rig_close(&r);
+}
+
+/* The two-node thermal model against its analytic steady state: a constant current I through
+ * the winding (the shoulder fixed, a constant torque command) settles the winding at
+ * Tw = (Ta + k (1 - 25 alpha)) / (1 - k alpha), k = I^2 R25 (Rwc + Rca), where copper's
+ * resistance rising with temperature makes it hotter than I^2 R25 alone would. Small heat
+ * capacities (time constants of a second or two) so 20 s of ticks settle it. */
+static void test_thermal_steady_state(void **state)
+{
+    (void)state;
+    const char *bench = "bench: {name: scen-therm}\n"
+                        "models:\n"
+                        "  - name: arm\n"
+                        "    file: @SRC@/models/arm2.wrl\n"
+                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                        "rt: {period_ns: 1000000}\n"
+                        "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    struct scen_rig r;
+    rig_open(&r, bench,
+             "scenario: {name: therm, duration_s: 20}\n"
+             "steps:\n"
+             "  - {at_s: 0, joint: {joint: SHOULDER, action: fix}}\n"
+             "  - {at_s: 0, thermal: {joint: SHOULDER, r_winding_ohm: 0.5, alpha_per_k: 0.00393,\n"
+             "     r_wc_k_per_w: 5, r_ca_k_per_w: 2, c_winding_j_per_k: 0.05,\n"
+             "     c_case_j_per_k: 0.5, ambient_c: 25, derate_c: 150, limit_c: 160}}\n"
+             "  - {name: cool, at_s: 19.9, expect: {kind: temperature_below, joint: SHOULDER,\n"
+             "     value: 150}}\n"
+             "  - {name: too_cool, at_s: 19.9, expect: {kind: temperature_below, joint: SHOULDER,\n"
+             "     value: 30}}\n");
+    hs_bench_claim_joint(r.bench, 0); /* the test drives the shoulder, not the demo PD */
+    struct hs_joint_command *cmd = hs_bench_joint(r.bench, 0)->cmd;
+    double current = 0;
+    while (!hs_scenario_done(r.scen)) {
+        *cmd = (struct hs_joint_command){.mode = HS_JOINT_MODE_TORQUE,
+                                         .tau_ff = 5,
+                                         .rx_time_ns = (int64_t)(r.tick + 1) * 1000000,
+                                         .seq = r.tick + 1};
+        assert_int_equal(rig_tick(&r), 0);
+        current = hs_bench_joint_reading(r.bench, 0)->current;
+    }
+    hs_scenario_finish(r.scen);
+    double k = current * current * 0.5 * 7, a = 0.00393;
+    double want = (25 + k * (1 - 25 * a)) / (1 - k * a);
+    double got = hs_scenario_winding_temp_c(r.scen, 0);
+    print_message("I = %.4f A: winding %.4f °C, analytic %.4f °C (I^2 R25 alone: %.4f)\n", current,
+                  got, want, 25 + k);
+    assert_true(fabs(current) > 0.5);
+    assert_true(fabs(got - want) < 0.01);
+    struct hs_scenario_result res;
+    hs_scenario_result(r.scen, 0, &res);
+    assert_int_equal(res.status, HS_SCENARIO_PASS);
+    hs_scenario_result(r.scen, 1, &res);
+    assert_int_equal(res.status, want < 30 ? HS_SCENARIO_PASS : HS_SCENARIO_FAIL);
     rig_close(&r);
 }
 
@@ -526,8 +671,10 @@ int main(void)
         cmocka_unit_test(test_set_pose_and_velocity),
         cmocka_unit_test(test_stuck_offset_scale_quantize),
         cmocka_unit_test(test_skip_counts_stay_lost),
+        cmocka_unit_test(test_delay_noise_off_index_saturate_no_response),
         cmocka_unit_test(test_broken_gear_and_fixed_joint),
         cmocka_unit_test(test_when_joint_passes),
+        cmocka_unit_test(test_thermal_steady_state),
         cmocka_unit_test(test_can_node_silent_and_back),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),
