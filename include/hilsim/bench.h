@@ -149,6 +149,11 @@ bool hs_bench_in_safe_hold(const struct hs_bench *bench);
  * read, so a command sent early is in place for the first real tick. */
 void hs_bench_set_warming_up(struct hs_bench *bench, bool on);
 bool hs_bench_warming_up(const struct hs_bench *bench);
+/* RT-safe. The scenario's shm "freeze" fault: while set the shm module publishes nothing, so
+ * clients see the tick and the state stop (in lockstep the loop then waits for a release
+ * that cannot come: rt.clock.on_timeout decides). */
+void hs_bench_set_shm_freeze(struct hs_bench *bench, bool on);
+bool hs_bench_shm_frozen(const struct hs_bench *bench);
 /* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
 uint64_t hs_bench_state_flags(const struct hs_bench *bench);
 

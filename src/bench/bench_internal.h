@@ -48,6 +48,7 @@ struct hs_bench {
     bool safe_hold;       /* rt:w; set once, read by the tick */
     bool warming_up;      /* set by the runner around its warm-up: outputs stay inside */
     bool stopped;         /* safe_stop ran */
+    bool shm_frozen;      /* rt:w; the scenario's shm freeze fault */
     int fault_rc;         /* rt:w; 0, or the world's fault: the bench is latched */
     int trajectory_joint; /* bench joint index, -1 none */
     char **warnings;      /* what the CLI should print once (hs_bench_warning) */

@@ -291,3 +291,13 @@ bool hs_bench_warming_up(const struct hs_bench *b)
 {
     return b->warming_up;
 }
+
+void hs_bench_set_shm_freeze(struct hs_bench *b, bool on)
+{
+    b->shm_frozen = on;
+}
+
+bool hs_bench_shm_frozen(const struct hs_bench *b)
+{
+    return b->shm_frozen;
+}

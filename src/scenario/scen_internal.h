@@ -26,6 +26,7 @@ enum hs__scen_kind {
     HS__SCEN_ACTUATOR_FAULT,
     HS__SCEN_THERMAL,
     HS__SCEN_CAN_FAULT,
+    HS__SCEN_SHM_FAULT,
     HS__SCEN_EXPECT,
     HS__SCEN_KIND_MAX
 };
@@ -88,6 +89,7 @@ enum hs__scen_can_kind {
     HS__CF_MAX
 };
 enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
+enum hs__scen_shm_kind { HS__SHF_FREEZE, HS__SHF_STALE, HS__SHF_MAX };
 
 /* ---- the parsed file ---- */
 struct hs__scen_when {
@@ -124,7 +126,7 @@ struct hs__scen_step_spec {
     double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
     double gravity_m_s2[3];
     int joint_action;
-    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
+    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir, shm_kind;
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
@@ -190,7 +192,9 @@ struct hs__scen_step {
     void *ring; /* delay: ring of readings */
     uint32_t ring_len, ring_pos;
     struct hs__scen_thermal thermal;
-    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
+    struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
+    struct hs_sensor_reading *stale_sensors; /* and every sensor's */
+    struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
     uint32_t can_rule[2], can_nrules;
     /* expectation */
     enum hs_scenario_status status;
@@ -230,6 +234,9 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
+int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
+void hs__scen_shm_faults(struct hs_scenario *s);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
 /* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator

@@ -245,6 +245,8 @@ static int bind_step(struct bind *x, uint32_t i)
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
+    if (sp->kind == HS__SCEN_SHM_FAULT && hs__scen_bind_shm(s, st) < 0)
+        return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
     if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
          sp->kind == HS__SCEN_JOINT) &&
         st->joint < 0)
@@ -304,8 +306,11 @@ void hs_scenario_destroy(struct hs_scenario *s)
     if (!s)
         return;
     hs__scen_unbind_can(s);
-    for (uint32_t i = 0; i < s->nsteps; i++)
+    for (uint32_t i = 0; i < s->nsteps; i++) {
         free(s->steps[i].ring);
+        free(s->steps[i].stale_joints);
+        free(s->steps[i].stale_sensors);
+    }
     free(s->path);
     free(s);
 }

@@ -24,9 +24,9 @@
 #define TABLE(name, fields, chk)                                                                   \
     static const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
 
-const char *const hs__scen_kind_names[] = {
-    "push",           "payload", "set_pose",  "gravity", "joint", "sensor_fault",
-    "actuator_fault", "thermal", "can_fault", "expect",  NULL};
+const char *const hs__scen_kind_names[] = {"push",      "payload",      "set_pose",       "gravity",
+                                           "joint",     "sensor_fault", "actuator_fault", "thermal",
+                                           "can_fault", "shm_fault",    "expect",         NULL};
 const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offset",   "scale",
                                              "noise",       "spikes",     "delay",    "quantize",
                                              "skip_counts", "lose_index", "saturate", NULL};
@@ -190,6 +190,12 @@ static const struct hs__cfg_field can_fault_f[] = {
 };
 TABLE(can_fault_t, can_fault_f, can_fault_check);
 
+static const char *const shm_kind_names[] = {"freeze", "stale", NULL};
+static const struct hs__cfg_field shm_fault_f[] = {
+    ENUM("kind", shm_kind, shm_kind_names, HS__F_REQUIRED),
+};
+TABLE(shm_fault_t, shm_fault_f, NULL);
+
 static int expect_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                         const char *path)
 {
@@ -271,7 +277,7 @@ static int step_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
     if (!actions || (actions & (actions - 1)))
         return hs__cfg_err(c, node,
                            "%s: exactly one action (push, payload, set_pose, gravity, joint, "
-                           "sensor_fault, actuator_fault, thermal, can_fault, expect)",
+                           "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, expect)",
                            path);
     st->kind = (enum hs__scen_kind)__builtin_ctzll(actions);
     int timings = !isnan(st->at_s) + (st->when.seen != 0);
@@ -299,6 +305,7 @@ static const struct hs__cfg_field step_f[] = {
     ACTION("actuator_fault", actuator_fault_t),
     ACTION("thermal", thermal_t),
     ACTION("can_fault", can_fault_t),
+    ACTION("shm_fault", shm_fault_t),
     ACTION("expect", expect_t),
     NAME("name", name, 0),
     DBL("at_s", at_s, 0, 1e6, 0),

@@ -34,6 +34,7 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     if (!s->in_tick)
         return;
     hs__scen_sensor_faults(s);
+    hs__scen_shm_faults(s);
     hs__scen_expect(s);
     s->in_tick = false;
     if (++s->k >= s->end_tick)

@@ -247,7 +247,8 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
 /* A scenario loaded: every step kind that touches the tick is active inside the counted
  * window (at 250 us per tick the window is scenario time 0.05 .. 2.55 s): pushes (repeated,
  * intermittent), a payload, gravity, a fixed joint, sensor faults with their delay ring and
- * random draws, actuator faults, the thermal model, and expectations judged every tick. */
+ * random draws, actuator faults, the thermal model, shm freeze and stale, and expectations
+ * judged every tick. */
 static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
 {
     (void)state;
@@ -294,6 +295,8 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         "  - {at_s: 2.0, duration_s: 0.2, actuator_fault: {joint: SHOULDER, kind: brake, "
         "value: 5}}\n"
         "  - {at_s: 0, thermal: {joint: SHOULDER}}\n"
+        "  - {at_s: 1.0, duration_s: 0.1, shm_fault: {kind: freeze}}\n"
+        "  - {at_s: 1.2, duration_s: 0.1, shm_fault: {kind: stale}}\n"
         "  - {at_s: 0, duration_s: 2.4, expect: {kind: temperature_below, joint: SHOULDER,\n"
         "     value: 200, hold: always}}\n"
         "  - {at_s: 0, duration_s: 2.4, expect: {kind: velocity_limits, value: 100, "

@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 
 #include "../../src/bench/io_can.h"
+#include "../../src/bench/io_shm.h"
+#include "hilsim/client.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
 #include "scenario/scen_rig.h"
@@ -568,6 +570,85 @@ static void test_can_node_silent_and_back(void **state)
     rig_close(&r);
 }
 
+/* shm faults seen by a real client of the bench's segment: while frozen, the published tick
+ * stops (then jumps on); while stale, ticks keep coming and every joint reading repeats the
+ * fault's first tick bit for bit although the shoulder moves. */
+static void attach_shm(struct scen_rig *r)
+{
+    struct hs_bench_shm *shm;
+    struct hs_diag d = {0};
+    if (hs_bench_shm_attach(r->bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+}
+
+static void test_shm_freeze_and_stale(void **state)
+{
+    (void)state;
+    char bench[1024], name[64];
+    snprintf(name, sizeof name, "scen-shm-%d", (int)getpid());
+    snprintf(bench, sizeof bench,
+             "bench: {name: %s}\n"
+             "models:\n"
+             "  - name: arm\n"
+             "    file: @SRC@/models/arm2.wrl\n"
+             "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+             "rt: {period_ns: 1000000}\n"
+             "shm: {enabled: true}\n"
+             "controller:\n"
+             "  type: trajectory\n"
+             "  defaults: {kp: 300, kd: 6}\n"
+             "  trajectory: {joint: SHOULDER, amplitude: 0.4, frequency_hz: 0.5}\n",
+             name);
+    rig_before_scenario = attach_shm;
+    struct scen_rig r;
+    rig_open(&r, bench,
+             "scenario: {name: shm, duration_s: 0.6}\n"
+             "steps:\n"
+             "  - {at_s: 0.1, duration_s: 0.1, shm_fault: {kind: freeze}}\n"
+             "  - {at_s: 0.3, duration_s: 0.1, shm_fault: {kind: stale}}\n");
+    rig_before_scenario = NULL;
+    struct hs_client *c;
+    char err[HS_CLIENT_ERRBUF_MIN];
+    if (hs_client_attach(name, &c, err, sizeof err) < 0)
+        fail_msg("client: %s", err);
+    struct hs_shm_joint_state joints[2];
+    struct hs_client_state st = {.joints = joints};
+    struct hs_shm_joint_state held[2];
+    int frozen = 0, stale = 0;
+    uint64_t tick0 = 0, before_freeze = 0;
+    while (!hs_scenario_done(r.scen)) {
+        uint64_t k = r.tick;
+        assert_int_equal(rig_tick(&r), 0);
+        assert_int_equal(hs_client_read_state(c, &st), 0);
+        if (k == 0)
+            tick0 = st.tick;
+        if (k == 99)
+            before_freeze = st.tick;
+        if (k >= 100 && k < 200) {
+            assert_int_equal(st.tick, before_freeze); /* nothing published while frozen */
+            frozen++;
+        } else if (k >= 300 && k < 400) {
+            if (k == 300)
+                memcpy(held, joints, sizeof held);
+            assert_int_equal(st.tick, tick0 + k);
+            assert_memory_equal(joints, held, sizeof held);
+            stale++;
+            const struct hs_bench_joint *sj = hs_bench_joint(r.bench, 0);
+            if (k == 399) /* while the shoulder really moved */
+                assert_true(
+                    fabs(hs_world_joint_position(hs_bench_world(r.bench), sj->body, sj->link) -
+                         held[0].q) > 0.01);
+        } else {
+            assert_int_equal(st.tick, tick0 + k); /* one published tick per tick */
+        }
+    }
+    print_message("frozen %d ticks, stale %d ticks\n", frozen, stale);
+    assert_int_equal(frozen, 100);
+    assert_int_equal(stale, 100);
+    hs_client_detach(c);
+    rig_close(&r);
+}
+
 static void expect_error(const char *bench, const char *scen, const char *want)
 {
     char msg[512];
@@ -676,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_when_joint_passes),
         cmocka_unit_test(test_thermal_steady_state),
         cmocka_unit_test(test_can_node_silent_and_back),
+        cmocka_unit_test(test_shm_freeze_and_stale),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),
     };
