@@ -132,13 +132,27 @@ static void no_response(struct hs_scenario *s, struct hs__scen_step *st)
 /* Two-node thermal model (winding, case) driven by the copper losses of the current the plant
  * estimates: P = I^2 R(Tw), R(Tw) = R25 (1 + alpha (Tw - 25 °C)). Explicit Euler per tick
  * (tick << the winding's time constant R C). */
+/* The share of the drive's torque the thermal model lets through at its state now. */
+static double thermal_keep(const struct hs__scen_step *st)
+{
+    const struct hs__scen_thermal *t = &st->thermal;
+    if (t->tripped)
+        return 0;
+    if (t->t_winding_c <= st->sp->derate_c)
+        return 1;
+    double k = (st->sp->limit_c - t->t_winding_c) / (st->sp->limit_c - st->sp->derate_c);
+    return k < 0 ? 0 : k;
+}
+
 static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (!st->active)
         return;
     const struct hs__scen_step_spec *sp = st->sp;
     struct hs__scen_thermal *t = &st->thermal;
-    double i = hs_bench_joint_reading(s->bench, (uint32_t)st->joint)->current;
+    /* the plant's current is what the drive was asked for; a derated or tripped drive draws
+     * only its share, so a tripped winding cools */
+    double i = hs_bench_joint_reading(s->bench, (uint32_t)st->joint)->current * thermal_keep(st);
     double r = sp->r_winding_ohm * (1 + sp->alpha_per_k * (t->t_winding_c - 25));
     double p = i * i * (r > 0 ? r : 0);
     double q_wc = (t->t_winding_c - t->t_case_c) / sp->r_wc_k_per_w;
@@ -269,14 +283,9 @@ void hs__scen_substep(struct hs_scenario *s)
                      st->sp->joint_action == HS__JA_FIX ? HS__AF_MAX : HS__AF_BROKEN_GEAR);
             break;
         case HS__SCEN_THERMAL: {
-            const struct hs__scen_thermal *t = &st->thermal;
-            double span = st->sp->limit_c - st->sp->derate_c;
-            double keep = t->tripped ? 0
-                          : t->t_winding_c > st->sp->derate_c
-                              ? (st->sp->limit_c - t->t_winding_c) / span
-                              : 1;
+            double keep = thermal_keep(st);
             if (keep < 1)
-                actuator(s, st, keep < 0 ? 0 : keep, HS__AF_DERATE);
+                actuator(s, st, keep, HS__AF_DERATE);
             break;
         }
         default:

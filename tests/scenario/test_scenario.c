@@ -451,6 +451,84 @@ static void test_thermal_steady_state(void **state)
     rig_close(&r);
 }
 
+/* Derating and the thermal trip: between derate_c and limit_c the drive's output (and the
+ * current it draws) is scaled by (limit - Tw) / (limit - derate); at limit_c it gives no
+ * torque until the winding cooled below derate_c. The shoulder is held by a stuck brake (motor
+ * row), so the effort is the drive's alone. A winding of tiny heat capacity (10 ms) follows
+ * its power within ticks: 5 N·m settles inside the derating band (derating never reaches the
+ * limit smoothly); 20 N·m heats it past the limit in one tick, so it trips, cools, re-arms
+ * and trips again, and never runs away. */
+struct therm_run {
+    int full, derated, off, trips;
+    double t_max, t_end;
+};
+
+static void run_thermal(double tau_nm, struct therm_run *out)
+{
+    const char *bench = "bench: {name: scen-therm2}\n"
+                        "models:\n"
+                        "  - name: arm\n"
+                        "    file: @SRC@/models/arm2.wrl\n"
+                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                        "rt: {period_ns: 1000000}\n"
+                        "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    struct scen_rig r;
+    rig_open(&r, bench,
+             "scenario: {name: trip, duration_s: 3}\n"
+             "steps:\n"
+             "  - {at_s: 0, thermal: {joint: SHOULDER, c_winding_j_per_k: 0.002,\n"
+             "     c_case_j_per_k: 0.5, ambient_c: 25, derate_c: 27, limit_c: 29}}\n"
+             "  - {at_s: 0, actuator_fault: {joint: SHOULDER, kind: brake, value: 1000}}\n");
+    hs_bench_claim_joint(r.bench, 0);
+    const struct hs_bench_joint *sh = hs_bench_joint(r.bench, 0);
+    struct hs_world *w = hs_bench_world(r.bench);
+    *out = (struct therm_run){0};
+    bool was_off = false;
+    double t_prev = 25;
+    while (!hs_scenario_done(r.scen)) {
+        *sh->cmd = (struct hs_joint_command){.mode = HS_JOINT_MODE_TORQUE,
+                                             .tau_ff = tau_nm,
+                                             .rx_time_ns = (int64_t)(r.tick + 1) * 1000000,
+                                             .seq = r.tick + 1};
+        assert_int_equal(rig_tick(&r), 0);
+        double tau = hs_bench_joint_reading(r.bench, 0)->torque;
+        double effort = hs_world_joint_effort(w, sh->body, sh->link);
+        double t = hs_scenario_winding_temp_c(r.scen, 0);
+        out->t_max = fmax(out->t_max, t);
+        assert_true(fabs(effort) <= fabs(tau) + 1e-9);
+        if (effort == 0) {
+            out->off++;
+            out->trips += !was_off;
+        } else if (t < 27) {
+            assert_true(fabs(effort - tau) < 1e-9);
+            out->full++;
+        } else {
+            /* scaled by the temperature this tick's physics saw */
+            assert_true(fabs(effort - tau * (29 - t) / 2) < 1e-9);
+            out->derated++;
+        }
+        was_off = effort == 0;
+        t_prev = t;
+    }
+    out->t_end = t_prev;
+    print_message("%g N·m: %d ticks full, %d derated, %d off in %d trips; winding peaked at "
+                  "%.3f °C, ended at %.3f °C\n",
+                  tau_nm, out->full, out->derated, out->off, out->trips, out->t_max, out->t_end);
+    rig_close(&r);
+}
+
+static void test_thermal_derate_and_trip(void **state)
+{
+    (void)state;
+    struct therm_run a, b;
+    run_thermal(5, &a);
+    assert_true(a.full > 0 && a.derated > 2500 && a.off == 0);
+    assert_true(a.t_end > 27 && a.t_end < 29); /* settled inside the band */
+    run_thermal(20, &b);
+    assert_true(b.off > 0 && b.trips >= 2); /* it re-armed after cooling and tripped again */
+    assert_true(b.t_max < 40);              /* one tick of heating past the limit, no more */
+}
+
 /* A condition: when the shoulder (driven by the trajectory, 0.3 ± 0.4 rad) rises through
  * 0.5 rad, a step starts 10 ticks later. */
 static void test_when_joint_passes(void **state)
@@ -756,6 +834,7 @@ int main(void)
         cmocka_unit_test(test_broken_gear_and_fixed_joint),
         cmocka_unit_test(test_when_joint_passes),
         cmocka_unit_test(test_thermal_steady_state),
+        cmocka_unit_test(test_thermal_derate_and_trip),
         cmocka_unit_test(test_can_node_silent_and_back),
         cmocka_unit_test(test_shm_freeze_and_stale),
         cmocka_unit_test(test_errors_name_file_line_column),
