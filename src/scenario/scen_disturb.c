@@ -168,7 +168,6 @@ static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
 
 void hs__scen_commands(struct hs_scenario *s, int64_t now_ns)
 {
-    (void)now_ns;
     for (uint32_t i = 0; i < s->nsteps; i++) {
         struct hs__scen_step *st = &s->steps[i];
         if (!st->active && !st->was_active)
@@ -189,6 +188,9 @@ void hs__scen_commands(struct hs_scenario *s, int64_t now_ns)
             break;
         case HS__SCEN_THERMAL:
             thermal(s, st);
+            break;
+        case HS__SCEN_PATH:
+            hs__scen_path(s, st, now_ns);
             break;
         default:
             break;

@@ -27,6 +27,7 @@ enum hs__scen_kind {
     HS__SCEN_THERMAL,
     HS__SCEN_CAN_FAULT,
     HS__SCEN_SHM_FAULT,
+    HS__SCEN_PATH,
     HS__SCEN_EXPECT,
     HS__SCEN_KIND_MAX
 };
@@ -130,7 +131,9 @@ struct hs__scen_step_spec {
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id; /* -1: every frame of the node (or the bus) */
+    int64_t can_id;  /* -1: every frame of the node (or the bus) */
+    char *path_file; /* path: the CSV (resolved; owned by the spec) */
+    double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
@@ -195,6 +198,11 @@ struct hs__scen_step {
     struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
     struct hs_sensor_reading *stale_sensors; /* and every sensor's */
     struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
+    /* path: rows of time and one position per path joint, read when bound */
+    uint32_t path_rows, path_njoints, path_row;
+    double *path_t;      /* path_rows times, s from the step's start */
+    double *path_q;      /* path_rows x path_njoints positions */
+    int32_t *path_joint; /* bench joint per column */
     uint32_t can_rule[2], can_nrules;
     /* expectation */
     enum hs_scenario_status status;
@@ -234,6 +242,9 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
+int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);
 /* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
 int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
 void hs__scen_shm_faults(struct hs_scenario *s);

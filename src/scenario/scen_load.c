@@ -71,6 +71,8 @@ void hs_scenario_spec_free(struct hs_scenario_spec *spec)
 {
     if (!spec)
         return;
+    for (uint32_t i = 0; i < spec->nsteps; i++)
+        free(spec->steps[i].path_file);
     free(spec->path);
     free(spec);
 }
@@ -245,6 +247,12 @@ static int bind_step(struct bind *x, uint32_t i)
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
+    if (sp->kind == HS__SCEN_PATH) {
+        int pr = hs__scen_bind_path(s, st, x->diag);
+        s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */
+        if (pr < 0)
+            return pr;
+    }
     if (sp->kind == HS__SCEN_SHM_FAULT && hs__scen_bind_shm(s, st) < 0)
         return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
     if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
@@ -310,6 +318,9 @@ void hs_scenario_destroy(struct hs_scenario *s)
         free(s->steps[i].ring);
         free(s->steps[i].stale_joints);
         free(s->steps[i].stale_sensors);
+        free(s->steps[i].path_t);
+        free(s->steps[i].path_q);
+        free(s->steps[i].path_joint);
     }
     free(s->path);
     free(s);

@@ -26,7 +26,8 @@
 
 const char *const hs__scen_kind_names[] = {"push",      "payload",      "set_pose",       "gravity",
                                            "joint",     "sensor_fault", "actuator_fault", "thermal",
-                                           "can_fault", "shm_fault",    "expect",         NULL};
+                                           "can_fault", "shm_fault",    "path",           "expect",
+                                           NULL};
 const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offset",   "scale",
                                              "noise",       "spikes",     "delay",    "quantize",
                                              "skip_counts", "lose_index", "saturate", NULL};
@@ -196,6 +197,13 @@ static const struct hs__cfg_field shm_fault_f[] = {
 };
 TABLE(shm_fault_t, shm_fault_f, NULL);
 
+static const struct hs__cfg_field path_f[] = {
+    FS("file", HS__K_PATH, path_file, .flags = HS__F_REQUIRED),
+    DBL("kp", kp, 0, 1e9, 0),
+    DBL("kd", kd, 0, 1e9, 0),
+};
+TABLE(path_t, path_f, NULL);
+
 static int expect_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                         const char *path)
 {
@@ -275,10 +283,11 @@ static int step_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
     S *st = obj;
     uint64_t actions = seen & ((1u << HS__SCEN_KIND_MAX) - 1);
     if (!actions || (actions & (actions - 1)))
-        return hs__cfg_err(c, node,
-                           "%s: exactly one action (push, payload, set_pose, gravity, joint, "
-                           "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, expect)",
-                           path);
+        return hs__cfg_err(
+            c, node,
+            "%s: exactly one action (push, payload, set_pose, gravity, joint, "
+            "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect)",
+            path);
     st->kind = (enum hs__scen_kind)__builtin_ctzll(actions);
     int timings = !isnan(st->at_s) + (st->when.seen != 0);
     if (timings > 1 || (!isnan(st->at_s) && (!isnan(st->after_s) || st->after[0])))
@@ -306,6 +315,7 @@ static const struct hs__cfg_field step_f[] = {
     ACTION("thermal", thermal_t),
     ACTION("can_fault", can_fault_t),
     ACTION("shm_fault", shm_fault_t),
+    ACTION("path", path_t),
     ACTION("expect", expect_t),
     NAME("name", name, 0),
     DBL("at_s", at_s, 0, 1e6, 0),
@@ -327,6 +337,7 @@ static void step_init(void *elem)
     st->at_s = st->after_s = st->duration_s = NAN;
     st->repeat = 1;
     st->value = st->tolerance = NAN;
+    st->kp = st->kd = NAN;
     st->probability = 1;
     st->can_id = -1;
     st->can_dir = HS__CD_BOTH;

@@ -529,6 +529,64 @@ static void test_thermal_derate_and_trip(void **state)
     assert_true(b.t_max < 40);              /* one tick of heating past the limit, no more */
 }
 
+/* A position path from a CSV drives the elbow: its command is the linear interpolation of the
+ * rows with their slope as velocity set point, the joint follows it, and after the path's last
+ * row (its default duration) the demo controller has the joint again. */
+static void test_path_from_csv(void **state)
+{
+    (void)state;
+    char csv[] = "/tmp/hs-scen-path-XXXXXX";
+    int fd = mkstemp(csv);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "time_s,ELBOW\n0,0.6\n0.2,0.8\n0.5,0.5\n");
+    fclose(f);
+    char scen[512];
+    snprintf(scen, sizeof scen,
+             "scenario: {name: path, duration_s: 1.0}\n"
+             "steps:\n"
+             "  - {name: play, at_s: 0.1, path: {file: \"%s\", kp: 300, kd: 6}}\n"
+             "  - {at_s: 0.5, expect: {kind: joint_near, joint: ELBOW, value: 0.6, "
+             "tolerance: 0.03}}\n",
+             csv);
+    const char *hold = "bench: {name: scen-path}\n"
+                       "models:\n"
+                       "  - name: arm\n"
+                       "    file: @SRC@/models/arm2.wrl\n"
+                       "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                       "rt: {period_ns: 1000000}\n"
+                       "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    struct scen_rig r;
+    rig_open(&r, hold, scen);
+    const struct hs_bench_joint *el = hs_bench_joint(r.bench, 1);
+    int checked = 0;
+    while (!hs_scenario_done(r.scen)) {
+        int64_t k = (int64_t)r.tick;
+        assert_int_equal(rig_tick(&r), 0);
+        double t = (double)(k - 100) * 1e-3;
+        if (k >= 100 && k <= 600) {
+            double want = t <= 0.2 ? 0.6 + t : 0.8 - (t - 0.2);
+            double slope = t < 0.2 ? 1 : t < 0.5 ? -1 : 0;
+            assert_true(fabs(el->cmd->q - want) < 1e-9);
+            assert_true(fabs(el->cmd->dq - slope) < 1e-9);
+            checked++;
+        } else if (k > 601) {
+            assert_true(el->cmd->q == el->q0); /* the demo PD hold has it back */
+        }
+    }
+    hs_scenario_finish(r.scen);
+    struct hs_scenario_result res;
+    hs_scenario_result(r.scen, 0, &res);
+    print_message("path checked on %d ticks; elbow %.4f at 0.5 s (the path: 0.8 - 0.2)\n", checked,
+                  res.value);
+    assert_int_equal(checked, 501);
+    assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 501);
+    /* the joint followed the path down to 0.6 (PD lag under gravity within 0.03) */
+    assert_int_equal(res.status, HS_SCENARIO_PASS);
+    unlink(csv);
+    rig_close(&r);
+}
+
 /* A condition: when the shoulder (driven by the trajectory, 0.3 ± 0.4 rad) rises through
  * 0.5 rad, a step starts 10 ticks later. */
 static void test_when_joint_passes(void **state)
@@ -833,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_delay_noise_off_index_saturate_no_response),
         cmocka_unit_test(test_broken_gear_and_fixed_joint),
         cmocka_unit_test(test_when_joint_passes),
+        cmocka_unit_test(test_path_from_csv),
         cmocka_unit_test(test_thermal_steady_state),
         cmocka_unit_test(test_thermal_derate_and_trip),
         cmocka_unit_test(test_can_node_silent_and_back),
