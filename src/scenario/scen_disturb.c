@@ -36,8 +36,6 @@ static void payload(struct hs_scenario *s, struct hs__scen_step *st)
         /* a point mass at the link's centre of mass: ODE wants the centre of mass at the body
          * frame, so the payload changes mass and weight, not the inertia tensor */
         dBodyGetMass(body, &m);
-        memcpy(st->saved_mass, &m,
-               sizeof m < sizeof st->saved_mass ? sizeof m : sizeof st->saved_mass);
         m.mass += st->sp->mass_kg;
         dBodySetMass(body, &m);
     } else if (ends(st)) {

@@ -187,10 +187,8 @@ struct hs__scen_step {
     struct hs_joint_reading held_joint;
     struct hs_sensor_reading held_sensor;
     struct hs_joint_command held_cmd;
-    double saved_mass[11]; /* dMass, as doubles (ODE here is double precision) */
     double saved_gravity[3];
     double count_offset; /* skip_counts / lose_index: counts lost, persists */
-    double position_offset;
     bool index_lost;
     void *ring; /* delay: ring of readings */
     uint32_t ring_len, ring_pos;

@@ -122,6 +122,52 @@ static void test_push_repeat_and_intermittency(void **state)
     rig_close(&r);
 }
 
+/* A payload on the falling biped (gravity on, no floor, no controller): while it is on, gravity
+ * changes the momentum at (M + m) g, before at M g; then a gravity step changes it at M g'. */
+static void test_payload_adds_weight(void **state)
+{
+    (void)state;
+    const char *falling = "bench: {name: scen-fall}\n"
+                          "models:\n"
+                          "  - name: biped\n"
+                          "    file: @SRC@/models/biped.wrl\n"
+                          "physics: {substeps: 2, solver: standard}\n"
+                          "rt: {period_ns: 1000000}\n"
+                          "controller: {type: none}\n";
+    struct scen_rig r;
+    rig_open(&r, falling,
+             "scenario: {name: payload, duration_s: 0.3}\n"
+             "steps:\n"
+             "  - {at_s: 0.1, duration_s: 0.1, payload: {link: WAIST, mass_kg: 2.5}}\n"
+             "  - {at_s: 0.22, gravity: {vector_m_s2: [1, 0, -5]}}\n");
+    double mass = 0, p[6][3];
+    const struct hs_model *m = hs_bench_model(r.bench, 0);
+    for (uint32_t l = 0; l < m->nlinks; l++)
+        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
+            dMass dm;
+            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
+            mass += dm.mass;
+        }
+    /* before: 20..80, with the payload: 120..180, in the new gravity: 240..290 */
+    const int64_t at[6] = {20, 80, 120, 180, 240, 290};
+    int n = 0;
+    while (!hs_scenario_done(r.scen)) {
+        assert_int_equal(rig_tick(&r), 0);
+        if (n < 6 && (int64_t)r.tick == at[n])
+            momentum(&r, p[n++]);
+    }
+    double g = 9.80665, before = (p[1][2] - p[0][2]) / 0.06, with = (p[3][2] - p[2][2]) / 0.06;
+    print_message("dp/dt: %.4f N without (M g = %.4f), %.4f N with 2.5 kg ((M + m) g = %.4f)\n",
+                  before, -mass * g, with, -(mass + 2.5) * g);
+    assert_true(fabs(before + mass * g) < 1e-3 * mass * g);
+    assert_true(fabs(with + (mass + 2.5) * g) < 1e-3 * mass * g);
+    double gx = (p[5][0] - p[4][0]) / 0.05, gz = (p[5][2] - p[4][2]) / 0.05;
+    print_message("in gravity (1, 0, -5): dp/dt = (%.4f, %.4f) N, M g = (%.4f, %.4f)\n", gx, gz,
+                  mass, -5 * mass);
+    assert_true(fabs(gx - mass) < 1e-3 * mass && fabs(gz + 5 * mass) < 5e-3 * mass);
+    rig_close(&r);
+}
+
 /* set_pose moves the floating biped rigidly and gives it a velocity: its momentum becomes
  * M v exactly, its waist lands where asked, and its joint positions do not change. */
 static void test_set_pose_and_velocity(void **state)
@@ -885,6 +931,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_changes_momentum_by_f_t),
         cmocka_unit_test(test_push_repeat_and_intermittency),
+        cmocka_unit_test(test_payload_adds_weight),
         cmocka_unit_test(test_set_pose_and_velocity),
         cmocka_unit_test(test_stuck_offset_scale_quantize),
         cmocka_unit_test(test_skip_counts_stay_lost),
