@@ -101,6 +101,7 @@ int hs_can_bus_open(const struct hs_can_backend_ops *ops, const struct hs_can_co
         free(bus);
         return r;
     }
+    hs__can_fault_bus_opened(bus);
     *ret_bus = bus;
     return 0;
 }
@@ -109,6 +110,7 @@ void hs_can_bus_close(struct hs_can_bus *bus)
 {
     if (!bus)
         return;
+    hs__can_fault_bus_closed(bus);
     bus->ops->close(bus);
     free(bus->backlog);
     free(bus);
@@ -138,7 +140,7 @@ int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frame
         return -ENETDOWN;
     if (max > bus->cfg.batch_max)
         max = bus->cfg.batch_max;
-    return bus->ops->recv_batch(bus, frames, max);
+    return bus->fault_rx(bus->fault_ctx, frames, bus->ops->recv_batch(bus, frames, max), max);
 }
 
 int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)

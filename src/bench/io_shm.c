@@ -239,8 +239,10 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
 static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
     (void)now_ns; /* offline runs pass simulated time; clients compare with their own clock */
-    if (hs_bench_warming_up(b))
-        return 0; /* clients see the attach-time state until the first real tick */
+    /* warm-up: clients see the attach-time state until the first real tick; a scenario's
+     * freeze fault: they see the last state until it ends */
+    if (hs_bench_warming_up(b) || hs_bench_shm_frozen(b))
+        return 0;
     publish(ctx, b, tick, mono_now_ns());
     return 0;
 }

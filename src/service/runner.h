@@ -21,6 +21,7 @@ struct hs_runner_opts {
     double duration_s; /* 0: until SIGINT/SIGTERM */
     bool require_rt;   /* also settable in the config (rt.require_rt) */
     bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    const char *scenario, *junit, *result_json; /* --scenario and its verdict files */
     /* --clock: overrides rt.clock.mode when set (clock_given). */
     bool clock_given;
     enum hs_cfg_clock_mode clock_mode;
@@ -33,6 +34,8 @@ struct hs_runner_io {
     void *state;
     struct hs_runner *runner;
 };
+
+struct hs_scenario;
 
 struct hs_runner {
     struct hs_runner_opts o;
@@ -54,6 +57,7 @@ struct hs_runner {
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
     struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
     struct hs_recorder *rec; /* NULL unless recording (io_module_record.c); after the bench */
+    struct hs_scenario *scenario;      /* --scenario (owned by the bench), or NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
