@@ -56,8 +56,8 @@ struct hs_runner {
     bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
     struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
-    struct hs_recorder *rec; /* NULL unless recording (io_module_record.c); after the bench */
-    struct hs_scenario *scenario;      /* --scenario (owned by the bench), or NULL */
+    struct hs_recorder *rec;      /* NULL unless recording (io_module_record.c); after the bench */
+    struct hs_scenario *scenario; /* --scenario (owned by the bench), or NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
