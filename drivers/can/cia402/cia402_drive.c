@@ -113,7 +113,9 @@ void hs__cia402_drive_cycle(struct hs_cia402_node *n, int64_t now_ns, double dt_
 {
     uint16_t cw = n->od.controlword;
     bool reset_edge = (cw & 0x80) && !(n->cw_prev & 0x80);
-    if (n->pending_fault)
+    /* a fault found now: this cycle is the fault reaction (13); fault (14) at the next */
+    bool reacting = n->pending_fault != 0;
+    if (reacting)
         take_fault(n);
     /* the mode in effect follows 0x6060 (validated on write) */
     if (n->od.modes != n->mode_active) {
@@ -121,7 +123,8 @@ void hs__cia402_drive_cycle(struct hs_cia402_node *n, int64_t now_ns, double dt_
         if (n->state == HS_CIA402_OPERATION_ENABLED)
             hs__cia402_mode_enter(n);
     }
-    switch (n->state) {
+    n->od.modes_display = n->mode_active;
+    switch (reacting ? HS_CIA402_STATE_MAX : n->state) {
     case HS_CIA402_NOT_READY_TO_SWITCH_ON:
         n->state = HS_CIA402_SWITCH_ON_DISABLED; /* 1: self-test done */
         break;

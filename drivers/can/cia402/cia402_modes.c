@@ -122,10 +122,14 @@ static void profile_step(struct hs_cia402_node *n, double target, double vmax, d
 {
     double dist = target - n->demand_rad;
     double v_goal = copysign(fmin(vmax, sqrt(2.0 * dec * fabs(dist))), dist);
-    double v = ramp(n->demand_vel, v_goal, acc, dec, dt);
+    double v;
+    if (v_goal * n->demand_vel > 0 && fabs(v_goal) < fabs(n->demand_vel) && fabs(v_goal) < vmax)
+        v = v_goal; /* braking: ride the stopping curve, whose slope is the deceleration */
+    else
+        v = ramp(n->demand_vel, v_goal, acc, dec, dt);
     double next = n->demand_rad + v * dt;
-    if ((target - next) * dist <= 0 && fabs(v) <= dec * dt * 2 + 1e-12) {
-        next = target; /* arrived: no overshoot of less than one step */
+    if (fabs(v * dt) >= fabs(dist) && v * dist >= 0) {
+        next = target; /* arrives within this step */
         v = 0;
     }
     n->demand_rad = next;
