@@ -12,7 +12,10 @@
  * CLOCK_MONOTONIC, as hilsim run does) with a peer thread sending MIT commands at random
  * moments and reports the module's command-to-reply latency percentiles (kernel receive stamp
  * of the command to the reply handed to the kernel). Not real-time here: no SCHED_FIFO, a
- * shared machine, so the percentiles' tail says more about the host than about the module. */
+ * shared machine, so the percentiles' tail says more about the host than about the module.
+ * Part 1 runs a third bench side by side: the same joints as 8 Robstride nodes (29-bit IDs),
+ * the peer sending one motion command per node per tick, each answered by one feedback frame,
+ * so the per-frame cost of the protocols compares in one run. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,6 +47,28 @@ static const char *CAN_YAML = "can:\n"
                               "    - {name: lkn, bus: b, protocol: odrive, id: 4, joint: L_KNEE,\n"
                               "       odrive: {encoder_period_s: 0.001}}\n";
 
+static const char *RS_YAML = "can:\n"
+                             "  buses:\n"
+                             "    - {name: a, interface: can0, replies: tick}\n"
+                             "    - {name: b, interface: can1, replies: tick}\n"
+                             "  nodes:\n"
+                             "    - {name: rhy, bus: a, protocol: robstride, id: 1, joint: "
+                             "R_HIP_Y, robstride: {model: rs03}}\n"
+                             "    - {name: rhr, bus: a, protocol: robstride, id: 2, joint: "
+                             "R_HIP_R, robstride: {model: rs03}}\n"
+                             "    - {name: rhp, bus: a, protocol: robstride, id: 3, joint: "
+                             "R_HIP_P, robstride: {model: rs04}}\n"
+                             "    - {name: rkn, bus: a, protocol: robstride, id: 4, joint: R_KNEE, "
+                             "robstride: {model: rs04}}\n"
+                             "    - {name: lhy, bus: b, protocol: robstride, id: 1, joint: "
+                             "L_HIP_Y, robstride: {model: rs03}}\n"
+                             "    - {name: lhr, bus: b, protocol: robstride, id: 2, joint: "
+                             "L_HIP_R, robstride: {model: rs03}}\n"
+                             "    - {name: lhp, bus: b, protocol: robstride, id: 3, joint: "
+                             "L_HIP_P, robstride: {model: rs04}}\n"
+                             "    - {name: lkn, bus: b, protocol: robstride, id: 4, joint: L_KNEE, "
+                             "robstride: {model: rs04}}\n";
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -63,19 +88,18 @@ static double pct(int64_t *v, long n, double p)
     return (double)v[i] / 1000.0;
 }
 
-static char *config_text(const char *dir)
+static char *config_text(const char *dir, const char *can_yaml, char *buf, size_t size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/biped-stand.yaml", dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - strlen(CAN_YAML) - 2, f);
+    size_t n = fread(buf, 1, size - strlen(can_yaml) - 2, f);
     fclose(f);
     buf[n] = 0;
     strcat(buf, "\n");
-    strcat(buf, CAN_YAML);
+    strcat(buf, can_yaml);
     return buf;
 }
 
@@ -107,6 +131,27 @@ static void peer_commands(struct canio_rig *r, const struct hs_bench *b, bool en
     (void)b;
 }
 
+/* Robstride: enable (type 3), then one motion command (type 1) per node, 29-bit IDs. */
+static void peer_rs_commands(struct canio_rig *r, bool enter)
+{
+    for (uint32_t bus = 0; bus < 2; bus++)
+        for (uint32_t id = 1; id <= 4; id++) {
+            struct hs_can_frame f;
+            memset(&f, 0, sizeof f);
+            f.flags = HS_CAN_FLAG_EXT;
+            f.len = 8;
+            if (enter) {
+                f.id = 3u << 24 | 0xFDu << 8 | id;
+            } else {
+                /* angle 0 (0x7FFF), velocity 0, kp 50/5000, kd 1/100, torque 0 */
+                static const uint8_t d[8] = {0x7F, 0xFF, 0x7F, 0xFF, 0x02, 0x8F, 0x02, 0x8F};
+                memcpy(f.data, d, 8);
+                f.id = 1u << 24 | 0x7FFFu << 8 | id;
+            }
+            canio_send_frame(r, bus, &f);
+        }
+}
+
 static unsigned peer_drain(struct canio_rig *r)
 {
     struct hs_can_frame f[64];
@@ -117,18 +162,19 @@ static unsigned peer_drain(struct canio_rig *r)
 }
 
 /* Part 1: phase costs in simulated time. */
-static int cost(const char *text, const char *dir, long ticks, bool with_can, int64_t *can_ns,
-                int64_t *rest_ns, double *frames_in, double *frames_out)
+static int cost(const char *text, const char *dir, long ticks, bool with_can, bool robstride,
+                int64_t *can_ns, int64_t *rest_ns, double *frames_in, double *frames_out)
 {
     struct canio_rig r;
     if (canio_rig_open(&r, NULL, text, dir, with_can) < 0)
         return -1;
     uint64_t in = 0, out = 0;
     for (long t = -200; t < ticks; t++) { /* 200 warm-up ticks */
-        if (with_can) {
+        if (with_can && robstride)
+            peer_rs_commands(&r, t == -200);
+        else if (with_can)
             peer_commands(&r, r.bench, t == -200);
-            in += t >= 0 ? 8 : 0;
-        }
+        in += with_can && t >= 0 ? 8 : 0;
         int64_t t0 = mono_ns();
         hs_bench_inputs(r.bench, r.now_ns);
         int64_t t1 = mono_ns();
@@ -244,12 +290,22 @@ static int latency(const char *text, const char *dir, double seconds)
     return 0;
 }
 
+static double mean_us(const int64_t *v, long n)
+{
+    double m = 0;
+    for (long i = 0; i < n; i++)
+        m += (double)v[i] / 1000.0 / (double)n;
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "config";
     long ticks = argc > 2 ? atol(argv[2]) : 5000;
-    const char *text = config_text(dir);
-    if (!text || ticks < 100) {
+    static char buf_mix[1 << 16], buf_rs[1 << 16];
+    const char *text = config_text(dir, CAN_YAML, buf_mix, sizeof buf_mix);
+    const char *text_rs = config_text(dir, RS_YAML, buf_rs, sizeof buf_rs);
+    if (!text || !text_rs || ticks < 100) {
         fprintf(stderr, "usage: bench_can_tick [CONFIG_DIR with biped-stand.yaml] [TICKS>=100]\n");
         return 2;
     }
@@ -257,30 +313,41 @@ int main(int argc, char **argv)
     int64_t *rest_ns = calloc((size_t)ticks, sizeof *rest_ns);
     int64_t *base_can = calloc((size_t)ticks, sizeof *base_can);
     int64_t *base_rest = calloc((size_t)ticks, sizeof *base_rest);
-    double fin, fout, x, y;
-    if (!can_ns || !rest_ns || !base_can || !base_rest ||
-        cost(text, dir, ticks, false, base_can, base_rest, &x, &y) < 0 ||
-        cost(text, dir, ticks, true, can_ns, rest_ns, &fin, &fout) < 0)
+    int64_t *rs_can = calloc((size_t)ticks, sizeof *rs_can);
+    int64_t *rs_rest = calloc((size_t)ticks, sizeof *rs_rest);
+    double fin, fout, rin, rout, x, y;
+    if (!can_ns || !rest_ns || !base_can || !base_rest || !rs_can || !rs_rest ||
+        cost(text, dir, ticks, false, false, base_can, base_rest, &x, &y) < 0 ||
+        cost(text, dir, ticks, true, false, can_ns, rest_ns, &fin, &fout) < 0 ||
+        cost(text_rs, dir, ticks, true, true, rs_can, rs_rest, &rin, &rout) < 0)
         return 1;
+    double mean = mean_us(can_ns, ticks), rs_mean = mean_us(rs_can, ticks);
     qsort(can_ns, (size_t)ticks, sizeof *can_ns, cmp_i64);
     qsort(rest_ns, (size_t)ticks, sizeof *rest_ns, cmp_i64);
     qsort(base_rest, (size_t)ticks, sizeof *base_rest, cmp_i64);
     qsort(base_can, (size_t)ticks, sizeof *base_can, cmp_i64);
-    double mean = 0;
-    for (long i = 0; i < ticks; i++)
-        mean += (double)can_ns[i] / 1000.0 / (double)ticks;
+    qsort(rs_can, (size_t)ticks, sizeof *rs_can, cmp_i64);
+    qsort(rs_rest, (size_t)ticks, sizeof *rs_rest, cmp_i64);
     printf("biped-stand + 8 CAN nodes on 2 buses (socketpair backend), %ld ticks of 1 ms:\n",
            ticks);
-    printf("  frames per tick: %.2f in, %.2f out\n", fin, fout);
-    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us "
-           "= %.2f us per frame\n",
-           pct(can_ns, ticks, 50), pct(can_ns, ticks, 99), pct(can_ns, ticks, 100), mean,
-           mean / (fin + fout));
+    printf("  MIT + ODrive: frames per tick: %.2f in, %.2f out\n", fin, fout);
+    double mix_pf = pct(can_ns, ticks, 50) / (fin + fout);
+    double rs_pf = pct(rs_can, ticks, 50) / (rin + rout);
+    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us; "
+           "median per frame %.2f us\n",
+           pct(can_ns, ticks, 50), pct(can_ns, ticks, 99), pct(can_ns, ticks, 100), mean, mix_pf);
     printf("  rest of the tick (actuation+physics+sensors): p50 %.1f us, p99 %.1f us\n",
            pct(rest_ns, ticks, 50), pct(rest_ns, ticks, 99));
+    printf("  Robstride: frames per tick: %.2f in, %.2f out\n", rin, rout);
+    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us; "
+           "median per frame %.2f us = %.2fx MIT + ODrive's\n",
+           pct(rs_can, ticks, 50), pct(rs_can, ticks, 99), pct(rs_can, ticks, 100), rs_mean, rs_pf,
+           rs_pf / mix_pf);
+    printf("  rest of the tick: p50 %.1f us, p99 %.1f us\n", pct(rs_rest, ticks, 50),
+           pct(rs_rest, ticks, 99));
     printf("  same bench without the CAN module: I/O phases p50 %.1f us; rest p50 %.1f us, "
            "p99 %.1f us\n",
            pct(base_can, ticks, 50), pct(base_rest, ticks, 50), pct(base_rest, ticks, 99));
-    free(can_ns), free(rest_ns), free(base_can), free(base_rest);
+    free(can_ns), free(rest_ns), free(base_can), free(base_rest), free(rs_can), free(rs_rest);
     return latency(text, dir, 3.0) < 0;
 }

@@ -87,6 +87,11 @@ int canio_send(struct canio_rig *r, uint32_t bus, uint32_t id, const void *data,
     return hs_can_bus_send(r->peer[bus], &f, 1);
 }
 
+int canio_send_frame(struct canio_rig *r, uint32_t bus, const struct hs_can_frame *f)
+{
+    return hs_can_bus_send(r->peer[bus], f, 1);
+}
+
 int canio_recv(struct canio_rig *r, uint32_t bus, struct hs_can_frame *out, unsigned max)
 {
     int n = 0;
