@@ -13,6 +13,7 @@
     X(mit, MIT)                                                                                    \
     X(odrive, ODRIVE)                                                                              \
     X(dbc, DBC)                                                                                    \
-    X(robstride, ROBSTRIDE)
+    X(robstride, ROBSTRIDE)                                                                        \
+    X(cia402, CIA402)
 
 #endif

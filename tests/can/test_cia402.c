@@ -84,12 +84,13 @@ static uint32_t le(const uint8_t *p, unsigned n)
 static void nmt(struct rig *r, uint8_t cs, uint8_t node)
 {
     const uint8_t d[2] = {cs, node};
-    assert_int_equal(send(r, 0x000, 2, d), 0);
+    /* addressed to all: the node lets the other nodes on the bus see it too */
+    assert_int_equal(send(r, 0x000, 2, d), node == 0 ? HS_CAN_NODE_BROADCAST : 0);
 }
 
 static void sync_(struct rig *r)
 {
-    assert_int_equal(send(r, 0x080, 0, NULL), 0);
+    assert_int_equal(send(r, 0x080, 0, NULL), HS_CAN_NODE_BROADCAST);
 }
 
 /* Expedited download (CiA 301 7.2.4.3.3): ccs = 1, e = 1, s = 1, n = 4 - len. Returns the
@@ -696,7 +697,7 @@ static void test_heartbeat_consumer(void **state)
         tick(r);
         assert_null(find(r, 0x080 + NODE));
     }
-    assert_int_equal(send(r, 0x77E, 1, &op), 0);
+    assert_int_equal(send(r, 0x77E, 1, &op), HS_CAN_NODE_BROADCAST);
     for (int i = 0; i < 40; i++) {
         tick(r);
         if (i % 20 == 0)

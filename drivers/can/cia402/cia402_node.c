@@ -191,7 +191,7 @@ static int cia402_on_frame(struct hs_can_node *base, const struct hs_can_frame *
         if (!classic || f->len != 2)
             return bad(base);
         hs__cia402_nmt_command(n, f->data[0], now_ns);
-        return 0;
+        return f->data[1] == 0 ? HS_CAN_NODE_BROADCAST : 0;
     }
     if (f->id == (n->od.cob_id_sync & 0x7FF)) {
         if (!classic || f->len > 1)
@@ -199,7 +199,7 @@ static int cia402_on_frame(struct hs_can_node *base, const struct hs_can_frame *
         if (live)
             hs__cia402_sync(n, now_ns);
         accepted(n, now_ns);
-        return 0;
+        return HS_CAN_NODE_BROADCAST; /* every synchronous node on the bus needs it */
     }
     if (f->id == 0x600u + id) {
         if (!classic || f->len != 8)
@@ -217,7 +217,7 @@ static int cia402_on_frame(struct hs_can_node *base, const struct hs_can_frame *
                     return bad(base);
                 hs__cia402_heartbeat_rx(n, (uint8_t)(f->id - 0x700), f->data[0], now_ns);
                 base->stats.frames_ok++;
-                return 0;
+                return HS_CAN_NODE_BROADCAST; /* other consumers may watch the same producer */
             }
         }
         return -ENOENT;
