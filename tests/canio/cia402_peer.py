@@ -84,8 +84,20 @@ class Master:
                 time.sleep(0.001)
         self.check(False, "could not send 0x%03X" % cob)
 
+    def state(self):
+        """The shm snapshot; a read that meets the writer mid-tick (EAGAIN) is retried, as the
+        seqlock's reader must when the guest is slow."""
+        for _ in range(1000):
+            try:
+                return self.shm.read_state()
+            except hilsim_client.HilsimError as e:
+                if e.errno != 11:
+                    raise
+                time.sleep(0.001)
+        raise TimeoutError("no consistent shm snapshot in 1000 tries")
+
     def q(self, node):
-        return self.shm.read_state().q[self.j[node]]
+        return self.state().q[self.j[node]]
 
     def hear(self, timeout):
         m = self.bus.recv(timeout)
@@ -293,11 +305,11 @@ def main():
     goal = 0.5
     kp, kd, ki = 40.0, 5.0, 20.0
     integ = [res["csp_tau_SHOULDER"]]
-    last = [m.shm.read_state().sim_time_s]
+    last = [m.state().sim_time_s]
     periods = []
 
     def cst():
-        now = m.shm.read_state().sim_time_s
+        now = m.state().sim_time_s
         dt = min(max(now - last[0], 0.0), 0.1)
         periods.append(dt)
         last[0] = now
