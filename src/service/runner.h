@@ -19,6 +19,9 @@ struct hs_runner_opts {
     double duration_s; /* 0: until SIGINT/SIGTERM */
     bool require_rt;   /* also settable in the config (rt.require_rt) */
     bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    /* --clock: overrides rt.clock.mode when set (clock_given). */
+    bool clock_given;
+    enum hs_cfg_clock_mode clock_mode;
 };
 
 /* An attached I/O module: its registry entry and its handle (owned by the bench). */
@@ -44,7 +47,9 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
-    bool stop_before_start; /* a stop signal cut the warm-up: the loop runs no tick */
+    bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
+    enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
+    struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
