@@ -13,6 +13,7 @@
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "moteus/moteus.h"
 #include "robstride/robstride.h"
 
 static unsigned allocs;
@@ -48,6 +49,7 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     (void)state;
     struct hs_can_config cfg;
     hs_can_config_init(&cfg);
+    cfg.fd = true; /* moteus speaks CAN FD; classic frames pass as they are */
     struct hs_can_bus *ctl, *sim;
     struct hs_diag d;
     assert_int_equal(hs_can_socketpair_open_pair(&cfg, &ctl, &sim, &d), 0);
@@ -67,12 +69,17 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     hs_rs_config_init(&rc, HS_RS_MODEL_RS03, 5);
     struct hs_rs_node rs;
     assert_int_equal(hs_rs_node_init(&rs, &rc, &d), 0);
-    struct hs_can_node *nodes[] = {&mit.base, &odrv.base, &rs.base};
-    struct hs_can_joint_state js[3] = {{.q_rad = 0.3}, {.q_rad = 1.0}, {.q_rad = -0.2}};
-    struct hs_can_joint_command cmd[3];
+    struct hs_mt_config tc;
+    hs_mt_config_init(&tc, 9);
+    struct hs_mt_node mt;
+    assert_int_equal(hs_mt_node_init(&mt, &tc, &d), 0);
+    struct hs_can_node *nodes[] = {&mit.base, &odrv.base, &rs.base, &mt.base};
+    struct hs_can_joint_state js[4] = {
+        {.q_rad = 0.3}, {.q_rad = 1.0}, {.q_rad = -0.2}, {.q_rad = 0.5}};
+    struct hs_can_joint_command cmd[4];
 
-    struct hs_can_frame tx[6], rx[32], out[32];
-    unsigned rs_feedback = 0, rs_reads = 0;
+    struct hs_can_frame tx[7], rx[32], out[32];
+    unsigned rs_feedback = 0, rs_reads = 0, mt_replies = 0;
     uint64_t unclaimed = 0;
     unsigned mit_replies = 0, encoder_msgs = 0, iq_answers = 0;
     unsigned allocs_after_warmup = 0;
@@ -103,15 +110,22 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
         tx[4].id = 0x555, tx[4].len = 1; /* nobody's */
         tx[5].id = 17u << 24 | 0xFDu << 8 | 5, tx[5].flags = HS_CAN_FLAG_EXT, tx[5].len = 8;
         tx[5].data[0] = 0x19, tx[5].data[1] = 0x70;
-        assert_int_equal(hs_can_bus_send(ctl, tx, tick % 10 == 0 ? 6 : 3), tick % 10 ? 3 : 6);
+        /* moteus (servo 9): position mode at 0.1 rev (int16) with a query, reply requested */
+        tx[6] = tx[0];
+        tx[6].id = 0x8009, tx[6].flags = HS_CAN_FLAG_FD | HS_CAN_FLAG_EXT, tx[6].len = 12;
+        static const uint8_t mt_cmd[12] = {0x01, 0x00, 0x0a, 0x05, 0x20, 0xe8,
+                                           0x03, 0x11, 0x00, 0x50, 0x50, 0x50};
+        memcpy(tx[6].data, mt_cmd, 12);
+        tx[3 + (tick % 10 == 0 ? 3 : 0)] = tx[6];
+        assert_int_equal(hs_can_bus_send(ctl, tx, tick % 10 == 0 ? 7 : 4), tick % 10 ? 4 : 7);
 
         /* simulator tick: drain, dispatch, (physics), poll, send */
         int n = hs_can_bus_recv(sim, rx, 32);
         assert_true(n >= 2);
         for (int i = 0; i < n; i++)
-            hs_can_nodes_dispatch(nodes, 3, &rx[i], now, &unclaimed);
+            hs_can_nodes_dispatch(nodes, 4, &rx[i], now, &unclaimed);
         unsigned k = 0;
-        for (unsigned j = 0; j < 3; j++) {
+        for (unsigned j = 0; j < 4; j++) {
             int m = hs_can_node_poll(nodes[j], now, &js[j], &cmd[j], out + k, 32 - k);
             assert_true(m >= 0);
             k += (unsigned)m;
@@ -131,6 +145,9 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
                 rs_feedback++;
             else if (rx[i].id >> 24 == 17 && (rx[i].flags & HS_CAN_FLAG_EXT))
                 rs_reads++;
+            else if (rx[i].id == 0x900 && (rx[i].flags & HS_CAN_FLAG_FD) &&
+                     (rx[i].flags & HS_CAN_FLAG_EXT)) /* 0x900 is past 11 bits */
+                mt_replies++;
         }
     }
     assert_true(allocs_after_warmup > 0); /* the wrap sees the library's set-up allocations */
@@ -141,7 +158,9 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     assert_int_equal(unclaimed, 20);
     assert_int_equal(rs_feedback, 200);
     assert_int_equal(rs_reads, 20);
-    assert_true(cmd[0].enabled && cmd[1].enabled && cmd[2].enabled);
+    assert_int_equal(mt_replies, 200);
+    assert_true(cmd[0].enabled && cmd[1].enabled && cmd[2].enabled && cmd[3].enabled);
+    assert_true(fabs(cmd[3].q_ref_rad - 0.1 * 2 * M_PI) < 1e-9);
     assert_true(fabs(cmd[0].q_ref_rad - 0.5) < 25.0 / 65535 * 1.01);
     assert_true(fabs(cmd[1].q_ref_rad - 0.25 * 2 * M_PI) < 1e-6);
     hs_can_bus_close(ctl);

@@ -49,6 +49,7 @@ int canio_rig_open(struct canio_rig *r, const char *path, const char *text, cons
         struct hs_can_config pc;
         hs_can_config_init(&pc);
         pc.batch_max = HS_CAN_BATCH_MAX;
+        pc.fd = r->cfg->can.buses[i].fd; /* the peer speaks FD where the bus does */
         pc.socketpair_fd = peer_fd[i];
         rc = hs_can_bus_open(&hs_can_socketpair_ops, &pc, &r->peer[i], &d);
         if (rc < 0)
