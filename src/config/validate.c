@@ -245,16 +245,16 @@ static int check_clock_sync(struct hs__ctx *c)
     const struct hs_cfg_can *can = &c->cfg->can;
     const double period_s = (double)c->cfg->rt.period_ns * 1e-9;
     if (s->lead_s >= period_s)
-        return err_field(c, "rt.clock.sync.lead_s", "%g s must be below the period (%g s)",
-                         s->lead_s, period_s);
+        return hs__cfg_err_field(c, "rt.clock.sync.lead_s", "%g s must be below the period (%g s)",
+                                 s->lead_s, period_s);
     if (s->lock_window_s > period_s / 2)
-        return err_field(c, "rt.clock.sync.lock_window_s",
-                         "%g s must be at most half the period (%g s)", s->lock_window_s,
-                         period_s / 2);
+        return hs__cfg_err_field(c, "rt.clock.sync.lock_window_s",
+                                 "%g s must be at most half the period (%g s)", s->lock_window_s,
+                                 period_s / 2);
     if (s->source != HS_CFG_SYNC_CAN)
         return 0;
     if (can->nbuses == 0)
-        return err_field(c, "rt.clock.sync.source", "can needs a bus in can.buses");
+        return hs__cfg_err_field(c, "rt.clock.sync.source", "can needs a bus in can.buses");
     s->bus_index = 0;
     if (!s->bus[0])
         return 0;
@@ -263,7 +263,7 @@ static int check_clock_sync(struct hs__ctx *c)
             s->bus_index = b;
             return 0;
         }
-    return err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
+    return hs__cfg_err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
 }
 
 static int check_sources(struct hs__ctx *c)
