@@ -955,6 +955,43 @@ static void test_eds_errors(void **state)
                      "bad.eds:3:1:");
 }
 
+/* Two drives behind one dispatch: NMT to all and SYNC reach both (HS_CAN_NODE_BROADCAST),
+ * an SDO request only its node. */
+static void test_broadcast_dispatch(void **state)
+{
+    (void)state;
+    static struct hs_cia402_node a, b;
+    struct hs_cia402_config ca, cb;
+    hs_cia402_config_init(&ca, 1);
+    hs_cia402_config_init(&cb, 2);
+    assert_int_equal(hs_cia402_node_init(&a, &ca, NULL), 0);
+    assert_int_equal(hs_cia402_node_init(&b, &cb, NULL), 0);
+    struct hs_can_node *nodes[2] = {&a.base, &b.base};
+    struct hs_can_joint_state js = {0};
+    struct hs_can_joint_command cmd;
+    struct hs_can_frame out[8];
+    hs_can_node_poll(&a.base, MS, &js, &cmd, out, 8);
+    hs_can_node_poll(&b.base, MS, &js, &cmd, out, 8);
+    uint64_t unclaimed = 0;
+    struct hs_can_frame f = {.id = 0x000, .len = 2, .data = {0x01, 0x00}};
+    assert_int_equal(hs_can_nodes_dispatch(nodes, 2, &f, MS, &unclaimed), 0);
+    assert_int_equal(a.nmt, 0x05);
+    assert_int_equal(b.nmt, 0x05);
+    f = (struct hs_can_frame){.id = 0x080, .len = 0};
+    assert_int_equal(hs_can_nodes_dispatch(nodes, 2, &f, MS, &unclaimed), 0);
+    assert_int_equal(a.syncs, 1);
+    assert_int_equal(b.syncs, 1);
+    f = (struct hs_can_frame){.id = 0x602, .len = 8, .data = {0x40, 0x00, 0x10, 0x00}};
+    assert_int_equal(hs_can_nodes_dispatch(nodes, 2, &f, MS, &unclaimed), 1);
+    f = (struct hs_can_frame){.id = 0x000, .len = 2, .data = {0x02, 0x02}}; /* stop node 2 */
+    assert_int_equal(hs_can_nodes_dispatch(nodes, 2, &f, MS, &unclaimed), 1);
+    assert_int_equal(a.nmt, 0x05);
+    assert_int_equal(b.nmt, 0x04);
+    f = (struct hs_can_frame){.id = 0x123, .len = 1};
+    assert_int_equal(hs_can_nodes_dispatch(nodes, 2, &f, MS, &unclaimed), -ENOENT);
+    assert_int_equal(unclaimed, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -974,6 +1011,7 @@ int main(void)
         cmocka_unit_test(test_profile_velocity_and_homing),
         cmocka_unit_test(test_eds),
         cmocka_unit_test(test_eds_errors),
+        cmocka_unit_test(test_broadcast_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
