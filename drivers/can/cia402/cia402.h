@@ -249,13 +249,15 @@ enum hs_cia402_access {
 };
 
 struct hs_cia402_rpdo_rt {
-    uint8_t len;       /* mapped bytes */
-    bool pending;      /* synchronous: data waits for SYNC */
-    bool length_error; /* latched: EMCY sent once */
+    int16_t entry[HS_CIA402_PDO_MAP_MAX]; /* mapped entries (index into entries; -1: dummy) */
+    uint8_t len;                          /* mapped bytes */
+    bool pending;                         /* synchronous: data waits for SYNC */
+    bool length_error;                    /* latched: EMCY sent once */
     uint8_t data[8];
 };
 
 struct hs_cia402_tpdo_rt {
+    int16_t entry[HS_CIA402_PDO_MAP_MAX]; /* as in hs_cia402_rpdo_rt */
     uint8_t len;
     uint8_t sync_count;
     bool sent_once;

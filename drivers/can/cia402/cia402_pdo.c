@@ -15,13 +15,28 @@
 
 #include "cia402/cia402_internal.h"
 
+/* The mapping's objects looked up once, when the mapping or the dictionary changed, so a PDO
+ * costs no search per frame. */
+static void resolve(const struct hs_cia402_node *n, const struct hs_cia402_pdo_map *m,
+                    int16_t *entry)
+{
+    for (unsigned k = 0; k < HS_CIA402_PDO_MAP_MAX; k++) {
+        int i = -1;
+        if (k < m->n)
+            i = hs__cia402_od_find_i(n, (uint16_t)(m->entry[k] >> 16), (uint8_t)(m->entry[k] >> 8));
+        entry[k] = (int16_t)(i < 0 ? -1 : i);
+    }
+}
+
 void hs__cia402_pdo_reset(struct hs_cia402_node *n)
 {
     for (unsigned p = 0; p < HS_CIA402_PDO_N; p++) {
         memset(&n->rpdo[p], 0, sizeof n->rpdo[p]);
         n->rpdo[p].len = (uint8_t)hs__cia402_pdo_len(n, &n->od.rpdo_map[p]);
+        resolve(n, &n->od.rpdo_map[p], n->rpdo[p].entry);
         memset(&n->tpdo[p], 0, sizeof n->tpdo[p]);
         n->tpdo[p].len = (uint8_t)hs__cia402_pdo_len(n, &n->od.tpdo_map[p]);
+        resolve(n, &n->od.tpdo_map[p], n->tpdo[p].entry);
     }
 }
 
@@ -39,7 +54,7 @@ static void rpdo_apply(struct hs_cia402_node *n, unsigned p, const uint8_t *data
     for (unsigned k = 0; k < m->n; k++) {
         uint32_t map = m->entry[k];
         unsigned bytes = (uint8_t)map / 8u;
-        int i = hs__cia402_od_find_i(n, (uint16_t)(map >> 16), (uint8_t)(map >> 8));
+        int i = n->rpdo[p].entry[k];
         if (i >= 0 && pos + bytes <= 8) {
             const struct hs_cia402_entry *e = &n->entries[i];
             uint32_t raw = get_le(data + pos, bytes);
@@ -97,7 +112,7 @@ static void tpdo_sample(struct hs_cia402_node *n, unsigned p, uint8_t *data)
     for (unsigned k = 0; k < m->n; k++) {
         uint32_t map = m->entry[k];
         unsigned bytes = (uint8_t)map / 8u;
-        int i = hs__cia402_od_find_i(n, (uint16_t)(map >> 16), (uint8_t)(map >> 8));
+        int i = n->tpdo[p].entry[k];
         if (i >= 0 && pos + bytes <= 8)
             put_le(data + pos, hs__cia402_od_get(&n->od, &n->entries[i]), bytes);
         pos += bytes;
