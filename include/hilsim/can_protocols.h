@@ -14,6 +14,7 @@
     X(odrive, ODRIVE)                                                                              \
     X(dbc, DBC)                                                                                    \
     X(robstride, ROBSTRIDE)                                                                        \
-    X(moteus, MOTEUS)
+    X(moteus, MOTEUS)                                                                              \
+    X(cia402, CIA402)
 
 #endif
