@@ -60,6 +60,14 @@ struct hs_geom {
     } u;
 };
 
+/* ros2_control interfaces (hardware_interface's names: position, velocity, effort). */
+enum hs_iface { HS_IFACE_POSITION, HS_IFACE_VELOCITY, HS_IFACE_EFFORT, HS_IFACE_MAX };
+#define HS_IFACE_BIT(i) (1u << (i))
+#define HS_SURFACE_MU1 1u
+#define HS_SURFACE_MU2 2u
+#define HS_SURFACE_KP 4u
+#define HS_SURFACE_KD 8u
+
 struct hs_link {
     char name[HS_NAME_MAX];         /* the Joint's name field (DEF name if name is empty) */
     char segment_name[HS_NAME_MAX]; /* first Segment's name or DEF name, "" if none */
@@ -86,6 +94,21 @@ struct hs_link {
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
+    /* Mimic (URDF <mimic>): when mimics, q = mimic_multiplier * q(links[mimic_of]) +
+     * mimic_offset, enforced by the world as a joint motor on this joint
+     * (src/world/world_mimic.c). A zeroed hs_link is independent. */
+    bool mimics;
+    int32_t mimic_of;
+    double mimic_multiplier, mimic_offset;
+    /* Contact surface of this link's geoms (Gazebo <mu1> <mu2> <kp> <kd> on the link), each used
+     * only when its HS_SURFACE_* bit is in surface_given (else the world's contact parameters
+     * apply). mu1, mu2: Coulomb coefficients along the two friction directions; kp N/m and
+     * kd N·s/m: contact stiffness and damping. */
+    uint32_t surface_given;
+    double mu1, mu2, contact_kp, contact_kd;
+    /* ros2_control: HS_IFACE_BIT() sets of the joint's command and state interfaces; 0 when the
+     * file has no <ros2_control> entry for it. */
+    uint32_t command_interfaces, state_interfaces;
     uint32_t geom_first, geom_count; /* slice of hs_model.geoms */
     int32_t source_line;             /* line of the Joint node, for messages */
     int32_t source_column;           /* column of the Joint node's type name */
