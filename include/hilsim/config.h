@@ -27,6 +27,7 @@
 
 #define HS_CFG_MAX_MODELS 8
 #define HS_CFG_MAX_INITIAL_JOINTS 256 /* initial joint states, all models together */
+#define HS_CFG_MAX_PACKAGES 64        /* models[].package_paths entries, all models together */
 #define HS_CFG_MAX_JOINTS 128         /* per-joint entries in each of actuators/encoders/gains */
 #define HS_CFG_MAX_IMUS 8
 #define HS_CFG_MAX_FORCE_SENSORS 8
@@ -59,6 +60,13 @@ struct hs_cfg_initial_joint {
     struct hs_cfg_src src;
 };
 
+/* models[].package_paths.NAME: URDF package://NAME/ is the directory dir. */
+struct hs_cfg_package {
+    char name[HS_NAME_MAX];
+    char dir[HS_CFG_TEXT_MAX]; /* absolute (resolved against the config's directory) */
+    struct hs_cfg_src src;
+};
+
 struct hs_cfg_model {
     char name[HS_NAME_MAX];
     char *file;          /* absolute path of the VRML97 file (resolved against the config's dir) */
@@ -67,6 +75,8 @@ struct hs_cfg_model {
     double rotation[4];  /* VRML axis-angle: ax, ay, az, angle rad */
     struct hs_pose pose; /* the same as a pose (computed) */
     uint32_t initial_first, initial_count; /* slice of hs_config.initial_joints */
+    uint32_t package_first, package_count; /* slice of hs_config.packages */
+    enum hs_mesh_approx mesh_collision;    /* URDF collision meshes: exact or box */
     struct hs_cfg_src src;
 };
 
@@ -438,6 +448,8 @@ struct hs_config {
     uint32_t nmodels;
     struct hs_cfg_initial_joint initial_joints[HS_CFG_MAX_INITIAL_JOINTS];
     uint32_t ninitial_joints;
+    struct hs_cfg_package packages[HS_CFG_MAX_PACKAGES];
+    uint32_t npackages;
     struct hs_world_params physics;
     struct hs_cfg_rt rt;
     struct hs_cfg_budgets budgets;
@@ -472,6 +484,11 @@ int hs_config_check_against_models(const struct hs_config *config,
                                    struct hs_diag *diag);
 
 /* Lookups (any thread, no allocation): the entry for a name, else the section defaults. */
+/* init only. The options to load config->models[model] with (package paths, mesh collision);
+ * ret_opts points into pk, which must outlive the load. */
+void hs_config_model_options(const struct hs_config *config, uint32_t model,
+                             struct hs_model_package pk[HS_CFG_MAX_PACKAGES],
+                             struct hs_model_options *ret_opts);
 const struct hs_cfg_actuator *hs_config_actuator(const struct hs_config *config, const char *joint);
 const struct hs_cfg_encoder *hs_config_encoder(const struct hs_config *config, const char *joint);
 const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const char *joint);

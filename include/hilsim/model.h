@@ -171,9 +171,34 @@ struct hs_model {
     uint32_t nsource_files;
 };
 
+/* How mesh collision geometry is simulated (URDF meshes; VRML meshes are kept as authored). */
+enum hs_mesh_approx {
+    HS_MESH_EXACT, /* the triangle mesh (ODE trimesh) */
+    HS_MESH_BOX,   /* its bounding box in the mesh's frame (a box primitive) */
+    HS_MESH_APPROX_MAX
+};
+
+/* A package:// location: package name is the directory dir; name NULL or "": dir is a
+ * directory holding packages (as a ROS_PACKAGE_PATH entry). */
+struct hs_model_package {
+    const char *name;
+    const char *dir;
+};
+
+struct hs_model_options {
+    /* package://NAME/... lookups before $HS_PACKAGE_PATH and $ROS_PACKAGE_PATH. Borrowed for
+     * the call. */
+    const struct hs_model_package *packages;
+    uint32_t npackages;
+    enum hs_mesh_approx mesh_approx;
+};
+
 /* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names
  * file:line:column and what was expected. */
 int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag);
+/* Same with options (NULL: the defaults hs_model_load uses). */
+int hs_model_load_opts(const char *path, const struct hs_model_options *opts,
+                       struct hs_model **ret_model, struct hs_diag *diag);
 /* Same, from a buffer; base_path resolves Inline URLs (may be NULL: Inline is then an error). */
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
@@ -188,8 +213,9 @@ int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t
 /* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML
  * <robot>), then by the name's extension, else "vrml". */
 const char *hs_model_format_of(const char *data, unsigned long size, const char *name);
-/* URDF package://PKG/... is looked up in the directories of this environment variable
- * (colon-separated), then of ROS_PACKAGE_PATH, then among the model file's ancestors. */
+/* URDF package://PKG/... is looked up in hs_model_options.package_paths, then the directories
+ * of this environment variable (colon-separated), then of ROS_PACKAGE_PATH, then among the
+ * model file's ancestors. */
 #define HS_PACKAGE_PATH_ENV "HS_PACKAGE_PATH"
 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */

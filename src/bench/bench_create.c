@@ -7,7 +7,10 @@
 static int load_models(struct hs_bench *b, struct hs_diag *diag)
 {
     for (uint32_t i = 0; i < b->cfg->nmodels; i++) {
-        int r = hs_model_load(b->cfg->models[i].file, &b->models[i], diag);
+        struct hs_model_package pk[HS_CFG_MAX_PACKAGES];
+        struct hs_model_options opts;
+        hs_config_model_options(b->cfg, i, pk, &opts);
+        int r = hs_model_load_opts(b->cfg->models[i].file, &opts, &b->models[i], diag);
         if (r < 0)
             return r;
         b->nmodels = i + 1;

@@ -12,10 +12,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] FILE\n\n"
+    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] [--package-path NAME=DIR|DIR]...\n"
+                 "                    [--mesh-collision exact|box] FILE\n\n"
                  "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
-                 "or a URDF (.urdf; meshes via package:// through $HS_PACKAGE_PATH, then\n"
-                 "$ROS_PACKAGE_PATH, then the file's parent directories)\n"
+                 "or a URDF (.urdf; meshes via package:// through --package-path, then\n"
+                 "$HS_PACKAGE_PATH, $ROS_PACKAGE_PATH, then the file's parent directories)\n"
                  "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
                  "limits and masses, then the total mass, the sensors with their links and the\n"
                  "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
@@ -23,8 +24,13 @@ static void usage(FILE *out)
                  "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
                  "           absent limits as null\n"
                  "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
-                 "           OUT_meshes/); sensors, extra joints and motor fields but the\n"
-                 "           gear ratio are left out\n\n"
+                 "           OUT_meshes/; accel, gyro and force sensors as Gazebo sensor tags);\n"
+                 "           cameras, extra joints and motor fields but the gear ratio are\n"
+                 "           left out\n"
+                 "  --package-path NAME=DIR  package://NAME/ is DIR (repeatable); a bare DIR\n"
+                 "           is a directory of packages, as a $ROS_PACKAGE_PATH entry\n"
+                 "  --mesh-collision box  URDF collision meshes as their bounding boxes\n"
+                 "           (faster contacts; default exact: triangle meshes)\n\n"
                  "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
 }
 
@@ -55,6 +61,16 @@ static void print_text(const struct hs_model *m)
             printf(" vlimits [%g, %g]", l->lvlimit, l->uvlimit);
         if (isfinite(l->climit))
             printf(" climit %g A", l->climit);
+        if (l->mimics)
+            printf(" mimics %s x %g %+g", m->links[l->mimic_of].name, l->mimic_multiplier,
+                   l->mimic_offset);
+        if (l->command_interfaces)
+            printf(" commands%s%s%s",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_POSITION) ? " position" : "",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_VELOCITY) ? " velocity" : "",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_EFFORT) ? " effort" : "");
+        if (l->surface_given & HS_SURFACE_MU1)
+            printf(" mu %g", l->mu1);
         printf("  mass %g kg com (%g %g %g)  geoms %u\n", l->mass, l->com[0], l->com[1], l->com[2],
                l->geom_count);
     }
@@ -155,7 +171,41 @@ static void print_json(const struct hs_model *m)
         json_num(l->encoder_pulse);
         printf(",\"climit\":"); /* null: no current limit */
         json_num(l->climit);
-        printf(",\"mass\":");
+        printf(",\"effort_max\":"); /* 0: none given */
+        json_num(l->effort_max);
+        printf(",\"damping\":");
+        json_num(l->damping);
+        printf(",\"friction\":");
+        json_num(l->friction);
+        printf(",\"mimic\":");
+        if (l->mimics) {
+            printf("{\"joint\":");
+            json_str(m->links[l->mimic_of].name);
+            printf(",\"multiplier\":");
+            json_num(l->mimic_multiplier);
+            printf(",\"offset\":");
+            json_num(l->mimic_offset);
+            putchar('}');
+        } else {
+            printf("null");
+        }
+        static const char *const sn[4] = {"mu1", "mu2", "kp", "kd"};
+        const double sv[4] = {l->mu1, l->mu2, l->contact_kp, l->contact_kd};
+        printf(",\"surface\":{");
+        for (int k = 0; k < 4; k++) {
+            printf("%s\"%s\":", k ? "," : "", sn[k]);
+            json_num(l->surface_given & (1u << k) ? sv[k] : NAN);
+        }
+        static const char *const ifn[HS_IFACE_MAX] = {"position", "velocity", "effort"};
+        printf("},\"command_interfaces\":[");
+        for (int k = 0, c = 0; k < HS_IFACE_MAX; k++)
+            if (l->command_interfaces & HS_IFACE_BIT(k))
+                printf("%s\"%s\"", c++ ? "," : "", ifn[k]);
+        printf("],\"state_interfaces\":[");
+        for (int k = 0, c = 0; k < HS_IFACE_MAX; k++)
+            if (l->state_interfaces & HS_IFACE_BIT(k))
+                printf("%s\"%s\"", c++ ? "," : "", ifn[k]);
+        printf("],\"mass\":");
         json_num(l->mass);
         printf(",\"com\":");
         json_vec(l->com, 3);
@@ -245,20 +295,64 @@ static void print_json(const struct hs_model *m)
     printf("]}\n");
 }
 
+#define HS_MODEL_MAX_PACKAGES 64
+
+/* --package-path NAME=DIR (package NAME is DIR) or DIR (a directory of packages). The name is
+ * cut out of the argument in place. */
+static int add_package(char *arg, struct hs_model_package *pk, uint32_t *n)
+{
+    if (*n >= HS_MODEL_MAX_PACKAGES) {
+        fprintf(stderr, "hilsim model: more than %d --package-path\n", HS_MODEL_MAX_PACKAGES);
+        return HS_EXIT_USAGE;
+    }
+    char *eq = strchr(arg, '=');
+    if (eq) {
+        *eq = '\0';
+        pk[*n] = (struct hs_model_package){.name = arg, .dir = eq + 1};
+    } else {
+        pk[*n] = (struct hs_model_package){.name = NULL, .dir = arg};
+    }
+    if (!pk[*n].dir[0] || (eq && !arg[0])) {
+        fprintf(stderr, "hilsim model: --package-path needs NAME=DIR or DIR\n");
+        return HS_EXIT_USAGE;
+    }
+    (*n)++;
+    return 0;
+}
+
 int hs_cmd_model(int argc, char **argv)
 {
     bool json = false;
     const char *file = NULL, *urdf_out = NULL;
-    /* --urdf OUT takes a value, which the shared flag parser does not: take it out first. */
+    struct hs_model_package packages[HS_MODEL_MAX_PACKAGES];
+    struct hs_model_options opts = {.packages = packages};
+    /* Options with a value, which the shared flag parser does not take: out first. */
     char *args[64];
     int nargs = 0;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--urdf") == 0 && i >= 1) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "hilsim model: --urdf needs an output file\n");
+        bool val =
+            i >= 1 && (strcmp(argv[i], "--urdf") == 0 || strcmp(argv[i], "--package-path") == 0 ||
+                       strcmp(argv[i], "--mesh-collision") == 0);
+        if (val && i + 1 >= argc) {
+            fprintf(stderr, "hilsim model: %s needs a value\n", argv[i]);
+            return HS_EXIT_USAGE;
+        }
+        if (val && strcmp(argv[i], "--urdf") == 0) {
+            urdf_out = argv[++i];
+        } else if (val && strcmp(argv[i], "--package-path") == 0) {
+            int rc = add_package(argv[++i], packages, &opts.npackages);
+            if (rc)
+                return rc;
+        } else if (val) {
+            const char *v = argv[++i];
+            if (strcmp(v, "exact") == 0)
+                opts.mesh_approx = HS_MESH_EXACT;
+            else if (strcmp(v, "box") == 0)
+                opts.mesh_approx = HS_MESH_BOX;
+            else {
+                fprintf(stderr, "hilsim model: --mesh-collision is exact or box, not '%s'\n", v);
                 return HS_EXIT_USAGE;
             }
-            urdf_out = argv[++i];
         } else if (nargs < (int)(sizeof args / sizeof args[0])) {
             args[nargs++] = argv[i];
         } else {
@@ -272,7 +366,7 @@ int hs_cmd_model(int argc, char **argv)
         return rc < 0 ? HS_EXIT_OK : rc;
     struct hs_model *m = NULL;
     struct hs_diag diag = {0};
-    int r = hs_model_load(file, &m, &diag);
+    int r = hs_model_load_opts(file, &opts, &m, &diag);
     if (r < 0) {
         hs__cli_print_diag("model", &diag);
         return r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
@@ -287,8 +381,9 @@ int hs_cmd_model(int argc, char **argv)
             return HS_EXIT_FAILURE;
         }
         fprintf(stderr,
-                "hilsim model: wrote %s (%u sensor, extra-joint, crawler or cone item%s not "
-                "expressible in URDF left out; of the motor fields only gear ratios are written)\n",
+                "hilsim model: wrote %s (%u vision/range sensor, extra-joint, crawler or cone "
+                "item%s not expressible in URDF left out; of the motor fields only gear ratios "
+                "are written)\n",
                 urdf_out, lost, lost == 1 ? "" : "s");
     }
     if (json)

@@ -103,6 +103,7 @@ extern const char *const hs__names_overrun[];
 extern const char *const hs__names_leaky[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
+extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */
 extern const char *const hs__names_safe[];
 extern const char *const hs__names_source[];
 extern const char *const hs__names_encoder_mode[];

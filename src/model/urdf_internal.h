@@ -17,7 +17,8 @@ struct hs__urdf {
     const char *file; /* for messages */
     const char *dir;  /* directory of the file; NULL: mesh files refused (buffers, fuzzing) */
     struct hs_diag *diag;
-    struct hs_model *m; /* being filled; freed with hs_model_free on failure */
+    const struct hs_model_options *opts; /* never NULL */
+    struct hs_model *m;                  /* being filled; freed with hs_model_free on failure */
     uint32_t geoms_cap, warnings_cap;
     uint64_t vertices;
 };

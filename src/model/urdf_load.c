@@ -559,11 +559,12 @@ static void quiet(void *ctx, const char *msg, ...)
 }
 
 int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const char *base_path,
-                         struct hs_model **ret_model, struct hs_diag *diag)
+                         const struct hs_model_options *opts, struct hs_model **ret_model,
+                         struct hs_diag *diag)
 {
     const char *file = name ? name : "<buffer>";
     char dir[PATH_MAX];
-    struct hs__urdf u = {.file = file, .diag = diag};
+    struct hs__urdf u = {.file = file, .diag = diag, .opts = opts};
     if (base_path) {
         dir_of(base_path, dir, sizeof dir);
         u.dir = dir;

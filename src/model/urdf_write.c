@@ -166,7 +166,13 @@ static void write_joint(FILE *f, const struct hs_model *m, uint32_t i)
         if (strcmp(joint_type(l), "continuous") != 0)
             fprintf(f, " lower=\"%.17g\" upper=\"%.17g\"", isinf(l->llimit) ? -1e300 : l->llimit,
                     isinf(l->ulimit) ? 1e300 : l->ulimit);
-        fprintf(f, " effort=\"%.17g\" velocity=\"%.17g\"/>\n", l->effort_max,
+        /* OpenHRP gives no effort but a current limit: the torque it allows at the joint is
+         * the limit hilsim applies (bench_plant_params.c), so it is the URDF effort. */
+        double effort = l->effort_max;
+        double motor = l->climit * fabs(l->torque_const) * fabs(l->gear_ratio);
+        if (!(effort > 0) && l->climit > 0 && isfinite(motor) && motor > 0)
+            effort = motor;
+        fprintf(f, " effort=\"%.17g\" velocity=\"%.17g\"/>\n", effort,
                 isfinite(l->uvlimit) ? l->uvlimit : 0.0);
         if (l->damping > 0 || l->friction > 0)
             fprintf(f, "    <dynamics damping=\"%.17g\" friction=\"%.17g\"/>\n", l->damping,

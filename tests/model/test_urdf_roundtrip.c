@@ -69,7 +69,12 @@ static void roundtrip(const struct hs_model *a, uint32_t expect_lost)
         near(y->llimit, x->llimit, "llimit", x->name);
         near(y->ulimit, x->ulimit, "ulimit", x->name);
         near(y->uvlimit, x->uvlimit, "uvlimit", x->name);
-        near(y->effort_max, x->effort_max, "effort_max", x->name);
+        /* OpenHRP's current limit goes out as the joint torque it allows (the URDF effort). */
+        double motor = x->climit * fabs(x->torque_const) * fabs(x->gear_ratio), eff = x->effort_max;
+        if ((x->joint_type == HS_JOINT_ROTATE || x->joint_type == HS_JOINT_SLIDE) && !(eff > 0) &&
+            x->climit > 0 && isfinite(motor) && motor > 0)
+            eff = motor;
+        near(y->effort_max, eff, "effort_max", x->name);
         near(y->damping, x->damping, "damping", x->name);
         near(y->friction, x->friction, "friction", x->name);
         assert_int_equal(y->geom_count, x->geom_count);
