@@ -139,7 +139,10 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
                             "refer to files",
                             uri);
     if (strncmp(uri, "package://", 10) == 0) {
-        const char *pkg = uri + 10, *slash = strchr(pkg, '/');
+        const char *pkg = uri + 10;
+        while (*pkg == '/') /* package:///pkg/...: as ROS tools and pinocchio read it */
+            pkg++;
+        const char *slash = strchr(pkg, '/');
         if (!slash || slash == pkg || !slash[1])
             return hs__urdf_err(u, n, -EINVAL, "filename \"%s\": expected package://PACKAGE/PATH",
                                 uri);
