@@ -203,11 +203,13 @@ int hs_model_load_opts(const char *path, const struct hs_model_options *opts,
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
-/* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints, inertials,
- * collision geometry; meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may
- * be NULL) counts what URDF cannot hold and was left out: sensors, extra joints, crawler joints
- * (written fixed), cones. Of the motor fields only the gear ratio is written (as a
- * <transmission>). */
+/* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints (mimic too),
+ * inertials, collision geometry; accel, gyro and force sensors, link surfaces and ros2_control
+ * interfaces as the loader reads them back; meshes as binary STL in
+ * PATH-without-extension_meshes/. *ret_lost (may be NULL) counts what URDF cannot hold and was
+ * left out: vision and range sensors, extra joints, crawler joints (written fixed), cones. Of
+ * the motor fields only the gear ratio (a <transmission>) and the current limit (as the effort
+ * it allows) are written. */
 int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t *ret_lost,
                         struct hs_diag *diag);
 /* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML
