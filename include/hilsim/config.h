@@ -28,6 +28,7 @@
 #define HS_CFG_MAX_MODELS 8
 #define HS_CFG_MAX_INITIAL_JOINTS 256 /* initial joint states, all models together */
 #define HS_CFG_MAX_PACKAGES 64        /* models[].package_paths entries, all models together */
+#define HS_CFG_MAX_MODEL_SENSORS 64   /* models[].sensors entries, all models together */
 #define HS_CFG_MAX_JOINTS 128         /* per-joint entries in each of actuators/encoders/gains */
 #define HS_CFG_MAX_IMUS 8
 #define HS_CFG_MAX_FORCE_SENSORS 8
@@ -67,6 +68,17 @@ struct hs_cfg_package {
     struct hs_cfg_src src;
 };
 
+/* models[].sensors.NAME: a sensor the model file does not declare (URDF has no sensor element),
+ * added to the model on a named link at a pose before the config's names are checked. */
+struct hs_cfg_model_sensor {
+    char name[HS_NAME_MAX];
+    enum hs_sensor_type type; /* accel, gyro or force */
+    char link[HS_NAME_MAX];   /* URDF link name, or the name hilsim gives the link (its joint) */
+    double position[3];       /* m, in the link frame */
+    double rotation[4];       /* axis-angle, sensor frame in the link frame */
+    struct hs_cfg_src src;
+};
+
 struct hs_cfg_model {
     char name[HS_NAME_MAX];
     char *file;          /* absolute path of the VRML97 file (resolved against the config's dir) */
@@ -76,6 +88,7 @@ struct hs_cfg_model {
     struct hs_pose pose; /* the same as a pose (computed) */
     uint32_t initial_first, initial_count; /* slice of hs_config.initial_joints */
     uint32_t package_first, package_count; /* slice of hs_config.packages */
+    uint32_t sensor_first, sensor_count;   /* slice of hs_config.model_sensors */
     enum hs_mesh_approx mesh_collision;    /* URDF collision meshes: exact or box */
     struct hs_cfg_src src;
 };
@@ -121,12 +134,12 @@ enum hs_cfg_sync_source {
 };
 struct hs_cfg_clock_sync {
     enum hs_cfg_sync_source source;
-    char bus[32];            /* can: a can.buses name; "" = the first bus */
-    uint32_t can_id;         /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
-    double lead_s;           /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
-    uint32_t max_slew_ppm;   /* 1 .. 100000: bound on a period's change and on the drift */
-    double lock_window_s;    /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
-    uint32_t lock_ticks;     /* 1 .. 100000: ticks in the window before locked */
+    char bus[32];             /* can: a can.buses name; "" = the first bus */
+    uint32_t can_id;          /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
+    double lead_s;            /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
+    uint32_t max_slew_ppm;    /* 1 .. 100000: bound on a period's change and on the drift */
+    double lock_window_s;     /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
+    uint32_t lock_ticks;      /* 1 .. 100000: ticks in the window before locked */
     uint32_t timeout_periods; /* 1 .. 1000000: ticks without an event before free-running */
     uint32_t bus_index;       /* set by validation */
 };
@@ -490,6 +503,8 @@ struct hs_config {
     uint32_t ninitial_joints;
     struct hs_cfg_package packages[HS_CFG_MAX_PACKAGES];
     uint32_t npackages;
+    struct hs_cfg_model_sensor model_sensors[HS_CFG_MAX_MODEL_SENSORS];
+    uint32_t nmodel_sensors;
     struct hs_world_params physics;
     struct hs_cfg_rt rt;
     struct hs_cfg_budgets budgets;
@@ -529,6 +544,10 @@ int hs_config_check_against_models(const struct hs_config *config,
 void hs_config_model_options(const struct hs_config *config, uint32_t model,
                              struct hs_model_package pk[HS_CFG_MAX_PACKAGES],
                              struct hs_model_options *ret_opts);
+/* init only. Adds config->models[index].sensors to model (loaded from its file): -EINVAL with
+ * diag at the entry for an unknown link or a name the model already has. */
+int hs_config_add_model_sensors(const struct hs_config *config, uint32_t index,
+                                struct hs_model *model, struct hs_diag *diag);
 const struct hs_cfg_actuator *hs_config_actuator(const struct hs_config *config, const char *joint);
 const struct hs_cfg_encoder *hs_config_encoder(const struct hs_config *config, const char *joint);
 const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const char *joint);

@@ -14,6 +14,8 @@ static int load_models(struct hs_bench *b, struct hs_diag *diag)
         if (r < 0)
             return r;
         b->nmodels = i + 1;
+        if ((r = hs_config_add_model_sensors(b->cfg, i, b->models[i], diag)) < 0)
+            return r;
     }
     return hs_config_check_against_models(b->cfg, (const struct hs_model *const *)b->models,
                                           b->nmodels, diag);

@@ -18,6 +18,8 @@ static int check_models(const struct hs_config *cfg)
         struct hs_model_options opts;
         hs_config_model_options(cfg, i, pk, &opts);
         r = hs_model_load_opts(cfg->models[i].file, &opts, &models[i], &diag);
+        if (r == 0)
+            r = hs_config_add_model_sensors(cfg, i, models[i], &diag);
         for (uint32_t k = 0; r == 0 && k < models[i]->nwarnings; k++)
             fprintf(stderr, "hilsim config: warning: %s\n", models[i]->warnings[k]);
     }

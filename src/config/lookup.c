@@ -1,4 +1,6 @@
 /* Name lookups into a loaded config: a per-joint entry or the section defaults. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cfg_internal.h"

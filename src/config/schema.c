@@ -136,6 +136,31 @@ static const struct hs__cfg_list packages_l = {
     .template_off = -1,
 };
 
+static const struct hs__cfg_field model_sensor_f[] = {
+    F_("type", HS__K_ENUM, struct hs_cfg_model_sensor, type, .names = hs__names_model_sensor,
+       .flags = HS__F_REQUIRED),
+    NAME("link", struct hs_cfg_model_sensor, link, HS__CS_IDENT, HS__F_REQUIRED),
+    VEC("position", struct hs_cfg_model_sensor, position, -1e6, 1e6),
+    VEC("rotation", struct hs_cfg_model_sensor, rotation, -1e6, 1e6),
+};
+STATIC_TABLE(model_sensor_t, model_sensor_f, NULL);
+
+static const struct hs__cfg_list model_sensors_l = {
+    .elem = &model_sensor_t,
+    .elem_size = sizeof(struct hs_cfg_model_sensor),
+    .max = HS_CFG_MAX_MODEL_SENSORS,
+    .keyed = true,
+    .name_off = offsetof(struct hs_cfg_model_sensor, name),
+    .src_off = offsetof(struct hs_cfg_model_sensor, src),
+    .pooled = true,
+    .array_off = offsetof(struct hs_config, model_sensors),
+    .count_off = offsetof(struct hs_config, nmodel_sensors),
+    .first_off = offsetof(struct hs_cfg_model, sensor_first),
+    .slice_off = offsetof(struct hs_cfg_model, sensor_count),
+    .template_off = -1,
+    .init = hs__cfg_init_model_sensor,
+};
+
 static const struct hs__cfg_field pose_f[] = {
     VEC("position", struct hs_cfg_model, position, -1e6, 1e6),
     VEC("rotation", struct hs_cfg_model, rotation, -1e6, 1e6),
@@ -167,6 +192,7 @@ static const struct hs__cfg_field model_f[] = {
     {.key = "initial", .kind = HS__K_SECTION, .off = 0, .sub = &initial_t},
     LIST("package_paths", packages_l),
     ENUM("mesh_collision", struct hs_cfg_model, mesh_collision, hs__names_mesh_collision),
+    LIST("sensors", model_sensors_l),
 };
 STATIC_TABLE(model_t, model_f, model_check);
 

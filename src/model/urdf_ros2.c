@@ -161,7 +161,8 @@ int hs__urdf_ros2_control(struct hs__urdf *u, const xmlNode *rc)
             r = hs__urdf_warn(u, c,
                               "ros2_control sensor: its state interfaces are not mapped; "
                               "declare the sensor with a <gazebo> imu or force_torque tag or "
-                              "in the bench config (sensors.imus, sensors.force)");
+                              "in the bench config (models[].sensors, then sensors.imu or "
+                              "sensors.force)");
         else if (hs__urdf_is(c, "gpio"))
             r = hs__urdf_warn(u, c, "ros2_control gpio is not supported");
     }

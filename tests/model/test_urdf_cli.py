@@ -11,6 +11,7 @@
   models[].package_paths each resolve it; a config naming a missing directory is an error at
   its line.
 - `--mesh-collision box` and models[].mesh_collision turn a mesh into its bounding box.
+- models[].sensors declares sensors on a URDF's links; they read statics in `hilsim sim`.
 
 Stdlib only. Environment: HILSIM, HS_SOURCE_DIR, HS_SHARED_DIR.
 """
@@ -210,6 +211,53 @@ class Packages(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("bench.yaml:6:", r.stderr)
         self.assertIn("package_paths.mypkg.dir", r.stderr)
+
+
+class ConfigSensors(unittest.TestCase):
+    """Sensors a URDF lacks, declared in the config on named links (models[].sensors), read
+    statics on tests/model/urdf/ros2.urdf bolted to the world under the PD hold: an accelerometer
+    on the base turned upside down reads -g on its z; a force sensor at joint j3 carries link l3
+    (0.5 kg): fz = -m g."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        src = os.environ["HS_SOURCE_DIR"]
+        self.robot = os.path.join(src, "tests", "model", "urdf", "ros2.urdf")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, link):
+        cfg = os.path.join(self.tmp.name, "s.yaml")
+        with open(cfg, "w") as f:
+            f.write("bench: {name: sensors}\nmodels:\n  - name: arm\n    file: %s\n"
+                    "    sensors:\n"
+                    "      base_acc: {type: accel, link: %s, position: [0, 0, 0.1],\n"
+                    "                 rotation: [1, 0, 0, 3.141592653589793]}\n"
+                    "      l1_gyro: {type: gyro, link: l1}\n"
+                    "      wrist_ft: {type: force, link: j3}\n"
+                    "sensors:\n  imu:\n    base: {accel: base_acc, gyro: l1_gyro}\n"
+                    "  force:\n    wrist_ft: {}\n" % (self.robot, link))
+        return cfg
+
+    def test_declared_sensors_read_statics(self):
+        cfg = self.write("base")
+        log = os.path.join(self.tmp.name, "s.csv")
+        r = run(["sim", cfg, "--duration", "0.1", "--out", log])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(log) as f:
+            rows = list(csv.reader(f))
+        last = dict(zip(rows[0], rows[-1]))
+        g = 9.80665
+        self.assertAlmostEqual(float(last["base_acc.z"]), -g, delta=1e-6)
+        self.assertAlmostEqual(float(last["base_acc.x"]), 0, delta=1e-6)
+        self.assertAlmostEqual(float(last["wrist_ft.fz"]), -0.5 * g, delta=1e-6)
+
+    def test_unknown_link_is_an_error_at_its_line(self):
+        r = run(["config", "check", "--quiet", self.write("nowhere")])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("s.yaml:6:", r.stderr)
+        self.assertIn("models[0].sensors.base_acc.link: 'nowhere' is no link", r.stderr)
 
 
 if __name__ == "__main__":
