@@ -17,6 +17,7 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "heap_counter.h"
 
 static struct hs_model *load(const char *name)
 {
@@ -142,12 +143,52 @@ static void test_quick(void **state)
     run(HS_SOLVER_QUICK, 1e-3);
 }
 
+/* The per-step work this feature adds (mimic motor targets, per-link contact surfaces) is
+ * real-time code: no heap call in 1000 steps of a world with both, after create. */
+static void test_no_allocation_per_step(void **state)
+{
+    (void)state;
+    if (!hs_heap_counter_active)
+        skip(); /* sanitizer build: malloc is the sanitizer's */
+    struct hs_model *m = load("mimic.urdf"), *slab = load("slab.urdf"), *ball = load("ball.urdf");
+    struct hs_world_body_spec s[3];
+    hs_world_spec_default(&s[0], m);
+    hs_world_spec_default(&s[1], slab);
+    s[1].is_static = true;
+    s[1].root_pose.p[2] = -0.05;
+    hs_world_spec_default(&s[2], ball);
+    s[2].root_pose.p[0] = 2;
+    s[2].root_pose.p[2] = 0.1;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    struct hs_world *w = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_world_create(&p, s, 3, &w, &d), 0);
+    uint32_t lead = (uint32_t)hs_model_find_link(m, "lead");
+    long before = hs_heap_calls;
+    hs_heap_counting = 1;
+    for (int i = 0; i < 1000; i++) {
+        hs_world_set_joint_effort(w, 0, lead, 0.3 * sin(i * 1e-3 * 2 * M_PI));
+        if (hs_world_step(w) < 0)
+            break;
+    }
+    hs_heap_counting = 0;
+    assert_true(hs_world_contact_count(w) > 0); /* the ball's surface was in play */
+    assert_int_equal(hs_heap_calls - before, 0);
+    hs_world_destroy(w);
+    hs_model_free(m);
+    hs_model_free(slab);
+    hs_model_free(ball);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_fields),
         cmocka_unit_test(test_standard),
         cmocka_unit_test(test_quick),
+        cmocka_unit_test(test_no_allocation_per_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
