@@ -20,6 +20,8 @@ struct hs_can_bus {
     void *priv;                   /* backend state, owned by the backend */
     struct hs_can_frame *backlog; /* KEEP_NEWEST slots (cfg.tx_backlog_max) */
     unsigned n_backlog;
+    const struct hs_can_tap_ops *tap; /* never NULL (hs_can_tap_install) */
+    void *tap_ctx;
 };
 
 /* Batched non-blocking datagram I/O on a socket carrying struct can_frame / canfd_frame
@@ -46,6 +48,10 @@ int hs__can_fdio_recv(struct hs__can_fdio *io, struct hs_can_state *st, struct h
                       unsigned max);
 int hs__can_fdio_send(struct hs__can_fdio *io, struct hs_can_state *st,
                       const struct hs_can_frame *frames, unsigned n);
+
+/* hs_can_bus_recv without the recording tap: the reply thread's receive, whose frames are tapped
+ * when the tick takes them from its ring (hs_can_replier_recv). */
+int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max);
 
 /* Wire format (Linux can_frame / canfd_frame). */
 size_t hs__can_frame_to_wire(const struct hs_can_frame *f, struct canfd_frame *w);

@@ -41,6 +41,8 @@ static int flush_backlog(struct hs_can_bus *bus)
         bus->n_backlog = 0;
         return r;
     }
+    if (r > 0)
+        bus->tap->frames(bus->tap_ctx, true, bus->backlog, (unsigned)r);
     memmove(bus->backlog, bus->backlog + r, (bus->n_backlog - (unsigned)r) * sizeof *bus->backlog);
     bus->n_backlog -= (unsigned)r;
     return r;
@@ -67,6 +69,8 @@ int hs_can_bus_send(struct hs_can_bus *bus, const struct hs_can_frame *frames, u
         bus->state.tx_errors += n;
         return r;
     }
+    if (r > 0)
+        bus->tap->frames(bus->tap_ctx, true, frames, (unsigned)r);
     refuse(bus, frames + r, n - (unsigned)r);
     return sent + r;
 }

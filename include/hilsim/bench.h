@@ -153,4 +153,22 @@ bool hs_bench_warming_up(const struct hs_bench *bench);
 /* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
 uint64_t hs_bench_state_flags(const struct hs_bench *bench);
 
+/* Where I/O modules report what a recording keeps beyond frames and state (hilsim/record.h):
+ * every write of a joint's command slot by a module that has no frames to record (shm), and
+ * events (scenario, lockstep). The bench starts with a tap whose hooks do nothing, so callers
+ * never check for NULL. Hooks are RT-safe and may be called from the tick thread only. */
+struct hs_bench_tap {
+    void *ctx;
+    /* joint: bench index; src_mode: the module's own mode number (shm: HS_SHM_MODE_*), or
+     * UINT32_MAX when only the slot's rx_time_ns changed (marked stale); slot: as written. */
+    void (*slot_write)(void *ctx, uint32_t joint, uint32_t src_mode,
+                       const struct hs_joint_command *slot);
+    /* kind: enum hs_rec_event_kind; text: a static string or NULL. */
+    void (*event)(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text);
+};
+/* init only. tap: borrowed, outlives the bench; NULL restores the no-op tap. */
+void hs_bench_set_tap(struct hs_bench *bench, const struct hs_bench_tap *tap);
+/* RT-safe: never NULL. */
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *bench);
+
 #endif

@@ -140,6 +140,7 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
     if (!b)
         return hs_diag_set(diag, -ENOMEM, config->path, 0, 0, "out of memory");
     b->cfg = config;
+    b->tap = &hs__bench_noop_tap;
     b->period_ns = (int64_t)config->rt.period_ns;
     b->clock_mode = config->rt.clock.mode;
     int r = load_models(b, diag);

@@ -285,3 +285,26 @@ bool hs_bench_warming_up(const struct hs_bench *b)
 {
     return b->warming_up;
 }
+
+static void noop_slot_write(void *ctx, uint32_t joint, uint32_t src_mode,
+                            const struct hs_joint_command *slot)
+{
+    (void)ctx, (void)joint, (void)src_mode, (void)slot;
+}
+
+static void noop_event(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text)
+{
+    (void)ctx, (void)kind, (void)a, (void)b, (void)text;
+}
+
+const struct hs_bench_tap hs__bench_noop_tap = {.slot_write = noop_slot_write, .event = noop_event};
+
+void hs_bench_set_tap(struct hs_bench *b, const struct hs_bench_tap *tap)
+{
+    b->tap = tap ? tap : &hs__bench_noop_tap;
+}
+
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *b)
+{
+    return b->tap;
+}

@@ -125,6 +125,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->last_server_ns = server_ns;
     s->time_started = true;
     hs_shm_server_read_commands(s->srv, server_ns, &rep);
+    const struct hs_bench_tap *tap = hs_bench_tap(b);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
     int64_t event_ns = INT64_MIN; /* the first new command's write time, for the sync clock */
     for (uint32_t i = 0; i < s->njoints; i++) {
@@ -146,14 +147,17 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
                 event_ns = c.rx_time_ns;
             c.seq = slot->seq + 1;
             *slot = c;
+            tap->slot_write(tap->ctx, i, in[i].cmd.mode, slot); /* recording (record.h) */
             s->stats.commands_applied++;
             continue;
         }
         /* No usable command: the slot keeps what it had, but the plant must see it stale from
          * now on even if its own timeout has not run out (lost client, new owner). */
         s->stats.stale_joint_ticks++;
-        if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
+        if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns) {
             slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
+            tap->slot_write(tap->ctx, i, UINT32_MAX, slot);
+        }
     }
     if (s->sync_events && event_ns != INT64_MIN)
         hs_bench_sync_event(b, event_ns);

@@ -115,7 +115,6 @@ extern const char *const hs__names_encoder_mode[];
 extern const char *const hs__names_send_queue[];
 extern const char *const hs__names_can_replies[];
 extern const char *const hs__names_protocol[];
-extern const char *const hs__names_mit_reply[];
 extern const char *const hs__names_tx_schedule[];
 extern const char *const hs__names_ref_kind[];
 extern const char *const hs__names_quantity[];
