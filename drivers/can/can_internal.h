@@ -25,6 +25,8 @@ struct hs_can_bus {
     const struct hs_can_frame *(*fault_tx)(void *ctx, const struct hs_can_frame *frames,
                                            unsigned *n);
     void *fault_ctx;
+    const struct hs_can_tap_ops *tap; /* never NULL (hs_can_tap_install) */
+    void *tap_ctx;
 };
 
 /* can_fault_filter.c: the no-op filter and the registry of open buses (hs_can_bus_find). */
@@ -55,6 +57,10 @@ int hs__can_fdio_recv(struct hs__can_fdio *io, struct hs_can_state *st, struct h
                       unsigned max);
 int hs__can_fdio_send(struct hs__can_fdio *io, struct hs_can_state *st,
                       const struct hs_can_frame *frames, unsigned n);
+
+/* hs_can_bus_recv without the recording tap: the reply thread's receive, whose frames are tapped
+ * when the tick takes them from its ring (hs_can_replier_recv). */
+int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max);
 
 /* Wire format (Linux can_frame / canfd_frame). */
 size_t hs__can_frame_to_wire(const struct hs_can_frame *f, struct canfd_frame *w);

@@ -117,6 +117,15 @@ uint32_t hs_bench_release_sources(const struct hs_bench *bench);
  * the CLI's --clock overrides it). I/O modules read it at attach: shm tells its clients. */
 void hs_bench_set_clock_mode(struct hs_bench *bench, enum hs_cfg_clock_mode mode);
 enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
+/* The sync clock's events (rt.clock.sync). RT-safe, tick thread: an I/O module that sees the
+ * configured event in its inputs phase (a SYNC frame, the shm owner's command) reports its
+ * time, CLOCK_MONOTONIC (a frame's kernel receive time, not the drain time). The runner's
+ * discipline takes them after the tick; past HS_BENCH_SYNC_EVENTS_MAX a tick's events are
+ * counted without their time. take: copies up to max times into ret and returns how many
+ * events the tick saw (may exceed max), then forgets them. */
+#define HS_BENCH_SYNC_EVENTS_MAX 8
+void hs_bench_sync_event(struct hs_bench *bench, int64_t event_ns);
+uint32_t hs_bench_sync_take(struct hs_bench *bench, int64_t *ret, uint32_t max);
 /* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs
  * even after an earlier one failed, as in rt/tick_loop; returns the first error. */
 int hs_bench_tick(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
@@ -156,5 +165,23 @@ void hs_bench_set_shm_freeze(struct hs_bench *bench, bool on);
 bool hs_bench_shm_frozen(const struct hs_bench *bench);
 /* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
 uint64_t hs_bench_state_flags(const struct hs_bench *bench);
+
+/* Where I/O modules report what a recording keeps beyond frames and state (hilsim/record.h):
+ * every write of a joint's command slot by a module that has no frames to record (shm), and
+ * events (scenario, lockstep). The bench starts with a tap whose hooks do nothing, so callers
+ * never check for NULL. Hooks are RT-safe and may be called from the tick thread only. */
+struct hs_bench_tap {
+    void *ctx;
+    /* joint: bench index; src_mode: the module's own mode number (shm: HS_SHM_MODE_*), or
+     * UINT32_MAX when only the slot's rx_time_ns changed (marked stale); slot: as written. */
+    void (*slot_write)(void *ctx, uint32_t joint, uint32_t src_mode,
+                       const struct hs_joint_command *slot);
+    /* kind: enum hs_rec_event_kind; text: a static string or NULL. */
+    void (*event)(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text);
+};
+/* init only. tap: borrowed, outlives the bench; NULL restores the no-op tap. */
+void hs_bench_set_tap(struct hs_bench *bench, const struct hs_bench_tap *tap);
+/* RT-safe: never NULL. */
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *bench);
 
 #endif

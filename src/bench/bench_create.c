@@ -136,6 +136,7 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
         return hs_diag_set(diag, -ENOMEM, config->path, 0, 0, "out of memory");
     b->cfg = config;
     hs__bench_stage_none(&b->stage);
+    b->tap = &hs__bench_noop_tap;
     b->period_ns = (int64_t)config->rt.period_ns;
     b->clock_mode = config->rt.clock.mode;
     int r = load_models(b, diag);

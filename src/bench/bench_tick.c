@@ -153,6 +153,24 @@ void hs_bench_set_clock_mode(struct hs_bench *b, enum hs_cfg_clock_mode mode)
     b->clock_mode = mode;
 }
 
+void hs_bench_sync_event(struct hs_bench *b, int64_t event_ns)
+{
+    if (b->nsync_ev < HS_BENCH_SYNC_EVENTS_MAX)
+        b->sync_ev[b->nsync_ev] = event_ns;
+    if (b->nsync_ev < UINT32_MAX)
+        b->nsync_ev++;
+}
+
+uint32_t hs_bench_sync_take(struct hs_bench *b, int64_t *ret, uint32_t max)
+{
+    uint32_t n = b->nsync_ev;
+    uint32_t kept = n < HS_BENCH_SYNC_EVENTS_MAX ? n : HS_BENCH_SYNC_EVENTS_MAX;
+    for (uint32_t i = 0; i < kept && i < max; i++)
+        ret[i] = b->sync_ev[i];
+    b->nsync_ev = 0;
+    return n;
+}
+
 enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
 {
     return b->clock_mode;
@@ -300,4 +318,27 @@ void hs_bench_set_shm_freeze(struct hs_bench *b, bool on)
 bool hs_bench_shm_frozen(const struct hs_bench *b)
 {
     return b->shm_frozen;
+}
+
+static void noop_slot_write(void *ctx, uint32_t joint, uint32_t src_mode,
+                            const struct hs_joint_command *slot)
+{
+    (void)ctx, (void)joint, (void)src_mode, (void)slot;
+}
+
+static void noop_event(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text)
+{
+    (void)ctx, (void)kind, (void)a, (void)b, (void)text;
+}
+
+const struct hs_bench_tap hs__bench_noop_tap = {.slot_write = noop_slot_write, .event = noop_event};
+
+void hs_bench_set_tap(struct hs_bench *b, const struct hs_bench_tap *tap)
+{
+    b->tap = tap ? tap : &hs__bench_noop_tap;
+}
+
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *b)
+{
+    return b->tap;
 }

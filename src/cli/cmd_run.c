@@ -31,6 +31,9 @@ static void usage(FILE *f)
             "  --require-rt      refuse to run unless the kernel is PREEMPT_RT and SCHED_FIFO\n"
             "                    and mlockall are granted (also rt.require_rt in CONFIG)\n"
             "  --no-rt           ask for no real-time privileges (tests, laptops)\n"
+            "  --record DIR      record the run into the new folder DIR: every CAN frame\n"
+            "                    (candump logs), shm command, event and the plant's state per\n"
+            "                    tick; `hilsim replay DIR` replays it (also record: in CONFIG)\n"
             "  --systemd         syslog priority prefixes on log lines (default under journald)\n"
             "  --log-level L     error, warning, info (default) or debug\n"
             "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
@@ -43,7 +46,7 @@ static void usage(FILE *f)
             "real time refused under --require-rt, I/O failure, a stuck tick abandoned after\n"
             "a second signal); 2 bad usage or bad\n"
             "config (also a --duration shorter than half a tick); killed by the signal for\n"
-            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 4 the scenario's\n"
+            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 5 the scenario's\n"
             "verdict is FAIL\n");
 }
 
@@ -154,10 +157,23 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
     return 0;
 }
 
+static const char *record_dir;
+
+static int on_record(int c)
+{
+    if (c != 'r')
+        return -1;
+    record_dir = optarg;
+    return 0;
+}
+
 int hs_cmd_run(int argc, char **argv)
 {
     struct hs_runner_opts o;
-    int rc = hs__parse_run_opts(argc, argv, &o, usage, NULL, NULL, NULL);
+    static const struct option extra[] = {{"record", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+    record_dir = NULL;
+    int rc = hs__parse_run_opts(argc, argv, &o, usage, NULL, extra, on_record);
+    o.record_dir = record_dir;
     if (rc)
         return rc < 0 ? HS_EXIT_OK : rc;
     static struct hs_runner r;

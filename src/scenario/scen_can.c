@@ -1,10 +1,12 @@
 /* CAN faults of a scenario: each can_fault step becomes one or two rules of a fault filter on
  * its bus (drivers/can/can_fault_filter.c), switched on and off with the step. The frames a
  * node owns come from its protocol: MIT commands carry the node id as CAN ID and its replies
- * carry it in data[0] of the master's ID; ODrive frames carry it in the ID's upper six bits. */
+ * carry it in data[0] of the master's ID; every protocol's node claims its IDs
+ * (hs_config_can_node_claims), in both directions. */
 #include <errno.h>
 #include <string.h>
 
+#include "../../drivers/can/mit/mit_config.h"
 #include "hilsim/can_fault.h"
 #include "scen_internal.h"
 
@@ -82,29 +84,32 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
                     : sp->can_dir == HS__CD_RX    ? HS_CAN_FAULT_RX
                     : sp->can_dir == HS__CD_TX    ? HS_CAN_FAULT_TX
                                                   : HS_CAN_FAULT_RX | HS_CAN_FAULT_TX;
-    struct hs_can_fault_rule rules[2];
+    struct hs_can_fault_rule rules[HS_CFG_CAN_CLAIMS_MAX + 1];
     int n = 0;
     if (sp->can_id >= 0) {
         rule.id = (uint32_t)sp->can_id;
         rule.mask = sp->can_id > 0x7ff ? 0x1fffffffu : 0x7ffu;
         rule.direction = dirs;
         rules[n++] = rule;
-    } else if (node->protocol == HS_CFG_PROTO_ODRIVE) {
-        rule.id = node->id << 5, rule.mask = 0x7e0, rule.direction = dirs;
-        rules[n++] = rule;
-    } else if (node->protocol == HS_CFG_PROTO_MIT) {
-        if (dirs & HS_CAN_FAULT_RX) {
-            rule.id = node->id, rule.mask = 0x7ff, rule.direction = HS_CAN_FAULT_RX;
+    } else {
+        /* the IDs the node's protocol claims, both ways; MIT replies also go to the master's
+         * ID with the node id in data[0] */
+        struct hs_cfg_can_claim claims[HS_CFG_CAN_CLAIMS_MAX];
+        unsigned nc = hs_config_can_node_claims(node, claims);
+        for (unsigned c = 0; c < nc; c++) {
+            rule.id = claims[c].id & claims[c].mask, rule.mask = claims[c].mask;
+            rule.direction = dirs;
             rules[n++] = rule;
         }
-        if (dirs & HS_CAN_FAULT_TX) {
-            rule.id = node->mit.reply_id, rule.mask = 0x7ff, rule.data0 = (int)node->id;
+        if (node->protocol == HS_CFG_PROTO_MIT && (dirs & HS_CAN_FAULT_TX)) {
+            rule.id = hs_cfg_mit(node)->reply_id, rule.mask = 0x7ff, rule.data0 = (int)node->id;
             rule.direction = HS_CAN_FAULT_TX;
             rules[n++] = rule;
         }
-    } else {
-        return ERR("steps[%ld].can_fault: node %s speaks a DBC: give the frame's id", idx,
-                   node->name);
+        if (!n)
+            return ERR("steps[%ld].can_fault: node %s claims no IDs in the config (a DBC "
+                       "node): give the frame's id",
+                       idx, node->name);
     }
     st->can_filter = f;
     st->can_nrules = 0;

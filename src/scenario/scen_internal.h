@@ -201,7 +201,7 @@ struct hs__scen_step {
     double *path_t;      /* path_rows times, s from the step's start */
     double *path_q;      /* path_rows x path_njoints positions */
     int32_t *path_joint; /* bench joint per column */
-    uint32_t can_rule[2], can_nrules;
+    uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;

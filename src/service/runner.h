@@ -14,6 +14,8 @@
 #include "rt/rt_audit.h"
 #include "rt/tick_loop.h"
 
+struct hs_recorder;
+
 struct hs_runner_opts {
     const char *config;
     double duration_s; /* 0: until SIGINT/SIGTERM */
@@ -23,6 +25,7 @@ struct hs_runner_opts {
     /* --clock: overrides rt.clock.mode when set (clock_given). */
     bool clock_given;
     enum hs_cfg_clock_mode clock_mode;
+    const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
 };
 
 /* An attached I/O module: its registry entry and its handle (owned by the bench). */
@@ -53,6 +56,8 @@ struct hs_runner {
     bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
     struct hs_scenario *scenario;      /* --scenario (owned by the bench), or NULL */
+    struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
+    struct hs_recorder *rec; /* NULL unless recording (io_module_record.c); after the bench */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */

@@ -29,6 +29,9 @@
 #include "hilsim/bench.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/scenario.h"
+#include "hilsim/client.h"
+#include "hilsim/record.h"
+#include "hilsim/shm_abi.h"
 #include "rt/tick_loop.h"
 
 #include <ode/ode.h>
@@ -44,6 +47,8 @@ struct probe {
     uint64_t trip_at; /* 0, or the tick sequence number at which fault() breaks the world */
     void (*fault)(struct probe *p);
     int physics_rc;
+    struct hs_client *client; /* recording run: commands the ELBOW over shm */
+    uint64_t commands;
 };
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
@@ -62,6 +67,14 @@ static void board_io(struct probe *p, uint64_t seq)
         hs_mit_pack_command(&lim, &c, f.data);
     }
     send(p->peer_fd, &f, sizeof f, MSG_DONTWAIT);
+    if (p->client && seq % 4 == 0) {
+        uint32_t elbow = 1; /* the arm's second joint; the client's index equals the bench's */
+        struct hs_client_command c = {
+            .mode = HS_SHM_MODE_POSITION_PD, .q = 0.2 * sin((double)seq * 1e-3), .kp = 20, .kd = 1};
+        if (hs_client_write_command(p->client, elbow, &c) == 0)
+            p->commands++;
+        hs_client_heartbeat(p->client);
+    }
     struct canfd_frame r;
     while (recv(p->peer_fd, &r, sizeof r, MSG_DONTWAIT) > 0)
         p->replies++;
@@ -198,9 +211,11 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
-static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
+/* record: the recorder attached too (hilsim/record.h), its writer thread draining the rings
+ * into files while the loop runs, and an shm client in this process commanding the ELBOW so
+ * the shm module's slot writes go through the recording tap. */
+static void io_ticks(bool record)
 {
-    (void)state;
     char yaml[2048], dir[4096];
     snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
     snprintf(yaml, sizeof yaml,
@@ -214,10 +229,12 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
              "  buses: [{name: main, interface: vcan0}]\n"
              "  nodes:\n"
              "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n"
-             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
-             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n"
+             "%s"
              "shm: {enabled: true}\n",
-             (int)getpid());
+             (int)getpid(),
+             record ? "actuators: {joints: {ELBOW: {source: shm, command_timeout_s: 0.1}}}\n"
+                    : "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+                      "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n");
     const struct hs_config *cfg = NULL;
     struct hs_diag d = {0};
     if (hs_config_load_buffer(yaml, strlen(yaml), "io.yaml", dir, &cfg, &d) < 0)
@@ -230,18 +247,68 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
     struct hs_bench_can *can;
     struct hs_bench_shm *shm;
+    struct hs_recorder *rec = NULL;
+    char recdir[512];
+    snprintf(recdir, sizeof recdir, "/tmp/hs-nalloc-rec-%d", (int)getpid());
+    if (record) {
+        struct hs_rec_opts ro = {.dir = recdir, .clock_mode = "realtime", .version = "test"};
+        if (hs_rec_create(&ro, p.bench, &rec, &d) < 0)
+            fail_msg("record: %s", d.msg);
+        hs_rec_can_tap_install(rec);
+    }
     if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
         fail_msg("can: %s", d.msg);
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
+    if (record) {
+        hs_rec_can_tap_remove();
+        assert_int_equal(hs_rec_attach(rec, p.bench), 0);
+        char err[HS_CLIENT_ERRBUF_MIN];
+        if (hs_client_attach(cfg->bench.name, &p.client, err, sizeof err) < 0)
+            fail_msg("client: %s", err);
+        assert_int_equal(hs_client_claim(p.client, NULL, 0), 0);
+    }
     p.peer_fd = sv[1];
-    run_and_check(&p, "the arm over CAN and shm", 0);
+    run_and_check(&p, record ? "the arm over CAN and shm, recorded" : "the arm over CAN and shm",
+                  0);
     print_message("the boards' end read %llu frames\n", (unsigned long long)p.replies);
-    /* The MIT node answered the commands and the ODrive sent its cyclic frames. */
-    assert_true(p.replies > MEASURED);
+    /* The MIT node answered the commands (and the ODrive sent its cyclic frames). */
+    assert_true(p.replies >= MEASURED);
+    if (record) {
+        assert_int_equal(hs_rec_finish(rec, "test"), 0);
+        struct hs_rec_stats st;
+        hs_rec_stats(rec, &st);
+        print_message("recorded %llu ticks, %llu items (%llu shm commands sent), dropped %llu "
+                      "states, %llu items\n",
+                      (unsigned long long)st.ticks, (unsigned long long)st.items,
+                      (unsigned long long)p.commands, (unsigned long long)st.dropped_states,
+                      (unsigned long long)st.dropped_items);
+        /* every tick, every frame both ways and every command went through the taps */
+        assert_int_equal(st.ticks, WARMUP + MEASURED + 1);
+        assert_true(st.items > p.replies + p.commands);
+        hs_client_detach(p.client);
+    }
     hs_bench_destroy(p.bench); /* closes the bus and removes the segment */
+    hs_rec_destroy(rec);
     close(sv[1]);
     hs_config_free(cfg);
+    if (record) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", recdir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    io_ticks(false);
+}
+
+static void test_recording_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    io_ticks(true);
 }
 
 /* A scenario loaded: every step kind that touches the tick is active inside the counted
@@ -420,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };
