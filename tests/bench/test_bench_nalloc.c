@@ -314,8 +314,8 @@ static void test_recording_ticks_without_alloc_stdio_or_faults(void **state)
 /* A scenario loaded: every step kind that touches the tick is active inside the counted
  * window (at 250 us per tick the window is scenario time 0.05 .. 2.55 s): pushes (repeated,
  * intermittent), a payload, gravity, a fixed joint, sensor faults with their delay ring and
- * random draws, actuator faults, the thermal model, shm freeze and stale, and expectations
- * judged every tick. */
+ * random draws, actuator faults, the thermal model, shm freeze and stale, a CSV path, and
+ * expectations judged every tick. */
 static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
 {
     (void)state;
@@ -386,10 +386,19 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         fail_msg("shm: %s", d.msg);
     struct hs_scenario_spec *spec = NULL;
     struct hs_scenario *s = NULL;
-    if (hs_scenario_parse(scen, sizeof scen - 1, "scen", NULL, &spec, &d) < 0 ||
+    /* and a position path from a CSV on the elbow, after the stuck brake's window */
+    char csv[] = "/tmp/hs-nalloc-path-XXXXXX", full[sizeof scen + 256];
+    int fd = mkstemp(csv);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "time_s,ELBOW\n0,0.6\n0.1,0.7\n0.2,0.6\n");
+    fclose(f);
+    snprintf(full, sizeof full, "%s  - {at_s: 2.3, path: {file: \"%s\"}}\n", scen, csv);
+    if (hs_scenario_parse(full, strlen(full), "scen", NULL, &spec, &d) < 0 ||
         hs_scenario_compile(spec, p.bench, &s, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     hs_scenario_spec_free(spec);
+    unlink(csv);
     assert_int_equal(hs_scenario_attach(s, p.bench), 0);
     run_and_check(&p, "the arm with a scenario loaded", 0);
     hs_scenario_finish(s);
