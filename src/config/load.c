@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 #include "hilsim/file_open.h"
 
 #define HS_CFG_FILE_MAX (4u << 20) /* a bench config is a few kB; refuse anything absurd */
@@ -19,7 +19,9 @@ static void free_paths(struct hs_config *cfg)
     for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
         free(cfg->models[i].file);
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
-        free(cfg->can.nodes[i].dbc.file);
+        for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++)
+            if (hs__can_proto_cfgs[p]->release)
+                hs__can_proto_cfgs[p]->release(cfg->can.nodes[i].proto[p].bytes);
 }
 
 void hs_config_free(const struct hs_config *config)

@@ -52,6 +52,7 @@ struct hs_runner {
     int loop_rc;
     bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
+    struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
     struct hs_recorder *rec; /* NULL unless recording (io_module_record.c); after the bench */
 };
 
