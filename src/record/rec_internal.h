@@ -133,9 +133,9 @@ struct hs_recorder {
     struct hs_bench *bench;
     const struct hs_config *cfg;
     uint32_t njoints, nsensors, nbodies;
-    uint32_t bodies[HS_CFG_MAX_MODELS]; /* world body index of each recorded root */
-    uint32_t state_size;                /* bytes per state record */
-    uint32_t nbuses;                    /* CAN buses counted in each state record */
+    uint32_t bodies[HS_CFG_MAX_MODELS];   /* world body index of each recorded root */
+    uint32_t state_size;                  /* bytes per state record */
+    uint32_t nbuses;                      /* CAN buses counted in each state record */
     uint32_t rx_count[HS__REC_MAX_BUSES]; /* tick side: frames taken this tick, per bus */
     struct hs__rec_items_ring items;
     struct hs__rec_state_ring states;
