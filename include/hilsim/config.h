@@ -103,10 +103,30 @@ enum hs_cfg_lockstep_expiry {
     HS_CFG_LOCKSTEP_STOP, /* stop the run (exit 1) */
     HS_CFG_LOCKSTEP_EXPIRY_MAX
 };
+/* rt.clock.sync: the external event of the sync mode (and, for CAN, the lockstep release). */
+enum hs_cfg_sync_source {
+    HS_CFG_SYNC_NONE, /* no event: sync runs free (as wall) */
+    HS_CFG_SYNC_CAN,  /* a frame with can_id on bus: CANopen SYNC (0x080) or a chosen ID */
+    HS_CFG_SYNC_SHM,  /* the shm command owner's command arrival */
+    HS_CFG_SYNC_SOURCE_MAX
+};
+struct hs_cfg_clock_sync {
+    enum hs_cfg_sync_source source;
+    char bus[32];             /* can: a can.buses name; "" = the first bus */
+    uint32_t can_id;          /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
+    double lead_s;            /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
+    uint32_t max_slew_ppm;    /* 1 .. 100000: bound on a period's change and on the drift */
+    double lock_window_s;     /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
+    uint32_t lock_ticks;      /* 1 .. 100000: ticks in the window before locked */
+    uint32_t timeout_periods; /* 1 .. 1000000: ticks without an event before free-running */
+    uint32_t bus_index;       /* set by validation */
+};
+
 struct hs_cfg_clock {
     enum hs_cfg_clock_mode mode;
     double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
     enum hs_cfg_lockstep_expiry on_timeout;
+    struct hs_cfg_clock_sync sync;
 };
 
 struct hs_cfg_rt {
@@ -430,6 +450,18 @@ struct hs_cfg_trace {
     bool enabled; /* LTTng-UST tracepoints per tick and per frame */
 };
 
+/* ---- record (hilsim/record.h) ---- */
+#define HS_CFG_RECORD_DIR_MAX 256
+struct hs_cfg_record {
+    bool enabled;                    /* record every run (a systemd bench) */
+    char dir[HS_CFG_RECORD_DIR_MAX]; /* absolute parent folder: runs go to <dir>/<bench>-<UTC> */
+    double rotate_mib;               /* new segment past this many MiB, 0 = never */
+    double rotate_s;                 /* new segment past this many seconds, 0 = never */
+    uint32_t keep_segments;          /* delete older segments beyond this many, 0 = keep all */
+    uint32_t ring_items;             /* frames/commands/events in flight to the writer */
+    uint32_t ring_states;            /* ticks of state in flight to the writer */
+};
+
 struct hs_config {
     char *path;     /* the config file as given ("<buffer name>" for buffers) */
     char *base_dir; /* absolute directory relative paths were resolved against, or NULL */
@@ -447,6 +479,7 @@ struct hs_config {
     struct hs_cfg_can can;
     struct hs_cfg_shm shm;
     struct hs_cfg_trace trace;
+    struct hs_cfg_record record;
 };
 
 /* init only: allocates. Reads, parses and validates path. On failure *ret_config is untouched,

@@ -154,10 +154,24 @@ static const struct hs__cfg_field leaky_f[] = {
 };
 STATIC_TABLE(leaky_t, leaky_f, NULL);
 
+/* rt.clock.sync: the sync mode's event (and CAN lockstep's release frame). */
+static const struct hs__cfg_field clock_sync_f[] = {
+    ENUM("source", struct hs_cfg_clock_sync, source, hs__names_sync_source),
+    NAME("bus", struct hs_cfg_clock_sync, bus, HS__CS_IDENT, 0),
+    U32("can_id", struct hs_cfg_clock_sync, can_id, 0, 0x7FF, 0),
+    DBL("lead_s", struct hs_cfg_clock_sync, lead_s, 0, 0.1, 0),
+    U32("max_slew_ppm", struct hs_cfg_clock_sync, max_slew_ppm, 1, 100000, 0),
+    DBL("lock_window_s", struct hs_cfg_clock_sync, lock_window_s, 0, 0.05, 0),
+    U32("lock_ticks", struct hs_cfg_clock_sync, lock_ticks, 1, 100000, 0),
+    U32("timeout_periods", struct hs_cfg_clock_sync, timeout_periods, 1, 1000000, 0),
+};
+STATIC_TABLE(clock_sync_t, clock_sync_f, NULL);
+
 static const struct hs__cfg_field clock_f[] = {
     ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
     ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+    SECTION("sync", struct hs_cfg_clock, sync, clock_sync_t, 0),
 };
 STATIC_TABLE(clock_cfg_t, clock_f, NULL);
 
@@ -515,6 +529,18 @@ STATIC_TABLE(shm_t, shm_f, NULL);
 static const struct hs__cfg_field trace_f[] = {BOOL("enabled", struct hs_cfg_trace, enabled)};
 STATIC_TABLE(trace_t, trace_f, NULL);
 
+/* ---- record ---- */
+static const struct hs__cfg_field record_f[] = {
+    BOOL("enabled", struct hs_cfg_record, enabled),
+    TEXT("dir", struct hs_cfg_record, dir),
+    DBL("rotate_mib", struct hs_cfg_record, rotate_mib, 0, 1048576, 0),
+    DBL("rotate_s", struct hs_cfg_record, rotate_s, 0, 31536000, 0),
+    U32("keep_segments", struct hs_cfg_record, keep_segments, 0, 1000000, 0),
+    U32("ring_items", struct hs_cfg_record, ring_items, 1024, 16777216, 0),
+    U32("ring_states", struct hs_cfg_record, ring_states, 64, 1048576, 0),
+};
+STATIC_TABLE(record_t, record_f, NULL);
+
 /* ---- root ---- */
 static const struct hs__cfg_field root_f[] = {
     SECTION("bench", struct hs_config, bench, bench_t, HS__F_REQUIRED),
@@ -528,5 +554,6 @@ static const struct hs__cfg_field root_f[] = {
     SECTION("can", struct hs_config, can, can_t, 0),
     SECTION("shm", struct hs_config, shm, shm_t, 0),
     SECTION("trace", struct hs_config, trace, trace_t, 0),
+    SECTION("record", struct hs_config, record, record_t, 0),
 };
 TABLE(hs__cfg_root, root_f, NULL);

@@ -14,7 +14,9 @@
 #include "emergency.h"
 #include "io_module.h"
 #include "hilsim/log.h"
+#include "hilsim/record.h"
 #include "reload.h"
+#include "sync_clock.h"
 
 static int64_t mono_ns(void)
 {
@@ -210,11 +212,6 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     r->budgets = r->cfg->budgets;
     fill_rt(r);
-    if (r->clock_mode == HS_CFG_CLOCK_SYNC) {
-        hs_log(HS_LOG_ERR, "%s: rt.clock.mode sync is not implemented yet (use wall or lockstep)",
-               r->cfg->path);
-        return HS_EXIT_USAGE;
-    }
     if (o->duration_s > 0 && r->tick.max_ticks == 0) {
         /* max_ticks 0 means "until stopped": a --duration that rounds to no tick is refused */
         hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms)", o->duration_s,
@@ -264,6 +261,10 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         }
         hs_tick_loop_set_gate(r->loop, &(struct hs_tick_gate){.wait = gate_wait, .ctx = r->bench});
     }
+    if ((rc = hs__sync_clock_attach(r, &r->sync, &d)) < 0) {
+        hs_log_diag(&d);
+        return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+    }
     /* mlockall after everything is allocated, so the whole working set is locked. */
     rc = hs_rt_setup_process(&r->rt, &r->proc, &r->proc_report);
     if (rc < 0) {
@@ -308,14 +309,40 @@ struct supervisor {
     int64_t abandon_at_ns; /* 0: no second signal yet */
 };
 
+/* The recording's event kind for an RT log record (the two enums are numbered apart: the
+ * recording's is a file format, the ring's grows with the loop). */
+static enum hs_rec_event_kind rec_event_kind(uint32_t kind)
+{
+    switch (kind) {
+    case HS_RT_LOG_OVERRUN:
+        return HS_REC_EV_OVERRUN;
+    case HS_RT_LOG_SKIP:
+        return HS_REC_EV_SKIP;
+    case HS_RT_LOG_SAFE_HOLD:
+        return HS_REC_EV_SAFE_HOLD;
+    case HS_RT_LOG_STOP:
+        return HS_REC_EV_STOP;
+    case HS_RT_LOG_STALL:
+        return HS_REC_EV_STALL;
+    case HS_RT_LOG_LOCKSTEP:
+    case HS_RT_LOG_SYNC_LOCKED:
+    case HS_RT_LOG_SYNC_LOST:
+        return HS_REC_EV_LOCKSTEP;
+    default:
+        return HS_REC_EV_NOTE;
+    }
+}
+
 static void drain_log(struct hs_runner *r)
 {
     struct hs_rt_log_rec rec;
     char line[256];
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
+        if (r->rec)
+            hs_rec_event(r->rec, rec_event_kind(rec.kind), rec.tick, rec.a, rec.b, rec.what);
         /* A stop on request or at the end of --duration is normal, not a warning. */
-        bool normal = rec.kind == HS_RT_LOG_STALL ||
+        bool normal = rec.kind == HS_RT_LOG_STALL || rec.kind == HS_RT_LOG_SYNC_LOCKED ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
                        (rec.a == HS_TICK_STOP_REQUESTED || rec.a == HS_TICK_STOP_MAX_TICKS));
         hs_log(normal ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
@@ -419,11 +446,14 @@ static void *supervise(void *arg)
                     n += strlen(io_status + n);
                 }
             }
+            char sync_status[160];
+            hs__sync_clock_status_line(r->sync, sync_status, sizeof sync_status);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
-                       "worst wake %.1f us%s%s",
+                       "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", io_status);
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", sync_status,
+                       io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
@@ -474,6 +504,13 @@ int hs__runner_run(struct hs_runner *r)
            hs_bench_joint_count(r->bench));
     atomic_store(&s.done, true);
     pthread_join(sup, NULL);
+    if (r->rec) { /* after the safe stop's frames and the supervisor's last events */
+        struct hs_tick_result res;
+        hs_tick_loop_result(r->loop, &res);
+        int wr = hs_rec_finish(r->rec, hs_tick_stop_reason_name(res.reason));
+        if (wr < 0)
+            hs_log(HS_LOG_ERR, "recording %s: write failed: %s", hs_rec_dir(r->rec), strerror(-wr));
+    }
     hs__log_ode_messages(hs_bench_world(r->bench), true);
     hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
     r->audit.report.mlockall = r->proc_report.mlockall;
@@ -517,6 +554,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
             (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
             res.safe_hold ? ", SAFE HOLD latched" : "");
     print_clock(r, &res, out);
+    hs__sync_clock_summary(r->sync, out);
     if (hs_bench_fault(r->bench)) {
         char why[512];
         hs_bench_fault_format(r->bench, why, sizeof why);
@@ -544,7 +582,9 @@ void hs__runner_cleanup(struct hs_runner *r)
 {
     hs__emergency_clear(); /* before the modules the hooks point into are destroyed */
     hs_tick_loop_destroy(r->loop);
+    hs__sync_clock_destroy(r->sync);
     hs_bench_destroy(r->bench);
+    hs_rec_destroy(r->rec); /* after the bench: its CAN buses and module point into it */
     hs_rt_process_release(&r->proc);
     hs_config_free(r->cfg);
     memset(r, 0, sizeof *r);
