@@ -19,6 +19,13 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->bounce_min_vel = 0.01;
     ret_params->contact_erp = 0.2;
     ret_params->contact_cfm = 1e-5;
+    /* Measured (bench/contact_bench.c, config/README.md "Contact and solver"): SR1 (130.8 kg)
+     * stands with converged ankle forces at 20 quick-step iterations and sinks ~0.3 mm. */
+    ret_params->contact_stiffness_n_m = 1e6;
+    ret_params->contact_damping_n_s_m = 5e3;
+    ret_params->health.max_penetration_m = 0.005;
+    ret_params->health.max_joint_error_m = 0.001;
+    ret_params->health.max_force_jump_ratio = 0.01;
     ret_params->surface_layer = 1e-4;
     ret_params->max_contacts = 4;
     ret_params->linear_damping = 0.0;
