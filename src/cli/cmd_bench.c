@@ -115,8 +115,10 @@ int hs_cmd_bench(int argc, char **argv)
         goto out;
     struct hs_bench_verdict v;
     hs__bench_verdict(&r.budgets, hs_tick_loop_stats(r.loop), hs__can_rx_drops(r.can), &v);
+    struct hs_world_health_summary health;
+    hs_world_health_summary(hs_bench_world(r.bench), &health);
     int wr = hs__bench_write_report(report_dir, r.cfg->bench.name, o.duration_s, &r.audit,
-                                    hs_tick_loop_stats(r.loop), &base, &v);
+                                    hs_tick_loop_stats(r.loop), &base, &v, &health);
     if (wr < 0) {
         hs_log(HS_LOG_ERR, "%s: cannot write the report: %s", report_dir, strerror(-wr));
         rc = HS_EXIT_FAILURE;
