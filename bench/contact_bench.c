@@ -14,6 +14,9 @@
 
 #include "contact_run.h"
 #include "hilsim/config.h"
+#ifdef HS_HAVE_MUJOCO
+#include "mujoco_run.h"
+#endif
 
 #define BLOCK 100
 
@@ -79,8 +82,20 @@ static int bench_robot(const char *path, double sway_rad)
             goto out;
         }
     bool failed[NV] = {0};
+#ifdef HS_HAVE_MUJOCO
+    struct hs_mujoco_run *mj = NULL;
+    char mjerr[512] = "";
+    if (hs_mujoco_run_create(hs_contact_run_bench(runs[1]), &mj, mjerr, sizeof mjerr))
+        fprintf(stderr, "contact_bench: %s: MuJoCo: %s\n", path, mjerr);
+#endif
     for (bool more = true; more;) {
         more = false;
+#ifdef HS_HAVE_MUJOCO
+        if (mj && !hs_mujoco_run_done(mj)) {
+            hs_mujoco_run_ticks(mj, BLOCK);
+            more = true;
+        }
+#endif
         for (size_t v = 0; v < NV; v++) {
             if (skip[v] || failed[v] || hs_contact_run_done(runs[v]))
                 continue;
@@ -118,6 +133,31 @@ static int bench_robot(const char *path, double sway_rad)
                m.health_rest.force_jump_n.p99, 1e3 * m.health_sway.joint_error_m.max,
                m.contacts_mean);
     }
+#ifdef HS_HAVE_MUJOCO
+    if (mj) {
+        struct hs_contact_metrics mm, m1;
+        hs_mujoco_run_metrics(mj, &mm);
+        hs_contact_run_metrics(runs[1], &m1);
+        printf("| MuJoCo %s mj_step (Newton, its defaults; foot contact normal force, waist "
+               "body z accel) | %.1f | %.1f | %.3f / %.3f | %.3f | %.4f | – | – | – | – | – | – | "
+               "– | – | %.1f |\n",
+               hs_mujoco_version(), mm.step_median_us, mm.step_p99_us, mm.rest_std_pct[0],
+               mm.rest_std_pct[1], mm.rest_jump_pct, mm.imu_z_std, mm.contacts_mean);
+        printf("\nratio of median step times to MuJoCo's mj_step: hilsim quick 20 (defaults) "
+               "%.2f",
+               m1.step_median_us / mm.step_median_us);
+        if (!skip[NV - 1] && !failed[NV - 1]) {
+            struct hs_contact_metrics mc;
+            hs_contact_run_metrics(runs[NV - 1], &mc);
+            printf(", the config's own physics %.2f", mc.step_median_us / mm.step_median_us);
+        }
+        printf(" (MuJoCo's foot loads %.1f / %.1f N include the feet)\n", mm.load_n[0],
+               mm.load_n[1]);
+        hs_mujoco_run_destroy(mj);
+    }
+#else
+    printf("| MuJoCo | not built: libmujoco-dev (Debian 12: 2.2.2) was not found |\n");
+#endif
     struct hs_contact_metrics m0;
     hs_contact_run_metrics(runs[0], &m0);
     printf("\nstatic load L / R %.1f / %.1f N, weight above the sensors %.1f N; sway moved the "

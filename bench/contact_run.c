@@ -276,6 +276,11 @@ bool hs_contact_run_done(const struct hs_contact_run *r)
     return r->tick >= HS_CR_TICKS;
 }
 
+struct hs_bench *hs_contact_run_bench(struct hs_contact_run *r)
+{
+    return r->bench;
+}
+
 const char *hs_contact_run_robot(const struct hs_contact_run *r)
 {
     return r->cfg->bench.name;

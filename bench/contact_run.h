@@ -71,5 +71,7 @@ void hs_contact_run_metrics(struct hs_contact_run *run, struct hs_contact_metric
 double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct hs_contact_run *b);
 double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct hs_contact_run *b);
 const char *hs_contact_run_robot(const struct hs_contact_run *run);
+/* The run's bench (owned by the run). */
+struct hs_bench *hs_contact_run_bench(struct hs_contact_run *run);
 
 #endif
