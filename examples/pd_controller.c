@@ -3,7 +3,9 @@
  *
  *   pd_controller BENCH [TICKS] [KP] [KD]
  *
- * The hold target is each joint's position at the first tick. */
+ * The hold target is each joint's position at the first tick. On a bench in lockstep
+ * (`hilsim run --clock lockstep`) it releases every tick after writing its commands
+ * (hs_client_step), so the bench runs as fast as both sides can go. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -144,6 +146,8 @@ int main(int argc, char **argv)
         if (r < 0)
             break;
         prev_seq = hs_client_last_command_seq(c);
+        if (info.clock_mode == HS_SHM_CLOCK_LOCKSTEP && (r = hs_client_step(c)) < 0)
+            break;
         done++;
     }
 

@@ -13,6 +13,15 @@ ctypes.util.find_library("hilsim-client") (installed), or a build tree next to t
             tick, missed = c.wait_tick(timeout_s=0.1)
             st = c.read_state()
             c.write_command(elbow, MODE_POSITION_PD, q=0.5, kp=50.0, kd=1.0)
+
+In lockstep (c.lockstep is True: `hilsim run --clock lockstep`), the bench runs the next tick
+only after the owner calls step(); every tick is seen exactly once, as fast as both sides go:
+
+        while True:
+            tick, missed = c.wait_tick(timeout_s=5.0)   # missed is always 0 here
+            st = c.read_state()
+            c.write_command(elbow, MODE_POSITION_PD, q=0.5, kp=50.0, kd=1.0)
+            c.step()                                    # releases tick + 1
 """
 
 import ctypes
@@ -29,6 +38,7 @@ KIND_JOINT, KIND_IMU, KIND_FORCE = 1, 2, 3
 CLIENT_NONE, CLIENT_ACTIVE, CLIENT_LOST = range(3)
 BENCH_SAFE_HOLD = 1 << 0  # HS_SHM_BENCH_SAFE_HOLD: the bench holds every joint, commands ignored
 BENCH_FAULT = 1 << 1  # HS_SHM_BENCH_FAULT: the plant faulted (world diverged); hilsim stops
+CLOCK_WALL, CLOCK_LOCKSTEP, CLOCK_SYNC = range(3)  # enum hs_shm_clock_mode (ClientInfo.clock_mode)
 
 _u32, _i32, _u64, _i64, _f64 = (ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64,
                                 ctypes.c_double)
@@ -50,7 +60,7 @@ class FtState(ctypes.Structure):
 class ClientInfo(ctypes.Structure):
     _fields_ = [("abi_version", _u32), ("joint_count", _u32), ("imu_count", _u32),
                 ("ft_count", _u32), ("tick_period_ns", _u64), ("command_timeout_ns", _u64),
-                ("client_timeout_ns", _u64), ("server_pid", _i32), ("reserved", _u32)]
+                ("client_timeout_ns", _u64), ("server_pid", _i32), ("clock_mode", _u32)]
 
 
 class ClientState(ctypes.Structure):
@@ -122,6 +132,7 @@ def _library():
         "hs_client_write_commands": (ctypes.c_int, [p, ctypes.POINTER(Command), _u32]),
         "hs_client_last_command_seq": (_u64, [p]),
         "hs_client_heartbeat": (None, [p]),
+        "hs_client_step": (ctypes.c_int, [p]),
         "hs_client_server_check": (ctypes.c_int, [p]),
     }
     for name, (res, args) in sigs.items():
@@ -260,6 +271,16 @@ class Client:
             self._cmds[i] = Command(**c)
         _check(self._lib.hs_client_write_commands(self._c, self._cmds, len(commands)),
                "write_commands")
+
+    @property
+    def lockstep(self):
+        """True when the bench runs in lockstep: call step() once per tick."""
+        return self.info.clock_mode == CLOCK_LOCKSTEP
+
+    def step(self):
+        """Lockstep: done with the tick wait_tick returned (commands written, or none: the
+        previous ones stay); releases the next tick. Owner only (claim first)."""
+        _check(self._lib.hs_client_step(self._c), "step")
 
     @property
     def last_command_seq(self):

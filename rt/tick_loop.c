@@ -23,6 +23,8 @@ struct hs_tick_loop {
     bool thread_started;
     int run_ret;
     struct hs_tick_result result;
+    struct hs_tick_gate gate;             /* wait NULL: none */
+    struct hs_tick_discipline discipline; /* adjust NULL: none */
 
     atomic_bool stop;
     _Atomic int64_t stall_ns;
@@ -30,6 +32,7 @@ struct hs_tick_loop {
     _Atomic uint64_t p_ticks, p_last_tick, p_overruns, p_missed;
     _Atomic int64_t p_worst_tick, p_worst_wake;
     _Atomic uint32_t p_leaky;
+    _Atomic uint64_t p_lockstep_timeouts;
     atomic_bool p_safe_hold, p_running;
 };
 
@@ -50,6 +53,7 @@ const char *hs_tick_stop_reason_name(enum hs_tick_stop_reason r)
         [HS_TICK_STOP_LEAKY] = "overrun counter threshold",
         [HS_TICK_STOP_PHASE_ERROR] = "phase error",
         [HS_TICK_STOP_SETUP_FAILED] = "real-time set-up refused",
+        [HS_TICK_STOP_LOCKSTEP_TIMEOUT] = "lockstep wait expired (on_timeout stop)",
     };
     return (unsigned)r < HS_TICK_STOP_MAX ? names[r] : "?";
 }
@@ -89,6 +93,18 @@ static int validate(const struct hs_tick_config *c, struct hs_diag *d)
     if (c->hist_range_ns < 0 || c->hist_range_ns > HS_HIST_RANGE_MAX_NS)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "hist_range_ns: %lld outside 0..%lld ns",
                            (long long)c->hist_range_ns, HS_HIST_RANGE_MAX_NS);
+    const struct hs_tick_clock *k = &c->clock;
+    if ((unsigned)k->mode >= HS_CLOCK_MODE_MAX)
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "clock.mode: unknown value %d", (int)k->mode);
+    if (k->mode == HS_CLOCK_LOCKSTEP && (k->lockstep_timeout_ns < HS_LOCKSTEP_TIMEOUT_MIN_NS ||
+                                         k->lockstep_timeout_ns > HS_LOCKSTEP_TIMEOUT_MAX_NS))
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
+                           "clock.lockstep_timeout_ns: %lld outside %lld..%lld ns",
+                           (long long)k->lockstep_timeout_ns, HS_LOCKSTEP_TIMEOUT_MIN_NS,
+                           HS_LOCKSTEP_TIMEOUT_MAX_NS);
+    if ((unsigned)k->on_timeout >= HS_LOCKSTEP_EXPIRY_MAX)
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "clock.on_timeout: unknown value %d",
+                           (int)k->on_timeout);
     return 0;
 }
 
@@ -137,6 +153,21 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
 fail:
     hs_tick_loop_destroy(l);
     return r;
+}
+
+void hs_tick_loop_set_gate(struct hs_tick_loop *l, const struct hs_tick_gate *gate)
+{
+    l->gate = gate ? *gate : (struct hs_tick_gate){0};
+}
+
+void hs_tick_loop_set_discipline(struct hs_tick_loop *l, const struct hs_tick_discipline *disc)
+{
+    l->discipline = disc ? *disc : (struct hs_tick_discipline){0};
+}
+
+void hs_tick_loop_set_sim_start(struct hs_tick_loop *l, int64_t sim_start_ns)
+{
+    l->cfg.clock.sim_start_ns = sim_start_ns;
 }
 
 void hs_tick_loop_destroy(struct hs_tick_loop *l)
@@ -225,6 +256,10 @@ struct loop_state {
     uint32_t leaky;
     int err; /* first phase error of the last tick */
     enum hs_tick_stop_reason reason;
+    int64_t offset_ns;  /* sync: the discipline's corrections so far, added to every deadline */
+    int64_t release_ns; /* lockstep: when the gate released the tick (the wake reference) */
+    int64_t wait_ns;    /* lockstep: total time spent waiting for releases */
+    uint64_t lockstep_timeouts;
 };
 
 /* Account, first half: per-phase durations into the preallocated histograms, the LTTng tick
@@ -303,21 +338,87 @@ static void account_deadline(struct hs_tick_loop *l, struct loop_state *s, int64
  * deadline. */
 static void account(struct hs_tick_loop *l, struct loop_state *s, const int64_t t[6])
 {
+    if (l->cfg.clock.mode == HS_CLOCK_LOCKSTEP) {
+        /* No deadline to miss: the wake latency is the reaction to the release. */
+        account_durations(l, s->tick, s->release_ns, t, false);
+        account_deadline(l, s, t[5], false);
+        return;
+    }
     const bool overrun = t[5] > s->info.planned_ns + l->cfg.period_ns;
     account_durations(l, s->tick, s->info.planned_ns, t, overrun);
     account_deadline(l, s, t[5], overrun);
+    if (l->cfg.clock.mode == HS_CLOCK_SYNC && l->discipline.adjust)
+        s->offset_ns += l->discipline.adjust(l->discipline.ctx, &s->info);
 }
 
-/* Sleep, then the five phases in order, each timed: t[0] wake, t[i] end of phase i. The first
- * error of the tick wins; the tick has still run every phase. */
+/* Lockstep: waits for the gate to release s->tick, in slices so a stop request is seen. Returns
+ * true when the tick runs, false when the loop stops (s->reason set). Tick 0 runs at once: the
+ * controller needs a first state to answer. last: the run ends after max_ticks; the controller
+ * still gets to answer the last tick before the safe stop publishes over it, but an expiry then
+ * ends the wait whatever on_timeout says. */
+static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s, bool last)
+{
+    const struct hs_tick_clock *k = &l->cfg.clock;
+    int64_t begin = hs_rt_now_ns();
+    s->release_ns = begin;
+    if (l->stats.ticks == 0)
+        return true;
+    int64_t expiry = begin + k->lockstep_timeout_ns;
+    for (;;) {
+        if (atomic_load_explicit(&l->stop, memory_order_relaxed)) {
+            s->reason = HS_TICK_STOP_REQUESTED;
+            return false;
+        }
+        int64_t now = hs_rt_now_ns();
+        int64_t slice = now + HS_LOCKSTEP_SLICE_NS < expiry ? now + HS_LOCKSTEP_SLICE_NS : expiry;
+        int r = l->gate.wait(l->gate.ctx, s->tick, slice);
+        now = hs_rt_now_ns();
+        if (r == 0) {
+            s->release_ns = now;
+            s->wait_ns += now - begin;
+            return true;
+        }
+        if (r != -ETIMEDOUT) {
+            s->err = r;
+            s->reason = HS_TICK_STOP_PHASE_ERROR;
+            return false;
+        }
+        if (now < expiry)
+            continue;
+        s->lockstep_timeouts++;
+        atomic_store_explicit(&l->p_lockstep_timeouts, s->lockstep_timeouts, memory_order_relaxed);
+        struct hs_rt_log_rec rec = {.tick = s->tick,
+                                    .time_ns = now,
+                                    .a = now - begin,
+                                    .b = k->on_timeout,
+                                    .what = hs_lockstep_expiry_name(k->on_timeout),
+                                    .kind = HS_RT_LOG_LOCKSTEP};
+        hs_rt_ring_push(&l->log, &rec);
+        if (last)
+            return false;
+        if (k->on_timeout == HS_LOCKSTEP_STEP) {
+            s->release_ns = now;
+            s->wait_ns += now - begin;
+            return true;
+        }
+        if (k->on_timeout == HS_LOCKSTEP_STOP) {
+            s->reason = HS_TICK_STOP_LOCKSTEP_TIMEOUT;
+            return false;
+        }
+        expiry = now + k->lockstep_timeout_ns; /* hold: another timeout, another record */
+    }
+}
+
+/* The five phases in order, each timed: t[0] wake, t[i] end of phase i. The first error of the
+ * tick wins; the tick has still run every phase. */
 static void run_phases(struct hs_tick_loop *l, struct loop_state *s, int64_t t[6])
 {
     const struct hs_tick_ops *ops = &l->ops;
-    hs_rt_sleep_until(s->info.planned_ns);
     t[0] = hs_rt_now_ns();
     s->info.tick = s->tick;
     s->info.seq = l->stats.ticks;
     s->info.wake_ns = t[0];
+    s->info.now_ns = l->cfg.clock.mode == HS_CLOCK_LOCKSTEP ? s->info.planned_ns : t[0];
 
     stall_once(l, s->tick);
     int e1 = ops->inputs(l->ctx, &s->info);
@@ -339,8 +440,12 @@ static int loop_body(struct hs_tick_loop *l)
     struct hs_rt_stats *st = &l->stats;
     struct hs_tick_result *res = &l->result;
     const int64_t period = c->period_ns;
-    const int64_t start = hs_rt_now_ns() + period;
+    const int64_t start = c->clock.mode == HS_CLOCK_LOCKSTEP && c->clock.sim_start_ns
+                              ? c->clock.sim_start_ns
+                              : hs_rt_now_ns() + period;
     struct loop_state s = {.info = {.period_ns = period}, .reason = HS_TICK_STOP_NONE};
+    const bool lockstep = c->clock.mode == HS_CLOCK_LOCKSTEP;
+    int64_t first_wake = 0, last_end = 0;
 
     atomic_store(&l->p_running, true);
     while (s.reason == HS_TICK_STOP_NONE) {
@@ -349,12 +454,23 @@ static int loop_body(struct hs_tick_loop *l)
             break;
         }
         if (c->max_ticks && st->ticks >= c->max_ticks) {
+            if (lockstep && !lockstep_wait(l, &s, true) && s.reason != HS_TICK_STOP_NONE)
+                break; /* a stop request or a gate error while waiting says why */
             s.reason = HS_TICK_STOP_MAX_TICKS;
             break;
         }
-        s.info.planned_ns = start + (int64_t)s.tick * period;
+        s.info.planned_ns = start + (int64_t)s.tick * period + s.offset_ns;
+        if (lockstep) {
+            if (!lockstep_wait(l, &s, false))
+                break;
+        } else {
+            hs_rt_sleep_until(s.info.planned_ns);
+        }
         int64_t t[6];
         run_phases(l, &s, t);
+        if (st->ticks == 0)
+            first_wake = t[0];
+        last_end = t[5];
         account(l, &s, t);
     }
     if (s.reason == HS_TICK_STOP_OVERRUN || s.reason == HS_TICK_STOP_LEAKY)
@@ -367,11 +483,16 @@ static int loop_body(struct hs_tick_loop *l)
     res->overruns = st->overruns;
     res->missed_periods = st->missed_periods;
     res->safe_hold = s.info.safe_hold;
+    res->lockstep_timeouts = s.lockstep_timeouts;
+    res->wait_ns = s.wait_ns;
+    res->run_ns = last_end - first_wake;
     atomic_store(&l->p_running, false);
     switch (s.reason) {
     case HS_TICK_STOP_OVERRUN:
     case HS_TICK_STOP_LEAKY:
         return -ETIME;
+    case HS_TICK_STOP_LOCKSTEP_TIMEOUT:
+        return -ETIMEDOUT;
     case HS_TICK_STOP_PHASE_ERROR:
         return s.err;
     default:
@@ -387,8 +508,17 @@ static int setup_failed(struct hs_tick_loop *l, int r)
     return r;
 }
 
+/* A lockstep loop without a gate would wait for nothing: refused before the first tick. */
+static int pace_ready(struct hs_tick_loop *l)
+{
+    return l->cfg.clock.mode == HS_CLOCK_LOCKSTEP && !l->gate.wait ? -EINVAL : 0;
+}
+
 int hs_tick_loop_run(struct hs_tick_loop *l)
 {
+    int pr = pace_ready(l);
+    if (pr < 0)
+        return setup_failed(l, pr);
     if (l->have_rt) {
         int r = hs_rt_setup_thread(&l->rt, &l->rep);
         if (r < 0)
@@ -409,6 +539,9 @@ int hs_tick_loop_start(struct hs_tick_loop *l)
 {
     if (l->thread_started)
         return -EALREADY;
+    int pr = pace_ready(l);
+    if (pr < 0)
+        return pr;
     struct hs_rt_opts o = l->rt;
     if (!l->have_rt)
         o = (struct hs_rt_opts){.cpu = -1};
@@ -441,6 +574,7 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
     ret->log_dropped = atomic_load_explicit(&m->log.dropped, memory_order_relaxed);
     ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
     ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
+    ret->lockstep_timeouts = atomic_load_explicit(&m->p_lockstep_timeouts, memory_order_relaxed);
 }
 
 int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size)

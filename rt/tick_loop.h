@@ -4,6 +4,8 @@
  * Timeline: tick n is planned at start_ns + n * period_ns (absolute CLOCK_MONOTONIC deadlines,
  * clock_nanosleep TIMER_ABSTIME), so tick numbers are period numbers: a skipped period leaves a
  * gap in the numbering. A tick "overruns" when it finishes after its next deadline.
+ * The clock mode (rt/tick_pace.h) changes what starts a tick: the deadline (wall), a deadline a
+ * discipline moves (sync), or a gate's release (lockstep, on simulated time: no overruns).
  *
  * Lifecycle: hs_tick_loop_create (allocates everything) -> hs_tick_loop_run (calling thread) or
  * hs_tick_loop_start + hs_tick_loop_join (own RT thread) -> read stats/result ->
@@ -19,6 +21,7 @@
 #include "rt/rt_ring.h"
 #include "rt/rt_setup.h"
 #include "rt/rt_stats.h"
+#include "rt/tick_pace.h"
 
 #define HS_TICK_PERIOD_MIN_NS 100000LL    /* 100 us */
 #define HS_TICK_PERIOD_MAX_NS 100000000LL /* 100 ms */
@@ -27,8 +30,11 @@
 struct hs_tick_info {
     uint64_t tick;      /* period number since start */
     uint64_t seq;       /* ticks executed before this one */
-    int64_t planned_ns; /* planned wake, CLOCK_MONOTONIC */
+    int64_t planned_ns; /* planned wake, CLOCK_MONOTONIC (lockstep: the simulated timeline) */
     int64_t wake_ns;    /* actual wake */
+    /* The tick clock: the time every timeout of this tick runs on (command watchdogs, client
+     * loss, protocol timeouts). wall and sync: wake_ns; lockstep: planned_ns, simulated. */
+    int64_t now_ns;
     int64_t period_ns;
     bool safe_hold; /* the leaky overrun counter latched safe hold */
 };
@@ -73,18 +79,20 @@ struct hs_tick_config {
     /* Histogram range (log-linear bins, rt_hist.h): longer samples count as overflow.
      * 0..HS_HIST_RANGE_MAX_NS, 0 = HS_HIST_DEFAULT_RANGE_NS. */
     int64_t hist_range_ns;
-    uint32_t log_capacity; /* log ring records; 0 = 256 */
-    bool no_trace;         /* skip the LTTng tracepoints (a bench with trace.enabled false) */
+    uint32_t log_capacity;      /* log ring records; 0 = 256 */
+    bool no_trace;              /* skip the LTTng tracepoints (a bench with trace.enabled false) */
+    struct hs_tick_clock clock; /* zero: wall */
 };
 
 enum hs_tick_stop_reason {
     HS_TICK_STOP_NONE,      /* still running or never ran */
     HS_TICK_STOP_REQUESTED, /* hs_tick_loop_request_stop */
     HS_TICK_STOP_MAX_TICKS,
-    HS_TICK_STOP_OVERRUN,      /* policy HS_OVERRUN_STOP */
-    HS_TICK_STOP_LEAKY,        /* leaky counter with HS_LEAKY_STOP */
-    HS_TICK_STOP_PHASE_ERROR,  /* a callback returned < 0 */
-    HS_TICK_STOP_SETUP_FAILED, /* require_rt and a thread step was refused */
+    HS_TICK_STOP_OVERRUN,          /* policy HS_OVERRUN_STOP */
+    HS_TICK_STOP_LEAKY,            /* leaky counter with HS_LEAKY_STOP */
+    HS_TICK_STOP_PHASE_ERROR,      /* a callback returned < 0 */
+    HS_TICK_STOP_SETUP_FAILED,     /* require_rt and a thread step was refused */
+    HS_TICK_STOP_LOCKSTEP_TIMEOUT, /* lockstep wait expired with on_timeout HS_LOCKSTEP_STOP */
     HS_TICK_STOP_MAX
 };
 
@@ -101,6 +109,7 @@ struct hs_tick_progress {
     uint64_t log_dropped; /* log records lost because the ring was full */
     bool safe_hold;
     bool running;
+    uint64_t lockstep_timeouts; /* lockstep waits that expired (each hold period counts) */
 };
 
 struct hs_tick_result {
@@ -108,6 +117,11 @@ struct hs_tick_result {
     int err; /* phase or set-up error (negative errno), else 0 */
     uint64_t ticks, overruns, missed_periods;
     bool safe_hold;
+    /* lockstep: waits that expired, and the wall time spent waiting for releases and running
+     * ticks from the first tick's wake to the last tick's end (real-time factor = ticks x
+     * period / run_ns). run_ns is measured in every mode. */
+    uint64_t lockstep_timeouts;
+    int64_t wait_ns, run_ns;
 };
 
 struct hs_tick_loop;
@@ -117,13 +131,23 @@ struct hs_tick_loop;
 int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opts *rt,
                         const struct hs_tick_ops *ops, void *ctx, struct hs_tick_loop **ret_loop,
                         struct hs_diag *d);
+/* init only, before run/start. The lockstep gate (required in lockstep mode: run returns
+ * -EINVAL without one) and the sync discipline (optional; used in sync mode only). Both are
+ * copied; their ctx is borrowed. NULL clears. */
+void hs_tick_loop_set_gate(struct hs_tick_loop *l, const struct hs_tick_gate *gate);
+void hs_tick_loop_set_discipline(struct hs_tick_loop *l, const struct hs_tick_discipline *disc);
+/* init only, before run/start: cfg->clock.sim_start_ns, for a timeline that is known only after
+ * create (the runner's warm-up). */
+void hs_tick_loop_set_sim_start(struct hs_tick_loop *l, int64_t sim_start_ns);
+
 /* init only. Accepts NULL. Must not be called while the loop thread runs (join first). */
 void hs_tick_loop_destroy(struct hs_tick_loop *l);
 
 /* init only (then it is the RT loop). Runs the loop in the calling thread until it stops; the
  * thread's scheduling and affinity are changed as asked by rt (and stay changed). Returns 0 when
  * stopped on request or max_ticks, -ETIME when an overrun policy or the leaky counter stopped it,
- * the phase's error, or the set-up error under require_rt. */
+ * the phase's error, or the set-up error under require_rt. In lockstep: -ETIMEDOUT when a wait
+ * expired with on_timeout stop, the gate's error, -EINVAL without a gate. */
 int hs_tick_loop_run(struct hs_tick_loop *l);
 /* init only: runs the loop on its own thread (SCHED_FIFO explicit, stack size and affinity as
  * attributes; without permission and without require_rt it falls back to a normal thread and

@@ -23,6 +23,9 @@ int hs__shm_layout_check(const struct hs_shm_layout *l, struct hs_diag *diag)
         return hs_diag_set(diag, -EINVAL, NULL, 0, 0,
                            "shm layout: tick_period_ns, command_timeout_ns and client_timeout_ns "
                            "must be > 0");
+    if (l->clock_mode >= HS_SHM_CLOCK_MODE_MAX)
+        return hs_diag_set(diag, -EINVAL, NULL, 0, 0, "shm layout: clock_mode %u unknown",
+                           l->clock_mode);
     for (uint32_t i = 0; i < l->joint_count; i++) {
         const struct hs_shm_joint_desc *j = &l->joints[i];
         if (!name_ok(j->name))
@@ -123,6 +126,8 @@ void hs__shm_layout_fill(unsigned char *base, const struct hs_shm_layout *l, uin
     h->tick_period_ns = l->tick_period_ns;
     h->command_timeout_ns = l->command_timeout_ns;
     h->client_timeout_ns = l->client_timeout_ns;
+    h->clock_mode = l->clock_mode;
+    h->abi_minor = HS_SHM_ABI_MINOR;
     h->names_offset = o.names;
     h->names_size = o.names_size;
     h->state_offset = o.state;

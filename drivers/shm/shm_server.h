@@ -48,6 +48,7 @@ struct hs_shm_layout {
     uint64_t tick_period_ns;     /* > 0 */
     uint64_t command_timeout_ns; /* > 0: a joint command unchanged this long is stale */
     uint64_t client_timeout_ns;  /* > 0: a heartbeat silent this long means the client is lost */
+    uint32_t clock_mode;         /* enum hs_shm_clock_mode, for clients (0: wall) */
 };
 
 enum hs_shm_cmd_status {
@@ -152,6 +153,11 @@ void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_ti
  * the per-joint results are in hs_shm_server_joint_inputs(). */
 void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
                                  struct hs_shm_command_report *ret_report);
+
+/* RT-safe, bounded by deadline_ns (absolute CLOCK_MONOTONIC): the lockstep gate. Returns 0
+ * once a client released tick (low 32 bits compared, wrap-safe: release_futex at or past it),
+ * else waits in FUTEX_WAIT on release_futex and returns -ETIMEDOUT at the deadline. */
+int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t deadline_ns);
 
 /* RT-safe. Overrides the stale-joint count the next publish reports (read_commands sets it):
  * for a server whose owner stopped applying the commands for its own reasons (a bench in its

@@ -55,6 +55,12 @@ struct hs_bench_io_ops {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
     void (*safe_stop)(void *ctx, struct hs_bench *b); /* non-RT: disable/zero frames; may be NULL */
     void (*destroy)(void *ctx);                       /* may be NULL */
+    /* Lockstep release source (rt.clock.mode lockstep), may be NULL. RT-safe and bounded:
+     * returns 0 once this module's controller released the next tick (it is done with the
+     * last published one; asking again before that tick runs returns 0 at once), -ETIMEDOUT
+     * when deadline_ns (absolute CLOCK_MONOTONIC) passed first, or another negative errno
+     * (the loop stops). */
+    int (*wait_release)(void *ctx, struct hs_bench *b, int64_t deadline_ns);
 };
 
 #define HS_BENCH_MAX_IO 8
@@ -93,6 +99,25 @@ int hs_bench_physics(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
  * the last readings, as the abandoned step left the bodies half integrated. */
 int hs_bench_sensors(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
 int hs_bench_outputs(struct hs_bench *bench, int64_t now_ns, uint64_t tick);
+/* RT-safe, bounded by deadline_ns: the lockstep gate. Waits until every I/O module with a
+ * wait_release op released the next tick (0), or -ETIMEDOUT, or a module's error. With no such
+ * module it returns -ENODEV at once. */
+int hs_bench_wait_release(struct hs_bench *bench, int64_t deadline_ns);
+/* RT-safe: the number of I/O modules that release ticks in lockstep (0: lockstep impossible). */
+uint32_t hs_bench_release_sources(const struct hs_bench *bench);
+/* init only, before the I/O modules attach: the clock mode the run uses (default rt.clock.mode;
+ * the CLI's --clock overrides it). I/O modules read it at attach: shm tells its clients. */
+void hs_bench_set_clock_mode(struct hs_bench *bench, enum hs_cfg_clock_mode mode);
+enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
+/* The sync clock's events (rt.clock.sync). RT-safe, tick thread: an I/O module that sees the
+ * configured event in its inputs phase (a SYNC frame, the shm owner's command) reports its
+ * time, CLOCK_MONOTONIC (a frame's kernel receive time, not the drain time). The runner's
+ * discipline takes them after the tick; past HS_BENCH_SYNC_EVENTS_MAX a tick's events are
+ * counted without their time. take: copies up to max times into ret and returns how many
+ * events the tick saw (may exceed max), then forgets them. */
+#define HS_BENCH_SYNC_EVENTS_MAX 8
+void hs_bench_sync_event(struct hs_bench *bench, int64_t event_ns);
+uint32_t hs_bench_sync_take(struct hs_bench *bench, int64_t *ret, uint32_t max);
 /* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs
  * even after an earlier one failed, as in rt/tick_loop; returns the first error. */
 int hs_bench_tick(struct hs_bench *bench, int64_t now_ns, uint64_t tick);

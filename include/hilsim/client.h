@@ -8,7 +8,16 @@
  * Lifecycle: hs_client_attach() (init only: allocates, maps) -> hs_client_claim() (to command) ->
  * per cycle hs_client_wait_tick(), hs_client_read_state(), hs_client_write_command(s)() (RT-safe:
  * no allocation, no locks; wait_tick blocks only in the futex, bounded by its timeout) ->
- * hs_client_detach(). A struct hs_client is used from one thread at a time. Errors: 0 or a negative
+ * hs_client_detach(). A struct hs_client is used from one thread at a time.
+ *
+ * Lockstep (info.clock_mode HS_SHM_CLOCK_LOCKSTEP, `hilsim run --clock lockstep`): the server runs
+ * tick N+1 only once the command owner is done with tick N. The owner's cycle is
+ *   hs_client_wait_tick() -> hs_client_read_state() -> hs_client_write_commands() ->
+ *   hs_client_step()
+ * and sees every tick exactly once, as fast as both sides can go; simulated time (sim_time_s)
+ * and every timeout of the server run on the tick count, not on the wall clock. A client that
+ * attaches while a tick waits for its answer gets that tick from its first wait_tick. Readers
+ * that do not own the commands just follow (they cannot release ticks). Errors: 0 or a negative
  * errno.
  *
  * When the server goes away. Two errors mean "this attachment is over: detach, then attach again
@@ -43,7 +52,7 @@ struct hs_client_info {
     uint64_t command_timeout_ns;
     uint64_t client_timeout_ns;
     int32_t server_pid;
-    uint32_t reserved;
+    uint32_t clock_mode; /* enum hs_shm_clock_mode: lockstep means hs_client_step every tick */
 };
 
 /* A snapshot. The arrays are owned by the caller, sized from hs_client_info (joint_count,
@@ -136,6 +145,13 @@ int hs_client_write_commands(struct hs_client *c, const struct hs_client_command
 /* RT-safe. Sequence number of the last command written (0: none); the server echoes the newest
  * one it consumed in hs_client_state.command_seq. */
 uint64_t hs_client_last_command_seq(const struct hs_client *c);
+
+/* RT-safe (one atomic store, one FUTEX_WAKE when the server waits). Lockstep: the commands for
+ * the last tick wait_tick returned are written; release the next tick (with no command written
+ * since, the previous commands stay in effect: an explicit step). Only the owner releases:
+ * -EPERM, -ENOTCONN or -ESHUTDOWN as hs_client_write_command. Outside lockstep it stores the
+ * word and has no effect. */
+int hs_client_step(struct hs_client *c);
 
 /* RT-safe. Bumps the heartbeat without writing (wait_tick and writes do it too). */
 void hs_client_heartbeat(struct hs_client *c);

@@ -47,6 +47,12 @@
  * the version: old readers ignore it, new readers treat zero as "not recorded" (creator_start,
  * bench_flags). Reserved words are zero when the server creates the segment. */
 #define HS_SHM_ABI_VERSION 1u
+/* Additions under that rule, recorded in abi_minor (servers before 1.2 leave it 0):
+ *   1.1  creator_start;
+ *   1.2  clock_mode, release_futex, release_waiting (lockstep). A client that predates them
+ *        never releases a lockstep tick: such a server runs it at its lockstep timeout (on_timeout
+ *        step), holds, or stops, as configured. */
+#define HS_SHM_ABI_MINOR 2u
 #define HS_SHM_PATH_PREFIX "/hilsim-" /* shm_open name: "/hilsim-<bench>" */
 #define HS_SHM_BENCH_MAX 64           /* bench name length limit, bytes, without NUL */
 #define HS_SHM_NAME_MAX 48            /* joint or sensor name, bytes, with NUL */
@@ -93,6 +99,14 @@ enum hs_shm_client_status {
     HS_SHM_CLIENT_STATUS_MAX
 };
 
+/* How the server paces its ticks (header clock_mode; 0 from servers before ABI 1.2). */
+enum hs_shm_clock_mode {
+    HS_SHM_CLOCK_WALL = 0,     /* one tick per period of CLOCK_MONOTONIC */
+    HS_SHM_CLOCK_LOCKSTEP = 1, /* the command owner releases every tick (hs_client_step) */
+    HS_SHM_CLOCK_SYNC = 2,     /* wall, with the period locked to an external event */
+    HS_SHM_CLOCK_MODE_MAX
+};
+
 enum hs_shm_server_state {
     HS_SHM_SERVER_INIT = 0,
     HS_SHM_SERVER_RUNNING = 1,
@@ -121,7 +135,8 @@ struct hs_shm_header {
      * servers before version 1.1 of this header): a pid reused by another process does not make
      * a dead server's segment look alive. */
     uint64_t creator_start;
-    uint64_t reserved0;
+    uint32_t clock_mode; /* enum hs_shm_clock_mode (0 from servers before ABI 1.2: wall) */
+    uint32_t abi_minor;  /* HS_SHM_ABI_MINOR of the server (0 before 1.2) */
 
     /* Control words (own cache line). */
     _Atomic uint32_t tick_futex; /* rt:w client:r  low 32 bits of the published tick; futex */
@@ -130,9 +145,15 @@ struct hs_shm_header {
      * that finds nobody (non-blocking; see shm_bench "publish+nowake"). */
     _Atomic uint32_t waiters;
     _Atomic uint32_t server_state; /* rt:w client:r  enum hs_shm_server_state */
-    uint32_t reserved1;
+    /* client:w rt:r  lockstep: low 32 bits of the last tick the command owner is done with
+     * (its commands for it are written); that releases the next tick. A futex: the server
+     * waits on it. */
+    _Atomic uint32_t release_futex;
     _Atomic uint64_t lost_owner; /* rt:w client:r  owner word the server declared lost (0: none) */
-    uint8_t reserved2[64 - 24];
+    /* rt:w client:r  nonzero while the server waits in FUTEX_WAIT on release_futex: a client
+     * that releases wakes it only then (as waiters, with roles swapped). */
+    _Atomic uint32_t release_waiting;
+    uint8_t reserved2[64 - 28];
 };
 
 /* Name table entry: how a client finds "RARM_ELBOW". */
@@ -204,6 +225,9 @@ struct hs_shm_joint_command {
 
 _Static_assert(sizeof(struct hs_shm_header) == 192, "header layout");
 _Static_assert(offsetof(struct hs_shm_header, tick_futex) == 128, "control line");
+_Static_assert(offsetof(struct hs_shm_header, clock_mode) == 120, "clock mode in old reserved0");
+_Static_assert(offsetof(struct hs_shm_header, release_futex) == 140, "in old reserved1");
+_Static_assert(offsetof(struct hs_shm_header, release_waiting) == 152, "in old reserved2");
 _Static_assert(sizeof(struct hs_shm_name) == 72, "name layout");
 _Static_assert(sizeof(struct hs_shm_state_head) == 64, "state head layout");
 _Static_assert(sizeof(struct hs_shm_joint_state) == 40, "joint state layout");

@@ -102,7 +102,7 @@ struct hs_world_params {
 
 /* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-4
  * (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured in
- * bench/contact_bench.c, see world_params_default.c), mu 1, no bounce,
+ * perf/contact_bench.c, see world_params_default.c), mu 1, no bounce,
  * contact stiffness 2e6 N/m and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM
  * 1e-5 per point when stiffness is 0), surface layer 1e-4, 4 contacts, no damping; health
  * budgets 5 mm penetration, 1 mm joint error, force jump 1 % of the weight.
@@ -244,11 +244,14 @@ void hs_world_health_reset(struct hs_world *world);
 
 uint32_t hs_world_body_count(const struct hs_world *world);
 const struct hs_model *hs_world_body_model(const struct hs_world *world, uint32_t body);
+/* An environment body (spec is_static): geoms only. A robot with a fixed root is not static,
+ * though its root link has no ODE body (it is scenery: static geoms, joints to the world). */
+bool hs_world_body_is_static(const struct hs_world *world, uint32_t body);
 const struct hs_world_params *hs_world_params(const struct hs_world *world);
 
 /* For the plant layer (actuators, sensors) that needs ODE directly: stops, motors, feedback.
  * Returned handles are owned by the world. NULL where the link has no such object (static body,
- * root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
+ * a fixed root link's body and joint, root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);

@@ -137,6 +137,7 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
         return hs_diag_set(diag, -ENOMEM, config->path, 0, 0, "out of memory");
     b->cfg = config;
     b->period_ns = (int64_t)config->rt.period_ns;
+    b->clock_mode = config->rt.clock.mode;
     int r = load_models(b, diag);
     if (r < 0)
         goto fail;
@@ -202,6 +203,8 @@ int hs_bench_add_io(struct hs_bench *b, const struct hs_bench_io_ops *ops, void 
         .inputs = ops->inputs ? ops->inputs : hs__bench_io_no_inputs,
         .outputs = ops->outputs ? ops->outputs : hs__bench_io_no_outputs,
     };
+    if (ops->wait_release)
+        b->gates[b->ngates++] = &b->io[b->nio - 1];
     return 0;
 }
 

@@ -104,6 +104,54 @@ int hs_bench_outputs(struct hs_bench *b, int64_t now_ns, uint64_t tick)
     return first;
 }
 
+int hs_bench_wait_release(struct hs_bench *b, int64_t deadline_ns)
+{
+    if (b->ngates == 0)
+        return -ENODEV;
+    /* Every source must release (all controllers are done); a source that already released
+     * answers 0 at once, so waiting on them in turn against one deadline is enough. */
+    for (uint32_t k = 0; k < b->ngates; k++) {
+        const struct hs_bench_io *io = b->gates[k];
+        int r = io->ops->wait_release(io->ctx, b, deadline_ns);
+        if (r < 0)
+            return r;
+    }
+    return 0;
+}
+
+uint32_t hs_bench_release_sources(const struct hs_bench *b)
+{
+    return b->ngates;
+}
+
+void hs_bench_set_clock_mode(struct hs_bench *b, enum hs_cfg_clock_mode mode)
+{
+    b->clock_mode = mode;
+}
+
+void hs_bench_sync_event(struct hs_bench *b, int64_t event_ns)
+{
+    if (b->nsync_ev < HS_BENCH_SYNC_EVENTS_MAX)
+        b->sync_ev[b->nsync_ev] = event_ns;
+    if (b->nsync_ev < UINT32_MAX)
+        b->nsync_ev++;
+}
+
+uint32_t hs_bench_sync_take(struct hs_bench *b, int64_t *ret, uint32_t max)
+{
+    uint32_t n = b->nsync_ev;
+    uint32_t kept = n < HS_BENCH_SYNC_EVENTS_MAX ? n : HS_BENCH_SYNC_EVENTS_MAX;
+    for (uint32_t i = 0; i < kept && i < max; i++)
+        ret[i] = b->sync_ev[i];
+    b->nsync_ev = 0;
+    return n;
+}
+
+enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
+{
+    return b->clock_mode;
+}
+
 static void keep_first(int *first, int r)
 {
     if (r < 0 && *first == 0)

@@ -39,12 +39,14 @@ struct hs_bench_shm {
     uint32_t nfts;
     const struct hs_sensor_reading **ft_src;
     uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
+    bool sync_events; /* rt.clock sync with source shm: a new command is the clock's event */
     /* The server's clock: now_ns + time_offset, kept increasing. The runner's warm-up ticks
      * run on made-up times ahead of the clock, so the loop's first now_ns is earlier; commands
      * seen then must still age from that moment on, not wait for the clock to catch up. */
     int64_t time_offset, last_server_ns;
     bool time_started;
     int64_t period_ns;
+    bool lockstep; /* the bench runs in lockstep: the warm-up reads no command */
     struct hs_bench_shm_stats stats;
 };
 
@@ -109,6 +111,11 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     struct hs_bench_shm *s = ctx;
     struct hs_shm_command_report rep;
+    /* Lockstep: the client's liveness and its commands count from the first real tick, on
+     * simulated time; a client that attached early and waits through the warm-up is not
+     * silent, it waits for its first tick. */
+    if (s->lockstep && hs_bench_warming_up(b))
+        return 0;
     int64_t server_ns = now_ns + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
@@ -118,6 +125,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->time_started = true;
     hs_shm_server_read_commands(s->srv, server_ns, &rep);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
+    int64_t event_ns = INT64_MIN; /* the first new command's write time, for the sync clock */
     for (uint32_t i = 0; i < s->njoints; i++) {
         struct shm_joint *sj = &s->joints[i];
         if (!sj->commanded)
@@ -133,6 +141,8 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
                 continue;
             }
             c.rx_time_ns = now_ns - in[i].age_ns;
+            if (event_ns == INT64_MIN)
+                event_ns = c.rx_time_ns;
             c.seq = slot->seq + 1;
             *slot = c;
             s->stats.commands_applied++;
@@ -144,6 +154,8 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
         if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
             slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
     }
+    if (s->sync_events && event_ns != INT64_MIN)
+        hs_bench_sync_event(b, event_ns);
     /* The bench's overrun safe hold overrides every source after this phase: tell the clients
      * their commands are not in effect. */
     if (hs_bench_in_safe_hold(b))
@@ -249,7 +261,25 @@ static void shm_destroy(void *ctx)
     free(s);
 }
 
+/* Lockstep: the client that answered the last published state releases the next tick. */
+static int shm_wait_release(void *ctx, struct hs_bench *b, int64_t deadline_ns)
+{
+    (void)b;
+    struct hs_bench_shm *s = ctx;
+    return hs_shm_server_wait_release(s->srv, s->last_tick, deadline_ns);
+}
+
 static const struct hs_bench_io_ops shm_ops = {
+    .name = "shm",
+    .inputs = shm_inputs,
+    .outputs = shm_outputs,
+    .safe_stop = shm_safe_stop,
+    .destroy = shm_destroy,
+    .wait_release = shm_wait_release,
+};
+
+/* Outside lockstep the module gates nothing (the bench counts release sources by this op). */
+static const struct hs_bench_io_ops shm_ops_free = {
     .name = "shm",
     .inputs = shm_inputs,
     .outputs = shm_outputs,
@@ -364,9 +394,14 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     struct hs_shm_sensor_desc *sd = calloc(ns ? ns : 1, sizeof *sd);
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
+    const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
+    /* CAN lockstep (rt.clock.sync.source can): the bus's clock frame releases the ticks; shm
+     * clients then follow them, read-only views included, and release nothing. */
+    const bool gate = lockstep && cfg->rt.clock.sync.source != HS_CFG_SYNC_CAN;
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
+    s->lockstep = lockstep;
     s->period_ns = hs_bench_tick_period_ns(b);
     s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
     uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;
@@ -414,12 +449,17 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
         .tick_period_ns = (uint64_t)hs_bench_tick_period_ns(b),
         .command_timeout_ns = timeout_ns,
         .client_timeout_ns = (uint64_t)llround(cfg->shm.client_timeout_s * 1e9),
+        .clock_mode = lockstep                                      ? HS_SHM_CLOCK_LOCKSTEP
+                      : hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC ? HS_SHM_CLOCK_SYNC
+                                                                    : HS_SHM_CLOCK_WALL,
     };
     r = hs_shm_server_create(cfg->bench.name, &layout, cfg->shm.group[0] ? cfg->shm.group : NULL,
                              (mode_t)cfg->shm.mode, &s->srv, d);
     if (r < 0)
         goto fail;
-    if ((r = hs_bench_add_io(b, &shm_ops, s)) < 0) {
+    s->sync_events =
+        hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC && cfg->rt.clock.sync.source == HS_CFG_SYNC_SHM;
+    if ((r = hs_bench_add_io(b, gate ? &shm_ops : &shm_ops_free, s)) < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "shm: too many I/O modules on the bench");
         goto fail;
     }

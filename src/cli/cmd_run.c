@@ -23,7 +23,10 @@ static void usage(FILE *f)
             "SIGPIPE is ignored. SIGHUP re-reads CONFIG (budgets apply live; the rest\n"
             "needs a restart and is refused with a logged reason).\n\n"
             "options:\n"
-            "  --duration S      stop after S seconds of ticks (default: run until signalled)\n"
+            "  --duration S      stop after S seconds of ticks (default: run until signalled);\n"
+            "                    in lockstep, S seconds of simulated time\n"
+            "  --clock MODE      wall (absolute deadlines), lockstep (the shm client releases\n"
+            "                    every tick, simulated time) or sync; overrides rt.clock.mode\n"
             "  --require-rt      refuse to run unless the kernel is PREEMPT_RT and SCHED_FIFO\n"
             "                    and mlockall are granted (also rt.require_rt in CONFIG)\n"
             "  --no-rt           ask for no real-time privileges (tests, laptops)\n"
@@ -31,8 +34,9 @@ static void usage(FILE *f)
             "  --log-level L     error, warning, info (default) or debug\n"
             "  -h, --help        this text\n\n"
             "exit codes: 0 stopped on request or after --duration; 1 runtime failure (an\n"
-            "overrun policy stopped the loop, real time refused under --require-rt, I/O\n"
-            "failure, a stuck tick abandoned after a second signal); 2 bad usage or bad\n"
+            "overrun policy stopped the loop, a lockstep wait expired with on_timeout stop,\n"
+            "real time refused under --require-rt, I/O failure, a stuck tick abandoned after\n"
+            "a second signal); 2 bad usage or bad\n"
             "config (also a --duration shorter than half a tick); killed by the signal for\n"
             "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults\n");
 }
@@ -49,8 +53,9 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
         {"duration", required_argument, 0, 'd'},  {"require-rt", no_argument, 0, 'R'},
         {"no-rt", no_argument, 0, 'N'},           {"systemd", no_argument, 0, 'S'},
         {"log-level", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
+        {"clock", required_argument, 0, 'C'},
     };
-    int n = 6;
+    int n = 7;
     for (int i = 0; extra && extra[i].name && n < 15; i++)
         longopts[n++] = extra[i];
     memset(&longopts[n], 0, sizeof longopts[n]);
@@ -73,6 +78,21 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
         case 'R':
             o->require_rt = true;
             break;
+        case 'C': {
+            static const char *const modes[] = {"wall", "lockstep", "sync"};
+            o->clock_given = false;
+            for (int i = 0; i < HS_CFG_CLOCK_MODE_MAX; i++)
+                if (!strcmp(optarg, modes[i])) {
+                    o->clock_mode = (enum hs_cfg_clock_mode)i;
+                    o->clock_given = true;
+                }
+            if (!o->clock_given) {
+                fprintf(stderr, "hilsim %s: --clock: '%s' is not wall, lockstep or sync\n", argv[0],
+                        optarg);
+                return HS_EXIT_USAGE;
+            }
+            break;
+        }
         case 'N':
             o->no_rt = true;
             break;

@@ -128,6 +128,16 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
     if (hs_client_read_state(c, &st) == 0)
         tick = st.tick;
     c->last_tick = tick - (uint32_t)((uint32_t)tick - c->last_futex);
+    /* Lockstep: a published tick nobody released yet waits for an answer; make the first
+     * wait_tick return it rather than wait for a tick that cannot come. */
+    if (c->hdr->clock_mode == HS_SHM_CLOCK_LOCKSTEP) {
+        uint32_t rel = atomic_load_explicit(&c->hdr->release_futex, memory_order_acquire);
+        uint32_t pending = c->last_futex - rel;
+        if ((int32_t)pending > 0) {
+            c->last_futex = rel;
+            c->last_tick -= pending;
+        }
+    }
     *ret_client = c;
     return 0;
 fail:
@@ -160,6 +170,7 @@ int hs_client_get_info(const struct hs_client *c, struct hs_client_info *ret_inf
         .command_timeout_ns = h->command_timeout_ns,
         .client_timeout_ns = h->client_timeout_ns,
         .server_pid = h->creator_pid,
+        .clock_mode = h->clock_mode,
     };
     return 0;
 }

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "client_internal.h"
@@ -143,6 +145,20 @@ int hs_client_write_command(struct hs_client *c, uint32_t joint,
     hs_shm_words_store(&c->cmd->writer, &c->owner_word, 1);
     hs_shm_seq_write_end(&c->cmd->seq, odd);
     hs_client_heartbeat(c);
+    return 0;
+}
+
+int hs_client_step(struct hs_client *c)
+{
+    int r = check_owner(c);
+    if (r < 0)
+        return r;
+    hs_client_heartbeat(c);
+    /* seq_cst store then load, paired with the server's flag store and re-load (shm_release.c):
+     * either it sees the release, or we see it waiting and wake it. */
+    atomic_store_explicit(&c->hdr->release_futex, (uint32_t)c->last_tick, memory_order_seq_cst);
+    if (atomic_load_explicit(&c->hdr->release_waiting, memory_order_seq_cst))
+        syscall(SYS_futex, &c->hdr->release_futex, FUTEX_WAKE, 1, NULL, NULL, 0);
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* Contact forces a balance controller can trust (issue 16): a statistical accuracy check in
  * simulated time (lockstep ticks, no wall clock), with the solver's own noise measured where a
  * controller sees it: both ankle F/T sensors and the waist accelerometer, sensor noise zeroed.
- * The runs and the figures are bench/contact_run.c's, the same the contact benchmark prints.
+ * The runs and the figures are perf/contact_run.c's, the same the contact benchmark prints.
  *
  * Stated tolerances, over 1 s at rest after 2 s of settling, then over 4 s of a hip sway that
  * moves the load from foot to foot (hip roll +a, ankle roll -a on both legs, 0.25 Hz):
@@ -51,7 +51,7 @@ static const struct hs_config *load_sr1(void)
     if (!f)
         return NULL;
     fclose(f);
-    /* bench/sr1-floor.yaml's robot, with every physics key at its default. */
+    /* perf/sr1-floor.yaml's robot, with every physics key at its default. */
     static const char yaml[] = "bench: {name: sr1-contact}\n"
                                "models:\n"
                                "  - {name: sr1, file: SR1.wrl}\n"

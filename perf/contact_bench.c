@@ -4,8 +4,8 @@
  * physics phase's wall time (median, p99) and the solver's own noise where a balance controller
  * sees it, with the exact solver (dWorldStep) on the same contact as the CoP reference.
  *
- *   ./build/bench/contact_bench [CONFIG ...]
- *     (default: bench/sr1-floor.yaml and config/biped-stand.yaml, found from the source tree)
+ *   ./build/perf/contact_bench [CONFIG ...]
+ *     (default: perf/sr1-floor.yaml and config/biped-stand.yaml, found from the source tree)
  */
 #include <math.h>
 #include <stdio.h>
@@ -173,7 +173,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    static const char *defaults[] = {HS_SOURCE_DIR "/bench/sr1-floor.yaml",
+    static const char *defaults[] = {HS_SOURCE_DIR "/perf/sr1-floor.yaml",
                                      HS_SOURCE_DIR "/config/biped-stand.yaml"};
     int n = argc > 1 ? argc - 1 : 2;
     const char **paths = argc > 1 ? (const char **)argv + 1 : defaults;

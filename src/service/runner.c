@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/io_can.h"
-#include "commands.h"
+#include "exit_codes.h"
 #include "emergency.h"
-#include "shm_server.h"
+#include "io_module.h"
 #include "hilsim/log.h"
 #include "reload.h"
+#include "sync_clock.h"
 
 static int64_t mono_ns(void)
 {
@@ -26,26 +26,34 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* ---- tick phases: the bench's, timed by the loop ---- */
+/* ---- tick phases: the bench's, timed by the loop ----
+ * Every phase gets the tick clock (now_ns): the wake in wall mode, simulated time in lockstep,
+ * so every timeout of the plant and the I/O modules runs on it. */
 static int ph_inputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_inputs(ctx, t->wake_ns);
+    return hs_bench_inputs(ctx, t->now_ns);
 }
 static int ph_actuation(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_actuation(ctx, t->wake_ns);
+    return hs_bench_actuation(ctx, t->now_ns);
 }
 static int ph_physics(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_physics(ctx, t->wake_ns, t->tick);
+    return hs_bench_physics(ctx, t->now_ns, t->tick);
 }
 static int ph_sensors(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_sensors(ctx, t->wake_ns, t->tick);
+    return hs_bench_sensors(ctx, t->now_ns, t->tick);
 }
 static int ph_outputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_outputs(ctx, t->wake_ns, t->tick);
+    return hs_bench_outputs(ctx, t->now_ns, t->tick);
+}
+/* The lockstep gate: the bench's release sources (shm today). */
+static int gate_wait(void *ctx, uint64_t tick, int64_t deadline_ns)
+{
+    (void)tick;
+    return hs_bench_wait_release(ctx, deadline_ns);
 }
 static void ph_safe_hold(void *ctx, const struct hs_tick_info *t)
 {
@@ -90,6 +98,16 @@ static void fill_rt(struct hs_runner *r)
         .hist_range_ns = (int64_t)c->histogram_max_us * 1000,
         .no_trace = !r->cfg->trace.enabled,
     };
+    r->clock_mode = r->o.clock_given ? r->o.clock_mode : c->clock.mode;
+    r->tick.clock = (struct hs_tick_clock){
+        .mode = r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? HS_CLOCK_LOCKSTEP
+                : r->clock_mode == HS_CFG_CLOCK_SYNC   ? HS_CLOCK_SYNC
+                                                       : HS_CLOCK_WALL,
+        .lockstep_timeout_ns = (int64_t)llround(c->clock.lockstep_timeout_s * 1e9),
+        .on_timeout = c->clock.on_timeout == HS_CFG_LOCKSTEP_STEP   ? HS_LOCKSTEP_STEP
+                      : c->clock.on_timeout == HS_CFG_LOCKSTEP_STOP ? HS_LOCKSTEP_STOP
+                                                                    : HS_LOCKSTEP_HOLD,
+    };
     if (r->o.duration_s > 0)
         r->tick.max_ticks = (uint64_t)llround(r->o.duration_s * 1e9 / (double)c->period_ns);
 }
@@ -103,16 +121,39 @@ void hs__runner_signals(sigset_t *ret)
     sigaddset(ret, SIGUSR1);
 }
 
-static void shm_emergency(void *ctx)
+static void io_emergency(void *ctx)
 {
-    (void)ctx;
-    hs_shm_server_mark_all_stopped();
+    struct hs_runner_io *io = ctx;
+    io->module->emergency(io->runner, io->state);
 }
 
-static void can_emergency(void *ctx)
+/* Attaches every registered I/O module the config asks for, in registry order, and registers
+ * the emergency hooks of those attached. */
+static int attach_io(struct hs_runner *r, struct hs_diag *d)
 {
-    struct hs_runner *r = ctx;
-    hs_bench_can_emergency_stop(r->can, r->bench);
+    for (uint32_t i = 0; i < hs_service_io_count; i++) {
+        const struct hs_service_io *m = hs_service_io_modules[i];
+        void *state = NULL;
+        int rc = m->attach(r, &state, d);
+        if (rc < 0)
+            return rc;
+        if (!state)
+            continue;
+        struct hs_runner_io *io = &r->io[r->nio++];
+        *io = (struct hs_runner_io){.module = m, .state = state, .runner = r};
+        if (m->emergency && hs__emergency_register(m->name, io_emergency, io) < 0)
+            hs_log(HS_LOG_WARNING, "%s: no emergency stop slot left", m->name);
+    }
+    return 0;
+}
+
+uint64_t hs__runner_input_drops(const struct hs_runner *r)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < r->nio; i++)
+        if (r->io[i].module->input_drops)
+            n += r->io[i].module->input_drops(r->io[i].state);
+    return n;
 }
 
 /* Warm-up: every phase runs for real (no sleeping) so caches, lazily bound symbols and ODE's
@@ -129,6 +170,9 @@ static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
     int64_t t0 = mono_ns();
+    /* Lockstep: simulated time goes on from the warm-up's last made-up time, however long the
+     * warm-up took, so the demo trajectory's origin and every age are the same in every run. */
+    hs_tick_loop_set_sim_start(r->loop, t0 + (int64_t)n * r->tick.period_ns);
     for (; k < n; k++) {
         if (k % HS_RUNNER_WARMUP_CHECK == 0) {
             sigset_t pending;
@@ -199,19 +243,28 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
             hs_log(HS_LOG_WARNING, "%s", hs_bench_model(r->bench, i)->warnings[k]);
     for (uint32_t i = 0; i < hs_bench_warning_count(r->bench); i++)
         hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(r->bench, i));
-    if ((rc = hs__attach_io(r, &d)) < 0) {
+    hs_bench_set_clock_mode(r->bench, r->clock_mode);
+    if ((rc = attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
-    if (r->can && hs__emergency_register("can", can_emergency, r) < 0)
-        hs_log(HS_LOG_WARNING, "can: no emergency stop slot left");
-    /* Clients waiting on the segment learn at once that the server is gone (ESHUTDOWN), not
-     * after their own timeout; after the process dies the next server takes the segment over. */
-    if (r->cfg->shm.enabled && hs__emergency_register("shm", shm_emergency, NULL) < 0)
-        hs_log(HS_LOG_WARNING, "shm: no emergency stop slot left");
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
+    }
+    if (r->clock_mode == HS_CFG_CLOCK_LOCKSTEP) {
+        if (hs_bench_release_sources(r->bench) == 0) {
+            hs_log(HS_LOG_ERR,
+                   "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
+                   "local controller releases each tick)",
+                   r->cfg->path);
+            return HS_EXIT_USAGE;
+        }
+        hs_tick_loop_set_gate(r->loop, &(struct hs_tick_gate){.wait = gate_wait, .ctx = r->bench});
+    }
+    if ((rc = hs__sync_clock_attach(r, &r->sync, &d)) < 0) {
+        hs_log_diag(&d);
+        return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
     /* mlockall after everything is allocated, so the whole working set is locked. */
     rc = hs_rt_setup_process(&r->rt, &r->proc, &r->proc_report);
@@ -265,7 +318,7 @@ static void drain_log(struct hs_runner *r)
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
         /* A stop on request or at the end of --duration is normal, not a warning. */
-        bool normal = rec.kind == HS_RT_LOG_STALL ||
+        bool normal = rec.kind == HS_RT_LOG_STALL || rec.kind == HS_RT_LOG_SYNC_LOCKED ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
                        (rec.a == HS_TICK_STOP_REQUESTED || rec.a == HS_TICK_STOP_MAX_TICKS));
         hs_log(normal ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
@@ -358,14 +411,25 @@ static void *supervise(void *arg)
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
-            hs__can_link_poll(r->can, now);
-            char buses[256];
-            hs__can_status(r->can, buses, sizeof buses);
+            char io_status[256];
+            io_status[0] = 0;
+            for (uint32_t i = 0, n = 0; i < r->nio && n < sizeof io_status; i++) {
+                const struct hs_runner_io *io = &r->io[i];
+                if (io->module->supervise)
+                    io->module->supervise(io->state, now);
+                if (io->module->status) {
+                    io->module->status(io->state, io_status + n, sizeof io_status - n);
+                    n += strlen(io_status + n);
+                }
+            }
+            char sync_status[160];
+            hs__sync_clock_status_line(r->sync, sync_status, sizeof sync_status);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
-                       "worst wake %.1f us%s%s",
+                       "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", buses);
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", sync_status,
+                       io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
@@ -429,6 +493,22 @@ int hs__runner_run(struct hs_runner *r)
     return r->loop_rc < 0 ? HS_EXIT_FAILURE : HS_EXIT_OK;
 }
 
+/* The clock mode and how fast simulated time went: in lockstep the real-time factor is what
+ * the controller and the plant together reach. */
+static void print_clock(const struct hs_runner *r, const struct hs_tick_result *res, FILE *out)
+{
+    double sim_s = (double)res->ticks * (double)r->tick.period_ns / 1e9;
+    double run_s = (double)res->run_ns / 1e9;
+    fprintf(out, "clock %s: %.3f s simulated in %.3f s, real-time factor %.2f",
+            hs_clock_mode_name(r->tick.clock.mode), sim_s, run_s, run_s > 0 ? sim_s / run_s : 0.0);
+    if (r->tick.clock.mode == HS_CLOCK_LOCKSTEP)
+        fprintf(out, "; waited %.3f s for releases, %llu wait%s expired (on_timeout %s)",
+                (double)res->wait_ns / 1e9, (unsigned long long)res->lockstep_timeouts,
+                res->lockstep_timeouts == 1 ? "" : "s",
+                hs_lockstep_expiry_name(r->tick.clock.on_timeout));
+    fprintf(out, "\n");
+}
+
 void hs__runner_print_summary(struct hs_runner *r, FILE *out)
 {
     static char buf[16384];
@@ -442,6 +522,8 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
             hs_tick_stop_reason_name(res.reason), (unsigned long long)res.ticks,
             (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
             res.safe_hold ? ", SAFE HOLD latched" : "");
+    print_clock(r, &res, out);
+    hs__sync_clock_summary(r->sync, out);
     if (hs_bench_fault(r->bench)) {
         char why[512];
         hs_bench_fault_format(r->bench, why, sizeof why);
@@ -460,7 +542,9 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
                     (unsigned long long)c.current_saturations,
                     (unsigned long long)c.invalid_commands);
     }
-    hs__can_print_summary(r->can, out);
+    for (uint32_t i = 0; i < r->nio; i++)
+        if (r->io[i].module->summary)
+            r->io[i].module->summary(r->io[i].state, out);
     struct hs_world_health_summary health;
     hs_world_health_summary(hs_bench_world(r->bench), &health);
     hs_report_health_text(&health, buf, sizeof buf);
@@ -475,6 +559,7 @@ void hs__runner_cleanup(struct hs_runner *r)
 {
     hs__emergency_clear(); /* before the modules the hooks point into are destroyed */
     hs_tick_loop_destroy(r->loop);
+    hs__sync_clock_destroy(r->sync);
     hs_bench_destroy(r->bench);
     hs_rt_process_release(&r->proc);
     hs_config_free(r->cfg);

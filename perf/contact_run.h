@@ -1,7 +1,7 @@
 /* One robot standing, then swaying its hips from foot to foot, under one physics variant, with
  * the solver's own noise measured where a balance controller sees it: the ankle F/T sensors and
  * the waist accelerometer (no sensor noise: the configs' noise is zeroed). Shared by the contact
- * benchmark (bench/contact_bench.c) and the accuracy test (tests/world/test_contact_accuracy.c),
+ * benchmark (perf/contact_bench.c) and the accuracy test (tests/world/test_contact_accuracy.c),
  * so both judge the same figures. Time is simulated (lockstep ticks); only the benchmark times
  * the physics phase on the wall clock.
  *
