@@ -200,6 +200,8 @@ int hs_world_ode_message_due(struct hs_world *world, struct hs_world_ode_message
 
 /* RT-safe setters; values hold until changed. Efforts are N·m (rotate) or N (slide). */
 void hs_world_set_joint_effort(struct hs_world *world, uint32_t body, uint32_t link, double effort);
+/* RT-safe: the effort the next step applies (what the last hs_world_set_joint_effort set). */
+double hs_world_joint_effort(const struct hs_world *world, uint32_t body, uint32_t link);
 void hs_world_set_track_speed(struct hs_world *world, uint32_t body, uint32_t link,
                               double speed_mps);
 
