@@ -59,6 +59,7 @@ static int build_world(struct hs_bench *b, struct hs_plant_params *pp, struct hs
         struct hs_pose root;
         hs_pose_mul(&b->cfg->models[i].pose, &b->models[i]->links[0].origin, &root);
         specs[i] = (struct hs_world_body_spec){.model = b->models[i],
+                                               .name = b->cfg->models[i].name,
                                                .root_pose = root,
                                                .is_static = b->cfg->models[i].is_static,
                                                .q0 = q0,

@@ -1,5 +1,7 @@
 #include "runner.h"
 
+#include "hilsim/report_health.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -282,6 +284,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     hs_bench_set_warming_up(r->bench, true);
     int wrc = warm_up(r, &warm);
     hs_bench_set_warming_up(r->bench, false);
+    hs_world_health_reset(hs_bench_world(r->bench)); /* judge the run, not the landing */
     if (wrc < 0) {
         hs__log_ode_messages(hs_bench_world(r->bench), true);
         return hs__runner_plant_fault(r, "warm-up");
@@ -576,6 +579,14 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
     for (uint32_t i = 0; i < r->nio; i++)
         if (r->io[i].module->summary)
             r->io[i].module->summary(r->io[i].state, out);
+    struct hs_world_health_summary health;
+    hs_world_health_summary(hs_bench_world(r->bench), &health);
+    hs_report_health_text(&health, buf, sizeof buf);
+    fprintf(out, "%s", buf);
+    if (hs_report_health_over_budget(&health))
+        hs_log(HS_LOG_WARNING, "solver health over budget (physics.health) in some steps: the "
+                               "contact forces and joint states there are not to be trusted; "
+                               "see config/README.md, \"Contacts and solver health\"");
 }
 
 void hs__runner_cleanup(struct hs_runner *r)
