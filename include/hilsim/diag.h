@@ -17,8 +17,8 @@ struct hs_diag {
 };
 
 /* init only. d may be NULL (then nothing is recorded). Returns -err so callers can write
- * `return hs_diag_set(d, -EINVAL, ...)`. Pass err negative, as every return in the API; a
- * positive errno (older callers in model/ and world/) is still negated, never returned. */
+ * `return hs_diag_set(d, -EINVAL, ...)`. Pass err negative, as every return in the API (every
+ * caller does); a positive errno is still negated, so none is ever returned. */
 int hs_diag_set(struct hs_diag *d, int err, const char *file, int line, int column, const char *fmt,
                 ...) __attribute__((format(printf, 6, 7)));
 int hs_diag_vset(struct hs_diag *d, int err, const char *file, int line, int column,

@@ -124,7 +124,7 @@ int hs_cmd_bench(int argc, char **argv)
     if (rc)
         goto out;
     struct hs_bench_verdict v;
-    hs__bench_verdict(&r.budgets, hs_tick_loop_stats(r.loop), hs__can_rx_drops(r.can), &v);
+    hs__bench_verdict(&r.budgets, hs_tick_loop_stats(r.loop), hs__runner_input_drops(&r), &v);
     int wr = hs__bench_write_report(report_dir, r.cfg->bench.name, o.duration_s, &r.audit,
                                     hs_tick_loop_stats(r.loop), &base, &v);
     if (wr < 0) {

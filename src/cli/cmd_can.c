@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "cli_args.h"
+#include "json_doc.h"
 #include "commands.h"
 #include "hilsim/can.h"
 #include "hilsim/can_dbc.h"
@@ -90,31 +91,9 @@ static json_t *jnum(double v, int *prec)
     return json_real(v);
 }
 
-/* DBC text is UTF-8 in practice; a byte that is not is read as Latin-1 (the older DBC tools'
- * encoding) so the document stays valid JSON instead of failing. */
 static json_t *jstr(const char *s)
 {
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    size_t n = strlen(s);
-    char *u = malloc(2 * n + 1);
-    if (!u)
-        return NULL;
-    size_t k = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x80) {
-            u[k++] = (char)*p;
-        } else {
-            u[k++] = (char)(0xC0 | (*p >> 6));
-            u[k++] = (char)(0x80 | (*p & 0x3F));
-        }
-    }
-    j = json_stringn(u, k);
-    free(u);
-    return j;
+    return hs_json_str(s);
 }
 
 static const char *order_name(const struct hs_dbc_signal *s)
@@ -170,20 +149,17 @@ static void print_text(const struct hs_dbc *dbc)
     }
 }
 
-/* Any failed insertion (out of memory) marks the document incomplete; print_json then fails
- * instead of printing a document with keys missing. */
-static bool json_incomplete;
+/* The document being built: one per process run, as `hilsim can dbc --json` prints one. */
+static struct hs_json_doc doc;
 
 static void set(json_t *obj, const char *key, json_t *val)
 {
-    if (json_object_set_new(obj, key, val) != 0)
-        json_incomplete = true;
+    hs_json_set(&doc, obj, key, val);
 }
 
 static void add(json_t *arr, json_t *val)
 {
-    if (json_array_append_new(arr, val) != 0)
-        json_incomplete = true;
+    hs_json_add(&doc, arr, val);
 }
 
 static json_t *signal_json(const struct hs_dbc_signal *s, int *prec)
@@ -245,7 +221,7 @@ static json_t *message_json(const struct hs_dbc_message *m, int *prec)
 static int print_json(const struct hs_dbc *dbc)
 {
     int prec = 1;
-    json_incomplete = false;
+    doc.incomplete = false;
     json_t *root = json_object();
     set(root, "file", jstr(dbc->path));
     set(root, "version", jstr(dbc->version ? dbc->version : ""));
@@ -258,13 +234,7 @@ static int print_json(const struct hs_dbc *dbc)
     for (unsigned i = 0; i < dbc->n_messages; i++)
         add(msgs, message_json(&dbc->messages[i], &prec));
     set(root, "messages", msgs);
-    int r = root && !json_incomplete
-                ? json_dumpf(root, stdout, JSON_COMPACT | JSON_REAL_PRECISION(prec))
-                : -1;
-    json_decref(root);
-    if (r == 0 && fputc('\n', stdout) == EOF)
-        r = -1;
-    return r == 0 ? 0 : -EIO;
+    return hs_json_doc_print(&doc, root, stdout, JSON_COMPACT | JSON_REAL_PRECISION(prec));
 }
 
 static int cmd_dbc(int argc, char **argv)

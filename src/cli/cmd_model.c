@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_args.h"
+#include "json_doc.h"
 #include "commands.h"
 #include "hilsim/model.h"
 
@@ -79,170 +80,125 @@ static void print_text(const struct hs_model *m)
     }
 }
 
-static void json_str(const char *s)
+/* One link as a JSON object. Key order is fixed (jansson keeps insertion order), so two models'
+ * documents compare key by key. */
+static json_t *link_json(struct hs_json_doc *doc, const struct hs_model *m, uint32_t i)
 {
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
-static void json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.9g", v);
-    else
-        printf("null");
-}
-
-static void json_vec(const double *v, int n)
-{
-    putchar('[');
-    for (int i = 0; i < n; i++) {
-        if (i)
-            putchar(',');
-        json_num(v[i]);
-    }
-    putchar(']');
-}
-
-static void print_json(const struct hs_model *m)
-{
-    printf("{\"name\":");
-    json_str(m->name);
-    printf(",\"nlinks\":%u,\"njoint_ids\":%u,\"total_mass\":", m->nlinks, m->njoint_ids);
-    json_num(hs_model_total_mass(m));
-    printf(",\"links\":[");
-    for (uint32_t i = 0; i < m->nlinks; i++) {
-        const struct hs_link *l = &m->links[i];
-        printf("%s\n{\"name\":", i ? "," : "");
-        json_str(l->name);
-        printf(",\"segment\":");
-        json_str(l->segment_name);
-        printf(",\"parent\":%d,\"depth\":%d,\"joint_type\":\"%s\",\"joint_id\":%d,\"origin_p\":",
-               l->parent, depth_of(m, i), hs_joint_type_name(l->joint_type), l->joint_id);
-        json_vec(l->origin.p, 3);
-        printf(",\"origin_R\":");
-        json_vec(l->origin.R, 9);
-        printf(",\"axis\":");
-        json_vec(l->axis, 3);
-        printf(",\"llimit\":");
-        json_num(l->llimit);
-        printf(",\"ulimit\":");
-        json_num(l->ulimit);
-        printf(",\"lvlimit\":");
-        json_num(l->lvlimit);
-        printf(",\"uvlimit\":");
-        json_num(l->uvlimit);
-        printf(",\"gear_ratio\":");
-        json_num(l->gear_ratio);
-        printf(",\"gear_efficiency\":");
-        json_num(l->gear_efficiency);
-        printf(",\"rotor_inertia\":");
-        json_num(l->rotor_inertia);
-        printf(",\"rotor_resistor\":");
-        json_num(l->rotor_resistor);
-        printf(",\"torque_const\":");
-        json_num(l->torque_const);
-        printf(",\"encoder_pulse\":");
-        json_num(l->encoder_pulse);
-        printf(",\"climit\":"); /* null: no current limit */
-        json_num(l->climit);
-        printf(",\"mass\":");
-        json_num(l->mass);
-        printf(",\"com\":");
-        json_vec(l->com, 3);
-        printf(",\"inertia\":");
-        json_vec(l->inertia, 9);
-        printf(",\"geoms\":[");
-        for (uint32_t g = 0; g < l->geom_count; g++) {
-            const struct hs_geom *ge = &m->geoms[l->geom_first + g];
-            static const char *const gn[HS_GEOM_TYPE_MAX] = {"box", "sphere", "cylinder", "cone",
-                                                             "mesh"};
-            printf("%s{\"type\":\"%s\",\"p\":", g ? "," : "", gn[ge->type]);
-            json_vec(ge->pose.p, 3);
-            printf(",\"R\":");
-            json_vec(ge->pose.R, 9);
-            switch (ge->type) {
-            case HS_GEOM_BOX:
-                printf(",\"size\":");
-                json_vec(ge->u.box.size, 3);
-                break;
-            case HS_GEOM_SPHERE:
-                printf(",\"radius\":");
-                json_num(ge->u.sphere.radius);
-                break;
-            case HS_GEOM_CYLINDER:
-                printf(",\"radius\":");
-                json_num(ge->u.cylinder.radius);
-                printf(",\"height\":");
-                json_num(ge->u.cylinder.height);
-                break;
-            case HS_GEOM_CONE:
-                printf(",\"bottom_radius\":");
-                json_num(ge->u.cone.bottom_radius);
-                printf(",\"height\":");
-                json_num(ge->u.cone.height);
-                break;
-            default:
-                printf(",\"nvertices\":%u,\"ntriangles\":%u", ge->u.mesh.nvertices,
-                       ge->u.mesh.ntriangles);
-                break;
-            }
-            putchar('}');
+    const struct hs_link *l = &m->links[i];
+    json_t *j = json_object();
+    hs_json_set(doc, j, "name", hs_json_str(l->name));
+    hs_json_set(doc, j, "segment", hs_json_str(l->segment_name));
+    hs_json_set(doc, j, "parent", json_integer(l->parent));
+    hs_json_set(doc, j, "depth", json_integer(depth_of(m, i)));
+    hs_json_set(doc, j, "joint_type", json_string(hs_joint_type_name(l->joint_type)));
+    hs_json_set(doc, j, "joint_id", json_integer(l->joint_id));
+    hs_json_set(doc, j, "origin_p", hs_json_vec(l->origin.p, 3));
+    hs_json_set(doc, j, "origin_R", hs_json_vec(l->origin.R, 9));
+    hs_json_set(doc, j, "axis", hs_json_vec(l->axis, 3));
+    hs_json_set(doc, j, "llimit", hs_json_num(l->llimit));
+    hs_json_set(doc, j, "ulimit", hs_json_num(l->ulimit));
+    hs_json_set(doc, j, "lvlimit", hs_json_num(l->lvlimit));
+    hs_json_set(doc, j, "uvlimit", hs_json_num(l->uvlimit));
+    hs_json_set(doc, j, "gear_ratio", hs_json_num(l->gear_ratio));
+    hs_json_set(doc, j, "gear_efficiency", hs_json_num(l->gear_efficiency));
+    hs_json_set(doc, j, "rotor_inertia", hs_json_num(l->rotor_inertia));
+    hs_json_set(doc, j, "rotor_resistor", hs_json_num(l->rotor_resistor));
+    hs_json_set(doc, j, "torque_const", hs_json_num(l->torque_const));
+    hs_json_set(doc, j, "encoder_pulse", hs_json_num(l->encoder_pulse));
+    hs_json_set(doc, j, "climit", hs_json_num(l->climit)); /* null: no current limit */
+    hs_json_set(doc, j, "mass", hs_json_num(l->mass));
+    hs_json_set(doc, j, "com", hs_json_vec(l->com, 3));
+    hs_json_set(doc, j, "inertia", hs_json_vec(l->inertia, 9));
+    json_t *geoms = json_array();
+    for (uint32_t g = 0; g < l->geom_count; g++) {
+        const struct hs_geom *ge = &m->geoms[l->geom_first + g];
+        static const char *const gn[HS_GEOM_TYPE_MAX] = {"box", "sphere", "cylinder", "cone",
+                                                         "mesh"};
+        json_t *o = json_object();
+        hs_json_set(doc, o, "type", json_string(gn[ge->type]));
+        hs_json_set(doc, o, "p", hs_json_vec(ge->pose.p, 3));
+        hs_json_set(doc, o, "R", hs_json_vec(ge->pose.R, 9));
+        switch (ge->type) {
+        case HS_GEOM_BOX:
+            hs_json_set(doc, o, "size", hs_json_vec(ge->u.box.size, 3));
+            break;
+        case HS_GEOM_SPHERE:
+            hs_json_set(doc, o, "radius", hs_json_num(ge->u.sphere.radius));
+            break;
+        case HS_GEOM_CYLINDER:
+            hs_json_set(doc, o, "radius", hs_json_num(ge->u.cylinder.radius));
+            hs_json_set(doc, o, "height", hs_json_num(ge->u.cylinder.height));
+            break;
+        case HS_GEOM_CONE:
+            hs_json_set(doc, o, "bottom_radius", hs_json_num(ge->u.cone.bottom_radius));
+            hs_json_set(doc, o, "height", hs_json_num(ge->u.cone.height));
+            break;
+        default:
+            hs_json_set(doc, o, "nvertices", json_integer(ge->u.mesh.nvertices));
+            hs_json_set(doc, o, "ntriangles", json_integer(ge->u.mesh.ntriangles));
+            break;
         }
-        printf("]}");
+        hs_json_add(doc, geoms, o);
     }
-    printf("],\n\"sensors\":[");
-    for (uint32_t i = 0; i < m->nsensors; i++) {
-        const struct hs_sensor *s = &m->sensors[i];
-        printf("%s\n{\"name\":", i ? "," : "");
-        json_str(s->name);
-        printf(",\"type\":\"%s\",\"sensor_id\":%d,\"link\":", hs_sensor_type_name(s->type),
-               s->sensor_id);
-        json_str(m->links[s->link].name);
-        printf(",\"p\":");
-        json_vec(s->pose.p, 3);
-        printf(",\"R\":");
-        json_vec(s->pose.R, 9);
-        printf(",\"max\":");
-        json_vec(s->max, 3);
-        if (s->type == HS_SENSOR_FORCE) {
-            printf(",\"max_torque\":");
-            json_vec(s->max_torque, 3);
-        }
-        putchar('}');
-    }
-    printf("],\n\"extra_joints\":[");
-    for (uint32_t i = 0; i < m->nextra_joints; i++) {
-        const struct hs_extra_joint *e = &m->extra_joints[i];
-        printf("%s\n{\"name\":", i ? "," : "");
-        json_str(e->name);
-        printf(",\"type\":\"%s\",\"link1\":", e->type == HS_EXTRA_PISTON ? "piston" : "ball");
-        json_str(m->links[e->link1].name);
-        printf(",\"link2\":");
-        json_str(m->links[e->link2].name);
-        printf(",\"pos1\":");
-        json_vec(e->pos1, 3);
-        printf(",\"pos2\":");
-        json_vec(e->pos2, 3);
-        printf(",\"axis\":");
-        json_vec(e->axis, 3);
-        putchar('}');
-    }
-    printf("],\n\"warnings\":[");
-    for (uint32_t i = 0; i < m->nwarnings; i++) {
-        printf("%s", i ? "," : "");
-        json_str(m->warnings[i]);
-    }
-    printf("]}\n");
+    hs_json_set(doc, j, "geoms", geoms);
+    return j;
+}
+
+static json_t *sensor_json(struct hs_json_doc *doc, const struct hs_model *m, uint32_t i)
+{
+    const struct hs_sensor *s = &m->sensors[i];
+    json_t *j = json_object();
+    hs_json_set(doc, j, "name", hs_json_str(s->name));
+    hs_json_set(doc, j, "type", json_string(hs_sensor_type_name(s->type)));
+    hs_json_set(doc, j, "sensor_id", json_integer(s->sensor_id));
+    hs_json_set(doc, j, "link", hs_json_str(m->links[s->link].name));
+    hs_json_set(doc, j, "p", hs_json_vec(s->pose.p, 3));
+    hs_json_set(doc, j, "R", hs_json_vec(s->pose.R, 9));
+    hs_json_set(doc, j, "max", hs_json_vec(s->max, 3));
+    if (s->type == HS_SENSOR_FORCE)
+        hs_json_set(doc, j, "max_torque", hs_json_vec(s->max_torque, 3));
+    return j;
+}
+
+static json_t *extra_joint_json(struct hs_json_doc *doc, const struct hs_model *m, uint32_t i)
+{
+    const struct hs_extra_joint *e = &m->extra_joints[i];
+    json_t *j = json_object();
+    hs_json_set(doc, j, "name", hs_json_str(e->name));
+    hs_json_set(doc, j, "type", json_string(e->type == HS_EXTRA_PISTON ? "piston" : "ball"));
+    hs_json_set(doc, j, "link1", hs_json_str(m->links[e->link1].name));
+    hs_json_set(doc, j, "link2", hs_json_str(m->links[e->link2].name));
+    hs_json_set(doc, j, "pos1", hs_json_vec(e->pos1, 3));
+    hs_json_set(doc, j, "pos2", hs_json_vec(e->pos2, 3));
+    hs_json_set(doc, j, "axis", hs_json_vec(e->axis, 3));
+    return j;
+}
+
+static int print_json(const struct hs_model *m)
+{
+    struct hs_json_doc doc = {0};
+    json_t *root = json_object();
+    hs_json_set(&doc, root, "name", hs_json_str(m->name));
+    hs_json_set(&doc, root, "nlinks", json_integer(m->nlinks));
+    hs_json_set(&doc, root, "njoint_ids", json_integer(m->njoint_ids));
+    hs_json_set(&doc, root, "total_mass", hs_json_num(hs_model_total_mass(m)));
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < m->nlinks; i++)
+        hs_json_add(&doc, a, link_json(&doc, m, i));
+    hs_json_set(&doc, root, "links", a);
+    a = json_array();
+    for (uint32_t i = 0; i < m->nsensors; i++)
+        hs_json_add(&doc, a, sensor_json(&doc, m, i));
+    hs_json_set(&doc, root, "sensors", a);
+    a = json_array();
+    for (uint32_t i = 0; i < m->nextra_joints; i++)
+        hs_json_add(&doc, a, extra_joint_json(&doc, m, i));
+    hs_json_set(&doc, root, "extra_joints", a);
+    a = json_array();
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        hs_json_add(&doc, a, hs_json_str(m->warnings[i]));
+    hs_json_set(&doc, root, "warnings", a);
+    return hs_json_doc_print(&doc, root, stdout, JSON_COMPACT | JSON_REAL_PRECISION(9));
 }
 
 int hs_cmd_model(int argc, char **argv)
@@ -291,11 +247,12 @@ int hs_cmd_model(int argc, char **argv)
                 "expressible in URDF left out; of the motor fields only gear ratios are written)\n",
                 urdf_out, lost, lost == 1 ? "" : "s");
     }
+    int pr = 0;
     if (json)
-        print_json(m);
+        pr = print_json(m);
     else
         print_text(m);
-    rc = fflush(stdout) == 0 && !ferror(stdout) ? HS_EXIT_OK : HS_EXIT_FAILURE;
+    rc = pr == 0 && fflush(stdout) == 0 && !ferror(stdout) ? HS_EXIT_OK : HS_EXIT_FAILURE;
     hs_model_free(m);
     return rc;
 }

@@ -4,7 +4,7 @@
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 
-enum { HS_EXIT_OK = 0, HS_EXIT_FAILURE = 1, HS_EXIT_USAGE = 2, HS_EXIT_PLANT_FAULT = 3 };
+#include "exit_codes.h"
 
 int hs_cmd_model(int argc, char **argv);
 int hs_cmd_sim(int argc, char **argv);

@@ -35,6 +35,13 @@ void hs_rot_apply_transpose(const double R[9], const double v[3], double ret[3])
         ret[c] = R[c] * v[0] + R[3 + c] * v[1] + R[6 + c] * v[2];
 }
 
+void hs_vec_cross(const double a[3], const double b[3], double ret[3])
+{
+    ret[0] = a[1] * b[2] - a[2] * b[1];
+    ret[1] = a[2] * b[0] - a[0] * b[2];
+    ret[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 void hs_pose_mul(const struct hs_pose *a, const struct hs_pose *b, struct hs_pose *ret)
 {
     hs_rot_mul(a->R, b->R, ret->R);

@@ -8,19 +8,13 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "hilsim/pose.h"
 
 #define MAX_EXTRUSION_POINTS 65536
 
 static void sub(const double *a, const double *b, double r[3])
 {
     r[0] = a[0] - b[0], r[1] = a[1] - b[1], r[2] = a[2] - b[2];
-}
-
-static void cross(const double a[3], const double b[3], double r[3])
-{
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 static double norm(double v[3])
@@ -43,7 +37,7 @@ static bool same(const double *a, const double *b, int n)
 static void rot_y_to(const double dir[3], double R[9])
 {
     double y[3] = {0, 1, 0}, ax[3];
-    cross(y, dir, ax);
+    hs_vec_cross(y, dir, ax);
     double s = norm(ax), c = dir[1];
     if (s < 1e-12) {
         double flip[3] = {1, 0, 0};
@@ -76,7 +70,7 @@ static void spine_frames(const double *sp, uint32_t ns, double *frames)
             double a[3], b[3];
             sub(&sp[3 * in], &sp[3 * i], a);
             sub(&sp[3 * ip], &sp[3 * i], b);
-            cross(a, b, z);
+            hs_vec_cross(a, b, z);
         }
         if (norm(z) < 1e-12) {
             if (have_z)
@@ -95,7 +89,7 @@ static void spine_frames(const double *sp, uint32_t ns, double *frames)
         memcpy(prevz, z, sizeof z);
         have_z = true;
         double x[3];
-        cross(y, z, x);
+        hs_vec_cross(y, z, x);
         norm(x);
         double *F = &frames[9 * i];
         for (int r = 0; r < 3; r++)
@@ -111,7 +105,7 @@ static void spine_frames(const double *sp, uint32_t ns, double *frames)
         for (int k = 0; k < 3; k++)
             z1[k] -= d * y0[k];
         if (norm(z1) > 1e-12) {
-            cross(y0, z1, x0);
+            hs_vec_cross(y0, z1, x0);
             norm(x0);
             for (int r = 0; r < 3; r++)
                 frames[r * 3] = x0[r], frames[r * 3 + 2] = z1[r];

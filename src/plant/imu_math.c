@@ -2,13 +2,6 @@
 
 #include "hilsim/pose.h"
 
-static void cross(const double a[3], const double b[3], double r[3])
-{
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 void hs_imu_kin_reset(struct hs_imu_kin *kin, const double v_com[3], const double w[3])
 {
     for (int i = 0; i < 3; i++) {
@@ -36,9 +29,9 @@ void hs_imu_specific_force(const double a_com[3], const double alpha[3], const d
                            double ret_f[3])
 {
     double ar[3], wr[3], wwr[3], a[3];
-    cross(alpha, r, ar);
-    cross(w, r, wr);
-    cross(w, wr, wwr);
+    hs_vec_cross(alpha, r, ar);
+    hs_vec_cross(w, r, wr);
+    hs_vec_cross(w, wr, wwr);
     for (int i = 0; i < 3; i++)
         a[i] = a_com[i] + ar[i] + wwr[i] - gravity[i];
     hs_rot_apply_transpose(R_ws, a, ret_f);

@@ -4,13 +4,7 @@
 
 #include "hilsim/ft_sensor.h"
 #include "plant_internal.h"
-
-static void cross(const double a[3], const double b[3], double r[3])
-{
-    r[0] = a[1] * b[2] - a[2] * b[1];
-    r[1] = a[2] * b[0] - a[0] * b[2];
-    r[2] = a[0] * b[1] - a[1] * b[0];
-}
+#include "hilsim/pose.h"
 
 /* The joint's constraint torque (force for sliders) along its axis on the link, from ODE's
  * feedback: t1 is about the link body's centre of mass, so move it to the anchor first. With
@@ -29,7 +23,7 @@ static double axial_constraint_effort(const struct hs__plant_joint *j, dBodyID b
     const dReal *c = dBodyGetPosition(body);
     double d[3] = {c[0] - anchor[0], c[1] - anchor[1], c[2] - anchor[2]}, m[3];
     double f[3] = {fb->f1[0], fb->f1[1], fb->f1[2]};
-    cross(d, f, m);
+    hs_vec_cross(d, f, m);
     double t = 0;
     for (int k = 0; k < 3; k++)
         t += axis[k] * (fb->t1[k] + m[k]);
@@ -66,11 +60,15 @@ static void sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, 
 
 static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, double ret[3])
 {
-    double R[9], p[3], a_com[3], alpha[3], r[3];
-    const dReal *w = dBodyGetAngularVel(s->body), *c = dBodyGetPosition(s->body);
-    hs_imu_kin_update(&s->kin, dBodyGetLinearVel(s->body), w, dt_s, a_com, alpha);
+    double R[9], p[3], a_com[3] = {0}, alpha[3] = {0}, r[3], wv[3] = {0}, c[3];
     sensor_frame(pl, s, R, p);
-    double wv[3] = {w[0], w[1], w[2]};
+    memcpy(c, p, sizeof c); /* a static link (fixed root): at rest, r = 0 */
+    if (s->body) {
+        const dReal *w = dBodyGetAngularVel(s->body), *cb = dBodyGetPosition(s->body);
+        hs_imu_kin_update(&s->kin, dBodyGetLinearVel(s->body), w, dt_s, a_com, alpha);
+        for (int k = 0; k < 3; k++)
+            wv[k] = w[k], c[k] = cb[k];
+    }
     if (s->type == HS_SENSOR_GYRO) {
         hs_imu_angular_rate(wv, R, ret);
         return;

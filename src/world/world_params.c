@@ -13,43 +13,44 @@ static bool in_range(double v, double lo, double hi)
 int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
 {
     if (!in_range(p->step_s, 1e-5, 0.1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "step_s %g outside 1e-5 .. 0.1 s", p->step_s);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "step_s %g outside 1e-5 .. 0.1 s", p->step_s);
     if (p->substeps < 1 || p->substeps > 100)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "substeps %u outside 1 .. 100", p->substeps);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "substeps %u outside 1 .. 100", p->substeps);
     if (p->solver >= HS_SOLVER_MAX)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "solver %d unknown", (int)p->solver);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "solver %d unknown", (int)p->solver);
     if (p->quick_iterations < 1 || p->quick_iterations > 1000)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "quick_iterations %u outside 1 .. 1000",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "quick_iterations %u outside 1 .. 1000",
                            p->quick_iterations);
     for (int i = 0; i < 3; i++)
         if (!isfinite(p->gravity[i]))
-            return hs_diag_set(d, EINVAL, "", 0, 0, "gravity[%d] is not finite", i);
+            return hs_diag_set(d, -EINVAL, "", 0, 0, "gravity[%d] is not finite", i);
     if (!in_range(p->erp, 0, 1) || !in_range(p->contact_erp, 0, 1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "erp/contact_erp outside 0 .. 1");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "erp/contact_erp outside 0 .. 1");
     if (!in_range(p->cfm, 0, 1e3) || !in_range(p->contact_cfm, 0, 1e3))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "cfm/contact_cfm outside 0 .. 1000");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "cfm/contact_cfm outside 0 .. 1000");
     if (isnan(p->friction) || p->friction < 0)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "friction %g must be >= 0", p->friction);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "friction %g must be >= 0", p->friction);
     if (!in_range(p->bounce, 0, 1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "bounce %g outside 0 .. 1", p->bounce);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "bounce %g outside 0 .. 1", p->bounce);
     if (!in_range(p->bounce_min_vel, 0, 1e3))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "bounce_min_vel %g outside 0 .. 1000 m/s",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "bounce_min_vel %g outside 0 .. 1000 m/s",
                            p->bounce_min_vel);
     if (!in_range(p->surface_layer, 0, 1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "surface_layer %g outside 0 .. 1 m",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "surface_layer %g outside 0 .. 1 m",
                            p->surface_layer);
     if (p->max_contacts < 1 || p->max_contacts > 64)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "max_contacts %u outside 1 .. 64", p->max_contacts);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "max_contacts %u outside 1 .. 64",
+                           p->max_contacts);
     if (!in_range(p->linear_damping, 0, 1) || !in_range(p->angular_damping, 0, 1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "damping outside 0 .. 1");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "damping outside 0 .. 1");
     /* Guard bounds: positive; INFINITY asks for finiteness only. */
     if (!(p->guard.max_position_m > 0) || !(p->guard.max_linear_velocity_mps > 0) ||
         !(p->guard.max_angular_velocity_rad_s > 0))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "guard bounds must be > 0 (INFINITY: none)");
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "guard bounds must be > 0 (INFINITY: none)");
     if (!(p->guard.joint_rate_factor >= 1))
-        return hs_diag_set(d, EINVAL, "", 0, 0, "guard joint_rate_factor %g must be >= 1",
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "guard joint_rate_factor %g must be >= 1",
                            p->guard.joint_rate_factor);
     if (p->warmup_steps > 100000)
-        return hs_diag_set(d, EINVAL, "", 0, 0, "warmup_steps %u above 100000", p->warmup_steps);
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "warmup_steps %u above 100000", p->warmup_steps);
     return 0;
 }

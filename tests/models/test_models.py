@@ -70,6 +70,14 @@ class Biped(unittest.TestCase):
     def test_no_warnings(self):
         self.assertEqual(self.m["warnings"], [])
 
+    def test_absent_limits_are_null(self):
+        # The free root has no joint range and no link has a current limit: JSON has no
+        # infinity, and a made-up number would read as a real limit.
+        root = self.m["links"][0]
+        self.assertIsNone(root["llimit"])
+        self.assertIsNone(root["ulimit"])
+        self.assertTrue(all(l["climit"] is None for l in self.m["links"]))
+
     def test_joint_ids_contiguous_in_design_order(self):
         ids = {l["name"]: l["joint_id"] for l in self.m["links"] if l["joint_id"] >= 0}
         self.assertEqual(self.m["njoint_ids"], len(BIPED_IDS))

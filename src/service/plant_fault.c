@@ -1,7 +1,7 @@
 /* What the CLI does with a plant fault (the divergence guard or an ODE internal error) and with
  * ODE's counted messages: the one-line cause, the safe stop, the exit status, and ODE's reports
  * as rate-limited log lines. Not RT: runs after the loop, or beside it for the messages. */
-#include "commands.h"
+#include "exit_codes.h"
 #include "runner.h"
 
 #include "hilsim/log.h"

@@ -3,10 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "../bench/io_shm.h"
 #include "hilsim/log.h"
 #include "hilsim/shm_abi.h"
+#include "io_module.h"
+#include "io_shm.h"
 #include "runner.h"
+#include "shm_server.h"
 
 static const char *client_status_name(uint32_t s)
 {
@@ -33,7 +35,7 @@ static void report_stop(void *ctx, struct hs_bench *b)
 
 static const struct hs_bench_io_ops report_ops = {.name = "shm-report", .safe_stop = report_stop};
 
-int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
+static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {
     if (!r->cfg->shm.enabled)
         return 0;
@@ -50,6 +52,7 @@ int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
     }
     if (rc < 0)
         return rc;
+    *ret_state = shm;
     if (hs_bench_shm_note(shm)[0])
         hs_log(HS_LOG_WARNING, "%s", hs_bench_shm_note(shm));
     if (hs_bench_add_io(r->bench, &report_ops, shm) < 0)
@@ -59,3 +62,17 @@ int hs__attach_shm(struct hs_runner *r, struct hs_diag *d)
                HS_SHM_PATH_PREFIX, r->cfg->bench.name);
     return 0;
 }
+
+/* Clients waiting on the segment learn at once that the server is gone (ESHUTDOWN), not after
+ * their own timeout; after the process dies the next server takes the segment over. */
+static void emergency(struct hs_runner *r, void *state)
+{
+    (void)r, (void)state;
+    hs_shm_server_mark_all_stopped();
+}
+
+const struct hs_service_io hs_service_io_shm = {
+    .name = "shm",
+    .attach = attach,
+    .emergency = emergency,
+};

@@ -1,8 +1,8 @@
 /* The real-time run shared by `hilsim run` and `hilsim bench`: config -> bench -> I/O ->
  * self-audit -> warm-up -> the tick loop on the calling thread, with a supervisor thread for
  * signals, the RT log ring, SIGHUP reloads and systemd notifications. */
-#ifndef HS_CLI_RUNNER_H
-#define HS_CLI_RUNNER_H
+#ifndef HS_SERVICE_RUNNER_H
+#define HS_SERVICE_RUNNER_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -10,6 +10,7 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
+#include "io_module.h"
 #include "rt/rt_audit.h"
 #include "rt/tick_loop.h"
 
@@ -23,7 +24,12 @@ struct hs_runner_opts {
     enum hs_cfg_clock_mode clock_mode;
 };
 
-struct hs_bench_can;
+/* An attached I/O module: its registry entry and its handle (owned by the bench). */
+struct hs_runner_io {
+    const struct hs_service_io *module;
+    void *state;
+    struct hs_runner *runner;
+};
 
 struct hs_runner {
     struct hs_runner_opts o;
@@ -36,7 +42,8 @@ struct hs_runner {
     struct hs_rt_report proc_report;
     struct hs_rt_audit audit;      /* at start; refreshed with the thread report after the run */
     struct hs_cfg_budgets budgets; /* SIGHUP may change them */
-    struct hs_bench_can *can; /* the CAN module when the bench has nodes (owned by the bench) */
+    struct hs_runner_io io[HS_SERVICE_IO_MAX]; /* the attached I/O modules, in registry order */
+    uint32_t nio;
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
@@ -72,19 +79,8 @@ void hs__notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Watchdog interval in µs from WATCHDOG_USEC (0 when not requested). */
 unsigned long long hs__notify_watchdog_usec(void);
 
-/* io_attach.c: attaches the CAN and shm I/O modules the config asks for. init only. Each
- * returns 0 (nothing to do, or attached) or a negative errno with d set. */
-int hs__attach_io(struct hs_runner *r, struct hs_diag *d);
-int hs__attach_can(struct hs_runner *r, struct hs_diag *d); /* io_attach_can.c */
-/* io_attach_can.c: one line per bus and node and the MIT latency; accepts NULL. Not RT. */
-void hs__can_print_summary(const struct hs_bench_can *can, FILE *out);
-/* Supervisor thread, about once a second: polls the CAN controllers over netlink (state, error
- * counters, bus-off restart policy) and logs changes. Accepts NULL. */
-void hs__can_link_poll(struct hs_bench_can *can, int64_t now_ns);
-/* "; can0 error-active, ..." for STATUS= (empty without CAN). Any thread. */
-void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size);
-/* Frames the kernel dropped on every bus (SO_RXQ_OVFL); 0 without CAN. */
-uint64_t hs__can_rx_drops(const struct hs_bench_can *can);
-int hs__attach_shm(struct hs_runner *r, struct hs_diag *d); /* io_attach_shm.c */
+/* After the loop: inputs the attached I/O modules lost before reading them (kernel receive
+ * queue overflows), for the timing validation's verdict. */
+uint64_t hs__runner_input_drops(const struct hs_runner *r);
 
 #endif

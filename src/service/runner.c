@@ -10,10 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../bench/io_can.h"
-#include "commands.h"
+#include "exit_codes.h"
 #include "emergency.h"
-#include "shm_server.h"
+#include "io_module.h"
 #include "hilsim/log.h"
 #include "reload.h"
 
@@ -119,16 +118,39 @@ void hs__runner_signals(sigset_t *ret)
     sigaddset(ret, SIGUSR1);
 }
 
-static void shm_emergency(void *ctx)
+static void io_emergency(void *ctx)
 {
-    (void)ctx;
-    hs_shm_server_mark_all_stopped();
+    struct hs_runner_io *io = ctx;
+    io->module->emergency(io->runner, io->state);
 }
 
-static void can_emergency(void *ctx)
+/* Attaches every registered I/O module the config asks for, in registry order, and registers
+ * the emergency hooks of those attached. */
+static int attach_io(struct hs_runner *r, struct hs_diag *d)
 {
-    struct hs_runner *r = ctx;
-    hs_bench_can_emergency_stop(r->can, r->bench);
+    for (uint32_t i = 0; i < hs_service_io_count; i++) {
+        const struct hs_service_io *m = hs_service_io_modules[i];
+        void *state = NULL;
+        int rc = m->attach(r, &state, d);
+        if (rc < 0)
+            return rc;
+        if (!state)
+            continue;
+        struct hs_runner_io *io = &r->io[r->nio++];
+        *io = (struct hs_runner_io){.module = m, .state = state, .runner = r};
+        if (m->emergency && hs__emergency_register(m->name, io_emergency, io) < 0)
+            hs_log(HS_LOG_WARNING, "%s: no emergency stop slot left", m->name);
+    }
+    return 0;
+}
+
+uint64_t hs__runner_input_drops(const struct hs_runner *r)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < r->nio; i++)
+        if (r->io[i].module->input_drops)
+            n += r->io[i].module->input_drops(r->io[i].state);
+    return n;
 }
 
 /* Warm-up: every phase runs for real (no sleeping) so caches, lazily bound symbols and ODE's
@@ -224,16 +246,10 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     for (uint32_t i = 0; i < hs_bench_warning_count(r->bench); i++)
         hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(r->bench, i));
     hs_bench_set_clock_mode(r->bench, r->clock_mode);
-    if ((rc = hs__attach_io(r, &d)) < 0) {
+    if ((rc = attach_io(r, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
-    if (r->can && hs__emergency_register("can", can_emergency, r) < 0)
-        hs_log(HS_LOG_WARNING, "can: no emergency stop slot left");
-    /* Clients waiting on the segment learn at once that the server is gone (ESHUTDOWN), not
-     * after their own timeout; after the process dies the next server takes the segment over. */
-    if (r->cfg->shm.enabled && hs__emergency_register("shm", shm_emergency, NULL) < 0)
-        hs_log(HS_LOG_WARNING, "shm: no emergency stop slot left");
     if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
@@ -392,14 +408,22 @@ static void *supervise(void *arg)
         struct hs_tick_progress p;
         hs_tick_loop_progress(r->loop, &p);
         if (now >= next_status) {
-            hs__can_link_poll(r->can, now);
-            char buses[256];
-            hs__can_status(r->can, buses, sizeof buses);
+            char io_status[256];
+            io_status[0] = 0;
+            for (uint32_t i = 0, n = 0; i < r->nio && n < sizeof io_status; i++) {
+                const struct hs_runner_io *io = &r->io[i];
+                if (io->module->supervise)
+                    io->module->supervise(io->state, now);
+                if (io->module->status) {
+                    io->module->status(io->state, io_status + n, sizeof io_status - n);
+                    n += strlen(io_status + n);
+                }
+            }
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
                        "worst wake %.1f us%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", buses);
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
@@ -511,7 +535,9 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
                     (unsigned long long)c.current_saturations,
                     (unsigned long long)c.invalid_commands);
     }
-    hs__can_print_summary(r->can, out);
+    for (uint32_t i = 0; i < r->nio; i++)
+        if (r->io[i].module->summary)
+            r->io[i].module->summary(r->io[i].state, out);
 }
 
 void hs__runner_cleanup(struct hs_runner *r)

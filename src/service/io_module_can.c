@@ -3,12 +3,12 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "../bench/io_can.h"
 #include "hilsim/log.h"
+#include "io_can.h"
+#include "io_module.h"
 #include "runner.h"
 
-/* For the runner's summary (declare it in runner.h when struct hs_runner keeps the module):
- * one line per bus, per node and for the MIT latency, each ending in '\n'. */
+/* One line per bus, per node and for the MIT latency, for the summary and the safe-stop log. */
 
 typedef void (*line_fn)(void *arg, const char *line);
 
@@ -90,8 +90,9 @@ static void print_line(void *arg, const char *line)
     fprintf(arg, "%s\n", line);
 }
 
-void hs__can_print_summary(const struct hs_bench_can *can, FILE *out)
+static void summary(const void *state, FILE *out)
 {
+    const struct hs_bench_can *can = state;
     if (can)
         each_line(can, print_line, out);
 }
@@ -106,7 +107,7 @@ static void report_stop(void *ctx, struct hs_bench *b)
 
 static const struct hs_bench_io_ops report_ops = {.name = "can-report", .safe_stop = report_stop};
 
-int hs__attach_can(struct hs_runner *r, struct hs_diag *d)
+static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {
     if (r->cfg->can.nnodes == 0)
         return 0;
@@ -118,7 +119,7 @@ int hs__attach_can(struct hs_runner *r, struct hs_diag *d)
         r->bench, r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? &lockstep : NULL, &can, d);
     if (rc < 0)
         return rc;
-    r->can = can;
+    *ret_state = can;
     if (hs_bench_add_io(r->bench, &report_ops, can) < 0)
         hs_log(HS_LOG_WARNING, "can: no I/O slot left for the CAN counters report");
     for (uint32_t i = 0; i < r->cfg->can.nbuses; i++)
@@ -127,8 +128,9 @@ int hs__attach_can(struct hs_runner *r, struct hs_diag *d)
     return 0;
 }
 
-uint64_t hs__can_rx_drops(const struct hs_bench_can *can)
+static uint64_t input_drops(const void *state)
 {
+    const struct hs_bench_can *can = state;
     uint64_t n = 0;
     for (uint32_t i = 0; can && i < hs_bench_can_bus_count(can); i++) {
         struct hs_bench_can_bus_stats s;
@@ -138,8 +140,9 @@ uint64_t hs__can_rx_drops(const struct hs_bench_can *can)
     return n;
 }
 
-void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
+static void status(const void *state, char *buf, size_t size)
 {
+    const struct hs_bench_can *can = state;
     size_t n = 0;
     buf[0] = 0;
     const char *name;
@@ -157,7 +160,7 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
                 break;
             w += d;
         }
-        /* A real controller: its own view through libsocketcan (hs__can_link_poll, same thread). */
+        /* A real controller: its own view through libsocketcan (supervise, same thread). */
         struct hs_can_state link;
         if (hs_bench_can_link_view(can, i, &link) == 0 && link.link_mgmt == HS_CAN_LINK_MGMT_OK) {
             int d = snprintf(buf + n + (size_t)w, size - n - (size_t)w,
@@ -172,8 +175,9 @@ void hs__can_status(const struct hs_bench_can *can, char *buf, size_t size)
     }
 }
 
-void hs__can_link_poll(struct hs_bench_can *can, int64_t now_ns)
+static void supervise(void *state, int64_t now_ns)
 {
+    struct hs_bench_can *can = state;
     /* Supervisor thread only, so a plain static is this function's own memory. */
     static enum hs_can_bus_state last[HS_CFG_MAX_BUSES];
     static uint64_t last_restarts[HS_CFG_MAX_BUSES];
@@ -199,3 +203,18 @@ void hs__can_link_poll(struct hs_bench_can *can, int64_t now_ns)
         last_restarts[i] = st.restarts;
     }
 }
+
+static void emergency(struct hs_runner *r, void *state)
+{
+    hs_bench_can_emergency_stop(state, r->bench);
+}
+
+const struct hs_service_io hs_service_io_can = {
+    .name = "can",
+    .attach = attach,
+    .emergency = emergency,
+    .supervise = supervise,
+    .status = status,
+    .summary = summary,
+    .input_drops = input_drops,
+};
