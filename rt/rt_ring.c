@@ -82,6 +82,15 @@ int hs_rt_log_format(const struct hs_rt_log_rec *rec, char *buf, size_t size)
         return snprintf(buf, size,
                         "tick %llu: lockstep: no release from the controller after %.3f s (%s)", t,
                         (double)a / 1e9, rec->what ? rec->what : "?");
+    case HS_RT_LOG_SYNC_LOCKED:
+        return snprintf(buf, size,
+                        "tick %llu: sync: locked to %s (phase error %+.1f us, drift %+.1f ppm)", t,
+                        rec->what ? rec->what : "the event", (double)a / 1e3, (double)b / 1e3);
+    case HS_RT_LOG_SYNC_LOST:
+        return snprintf(buf, size,
+                        "tick %llu: sync: no %s for %lld periods: free-running on the nominal "
+                        "period until it comes back",
+                        t, rec->what ? rec->what : "event", a);
     default:
         return snprintf(buf, size, "tick %llu: unknown record kind %u", t, rec->kind);
     }

@@ -17,6 +17,10 @@ enum hs_rt_log_kind {
     HS_RT_LOG_STALL,     /* a: injected stall ns */
     HS_RT_LOG_LOCKSTEP,  /* a lockstep wait expired. a: ns waited, b: enum hs_lockstep_expiry,
                             what: its name (hold, step, stop) */
+    HS_RT_LOG_SYNC_LOCKED, /* the sync clock locked. a: phase error ns, b: drift ppb,
+                              what: the event source */
+    HS_RT_LOG_SYNC_LOST,   /* its events stopped: free-running. a: periods without one,
+                              what: the event source */
     HS_RT_LOG_MAX
 };
 

@@ -17,6 +17,8 @@
 /* dir: 0 received, 1 sent; data: len (<= 64) payload bytes */
 #define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len)                                      \
     lttng_ust_tracepoint(hilsim, can_frame, (tick), (dir), (bus), (can_id), (data), (len))
+/* s: const struct hs_trace_sync * */
+#define HS_TRACE_SYNC(s) lttng_ust_tracepoint(hilsim, sync, (s))
 #define HS_TRACE_ENABLED(name) lttng_ust_tracepoint_enabled(hilsim, name)
 #else
 /* sizeof keeps the arguments unevaluated but "used", so callers build warning-free both ways. */
@@ -28,6 +30,7 @@
 #define HS_TRACE_CAN_FRAME(tick, dir, bus, can_id, data, len)                                      \
     ((void)sizeof(tick), (void)sizeof(dir), (void)sizeof(bus), (void)sizeof(can_id),               \
      (void)sizeof(data), (void)sizeof(len))
+#define HS_TRACE_SYNC(s) ((void)sizeof(s))
 #define HS_TRACE_ENABLED(name) 0
 #endif
 

@@ -19,4 +19,14 @@ struct hs_trace_tick {
     uint8_t overrun;
 };
 
+/* The sync clock after a tick (hilsim:sync): what the discipline measured and did. */
+struct hs_trace_sync {
+    uint64_t tick;
+    int64_t phase_error_ns; /* this tick's, or the last one measured */
+    int64_t adjust_ns;      /* added to every later deadline */
+    int64_t drift_ppb;      /* the event clock against the nominal period */
+    uint32_t events;        /* seen this tick */
+    uint8_t state;          /* enum hs_sync_state: 0 free, 1 acquiring, 2 locked, 3 holdover */
+};
+
 #endif

@@ -54,6 +54,16 @@ LTTNG_UST_TRACEPOINT_EVENT(hilsim, can_frame,
         lttng_ust_field_integer(int, bus, bus)
         lttng_ust_field_integer_hex(uint32_t, can_id, can_id)
         lttng_ust_field_sequence(uint8_t, data, data, unsigned int, len)))
+/* The sync clock after each tick (rt.clock.mode sync). */
+LTTNG_UST_TRACEPOINT_EVENT(hilsim, sync,
+    LTTNG_UST_TP_ARGS(const struct hs_trace_sync *, s),
+    LTTNG_UST_TP_FIELDS(
+        lttng_ust_field_integer(uint64_t, tick, s->tick)
+        lttng_ust_field_integer(int64_t, phase_error_ns, s->phase_error_ns)
+        lttng_ust_field_integer(int64_t, adjust_ns, s->adjust_ns)
+        lttng_ust_field_integer(int64_t, drift_ppb, s->drift_ppb)
+        lttng_ust_field_integer(uint32_t, events, s->events)
+        lttng_ust_field_integer(uint8_t, state, s->state)))
 /* clang-format on */
 
 #endif

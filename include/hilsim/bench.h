@@ -109,6 +109,15 @@ uint32_t hs_bench_release_sources(const struct hs_bench *bench);
  * the CLI's --clock overrides it). I/O modules read it at attach: shm tells its clients. */
 void hs_bench_set_clock_mode(struct hs_bench *bench, enum hs_cfg_clock_mode mode);
 enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
+/* The sync clock's events (rt.clock.sync). RT-safe, tick thread: an I/O module that sees the
+ * configured event in its inputs phase (a SYNC frame, the shm owner's command) reports its
+ * time, CLOCK_MONOTONIC (a frame's kernel receive time, not the drain time). The runner's
+ * discipline takes them after the tick; past HS_BENCH_SYNC_EVENTS_MAX a tick's events are
+ * counted without their time. take: copies up to max times into ret and returns how many
+ * events the tick saw (may exceed max), then forgets them. */
+#define HS_BENCH_SYNC_EVENTS_MAX 8
+void hs_bench_sync_event(struct hs_bench *bench, int64_t event_ns);
+uint32_t hs_bench_sync_take(struct hs_bench *bench, int64_t *ret, uint32_t max);
 /* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs
  * even after an earlier one failed, as in rt/tick_loop; returns the first error. */
 int hs_bench_tick(struct hs_bench *bench, int64_t now_ns, uint64_t tick);

@@ -102,10 +102,30 @@ enum hs_cfg_lockstep_expiry {
     HS_CFG_LOCKSTEP_STOP, /* stop the run (exit 1) */
     HS_CFG_LOCKSTEP_EXPIRY_MAX
 };
+/* rt.clock.sync: the external event of the sync mode (and, for CAN, the lockstep release). */
+enum hs_cfg_sync_source {
+    HS_CFG_SYNC_NONE, /* no event: sync runs free (as wall) */
+    HS_CFG_SYNC_CAN,  /* a frame with can_id on bus: CANopen SYNC (0x080) or a chosen ID */
+    HS_CFG_SYNC_SHM,  /* the shm command owner's command arrival */
+    HS_CFG_SYNC_SOURCE_MAX
+};
+struct hs_cfg_clock_sync {
+    enum hs_cfg_sync_source source;
+    char bus[32];            /* can: a can.buses name; "" = the first bus */
+    uint32_t can_id;         /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
+    double lead_s;           /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
+    uint32_t max_slew_ppm;   /* 1 .. 100000: bound on a period's change and on the drift */
+    double lock_window_s;    /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
+    uint32_t lock_ticks;     /* 1 .. 100000: ticks in the window before locked */
+    uint32_t timeout_periods; /* 1 .. 1000000: ticks without an event before free-running */
+    uint32_t bus_index;       /* set by validation */
+};
+
 struct hs_cfg_clock {
     enum hs_cfg_clock_mode mode;
     double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
     enum hs_cfg_lockstep_expiry on_timeout;
+    struct hs_cfg_clock_sync sync;
 };
 
 struct hs_cfg_rt {

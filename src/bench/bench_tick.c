@@ -129,6 +129,24 @@ void hs_bench_set_clock_mode(struct hs_bench *b, enum hs_cfg_clock_mode mode)
     b->clock_mode = mode;
 }
 
+void hs_bench_sync_event(struct hs_bench *b, int64_t event_ns)
+{
+    if (b->nsync_ev < HS_BENCH_SYNC_EVENTS_MAX)
+        b->sync_ev[b->nsync_ev] = event_ns;
+    if (b->nsync_ev < UINT32_MAX)
+        b->nsync_ev++;
+}
+
+uint32_t hs_bench_sync_take(struct hs_bench *b, int64_t *ret, uint32_t max)
+{
+    uint32_t n = b->nsync_ev;
+    uint32_t kept = n < HS_BENCH_SYNC_EVENTS_MAX ? n : HS_BENCH_SYNC_EVENTS_MAX;
+    for (uint32_t i = 0; i < kept && i < max; i++)
+        ret[i] = b->sync_ev[i];
+    b->nsync_ev = 0;
+    return n;
+}
+
 enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
 {
     return b->clock_mode;

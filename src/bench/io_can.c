@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <linux/can.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,6 +66,19 @@ struct can_bus {
     struct hs_can_replier *replier;
 };
 
+/* The controller's clock frame (see "clock frames" below). */
+#define CLOCK_HELD_MAX (RX_BATCH * HS_BENCH_CAN_RX_ROUNDS)
+struct can_clock {
+    struct hs_bench *bench;
+    struct can_bus *bus; /* NULL: no clock frame */
+    uint32_t id;
+    bool lockstep;             /* each clock frame releases a tick */
+    struct hs_can_frame *held; /* lockstep: read by the gate, not yet taken by a tick */
+    unsigned nheld, cut, taken;
+    uint64_t frames;        /* clock frames no node claimed (not counted as unclaimed) */
+    uint64_t full_releases; /* lockstep: the holding buffer filled up without a clock frame */
+};
+
 struct hs_bench_can {
     const struct hs_config *cfg;
     struct can_bus buses[HS_CFG_MAX_BUSES];
@@ -77,6 +91,7 @@ struct hs_bench_can {
     bool tick_time_stamps;
     uint64_t tick;               /* for trace events: the tick being served */
     uint64_t warmup_frames_held; /* built during the runner's warm-up and never sent */
+    struct can_clock clock;      /* rt.clock.sync.source can: the clock frame */
 };
 
 static int64_t clock_ns(clockid_t c)
@@ -158,12 +173,122 @@ static uint32_t trace_id(const struct hs_can_frame *f)
            (f->flags & HS_CAN_FLAG_ERR ? 0x20000000u : 0);
 }
 
+/* ---- clock frames (rt.clock.sync.source can) ----
+ * One frame ID on one bus (CANopen SYNC, or a board's own frame) is the controller's clock. It
+ * is dispatched like any other frame (a CANopen node may answer SYNC too); besides:
+ *   sync      each one's receive time is a clock event for the discipline (hs_bench_sync_event);
+ *   lockstep  each one releases one tick. The gate reads the bus into a holding buffer until a
+ *             clock frame is in it; the tick then takes the frames up to and including that
+ *             one, so what the controller sent before its SYNC drives this tick and what came
+ *             after waits for the next. Frames carry the tick clock (simulated time). */
+static bool is_clock_frame(const struct can_clock *k, const struct hs_can_frame *f)
+{
+    return f->id == k->id && !(f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR));
+}
+
+/* Returns true for the clock frame (the caller does not count it as unclaimed). */
+static bool clock_frame_seen(struct hs_bench_can *c, const struct can_bus *b,
+                             const struct hs_can_frame *f, int64_t t)
+{
+    if (c->clock.bus != b || !is_clock_frame(&c->clock, f))
+        return false;
+    if (!c->clock.lockstep)
+        hs_bench_sync_event(c->clock.bench, t);
+    return true;
+}
+
+/* RT-safe: the held frames up to the first clock frame (all of them when the tick runs
+ * without one: a lockstep wait that expired with on_timeout step), at most max per call. */
+static int clock_take(struct can_clock *k, struct hs_can_frame *out, unsigned max)
+{
+    if (k->cut == 0) {
+        unsigned i = 0;
+        while (i < k->nheld && !is_clock_frame(k, &k->held[i]))
+            i++;
+        k->cut = i < k->nheld ? i + 1 : k->nheld;
+    }
+    unsigned n = k->cut - k->taken < max ? k->cut - k->taken : max;
+    memcpy(out, k->held + k->taken, n * sizeof *out);
+    k->taken += n;
+    if (k->taken == k->cut) { /* this tick's share is out: the rest waits for the next */
+        memmove(k->held, k->held + k->cut, (k->nheld - k->cut) * sizeof *k->held);
+        k->nheld -= k->cut;
+        k->cut = k->taken = 0;
+    }
+    return (int)n;
+}
+
+static bool clock_held(const struct can_clock *k)
+{
+    for (unsigned i = 0; i < k->nheld; i++)
+        if (is_clock_frame(k, &k->held[i]))
+            return true;
+    return false;
+}
+
+/* The lockstep gate (hs_bench_io_ops.wait_release): RT-safe, bounded by deadline_ns. */
+static int can_wait_release(void *ctx, struct hs_bench *bench, int64_t deadline_ns)
+{
+    (void)bench;
+    struct hs_bench_can *c = ctx;
+    struct can_clock *k = &c->clock;
+    int fd = hs_can_bus_fd(k->bus->bus);
+    for (;;) {
+        if (clock_held(k))
+            return 0;
+        if (k->nheld == CLOCK_HELD_MAX) { /* a flood without SYNC: the tick takes it all */
+            k->full_releases++;
+            return 0;
+        }
+        int got = hs_can_bus_recv(k->bus->bus, k->held + k->nheld, CLOCK_HELD_MAX - k->nheld);
+        if (got > 0) {
+            k->nheld += (unsigned)got;
+            continue;
+        }
+        if (got < 0 && got != -EAGAIN && got != -EWOULDBLOCK)
+            return got;
+        int64_t wait = deadline_ns - clock_ns(CLOCK_MONOTONIC);
+        if (wait <= 0)
+            return -ETIMEDOUT;
+        if (fd < 0) { /* a backend without a descriptor: look again shortly */
+            struct timespec ts = {0, 100000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
+        if (ppoll(&p, 1, &ts, NULL) < 0 && errno != EINTR)
+            return -errno;
+    }
+}
+
+/* init only: rt.clock.sync.source can on this bench. */
+static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct hs_diag *d)
+{
+    const struct hs_cfg_clock_sync *s = &c->cfg->rt.clock.sync;
+    enum hs_cfg_clock_mode mode = hs_bench_clock_mode(bench);
+    c->clock.bench = bench;
+    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CFG_CLOCK_WALL)
+        return 0;
+    c->clock.bus = &c->buses[s->bus_index];
+    c->clock.id = s->can_id;
+    c->clock.lockstep = mode == HS_CFG_CLOCK_LOCKSTEP;
+    if (!c->clock.lockstep)
+        return 0;
+    c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
+    c->clock.held = calloc(CLOCK_HELD_MAX, sizeof *c->clock.held);
+    if (!c->clock.held)
+        return hs_diag_set(d, -ENOMEM, c->cfg->path, 0, 0, "can: out of memory");
+    return 0;
+}
+
 static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
     for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS; round++) {
-        int got = b->replier ? hs_can_replier_recv(b->replier, b->rx, RX_BATCH)
-                             : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
+        int got = c->clock.lockstep && c->clock.bus == b ? clock_take(&c->clock, b->rx, RX_BATCH)
+                  : b->replier ? hs_can_replier_recv(b->replier, b->rx, RX_BATCH)
+                               : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
         if (got <= 0)
             return;
         for (int k = 0; k < got; k++) {
@@ -176,7 +301,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
             }
             int64_t t =
                 f->rx_time_ns > 0 && !c->tick_time_stamps ? f->rx_time_ns + real_to_mono : now_ns;
-            int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, &b->unclaimed);
+            uint64_t *unclaimed = clock_frame_seen(c, b, f, t) ? &c->clock.frames : &b->unclaimed;
+            int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, unclaimed);
             if (i < 0)
                 continue;
             struct can_node *n = &c->nodes[b->node_index[i]];
@@ -417,6 +543,7 @@ static void can_destroy(void *ctx)
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
         hs__can_dbc_node_destroy(c->nodes[i].dbc);
     free(c->lat_hist);
+    free(c->clock.held);
     free(c);
 }
 
@@ -426,6 +553,16 @@ static const struct hs_bench_io_ops can_ops = {
     .outputs = can_outputs,
     .safe_stop = can_safe_stop,
     .destroy = can_destroy,
+};
+
+/* CAN lockstep (rt.clock.sync.source can): the clock frame releases the ticks. */
+static const struct hs_bench_io_ops can_ops_lockstep = {
+    .name = "can",
+    .inputs = can_inputs,
+    .outputs = can_outputs,
+    .safe_stop = can_safe_stop,
+    .destroy = can_destroy,
+    .wait_release = can_wait_release,
 };
 
 /* ---- attach ---- */
@@ -512,6 +649,11 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
         else
             f->id = n->id << 5, f->mask = 0x7E0;
     }
+    if (c->clock.bus == b && cc.n_filters < HS_CAN_FILTER_MAX)
+        cc.filters[cc.n_filters++] =
+            (struct hs_can_filter){.id = c->clock.id, .mask = HS_CAN_SFF_MASK, .ext = false};
+    else if (c->clock.bus == b)
+        all_ids = true;
     if (all_ids)
         cc.n_filters = 0; /* more IDs than kernel filters: the nodes sort the frames */
     const struct hs_can_backend_ops *ops = &hs_can_socketcan_ops;
@@ -645,6 +787,8 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
         if (r < 0)
             goto fail;
     }
+    if ((r = clock_attach(c, bench, d)) < 0)
+        goto fail;
     c->nnodes = cfg->can.nnodes;
     for (; opened < cfg->can.nbuses; opened++) {
         struct can_bus *b = &c->buses[opened];
@@ -663,7 +807,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
         }
     }
     c->nbuses = cfg->can.nbuses;
-    r = hs_bench_add_io(bench, &can_ops, c);
+    r = hs_bench_add_io(bench, c->clock.lockstep ? &can_ops_lockstep : &can_ops, c);
     if (r < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "can: no I/O slot left on the bench");
         goto fail;

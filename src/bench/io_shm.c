@@ -39,6 +39,7 @@ struct hs_bench_shm {
     uint32_t nfts;
     const struct hs_sensor_reading **ft_src;
     uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
+    bool sync_events; /* rt.clock sync with source shm: a new command is the clock's event */
     /* The server's clock: now_ns + time_offset, kept increasing. The runner's warm-up ticks
      * run on made-up times ahead of the clock, so the loop's first now_ns is earlier; commands
      * seen then must still age from that moment on, not wait for the clock to catch up. */
@@ -124,6 +125,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->time_started = true;
     hs_shm_server_read_commands(s->srv, server_ns, &rep);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
+    int64_t event_ns = INT64_MIN; /* the first new command's write time, for the sync clock */
     for (uint32_t i = 0; i < s->njoints; i++) {
         struct shm_joint *sj = &s->joints[i];
         if (!sj->commanded)
@@ -139,6 +141,8 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
                 continue;
             }
             c.rx_time_ns = now_ns - in[i].age_ns;
+            if (event_ns == INT64_MIN)
+                event_ns = c.rx_time_ns;
             c.seq = slot->seq + 1;
             *slot = c;
             s->stats.commands_applied++;
@@ -150,6 +154,8 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
         if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
             slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
     }
+    if (s->sync_events && event_ns != INT64_MIN)
+        hs_bench_sync_event(b, event_ns);
     /* The bench's overrun safe hold overrides every source after this phase: tell the clients
      * their commands are not in effect. */
     if (hs_bench_in_safe_hold(b))
@@ -389,6 +395,9 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
     const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
+    /* CAN lockstep (rt.clock.sync.source can): the bus's clock frame releases the ticks; shm
+     * clients then follow them, read-only views included, and release nothing. */
+    const bool gate = lockstep && cfg->rt.clock.sync.source != HS_CFG_SYNC_CAN;
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
@@ -448,7 +457,9 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
                              (mode_t)cfg->shm.mode, &s->srv, d);
     if (r < 0)
         goto fail;
-    if ((r = hs_bench_add_io(b, lockstep ? &shm_ops : &shm_ops_free, s)) < 0) {
+    s->sync_events =
+        hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC && cfg->rt.clock.sync.source == HS_CFG_SYNC_SHM;
+    if ((r = hs_bench_add_io(b, gate ? &shm_ops : &shm_ops_free, s)) < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "shm: too many I/O modules on the bench");
         goto fail;
     }

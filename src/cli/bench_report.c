@@ -70,9 +70,24 @@ static void wake_compare(FILE *f, const struct hs_hist *h, const struct hs_hist 
     fprintf(f, "  %-17s %10.3f %10.3f   %5.2f\n", "max", a, b, b > 0 ? a / b : 0.0);
 }
 
+/* The sync clock's row under the timing table (sync mode). */
+static void sync_text(FILE *f, const struct hs_sync_status *y)
+{
+    fprintf(f,
+            "\nsync clock: %s; %llu events, locked %llu time(s), lost %llu time(s); over %llu "
+            "locked ticks phase error rms %.1f us, worst %.1f us; drift %+.1f ppm; locked cycles "
+            "without an event %llu, with two or more %llu\n",
+            hs_sync_state_name(y->state), (unsigned long long)y->events,
+            (unsigned long long)y->locks, (unsigned long long)y->losses,
+            (unsigned long long)y->locked_ticks, y->rms_phase_error_ns / 1e3,
+            (double)y->worst_phase_error_ns / 1e3, y->drift_ppm, (unsigned long long)y->missed,
+            (unsigned long long)y->doubles);
+}
+
 static int write_text(const char *dir, const char *bench, double duration_s,
                       const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
-                      const struct hs_hist *base, const struct hs_bench_verdict *v)
+                      const struct hs_hist *base, const struct hs_bench_verdict *v,
+                      const struct hs_sync_status *sync)
 {
     FILE *f = open_in(dir, "report.txt");
     if (!f)
@@ -87,6 +102,8 @@ static int write_text(const char *dir, const char *bench, double duration_s,
     fprintf(f, "\nbaseline: the bare clock_nanosleep loop's wake latency, same columns [us]\n%s",
             read_buf);
     wake_compare(f, &s->phase[HS_PHASE_WAKE], base);
+    if (sync)
+        sync_text(f, sync);
     fprintf(f, "\nbudgets:\n");
     for (int i = 0; i < v->nchecks; i++)
         fprintf(f, "  %-18s %12.*f %-3s limit %12.*f  %s\n", v->checks[i].name,
@@ -101,6 +118,25 @@ static void put(json_t *obj, const char *key, json_t *val, bool *bad)
 {
     if (json_object_set_new(obj, key, val) != 0)
         *bad = true;
+}
+
+static json_t *sync_json(const struct hs_sync_status *y, bool *bad)
+{
+    json_t *o = json_object();
+    put(o, "state", json_string(hs_sync_state_name(y->state)), bad);
+    put(o, "events", json_integer((json_int_t)y->events), bad);
+    put(o, "locks", json_integer((json_int_t)y->locks), bad);
+    put(o, "losses", json_integer((json_int_t)y->losses), bad);
+    put(o, "locked_ticks", json_integer((json_int_t)y->locked_ticks), bad);
+    put(o, "phase_error_last_us", json_real(hs_report_round((double)y->phase_error_ns / 1e3, 3)),
+        bad);
+    put(o, "phase_error_rms_us", json_real(hs_report_round(y->rms_phase_error_ns / 1e3, 3)), bad);
+    put(o, "phase_error_worst_us",
+        json_real(hs_report_round((double)y->worst_phase_error_ns / 1e3, 3)), bad);
+    put(o, "drift_ppm", json_real(hs_report_round(y->drift_ppm, 3)), bad);
+    put(o, "locked_cycles_missed", json_integer((json_int_t)y->missed), bad);
+    put(o, "locked_cycles_double", json_integer((json_int_t)y->doubles), bad);
+    return o;
 }
 
 static json_t *budgets_json(const struct hs_bench_verdict *v, bool *bad)
@@ -122,7 +158,8 @@ static json_t *budgets_json(const struct hs_bench_verdict *v, bool *bad)
 
 static int write_json(const char *dir, const char *bench, double duration_s,
                       const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
-                      const struct hs_hist *base, const struct hs_bench_verdict *v)
+                      const struct hs_hist *base, const struct hs_bench_verdict *v,
+                      const struct hs_sync_status *sync)
 {
     double a = pct_us(&s->phase[HS_PHASE_WAKE], 999900), b = pct_us(base, 999900);
     bool bad = false;
@@ -134,6 +171,8 @@ static int write_json(const char *dir, const char *bench, double duration_s,
     put(root, "baseline_wake", hs_report_hist_json(base), &bad);
     put(root, "wake_p9999_ratio_to_baseline", json_real(hs_report_round(b > 0 ? a / b : 0.0, 4)),
         &bad);
+    if (sync)
+        put(root, "sync", sync_json(sync, &bad), &bad);
     put(root, "budgets", budgets_json(v, &bad), &bad);
     put(root, "verdict", json_string(v->pass ? "pass" : "fail"), &bad);
     int r = -ENOMEM;
@@ -172,16 +211,17 @@ static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct 
 
 int hs__bench_write_report(const char *dir, const char *bench_name, double duration_s,
                            const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
-                           const struct hs_hist *baseline, const struct hs_bench_verdict *v)
+                           const struct hs_hist *baseline, const struct hs_bench_verdict *v,
+                           const struct hs_sync_status *sync)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return -errno;
     read_buf = malloc(BUF_SIZE);
     if (!read_buf)
         return -ENOMEM;
-    int r = write_text(dir, bench_name, duration_s, audit, s, baseline, v);
+    int r = write_text(dir, bench_name, duration_s, audit, s, baseline, v, sync);
     if (r == 0)
-        r = write_json(dir, bench_name, duration_s, audit, s, baseline, v);
+        r = write_json(dir, bench_name, duration_s, audit, s, baseline, v, sync);
     if (r == 0)
         r = write_svg(dir, s, baseline);
     free(read_buf);

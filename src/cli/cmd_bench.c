@@ -9,6 +9,7 @@
 #include "bench_report.h"
 #include "commands.h"
 #include "runner.h"
+#include "sync_clock.h"
 
 #include "hilsim/log.h"
 #include "rt/rt_baseline.h"
@@ -125,8 +126,10 @@ int hs_cmd_bench(int argc, char **argv)
         goto out;
     struct hs_bench_verdict v;
     hs__bench_verdict(&r.budgets, hs_tick_loop_stats(r.loop), hs__runner_input_drops(&r), &v);
+    struct hs_sync_status sync;
+    bool synced = hs__sync_clock_status(r.sync, &sync);
     int wr = hs__bench_write_report(report_dir, r.cfg->bench.name, o.duration_s, &r.audit,
-                                    hs_tick_loop_stats(r.loop), &base, &v);
+                                    hs_tick_loop_stats(r.loop), &base, &v, synced ? &sync : NULL);
     if (wr < 0) {
         hs_log(HS_LOG_ERR, "%s: cannot write the report: %s", report_dir, strerror(-wr));
         rc = HS_EXIT_FAILURE;

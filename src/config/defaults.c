@@ -88,7 +88,12 @@ void hs_config_defaults(struct hs_config *ret_config)
         .histogram_max_us = 10000,
         .clock = {.mode = HS_CFG_CLOCK_WALL,
                   .lockstep_timeout_s = 1.0,
-                  .on_timeout = HS_CFG_LOCKSTEP_HOLD},
+                  .on_timeout = HS_CFG_LOCKSTEP_HOLD,
+                  .sync = {.source = HS_CFG_SYNC_NONE,
+                           .can_id = 0x080,
+                           .max_slew_ppm = 10000,
+                           .lock_ticks = 16,
+                           .timeout_periods = 10}},
     };
 
     c->budgets = (struct hs_cfg_budgets){

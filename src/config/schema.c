@@ -181,10 +181,24 @@ static const struct hs__cfg_field leaky_f[] = {
 };
 STATIC_TABLE(leaky_t, leaky_f, NULL);
 
+/* rt.clock.sync: the sync mode's event (and CAN lockstep's release frame). */
+static const struct hs__cfg_field clock_sync_f[] = {
+    ENUM("source", struct hs_cfg_clock_sync, source, hs__names_sync_source),
+    NAME("bus", struct hs_cfg_clock_sync, bus, HS__CS_IDENT, 0),
+    U32("can_id", struct hs_cfg_clock_sync, can_id, 0, 0x7FF, 0),
+    DBL("lead_s", struct hs_cfg_clock_sync, lead_s, 0, 0.1, 0),
+    U32("max_slew_ppm", struct hs_cfg_clock_sync, max_slew_ppm, 1, 100000, 0),
+    DBL("lock_window_s", struct hs_cfg_clock_sync, lock_window_s, 0, 0.05, 0),
+    U32("lock_ticks", struct hs_cfg_clock_sync, lock_ticks, 1, 100000, 0),
+    U32("timeout_periods", struct hs_cfg_clock_sync, timeout_periods, 1, 1000000, 0),
+};
+STATIC_TABLE(clock_sync_t, clock_sync_f, NULL);
+
 static const struct hs__cfg_field clock_f[] = {
     ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
     ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+    SECTION("sync", struct hs_cfg_clock, sync, clock_sync_t, 0),
 };
 STATIC_TABLE(clock_cfg_t, clock_f, NULL);
 

@@ -309,6 +309,34 @@ static int check_can(struct hs__ctx *c)
     return 0;
 }
 
+/* rt.clock.sync: the bus must exist (default: the first), the times fit the period. */
+static int check_clock_sync(struct hs__ctx *c)
+{
+    struct hs_cfg_clock_sync *s = &c->cfg->rt.clock.sync;
+    const struct hs_cfg_can *can = &c->cfg->can;
+    const double period_s = (double)c->cfg->rt.period_ns * 1e-9;
+    if (s->lead_s >= period_s)
+        return err_field(c, "rt.clock.sync.lead_s", "%g s must be below the period (%g s)",
+                         s->lead_s, period_s);
+    if (s->lock_window_s > period_s / 2)
+        return err_field(c, "rt.clock.sync.lock_window_s",
+                         "%g s must be at most half the period (%g s)", s->lock_window_s,
+                         period_s / 2);
+    if (s->source != HS_CFG_SYNC_CAN)
+        return 0;
+    if (can->nbuses == 0)
+        return err_field(c, "rt.clock.sync.source", "can needs a bus in can.buses");
+    s->bus_index = 0;
+    if (!s->bus[0])
+        return 0;
+    for (uint32_t b = 0; b < can->nbuses; b++)
+        if (!strcmp(can->buses[b].name, s->bus)) {
+            s->bus_index = b;
+            return 0;
+        }
+    return err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
+}
+
 static int check_sources(struct hs__ctx *c)
 {
     const struct hs_config *cfg = c->cfg;
@@ -348,7 +376,7 @@ int hs__cfg_validate(struct hs__ctx *c)
 {
     int (*const rules[])(struct hs__ctx *) = {
         check_models,  check_timing, check_controller, check_actuators,
-        check_sensors, check_can,    check_sources,
+        check_sensors, check_can,    check_sources,    check_clock_sync,
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         int r = rules[i](c);

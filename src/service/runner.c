@@ -15,6 +15,7 @@
 #include "io_module.h"
 #include "hilsim/log.h"
 #include "reload.h"
+#include "sync_clock.h"
 
 static int64_t mono_ns(void)
 {
@@ -210,11 +211,6 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     }
     r->budgets = r->cfg->budgets;
     fill_rt(r);
-    if (r->clock_mode == HS_CFG_CLOCK_SYNC) {
-        hs_log(HS_LOG_ERR, "%s: rt.clock.mode sync is not implemented yet (use wall or lockstep)",
-               r->cfg->path);
-        return HS_EXIT_USAGE;
-    }
     if (o->duration_s > 0 && r->tick.max_ticks == 0) {
         /* max_ticks 0 means "until stopped": a --duration that rounds to no tick is refused */
         hs_log(HS_LOG_ERR, "--duration %g s is shorter than half a tick (%.3f ms)", o->duration_s,
@@ -263,6 +259,10 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
             return HS_EXIT_USAGE;
         }
         hs_tick_loop_set_gate(r->loop, &(struct hs_tick_gate){.wait = gate_wait, .ctx = r->bench});
+    }
+    if ((rc = hs__sync_clock_attach(r, &r->sync, &d)) < 0) {
+        hs_log_diag(&d);
+        return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
     /* mlockall after everything is allocated, so the whole working set is locked. */
     rc = hs_rt_setup_process(&r->rt, &r->proc, &r->proc_report);
@@ -315,7 +315,7 @@ static void drain_log(struct hs_runner *r)
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
         /* A stop on request or at the end of --duration is normal, not a warning. */
-        bool normal = rec.kind == HS_RT_LOG_STALL ||
+        bool normal = rec.kind == HS_RT_LOG_STALL || rec.kind == HS_RT_LOG_SYNC_LOCKED ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
                        (rec.a == HS_TICK_STOP_REQUESTED || rec.a == HS_TICK_STOP_MAX_TICKS));
         hs_log(normal ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
@@ -419,12 +419,15 @@ static void *supervise(void *arg)
                     n += strlen(io_status + n);
                 }
             }
+            char sync_status[160];
+            hs__sync_clock_status_line(r->sync, sync_status, sizeof sync_status);
             hs__notify("STATUS=tick %llu, misses %llu (skipped periods %llu), worst tick %.1f us, "
                        "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
                        (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "",
-                       p.waiting ? ", lockstep: waiting for the controller" : "", io_status);
+                       p.waiting ? ", lockstep: waiting for the controller" : sync_status,
+                       io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
@@ -520,6 +523,7 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
             (unsigned long long)res.overruns, (unsigned long long)res.missed_periods,
             res.safe_hold ? ", SAFE HOLD latched" : "");
     print_clock(r, &res, out);
+    hs__sync_clock_summary(r->sync, out);
     if (hs_bench_fault(r->bench)) {
         char why[512];
         hs_bench_fault_format(r->bench, why, sizeof why);
@@ -547,6 +551,7 @@ void hs__runner_cleanup(struct hs_runner *r)
 {
     hs__emergency_clear(); /* before the modules the hooks point into are destroyed */
     hs_tick_loop_destroy(r->loop);
+    hs__sync_clock_destroy(r->sync);
     hs_bench_destroy(r->bench);
     hs_rt_process_release(&r->proc);
     hs_config_free(r->cfg);

@@ -49,6 +49,7 @@ struct hs_runner {
     int loop_rc;
     bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
+    struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
