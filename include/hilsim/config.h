@@ -93,7 +93,7 @@ struct hs_cfg_leaky {
 enum hs_cfg_clock_mode {
     HS_CFG_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
     HS_CFG_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */
-    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (not implemented yet) */
+    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (rt.clock.sync) */
     HS_CFG_CLOCK_MODE_MAX
 };
 enum hs_cfg_lockstep_expiry {
@@ -111,12 +111,12 @@ enum hs_cfg_sync_source {
 };
 struct hs_cfg_clock_sync {
     enum hs_cfg_sync_source source;
-    char bus[32];            /* can: a can.buses name; "" = the first bus */
-    uint32_t can_id;         /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
-    double lead_s;           /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
-    uint32_t max_slew_ppm;   /* 1 .. 100000: bound on a period's change and on the drift */
-    double lock_window_s;    /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
-    uint32_t lock_ticks;     /* 1 .. 100000: ticks in the window before locked */
+    char bus[32];             /* can: a can.buses name; "" = the first bus */
+    uint32_t can_id;          /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
+    double lead_s;            /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
+    uint32_t max_slew_ppm;    /* 1 .. 100000: bound on a period's change and on the drift */
+    double lock_window_s;     /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
+    uint32_t lock_ticks;      /* 1 .. 100000: ticks in the window before locked */
     uint32_t timeout_periods; /* 1 .. 1000000: ticks without an event before free-running */
     uint32_t bus_index;       /* set by validation */
 };
