@@ -136,7 +136,9 @@ static int load_gains(struct hs_client *c, const char *path, double *kps, double
     return rc;
 }
 
-/* A server started together with us may not have created its segment yet. */
+/* A server started together with us may not have created its segment yet (-ENOENT), or not
+ * sized it (-EBADMSG: the file exists, empty, between shm_open and ftruncate; its 0600 mode does
+ * not keep root out), or not filled it (-EAGAIN). */
 static int attach(const char *bench, double timeout_s, struct hs_client **ret)
 {
     char err[HS_CLIENT_ERRBUF_MIN];
@@ -145,7 +147,7 @@ static int attach(const char *bench, double timeout_s, struct hs_client **ret)
         int r = hs_client_attach(bench, ret, err, sizeof err);
         if (r == 0)
             return 0;
-        if ((r != -ENOENT && r != -EAGAIN) || mono_ns() > until) {
+        if ((r != -ENOENT && r != -EAGAIN && r != -EBADMSG) || mono_ns() > until) {
             fprintf(stderr, "lockstep_controller: %s\n", err);
             return r;
         }
