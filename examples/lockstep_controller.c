@@ -6,8 +6,8 @@
  *
  * Per cycle: wait_tick -> read_state -> write_commands -> step (hs_client_step releases the next
  * tick). It claims the commands after its first tick, so that state never depends on when it
- * started. On a bench that is not in lockstep it runs the same loop without step, which makes it the
- * wall-clock baseline of bench_lockstep.
+ * started. On a bench that is not in lockstep it runs the same loop without step, which makes it
+ * the wall-clock baseline of bench_lockstep.
  *
  * --log FILE writes one line per tick (tick, simulated time, the server's command echo, stale
  * joints, then q, dq, tau, encoder count per joint, IMU and F/T readings) with doubles in hex
