@@ -137,7 +137,7 @@ static json_t *link_json(struct hs_json_doc *doc, const struct hs_model *m, uint
     const double sv[4] = {l->mu1, l->mu2, l->contact_kp, l->contact_kd};
     json_t *surface = json_object();
     for (int k = 0; k < 4; k++) /* null: the world's value */
-        hs_json_set(doc, surface, sn[k], hs_json_num(l->surface_given & (1u << k) ? sv[k] : NAN));
+        hs_json_set(doc, surface, sn[k], hs_json_num((l->surface_given & (1u << k)) ? sv[k] : NAN));
     hs_json_set(doc, j, "surface", surface);
     static const char *const ifn[HS_IFACE_MAX] = {"position", "velocity", "effort"};
     json_t *cmd = json_array(), *st = json_array();

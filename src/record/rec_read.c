@@ -326,7 +326,7 @@ int hs_rec_parse_candump(const char *buf, size_t len, const char *name, const ch
         line++;
         const char *nl = memchr(buf + off, '\n', len - off);
         size_t l = nl ? (size_t)(nl - (buf + off)) : len - off;
-        if (!nl && l)
+        if (!nl) /* off < len, so the piece is never empty */
             return hs_diag_set(d, -EBADMSG, name, line, 0,
                                "truncated line at byte offset %zu (no newline)", off);
         size_t k = l;

@@ -221,6 +221,7 @@ size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char 
         buf[o++] = hex[((fl & HS_CAN_FLAG_BRS) ? 1 : 0) | ((fl & HS_CAN_FLAG_ESI) ? 2 : 0)];
     } else if (fl & HS_CAN_FLAG_RTR) {
         buf[o++] = 'R';
+        // cppcheck-suppress knownConditionTrueFalse ; len is the frame's, 0..64 (RTR: its DLC)
         if (len && len <= 8)
             buf[o++] = hex[len];
         len = 0;

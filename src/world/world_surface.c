@@ -19,7 +19,7 @@ static const struct hs_link *model_link(const struct hs__world_link *l)
 
 static double side_mu(const struct hs_link *l, uint32_t bit, double mu, double entry)
 {
-    return l->surface_given & bit ? mu : entry;
+    return (l->surface_given & bit) ? mu : entry;
 }
 
 void hs__world_surface(const struct hs_world *w, const struct hs__world_link *l1,

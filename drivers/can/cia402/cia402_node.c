@@ -290,6 +290,7 @@ static int cia402_poll(struct hs_can_node *base, int64_t now_ns,
     hs__cia402_tpdo_poll(n, now_ns);
     unsigned k = n->txq_n < out_max ? n->txq_n : out_max;
     memcpy(out, n->txq, k * sizeof *out);
+    // cppcheck-suppress knownConditionTrueFalse ; out_max may be below the queue length
     if (k < n->txq_n) {
         /* the rest go out at the next poll, in order */
         base->stats.tx_overflow++;
