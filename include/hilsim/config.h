@@ -91,6 +91,7 @@ struct hs_cfg_model {
     uint32_t package_first, package_count; /* slice of hs_config.packages */
     uint32_t sensor_first, sensor_count;   /* slice of hs_config.model_sensors */
     enum hs_mesh_approx mesh_collision;    /* URDF collision meshes: exact or box */
+    bool rest_on_static; /* a free-root robot inside the static models starts just above them */
     struct hs_cfg_src src;
 };
 

@@ -121,6 +121,8 @@ struct hs_world_body_spec {
     const double *dq0;            /* per link index initial joint velocity, or NULL */
     const double *armature;       /* per link index extra inertia about the joint axis, kg·m²
                                      (N² J_rotor), or NULL; see world_mass.c for the method */
+    bool rest_on_static; /* a free root whose geoms start more than 1 mm below the top of the
+                            static bodies' geoms is raised to 1 mm above it (world_place.c) */
 };
 
 /* init only. Zeroes *ret_spec and places the model as its file authors it: root_pose = the root

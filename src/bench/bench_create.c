@@ -76,6 +76,7 @@ static int build_world(struct hs_bench *b, struct hs_plant_params *pp, struct hs
                                                .name = b->cfg->models[i].name,
                                                .root_pose = root,
                                                .is_static = b->cfg->models[i].is_static,
+                                               .rest_on_static = b->cfg->models[i].rest_on_static,
                                                .q0 = q0,
                                                .dq0 = dq0,
                                                .armature = arm};

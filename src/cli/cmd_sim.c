@@ -217,8 +217,8 @@ static int load_quick_look(const struct sim_opts *o, const struct hs_config **re
         return hs_diag_set(d, -errno, o->model, 0, 0, "cannot open model: %s", strerror(errno));
     int n = snprintf(yaml, sizeof yaml,
                      "bench: {name: quick-look}\n"
-                     "models:\n  - name: robot\n    file: \"%s\"\n",
-                     model);
+                     "models:\n  - name: robot\n    file: \"%s\"\n%s",
+                     model, o->env ? "    rest_on_static: true\n" : "");
     if (o->env) {
         if (!realpath(o->env, env))
             return hs_diag_set(d, -errno, o->env, 0, 0, "cannot open model: %s", strerror(errno));

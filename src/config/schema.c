@@ -161,6 +161,7 @@ static const struct hs__cfg_field model_f[] = {
     NAME("name", struct hs_cfg_model, name, HS__CS_IDENT, HS__F_REQUIRED),
     PATH("file", struct hs_cfg_model, file, HS__F_REQUIRED),
     BOOL("static", struct hs_cfg_model, is_static),
+    BOOL("rest_on_static", struct hs_cfg_model, rest_on_static),
     {.key = "pose", .kind = HS__K_SECTION, .off = 0, .sub = &pose_t},
     {.key = "initial", .kind = HS__K_SECTION, .off = 0, .sub = &initial_t},
     LIST("package_paths", packages_l),

@@ -139,6 +139,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
         goto fail;
     }
+    hs__world_place_on_static(w, specs, nspecs);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
     if ((r = warm_up(w)) < 0) {

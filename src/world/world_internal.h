@@ -189,6 +189,10 @@ void hs__world_surface(const struct hs_world *w, const struct hs__world_link *l1
 
 /* world_step.c */
 void hs__world_read_joints(struct hs_world *w, bool reset_unwrap);
+/* world_place.c, init only: raises the free-root bodies whose spec asks to rest on the static
+ * bodies (before the warm-up, which would otherwise throw them out of the floor). */
+void hs__world_place_on_static(struct hs_world *w, const struct hs_world_body_spec *specs,
+                               uint32_t nspecs);
 
 /* Pose helpers between ODE bodies and link frames. */
 void hs__body_set_link_pose(dBodyID b, const double com[3], const struct hs_pose *link_pose);

@@ -141,11 +141,50 @@ static void test_fixed_root_never_moves(void **state)
     mb_free(small);
 }
 
+/* rest_on_static raises a free robot whose geoms start inside the floor to 1 mm above it, and
+ * leaves alone one that did not ask and one bolted to the world. */
+static void test_rest_on_static(void **state)
+{
+    (void)state;
+    struct hs_model *floor = mb_floor(), *c1 = mb_cube(0.2, 1), *c2 = mb_cube(0.2, 1),
+                    *fixed = mb_new("fixed", 1, 1, 0);
+    mb_joint(&fixed->links[0], HS_JOINT_FIXED, 0, 0, 0);
+    mb_box(fixed, 0, 0.2, 0.2, 0.2, 0, 0, 0);
+    struct hs_world_body_spec s[4];
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    hs_world_spec_default(&s[1], c1); /* centre at z = 0: half of it inside the floor */
+    s[1].rest_on_static = true;
+    hs_world_spec_default(&s[2], c2);
+    s[2].root_pose.p[0] = 2.0; /* the same placement, not asked to rest */
+    hs_world_spec_default(&s[3], fixed);
+    s[3].root_pose.p[0] = -2.0;
+    s[3].rest_on_static = true;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.warmup_steps = 0; /* the placement itself, before any step */
+    struct hs_world *w = make(&p, s, 4);
+    struct hs_pose a, b, c;
+    hs_world_link_pose(w, 1, 0, &a);
+    hs_world_link_pose(w, 2, 0, &b);
+    hs_world_link_pose(w, 3, 0, &c);
+    assert_true(fabs(a.p[2] - (0.1 + 1e-3)) < 1e-9);
+    assert_true(a.p[0] == 0.0 && a.p[1] == 0.0);
+    assert_true(b.p[2] == 0.0);
+    assert_true(c.p[2] == 0.0);
+    hs_world_destroy(w);
+    mb_free(floor);
+    mb_free(c1);
+    mb_free(c2);
+    mb_free(fixed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overlaps_reported_with_depth),
         cmocka_unit_test(test_fixed_root_never_moves),
+        cmocka_unit_test(test_rest_on_static),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

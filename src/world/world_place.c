@@ -1,0 +1,76 @@
+/* Resting a robot on the scenery before the first step.
+ *
+ * A URDF's floating base sits at the origin, so with a floor whose top is z = 0 the legs start
+ * inside it; the contacts then throw the robot out within the warm-up and its joints pass the
+ * divergence guard (Unitree Go2 in the quick look). A body that asks for it (spec
+ * rest_on_static: the quick look with --env, or the config's models[].rest_on_static) is
+ * raised so its lowest geom is 1 mm above the highest static geom. Axis-aligned bounding
+ * boxes are conservative: a robot over a slope starts above the slope's highest point. */
+#include <math.h>
+
+#include "world_internal.h"
+
+#define HS_REST_GAP_M 1e-3
+
+static double static_top(struct hs_world *w)
+{
+    double top = -INFINITY, aabb[6];
+    int n = dSpaceGetNumGeoms(w->space);
+    for (int i = 0; i < n; i++) {
+        dGeomID g = dSpaceGetGeom(w->space, i);
+        const struct hs__world_link *l = dGeomGetData(g);
+        if (!l || !l->owner->is_static)
+            continue;
+        dGeomGetAABB(g, aabb);
+        if (aabb[5] > top)
+            top = aabb[5];
+    }
+    return top;
+}
+
+static double body_bottom(struct hs_world *w, const struct hs__world_body *wb)
+{
+    double low = INFINITY, aabb[6];
+    int n = dSpaceGetNumGeoms(w->space);
+    for (int i = 0; i < n; i++) {
+        dGeomID g = dSpaceGetGeom(w->space, i);
+        const struct hs__world_link *l = dGeomGetData(g);
+        if (!l || l->owner != wb)
+            continue;
+        dGeomGetAABB(g, aabb);
+        if (aabb[4] < low)
+            low = aabb[4];
+    }
+    return low;
+}
+
+void hs__world_place_on_static(struct hs_world *w, const struct hs_world_body_spec *specs,
+                               uint32_t nspecs)
+{
+    double top = NAN;
+    for (uint32_t b = 0; b < nspecs; b++) {
+        struct hs__world_body *wb = &w->bodies[b];
+        /* Only a free root can be moved: a fixed root is bolted where the config put it. */
+        if (!specs[b].rest_on_static || wb->is_static || !wb->model->nlinks || !wb->links[0].body ||
+            wb->links[0].type != HS_JOINT_FREE)
+            continue;
+        if (isnan(top))
+            top = static_top(w);
+        double low = body_bottom(w, wb);
+        if (!isfinite(top) || !isfinite(low) || low >= top - HS_REST_GAP_M)
+            continue;
+        double dz = top + HS_REST_GAP_M - low;
+        for (uint32_t i = 0; i < wb->model->nlinks; i++) {
+            dBodyID body = wb->links[i].body;
+            if (!body)
+                continue;
+            const dReal *p = dBodyGetPosition(body);
+            dBodySetPosition(body, p[0], p[1], p[2] + dz);
+        }
+        for (uint32_t k = 0; k < wb->model->nextra_joints; k++)
+            if (wb->extra_blocks[k]) {
+                const dReal *p = dBodyGetPosition(wb->extra_blocks[k]);
+                dBodySetPosition(wb->extra_blocks[k], p[0], p[1], p[2] + dz);
+            }
+    }
+}
