@@ -10,8 +10,9 @@ For each robot, against the file itself read independently with Python's XML par
   joint it names, with its multiplier and offset;
 - a movable joint's limits are the file's <limit> (1e-8: --json prints 9 digits);
 and the quick look `hilsim sim --model` runs 0.2 s without the world stopping (Panda, UR5,
-Talos; Go2 is left out: its quick look trips the joint rate guard on the first tick, on main
-too, a plant/world matter noted in the session report).
+Go2, Talos), and Go2 stands 3 s on the workplace's floor (--env): its calves rest at 0 in the
+file, outside their limits, and its base sits at the origin, so it must start inside its limits
+and above the floor.
 
 Stdlib only. Environment: HILSIM, HS_ROBOTS_DIR.
 """
@@ -105,12 +106,26 @@ class RealRobots(unittest.TestCase):
         self.check(*CASES[4])
 
     def test_quick_look_runs(self):
-        for what, path, _, _ in (CASES[0], CASES[1], CASES[3]):
+        for what, path, _, _ in (CASES[0], CASES[1], CASES[2], CASES[3]):
             if not os.path.exists(path):
                 continue
             r = subprocess.run([HILSIM, "sim", "--model", path, "--duration", "0.2"],
                                capture_output=True, text=True, timeout=300, env=env())
             self.assertEqual(r.returncode, 0, "%s: %s" % (what, r.stderr))
+
+    def test_go2_stands_on_the_floor(self):
+        what, path, _, _ = CASES[2]
+        floor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                             "shared", "models", "openhrp", "floor.wrl")
+        if not os.path.exists(path) or not os.path.exists(floor):
+            self.skipTest("Go2 or ../shared's floor absent")
+        r = subprocess.run([HILSIM, "sim", "--model", path, "--env", floor, "--duration", "3"],
+                           capture_output=True, text=True, timeout=300, env=env())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("starts at the nearest limit", r.stderr)
+        # The root ends above the floor (it crouches under the PD hold at the calves' limit).
+        z = float(r.stdout.split("robot root at (")[1].split(")")[0].split(",")[2])
+        self.assertGreater(z, 0.1)
 
 
 if __name__ == "__main__":
