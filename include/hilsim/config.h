@@ -28,6 +28,8 @@
 
 #define HS_CFG_MAX_MODELS 8
 #define HS_CFG_MAX_INITIAL_JOINTS 256 /* initial joint states, all models together */
+#define HS_CFG_MAX_PACKAGES 64        /* models[].package_paths entries, all models together */
+#define HS_CFG_MAX_MODEL_SENSORS 64   /* models[].sensors entries, all models together */
 #define HS_CFG_MAX_JOINTS 128         /* per-joint entries in each of actuators/encoders/gains */
 #define HS_CFG_MAX_IMUS 8
 #define HS_CFG_MAX_FORCE_SENSORS 8
@@ -60,6 +62,24 @@ struct hs_cfg_initial_joint {
     struct hs_cfg_src src;
 };
 
+/* models[].package_paths.NAME: URDF package://NAME/ is the directory dir. */
+struct hs_cfg_package {
+    char name[HS_NAME_MAX];
+    char dir[HS_CFG_TEXT_MAX]; /* absolute (resolved against the config's directory) */
+    struct hs_cfg_src src;
+};
+
+/* models[].sensors.NAME: a sensor the model file does not declare (URDF has no sensor element),
+ * added to the model on a named link at a pose before the config's names are checked. */
+struct hs_cfg_model_sensor {
+    char name[HS_NAME_MAX];
+    enum hs_sensor_type type; /* accel, gyro or force */
+    char link[HS_NAME_MAX];   /* URDF link name, or the name hilsim gives the link (its joint) */
+    double position[3];       /* m, in the link frame */
+    double rotation[4];       /* axis-angle, sensor frame in the link frame */
+    struct hs_cfg_src src;
+};
+
 struct hs_cfg_model {
     char name[HS_NAME_MAX];
     char *file;          /* absolute path of the VRML97 file (resolved against the config's dir) */
@@ -68,6 +88,9 @@ struct hs_cfg_model {
     double rotation[4];  /* VRML axis-angle: ax, ay, az, angle rad */
     struct hs_pose pose; /* the same as a pose (computed) */
     uint32_t initial_first, initial_count; /* slice of hs_config.initial_joints */
+    uint32_t package_first, package_count; /* slice of hs_config.packages */
+    uint32_t sensor_first, sensor_count;   /* slice of hs_config.model_sensors */
+    enum hs_mesh_approx mesh_collision;    /* URDF collision meshes: exact or box */
     struct hs_cfg_src src;
 };
 
@@ -470,6 +493,10 @@ struct hs_config {
     uint32_t nmodels;
     struct hs_cfg_initial_joint initial_joints[HS_CFG_MAX_INITIAL_JOINTS];
     uint32_t ninitial_joints;
+    struct hs_cfg_package packages[HS_CFG_MAX_PACKAGES];
+    uint32_t npackages;
+    struct hs_cfg_model_sensor model_sensors[HS_CFG_MAX_MODEL_SENSORS];
+    uint32_t nmodel_sensors;
     struct hs_world_params physics;
     struct hs_cfg_rt rt;
     struct hs_cfg_budgets budgets;
@@ -505,6 +532,15 @@ int hs_config_check_against_models(const struct hs_config *config,
                                    struct hs_diag *diag);
 
 /* Lookups (any thread, no allocation): the entry for a name, else the section defaults. */
+/* init only. The options to load config->models[model] with (package paths, mesh collision);
+ * ret_opts points into pk, which must outlive the load. */
+void hs_config_model_options(const struct hs_config *config, uint32_t model,
+                             struct hs_model_package pk[HS_CFG_MAX_PACKAGES],
+                             struct hs_model_options *ret_opts);
+/* init only. Adds config->models[index].sensors to model (loaded from its file): -EINVAL with
+ * diag at the entry for an unknown link or a name the model already has. */
+int hs_config_add_model_sensors(const struct hs_config *config, uint32_t index,
+                                struct hs_model *model, struct hs_diag *diag);
 const struct hs_cfg_actuator *hs_config_actuator(const struct hs_config *config, const char *joint);
 const struct hs_cfg_encoder *hs_config_encoder(const struct hs_config *config, const char *joint);
 const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const char *joint);

@@ -60,6 +60,14 @@ struct hs_geom {
     } u;
 };
 
+/* ros2_control interfaces (hardware_interface's names: position, velocity, effort). */
+enum hs_iface { HS_IFACE_POSITION, HS_IFACE_VELOCITY, HS_IFACE_EFFORT, HS_IFACE_MAX };
+#define HS_IFACE_BIT(i) (1u << (i))
+#define HS_SURFACE_MU1 1u
+#define HS_SURFACE_MU2 2u
+#define HS_SURFACE_KP 4u
+#define HS_SURFACE_KD 8u
+
 struct hs_link {
     char name[HS_NAME_MAX];         /* the Joint's name field (DEF name if name is empty) */
     char segment_name[HS_NAME_MAX]; /* first Segment's name or DEF name, "" if none */
@@ -86,6 +94,21 @@ struct hs_link {
     double mass;             /* kg, all Segments combined */
     double com[3];           /* centre of mass in the link frame */
     double inertia[9];       /* about the centre of mass, link-frame axes, row-major */
+    /* Mimic (URDF <mimic>): when mimics, q = mimic_multiplier * q(links[mimic_of]) +
+     * mimic_offset, enforced by the world as a joint motor on this joint
+     * (src/world/world_mimic.c). A zeroed hs_link is independent. */
+    bool mimics;
+    int32_t mimic_of;
+    double mimic_multiplier, mimic_offset;
+    /* Contact surface of this link's geoms (Gazebo <mu1> <mu2> <kp> <kd> on the link), each used
+     * only when its HS_SURFACE_* bit is in surface_given (else the world's contact parameters
+     * apply). mu1, mu2: Coulomb coefficients along the two friction directions; kp N/m and
+     * kd N·s/m: contact stiffness and damping. */
+    uint32_t surface_given;
+    double mu1, mu2, contact_kp, contact_kd;
+    /* ros2_control: HS_IFACE_BIT() sets of the joint's command and state interfaces; 0 when the
+     * file has no <ros2_control> entry for it. */
+    uint32_t command_interfaces, state_interfaces;
     uint32_t geom_first, geom_count; /* slice of hs_model.geoms */
     int32_t source_line;             /* line of the Joint node, for messages */
     int32_t source_column;           /* column of the Joint node's type name */
@@ -148,25 +171,53 @@ struct hs_model {
     uint32_t nsource_files;
 };
 
+/* How mesh collision geometry is simulated (URDF meshes; VRML meshes are kept as authored). */
+enum hs_mesh_approx {
+    HS_MESH_EXACT, /* the triangle mesh (ODE trimesh) */
+    HS_MESH_BOX,   /* its bounding box in the mesh's frame (a box primitive) */
+    HS_MESH_APPROX_MAX
+};
+
+/* A package:// location: package name is the directory dir; name NULL or "": dir is a
+ * directory holding packages (as a ROS_PACKAGE_PATH entry). */
+struct hs_model_package {
+    const char *name;
+    const char *dir;
+};
+
+struct hs_model_options {
+    /* package://NAME/... lookups before $HS_PACKAGE_PATH and $ROS_PACKAGE_PATH. Borrowed for
+     * the call. */
+    const struct hs_model_package *packages;
+    uint32_t npackages;
+    enum hs_mesh_approx mesh_approx;
+};
+
 /* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names
  * file:line:column and what was expected. */
 int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag);
+/* Same with options (NULL: the defaults hs_model_load uses). */
+int hs_model_load_opts(const char *path, const struct hs_model_options *opts,
+                       struct hs_model **ret_model, struct hs_diag *diag);
 /* Same, from a buffer; base_path resolves Inline URLs (may be NULL: Inline is then an error). */
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
-/* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints, inertials,
- * collision geometry; meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may
- * be NULL) counts what URDF cannot hold and was left out: sensors, extra joints, crawler joints
- * (written fixed), cones. Of the motor fields only the gear ratio is written (as a
- * <transmission>). */
+/* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints (mimic too),
+ * inertials, collision geometry; accel, gyro and force sensors, link surfaces and ros2_control
+ * interfaces as the loader reads them back; meshes as binary STL in
+ * PATH-without-extension_meshes/. *ret_lost (may be NULL) counts what URDF cannot hold and was
+ * left out: vision and range sensors, extra joints, crawler joints (written fixed), cones. Of
+ * the motor fields only the gear ratio (a <transmission>) and the current limit (as the effort
+ * it allows) are written. */
 int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t *ret_lost,
                         struct hs_diag *diag);
 /* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML
  * <robot>), then by the name's extension, else "vrml". */
 const char *hs_model_format_of(const char *data, unsigned long size, const char *name);
-/* URDF package://PKG/... is looked up in the directories of this environment variable
- * (colon-separated), then of ROS_PACKAGE_PATH, then among the model file's ancestors. */
+/* URDF package://PKG/... is looked up in hs_model_options.package_paths, then the directories
+ * of this environment variable (colon-separated), then of ROS_PACKAGE_PATH, then among the
+ * model file's ancestors. */
 #define HS_PACKAGE_PATH_ENV "HS_PACKAGE_PATH"
 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */

@@ -7,10 +7,15 @@
 static int load_models(struct hs_bench *b, struct hs_diag *diag)
 {
     for (uint32_t i = 0; i < b->cfg->nmodels; i++) {
-        int r = hs_model_load(b->cfg->models[i].file, &b->models[i], diag);
+        struct hs_model_package pk[HS_CFG_MAX_PACKAGES];
+        struct hs_model_options opts;
+        hs_config_model_options(b->cfg, i, pk, &opts);
+        int r = hs_model_load_opts(b->cfg->models[i].file, &opts, &b->models[i], diag);
         if (r < 0)
             return r;
         b->nmodels = i + 1;
+        if ((r = hs_config_add_model_sensors(b->cfg, i, b->models[i], diag)) < 0)
+            return r;
     }
     return hs_config_check_against_models(b->cfg, (const struct hs_model *const *)b->models,
                                           b->nmodels, diag);

@@ -102,6 +102,10 @@ double hs__bench_pd_bandwidth_max(double tuned_inertia, double effective_inertia
 
 /* bench_plant_params.c: the finite torque limit (N·m or N) a joint gets when the config leaves
  * torque_limit_nm out; poses from hs__bench_model_poses; gravity in m/s². */
+/* The command modes a joint accepts: the config's, unless the config leaves them at their default
+ * (all four) and the model says which interfaces ros2_control commands (URDF <ros2_control>):
+ * then those, position -> position, velocity -> velocity, effort -> torque. */
+uint32_t hs__bench_command_modes(const struct hs_cfg_actuator *a, const struct hs_link *l);
 double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_pose *poses,
                                       uint32_t link, double *scratch, double velocity_limit,
                                       double gravity);

@@ -72,6 +72,23 @@ double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_
     return isfinite(t) && t > HS_TORQUE_FLOOR ? t : HS_TORQUE_FLOOR;
 }
 
+uint32_t hs__bench_command_modes(const struct hs_cfg_actuator *a, const struct hs_link *l)
+{
+    const uint32_t all =
+        HS_CFG_MODE_BIT(HS_CFG_MODE_TORQUE) | HS_CFG_MODE_BIT(HS_CFG_MODE_CURRENT) |
+        HS_CFG_MODE_BIT(HS_CFG_MODE_VELOCITY) | HS_CFG_MODE_BIT(HS_CFG_MODE_POSITION);
+    if (a->modes != all || !l->command_interfaces)
+        return a->modes;
+    uint32_t m = 0;
+    if (l->command_interfaces & HS_IFACE_BIT(HS_IFACE_POSITION))
+        m |= HS_CFG_MODE_BIT(HS_CFG_MODE_POSITION);
+    if (l->command_interfaces & HS_IFACE_BIT(HS_IFACE_VELOCITY))
+        m |= HS_CFG_MODE_BIT(HS_CFG_MODE_VELOCITY);
+    if (l->command_interfaces & HS_IFACE_BIT(HS_IFACE_EFFORT))
+        m |= HS_CFG_MODE_BIT(HS_CFG_MODE_TORQUE);
+    return m;
+}
+
 static void map_joint(const struct hs_config *cfg, const struct hs_model *m,
                       const struct hs_pose *poses, double *scratch, uint32_t link,
                       struct hs_plant_joint_params *jp)

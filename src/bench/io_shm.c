@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "hilsim/shm_abi.h"
+#include "bench_internal.h"
 #include "shm_server.h"
 
 struct shm_joint {
@@ -381,7 +382,7 @@ static int plan_joints(struct hs_bench *b, struct hs_bench_shm *s, struct hs_shm
                                "stop)",
                                j->name);
         sj->commanded = true;
-        sj->modes = a->modes;
+        sj->modes = hs__bench_command_modes(a, &m->links[j->link]); /* config or ros2_control */
         sj->timeout_ns = (int64_t)llround(a->command_timeout_s * 1e9);
         if ((uint64_t)sj->timeout_ns > timeout)
             timeout = (uint64_t)sj->timeout_ns;

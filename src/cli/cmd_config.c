@@ -14,7 +14,12 @@ static int check_models(const struct hs_config *cfg)
     struct hs_diag diag = {0};
     int r = 0;
     for (uint32_t i = 0; i < cfg->nmodels && r == 0; i++) {
-        r = hs_model_load(cfg->models[i].file, &models[i], &diag);
+        struct hs_model_package pk[HS_CFG_MAX_PACKAGES];
+        struct hs_model_options opts;
+        hs_config_model_options(cfg, i, pk, &opts);
+        r = hs_model_load_opts(cfg->models[i].file, &opts, &models[i], &diag);
+        if (r == 0)
+            r = hs_config_add_model_sensors(cfg, i, models[i], &diag);
         for (uint32_t k = 0; r == 0 && k < models[i]->nwarnings; k++)
             fprintf(stderr, "hilsim config: warning: %s\n", models[i]->warnings[k]);
     }

@@ -13,10 +13,11 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] FILE\n\n"
+    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] [--package-path NAME=DIR|DIR]...\n"
+                 "                    [--mesh-collision exact|box] FILE\n\n"
                  "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
-                 "or a URDF (.urdf; meshes via package:// through $HS_PACKAGE_PATH, then\n"
-                 "$ROS_PACKAGE_PATH, then the file's parent directories)\n"
+                 "or a URDF (.urdf; meshes via package:// through --package-path, then\n"
+                 "$HS_PACKAGE_PATH, $ROS_PACKAGE_PATH, then the file's parent directories)\n"
                  "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
                  "limits and masses, then the total mass, the sensors with their links and the\n"
                  "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
@@ -24,8 +25,13 @@ static void usage(FILE *out)
                  "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
                  "           absent limits as null\n"
                  "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
-                 "           OUT_meshes/); sensors, extra joints and motor fields but the\n"
-                 "           gear ratio are left out\n\n"
+                 "           OUT_meshes/; accel, gyro and force sensors as Gazebo sensor tags);\n"
+                 "           cameras, extra joints and motor fields but the gear ratio are\n"
+                 "           left out\n"
+                 "  --package-path NAME=DIR  package://NAME/ is DIR (repeatable); a bare DIR\n"
+                 "           is a directory of packages, as a $ROS_PACKAGE_PATH entry\n"
+                 "  --mesh-collision box  URDF collision meshes as their bounding boxes\n"
+                 "           (faster contacts; default exact: triangle meshes)\n\n"
                  "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
 }
 
@@ -56,6 +62,16 @@ static void print_text(const struct hs_model *m)
             printf(" vlimits [%g, %g]", l->lvlimit, l->uvlimit);
         if (isfinite(l->climit))
             printf(" climit %g A", l->climit);
+        if (l->mimics)
+            printf(" mimics %s x %g %+g", m->links[l->mimic_of].name, l->mimic_multiplier,
+                   l->mimic_offset);
+        if (l->command_interfaces)
+            printf(" commands%s%s%s",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_POSITION) ? " position" : "",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_VELOCITY) ? " velocity" : "",
+                   l->command_interfaces & HS_IFACE_BIT(HS_IFACE_EFFORT) ? " effort" : "");
+        if (l->surface_given & HS_SURFACE_MU1)
+            printf(" mu %g", l->mu1);
         printf("  mass %g kg com (%g %g %g)  geoms %u\n", l->mass, l->com[0], l->com[1], l->com[2],
                l->geom_count);
     }
@@ -105,7 +121,34 @@ static json_t *link_json(struct hs_json_doc *doc, const struct hs_model *m, uint
     hs_json_set(doc, j, "rotor_resistor", hs_json_num(l->rotor_resistor));
     hs_json_set(doc, j, "torque_const", hs_json_num(l->torque_const));
     hs_json_set(doc, j, "encoder_pulse", hs_json_num(l->encoder_pulse));
-    hs_json_set(doc, j, "climit", hs_json_num(l->climit)); /* null: no current limit */
+    hs_json_set(doc, j, "climit", hs_json_num(l->climit));         /* null: no current limit */
+    hs_json_set(doc, j, "effort_max", hs_json_num(l->effort_max)); /* 0: none given */
+    hs_json_set(doc, j, "damping", hs_json_num(l->damping));
+    hs_json_set(doc, j, "friction", hs_json_num(l->friction));
+    json_t *mimic = json_null();
+    if (l->mimics) {
+        mimic = json_object();
+        hs_json_set(doc, mimic, "joint", hs_json_str(m->links[l->mimic_of].name));
+        hs_json_set(doc, mimic, "multiplier", hs_json_num(l->mimic_multiplier));
+        hs_json_set(doc, mimic, "offset", hs_json_num(l->mimic_offset));
+    }
+    hs_json_set(doc, j, "mimic", mimic);
+    static const char *const sn[4] = {"mu1", "mu2", "kp", "kd"};
+    const double sv[4] = {l->mu1, l->mu2, l->contact_kp, l->contact_kd};
+    json_t *surface = json_object();
+    for (int k = 0; k < 4; k++) /* null: the world's value */
+        hs_json_set(doc, surface, sn[k], hs_json_num(l->surface_given & (1u << k) ? sv[k] : NAN));
+    hs_json_set(doc, j, "surface", surface);
+    static const char *const ifn[HS_IFACE_MAX] = {"position", "velocity", "effort"};
+    json_t *cmd = json_array(), *st = json_array();
+    for (int k = 0; k < HS_IFACE_MAX; k++) {
+        if (l->command_interfaces & HS_IFACE_BIT(k))
+            hs_json_add(doc, cmd, json_string(ifn[k]));
+        if (l->state_interfaces & HS_IFACE_BIT(k))
+            hs_json_add(doc, st, json_string(ifn[k]));
+    }
+    hs_json_set(doc, j, "command_interfaces", cmd);
+    hs_json_set(doc, j, "state_interfaces", st);
     hs_json_set(doc, j, "mass", hs_json_num(l->mass));
     hs_json_set(doc, j, "com", hs_json_vec(l->com, 3));
     hs_json_set(doc, j, "inertia", hs_json_vec(l->inertia, 9));
@@ -201,20 +244,64 @@ static int print_json(const struct hs_model *m)
     return hs_json_doc_print(&doc, root, stdout, JSON_COMPACT | JSON_REAL_PRECISION(9));
 }
 
+#define HS_MODEL_MAX_PACKAGES 64
+
+/* --package-path NAME=DIR (package NAME is DIR) or DIR (a directory of packages). The name is
+ * cut out of the argument in place. */
+static int add_package(char *arg, struct hs_model_package *pk, uint32_t *n)
+{
+    if (*n >= HS_MODEL_MAX_PACKAGES) {
+        fprintf(stderr, "hilsim model: more than %d --package-path\n", HS_MODEL_MAX_PACKAGES);
+        return HS_EXIT_USAGE;
+    }
+    char *eq = strchr(arg, '=');
+    if (eq) {
+        *eq = '\0';
+        pk[*n] = (struct hs_model_package){.name = arg, .dir = eq + 1};
+    } else {
+        pk[*n] = (struct hs_model_package){.name = NULL, .dir = arg};
+    }
+    if (!pk[*n].dir[0] || (eq && !arg[0])) {
+        fprintf(stderr, "hilsim model: --package-path needs NAME=DIR or DIR\n");
+        return HS_EXIT_USAGE;
+    }
+    (*n)++;
+    return 0;
+}
+
 int hs_cmd_model(int argc, char **argv)
 {
     bool json = false;
     const char *file = NULL, *urdf_out = NULL;
-    /* --urdf OUT takes a value, which the shared flag parser does not: take it out first. */
+    struct hs_model_package packages[HS_MODEL_MAX_PACKAGES];
+    struct hs_model_options opts = {.packages = packages};
+    /* Options with a value, which the shared flag parser does not take: out first. */
     char *args[64];
     int nargs = 0;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--urdf") == 0 && i >= 1) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "hilsim model: --urdf needs an output file\n");
+        bool val =
+            i >= 1 && (strcmp(argv[i], "--urdf") == 0 || strcmp(argv[i], "--package-path") == 0 ||
+                       strcmp(argv[i], "--mesh-collision") == 0);
+        if (val && i + 1 >= argc) {
+            fprintf(stderr, "hilsim model: %s needs a value\n", argv[i]);
+            return HS_EXIT_USAGE;
+        }
+        if (val && strcmp(argv[i], "--urdf") == 0) {
+            urdf_out = argv[++i];
+        } else if (val && strcmp(argv[i], "--package-path") == 0) {
+            int rc = add_package(argv[++i], packages, &opts.npackages);
+            if (rc)
+                return rc;
+        } else if (val) {
+            const char *v = argv[++i];
+            if (strcmp(v, "exact") == 0)
+                opts.mesh_approx = HS_MESH_EXACT;
+            else if (strcmp(v, "box") == 0)
+                opts.mesh_approx = HS_MESH_BOX;
+            else {
+                fprintf(stderr, "hilsim model: --mesh-collision is exact or box, not '%s'\n", v);
                 return HS_EXIT_USAGE;
             }
-            urdf_out = argv[++i];
         } else if (nargs < (int)(sizeof args / sizeof args[0])) {
             args[nargs++] = argv[i];
         } else {
@@ -228,7 +315,7 @@ int hs_cmd_model(int argc, char **argv)
         return rc < 0 ? HS_EXIT_OK : rc;
     struct hs_model *m = NULL;
     struct hs_diag diag = {0};
-    int r = hs_model_load(file, &m, &diag);
+    int r = hs_model_load_opts(file, &opts, &m, &diag);
     if (r < 0) {
         hs__cli_print_diag("model", &diag);
         return r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
@@ -243,8 +330,9 @@ int hs_cmd_model(int argc, char **argv)
             return HS_EXIT_FAILURE;
         }
         fprintf(stderr,
-                "hilsim model: wrote %s (%u sensor, extra-joint, crawler or cone item%s not "
-                "expressible in URDF left out; of the motor fields only gear ratios are written)\n",
+                "hilsim model: wrote %s (%u vision/range sensor, extra-joint, crawler or cone "
+                "item%s not expressible in URDF left out; of the motor fields only gear ratios "
+                "are written)\n",
                 urdf_out, lost, lost == 1 ? "" : "s");
     }
     int pr = 0;

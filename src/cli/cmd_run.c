@@ -46,7 +46,7 @@ static void usage(FILE *f)
             "real time refused under --require-rt, I/O failure, a stuck tick abandoned after\n"
             "a second signal); 2 bad usage or bad\n"
             "config (also a --duration shorter than half a tick); killed by the signal for\n"
-            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 4 the scenario's\n"
+            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 5 the scenario's\n"
             "verdict is FAIL\n");
 }
 

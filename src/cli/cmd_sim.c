@@ -67,7 +67,7 @@ static void usage(FILE *f)
             "exit codes: 0 done; 1 runtime failure (a write failed: the message gives the\n"
             "reason and a partial output file is removed) or stopped early by SIGINT/SIGTERM;\n"
             "2 bad usage or bad input (also a --duration shorter than one tick); 3 plant fault;\n"
-            "4 the scenario's verdict is FAIL\n");
+            "5 the scenario's verdict is FAIL\n");
 }
 
 /* SIGINT/SIGTERM: finish the tick and its CSV row, then stop (see usage). */

@@ -1,8 +1,8 @@
 /* One function per subcommand, one file per subcommand (cmd_<name>.c).
  * Each returns the process exit code: 0 success, 1 runtime failure, 2 bad usage or bad input,
- * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely), 4 the
- * run was judged and failed (a --scenario expectation failed; a replay diverged from its
- * recording). */
+ * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely), 4 a
+ * replay that diverged from its recording, 5 a --scenario ran to its verdict and an
+ * expectation failed. */
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 

@@ -12,6 +12,13 @@ void hs__cfg_init_model(void *elem)
     hs_pose_identity(&m->pose);
 }
 
+void hs__cfg_init_model_sensor(void *elem)
+{
+    struct hs_cfg_model_sensor *s = elem;
+    memset(s, 0, sizeof *s);
+    s->rotation[2] = 1; /* axis z, angle 0 */
+}
+
 void hs__cfg_init_bus(void *elem)
 {
     struct hs_cfg_bus *b = elem;

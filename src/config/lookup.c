@@ -1,4 +1,6 @@
 /* Name lookups into a loaded config: a per-joint entry or the section defaults. */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cfg_can_proto.h"
@@ -48,4 +50,16 @@ enum hs_cfg_command_source hs_config_joint_source(const struct hs_config *config
     if (s != HS_CFG_SOURCE_AUTO)
         return s;
     return hs_config_node_for_joint(config, joint) ? HS_CFG_SOURCE_CAN : HS_CFG_SOURCE_CONTROLLER;
+}
+
+void hs_config_model_options(const struct hs_config *config, uint32_t model,
+                             struct hs_model_package pk[HS_CFG_MAX_PACKAGES],
+                             struct hs_model_options *ret_opts)
+{
+    const struct hs_cfg_model *m = &config->models[model];
+    *ret_opts = (struct hs_model_options){.packages = pk, .mesh_approx = m->mesh_collision};
+    for (uint32_t k = 0; k < m->package_count && k < HS_CFG_MAX_PACKAGES; k++) {
+        const struct hs_cfg_package *p = &config->packages[m->package_first + k];
+        pk[ret_opts->npackages++] = (struct hs_model_package){.name = p->name, .dir = p->dir};
+    }
 }

@@ -2,6 +2,8 @@
  * struct fields of hs_model so the config library does not depend on the model loader. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfg_can_proto.h"
@@ -217,4 +219,65 @@ int hs_config_check_against_models(const struct hs_config *config,
     if (!r)
         r = check_bindings(&m);
     return r;
+}
+
+/* The link a sensor entry names: the URDF link name (hs_link.segment_name) first, then the name
+ * hilsim gives links (the joint above). */
+static int sensor_link(const struct hs_model *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->nlinks; i++)
+        if (strcmp(m->links[i].segment_name, name) == 0)
+            return (int)i;
+    for (uint32_t i = 0; i < m->nlinks; i++)
+        if (strcmp(m->links[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* hs_model_add_sensor's rule, on the struct alone (this library does not link the loader): the
+ * next id of its type; the array is the model's (freed by hs_model_free). */
+static int add_sensor(struct hs_model *m, const struct hs_sensor *s)
+{
+    int32_t id = 0;
+    for (uint32_t k = 0; k < m->nsensors; k++) {
+        if (strcmp(m->sensors[k].name, s->name) == 0)
+            return -EEXIST;
+        if (m->sensors[k].type == s->type && m->sensors[k].sensor_id >= id)
+            id = m->sensors[k].sensor_id + 1;
+    }
+    struct hs_sensor *a = realloc(m->sensors, (m->nsensors + 1) * sizeof *a);
+    if (!a)
+        return -ENOMEM;
+    m->sensors = a;
+    m->sensors[m->nsensors] = *s;
+    m->sensors[m->nsensors++].sensor_id = id;
+    return 0;
+}
+
+int hs_config_add_model_sensors(const struct hs_config *config, uint32_t index,
+                                struct hs_model *model, struct hs_diag *diag)
+{
+    const struct hs_cfg_model *cm = &config->models[index];
+    for (uint32_t k = 0; k < cm->sensor_count; k++) {
+        const struct hs_cfg_model_sensor *e = &config->model_sensors[cm->sensor_first + k];
+        int li = sensor_link(model, e->link);
+        if (li < 0)
+            return hs_diag_set(diag, -EINVAL, config->path, e->src.line, e->src.column,
+                               "models[%u].sensors.%s.link: '%s' is no link of %s", index, e->name,
+                               e->link, model->path ? model->path : model->name);
+        struct hs_sensor s = {
+            .type = e->type, .link = li, .max = {-1, -1, -1}, .max_torque = {-1, -1, -1}};
+        snprintf(s.name, sizeof s.name, "%s", e->name);
+        memcpy(s.pose.p, e->position, sizeof s.pose.p);
+        hs_rot_from_axis_angle(e->rotation, e->rotation[3], s.pose.R);
+        int r = add_sensor(model, &s);
+        if (r == -EEXIST)
+            return hs_diag_set(diag, r, config->path, e->src.line, e->src.column,
+                               "models[%u].sensors.%s: the model already has a sensor of that "
+                               "name",
+                               index, e->name);
+        if (r < 0)
+            return hs_diag_set(diag, r, config->path, e->src.line, e->src.column, "out of memory");
+    }
+    return 0;
 }

@@ -1,9 +1,14 @@
 /* The config schema: one table per YAML mapping, naming each key, its type, range and place in
  * struct hs_config. The walker (yaml_walk.c) parses with it and the writer (write.c) prints with
  * it, so the two cannot drift apart. Units are documented in config.h and config/README.md. */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
@@ -54,6 +59,81 @@ static const struct hs__cfg_list initial_joints_l = {
 static const struct hs__cfg_field initial_f[] = {LIST("joints", initial_joints_l)};
 STATIC_TABLE(initial_t, initial_f, NULL);
 
+/* models[].package_paths.NAME.dir: a directory, resolved against the config's. */
+static int package_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
+                         const char *path)
+{
+    (void)seen;
+    struct hs_cfg_package *p = obj;
+    char joined[PATH_MAX];
+    const char *base = c->base_dir;
+    if (p->dir[0] != '/' && !base)
+        return hs__cfg_err(c, node, "%s.dir: relative path '%s' needs a config file's directory",
+                           path, p->dir);
+    if ((size_t)snprintf(joined, sizeof joined, "%s%s%s", p->dir[0] == '/' ? "" : base,
+                         p->dir[0] == '/' ? "" : "/", p->dir) >= sizeof joined)
+        return hs__cfg_err(c, node, "%s.dir: path too long", path);
+    char *real = realpath(joined, NULL);
+    struct stat st;
+    int e = errno;
+    if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode) || strlen(real) >= sizeof p->dir) {
+        int r = hs__cfg_err(c, hs__cfg_child(c, node, "dir") ? hs__cfg_child(c, node, "dir") : node,
+                            "%s.dir: cannot use '%s' (%s): %s", path, p->dir, joined,
+                            !real ? strerror(e) : "not a directory or too long");
+        free(real);
+        return r;
+    }
+    memcpy(p->dir, real, strlen(real) + 1);
+    free(real);
+    return 0;
+}
+
+static const struct hs__cfg_field package_f[] = {
+    F_("dir", HS__K_TEXT, struct hs_cfg_package, dir,
+       .n = sizeof(((struct hs_cfg_package *)0)->dir), .flags = HS__F_REQUIRED),
+};
+STATIC_TABLE(package_t, package_f, package_check);
+
+static const struct hs__cfg_list packages_l = {
+    .elem = &package_t,
+    .elem_size = sizeof(struct hs_cfg_package),
+    .max = HS_CFG_MAX_PACKAGES,
+    .keyed = true,
+    .name_off = offsetof(struct hs_cfg_package, name),
+    .src_off = offsetof(struct hs_cfg_package, src),
+    .pooled = true,
+    .array_off = offsetof(struct hs_config, packages),
+    .count_off = offsetof(struct hs_config, npackages),
+    .first_off = offsetof(struct hs_cfg_model, package_first),
+    .slice_off = offsetof(struct hs_cfg_model, package_count),
+    .template_off = -1,
+};
+
+static const struct hs__cfg_field model_sensor_f[] = {
+    F_("type", HS__K_ENUM, struct hs_cfg_model_sensor, type, .names = hs__names_model_sensor,
+       .flags = HS__F_REQUIRED),
+    NAME("link", struct hs_cfg_model_sensor, link, HS__CS_IDENT, HS__F_REQUIRED),
+    VEC("position", struct hs_cfg_model_sensor, position, -1e6, 1e6),
+    VEC("rotation", struct hs_cfg_model_sensor, rotation, -1e6, 1e6),
+};
+STATIC_TABLE(model_sensor_t, model_sensor_f, NULL);
+
+static const struct hs__cfg_list model_sensors_l = {
+    .elem = &model_sensor_t,
+    .elem_size = sizeof(struct hs_cfg_model_sensor),
+    .max = HS_CFG_MAX_MODEL_SENSORS,
+    .keyed = true,
+    .name_off = offsetof(struct hs_cfg_model_sensor, name),
+    .src_off = offsetof(struct hs_cfg_model_sensor, src),
+    .pooled = true,
+    .array_off = offsetof(struct hs_config, model_sensors),
+    .count_off = offsetof(struct hs_config, nmodel_sensors),
+    .first_off = offsetof(struct hs_cfg_model, sensor_first),
+    .slice_off = offsetof(struct hs_cfg_model, sensor_count),
+    .template_off = -1,
+    .init = hs__cfg_init_model_sensor,
+};
+
 static const struct hs__cfg_field pose_f[] = {
     VEC("position", struct hs_cfg_model, position, -1e6, 1e6),
     VEC("rotation", struct hs_cfg_model, rotation, -1e6, 1e6),
@@ -83,6 +163,9 @@ static const struct hs__cfg_field model_f[] = {
     BOOL("static", struct hs_cfg_model, is_static),
     {.key = "pose", .kind = HS__K_SECTION, .off = 0, .sub = &pose_t},
     {.key = "initial", .kind = HS__K_SECTION, .off = 0, .sub = &initial_t},
+    LIST("package_paths", packages_l),
+    ENUM("mesh_collision", struct hs_cfg_model, mesh_collision, hs__names_mesh_collision),
+    LIST("sensors", model_sensors_l),
 };
 STATIC_TABLE(model_t, model_f, model_check);
 

@@ -16,14 +16,20 @@ struct hs__model_format {
     /* true when the first bytes identify the format beyond doubt */
     bool (*probe)(const char *data, size_t size);
     int (*load)(const char *data, size_t size, const char *name, const char *base_path,
-                struct hs_model **ret_model, struct hs_diag *diag);
+                const struct hs_model_options *opts, struct hs_model **ret_model,
+                struct hs_diag *diag);
 };
 
 /* The VRML97 loader (model_load.c) and the URDF loader (urdf_load.c). */
 int hs__vrml_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const char *base_path,
-                         struct hs_model **ret_model, struct hs_diag *diag);
+                         const struct hs_model_options *opts, struct hs_model **ret_model,
+                         struct hs_diag *diag);
+/* hs_model_load_buffer with options (opts never NULL). */
+int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
+                               const char *base_path, const struct hs_model_options *opts,
+                               struct hs_model **ret_model, struct hs_diag *diag);
 bool hs__urdf_probe(const char *data, size_t size);
 
 #endif

@@ -323,16 +323,23 @@ out:
     return r;
 }
 
-int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag)
+int hs_model_load_opts(const char *path, const struct hs_model_options *opts,
+                       struct hs_model **ret_model, struct hs_diag *diag)
 {
+    static const struct hs_model_options none = {0};
     char *data;
     size_t size;
     int r = hs__read_file(path, &data, &size, diag, NULL, 0, 0);
     if (r < 0)
         return r;
-    r = hs_model_load_buffer(data, size, path, path, ret_model, diag);
+    r = hs__model_load_buffer_opts(data, size, path, path, opts ? opts : &none, ret_model, diag);
     free(data);
     return r;
+}
+
+int hs_model_load(const char *path, struct hs_model **ret_model, struct hs_diag *diag)
+{
+    return hs_model_load_opts(path, NULL, ret_model, diag);
 }
 
 void hs_model_free(struct hs_model *model)

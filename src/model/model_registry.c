@@ -13,8 +13,10 @@ static bool vrml_probe(const char *data, size_t size)
 }
 
 static int vrml_load(const char *data, size_t size, const char *name, const char *base_path,
-                     struct hs_model **ret_model, struct hs_diag *diag)
+                     const struct hs_model_options *opts, struct hs_model **ret_model,
+                     struct hs_diag *diag)
 {
+    (void)opts; /* VRML has no packages, and its meshes are kept as authored */
     return hs__vrml_load_buffer(data, (unsigned long)size, name, base_path, ret_model, diag);
 }
 
@@ -54,9 +56,16 @@ const char *hs_model_format_of(const char *data, unsigned long size, const char 
     return choose(data, (size_t)size, name)->name;
 }
 
+int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
+                               const char *base_path, const struct hs_model_options *opts,
+                               struct hs_model **ret_model, struct hs_diag *diag)
+{
+    return choose(data, size, name)->load(data, size, name, base_path, opts, ret_model, diag);
+}
+
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag)
 {
-    return choose(data, (size_t)size, name)
-        ->load(data, (size_t)size, name, base_path, ret_model, diag);
+    static const struct hs_model_options none = {0};
+    return hs__model_load_buffer_opts(data, (size_t)size, name, base_path, &none, ret_model, diag);
 }

@@ -162,3 +162,19 @@ int hs__urdf_origin(struct hs__urdf *u, const xmlNode *n, struct hs_pose *ret)
         hs__urdf_rpy(rpy, ret->R);
     return r;
 }
+
+int hs__urdf_text_num(struct hs__urdf *u, const xmlNode *n, double *ret)
+{
+    xmlChar *t = xmlNodeGetContent(n);
+    char *end = NULL;
+    double v = t ? strtod((const char *)t, &end) : NAN;
+    bool ok = t && end != (char *)t && isfinite(v);
+    while (ok && *end && strchr(" \t\r\n", *end))
+        end++;
+    ok = ok && !*end;
+    xmlFree(t);
+    if (!ok)
+        return hs__urdf_err(u, n, -EINVAL, "expected one finite number");
+    *ret = v;
+    return 0;
+}

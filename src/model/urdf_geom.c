@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,34 @@ static bool try_path_list(const char *list, const char *pkg, size_t pkglen, cons
     return false;
 }
 
+/* The caller's package paths (hs_model_options): 0 found, 1 not there, < 0 error. A package
+ * named explicitly that lacks the file is an error naming its directory: the user said where
+ * it is. */
+static int try_options(struct hs__urdf *u, const xmlNode *n, const char *uri, const char *pkg,
+                       size_t pkglen, const char *rest, char *buf, size_t size)
+{
+    for (uint32_t i = 0; i < u->opts->npackages; i++) {
+        const struct hs_model_package *p = &u->opts->packages[i];
+        if (!p->dir)
+            continue;
+        if (!p->name || !p->name[0]) {
+            if (try_package_dir(p->dir, pkg, pkglen, rest, buf, size))
+                return 0;
+            continue;
+        }
+        if (strlen(p->name) != pkglen || strncmp(p->name, pkg, pkglen) != 0)
+            continue;
+        if ((size_t)snprintf(buf, size, "%s/%s", p->dir, rest) >= size)
+            return hs__urdf_err(u, n, -ENAMETOOLONG, "filename \"%s\": path too long", uri);
+        if (is_file(buf))
+            return 0;
+        return hs__urdf_err(u, n, -ENOENT,
+                            "filename \"%s\": package '%s' is given as %s, which has no %s", uri,
+                            p->name, p->dir, rest);
+    }
+    return 1;
+}
+
 int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size)
 {
     if (!u->dir)
@@ -110,11 +139,17 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
                             "refer to files",
                             uri);
     if (strncmp(uri, "package://", 10) == 0) {
-        const char *pkg = uri + 10, *slash = strchr(pkg, '/');
+        const char *pkg = uri + 10;
+        while (*pkg == '/') /* package:///pkg/...: as ROS tools and pinocchio read it */
+            pkg++;
+        const char *slash = strchr(pkg, '/');
         if (!slash || slash == pkg || !slash[1])
             return hs__urdf_err(u, n, -EINVAL, "filename \"%s\": expected package://PACKAGE/PATH",
                                 uri);
         size_t pkglen = (size_t)(slash - pkg);
+        int r = try_options(u, n, uri, pkg, pkglen, slash + 1, buf, size);
+        if (r <= 0)
+            return r;
         if (try_path_list(getenv(HS_PACKAGE_PATH_ENV), pkg, pkglen, slash + 1, buf, size) ||
             try_path_list(getenv("ROS_PACKAGE_PATH"), pkg, pkglen, slash + 1, buf, size))
             return 0;
@@ -132,7 +167,8 @@ int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char
             *s = '\0';
         }
         return hs__urdf_err(u, n, -ENOENT,
-                            "filename \"%s\": package '%.*s' holding %s not found in $%s, "
+                            "filename \"%s\": package '%.*s' holding %s not found in the "
+                            "package paths given (--package-path, models[].package_paths), $%s, "
                             "$ROS_PACKAGE_PATH or the directories above the model",
                             uri, (int)pkglen, pkg, slash + 1, HS_PACKAGE_PATH_ENV);
     }
@@ -166,6 +202,31 @@ static int mesh_geom(struct hs__urdf *u, const xmlNode *g, struct hs_geom *ret)
     if (r == 0)
         r = hs__urdf_mesh(u, g, path, scale, &ret->u.mesh);
     return r;
+}
+
+/* The mesh's bounding box in its own frame, as a box primitive centred on it (the geom frame
+ * moves to the box centre). A flat mesh gets HS_MIN_BOX_M of thickness: ODE needs a volume. */
+#define HS_MIN_BOX_M 1e-3
+static void mesh_to_box(struct hs_geom *g)
+{
+    struct hs_mesh *mesh = &g->u.mesh;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t v = 0; v < mesh->nvertices; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], mesh->vertices[3 * v + k]);
+            hi[k] = fmax(hi[k], mesh->vertices[3 * v + k]);
+        }
+    double c[3] = {0, 0, 0}, size[3] = {HS_MIN_BOX_M, HS_MIN_BOX_M, HS_MIN_BOX_M}, wc[3];
+    for (int k = 0; mesh->nvertices && k < 3; k++) {
+        c[k] = 0.5 * (lo[k] + hi[k]);
+        size[k] = fmax(hi[k] - lo[k], HS_MIN_BOX_M);
+    }
+    free(mesh->vertices);
+    free(mesh->indices);
+    hs_pose_apply(&g->pose, c, wc);
+    memcpy(g->pose.p, wc, sizeof wc);
+    g->type = HS_GEOM_BOX;
+    memcpy(g->u.box.size, size, sizeof size);
 }
 
 static int positive(struct hs__urdf *u, const xmlNode *n, const char *attr, double *ret)
@@ -210,6 +271,8 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
     } else if (hs__urdf_is(s, "mesh")) {
         g.type = HS_GEOM_MESH;
         r = mesh_geom(u, s, &g);
+        if (r == 0 && u->opts->mesh_approx == HS_MESH_BOX)
+            mesh_to_box(&g);
     } else {
         return hs__urdf_err(u, s, -EINVAL,
                             "unknown geometry (expected box, cylinder, sphere or mesh)");

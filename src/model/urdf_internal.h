@@ -17,7 +17,8 @@ struct hs__urdf {
     const char *file; /* for messages */
     const char *dir;  /* directory of the file; NULL: mesh files refused (buffers, fuzzing) */
     struct hs_diag *diag;
-    struct hs_model *m; /* being filled; freed with hs_model_free on failure */
+    const struct hs_model_options *opts; /* never NULL */
+    struct hs_model *m;                  /* being filled; freed with hs_model_free on failure */
     uint32_t geoms_cap, warnings_cap;
     uint64_t vertices;
 };
@@ -45,6 +46,17 @@ int hs__urdf_attr_vec(struct hs__urdf *u, const xmlNode *n, const char *attr, in
 int hs__urdf_origin(struct hs__urdf *u, const xmlNode *n, struct hs_pose *ret);
 /* URDF roll-pitch-yaw (fixed axes x, y, z) to a row-major rotation matrix. */
 void hs__urdf_rpy(const double rpy[3], double ret_R[9]);
+
+/* Text content of an element as one finite number. */
+int hs__urdf_text_num(struct hs__urdf *u, const xmlNode *n, double *ret);
+/* Link surfaces (mu1, mu2, kp, kd) and what else <gazebo> says, as warnings (urdf_gazebo.c). */
+int hs__urdf_gazebo(struct hs__urdf *u, const xmlNode *robot);
+/* One <ros2_control> block: interfaces and limits onto the joints (urdf_ros2.c). */
+int hs__urdf_ros2_control(struct hs__urdf *u, const xmlNode *rc);
+/* After every block: a warning for each joint ros2_control leaves out (when there is one). */
+int hs__urdf_ros2_unlisted(struct hs__urdf *u, const xmlNode *robot);
+/* The link named ref (URDF link name, hs_link.segment_name) or joint, or -1. */
+int hs__urdf_find_ref(const struct hs_model *m, const char *ref);
 
 /* <collision> elements of link (model link index li) appended as geoms. */
 int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li);

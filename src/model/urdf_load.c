@@ -14,9 +14,11 @@
  *     order of their <joint> elements (URDF has no joint ids);
  *   - limit lower/upper/velocity/effort and dynamics damping/friction go to the link's limits,
  *     effort_max, damping and friction; continuous joints have no position limits;
- *   - mimic is loaded as an independent joint with a warning; safety_controller is ignored;
- *   - a <transmission>'s mechanicalReduction is the joint's gear ratio; ros2_control is
- *     ignored with a warning; Gazebo IMU and force-torque sensors are read (urdf_sensor.c);
+ *   - mimic couples the joint to its leader (hs_link.mimics; the world enforces it) and takes
+ *     it out of the joint ids; safety_controller is ignored;
+ *   - a <transmission>'s mechanicalReduction is the joint's gear ratio; <ros2_control> command
+ *     and state interfaces and their limits (urdf_ros2.c); Gazebo IMU and force-torque
+ *     sensors (urdf_sensor.c) and link surfaces mu1/mu2/kp/kd (urdf_gazebo.c);
  *   - planar joints and floating joints below the root are refused;
  *   - inertial: mass, the centre of mass from its origin, the tensor rotated into the link frame;
  *   - collision geometry only (urdf_geom.c); visuals are not simulated.
@@ -232,33 +234,39 @@ static int read_joint(struct hs__urdf *u, const xmlNode *j, int32_t *next_id, st
     if (l->damping < 0 || l->friction < 0)
         return hs__urdf_err(u, dyn, -EINVAL,
                             "joint '%s': 'damping' and 'friction' must not be negative", l->name);
-    const xmlNode *mimic = hs__urdf_child(j, "mimic");
-    if (mimic) {
-        char of[HS_NAME_MAX];
-        if ((r = hs__urdf_attr_str(u, mimic, "joint", true, of, sizeof of)) ||
-            (r = hs__urdf_warn(u, mimic,
-                               "joint '%s' mimics '%s': loaded as an independent actuated joint "
-                               "(the coupling is not enforced)",
-                               l->name, of)))
-            return r;
-    }
     return 0;
 }
 
-/* Text content of an element as one finite number. */
-static int element_number(struct hs__urdf *u, const xmlNode *n, double *ret)
+/* <mimic joint= multiplier= offset=>: resolved once every link exists (the leader may come
+ * later in the file). The follower keeps its joint and is driven by the world's mimic motor;
+ * it gets no joint id, as ros2_control does not command a mimic joint. */
+static int read_mimic(struct hs__urdf *u, const xmlNode *j, uint32_t li)
 {
-    xmlChar *t = xmlNodeGetContent(n);
-    char *end = NULL;
-    double v = t ? strtod((const char *)t, &end) : NAN;
-    bool ok = t && end != (char *)t && isfinite(v);
-    while (ok && *end && strchr(" \t\r\n", *end))
-        end++;
-    ok = ok && !*end;
-    xmlFree(t);
-    if (!ok)
-        return hs__urdf_err(u, n, -EINVAL, "expected one finite number");
-    *ret = v;
+    const xmlNode *mimic = hs__urdf_child(j, "mimic");
+    struct hs_link *l = &u->m->links[li];
+    if (!mimic)
+        return 0;
+    if (l->joint_id < 0)
+        return hs__urdf_warn(u, mimic, "joint '%s' is not movable: <mimic> ignored", l->name);
+    char of[HS_NAME_MAX];
+    int r;
+    if ((r = hs__urdf_attr_str(u, mimic, "joint", true, of, sizeof of)) ||
+        (r = hs__urdf_attr_num(u, mimic, "multiplier", false, 1, &l->mimic_multiplier)) ||
+        (r = hs__urdf_attr_num(u, mimic, "offset", false, 0, &l->mimic_offset)))
+        return r;
+    int k = hs_model_find_link(u->m, of);
+    if (k < 0 || u->m->links[k].joint_id < 0)
+        return hs__urdf_err(u, mimic, -EINVAL, "joint '%s' mimics '%s', which is no movable joint",
+                            l->name, of);
+    if ((uint32_t)k == li)
+        return hs__urdf_err(u, mimic, -EINVAL, "joint '%s' mimics itself", l->name);
+    if (u->m->links[k].joint_type != l->joint_type)
+        return hs__urdf_err(u, mimic, -ENOTSUP,
+                            "joint '%s' mimics '%s' of another kind (revolute and prismatic "
+                            "cannot be coupled by hilsim's mimic motor)",
+                            l->name, of);
+    l->mimics = true;
+    l->mimic_of = k;
     return 0;
 }
 
@@ -274,7 +282,7 @@ static int read_transmission(struct hs__urdf *u, const xmlNode *t)
     if (!red)
         return 0;
     double n = 1;
-    int r = element_number(u, red, &n);
+    int r = hs__urdf_text_num(u, red, &n);
     if (r)
         return r;
     if (n == 0)
@@ -483,21 +491,29 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
     }
     if (r)
         goto out;
+    for (uint32_t i = 0; r == 0 && i < m->nlinks; i++)
+        if (index[i] >= 0)
+            r = read_mimic(u, uj[index[i]].node, i);
+    if (r)
+        goto out;
     int32_t next_id = 0;
     for (uint32_t j = 0; j < nj; j++)
         for (uint32_t i = 0; i < m->nlinks; i++)
             if (index[i] == (int32_t)j && m->links[i].joint_id >= 0)
-                m->links[i].joint_id = next_id++;
+                m->links[i].joint_id = m->links[i].mimics ? -1 : next_id++;
     m->njoint_ids = (uint32_t)next_id;
     for (const xmlNode *c = robot->children; r == 0 && c; c = c->next)
         if (hs__urdf_is(c, "transmission"))
             r = read_transmission(u, c);
     if (r == 0)
         r = hs__urdf_sensors(u, robot);
-    if (r == 0 && hs__urdf_child(robot, "ros2_control"))
-        r = hs__urdf_warn(u, robot,
-                          "<ros2_control> is ignored; configure command modes and "
-                          "actuators in the bench config");
+    if (r == 0)
+        r = hs__urdf_gazebo(u, robot);
+    for (const xmlNode *c = robot->children; r == 0 && c; c = c->next)
+        if (hs__urdf_is(c, "ros2_control"))
+            r = hs__urdf_ros2_control(u, c);
+    if (r == 0)
+        r = hs__urdf_ros2_unlisted(u, robot);
 out:
     free(ul);
     free(uj);
@@ -543,11 +559,12 @@ static void quiet(void *ctx, const char *msg, ...)
 }
 
 int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const char *base_path,
-                         struct hs_model **ret_model, struct hs_diag *diag)
+                         const struct hs_model_options *opts, struct hs_model **ret_model,
+                         struct hs_diag *diag)
 {
     const char *file = name ? name : "<buffer>";
     char dir[PATH_MAX];
-    struct hs__urdf u = {.file = file, .diag = diag};
+    struct hs__urdf u = {.file = file, .diag = diag, .opts = opts};
     if (base_path) {
         dir_of(base_path, dir, sizeof dir);
         u.dir = dir;

@@ -1,7 +1,9 @@
 /* Sensors from the common Gazebo extensions in a URDF (URDF itself has none):
  *   <gazebo reference="LINK"><sensor type="imu" name="N"><pose>x y z r p y</pose>...</sensor>
  *     -> an accelerometer "N_accel" and a rate gyro "N_gyro" on LINK (the model has them
- *        separate, as OpenHRP does);
+ *        separate, as OpenHRP does); an imu whose <imu> element holds only
+ *        <linear_acceleration> (or only <angular_velocity>) is one accelerometer (gyro) "N":
+ *        the convention hilsim's export writes lone OpenHRP sensors in (urdf_write.c);
  *   <gazebo reference="JOINT"><sensor type="force_torque" name="N">...</sensor>
  *     -> a force sensor "N" on the joint's child link, at the joint (Gazebo measures there).
  * The reference may name a URDF link or a joint. Sensor ids count per type in document order.
@@ -14,7 +16,7 @@
 
 #include "urdf_internal.h"
 
-static int find_ref(const struct hs_model *m, const char *ref)
+int hs__urdf_find_ref(const struct hs_model *m, const char *ref)
 {
     for (uint32_t i = 0; i < m->nlinks; i++)
         if (strcmp(m->links[i].segment_name, ref) == 0)
@@ -75,6 +77,15 @@ static int one(struct hs__urdf *u, const xmlNode *s, int li, int32_t ids[HS_SENS
     if ((r = pose_of(u, s, &x.pose)))
         return r;
     if (strcmp(type, "imu") == 0) {
+        const xmlNode *imu = hs__urdf_child(s, "imu");
+        bool acc = imu && hs__urdf_child(imu, "linear_acceleration"),
+             gyro = imu && hs__urdf_child(imu, "angular_velocity");
+        if (acc != gyro) { /* one part only: hilsim's export of a lone OpenHRP sensor */
+            x.type = acc ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO;
+            x.sensor_id = ids[x.type]++;
+            snprintf(x.name, sizeof x.name, "%s", name);
+            return push(u, s, &x);
+        }
         x.type = HS_SENSOR_ACCEL;
         x.sensor_id = ids[HS_SENSOR_ACCEL]++;
         snprintf(x.name, sizeof x.name, "%s_accel", name);
@@ -107,7 +118,7 @@ int hs__urdf_sensors(struct hs__urdf *u, const xmlNode *robot)
         char ref[HS_NAME_MAX];
         if ((r = hs__urdf_attr_str(u, g, "reference", true, ref, sizeof ref)))
             return r;
-        int li = find_ref(u->m, ref);
+        int li = hs__urdf_find_ref(u->m, ref);
         if (li < 0) { /* Gazebo ignores these too; real files have them */
             r = hs__urdf_warn(u, g,
                               "gazebo reference '%s' names no link or joint: its sensors "

@@ -3,14 +3,16 @@
  * the same links, joints, masses and inertias). Meshes are written as binary STL in
  * OUT_meshes/ beside the file.
  *
- * What URDF cannot say is left out and listed in the returned warnings count: sensors, extra
- * (closed-loop) joints, motor fields but the gear ratio (written as a <transmission>: rotor
- * inertia, torque constant, encoder pulses, efficiency),
- * crawler joints (written fixed) and cones. Actuated joints are written in jointId order, so
- * the loader's document-order numbering gives back the same ids when they had no gaps. */
+ * Sensors, mimic couplings, link surfaces and ros2_control interfaces are written as the
+ * loader reads them (write_gazebo). What URDF cannot say is left out and listed in the returned
+ * warnings count: vision and range sensors, extra (closed-loop) joints, motor fields but the
+ * gear ratio (written as a <transmission>: rotor inertia, torque constant, encoder pulses,
+ * efficiency), crawler joints (written fixed) and cones. Actuated joints are written in jointId
+ * order, so the loader's document-order numbering gives back the same ids when they had no gaps. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,13 +166,100 @@ static void write_joint(FILE *f, const struct hs_model *m, uint32_t i)
         if (strcmp(joint_type(l), "continuous") != 0)
             fprintf(f, " lower=\"%.17g\" upper=\"%.17g\"", isinf(l->llimit) ? -1e300 : l->llimit,
                     isinf(l->ulimit) ? 1e300 : l->ulimit);
-        fprintf(f, " effort=\"%.17g\" velocity=\"%.17g\"/>\n", l->effort_max,
+        /* OpenHRP gives no effort but a current limit: the torque it allows at the joint is
+         * the limit hilsim applies (bench_plant_params.c), so it is the URDF effort. */
+        double effort = l->effort_max;
+        double motor = l->climit * fabs(l->torque_const) * fabs(l->gear_ratio);
+        if (!(effort > 0) && l->climit > 0 && isfinite(motor) && motor > 0)
+            effort = motor;
+        fprintf(f, " effort=\"%.17g\" velocity=\"%.17g\"/>\n", effort,
                 isfinite(l->uvlimit) ? l->uvlimit : 0.0);
         if (l->damping > 0 || l->friction > 0)
             fprintf(f, "    <dynamics damping=\"%.17g\" friction=\"%.17g\"/>\n", l->damping,
                     l->friction);
+        if (l->mimics && l->mimic_of >= 0 && (uint32_t)l->mimic_of < m->nlinks)
+            fprintf(f, "    <mimic joint=\"%s\" multiplier=\"%.17g\" offset=\"%.17g\"/>\n",
+                    xesc(e1, m->links[l->mimic_of].name), l->mimic_multiplier, l->mimic_offset);
     }
     fprintf(f, "  </joint>\n");
+}
+
+static void pose_element(FILE *f, const struct hs_pose *p)
+{
+    double rpy[3];
+    rpy_of(p->R, rpy);
+    fprintf(f, "<pose>%.17g %.17g %.17g %.17g %.17g %.17g</pose>", p->p[0], p->p[1], p->p[2],
+            rpy[0], rpy[1], rpy[2]);
+}
+
+/* Sensors as Gazebo sensor tags (the convention urdf_sensor.c reads back): an accelerometer is
+ * an imu whose <imu> holds only <linear_acceleration>, a gyro one holding only
+ * <angular_velocity>, each keeping its name; a force sensor is a force_torque sensor on its
+ * link with its pose. Written per type in sensor id order, which the loader numbers back.
+ * Link surfaces go back as mu1, mu2, kp, kd; joint interfaces as a <ros2_control> block. */
+static void write_gazebo(FILE *f, const struct hs_model *m)
+{
+    char e1[ESC_MAX], e2[ESC_MAX];
+    static const enum hs_sensor_type order[3] = {HS_SENSOR_ACCEL, HS_SENSOR_GYRO, HS_SENSOR_FORCE};
+    for (int t = 0; t < 3; t++)
+        for (int32_t id = -1; id < 1024; id++)
+            for (uint32_t k = 0; k < m->nsensors; k++) {
+                const struct hs_sensor *s = &m->sensors[k];
+                if (s->type != order[t] || s->sensor_id != id || s->link < 0 ||
+                    (uint32_t)s->link >= m->nlinks)
+                    continue;
+                fprintf(f, "  <gazebo reference=\"%s\">\n    <sensor type=\"%s\" name=\"%s\">",
+                        xesc(e1, m->links[s->link].name),
+                        s->type == HS_SENSOR_FORCE ? "force_torque" : "imu", xesc(e2, s->name));
+                pose_element(f, &s->pose);
+                if (s->type == HS_SENSOR_ACCEL)
+                    fprintf(f, "<imu><linear_acceleration/></imu>");
+                else if (s->type == HS_SENSOR_GYRO)
+                    fprintf(f, "<imu><angular_velocity/></imu>");
+                fprintf(f, "</sensor>\n  </gazebo>\n");
+            }
+    static const struct {
+        uint32_t bit;
+        const char *tag;
+        size_t off;
+    } sf[] = {{HS_SURFACE_MU1, "mu1", offsetof(struct hs_link, mu1)},
+              {HS_SURFACE_MU2, "mu2", offsetof(struct hs_link, mu2)},
+              {HS_SURFACE_KP, "kp", offsetof(struct hs_link, contact_kp)},
+              {HS_SURFACE_KD, "kd", offsetof(struct hs_link, contact_kd)}};
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (!l->surface_given)
+            continue;
+        fprintf(f, "  <gazebo reference=\"%s\">", xesc(e1, l->name));
+        for (size_t k = 0; k < sizeof sf / sizeof sf[0]; k++)
+            if (l->surface_given & sf[k].bit)
+                fprintf(f, "<%s>%.17g</%s>", sf[k].tag,
+                        *(const double *)((const char *)l + sf[k].off), sf[k].tag);
+        fprintf(f, "</gazebo>\n");
+    }
+    static const char *const iface[HS_IFACE_MAX] = {"position", "velocity", "effort"};
+    bool any = false;
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (!l->command_interfaces && !l->state_interfaces)
+            continue;
+        if (!any)
+            fprintf(f,
+                    "  <ros2_control name=\"%s\" type=\"system\">\n"
+                    "    <hardware><plugin>hilsim</plugin></hardware>\n",
+                    xesc(e1, m->name));
+        any = true;
+        fprintf(f, "    <joint name=\"%s\">\n", xesc(e1, l->name));
+        for (int k = 0; k < HS_IFACE_MAX; k++)
+            if (l->command_interfaces & HS_IFACE_BIT(k))
+                fprintf(f, "      <command_interface name=\"%s\"/>\n", iface[k]);
+        for (int k = 0; k < HS_IFACE_MAX; k++)
+            if (l->state_interfaces & HS_IFACE_BIT(k))
+                fprintf(f, "      <state_interface name=\"%s\"/>\n", iface[k]);
+        fprintf(f, "    </joint>\n");
+    }
+    if (any)
+        fprintf(f, "  </ros2_control>\n");
 }
 
 int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *ret_lost,
@@ -189,7 +278,9 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
         int e = errno;
         return hs_diag_set(diag, e, path, 0, 0, "cannot create the file: %s", strerror(e));
     }
-    uint32_t lost = m->nsensors + m->nextra_joints;
+    uint32_t lost = m->nextra_joints;
+    for (uint32_t k = 0; k < m->nsensors; k++)
+        lost += m->sensors[k].type == HS_SENSOR_VISION || m->sensors[k].type == HS_SENSOR_RANGE;
     char name[ESC_MAX];
     fprintf(
         f,
@@ -239,6 +330,8 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
                     "</mechanicalReduction></actuator>\n  </transmission>\n",
                     xesc(e1, l->name), e1, e1, l->gear_ratio);
     }
+    if (r == 0)
+        write_gazebo(f, m);
     fprintf(f, "</robot>\n");
     if (fclose(f) != 0 && r == 0)
         r = hs_diag_set(diag, -EIO, path, 0, 0, "cannot write the file");

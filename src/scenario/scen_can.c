@@ -1,10 +1,12 @@
 /* CAN faults of a scenario: each can_fault step becomes one or two rules of a fault filter on
  * its bus (drivers/can/can_fault_filter.c), switched on and off with the step. The frames a
  * node owns come from its protocol: MIT commands carry the node id as CAN ID and its replies
- * carry it in data[0] of the master's ID; ODrive frames carry it in the ID's upper six bits. */
+ * carry it in data[0] of the master's ID; every protocol's node claims its IDs
+ * (hs_config_can_node_claims), in both directions. */
 #include <errno.h>
 #include <string.h>
 
+#include "../../drivers/can/mit/mit_config.h"
 #include "hilsim/can_fault.h"
 #include "mit/mit_config.h"
 #include "scen_internal.h"

@@ -80,6 +80,7 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
             c.surface.bounce = p->bounce;
             c.surface.bounce_vel = p->bounce_min_vel;
         }
+        hs__world_surface(w, l1, l2, &c.surface); /* URDF per-link mu, kp, kd */
         if (cr)
             crawler_surface(&c, cr, cr == l1);
         dJointID j = dJointCreateContact(w->world, w->contact_group, &c);

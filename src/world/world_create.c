@@ -124,6 +124,8 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
             goto fail;
     }
     r = collect_actuated(w);
+    if (r == 0)
+        r = hs__world_mimics_build(w);
     w->saved_state = calloc(13 * (size_t)w->nall_bodies + 1, sizeof *w->saved_state);
     if (r || !w->saved_state) {
         r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
@@ -200,6 +202,7 @@ void hs_world_destroy(struct hs_world *w)
     }
     free(w->bodies);
     free(w->actuated);
+    free(w->mimics);
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);

@@ -48,6 +48,14 @@ struct hs__world_mesh {
     dTriIndex *indices; /* owned, or NULL when borrowed */
 };
 
+/* A URDF mimic coupling (world_mimic.c). */
+struct hs__world_mimic {
+    dJointID motor; /* AMotor (hinge) or LMotor (slider) on the follower's two bodies */
+    const struct hs__world_link *leader;
+    struct hs__world_link *follower;
+    double multiplier, offset;
+};
+
 struct hs_world {
     struct hs_world_params params;
     dWorldID world;
@@ -59,6 +67,8 @@ struct hs_world {
     uint32_t nactuated;
     struct hs__world_mesh *meshes;
     uint32_t nmeshes, meshes_cap;
+    struct hs__world_mimic *mimics;
+    uint32_t nmimics;
     dContactGeom *contact_geoms; /* params.max_contacts, preallocated */
     dBodyID *all_bodies;         /* every dynamic ODE body, for warm-up save/restore */
     uint32_t nall_bodies, all_bodies_cap;
@@ -124,6 +134,14 @@ int hs__world_register_body(struct hs_world *w, dBodyID b);
 
 /* world_contact.c: the dSpaceCollide callback; data is the hs_world. */
 void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);
+
+/* world_mimic.c: init only, after collect_actuated: one motor per mimic joint (-ENOMEM,
+ * -EINVAL for a leader that is no joint of the follower's kind). RT-safe per step: targets. */
+int hs__world_mimics_build(struct hs_world *w);
+void hs__world_mimics_drive(struct hs_world *w);
+/* world_surface.c: the links' own contact surfaces over s (which holds the entry values). */
+void hs__world_surface(const struct hs_world *w, const struct hs__world_link *l1,
+                       const struct hs__world_link *l2, dSurfaceParameters *s);
 
 /* world_step.c */
 void hs__world_read_joints(struct hs_world *w, bool reset_unwrap);

@@ -48,6 +48,7 @@ int hs_world_step(struct hs_world *w)
         else
             dJointAddSliderForce(l->joint, l->effort);
     }
+    hs__world_mimics_drive(w);
     w->ncontacts = 0;
     w->npairs = 0;
     w->nsteps++;

@@ -22,6 +22,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (m->links[i].parent >= (int32_t)i ||
                 m->links[i].geom_first + m->links[i].geom_count > m->ngeoms)
                 abort(); /* parents first, geometry slices in range */
+        for (uint32_t i = 0; i < m->nlinks; i++) {
+            const struct hs_link *l = &m->links[i];
+            /* a mimic names another movable joint of its own kind; followers have no id */
+            if (l->mimics && (l->mimic_of < 0 || (uint32_t)l->mimic_of >= m->nlinks ||
+                              (uint32_t)l->mimic_of == i || l->joint_id >= 0 ||
+                              m->links[l->mimic_of].joint_type != l->joint_type))
+                abort();
+            if (l->command_interfaces >> HS_IFACE_MAX || l->state_interfaces >> HS_IFACE_MAX ||
+                !(l->lvlimit <= l->uvlimit))
+                abort();
+        }
         hs_model_free(m);
     }
     return 0;

@@ -51,7 +51,7 @@ static void test_full(void **state)
     struct hs_model *m = load_ok(path);
     assert_string_equal(m->name, "full");
     assert_int_equal(m->nlinks, 6);
-    assert_int_equal(m->njoint_ids, 4);
+    assert_int_equal(m->njoint_ids, 3); /* the mimic finger has none */
     assert_near(hs_model_total_mass(m), 5.8, 1e-12);
 
     /* The root floats; its inertia was given in a frame yawed 90°: R I Rᵀ. */
@@ -121,14 +121,16 @@ static void test_full(void **state)
     assert_near(li->ulimit, 0.3, 0);
     assert_near(li->gear_ratio, -12.5, 0); /* old format, reduction outside <actuator> */
     assert_near(wh->gear_ratio, 1, 0);     /* no transmission: direct drive */
-    /* default axis is x; mimic loads as its own joint, with a warning */
+    /* default axis is x; a mimic joint is coupled to its leader and has no joint id */
     const struct hs_link *fi = link_named(m, "finger_joint");
-    assert_int_equal(fi->joint_id, 3);
+    assert_int_equal(fi->joint_id, -1);
     assert_near(fi->axis[0], 1, 0);
-    bool warned = false;
-    for (uint32_t i = 0; i < m->nwarnings; i++)
-        warned |= strstr(m->warnings[i], "mimics 'lift'") != NULL;
-    assert_true(warned);
+    assert_true(fi->mimics);
+    assert_int_equal(fi->mimic_of, hs_model_find_link(m, "lift"));
+    assert_near(fi->mimic_multiplier, 0.1, 0);
+    /* Gazebo friction on the URDF link "upper" (the shoulder's child). */
+    assert_int_equal(sh->surface_given, HS_SURFACE_MU1 | HS_SURFACE_MU2);
+    assert_near(sh->mu1, 0.8, 0);
 
     /* fixed with rpy: R = Ry(0.5); a link without inertial is massless. */
     const struct hs_link *cam = link_named(m, "camera_joint");
@@ -351,6 +353,53 @@ struct bad {
     const char *words;
 };
 
+static bool warned(const struct hs_model *m, const char *words)
+{
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], words))
+            return true;
+    return false;
+}
+
+/* ros2_control: interfaces onto the joints, interface limits tighten the joint's, what hilsim
+ * does not map is a warning naming it. */
+static void test_ros2_control(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    urdf_path("ros2.urdf", path, sizeof path);
+    struct hs_model *m = load_ok(path);
+    const struct hs_link *j1 = link_named(m, "j1"), *j2 = link_named(m, "j2"),
+                         *j3 = link_named(m, "j3");
+    assert_int_equal(j1->command_interfaces,
+                     HS_IFACE_BIT(HS_IFACE_POSITION) | HS_IFACE_BIT(HS_IFACE_VELOCITY));
+    assert_int_equal(j1->state_interfaces,
+                     HS_IFACE_BIT(HS_IFACE_POSITION) | HS_IFACE_BIT(HS_IFACE_VELOCITY));
+    assert_near(j1->uvlimit, 1.5, 0); /* velocity interface max 1.5 < <limit velocity=3> */
+    assert_near(j1->lvlimit, -1.5, 0);
+    assert_near(j1->effort_max, 40, 0);
+    assert_near(j1->ulimit, 2, 0); /* the position command range does not move the joint's */
+    assert_int_equal(j2->command_interfaces, HS_IFACE_BIT(HS_IFACE_EFFORT));
+    assert_int_equal(j2->state_interfaces,
+                     HS_IFACE_BIT(HS_IFACE_POSITION) | HS_IFACE_BIT(HS_IFACE_EFFORT));
+    assert_near(j2->effort_max, 12, 0); /* effort interface max 12 < <limit effort=20> */
+    assert_near(j2->uvlimit, 2, 0);
+    assert_near(j2->gear_ratio, 80, 0); /* ros2_control <transmission> mechanical_reduction */
+    assert_int_equal(j3->command_interfaces, 0);
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        print_message("  %s\n", m->warnings[i]);
+    assert_true(warned(m, "ros2.urdf:29: joint 'j1': position command range [-2.5, 2.5] reaches "
+                          "beyond the joint's <limit> [-2, 2]"));
+    assert_true(warned(m, "joint 'j1': initial_value is not used"));
+    assert_true(warned(m, "joint 'j2': command interface 'acceleration' is not supported"));
+    assert_true(warned(m, "ros2_control sensor: its state interfaces are not mapped"));
+    assert_true(warned(m, "ros2_control gpio is not supported"));
+    assert_true(warned(m, "joint 'j3' is in no <ros2_control> block"));
+    assert_true(warned(m, "Gazebo plugin 'libgazebo_ros_p3d.so' is not run"));
+    assert_false(warned(m, "libgazebo_ros2_control.so"));
+    hs_model_free(m);
+}
+
 static void test_bad_files(void **state)
 {
     (void)state;
@@ -372,6 +421,10 @@ static void test_bad_files(void **state)
         {"bad_transmission.urdf", 8, "transmission names no actuated joint 'j2'"},
         {"bad_reduction.urdf", 7, "<mechanicalReduction>: expected one finite number"},
         {"bad_sensor_pose.urdf", 5, "<pose>: expected six numbers"},
+        {"ros2_unknown_joint.urdf", 4, "<joint>: ros2_control names no movable joint 'nope'"},
+        {"ros2_min_max.urdf", 6, "<command_interface>: param min 2 is above max 1"},
+        {"mimic_unknown.urdf", 4, "<mimic>: joint 'j' mimics 'ghost', which is no movable"},
+        {"bad_mu.urdf", 4, "<mu1>: link 'a': mu1 -0.5 must be >= 0"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char path[PATH_MAX], name[64];
@@ -395,7 +448,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full),      cmocka_unit_test(test_world_root),
         cmocka_unit_test(test_registry),  cmocka_unit_test(test_meshes),
-        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_bad_files), cmocka_unit_test(test_ros2_control),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

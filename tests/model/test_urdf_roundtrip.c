@@ -1,7 +1,8 @@
 /* Round trip: SR1.wrl (from HS_SHARED_DIR; skipped when absent) and the project's full.urdf
  * written as URDF by hs_model_write_urdf and loaded back have the same links in the same order,
- * joints (type, id, axis, origin, limits), masses, centres of mass and inertias to 1e-9, and the
- * same collision geometry kinds and sizes. */
+ * joints (type, id, axis, origin, limits, mimic), masses, centres of mass and inertias to 1e-9,
+ * the same collision geometry kinds and sizes, the same accel, gyro and force sensors (Gazebo
+ * sensor tags), link surfaces and ros2_control interfaces. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -68,7 +69,12 @@ static void roundtrip(const struct hs_model *a, uint32_t expect_lost)
         near(y->llimit, x->llimit, "llimit", x->name);
         near(y->ulimit, x->ulimit, "ulimit", x->name);
         near(y->uvlimit, x->uvlimit, "uvlimit", x->name);
-        near(y->effort_max, x->effort_max, "effort_max", x->name);
+        /* OpenHRP's current limit goes out as the joint torque it allows (the URDF effort). */
+        double motor = x->climit * fabs(x->torque_const) * fabs(x->gear_ratio), eff = x->effort_max;
+        if ((x->joint_type == HS_JOINT_ROTATE || x->joint_type == HS_JOINT_SLIDE) && !(eff > 0) &&
+            x->climit > 0 && isfinite(motor) && motor > 0)
+            eff = motor;
+        near(y->effort_max, eff, "effort_max", x->name);
         near(y->damping, x->damping, "damping", x->name);
         near(y->friction, x->friction, "friction", x->name);
         assert_int_equal(y->geom_count, x->geom_count);
@@ -91,8 +97,44 @@ static void roundtrip(const struct hs_model *a, uint32_t expect_lost)
                 near(gy->u.sphere.radius, gx->u.sphere.radius, "radius", x->name);
         }
     }
-    print_message("%s round trip: %u links, %u joint ids, %u geoms equal to %g\n", a->name,
-                  a->nlinks, a->njoint_ids, a->ngeoms, TOL);
+    /* Sensors URDF's Gazebo tags hold (accel, gyro, force) come back with name, type, id, link
+     * and pose; mimic couplings and link surfaces too. */
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < a->nsensors; k++) {
+        const struct hs_sensor *x = &a->sensors[k];
+        if (x->type != HS_SENSOR_ACCEL && x->type != HS_SENSOR_GYRO && x->type != HS_SENSOR_FORCE)
+            continue;
+        kept++;
+        const struct hs_sensor *y = NULL;
+        for (uint32_t j = 0; j < b->nsensors; j++)
+            if (strcmp(b->sensors[j].name, x->name) == 0)
+                y = &b->sensors[j];
+        assert_non_null(y);
+        assert_int_equal(y->type, x->type);
+        assert_int_equal(y->sensor_id, x->sensor_id);
+        assert_int_equal(y->link, x->link);
+        for (int j = 0; j < 3; j++)
+            near(y->pose.p[j], x->pose.p[j], "sensor p", x->name);
+        for (int j = 0; j < 9; j++)
+            near(y->pose.R[j], x->pose.R[j], "sensor R", x->name);
+    }
+    assert_int_equal(b->nsensors, kept);
+    for (uint32_t i = 0; i < a->nlinks; i++) {
+        const struct hs_link *x = &a->links[i], *y = &b->links[i];
+        assert_int_equal(y->mimics, x->mimics);
+        if (x->mimics) {
+            assert_int_equal(y->mimic_of, x->mimic_of);
+            near(y->mimic_multiplier, x->mimic_multiplier, "mimic multiplier", x->name);
+            near(y->mimic_offset, x->mimic_offset, "mimic offset", x->name);
+        }
+        assert_int_equal(y->surface_given, x->surface_given);
+        near(y->mu1, x->mu1, "mu1", x->name);
+        near(y->contact_kp, x->contact_kp, "kp", x->name);
+        assert_int_equal(y->command_interfaces, x->command_interfaces);
+        assert_int_equal(y->state_interfaces, x->state_interfaces);
+    }
+    print_message("%s round trip: %u links, %u joint ids, %u geoms, %u sensors equal to %g\n",
+                  a->name, a->nlinks, a->njoint_ids, a->ngeoms, kept, TOL);
     hs_model_free(b);
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "rm -rf %s", out);
@@ -111,7 +153,10 @@ static void test_sr1_roundtrip(void **state)
     struct hs_diag d;
     memset(&d, 0, sizeof d);
     assert_int_equal(hs_model_load(src, &a, &d), 0);
-    roundtrip(a, a->nsensors + a->nextra_joints); /* SR1: its sensors are left out */
+    uint32_t lost = a->nextra_joints; /* SR1's cameras are left out */
+    for (uint32_t k = 0; k < a->nsensors; k++)
+        lost += a->sensors[k].type == HS_SENSOR_VISION || a->sensors[k].type == HS_SENSOR_RANGE;
+    roundtrip(a, lost);
     hs_model_free(a);
 }
 
@@ -128,7 +173,7 @@ static void test_full_roundtrip(void **state)
     assert_int_equal(hs_model_load(path, &a, &d), 0);
     /* VRML names may hold XML's special characters: the writer escapes them. */
     snprintf(a->links[1].name, sizeof a->links[1].name, "%s", "sh&<\"'>");
-    roundtrip(a, a->nsensors); /* URDF has no sensor element of its own */
+    roundtrip(a, 0); /* sensors, mimic, surfaces as Gazebo tags and <mimic> */
     hs_model_free(a);
 }
 

@@ -6,7 +6,7 @@
                      shared memory, in lockstep (scenario time is tick time): the scenario starts
                      on the controller's first command, the JUnit XML has one test case per
                      expectation, all passed, and the exit status is 0
-  sim_verdict_fail   `hilsim sim` with an expectation that cannot hold: exit status 4, the
+  sim_verdict_fail   `hilsim sim` with an expectation that cannot hold: exit status 5, the
                      JUnit XML names the failing case with its tick, the JSON agrees
   biped_side_push    the bundled biped scenario passes offline (recovers, then falls)
 
@@ -100,7 +100,7 @@ class Scenarios(unittest.TestCase):
                             "--scenario", scen, "--junit", junit, "--result-json", res],
                            capture_output=True, text=True, timeout=120)
         print(p.stdout)
-        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertEqual(p.returncode, 5, p.stderr)
         self.assertIn("verdict: FAIL (1 of 2 expectations passed)", p.stdout)
         _, cases = junit_cases(junit)
         self.assertIsNone(cases["fine"])

@@ -137,7 +137,7 @@ static bool write_reg(struct hs_mt_node *n, uint32_t reg, double v, bool *comman
 {
     switch (reg) {
     case HS_MT_R_MODE: {
-        if (isnan(v))
+        if (!(v >= 0 && v <= 255)) /* NaN too; a float mode write can hold anything */
             return false;
         int m = (int)v;
         if (m == HS_MT_MODE_STOPPED) {
@@ -309,6 +309,8 @@ static unsigned build_reply(struct hs_mt_node *n, const struct hs_can_joint_stat
     for (unsigned r = 0; r < n->nreads; r++) {
         enum hs_mt_width w = (enum hs_mt_width)n->reads[r].width;
         unsigned count = n->reads[r].count, start = n->reads[r].start;
+        if (!count)
+            continue; /* a read of nothing: nothing to say (0 in the type's bits means more) */
         unsigned wb = hs_mt_width_bytes(w);
         uint32_t unknown = UINT32_MAX;
         enum hs_mt_quantity q;

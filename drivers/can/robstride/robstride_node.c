@@ -236,7 +236,8 @@ static bool read_param(const struct hs_rs_node *n, uint16_t index, uint8_t out[4
         out[0] = (uint8_t)n->run_mode;
         return true;
     case HS_RS_P_ROTATION: {
-        int16_t turns = (int16_t)floor(n->last_q_rad / (2 * M_PI));
+        double t = floor(n->last_q_rad / (2 * M_PI));
+        int16_t turns = (int16_t)(t > INT16_MAX ? INT16_MAX : t < INT16_MIN ? INT16_MIN : t);
         out[0] = (uint8_t)turns, out[1] = (uint8_t)((uint16_t)turns >> 8);
         return true;
     }
