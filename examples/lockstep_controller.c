@@ -5,8 +5,9 @@
  *   lockstep_controller biped-shm --gains config/biped-shm.gains --ticks 10000 --log run.log
  *
  * Per cycle: wait_tick -> read_state -> write_commands -> step (hs_client_step releases the next
- * tick). On a bench that is not in lockstep it runs the same loop without step, which makes it the
- * wall-clock baseline of bench_lockstep.
+ * tick). It claims the commands after its first tick, so that state never depends on when it
+ * started. On a bench that is not in lockstep it runs the same loop without step, which makes it
+ * the wall-clock baseline of bench_lockstep.
  *
  * --log FILE writes one line per tick (tick, simulated time, the server's command echo, stale
  * joints, then q, dq, tau, encoder count per joint, IMU and F/T readings) with doubles in hex
@@ -136,7 +137,9 @@ static int load_gains(struct hs_client *c, const char *path, double *kps, double
     return rc;
 }
 
-/* A server started together with us may not have created its segment yet. */
+/* A server started together with us may not have created its segment yet (-ENOENT), or not
+ * sized it (-EBADMSG: the file exists, empty, between shm_open and ftruncate; its 0600 mode does
+ * not keep root out), or not filled it (-EAGAIN). */
 static int attach(const char *bench, double timeout_s, struct hs_client **ret)
 {
     char err[HS_CLIENT_ERRBUF_MIN];
@@ -145,7 +148,7 @@ static int attach(const char *bench, double timeout_s, struct hs_client **ret)
         int r = hs_client_attach(bench, ret, err, sizeof err);
         if (r == 0)
             return 0;
-        if ((r != -ENOENT && r != -EAGAIN) || mono_ns() > until) {
+        if ((r != -ENOENT && r != -EAGAIN && r != -EBADMSG) || mono_ns() > until) {
             fprintf(stderr, "lockstep_controller: %s\n", err);
             return r;
         }
@@ -182,11 +185,6 @@ int main(int argc, char **argv)
     hs_client_get_info(c, &info);
     const int lockstep = info.clock_mode == HS_SHM_CLOCK_LOCKSTEP;
     char err[HS_CLIENT_ERRBUF_MIN];
-    if (hs_client_claim(c, err, sizeof err) < 0) {
-        fprintf(stderr, "lockstep_controller: %s\n", err);
-        hs_client_detach(c);
-        return 1;
-    }
 
     /* Everything the loop touches is allocated here. */
     uint32_t n = info.joint_count;
@@ -231,6 +229,13 @@ int main(int argc, char **argv)
         if ((r = hs_client_read_state(c, &st)) < 0)
             break;
         if (seen == 0) {
+            /* Claimed only now, after the first tick: the first state then says "no client" in
+             * every run. A claim made before the bench's first tick would show in that state or
+             * not depending on when this process started. */
+            if ((r = hs_client_claim(c, err, sizeof err)) < 0) {
+                fprintf(stderr, "lockstep_controller: %s\n", err);
+                break;
+            }
             t_first = now, sim_first = st.sim_time_s;
             for (uint32_t j = 0; j < n; j++)
                 target[j] = st.joints[j].q;

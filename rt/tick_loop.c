@@ -32,7 +32,8 @@ struct hs_tick_loop {
     _Atomic uint64_t p_ticks, p_last_tick, p_overruns, p_missed;
     _Atomic int64_t p_worst_tick, p_worst_wake;
     _Atomic uint32_t p_leaky;
-    _Atomic uint64_t p_lockstep_timeouts;
+    _Atomic uint64_t p_lockstep_timeouts, p_gate_polls;
+    atomic_bool p_waiting;
     atomic_bool p_safe_hold, p_running;
 };
 
@@ -371,7 +372,10 @@ static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s, bool las
         }
         int64_t now = hs_rt_now_ns();
         int64_t slice = now + HS_LOCKSTEP_SLICE_NS < expiry ? now + HS_LOCKSTEP_SLICE_NS : expiry;
+        atomic_store_explicit(&l->p_waiting, true, memory_order_relaxed);
         int r = l->gate.wait(l->gate.ctx, s->tick, slice);
+        atomic_store_explicit(&l->p_waiting, false, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->p_gate_polls, 1, memory_order_relaxed);
         now = hs_rt_now_ns();
         if (r == 0) {
             s->release_ns = now;
@@ -575,6 +579,8 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
     ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
     ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
     ret->lockstep_timeouts = atomic_load_explicit(&m->p_lockstep_timeouts, memory_order_relaxed);
+    ret->gate_polls = atomic_load_explicit(&m->p_gate_polls, memory_order_relaxed);
+    ret->waiting = atomic_load_explicit(&m->p_waiting, memory_order_relaxed);
 }
 
 int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size)

@@ -110,6 +110,10 @@ struct hs_tick_progress {
     bool safe_hold;
     bool running;
     uint64_t lockstep_timeouts; /* lockstep waits that expired (each hold period counts) */
+    /* lockstep: gate calls so far (one per release, or per slice of a wait): a loop waiting
+     * for its controller still advances it, a stalled loop does not (systemd's watchdog) */
+    uint64_t gate_polls;
+    bool waiting; /* lockstep: waiting for a release now */
 };
 
 struct hs_tick_result {

@@ -17,7 +17,9 @@
  * and sees every tick exactly once, as fast as both sides can go; simulated time (sim_time_s)
  * and every timeout of the server run on the tick count, not on the wall clock. A client that
  * attaches while a tick waits for its answer gets that tick from its first wait_tick. Readers
- * that do not own the commands just follow (they cannot release ticks). Errors: 0 or a negative
+ * that do not own the commands just follow (they cannot release ticks). For byte-identical runs,
+ * claim after the first wait_tick: a claim made earlier shows in the first state or not,
+ * depending on when the client started. Errors: 0 or a negative
  * errno.
  *
  * When the server goes away. Two errors mean "this attachment is over: detach, then attach again

@@ -117,7 +117,7 @@ struct hs_cfg_leaky {
 enum hs_cfg_clock_mode {
     HS_CFG_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
     HS_CFG_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */
-    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (not implemented yet) */
+    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (rt.clock.sync) */
     HS_CFG_CLOCK_MODE_MAX
 };
 enum hs_cfg_lockstep_expiry {

@@ -33,17 +33,64 @@ struct hs_world_guard {
     double joint_rate_factor;
 };
 
+/* Contact materials (src/world/world_material.c), after the Choreonoid idea: each link is made of
+ * a named material, and each pair of materials has its contact settings. Stiffness and damping are
+ * physical: the spring and damper of the whole geom-pair contact along its normal, shared by
+ * the pair's contact points in each step (so the pair's sinkage under a load F is F / stiffness
+ * whatever the number of points), turned into ODE's per-point ERP and CFM for the step size h:
+ * ERP = h k / (h k + c), CFM = n / (h k + c) for n points. */
+#define HS_WORLD_LINK_MATERIALS_MAX 32 /* link (or model) to material assignments */
+#define HS_WORLD_CONTACT_MATERIALS_MAX 16
+#define HS_WORLD_MATERIALS_MAX 16 /* distinct material names, besides "default" */
+
+/* Where a config entry was written (same layout as struct hs_cfg_src). */
+struct hs_world_src {
+    int32_t line, column;
+};
+
+struct hs_world_link_material {
+    char name[HS_NAME_MAX];     /* a link name, or a body spec name (every link of that body) */
+    char material[HS_NAME_MAX]; /* the material's name; "default" is the unassigned material */
+    struct hs_world_src src;
+};
+
+struct hs_world_contact_material {
+    char material1[HS_NAME_MAX], material2[HS_NAME_MAX]; /* either order */
+    double stiffness_n_m;                                /* (0, 1e12] N/m */
+    double damping_n_s_m;                                /* [0, 1e9] N·s/m */
+    double friction;                                     /* Coulomb mu, >= 0 or INFINITY */
+    double restitution;                                  /* 0..1 */
+    struct hs_world_src src;
+};
+
+/* Solver health budgets (src/world/world_health.c): a step above one is counted and reported. */
+struct hs_world_health_budget {
+    double max_penetration_m;    /* deepest contact point, m */
+    double max_joint_error_m;    /* largest separation of a hinge or ball joint's anchors, m */
+    double max_force_jump_ratio; /* largest change of one link's contact force from the step
+                                    before, as a fraction of the robots' weight */
+};
+
 struct hs_world_params {
     double step_s;     /* ODE step, s (1e-5 .. 0.1) */
     uint32_t substeps; /* ODE steps per tick (1 .. 100); used by callers, not by step() */
     enum hs_solver solver;
-    uint32_t quick_iterations;              /* dWorldQuickStep iterations (1 .. 1000) */
-    double gravity[3];                      /* m/s² */
-    double erp, cfm;                        /* global */
-    double friction;                        /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
-    double bounce;                          /* restitution 0..1 */
-    double bounce_min_vel;                  /* m/s */
-    double contact_erp, contact_cfm;        /* soft contact */
+    uint32_t quick_iterations;       /* dWorldQuickStep iterations (1 .. 1000) */
+    double gravity[3];               /* m/s² */
+    double erp, cfm;                 /* global */
+    double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
+    double bounce;                   /* restitution 0..1 */
+    double bounce_min_vel;           /* m/s */
+    double contact_erp, contact_cfm; /* soft contact per point, when stiffness is 0 */
+    /* The default material pair's contact spring and damper (see above); stiffness 0 selects
+     * the expert per-point contact_erp / contact_cfm instead. friction and bounce are its mu and
+     * restitution. */
+    double contact_stiffness_n_m, contact_damping_n_s_m;
+    struct hs_world_link_material link_materials[HS_WORLD_LINK_MATERIALS_MAX];
+    uint32_t nlink_materials;
+    struct hs_world_contact_material contact_materials[HS_WORLD_CONTACT_MATERIALS_MAX];
+    uint32_t ncontact_materials;
+    struct hs_world_health_budget health;
     double surface_layer;                   /* m, dWorldSetContactSurfaceLayer */
     uint32_t max_contacts;                  /* per geom pair (1 .. 64) */
     double linear_damping, angular_damping; /* dWorldSetDamping */
@@ -53,14 +100,20 @@ struct hs_world_params {
     struct hs_world_guard guard;
 };
 
-/* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-10,
- * mu 1, no bounce, contact ERP 0.2 / CFM 1e-5, surface layer 1e-4, 4 contacts, no damping.
+/* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-4
+ * (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured in
+ * perf/contact_bench.c, see world_params_default.c), mu 1, no bounce,
+ * contact stiffness 2e6 N/m and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM
+ * 1e-5 per point when stiffness is 0), surface layer 1e-4, 4 contacts, no damping; health
+ * budgets 5 mm penetration, 1 mm joint error, force jump 1 % of the weight.
  * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps; guard
  * 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
     const struct hs_model *model; /* borrowed: must outlive the world */
+    const char *name;             /* for link_materials (e.g. the config's model name); NULL:
+                                     the model's name. Borrowed during create only. */
     struct hs_pose root_pose;     /* root link frame in the world (at zero joint position for a
                                      rotate/slide root); see hs_world_spec_default */
     bool is_static;               /* environment: geoms only, no bodies */
@@ -163,6 +216,33 @@ void hs_world_link_velocity(const struct hs_world *world, uint32_t body, uint32_
                             double ret_v[3], double ret_w[3]);
 uint32_t hs_world_contact_count(const struct hs_world *world);   /* contacts made in last step */
 uint32_t hs_world_colliding_pairs(const struct hs_world *world); /* pairs found in last step */
+
+/* Solver health, measured every step at little cost (no allocation): the deepest contact
+ * point, the largest hinge/ball joint anchor separation, and the largest change of one link's
+ * total contact force (ODE's contact feedback) from the step before. */
+struct hs_world_health_sample {
+    double penetration_m;
+    double joint_error_m;
+    double force_jump_n;
+};
+/* Percentiles over the steps since create or the last reset (log bins: a percentile is the
+ * upper edge of its bin, within 12 %; max is exact). */
+struct hs_world_health_stat {
+    double p50, p99, max;
+    uint64_t over_budget; /* steps above the budget */
+    double budget;        /* the budget, same unit */
+};
+struct hs_world_health_summary {
+    uint64_t steps;
+    double weight_n; /* weight of every dynamic body, |g| x mass; the jump ratio's base */
+    struct hs_world_health_stat penetration_m, joint_error_m, force_jump_n;
+};
+/* RT-safe: the last step's values. */
+void hs_world_health_last(const struct hs_world *world, struct hs_world_health_sample *ret);
+/* RT-safe but O(bins): from a non-RT thread, or after the loop. */
+void hs_world_health_summary(const struct hs_world *world, struct hs_world_health_summary *ret);
+/* RT-safe, O(bins): forget the steps so far (after a warm-up). */
+void hs_world_health_reset(struct hs_world *world);
 
 uint32_t hs_world_body_count(const struct hs_world *world);
 const struct hs_model *hs_world_body_model(const struct hs_world *world, uint32_t body);

@@ -36,6 +36,20 @@ static int initial_state(const struct hs_bench *b, uint32_t i, double *q0, doubl
         q0[link] = ij->q;
         dq0[link] = ij->dq;
     }
+    /* A joint cannot start beyond its hard stops: ODE would snap it back in the first step at
+     * a rate the divergence guard rightly calls a fault (Unitree Go2's calves rest at 0, outside
+     * their [-2.72, -0.84] rad). It starts at the nearest limit; bench_warnings.c says so. */
+    const struct hs_model *m = b->models[i];
+    for (uint32_t l = 0; l < m->nlinks; l++) {
+        const struct hs_link *ml = &m->links[l];
+        if ((ml->joint_type != HS_JOINT_ROTATE && ml->joint_type != HS_JOINT_SLIDE) ||
+            !(ml->llimit <= ml->ulimit))
+            continue;
+        if (q0[l] > ml->ulimit)
+            q0[l] = ml->ulimit;
+        else if (q0[l] < ml->llimit)
+            q0[l] = ml->llimit;
+    }
     return 0;
 }
 
@@ -59,6 +73,7 @@ static int build_world(struct hs_bench *b, struct hs_plant_params *pp, struct hs
         struct hs_pose root;
         hs_pose_mul(&b->cfg->models[i].pose, &b->models[i]->links[0].origin, &root);
         specs[i] = (struct hs_world_body_spec){.model = b->models[i],
+                                               .name = b->cfg->models[i].name,
                                                .root_pose = root,
                                                .is_static = b->cfg->models[i].is_static,
                                                .q0 = q0,

@@ -3,6 +3,7 @@
  * prints each once (hs_bench_warning). */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,27 +71,43 @@ static int torque_limits(struct hs_bench *b)
     return 0;
 }
 
+/* Every joint whose initial position (the config's, else 0) is outside the model's limits:
+ * bench_create.c starts it at the nearest limit instead. */
 static int initial_limits(struct hs_bench *b)
 {
     const struct hs_config *c = b->cfg;
     for (uint32_t i = 0; i < b->nmodels; i++) {
         const struct hs_cfg_model *cm = &c->models[i];
-        for (uint32_t k = 0; k < cm->initial_count; k++) {
-            const struct hs_cfg_initial_joint *ij = &c->initial_joints[cm->initial_first + k];
-            int link = hs_model_find_link(b->models[i], ij->joint);
-            if (link < 0)
+        const struct hs_model *m = b->models[i];
+        if (cm->is_static)
+            continue;
+        for (uint32_t link = 0; link < m->nlinks; link++) {
+            const struct hs_link *l = &m->links[link];
+            if (l->joint_type != HS_JOINT_ROTATE && l->joint_type != HS_JOINT_SLIDE)
                 continue;
-            const struct hs_link *l = &b->models[i]->links[link];
-            double out = ij->q > l->ulimit   ? ij->q - l->ulimit
-                         : ij->q < l->llimit ? l->llimit - ij->q
-                                             : 0.0;
-            if (out > HS_LIMIT_SLACK &&
-                hs__bench_warn(b,
-                               "%s:%d:%d: models[%u].initial.joints: %s starts at %g, %g outside "
-                               "the model's limits [%g, %g] (%s line %d)",
-                               c->path, ij->src.line, ij->src.column, i, ij->joint, ij->q, out,
-                               l->llimit, l->ulimit, b->models[i]->path ? b->models[i]->path : "",
-                               l->source_line) < 0)
+            const struct hs_cfg_initial_joint *ij = NULL;
+            for (uint32_t k = 0; k < cm->initial_count && !ij; k++)
+                if (!strcmp(c->initial_joints[cm->initial_first + k].joint, l->name))
+                    ij = &c->initial_joints[cm->initial_first + k];
+            double q = ij ? ij->q : 0.0;
+            double out = q > l->ulimit ? q - l->ulimit : q < l->llimit ? l->llimit - q : 0.0;
+            if (!(out > HS_LIMIT_SLACK))
+                continue;
+            double at = q > l->ulimit ? l->ulimit : l->llimit;
+            int r = ij ? hs__bench_warn(b,
+                                        "%s:%d:%d: models[%u].initial.joints: %s starts at %g, %g "
+                                        "outside the model's limits [%g, %g] (%s line %d): it "
+                                        "starts at the nearest limit, %g",
+                                        c->path, ij->src.line, ij->src.column, i, ij->joint, q, out,
+                                        l->llimit, l->ulimit, m->path ? m->path : "",
+                                        l->source_line, at)
+                       : hs__bench_warn(b,
+                                        "models[%u] %s: joint %s has no initial position and 0 is "
+                                        "outside its limits [%g, %g] (%s line %d): it starts at "
+                                        "the nearest limit, %g (set models[%u].initial.joints)",
+                                        i, cm->name, l->name, l->llimit, l->ulimit,
+                                        m->path ? m->path : "", l->source_line, at, i);
+            if (r < 0)
                 return -ENOMEM;
         }
     }

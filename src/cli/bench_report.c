@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "hilsim/report.h"
+#include "hilsim/report_health.h"
 #include "hilsim/report_json.h"
 
 static double pct_us(const struct hs_hist *h, uint32_t ppm)
@@ -87,7 +88,8 @@ static void sync_text(FILE *f, const struct hs_sync_status *y)
 static int write_text(const char *dir, const char *bench, double duration_s,
                       const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
                       const struct hs_hist *base, const struct hs_bench_verdict *v,
-                      const struct hs_sync_status *sync)
+                      const struct hs_sync_status *sync,
+                      const struct hs_world_health_summary *health)
 {
     FILE *f = open_in(dir, "report.txt");
     if (!f)
@@ -104,6 +106,10 @@ static int write_text(const char *dir, const char *bench, double duration_s,
     wake_compare(f, &s->phase[HS_PHASE_WAKE], base);
     if (sync)
         sync_text(f, sync);
+    if (health) {
+        hs_report_health_text(health, read_buf, BUF_SIZE);
+        fprintf(f, "\n%s", read_buf);
+    }
     fprintf(f, "\nbudgets:\n");
     for (int i = 0; i < v->nchecks; i++)
         fprintf(f, "  %-18s %12.*f %-3s limit %12.*f  %s\n", v->checks[i].name,
@@ -159,7 +165,8 @@ static json_t *budgets_json(const struct hs_bench_verdict *v, bool *bad)
 static int write_json(const char *dir, const char *bench, double duration_s,
                       const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
                       const struct hs_hist *base, const struct hs_bench_verdict *v,
-                      const struct hs_sync_status *sync)
+                      const struct hs_sync_status *sync,
+                      const struct hs_world_health_summary *health)
 {
     double a = pct_us(&s->phase[HS_PHASE_WAKE], 999900), b = pct_us(base, 999900);
     bool bad = false;
@@ -173,6 +180,8 @@ static int write_json(const char *dir, const char *bench, double duration_s,
         &bad);
     if (sync)
         put(root, "sync", sync_json(sync, &bad), &bad);
+    if (health)
+        put(root, "solver_health", hs_report_health_json(health), &bad);
     put(root, "budgets", budgets_json(v, &bad), &bad);
     put(root, "verdict", json_string(v->pass ? "pass" : "fail"), &bad);
     int r = -ENOMEM;
@@ -212,16 +221,17 @@ static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct 
 int hs__bench_write_report(const char *dir, const char *bench_name, double duration_s,
                            const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
                            const struct hs_hist *baseline, const struct hs_bench_verdict *v,
-                           const struct hs_sync_status *sync)
+                           const struct hs_sync_status *sync,
+                           const struct hs_world_health_summary *health)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return -errno;
     read_buf = malloc(BUF_SIZE);
     if (!read_buf)
         return -ENOMEM;
-    int r = write_text(dir, bench_name, duration_s, audit, s, baseline, v, sync);
+    int r = write_text(dir, bench_name, duration_s, audit, s, baseline, v, sync, health);
     if (r == 0)
-        r = write_json(dir, bench_name, duration_s, audit, s, baseline, v, sync);
+        r = write_json(dir, bench_name, duration_s, audit, s, baseline, v, sync, health);
     if (r == 0)
         r = write_svg(dir, s, baseline);
     free(read_buf);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "hilsim/config.h"
+#include "hilsim/world.h"
 #include "rt/clock_discipline.h"
 #include "rt/rt_audit.h"
 #include "rt/rt_hist.h"
@@ -33,10 +34,12 @@ void hs__bench_verdict(const struct hs_cfg_budgets *b, const struct hs_rt_stats 
                        uint64_t can_rx_drops, struct hs_bench_verdict *ret);
 
 /* Writes report.txt, report.json and latency.svg into dir (created if missing). sync: the sync
- * clock's figures in sync mode, else NULL. Returns 0 or -errno. */
+ * clock's figures in sync mode, else NULL. health: the world's solver health over the run, or
+ * NULL. Returns 0 or -errno. */
 int hs__bench_write_report(const char *dir, const char *bench_name, double duration_s,
                            const struct hs_rt_audit *audit, const struct hs_rt_stats *s,
                            const struct hs_hist *baseline, const struct hs_bench_verdict *v,
-                           const struct hs_sync_status *sync);
+                           const struct hs_sync_status *sync,
+                           const struct hs_world_health_summary *health);
 
 #endif

@@ -128,8 +128,11 @@ int hs_cmd_bench(int argc, char **argv)
     hs__bench_verdict(&r.budgets, hs_tick_loop_stats(r.loop), hs__runner_input_drops(&r), &v);
     struct hs_sync_status sync;
     bool synced = hs__sync_clock_status(r.sync, &sync);
+    struct hs_world_health_summary health;
+    hs_world_health_summary(hs_bench_world(r.bench), &health);
     int wr = hs__bench_write_report(report_dir, r.cfg->bench.name, o.duration_s, &r.audit,
-                                    hs_tick_loop_stats(r.loop), &base, &v, synced ? &sync : NULL);
+                                    hs_tick_loop_stats(r.loop), &base, &v, synced ? &sync : NULL,
+                                    &health);
     if (wr < 0) {
         hs_log(HS_LOG_ERR, "%s: cannot write the report: %s", report_dir, strerror(-wr));
         rc = HS_EXIT_FAILURE;

@@ -13,12 +13,25 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->quick_iterations = 20;
     ret_params->gravity[2] = -9.80665;
     ret_params->erp = 0.2;
-    ret_params->cfm = 1e-10;
+    /* Joint rows' CFM: at ERP 0.2 and 1 ms a joint stiffness of ERP / (h CFM) = 2e6 N/m and
+     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 20 quick-step
+     * iterations converge on a humanoid standing on two feet: at 1e-10 SR1's ankle forces
+     * kept 0.4 % noise, 2 % tick-to-tick jumps and the waist IMU 0.4 m/s²
+     * (perf/contact_bench.c). */
+    ret_params->cfm = 1e-4;
     ret_params->friction = 1.0;
     ret_params->bounce = 0.0;
     ret_params->bounce_min_vel = 0.01;
     ret_params->contact_erp = 0.2;
     ret_params->contact_cfm = 1e-5;
+    /* Measured (perf/contact_bench.c, config/README.md "Contacts and solver health"): SR1
+     * (130.8 kg) stands with converged ankle forces at 20 quick-step iterations and sinks
+     * 0.56 mm (0.1 mm of it the surface layer); less damping lets it bounce when it lands. */
+    ret_params->contact_stiffness_n_m = 2e6;
+    ret_params->contact_damping_n_s_m = 1e4;
+    ret_params->health.max_penetration_m = 0.005;
+    ret_params->health.max_joint_error_m = 0.001;
+    ret_params->health.max_force_jump_ratio = 0.01;
     ret_params->surface_layer = 1e-4;
     ret_params->max_contacts = 4;
     ret_params->linear_damping = 0.0;

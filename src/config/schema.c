@@ -195,6 +195,81 @@ static const struct hs__cfg_field guard_f[] = {
 #undef WG
 STATIC_TABLE(guard_t, guard_f, NULL);
 
+/* Contact materials (world.h): the list walker stores an hs_cfg_src; the world's twin must
+ * match it. */
+_Static_assert(sizeof(struct hs_world_src) == sizeof(struct hs_cfg_src) &&
+                   offsetof(struct hs_world_src, column) == offsetof(struct hs_cfg_src, column),
+               "hs_world_src mirrors hs_cfg_src");
+#define LM struct hs_world_link_material
+static const struct hs__cfg_field link_material_f[] = {
+    NAME("material", LM, material, HS__CS_IDENT, HS__F_REQUIRED),
+};
+STATIC_TABLE(link_material_t, link_material_f, NULL);
+static const struct hs__cfg_list link_materials_l = {
+    .elem = &link_material_t,
+    .elem_size = sizeof(LM),
+    .max = HS_WORLD_LINK_MATERIALS_MAX,
+    .keyed = true,
+    .name_off = offsetof(LM, name),
+    .src_off = offsetof(LM, src),
+    .array_off = offsetof(struct hs_world_params, link_materials),
+    .count_off = offsetof(struct hs_world_params, nlink_materials),
+    .template_off = -1,
+};
+#undef LM
+
+#define CM struct hs_world_contact_material
+static void init_contact_material(void *elem)
+{
+    CM *cm = elem;
+    memset(cm, 0, sizeof *cm);
+    struct hs_world_params d;
+    hs_world_params_default(&d);
+    cm->stiffness_n_m = d.contact_stiffness_n_m;
+    cm->damping_n_s_m = d.contact_damping_n_s_m;
+    cm->friction = d.friction;
+    cm->restitution = d.bounce;
+}
+static const struct hs__cfg_field contact_material_f[] = {
+    NAME("material1", CM, material1, HS__CS_IDENT, HS__F_REQUIRED),
+    NAME("material2", CM, material2, HS__CS_IDENT, HS__F_REQUIRED),
+    DBL("stiffness_n_m", CM, stiffness_n_m, 0, 1e12, HS__F_MIN_OPEN),
+    DBL("damping_n_s_m", CM, damping_n_s_m, 0, 1e9, 0),
+    DBL("friction", CM, friction, 0, DMAX, HS__F_INF),
+    DBL("restitution", CM, restitution, 0, 1, 0),
+};
+STATIC_TABLE(contact_material_t, contact_material_f, NULL);
+static const struct hs__cfg_list contact_materials_l = {
+    .elem = &contact_material_t,
+    .elem_size = sizeof(CM),
+    .max = HS_WORLD_CONTACT_MATERIALS_MAX,
+    .src_off = offsetof(CM, src),
+    .array_off = offsetof(struct hs_world_params, contact_materials),
+    .count_off = offsetof(struct hs_world_params, ncontact_materials),
+    .template_off = -1,
+    .init = init_contact_material,
+};
+#undef CM
+
+#define WH struct hs_world_health_budget
+static const struct hs__cfg_field health_f[] = {
+    DBL("max_penetration_m", WH, max_penetration_m, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
+    DBL("max_joint_error_m", WH, max_joint_error_m, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
+    DBL("max_force_jump_ratio", WH, max_force_jump_ratio, 0, DMAX, HS__F_MIN_OPEN | HS__F_INF),
+};
+#undef WH
+STATIC_TABLE(health_t, health_f, NULL);
+
+/* The writer prints one of the two contact descriptions, so that what it writes reads back. */
+static bool contact_physical(const void *obj)
+{
+    return ((const struct hs_world_params *)obj)->contact_stiffness_n_m > 0;
+}
+static bool contact_expert(const void *obj)
+{
+    return !contact_physical(obj);
+}
+
 #define WP struct hs_world_params
 static const struct hs__cfg_field physics_f[] = {
     DBL("step_s", WP, step_s, 1e-5, 0.1, 0),
@@ -207,8 +282,14 @@ static const struct hs__cfg_field physics_f[] = {
     DBL("friction", WP, friction, 0, DMAX, HS__F_INF),
     DBL("bounce", WP, bounce, 0, 1, 0),
     DBL("bounce_min_vel", WP, bounce_min_vel, 0, 100, 0),
-    DBL("contact_erp", WP, contact_erp, 0, 1, 0),
-    DBL("contact_cfm", WP, contact_cfm, 0, 1, 0),
+    F_("contact_stiffness_n_m", HS__K_DOUBLE, WP, contact_stiffness_n_m, .min = 0, .max = 1e12,
+       .flags = HS__F_MIN_OPEN, .emit = contact_physical),
+    F_("contact_damping_n_s_m", HS__K_DOUBLE, WP, contact_damping_n_s_m, .min = 0, .max = 1e9,
+       .emit = contact_physical),
+    F_("contact_erp", HS__K_DOUBLE, WP, contact_erp, .min = 0, .max = 1, .emit = contact_expert),
+    F_("contact_cfm", HS__K_DOUBLE, WP, contact_cfm, .min = 0, .max = 1, .emit = contact_expert),
+    LIST("materials", link_materials_l),
+    LIST("contact_materials", contact_materials_l),
     DBL("surface_layer", WP, surface_layer, 0, 0.1, 0),
     U32("max_contacts", WP, max_contacts, 1, 64, 0),
     DBL("linear_damping", WP, linear_damping, 0, 1, 0),
@@ -216,15 +297,51 @@ static const struct hs__cfg_field physics_f[] = {
     BOOL("self_collision", WP, self_collision),
     BOOL("contactless", WP, contactless),
     U32("warmup_steps", WP, warmup_steps, 0, 100000, 0),
+    SECTION("health", WP, health, health_t, 0),
     SECTION("guard", WP, guard, guard_t, 0),
 };
 #undef WP
 STATIC_TABLE(physics_t, physics_f, physics_check);
 
+static bool material_used(const struct hs_world_params *p, const char *name)
+{
+    if (!strcmp(name, "default"))
+        return true;
+    for (uint32_t i = 0; i < p->nlink_materials; i++)
+        if (!strcmp(p->link_materials[i].material, name))
+            return true;
+    return false;
+}
+
 static int physics_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                          const char *path)
 {
+    struct hs_world_params *p = obj;
     c->physics_step_given = hs__cfg_seen_key(&physics_t, seen, "step_s");
+    /* contact_erp / contact_cfm are the expert's per-point terms: giving one of them selects
+     * them over the physical stiffness and damping, which must then not be given too. */
+    bool expert = hs__cfg_seen_key(&physics_t, seen, "contact_erp") ||
+                  hs__cfg_seen_key(&physics_t, seen, "contact_cfm");
+    bool physical = hs__cfg_seen_key(&physics_t, seen, "contact_stiffness_n_m") ||
+                    hs__cfg_seen_key(&physics_t, seen, "contact_damping_n_s_m");
+    if (expert && physical)
+        return hs__cfg_err(c, hs__cfg_node_or(c, node, "contact_erp"),
+                           "%s: give contact_stiffness_n_m/contact_damping_n_s_m or the expert "
+                           "contact_erp/contact_cfm, not both",
+                           path);
+    if (expert)
+        p->contact_stiffness_n_m = 0;
+    for (uint32_t i = 0; i < p->ncontact_materials; i++) {
+        const struct hs_world_contact_material *cm = &p->contact_materials[i];
+        const char *m = !material_used(p, cm->material1)   ? cm->material1
+                        : !material_used(p, cm->material2) ? cm->material2
+                                                           : NULL;
+        if (m)
+            return hs__cfg_err_at(c, (struct hs_cfg_src){cm->src.line, cm->src.column},
+                                  "%s.contact_materials[%u]: material '%s' is given to no link "
+                                  "in %s.materials (nor is it 'default')",
+                                  path, i, m, path);
+    }
     return 0;
 }
 

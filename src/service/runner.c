@@ -1,5 +1,7 @@
 #include "runner.h"
 
+#include "hilsim/report_health.h"
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -282,6 +284,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     hs_bench_set_warming_up(r->bench, true);
     int wrc = warm_up(r, &warm);
     hs_bench_set_warming_up(r->bench, false);
+    hs_world_health_reset(hs_bench_world(r->bench)); /* judge the run, not the landing */
     if (wrc < 0) {
         hs__log_ode_messages(hs_bench_world(r->bench), true);
         return hs__runner_plant_fault(r, "warm-up");
@@ -452,16 +455,19 @@ static void *supervise(void *arg)
                        "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", sync_status,
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "",
+                       p.waiting ? ", lockstep: waiting for the controller" : sync_status,
                        io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
          * systemd restarts the service. */
         if (wd_usec && now >= next_wd) {
-            if (p.ticks != wd_last_ticks)
+            /* Lockstep: a loop waiting for its controller is alive (its gate polls advance). */
+            uint64_t alive = p.ticks + p.gate_polls;
+            if (alive != wd_last_ticks)
                 hs__notify("WATCHDOG=1");
-            wd_last_ticks = p.ticks;
+            wd_last_ticks = alive;
             next_wd = now + (int64_t)wd_usec * 1000 / 2;
         }
     }
@@ -576,6 +582,14 @@ void hs__runner_print_summary(struct hs_runner *r, FILE *out)
     for (uint32_t i = 0; i < r->nio; i++)
         if (r->io[i].module->summary)
             r->io[i].module->summary(r->io[i].state, out);
+    struct hs_world_health_summary health;
+    hs_world_health_summary(hs_bench_world(r->bench), &health);
+    hs_report_health_text(&health, buf, sizeof buf);
+    fprintf(out, "%s", buf);
+    if (hs_report_health_over_budget(&health))
+        hs_log(HS_LOG_WARNING, "solver health over budget (physics.health) in some steps: the "
+                               "contact forces and joint states there are not to be trusted; "
+                               "see config/README.md, \"Contacts and solver health\"");
 }
 
 void hs__runner_cleanup(struct hs_runner *r)

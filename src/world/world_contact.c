@@ -66,25 +66,36 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
         cr = l1;
     else if (l2->type == HS_JOINT_CRAWLER && b2)
         cr = l2;
-    const struct hs_world_params *p = &w->params;
+    const struct hs__world_surface *sf = &w->surfaces[l1->material][l2->material];
+    /* A pair's stiffness and damping are shared by its points (world_material.c). */
+    double cfm = sf->per_point ? sf->cfm1 : sf->cfm1 * n;
     for (int i = 0; i < n; i++) {
         dContact c;
         memset(&c, 0, sizeof c);
         c.geom = w->contact_geoms[i];
+        if (c.geom.depth > w->step_depth)
+            w->step_depth = c.geom.depth;
         c.surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
-        c.surface.mu = isinf(p->friction) ? dInfinity : p->friction;
-        c.surface.soft_erp = p->contact_erp;
-        c.surface.soft_cfm = p->contact_cfm;
-        if (p->bounce > 0) {
+        c.surface.mu = sf->mu;
+        c.surface.soft_erp = sf->erp;
+        c.surface.soft_cfm = cfm;
+        if (sf->bounce > 0) {
             c.surface.mode |= dContactBounce;
-            c.surface.bounce = p->bounce;
-            c.surface.bounce_vel = p->bounce_min_vel;
+            c.surface.bounce = sf->bounce;
+            c.surface.bounce_vel = w->params.bounce_min_vel;
         }
         hs__world_surface(w, l1, l2, &c.surface); /* URDF per-link mu, kp, kd */
         if (cr)
             crawler_surface(&c, cr, cr == l1);
         dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
         dJointAttach(j, b1, b2);
+        /* Contact feedback for the health's per-link force sums, while buffers last. */
+        if (w->nfeedback < w->feedback_cap) {
+            uint32_t k = w->nfeedback++;
+            dJointSetFeedback(j, &w->feedback[k]);
+            w->feedback_link[2 * k] = b1 ? (struct hs__world_link *)l1 : NULL;
+            w->feedback_link[2 * k + 1] = b2 ? (struct hs__world_link *)l2 : NULL;
+        }
         w->ncontacts++;
     }
 }

@@ -78,6 +78,9 @@ static int warm_up(struct hs_world *w)
     w->time_s = 0;
     w->nsteps = 0;
     hs__world_read_joints(w, true);
+    /* The warm-up's forces are not the restored state's: no jump against them. */
+    hs_world_health_reset(w);
+    w->health_have_prev = false;
     return 0;
 }
 
@@ -123,9 +126,14 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         if (r)
             goto fail;
     }
+    r = hs__world_materials_init(w, specs, diag);
+    if (r)
+        goto fail;
     r = collect_actuated(w);
     if (r == 0)
         r = hs__world_mimics_build(w);
+    if (r == 0)
+        r = hs__world_health_init(w);
     w->saved_state = calloc(13 * (size_t)w->nall_bodies + 1, sizeof *w->saved_state);
     if (r || !w->saved_state) {
         r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
@@ -206,6 +214,7 @@ void hs_world_destroy(struct hs_world *w)
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);
+    hs__world_health_free(w);
     free(w);
     if (!abandoned)
         hs__ode_release();

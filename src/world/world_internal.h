@@ -11,6 +11,9 @@
 
 struct hs__world_body;
 
+/* Health histograms: log bins, 20 per decade from 1e-9 up (values below count in bin 0). */
+#define HS__HEALTH_BINS 300
+
 /* One link of one body. ODE geoms carry a pointer to it (dGeomSetData) so the near callback
  * can tell which body, link and crawler a geom belongs to without any lookup. */
 struct hs__world_link {
@@ -28,6 +31,9 @@ struct hs__world_link {
     double q_init;              /* q0, restored after warm-up */
     double q_wrapped_prev;      /* last raw dJointGetHingeAngle, for unwrapping */
     double rate_limit;          /* divergence guard: |dq| bound, INFINITY = finiteness only */
+    uint32_t material;          /* index into the world's materials (0 = "default") */
+    double cforce[3];           /* contact force on the link this step (health), N */
+    double cforce_prev[3];      /* the step before */
 };
 
 struct hs__world_body {
@@ -74,6 +80,32 @@ struct hs_world {
     uint32_t nall_bodies, all_bodies_cap;
     double *saved_state; /* 13 doubles per body: p, q, v, w */
     uint32_t ncontacts, npairs;
+    double step_depth; /* deepest contact point of this step, m */
+    /* Contact materials (world_material.c): per material pair, ERP and the CFM of a one-point
+     * contact (scaled by the pair's point count), mu, bounce. Index 0 is "default". */
+    struct hs__world_surface {
+        double erp, cfm1, mu, bounce;
+        bool per_point; /* expert: contact_erp / contact_cfm per point, not split */
+    } surfaces[HS_WORLD_MATERIALS_MAX + 1][HS_WORLD_MATERIALS_MAX + 1];
+    uint32_t nmaterials;
+    /* Solver health (world_health.c). Contact feedback buffers for the first feedback_cap
+     * contacts of a step; their links, to sum per link after the step. */
+    dJointFeedback *feedback;
+    struct hs__world_link **feedback_link; /* 2 per contact: link of body1, of body2 (or NULL) */
+    uint32_t feedback_cap, nfeedback;
+    struct hs__world_link **dyn_links; /* every link with a body, for the per-link sums */
+    uint32_t ndyn_links;
+    dJointID *anchored; /* hinge and ball joints whose anchor separation is the joint error */
+    uint32_t nanchored;
+    double weight_n;
+    struct hs_world_health_sample health_last;
+    struct hs__world_health_hist {
+        uint32_t bins[HS__HEALTH_BINS];
+        double max;
+        uint64_t over;
+    } health_hist[3];
+    uint64_t health_steps;
+    bool health_have_prev; /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
     double time_s;
     /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */
@@ -131,6 +163,18 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
 int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
                          const struct hs_world_body_spec *spec, struct hs_diag *diag);
 int hs__world_register_body(struct hs_world *w, dBodyID b);
+
+/* world_material.c: init only, after the bodies are built: resolves link_materials to a
+ * material per link and fills w->surfaces from the contact materials. -EINVAL with diag for a
+ * name that matches no link or body, or too many materials. */
+int hs__world_materials_init(struct hs_world *w, const struct hs_world_body_spec *specs,
+                             struct hs_diag *diag);
+
+/* world_health.c: init only (allocates the feedback buffers and link lists); RT-safe update
+ * after each step. */
+int hs__world_health_init(struct hs_world *w);
+void hs__world_health_free(struct hs_world *w);
+void hs__world_health_update(struct hs_world *w);
 
 /* world_contact.c: the dSpaceCollide callback; data is the hs_world. */
 void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);

@@ -43,6 +43,25 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
                            p->max_contacts);
     if (!in_range(p->linear_damping, 0, 1) || !in_range(p->angular_damping, 0, 1))
         return hs_diag_set(d, -EINVAL, "", 0, 0, "damping outside 0 .. 1");
+    if (!in_range(p->contact_stiffness_n_m, 0, 1e12) || !in_range(p->contact_damping_n_s_m, 0, 1e9))
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
+                           "contact stiffness/damping outside 0 .. 1e12 N/m / 0 .. 1e9 N·s/m");
+    if (p->nlink_materials > HS_WORLD_LINK_MATERIALS_MAX ||
+        p->ncontact_materials > HS_WORLD_CONTACT_MATERIALS_MAX)
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "too many link or contact materials");
+    for (uint32_t i = 0; i < p->ncontact_materials; i++) {
+        const struct hs_world_contact_material *c = &p->contact_materials[i];
+        if (!(c->stiffness_n_m > 0 && c->stiffness_n_m <= 1e12) ||
+            !in_range(c->damping_n_s_m, 0, 1e9) || isnan(c->friction) || c->friction < 0 ||
+            !in_range(c->restitution, 0, 1))
+            return hs_diag_set(d, -EINVAL, "", c->src.line, c->src.column,
+                               "contact_materials[%u]: stiffness (0, 1e12] N/m, damping [0, 1e9] "
+                               "N·s/m, friction >= 0, restitution [0, 1]",
+                               i);
+    }
+    if (!(p->health.max_penetration_m > 0) || !(p->health.max_joint_error_m > 0) ||
+        !(p->health.max_force_jump_ratio > 0))
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "health budgets must be > 0 (INFINITY: none)");
     /* Guard bounds: positive; INFINITY asks for finiteness only. */
     if (!(p->guard.max_position_m > 0) || !(p->guard.max_linear_velocity_mps > 0) ||
         !(p->guard.max_angular_velocity_rad_s > 0))

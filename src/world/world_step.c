@@ -51,6 +51,8 @@ int hs_world_step(struct hs_world *w)
     hs__world_mimics_drive(w);
     w->ncontacts = 0;
     w->npairs = 0;
+    w->step_depth = 0;
+    w->nfeedback = 0;
     w->nsteps++;
     /* ODE's error and debug handlers come back here instead of aborting (ode_init.c). Nothing
      * below is kept in locals across the jump: the world's fields carry the state. */
@@ -65,9 +67,10 @@ int hs_world_step(struct hs_world *w)
     else
         dWorldQuickStep(w->world, w->params.step_s);
     hs__ode_leave_step();
-    dJointGroupEmpty(w->contact_group);
+    dJointGroupEmpty(w->contact_group); /* the feedback buffers are ours: still readable */
     w->time_s += w->params.step_s;
     hs__world_read_joints(w, false);
+    hs__world_health_update(w);
     return hs__world_guard_check(w);
 }
 

@@ -50,7 +50,8 @@ struct probe {
     int physics_rc;
     struct hs_client *client; /* recording run: commands the ELBOW over shm */
     uint64_t commands;
-    struct hs_ctl_stage *ctl; /* scenario run: live control commands inside the window */
+    struct hs_client *stepper; /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_ctl_stage *ctl;  /* scenario run: live control commands inside the window */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -148,7 +149,18 @@ static int sensors(void *ctx, const struct hs_tick_info *t)
 
 static int outputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_outputs(((struct probe *)ctx)->bench, t->wake_ns, t->tick);
+    struct probe *p = ctx;
+    int r = hs_bench_outputs(p->bench, t->now_ns, t->tick);
+    /* Lockstep: the controller answers the tick just published (a poll: it has come). */
+    if (p->stepper && hs_client_wait_tick(p->stepper, 0, NULL, NULL) == 0)
+        hs_client_step(p->stepper);
+    return r;
+}
+
+static int gate(void *ctx, uint64_t tick, int64_t deadline_ns)
+{
+    (void)tick;
+    return hs_bench_wait_release(((struct probe *)ctx)->bench, deadline_ns);
 }
 
 /* Runs WARMUP + MEASURED ticks of p->bench in the real loop and checks the counted window. */
@@ -161,8 +173,13 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
+    if (p->stepper)
+        tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
+                                          .lockstep_timeout_ns = 10000 * 1000000LL,
+                                          .on_timeout = HS_LOCKSTEP_STOP};
     struct hs_tick_loop *loop = NULL;
     assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, p, &loop, &d), 0);
+    hs_tick_loop_set_gate(loop, &(struct hs_tick_gate){.wait = gate, .ctx = p});
     struct hs_rt_process proc = {.dma_fd = -1};
     struct hs_rt_report rep;
     hs_rt_setup_process(&rt, &proc, &rep);
@@ -206,13 +223,15 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     const char *dir = shared_models();
     if (!dir)
         skip();
-    /* 250 us ticks keep the test short; the physics step follows the period. */
+    /* 250 us ticks keep the test short; the physics step follows the period. SR1 starts 5 mm
+     * above the floor: at this step the default contact damping (chosen at 1 ms, where the
+     * implicit step adds its own) lets it bounce once on landing, inside the counted window. */
     static const char yaml[] =
         "bench: {name: nalloc}\n"
         "models:\n"
         "  - {name: sr1, file: SR1.wrl}\n"
         "  - {name: floor, file: floor.wrl, static: true}\n"
-        "physics: {step_s: 0.00025, substeps: 1}\n"
+        "physics: {step_s: 0.00025, substeps: 1, contact_damping_n_s_m: 3e4}\n"
         "rt: {period_ns: 250000}\n"
         "controller: {type: pd_hold, bandwidth_rad_s: 30}\n"
         "actuators: {defaults: {command_timeout_s: 0.01, command_delay_ticks: 2}}\n"
@@ -453,6 +472,44 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* Lockstep over shm: the release wait and a controller's step every tick (same thread) add no
+ * allocation, stdio call or fault. */
+static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[1024], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-ls-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: lockstep}}\n"
+             "shm: {enabled: true}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "ls.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    struct hs_bench_shm *shm;
+    if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    assert_int_equal(hs_bench_release_sources(p.bench), 1);
+    char name[64], err[256];
+    snprintf(name, sizeof name, "nalloc-ls-%d", (int)getpid());
+    assert_int_equal(hs_client_attach(name, &p.stepper, err, sizeof err), 0);
+    assert_int_equal(hs_client_claim(p.stepper, err, sizeof err), 0);
+    run_and_check(&p, "the arm in lockstep over shm", 0);
+    assert_int_equal(hs_client_missed_ticks(p.stepper), 0);
+    hs_client_detach(p.stepper);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
 /* ---- the guard's trip inside the counted window ---- */
 
 static void runaway_torque(struct probe *p)
@@ -533,6 +590,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),

@@ -477,7 +477,12 @@ class Bench(unittest.TestCase):
             self.assertEqual(len(j["budgets"]), 6)
             # the layout the hand-written writer had (keys in order), now written by jansson
             self.assertEqual(list(j), ["bench", "duration_s", "audit", "stats", "baseline_wake",
-                                       "wake_p9999_ratio_to_baseline", "budgets", "verdict"])
+                                       "wake_p9999_ratio_to_baseline", "solver_health",
+                                       "budgets", "verdict"])
+            # the physics' own health beside the timing (config/README.md, physics.health)
+            self.assertEqual(list(j["solver_health"]), ["steps", "weight_n", "penetration_m",
+                                                        "joint_error_m", "contact_force_jump_n"])
+            self.assertEqual(j["solver_health"]["steps"], 500)
             self.assertEqual(list(j["stats"]), ["period_ns", "ticks", "overruns",
                                                 "missed_periods", "range_ns", "pct_rel_err",
                                                 "phases"])

@@ -104,11 +104,13 @@ static void test_inclined_plane(void **state)
     print_message("block mu 0.2 on 0.3 rad: a %.4f m/s², analytic %.4f (error %.2f %%)\n", a, want,
                   100 * fabs(a - want) / want);
     assert_true(fabs(a - want) / want < 0.02);
-    /* Without its tags the block meets the world's mu 1 > tan 0.3 and sticks. */
+    /* Without its tags the block meets the world's mu 1 > tan 0.3 and sticks: it creeps by
+     * about 1.5 mm in 1 s on the compliant default contact (2e6 N/m, joints cfm 1e-4), against
+     * about 0.5 m when it slides with its tags. */
     b->links[0].surface_given = 0;
     slide(b, &travel, &a);
     print_message("block without tags: travel %.6f m in 1 s\n", travel);
-    assert_true(fabs(travel) < 1e-3);
+    assert_true(fabs(travel) < 5e-3);
     hs_model_free(b);
 }
 

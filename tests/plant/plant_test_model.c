@@ -61,6 +61,7 @@ struct hs_world *tm_world(const struct hs_model *m, double gz, const double *arm
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = HS_SOLVER_STANDARD;
+    p.cfm = 1e-10; /* rigid joints: these checks are exact to 1e-9 (the default is compliant) */
     p.gravity[2] = gz;
     struct hs_world_body_spec spec = {.model = m, .armature = armature, .dq0 = dq0};
     hs_pose_identity(&spec.root_pose);

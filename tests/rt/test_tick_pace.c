@@ -268,6 +268,12 @@ static void test_stop_request_ends_a_hold(void **state)
     assert_int_equal(res.reason, HS_TICK_STOP_REQUESTED);
     assert_int_equal(res.ticks, 1);
     assert_true(res.lockstep_timeouts >= 2);
+    /* The hold kept polling the gate (what systemd's watchdog sees as alive), and is over. */
+    struct hs_tick_progress pr;
+    hs_tick_loop_progress(f.loop, &pr);
+    assert_true(pr.gate_polls >= res.lockstep_timeouts);
+    assert_false(pr.waiting);
+    assert_int_equal(pr.lockstep_timeouts, res.lockstep_timeouts);
     hs_tick_loop_destroy(f.loop);
 }
 

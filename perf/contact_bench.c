@@ -1,0 +1,186 @@
+/* contact_bench: the issue-16 table. For each robot config, every physics variant below stands
+ * the robot, then sways its hips from foot to foot (contact_run.h), all variants interleaved in
+ * blocks of ticks in one process so that machine noise hits them alike. Prints per variant the
+ * physics phase's wall time (median, p99) and the solver's own noise where a balance controller
+ * sees it, with the exact solver (dWorldStep) on the same contact as the CoP reference.
+ *
+ *   ./build/perf/contact_bench [CONFIG ...]
+ *     (default: perf/sr1-floor.yaml and config/biped-stand.yaml, found from the source tree)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact_run.h"
+#include "hilsim/config.h"
+#ifdef HS_HAVE_MUJOCO
+#include "mujoco_run.h"
+#endif
+
+#define BLOCK 100
+
+/* The defaults (src/common/world_params_default.c): contact k and c per geom pair, joint CFM. */
+#define K0 2e6
+#define C0 1e4
+#define J0 1e-4
+#define Q(name, it, k, c, w, mc, jcfm)                                                             \
+    {                                                                                              \
+        name, HS_SOLVER_QUICK, it, k, c, 0, 0, w, mc, false, jcfm                                  \
+    }
+
+/* Row 0 is the reference: the exact solver on the default contact. Each later row changes one
+ * lever from the default (quick 20) or shows the old contact (0.2 / 1e-5 per point). */
+static const struct hs_contact_variant variants[] = {
+    {"standard (exact), defaults", HS_SOLVER_STANDARD, 20, K0, C0, 0, 0, 0, 0, false, J0},
+    Q("quick 20, defaults", 20, K0, C0, 0, 0, J0),
+    Q("quick 10", 10, K0, C0, 0, 0, J0),
+    Q("quick 30", 30, K0, C0, 0, 0, J0),
+    Q("quick 50", 50, K0, C0, 0, 0, J0),
+    Q("joint cfm 1e-10 (rigid)", 20, K0, C0, 0, 0, 1e-10),
+    Q("joint cfm 1e-5", 20, K0, C0, 0, 0, 1e-5),
+    Q("joint cfm 1e-10, quick 50", 50, K0, C0, 0, 0, 1e-10),
+    Q("contact k 5e5", 20, 5e5, C0, 0, 0, J0),
+    Q("contact k 1e7", 20, 1e7, C0, 0, 0, J0),
+    Q("contact c 3e3", 20, K0, 3e3, 0, 0, J0),
+    Q("contact c 3e4", 20, K0, 3e4, 0, 0, J0),
+    Q("SOR w 1.0", 20, K0, C0, 1.0, 0, J0),
+    Q("SOR w 1.5", 20, K0, C0, 1.5, 0, J0),
+    Q("1 contact/pair", 20, K0, C0, 0, 1, J0),
+    Q("8 contacts/pair", 20, K0, C0, 0, 8, J0),
+    {"old: quick 20, cfm 1e-5/pt, rigid joints", HS_SOLVER_QUICK, 20, 0, 0, 0.2, 1e-5, 0, 0, false,
+     1e-10},
+    {"old: quick 100, same", HS_SOLVER_QUICK, 100, 0, 0, 0.2, 1e-5, 0, 0, false, 1e-10},
+    {"old: standard, same", HS_SOLVER_STANDARD, 20, 0, 0, 0.2, 1e-5, 0, 0, false, 1e-10},
+    {"old contact, quick 50, cfm 1e-3/pt", HS_SOLVER_QUICK, 50, 0, 0, 0.2, 1e-3, 0, 0, false,
+     1e-10},
+    {"the config's own physics", HS_SOLVER_QUICK, 0, 0, 0, 0, 0, 0, 0, true, 0},
+};
+#define NV (sizeof variants / sizeof variants[0])
+
+static int bench_robot(const char *path, double sway_rad)
+{
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    const struct hs_config *cfg = NULL;
+    char buf[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
+    if (hs_config_load(path, &cfg, &d)) {
+        hs_diag_format(&d, buf, sizeof buf);
+        fprintf(stderr, "contact_bench: %s\n", buf);
+        return 1;
+    }
+    struct hs_contact_run *runs[NV] = {0};
+    int rc = 1;
+    const char *only = getenv("HS_VARIANTS");
+    bool skip[NV] = {0};
+    for (size_t v = 0; v < NV; v++)
+        skip[v] = v > 0 && only && !strstr(only, variants[v].name);
+    for (size_t v = 0; v < NV; v++)
+        if (!skip[v] && hs_contact_run_create(cfg, &variants[v], sway_rad, &runs[v], &d)) {
+            hs_diag_format(&d, buf, sizeof buf);
+            fprintf(stderr, "contact_bench: %s: %s: %s\n", path, variants[v].name, buf);
+            goto out;
+        }
+    bool failed[NV] = {0};
+#ifdef HS_HAVE_MUJOCO
+    struct hs_mujoco_run *mj = NULL;
+    char mjerr[512] = "";
+    if (hs_mujoco_run_create(hs_contact_run_bench(runs[1]), &mj, mjerr, sizeof mjerr))
+        fprintf(stderr, "contact_bench: %s: MuJoCo: %s\n", path, mjerr);
+#endif
+    for (bool more = true; more;) {
+        more = false;
+#ifdef HS_HAVE_MUJOCO
+        if (mj && !hs_mujoco_run_done(mj)) {
+            hs_mujoco_run_ticks(mj, BLOCK);
+            more = true;
+        }
+#endif
+        for (size_t v = 0; v < NV; v++) {
+            if (skip[v] || failed[v] || hs_contact_run_done(runs[v]))
+                continue;
+            if (hs_contact_run_ticks(runs[v], BLOCK, true)) {
+                failed[v] = true;
+                fprintf(stderr, "contact_bench: %s: %s: plant fault\n", path, variants[v].name);
+            }
+            more = true;
+        }
+    }
+    printf("\n## %s (%s), %u ticks settle, %u at rest, %u swaying ±%.2f rad at 0.25 Hz\n\n",
+           cfg->bench.name, path, HS_CR_SETTLE, HS_CR_REST, HS_CR_SWAY, sway_rad);
+    printf("| physics | step median µs | step p99 µs | ankle Fz std L / R %% | worst Fz jump %% | "
+           "IMU z std m/s² | ΣFz − weight %% | CoP vs exact mm | sinkage mm | sway Fz noise "
+           "L / R %% | sway jump %% | sway IMU noise m/s² | sway CoP vs exact mm | health: "
+           "jump p99 N / joint err max mm | contacts |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t v = 0; v < NV; v++) {
+        if (skip[v])
+            continue;
+        if (failed[v]) {
+            printf("| %s | plant fault |\n", variants[v].name);
+            continue;
+        }
+        struct hs_contact_metrics m;
+        hs_contact_run_metrics(runs[v], &m);
+        printf("| %s | %.1f | %.1f | %.3f / %.3f | %.3f | %.4f | %+.3f | %.2f | %.3f | %.3f / "
+               "%.3f | %.3f | %.4f | %.2f | %.2f / %.3f | %.1f |\n",
+               variants[v].name, m.step_median_us, m.step_p99_us, m.rest_std_pct[0],
+               m.rest_std_pct[1], m.rest_jump_pct, m.imu_z_std, m.sum_err_pct,
+               1e3 * hs_contact_run_cop_diff_rest(runs[v], runs[0]),
+               1e3 * m.health_rest.penetration_m.max, m.sway_noise_pct[0], m.sway_noise_pct[1],
+               m.sway_jump_pct, m.sway_imu_noise,
+               failed[0] ? NAN : 1e3 * hs_contact_run_cop_diff_sway(runs[v], runs[0]),
+               m.health_rest.force_jump_n.p99, 1e3 * m.health_sway.joint_error_m.max,
+               m.contacts_mean);
+    }
+#ifdef HS_HAVE_MUJOCO
+    if (mj) {
+        struct hs_contact_metrics mm, m1;
+        hs_mujoco_run_metrics(mj, &mm);
+        hs_contact_run_metrics(runs[1], &m1);
+        printf("| MuJoCo %s mj_step (Newton, its defaults; foot contact normal force, waist "
+               "body z accel) | %.1f | %.1f | %.3f / %.3f | %.3f | %.4f | – | – | – | – | – | – | "
+               "– | – | %.1f |\n",
+               hs_mujoco_version(), mm.step_median_us, mm.step_p99_us, mm.rest_std_pct[0],
+               mm.rest_std_pct[1], mm.rest_jump_pct, mm.imu_z_std, mm.contacts_mean);
+        printf("\nratio of median step times to MuJoCo's mj_step: hilsim quick 20 (defaults) "
+               "%.2f",
+               m1.step_median_us / mm.step_median_us);
+        if (!skip[NV - 1] && !failed[NV - 1]) {
+            struct hs_contact_metrics mc;
+            hs_contact_run_metrics(runs[NV - 1], &mc);
+            printf(", the config's own physics %.2f", mc.step_median_us / mm.step_median_us);
+        }
+        printf(" (MuJoCo's foot loads %.1f / %.1f N include the feet)\n", mm.load_n[0],
+               mm.load_n[1]);
+        hs_mujoco_run_destroy(mj);
+    }
+#else
+    printf("| MuJoCo | not built: libmujoco-dev (Debian 12: 2.2.2) was not found |\n");
+#endif
+    struct hs_contact_metrics m0;
+    hs_contact_run_metrics(runs[0], &m0);
+    printf("\nstatic load L / R %.1f / %.1f N, weight above the sensors %.1f N; sway moved the "
+           "left load by %.0f %% of it (exact solver)\n",
+           m0.load_n[0], m0.load_n[1], m0.weight_above_n, 100 * m0.sway_load_swing);
+    rc = 0;
+out:
+    for (size_t v = 0; v < NV; v++)
+        hs_contact_run_destroy(runs[v]);
+    hs_config_free(cfg);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *defaults[] = {HS_SOURCE_DIR "/perf/sr1-floor.yaml",
+                                     HS_SOURCE_DIR "/config/biped-stand.yaml"};
+    int n = argc > 1 ? argc - 1 : 2;
+    const char **paths = argc > 1 ? (const char **)argv + 1 : defaults;
+    const char *sway = getenv("HS_SWAY_RAD");
+    double sway_rad = sway ? atof(sway) : 0.03;
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        rc |= bench_robot(paths[i], sway_rad);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/* One robot standing, then swaying its hips from foot to foot, under one physics variant, with
+ * the solver's own noise measured where a balance controller sees it: the ankle F/T sensors and
+ * the waist accelerometer (no sensor noise: the configs' noise is zeroed). Shared by the contact
+ * benchmark (perf/contact_bench.c) and the accuracy test (tests/world/test_contact_accuracy.c),
+ * so both judge the same figures. Time is simulated (lockstep ticks); only the benchmark times
+ * the physics phase on the wall clock.
+ *
+ * Timeline at the config's tick: settle SETTLE ticks, measure rest over REST ticks, then sway:
+ * hip roll +a and ankle roll -a on both legs (feet stay flat, the pelvis moves sideways), a
+ * ramped sine of amplitude sway_rad and period 4 s over SWAY ticks. */
+#ifndef HS_BENCH_CONTACT_RUN_H
+#define HS_BENCH_CONTACT_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hilsim/bench.h"
+#include "hilsim/config.h"
+#include "hilsim/world.h"
+
+#define HS_CR_SETTLE 2000
+#define HS_CR_REST 1000
+#define HS_CR_SWAY 4000
+#define HS_CR_TICKS (HS_CR_SETTLE + HS_CR_REST + HS_CR_SWAY)
+
+struct hs_contact_variant {
+    const char *name;
+    enum hs_solver solver;
+    uint32_t iterations;
+    double stiffness_n_m, damping_n_s_m; /* per geom pair; 0 stiffness: erp/cfm per point */
+    double erp, cfm;
+    double sor_w;          /* dWorldSetQuickStepW; 0 = ODE's default (1.3) */
+    uint32_t max_contacts; /* 0 = the config's */
+    bool config_physics;   /* take the config's physics as it is (the others are ignored) */
+    double joint_cfm;      /* global CFM (every joint row); 0 = the config's */
+};
+
+struct hs_contact_metrics {
+    double load_n[2];         /* mean ankle Fz at rest (left, right), N */
+    double rest_std_pct[2];   /* Fz std at rest, % of that ankle's load */
+    double rest_jump_pct;     /* worst tick-to-tick Fz change at rest, % of the ankle's load */
+    double imu_z_std;         /* waist accelerometer z std at rest, m/s² */
+    double sum_err_pct;       /* (Fz left + right - weight above the sensors) / that weight, % */
+    double weight_above_n;    /* g x (mass - the feet below the sensors) */
+    double cop_m[2][2];       /* mean CoP per foot at rest, sensor frame x, y, m */
+    double sway_noise_pct[2]; /* Fz noise while swaying (second-difference estimate), % of load */
+    double sway_jump_pct;     /* worst tick-to-tick Fz change while swaying, % of rest load */
+    double sway_imu_noise;    /* accelerometer z noise while swaying, m/s² */
+    double sway_load_swing;   /* (max - min) of left Fz while swaying / its rest load */
+    double step_median_us, step_p99_us; /* physics phase, wall clock (0 unless timed) */
+    struct hs_world_health_summary health_rest, health_sway;
+    double contacts_mean;
+};
+
+struct hs_contact_run;
+
+/* init only: allocates. base: a loaded config (borrowed; must outlive the run). Returns 0 or a
+ * negative errno with diag set (a config whose robot lacks two ankle F/T sensors, an
+ * accelerometer or the four roll joints: -ENOENT). */
+int hs_contact_run_create(const struct hs_config *base, const struct hs_contact_variant *v,
+                          double sway_rad, struct hs_contact_run **ret, struct hs_diag *diag);
+void hs_contact_run_destroy(struct hs_contact_run *run);
+/* Steps up to n more ticks (of HS_CR_TICKS); timed: measure the physics phase. 0, or the
+ * bench's error (a plant fault). */
+int hs_contact_run_ticks(struct hs_contact_run *run, uint32_t n, bool timed);
+bool hs_contact_run_done(const struct hs_contact_run *run);
+/* After the last tick. */
+void hs_contact_run_metrics(struct hs_contact_run *run, struct hs_contact_metrics *ret);
+/* Worst CoP distance (m) between two runs at the same sway tick, per foot while its Fz is above
+ * a fifth of its rest load; and the worst CoP distance of the rest means. */
+double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct hs_contact_run *b);
+double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct hs_contact_run *b);
+const char *hs_contact_run_robot(const struct hs_contact_run *run);
+/* The run's bench (owned by the run). */
+struct hs_bench *hs_contact_run_bench(struct hs_contact_run *run);
+
+#endif
