@@ -55,8 +55,9 @@ struct hs_bench_io_ops {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
     void (*safe_stop)(void *ctx, struct hs_bench *b); /* non-RT: disable/zero frames; may be NULL */
     void (*destroy)(void *ctx);                       /* may be NULL */
-    /* The scenario stage (src/scenario): at most one module of a bench sets these, RT-safe,
-     * each may be NULL. commands: after the command sources wrote the slots, before the motor
+    /* Stages (the scenario of src/scenario, the control socket of src/ctl): at most
+     * HS_BENCH_MAX_STAGES modules of a bench set these, run in attach order; RT-safe, each may
+     * be NULL. commands: after the command sources wrote the slots, before the motor
      * models; substep: after the motor models set the efforts, before each physics step;
      * readings: after the plants published their readings, before any module's outputs. */
     void (*commands)(void *ctx, struct hs_bench *b, int64_t now_ns);
@@ -71,6 +72,7 @@ struct hs_bench_io_ops {
 };
 
 #define HS_BENCH_MAX_IO 8
+#define HS_BENCH_MAX_STAGES 2
 
 /* init only: allocates. config is borrowed and must outlive the bench. */
 int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
@@ -91,7 +93,7 @@ const char *hs_bench_warning(const struct hs_bench *bench, uint32_t i);
 /* init only: an I/O module claims joint i, so the demo controller leaves it alone. */
 void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
 /* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full;
- * -EBUSY for a second module with stage ops (commands, substep, readings). */
+ * -EBUSY past HS_BENCH_MAX_STAGES modules with stage ops (commands, substep, readings). */
 int hs_bench_add_io(struct hs_bench *bench, const struct hs_bench_io_ops *ops, void *ctx);
 
 /* Tick phases, RT-safe, in this order: inputs, actuation, physics, sensors, outputs. now_ns is

@@ -13,8 +13,8 @@ struct hs_bench_io {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
 };
 
-/* The one scenario stage; no-ops when no module has stage ops, so the tick needs no NULL check
- * and costs three empty calls without a scenario. */
+/* A stage (the scenario, the control socket's commands); unset ops are no-ops, so the tick
+ * needs no NULL check. The tick runs the stages in attach order. */
 struct hs_bench_stage {
     void *ctx;
     void (*commands)(void *ctx, struct hs_bench *b, int64_t now_ns);
@@ -37,7 +37,8 @@ struct hs_bench {
     uint32_t nsensors;
     struct hs_bench_io io[HS_BENCH_MAX_IO];
     uint32_t nio;
-    struct hs_bench_stage stage;
+    struct hs_bench_stage stage[HS_BENCH_MAX_STAGES];
+    uint32_t nstages;
     /* The modules with a wait_release op (lockstep release sources), in attach order. */
     const struct hs_bench_io *gates[HS_BENCH_MAX_IO];
     uint32_t ngates;

@@ -77,7 +77,8 @@ int hs_bench_actuation(struct hs_bench *b, int64_t now_ns)
         write_safe_hold(b, now_ns);
     else
         hs__bench_demo_controller(b, now_ns);
-    b->stage.commands(b->stage.ctx, b, now_ns);
+    for (uint32_t k = 0; k < b->nstages; k++)
+        b->stage[k].commands(b->stage[k].ctx, b, now_ns);
     for (uint32_t i = 0; i < b->nlive_plants; i++)
         hs_plant_apply_commands(b->live_plants[i], now_ns);
     return 0;
@@ -95,7 +96,8 @@ int hs_bench_physics(struct hs_bench *b, int64_t now_ns, uint64_t tick)
         if (s > 0)
             for (uint32_t i = 0; i < b->nlive_plants; i++)
                 hs_plant_apply_commands(b->live_plants[i], now_ns);
-        b->stage.substep(b->stage.ctx, b, s);
+        for (uint32_t k = 0; k < b->nstages; k++)
+            b->stage[k].substep(b->stage[k].ctx, b, s);
         int r = hs_world_step(b->world);
         if (r < 0) {
             b->fault_rc = r;
@@ -113,7 +115,8 @@ int hs_bench_sensors(struct hs_bench *b, int64_t now_ns, uint64_t tick)
         return 0;
     for (uint32_t i = 0; i < b->nlive_plants; i++)
         hs_plant_update_sensors(b->live_plants[i], now_ns, tick);
-    b->stage.readings(b->stage.ctx, b, now_ns, tick);
+    for (uint32_t k = 0; k < b->nstages; k++)
+        b->stage[k].readings(b->stage[k].ctx, b, now_ns, tick);
     return 0;
 }
 

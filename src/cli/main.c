@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"can", hs_cmd_can, "CAN tools: dbc, decode"},
     {"shm", hs_cmd_shm, "shared-memory segments: list, remove BENCH"},
     {"replay", hs_cmd_replay, "replay a recording (run --record) offline and compare"},
+    {"ctl", hs_cmd_ctl, "live control of a running bench: status, push, fault, clear, stop"},
 };
 
 static void usage(FILE *out)

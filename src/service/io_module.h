@@ -54,5 +54,6 @@ extern const struct hs_service_io hs_service_io_shm;
 extern const struct hs_service_io hs_service_io_record;      /* first: creates, taps CAN */
 extern const struct hs_service_io hs_service_io_record_tick; /* last: the tick half */
 extern const struct hs_service_io hs_service_io_scenario;
+extern const struct hs_service_io hs_service_io_ctl; /* after the scenario: its stage runs next */
 
 #endif

@@ -31,6 +31,7 @@
 #include "hilsim/client.h"
 #include "hilsim/record.h"
 #include "hilsim/shm_abi.h"
+#include "ctl.h"
 #include "hilsim/scenario.h"
 #include "rt/tick_loop.h"
 
@@ -50,7 +51,33 @@ struct probe {
     struct hs_client *client; /* recording run: commands the ELBOW over shm */
     uint64_t commands;
     struct hs_client *stepper; /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_ctl_stage *ctl;  /* scenario run: live control commands inside the window */
 };
+
+/* Live control commands, queued from the tick thread itself inside the counted window (the
+ * queue's producer side allocates nothing either): every per-tick path of the control stage
+ * runs there, twice, with a clear between. */
+static void ctl_io(struct probe *p, uint64_t seq)
+{
+    if (!p->ctl || (seq != WARMUP + 100 && seq != WARMUP + 5000))
+        return;
+    struct hs_ctl_names names;
+    hs_ctl_bench_names(p->bench, &names);
+    static const char *const lines[] = {
+        "clear",
+        "push ELBOW 1 2 3 1",
+        "fault sensor ELBOW stuck",
+        "fault sensor SHOULDER offset 0.001",
+        "fault actuator SHOULDER derate 0.9",
+        "fault actuator ELBOW no-response",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct hs_ctl_cmd c;
+        char err[160];
+        if (hs_ctl_parse(lines[i], strlen(lines[i]), &names, &c, err, sizeof err) == 0)
+            hs_ctl_stage_push(p->ctl, &c);
+    }
+}
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
  * the counted window on purpose: send()/recv() are not interposed, so only hilsim's own calls
@@ -92,6 +119,7 @@ static int inputs(void *ctx, const struct hs_tick_info *t)
         getrusage(RUSAGE_THREAD, &p->after);
     }
     board_io(p, t->seq);
+    ctl_io(p, t->seq);
     return hs_bench_inputs(p->bench, t->wake_ns);
 }
 
@@ -423,7 +451,13 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     hs_scenario_spec_free(spec);
     unlink(csv);
     assert_int_equal(hs_scenario_attach(s, p.bench), 0);
-    run_and_check(&p, "the arm with a scenario loaded", 0);
+    assert_int_equal(hs_ctl_stage_create(p.bench, &p.ctl), 0);
+    assert_int_equal(hs_ctl_stage_attach(p.ctl, p.bench), 0);
+    run_and_check(&p, "the arm with a scenario loaded and live control commands", 0);
+    struct hs_ctl_counters cc;
+    hs_ctl_stage_counters(p.ctl, &cc);
+    assert_int_equal(cc.applied, 12); /* both batches reached the tick */
+    assert_int_equal(cc.faults_active, 4);
     hs_scenario_finish(s);
     /* the steps really ran: every step started, the expectations were judged */
     for (uint32_t i = 0; i < hs_scenario_step_count(s); i++)

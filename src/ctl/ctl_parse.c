@@ -1,0 +1,193 @@
+/* The control commands' grammar, checked in full before anything reaches the tick: the verb,
+ * the arity, every name against the bench, every number finite and within its bound. One
+ * error line says which word is wrong and why. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "ctl.h"
+
+#define MAX_WORDS 8
+
+static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, size, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+/* Splits a copy of the line on blanks; -E2BIG past MAX_WORDS, -EILSEQ for a control byte. */
+static int split(char *buf, char *words[MAX_WORDS], int *ret_n)
+{
+    int n = 0;
+    for (char *p = buf; *p;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (n == MAX_WORDS)
+            return -E2BIG;
+        words[n++] = p;
+        while (*p && *p != ' ' && *p != '\t') {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                return -EILSEQ;
+            p++;
+        }
+        if (*p)
+            *p++ = 0;
+    }
+    *ret_n = n;
+    return 0;
+}
+
+static int number(const char *word, const char *what, double lo, double hi, double *ret, char *err,
+                  size_t size)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(word, &end);
+    if (end == word || *end)
+        return fail(err, size, "%s: '%s' is not a number", what, word);
+    if (!isfinite(v) || errno == ERANGE)
+        return fail(err, size, "%s: '%s' is not a finite number", what, word);
+    if (v < lo || v > hi)
+        return fail(err, size, "%s: %g is outside [%g, %g]", what, v, lo, hi);
+    *ret = v;
+    return 0;
+}
+
+static int arity(int n, int want, const char *usage, char *err, size_t size)
+{
+    if (n != want)
+        return fail(err, size, "wrong number of arguments: usage: %s", usage);
+    return 0;
+}
+
+static int joint(const struct hs_ctl_names *names, const char *word, uint32_t *ret, char *err,
+                 size_t size)
+{
+    int j = names->joint(names->ctx, word);
+    if (j < 0)
+        return fail(err, size, "unknown joint '%s'", word);
+    *ret = (uint32_t)j;
+    return 0;
+}
+
+#define PUSH_USAGE "push LINK FX FY FZ DURATION_S"
+#define SENSOR_USAGE "fault sensor JOINT stuck | fault sensor JOINT offset VALUE"
+#define ACT_USAGE "fault actuator JOINT derate SHARE | fault actuator JOINT no-response"
+
+static int push(const struct hs_ctl_names *names, char **w, int n, struct hs_ctl_cmd *c, char *err,
+                size_t size)
+{
+    int r = arity(n, 6, PUSH_USAGE, err, size);
+    if (r < 0)
+        return r;
+    r = names->link(names->ctx, w[1], &c->body, &c->link);
+    if (r == -EEXIST)
+        return fail(err, size, "link '%s' is in several models: name it MODEL/LINK", w[1]);
+    if (r == -EPERM)
+        return fail(err, size, "link '%s' belongs to a static model: it cannot move", w[1]);
+    if (r < 0)
+        return fail(err, size, "unknown link '%s'", w[1]);
+    static const char *const axis[3] = {"FX", "FY", "FZ"};
+    for (int k = 0; k < 3; k++)
+        if ((r = number(w[2 + k], axis[k], -HS_CTL_FORCE_MAX_N, HS_CTL_FORCE_MAX_N, &c->force_n[k],
+                        err, size)) < 0)
+            return r;
+    if ((r = number(w[5], "DURATION_S", 0, HS_CTL_DURATION_MAX_S, &c->value, err, size)) < 0)
+        return r;
+    if (!(c->value > 0))
+        return fail(err, size, "DURATION_S: must be above 0");
+    c->kind = HS_CTL_PUSH;
+    return 0;
+}
+
+static int fault(const struct hs_ctl_names *names, char **w, int n, struct hs_ctl_cmd *c, char *err,
+                 size_t size)
+{
+    if (n < 2)
+        return fail(err, size, "wrong number of arguments: usage: %s | %s", SENSOR_USAGE,
+                    ACT_USAGE);
+    bool sensor = !strcmp(w[1], "sensor");
+    if (!sensor && strcmp(w[1], "actuator"))
+        return fail(err, size, "unknown fault target '%s' (sensor or actuator)", w[1]);
+    const char *usage = sensor ? SENSOR_USAGE : ACT_USAGE;
+    if (n < 4)
+        return fail(err, size, "wrong number of arguments: usage: %s", usage);
+    int r = joint(names, w[2], &c->joint, err, size);
+    if (r < 0)
+        return r;
+    const char *kind = w[3];
+    if (sensor && !strcmp(kind, "stuck")) {
+        c->kind = HS_CTL_SENSOR_STUCK;
+        return arity(n, 4, usage, err, size);
+    }
+    if (sensor && !strcmp(kind, "offset")) {
+        c->kind = HS_CTL_SENSOR_OFFSET;
+        if ((r = arity(n, 5, usage, err, size)) < 0)
+            return r;
+        return number(w[4], "VALUE", -HS_CTL_OFFSET_MAX, HS_CTL_OFFSET_MAX, &c->value, err, size);
+    }
+    if (!sensor && !strcmp(kind, "derate")) {
+        c->kind = HS_CTL_ACT_DERATE;
+        if ((r = arity(n, 5, usage, err, size)) < 0)
+            return r;
+        return number(w[4], "SHARE", 0, 1, &c->value, err, size);
+    }
+    if (!sensor && !strcmp(kind, "no-response")) {
+        c->kind = HS_CTL_ACT_NO_RESPONSE;
+        return arity(n, 4, usage, err, size);
+    }
+    return fail(err, size, "unknown %s fault '%s': usage: %s", w[1], kind, usage);
+}
+
+int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names,
+                 struct hs_ctl_cmd *ret, char *err, size_t errsize)
+{
+    char buf[HS_CTL_LINE_MAX + 1];
+    size_t len = strnlen(line, size);
+    if (len > HS_CTL_LINE_MAX)
+        return fail(err, errsize, "line longer than %d bytes", HS_CTL_LINE_MAX);
+    memcpy(buf, line, len);
+    buf[len] = 0;
+    if (len && buf[len - 1] == '\n')
+        buf[--len] = 0;
+    if (len && buf[len - 1] == '\r')
+        buf[--len] = 0;
+    char *w[MAX_WORDS];
+    int n = 0;
+    int r = split(buf, w, &n);
+    if (r == -E2BIG)
+        return fail(err, errsize, "too many words (at most %d)", MAX_WORDS);
+    if (r == -EILSEQ)
+        return fail(err, errsize, "control character in the command");
+    if (n == 0)
+        return fail(err, errsize, "empty command (status, push, fault, clear, stop)");
+    struct hs_ctl_cmd c = {0};
+    if (!strcmp(w[0], "status") || !strcmp(w[0], "clear") || !strcmp(w[0], "stop")) {
+        c.kind = !strcmp(w[0], "status")  ? HS_CTL_STATUS
+                 : !strcmp(w[0], "clear") ? HS_CTL_CLEAR
+                                          : HS_CTL_STOP;
+        r = arity(n, 1, w[0], err, errsize);
+    } else if (!strcmp(w[0], "push")) {
+        r = push(names, w, n, &c, err, errsize);
+    } else if (!strcmp(w[0], "fault")) {
+        r = fault(names, w, n, &c, err, errsize);
+    } else {
+        char word[40];
+        snprintf(word, sizeof word, "%s", w[0]);
+        return fail(err, errsize, "unknown command '%s' (status, push, fault, clear, stop)", word);
+    }
+    if (r < 0)
+        return r;
+    *ret = c;
+    return 0;
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""End to end: live control of a running bench through `hilsim ctl`.
+
+`hilsim run --clock lockstep --no-rt` serves config/arm2-shm.yaml (renamed per test run); the
+test is its lockstep client over real shared memory (python/hilsim_client.py): it releases every
+tick itself and holds both joints with a position PD at their initial positions, and a loaded
+machine changes nothing. Commands go through the `hilsim ctl` binary. A command counts as
+applied once `status` says so; effects are compared over the same number of ticks.
+
+  status           answers ok with the bench, the clock and counters
+  refused          a malformed or unknown command: one error line, exit 2, counted as
+                   rejected, never applied
+  push             horizontal pushes of 200 N for 50 ms on ELBOW deflect the PD-held elbow
+                   far more than it moves unpushed, and opposite pushes along clearly
+                   different paths
+  sensor faults    stuck: the ELBOW reading repeats exactly while a push moves the arm;
+                   clear: it moves again; offset: the reading jumps by the offset
+  stop             the run ends by itself with exit 0 and its summary counts the commands
+
+Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR, HILSIM_CLIENT_LIB.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+SRC = os.environ["HS_SOURCE_DIR"]
+HILSIM = os.environ["HS_HILSIM"]
+sys.path.insert(0, os.path.join(SRC, "python"))
+import hilsim_client  # noqa: E402
+
+WINDOW = 300  # ticks compared, 0.3 s at 1 kHz
+
+
+class LiveControl(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.name = "ctl%d-e2e" % os.getpid()
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        cfg = cfg.replace("name: arm2-shm", "name: " + cls.name)
+        cls.cfg = os.path.join(cls.tmp.name, "bench.yaml")
+        with open(cls.cfg, "w") as f:
+            f.write(cfg)
+        cls.env = dict(os.environ, HILSIM_CTL_DIR=cls.tmp.name)
+        cls.bench = subprocess.Popen([HILSIM, "run", cls.cfg, "--no-rt", "--clock", "lockstep"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   env=cls.env)
+        sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(sock):
+            if cls.bench.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("no control socket: %s" % cls.bench.communicate()[0])
+            time.sleep(0.1)
+        cls.sock = sock
+        while True:
+            try:
+                cls.client = hilsim_client.Client(cls.name)
+                break
+            except hilsim_client.HilsimError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        cls.elbow = cls.client.find_joint("ELBOW")
+        cls.client.claim()
+        assert cls.client.lockstep
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.detach()
+        if cls.bench.poll() is None:
+            cls.bench.terminate()
+            cls.bench.wait(60)
+        cls.tmp.cleanup()
+
+    def ctl(self, *words):
+        p = subprocess.run([HILSIM, "ctl", self.name] + [str(w) for w in words],
+                           capture_output=True, text=True, env=self.env, timeout=60)
+        return p.returncode, p.stdout, p.stderr
+
+    def counters(self):
+        rc, out, err = self.ctl("status")
+        self.assertEqual(rc, 0, err)
+        words = out.split()
+        return {k: int(words[words.index(k) + 1].rstrip(";"))
+                for k in ("tick", "accepted", "applied", "rejected")}
+
+    def send(self, *words):
+        """Sends a command and returns once the tick has applied it."""
+        before = self.counters()["applied"]
+        rc, out, err = self.ctl(*words)
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(out.startswith("ok"), out)
+        deadline = time.monotonic() + 60
+        while self.counters()["applied"] <= before:
+            self.assertLess(time.monotonic(), deadline, "never applied: %s" % (words,))
+            self.tick()
+
+    def tick(self):
+        """Runs one tick: waits for it, reads it, commands the PD hold, releases the next."""
+        self.client.wait_tick(60.0)
+        s = self.client.read_state()
+        self.client.write_commands([
+            dict(mode=hilsim_client.MODE_POSITION_PD, q=0.3, kp=300.0, kd=6.0),
+            dict(mode=hilsim_client.MODE_POSITION_PD, q=0.6, kp=120.0, kd=2.5)])
+        self.client.step()
+        return s
+
+    def elbow_over(self, ticks):
+        """ELBOW position at every tick for `ticks` ticks."""
+        return [self.tick().q[self.elbow] for _ in range(ticks)]
+
+    def deflection(self, q, base):
+        """The signed largest excursion of q from base."""
+        return max((x - base for x in q), key=abs)
+
+    def test_1_status(self):
+        rc, out, err = self.ctl("status")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("ok bench %s clock lockstep tick " % self.name, out)
+        self.assertIn("loop ", out)
+
+    def test_2_refused(self):
+        before = self.counters()
+        for words in (["push", "NOPE", 0, 0, 1, 1], ["push", "ELBOW", "nan", 0, 0, 1],
+                      ["push", "ELBOW", 0, 0, 1e9, 1], ["push", "ELBOW", 0, 0, 1],
+                      ["fault", "sensor", "KNEE", "stuck"], ["reboot"]):
+            rc, out, err = self.ctl(*words)
+            self.assertEqual(rc, 2, (words, out, err))
+            self.assertTrue(err.startswith("error: "), err)
+            self.assertEqual(err.count("\n"), 1, err)
+        after = self.counters()
+        self.assertEqual(after["rejected"] - before["rejected"], 6)
+        self.assertEqual(after["accepted"], before["accepted"])
+        self.assertEqual(after["applied"], before["applied"])
+
+    def test_3_push(self):
+        self.elbow_over(WINDOW)  # the PD hold settles
+        base = self.elbow_over(1)[0]
+        drift = abs(self.deflection(self.elbow_over(WINDOW), base))
+        moves, paths = [], []
+        for fx in (200, -200):
+            base = self.elbow_over(1)[0]
+            self.send("push", "ELBOW", fx, 0, 0, 0.05)
+            q = self.elbow_over(WINDOW)
+            paths.append([x - base for x in q])
+            moves.append(self.deflection(q, base))
+        print("elbow moved %r by equal and opposite pushes; %.2g unpushed" % (moves, drift))
+        self.assertGreater(abs(moves[0]), 5 * drift + 0.01, (moves, drift))
+        self.assertGreater(abs(moves[1]), 5 * drift + 0.01, (moves, drift))
+        # the two links swing together, so the elbow's sign is no simple function of the push's;
+        # but opposite pushes must drive it along clearly different paths
+        apart = max(abs(a - b) for a, b in zip(*paths))
+        self.assertGreater(apart, 0.05, "opposite pushes, same elbow path")
+
+    def test_4_sensor_faults(self):
+        self.send("fault", "sensor", "ELBOW", "stuck")
+        self.send("push", "ELBOW", 200, 0, 0, 0.05)
+        q = self.elbow_over(WINDOW)
+        self.assertEqual(len(set(q)), 1, "a stuck reading repeats exactly: %r" % q[:5])
+        self.send("clear")
+        base = self.elbow_over(1)[0]
+        self.send("push", "ELBOW", -200, 0, 0, 0.05)
+        self.assertGreater(abs(self.deflection(self.elbow_over(WINDOW), base)), 0.01)
+        true_q = self.elbow_over(5)[-1]
+        self.send("fault", "sensor", "ELBOW", "offset", 0.5)
+        faulty = self.elbow_over(5)[-1]
+        self.assertAlmostEqual(faulty - true_q, 0.5, delta=0.05)
+        self.send("clear")
+
+    def test_9_stop(self):
+        rc, out, err = self.ctl("stop")
+        self.assertEqual(rc, 0, err)
+        out, _ = self.bench.communicate(timeout=120)
+        self.assertEqual(self.bench.returncode, 0, out)
+        self.assertRegex(out, r"ctl: \d+ commands accepted, \d+ applied, [1-9]\d* rejected")
+        self.assertFalse(os.path.exists(self.sock), "the socket outlived the run")
+
+
+if __name__ == "__main__":
+    unittest.main()
