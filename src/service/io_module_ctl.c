@@ -281,7 +281,7 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     /* Without its socket the bench still runs (a second bench of the same name, a directory
      * it may not write): live control is missing, which the log says once. */
     struct hs_diag sd = {0};
-    if ((rc = server_start(s, &sd)) < 0) {
+    if (server_start(s, &sd) < 0) {
         server_stop(s);
         hs_log(HS_LOG_WARNING, "ctl: no live control for this run: %s: %s", s->path, sd.msg);
         return 0; /* the bench frees the stage, and with it the server */
