@@ -29,6 +29,7 @@ static int64_t mono_ns(void)
  * so every timeout of the plant and the I/O modules runs on it. */
 static int ph_inputs(void *ctx, const struct hs_tick_info *t)
 {
+    hs_bench_set_planned(ctx, t->planned_ns);
     return hs_bench_inputs(ctx, t->now_ns);
 }
 static int ph_actuation(void *ctx, const struct hs_tick_info *t)
