@@ -32,7 +32,8 @@ struct hs_tick_loop {
     _Atomic uint64_t p_ticks, p_last_tick, p_overruns, p_missed;
     _Atomic int64_t p_worst_tick, p_worst_wake;
     _Atomic uint32_t p_leaky;
-    _Atomic uint64_t p_lockstep_timeouts;
+    _Atomic uint64_t p_lockstep_timeouts, p_gate_polls;
+    atomic_bool p_waiting;
     atomic_bool p_safe_hold, p_running;
 };
 
@@ -163,6 +164,11 @@ void hs_tick_loop_set_gate(struct hs_tick_loop *l, const struct hs_tick_gate *ga
 void hs_tick_loop_set_discipline(struct hs_tick_loop *l, const struct hs_tick_discipline *disc)
 {
     l->discipline = disc ? *disc : (struct hs_tick_discipline){0};
+}
+
+void hs_tick_loop_set_sim_start(struct hs_tick_loop *l, int64_t sim_start_ns)
+{
+    l->cfg.clock.sim_start_ns = sim_start_ns;
 }
 
 void hs_tick_loop_destroy(struct hs_tick_loop *l)
@@ -348,8 +354,10 @@ static void account(struct hs_tick_loop *l, struct loop_state *s, const int64_t 
 
 /* Lockstep: waits for the gate to release s->tick, in slices so a stop request is seen. Returns
  * true when the tick runs, false when the loop stops (s->reason set). Tick 0 runs at once: the
- * controller needs a first state to answer. */
-static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s)
+ * controller needs a first state to answer. last: the run ends after max_ticks; the controller
+ * still gets to answer the last tick before the safe stop publishes over it, but an expiry then
+ * ends the wait whatever on_timeout says. */
+static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s, bool last)
 {
     const struct hs_tick_clock *k = &l->cfg.clock;
     int64_t begin = hs_rt_now_ns();
@@ -364,7 +372,10 @@ static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s)
         }
         int64_t now = hs_rt_now_ns();
         int64_t slice = now + HS_LOCKSTEP_SLICE_NS < expiry ? now + HS_LOCKSTEP_SLICE_NS : expiry;
+        atomic_store_explicit(&l->p_waiting, true, memory_order_relaxed);
         int r = l->gate.wait(l->gate.ctx, s->tick, slice);
+        atomic_store_explicit(&l->p_waiting, false, memory_order_relaxed);
+        atomic_fetch_add_explicit(&l->p_gate_polls, 1, memory_order_relaxed);
         now = hs_rt_now_ns();
         if (r == 0) {
             s->release_ns = now;
@@ -387,6 +398,8 @@ static bool lockstep_wait(struct hs_tick_loop *l, struct loop_state *s)
                                     .what = hs_lockstep_expiry_name(k->on_timeout),
                                     .kind = HS_RT_LOG_LOCKSTEP};
         hs_rt_ring_push(&l->log, &rec);
+        if (last)
+            return false;
         if (k->on_timeout == HS_LOCKSTEP_STEP) {
             s->release_ns = now;
             s->wait_ns += now - begin;
@@ -431,7 +444,9 @@ static int loop_body(struct hs_tick_loop *l)
     struct hs_rt_stats *st = &l->stats;
     struct hs_tick_result *res = &l->result;
     const int64_t period = c->period_ns;
-    const int64_t start = hs_rt_now_ns() + period;
+    const int64_t start = c->clock.mode == HS_CLOCK_LOCKSTEP && c->clock.sim_start_ns
+                              ? c->clock.sim_start_ns
+                              : hs_rt_now_ns() + period;
     struct loop_state s = {.info = {.period_ns = period}, .reason = HS_TICK_STOP_NONE};
     const bool lockstep = c->clock.mode == HS_CLOCK_LOCKSTEP;
     int64_t first_wake = 0, last_end = 0;
@@ -443,12 +458,14 @@ static int loop_body(struct hs_tick_loop *l)
             break;
         }
         if (c->max_ticks && st->ticks >= c->max_ticks) {
+            if (lockstep && !lockstep_wait(l, &s, true) && s.reason != HS_TICK_STOP_NONE)
+                break; /* a stop request or a gate error while waiting says why */
             s.reason = HS_TICK_STOP_MAX_TICKS;
             break;
         }
         s.info.planned_ns = start + (int64_t)s.tick * period + s.offset_ns;
         if (lockstep) {
-            if (!lockstep_wait(l, &s))
+            if (!lockstep_wait(l, &s, false))
                 break;
         } else {
             hs_rt_sleep_until(s.info.planned_ns);
@@ -562,6 +579,8 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
     ret->safe_hold = atomic_load_explicit(&m->p_safe_hold, memory_order_relaxed);
     ret->running = atomic_load_explicit(&m->p_running, memory_order_relaxed);
     ret->lockstep_timeouts = atomic_load_explicit(&m->p_lockstep_timeouts, memory_order_relaxed);
+    ret->gate_polls = atomic_load_explicit(&m->p_gate_polls, memory_order_relaxed);
+    ret->waiting = atomic_load_explicit(&m->p_waiting, memory_order_relaxed);
 }
 
 int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size)

@@ -110,6 +110,10 @@ struct hs_tick_progress {
     bool safe_hold;
     bool running;
     uint64_t lockstep_timeouts; /* lockstep waits that expired (each hold period counts) */
+    /* lockstep: gate calls so far (one per release, or per slice of a wait): a loop waiting
+     * for its controller still advances it, a stalled loop does not (systemd's watchdog) */
+    uint64_t gate_polls;
+    bool waiting; /* lockstep: waiting for a release now */
 };
 
 struct hs_tick_result {
@@ -136,6 +140,9 @@ int hs_tick_loop_create(const struct hs_tick_config *cfg, const struct hs_rt_opt
  * copied; their ctx is borrowed. NULL clears. */
 void hs_tick_loop_set_gate(struct hs_tick_loop *l, const struct hs_tick_gate *gate);
 void hs_tick_loop_set_discipline(struct hs_tick_loop *l, const struct hs_tick_discipline *disc);
+/* init only, before run/start: cfg->clock.sim_start_ns, for a timeline that is known only after
+ * create (the runner's warm-up). */
+void hs_tick_loop_set_sim_start(struct hs_tick_loop *l, int64_t sim_start_ns);
 
 /* init only. Accepts NULL. Must not be called while the loop thread runs (join first). */
 void hs_tick_loop_destroy(struct hs_tick_loop *l);

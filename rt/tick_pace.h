@@ -45,6 +45,10 @@ struct hs_tick_clock {
     enum hs_clock_mode mode;
     int64_t lockstep_timeout_ns; /* lockstep: HS_LOCKSTEP_TIMEOUT_MIN_NS..MAX_NS; else unused */
     enum hs_lockstep_expiry on_timeout;
+    /* lockstep: the tick clock at tick 0, so simulated time can continue a timeline that ran
+     * before the loop (the runner's warm-up) whatever the wall time it took; 0: the loop's
+     * start. Unused in the other modes. */
+    int64_t sim_start_ns;
 };
 
 /* The lockstep gate. wait is RT-safe and bounded: it returns 0 once tick `tick` (the loop's

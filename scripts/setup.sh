@@ -28,6 +28,8 @@ PKGS=(
   qemu-system-x86 busybox-static cpio xz-utils
   # service checks
   systemd procps
+  # loads the machine (stress-ng --cpu 2) while tests show lockstep runs stay byte-identical
+  stress-ng
 )
 
 missing=()

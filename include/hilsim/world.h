@@ -164,11 +164,14 @@ uint32_t hs_world_colliding_pairs(const struct hs_world *world); /* pairs found 
 
 uint32_t hs_world_body_count(const struct hs_world *world);
 const struct hs_model *hs_world_body_model(const struct hs_world *world, uint32_t body);
+/* An environment body (spec is_static): geoms only. A robot with a fixed root is not static,
+ * though its root link has no ODE body (it is scenery: static geoms, joints to the world). */
+bool hs_world_body_is_static(const struct hs_world *world, uint32_t body);
 const struct hs_world_params *hs_world_params(const struct hs_world *world);
 
 /* For the plant layer (actuators, sensors) that needs ODE directly: stops, motors, feedback.
  * Returned handles are owned by the world. NULL where the link has no such object (static body,
- * root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
+ * a fixed root link's body and joint, root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);

@@ -46,6 +46,7 @@ struct hs_bench_shm {
     int64_t time_offset, last_server_ns;
     bool time_started;
     int64_t period_ns;
+    bool lockstep; /* the bench runs in lockstep: the warm-up reads no command */
     struct hs_bench_shm_stats stats;
 };
 
@@ -110,6 +111,11 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     struct hs_bench_shm *s = ctx;
     struct hs_shm_command_report rep;
+    /* Lockstep: the client's liveness and its commands count from the first real tick, on
+     * simulated time; a client that attached early and waits through the warm-up is not
+     * silent, it waits for its first tick. */
+    if (s->lockstep && hs_bench_warming_up(b))
+        return 0;
     int64_t server_ns = now_ns + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
@@ -395,6 +401,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
+    s->lockstep = lockstep;
     s->period_ns = hs_bench_tick_period_ns(b);
     s->joints = calloc(nj ? nj : 1, sizeof *s->joints);
     uint32_t nimu_max = cfg->sensors.nimus > ns ? cfg->sensors.nimus : ns;

@@ -31,7 +31,13 @@
  * time, mono_ns the CLOCK_MONOTONIC of the publish. Encoder counts are unwrapped from the
  * configured counter width into a multi-turn count (the ABI's encoder_count).
  * Command ages are measured on the tick's now_ns made increasing: the runner's warm-up runs on
- * made-up times ahead of the clock, and a command seen then must not live longer for it. */
+ * made-up times ahead of the clock, and a command seen then must not live longer for it.
+ *
+ * Lockstep (hs_bench_clock_mode() at attach): the segment says so (header clock_mode) and the
+ * module is a release source (wait_release): the next tick runs once the command owner released
+ * the last published one (hs_client_step). now_ns is then simulated time, so command and client
+ * timeouts count ticks. The warm-up reads no command in lockstep: the client's liveness counts
+ * from the first real tick, whenever it attached. */
 #ifndef HS_BENCH_IO_SHM_H
 #define HS_BENCH_IO_SHM_H
 

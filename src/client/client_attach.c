@@ -129,13 +129,14 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
         tick = st.tick;
     c->last_tick = tick - (uint32_t)((uint32_t)tick - c->last_futex);
     /* Lockstep: a published tick nobody released yet waits for an answer; make the first
-     * wait_tick return it rather than wait for a tick that cannot come. */
+     * wait_tick return it rather than wait for a tick that cannot come. Only that one tick:
+     * the ticks before it were not missed by this client (and when another source releases
+     * the ticks, CAN lockstep, the release word lags far behind). */
     if (c->hdr->clock_mode == HS_SHM_CLOCK_LOCKSTEP) {
         uint32_t rel = atomic_load_explicit(&c->hdr->release_futex, memory_order_acquire);
-        uint32_t pending = c->last_futex - rel;
-        if ((int32_t)pending > 0) {
-            c->last_futex = rel;
-            c->last_tick -= pending;
+        if ((int32_t)(c->last_futex - rel) > 0) {
+            c->last_futex -= 1;
+            c->last_tick -= 1;
         }
     }
     *ret_client = c;

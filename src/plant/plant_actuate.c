@@ -1,15 +1,38 @@
 /* The per-tick actuation path: command delay, watchdog, motor model, then the world's explicit
  * effort and the ODE motor row of each joint. RT-safe: no allocation, O(joints). */
+#include <math.h>
+
 #include "plant_internal.h"
 
-static void set_motor_row(struct hs__plant_joint *j, double vel, double fmax)
+/* A hold row (vel 0: a brake, Coulomb stiction) must not meet ODE's "powered stop". When a
+ * joint reaches its limit stop with a motor row, ODE drops the row and instead applies FMax as
+ * an explicit torque: into the stop when vel > 0 at the high stop, vel < 0 at the low one, or
+ * vel == 0 at either; away from it, times dParamFudgeFactor, otherwise. For a brake FMax is the
+ * holding torque (1e6 N·m when unlimited), and pushing a light link into its stop with it blew
+ * the world up 44.7 s into a braked arm's run (test_cli_guard). So a hold row asks for a speed
+ * too small to matter, pointing back into range, with fudge 0: no explicit torque at a stop,
+ * where the limit row itself holds; off the stops it is the same hold. Rows that drive (vel !=
+ * 0) keep ODE's behaviour: a motor driven into its stop does push with its saturation. */
+#define HS_HOLD_ROW_VEL 1e-12
+
+static void set_motor_row(struct hs__plant_joint *j, double q, double vel, double fmax)
 {
+    double fudge = 1.0;
+    if (vel == 0.0) {
+        const struct hs_actuator_params *a = &j->p.actuator;
+        bool upper_half =
+            isfinite(a->q_max) && (!isfinite(a->q_min) || q > 0.5 * (a->q_min + a->q_max));
+        vel = upper_half ? -HS_HOLD_ROW_VEL : HS_HOLD_ROW_VEL;
+        fudge = 0.0;
+    }
     if (j->type == HS_JOINT_ROTATE) {
         dJointSetHingeParam(j->joint, dParamVel, vel);
         dJointSetHingeParam(j->joint, dParamFMax, fmax);
+        dJointSetHingeParam(j->joint, dParamFudgeFactor, fudge);
     } else {
         dJointSetSliderParam(j->joint, dParamVel, vel);
         dJointSetSliderParam(j->joint, dParamFMax, fmax);
+        dJointSetSliderParam(j->joint, dParamFudgeFactor, fudge);
     }
 }
 
@@ -71,8 +94,8 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
         hs_world_set_joint_effort(pl->world, pl->body, j->link, j->out.effort);
         double stop_vel;
         if (j->soft_stops && soft_stop(pl, j, q, &stop_vel))
-            set_motor_row(j, stop_vel, HS_ACTUATOR_RIGID_EFFORT);
+            set_motor_row(j, q, stop_vel, HS_ACTUATOR_RIGID_EFFORT);
         else
-            set_motor_row(j, j->out.ode_vel, j->out.ode_fmax);
+            set_motor_row(j, q, j->out.ode_vel, j->out.ode_fmax);
     }
 }

@@ -68,8 +68,9 @@ static int init_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, uint32_t
     for (int c = 0; c < 2; c++)
         hs_channel_init(&s->channel[c], &p->channel[c], seed, (uint64_t)index * 2 + (uint64_t)c);
     if (s->type == HS_SENSOR_ACCEL || s->type == HS_SENSOR_GYRO) {
-        s->active = s->body != NULL;
-        if (s->active)
+        /* On a static link (a fixed root) the IMU is at rest: it feels gravity only. */
+        s->active = true;
+        if (s->body)
             hs_imu_kin_reset(&s->kin, dBodyGetLinearVel(s->body), dBodyGetAngularVel(s->body));
     } else if (s->type == HS_SENSOR_FORCE) {
         s->joint = hs_world_ode_joint(pl->world, pl->body, s->link);
@@ -93,7 +94,7 @@ int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model
     if (body >= hs_world_body_count(world) || hs_world_body_model(world, body) != model)
         return hs_diag_set(diag, -EINVAL, "", 0, 0, "plant: body %u of the world is not model '%s'",
                            body, model->name);
-    if (model->nlinks > 0 && !hs_world_ode_body(world, body, 0))
+    if (hs_world_body_is_static(world, body))
         return hs_diag_set(diag, -EINVAL, "", 0, 0, "plant: body %u ('%s') is static", body,
                            model->name);
     struct hs_plant_params defaults = {0};

@@ -60,11 +60,15 @@ static void sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, 
 
 static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, double ret[3])
 {
-    double R[9], p[3], a_com[3], alpha[3], r[3];
-    const dReal *w = dBodyGetAngularVel(s->body), *c = dBodyGetPosition(s->body);
-    hs_imu_kin_update(&s->kin, dBodyGetLinearVel(s->body), w, dt_s, a_com, alpha);
+    double R[9], p[3], a_com[3] = {0}, alpha[3] = {0}, r[3], wv[3] = {0}, c[3];
     sensor_frame(pl, s, R, p);
-    double wv[3] = {w[0], w[1], w[2]};
+    memcpy(c, p, sizeof c); /* a static link (fixed root): at rest, r = 0 */
+    if (s->body) {
+        const dReal *w = dBodyGetAngularVel(s->body), *cb = dBodyGetPosition(s->body);
+        hs_imu_kin_update(&s->kin, dBodyGetLinearVel(s->body), w, dt_s, a_com, alpha);
+        for (int k = 0; k < 3; k++)
+            wv[k] = w[k], c[k] = cb[k];
+    }
     if (s->type == HS_SENSOR_GYRO) {
         hs_imu_angular_rate(wv, R, ret);
         return;

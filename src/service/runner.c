@@ -169,6 +169,9 @@ static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
     int64_t t0 = mono_ns();
+    /* Lockstep: simulated time goes on from the warm-up's last made-up time, however long the
+     * warm-up took, so the demo trajectory's origin and every age are the same in every run. */
+    hs_tick_loop_set_sim_start(r->loop, t0 + (int64_t)n * r->tick.period_ns);
     for (; k < n; k++) {
         if (k % HS_RUNNER_WARMUP_CHECK == 0) {
             sigset_t pending;
@@ -423,16 +426,19 @@ static void *supervise(void *arg)
                        "worst wake %.1f us%s%s%s",
                        (unsigned long long)p.ticks, (unsigned long long)p.overruns,
                        (unsigned long long)p.missed_periods, (double)p.worst_tick_ns / 1e3,
-                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "", sync_status,
+                       (double)p.worst_wake_ns / 1e3, p.safe_hold ? ", SAFE HOLD" : "",
+                       p.waiting ? ", lockstep: waiting for the controller" : sync_status,
                        io_status);
             next_status = now + 1000000000LL;
         }
         /* WATCHDOG=1 only while the loop makes progress: a stalled loop stops the pings and
          * systemd restarts the service. */
         if (wd_usec && now >= next_wd) {
-            if (p.ticks != wd_last_ticks)
+            /* Lockstep: a loop waiting for its controller is alive (its gate polls advance). */
+            uint64_t alive = p.ticks + p.gate_polls;
+            if (alive != wd_last_ticks)
                 hs__notify("WATCHDOG=1");
-            wd_last_ticks = p.ticks;
+            wd_last_ticks = alive;
             next_wd = now + (int64_t)wd_usec * 1000 / 2;
         }
     }

@@ -47,6 +47,14 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
         return;
+    /* A link and its parent touch at their joint by design; with a static (fixed) root there is
+     * no body for dAreConnected to see. */
+    if (l1->owner == l2->owner) {
+        const struct hs_link *ml = l1->owner->model->links;
+        if (ml[l1->link_index].parent == (int32_t)l2->link_index ||
+            ml[l2->link_index].parent == (int32_t)l1->link_index)
+            return;
+    }
     int n = dCollide(g1, g2, (int)w->params.max_contacts, w->contact_geoms, sizeof(dContactGeom));
     if (n <= 0)
         return;

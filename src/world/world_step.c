@@ -165,6 +165,11 @@ void *hs_world_ode_body(const struct hs_world *w, uint32_t body, uint32_t link)
     return w->bodies[body].links[link].body;
 }
 
+bool hs_world_body_is_static(const struct hs_world *w, uint32_t body)
+{
+    return w->bodies[body].is_static;
+}
+
 void *hs_world_ode_joint(const struct hs_world *w, uint32_t body, uint32_t link)
 {
     return w->bodies[body].links[link].joint;

@@ -27,6 +27,7 @@
 #include "../../src/bench/io_shm.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
+#include "hilsim/client.h"
 #include "hilsim/can_mit.h"
 #include "rt/tick_loop.h"
 
@@ -43,6 +44,7 @@ struct probe {
     uint64_t trip_at; /* 0, or the tick sequence number at which fault() breaks the world */
     void (*fault)(struct probe *p);
     int physics_rc;
+    struct hs_client *client; /* lockstep: the controller stepping every tick, or NULL */
 };
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
@@ -106,7 +108,18 @@ static int sensors(void *ctx, const struct hs_tick_info *t)
 
 static int outputs(void *ctx, const struct hs_tick_info *t)
 {
-    return hs_bench_outputs(((struct probe *)ctx)->bench, t->wake_ns, t->tick);
+    struct probe *p = ctx;
+    int r = hs_bench_outputs(p->bench, t->now_ns, t->tick);
+    /* Lockstep: the controller answers the tick just published (a poll: it has come). */
+    if (p->client && hs_client_wait_tick(p->client, 0, NULL, NULL) == 0)
+        hs_client_step(p->client);
+    return r;
+}
+
+static int gate(void *ctx, uint64_t tick, int64_t deadline_ns)
+{
+    (void)tick;
+    return hs_bench_wait_release(((struct probe *)ctx)->bench, deadline_ns);
 }
 
 /* Runs WARMUP + MEASURED ticks of p->bench in the real loop and checks the counted window. */
@@ -119,8 +132,13 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
+    if (p->client)
+        tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
+                                          .lockstep_timeout_ns = 10000 * 1000000LL,
+                                          .on_timeout = HS_LOCKSTEP_STOP};
     struct hs_tick_loop *loop = NULL;
     assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, p, &loop, &d), 0);
+    hs_tick_loop_set_gate(loop, &(struct hs_tick_gate){.wait = gate, .ctx = p});
     struct hs_rt_process proc = {.dma_fd = -1};
     struct hs_rt_report rep;
     hs_rt_setup_process(&rt, &proc, &rep);
@@ -243,6 +261,44 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* Lockstep over shm: the release wait and a controller's step every tick (same thread) add no
+ * allocation, stdio call or fault. */
+static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[1024], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-ls-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: lockstep}}\n"
+             "shm: {enabled: true}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "ls.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    struct hs_bench_shm *shm;
+    if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    assert_int_equal(hs_bench_release_sources(p.bench), 1);
+    char name[64], err[256];
+    snprintf(name, sizeof name, "nalloc-ls-%d", (int)getpid());
+    assert_int_equal(hs_client_attach(name, &p.client, err, sizeof err), 0);
+    assert_int_equal(hs_client_claim(p.client, err, sizeof err), 0);
+    run_and_check(&p, "the arm in lockstep over shm", 0);
+    assert_int_equal(hs_client_missed_ticks(p.client), 0);
+    hs_client_detach(p.client);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
 /* ---- the guard's trip inside the counted window ---- */
 
 static void runaway_torque(struct probe *p)
@@ -323,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };

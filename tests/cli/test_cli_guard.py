@@ -146,8 +146,10 @@ class SimStopsOnAFault(unittest.TestCase):
 
     def test_braked_arm_at_its_limit_stays_at_rest(self):
         # The guest DBC bench after its peer let the elbow sag to its limit: every joint on its
-        # brake for a minute at a 2 ms step. A kinematic fixed root made the shoulder run away
-        # (-124 rad/s at 44.7 s, a plant fault); with the fixed joint it creeps under 0.1 rad/s.
+        # brake for a minute at a 2 ms step. The elbow creeps onto its stop at 44.7 s; ODE's
+        # "powered stop" then applied the brake's holding torque (1e6 N·m) into the stop and
+        # the shoulder ran away at -124 rad/s (a plant fault). Hold rows now never trigger it
+        # (src/plant/plant_actuate.c).
         with tempfile.TemporaryDirectory() as tmp:
             with open(os.path.join(SRC, "tests", "canio", "arm2-dbc-guest.yaml")) as f:
                 text = f.read()

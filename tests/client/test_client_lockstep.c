@@ -115,10 +115,135 @@ static void test_client_sees_every_tick_once_or_counts_it_missed(void **state)
     hs_shm_server_destroy(run.s);
 }
 
+/* ---- clock mode lockstep: the client's step releases each tick ---- */
+
+#define STEP_TICKS 5000
+#define STEP_WAIT_NS 5000000000LL /* generous: a loaded host may deschedule either side */
+
+struct step_run {
+    struct hs_shm_server *s;
+    uint64_t published;
+    uint64_t not_released; /* waits that ended without the release */
+    uint64_t wrong_echo;   /* released ticks whose command was not the answer to that tick */
+};
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Tick 1 is published before the client attaches; every later tick waits for the release. */
+static void *step_server(void *p)
+{
+    struct step_run *r = p;
+    struct hs_shm_command_report rep;
+    const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(r->s);
+    for (uint64_t tick = 2; tick <= STEP_TICKS; tick++) {
+        if (hs_shm_server_wait_release(r->s, tick - 1, now_ns() + STEP_WAIT_NS) != 0) {
+            r->not_released++;
+            break;
+        }
+        /* Simulated time: the command ages one period per tick, however long the wait. */
+        hs_shm_server_read_commands(r->s, (int64_t)tick * PERIOD_NS, &rep);
+        if (!rep.fresh || in[0].cmd.q != (double)(tick - 1))
+            r->wrong_echo++;
+        hs_test_fill(r->s, tick);
+        hs_shm_server_publish(r->s, tick, (double)tick * 1e-3, now_ns());
+        r->published = tick;
+    }
+    return NULL;
+}
+
+static void test_step_releases_every_tick_exactly_once(void **state)
+{
+    (void)state;
+    char bench[64];
+    hs_test_bench(bench, sizeof bench, "step");
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, HS_TEST_JOINTS);
+    t.layout.clock_mode = HS_SHM_CLOCK_LOCKSTEP;
+    struct step_run run = {.published = 1};
+    struct hs_diag d;
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &run.s, &d), 0);
+    hs_test_fill(run.s, 1);
+    hs_shm_server_publish(run.s, 1, 1e-3, now_ns());
+    /* Nobody released tick 1: the server's wait runs out. */
+    assert_int_equal(hs_shm_server_wait_release(run.s, 1, now_ns() + 1000000), -ETIMEDOUT);
+
+    struct hs_client *c;
+    char err[256];
+    assert_int_equal(hs_client_attach(bench, &c, err, sizeof err), 0);
+    struct hs_client_info info;
+    hs_client_get_info(c, &info);
+    assert_int_equal(info.clock_mode, HS_SHM_CLOCK_LOCKSTEP);
+    assert_int_equal(hs_client_step(c), -EPERM); /* only the command owner releases */
+    assert_int_equal(hs_client_claim(c, err, sizeof err), 0);
+
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, step_server, &run), 0);
+    struct hs_shm_joint_state j[HS_TEST_JOINTS];
+    struct hs_client_state st = {.joints = j};
+    struct hs_client_command cmd[HS_TEST_JOINTS] = {0};
+    uint64_t prev = 0, tick, missed = 0, bad = 0;
+    uint32_t m;
+    while (prev < STEP_TICKS) {
+        int r = hs_client_wait_tick(c, STEP_WAIT_NS, &tick, &m);
+        if (r != 0)
+            break;
+        /* The tick pending at attach comes first; then every tick once, in order. */
+        assert_int_equal(tick, prev + 1);
+        missed += m;
+        prev = tick;
+        assert_int_equal(hs_client_read_state(c, &st), 0);
+        bad += st.tick != tick || hs_test_check(st.tick, j, HS_TEST_JOINTS, NULL, 0, NULL, 0);
+        for (int i = 0; i < HS_TEST_JOINTS; i++)
+            cmd[i] = (struct hs_client_command){
+                .mode = HS_SHM_MODE_POSITION_PD, .q = (double)tick, .kp = 1};
+        assert_int_equal(hs_client_write_commands(c, cmd, HS_TEST_JOINTS), 0);
+        assert_int_equal(hs_client_step(c), 0);
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(prev, STEP_TICKS);
+    assert_int_equal(missed, 0);
+    assert_int_equal(bad, 0);
+    assert_int_equal(run.published, STEP_TICKS);
+    assert_int_equal(run.not_released, 0);
+    assert_int_equal(run.wrong_echo, 0);
+    /* A step with nothing new written releases too (the previous commands stay). */
+    assert_int_equal(hs_shm_server_wait_release(run.s, STEP_TICKS, now_ns() + STEP_WAIT_NS), 0);
+    hs_client_detach(c);
+    hs_shm_server_destroy(run.s);
+}
+
+/* A client of a wall-clock server sees clock_mode wall (0, as from servers before ABI 1.2). */
+static void test_wall_server_says_wall(void **state)
+{
+    (void)state;
+    char bench[64];
+    hs_test_bench(bench, sizeof bench, "wall");
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, 2);
+    struct hs_shm_server *s;
+    struct hs_diag d;
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s, &d), 0);
+    struct hs_client *c;
+    char err[256];
+    assert_int_equal(hs_client_attach(bench, &c, err, sizeof err), 0);
+    struct hs_client_info info;
+    hs_client_get_info(c, &info);
+    assert_int_equal(info.clock_mode, HS_SHM_CLOCK_WALL);
+    hs_client_detach(c);
+    hs_shm_server_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_client_sees_every_tick_once_or_counts_it_missed),
+        cmocka_unit_test(test_step_releases_every_tick_exactly_once),
+        cmocka_unit_test(test_wall_server_says_wall),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);
 }

@@ -132,6 +132,9 @@ static void test_full_config_values(void **state)
     assert_true(c->physics.erp == 0.2); /* default */
     assert_int_equal(c->rt.overrun_policy, HS_CFG_OVERRUN_CATCH_UP);
     assert_int_equal(c->rt.overrun_leaky.action, HS_CFG_LEAKY_STOP);
+    assert_int_equal(c->rt.clock.mode, HS_CFG_CLOCK_LOCKSTEP);
+    assert_true(c->rt.clock.lockstep_timeout_s == 2.5);
+    assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_STOP);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_TRAJECTORY);
     /* per-joint entries start from the section defaults */
     const struct hs_cfg_gains *g = hs_config_gains(c, "ELBOW");
@@ -227,6 +230,9 @@ static void test_defaults(void **state)
     assert_int_equal(c->rt.period_ns, 1000000);
     assert_int_equal(c->rt.priority, d.rt.priority);
     assert_int_equal(c->rt.cpu, -1);
+    assert_int_equal(c->rt.clock.mode, HS_CFG_CLOCK_WALL);
+    assert_true(c->rt.clock.lockstep_timeout_s == 1.0);
+    assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_HOLD);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_PD_HOLD);
     assert_true(isnan(c->actuators.defaults.torque_limit_nm)); /* derived per joint */
     assert_true(isnan(c->actuators.defaults.gear_ratio));
@@ -315,6 +321,8 @@ static void test_out_of_range(void **state)
     expect_error("physics:\n  step_s: 0.5\n",
                  "t.yaml:7:11: physics.step_s: 0.5 out of range [1e-05, 0.1]");
     expect_error("rt:\n  priority: 100\n", "t.yaml:7:13: rt.priority: 100 out of range [1, 99]");
+    expect_error("rt:\n  clock: {lockstep_timeout_s: 0}\n",
+                 "t.yaml:7:31: rt.clock.lockstep_timeout_s: 0 out of range [0.001, 3600]");
     expect_error("actuators:\n  joints:\n    J1: {gear_efficiency: 0}\n",
                  "t.yaml:8:27: actuators.joints.J1.gear_efficiency: 0 out of range (0, 1]");
     expect_error("physics:\n  gravity: [0, 0, -2000]\n",
@@ -360,6 +368,10 @@ static void test_bad_enum(void **state)
     expect_error("actuators:\n  defaults:\n    modes: [torque, pwm]\n",
                  "t.yaml:8:21: actuators.defaults.modes[1]: 'pwm' is not one of: torque, "
                  "current, velocity, position");
+    expect_error("rt:\n  clock: {mode: free}\n",
+                 "t.yaml:7:17: rt.clock.mode: 'free' is not one of: wall, lockstep, sync");
+    expect_error("rt:\n  clock:\n    on_timeout: wait\n",
+                 "t.yaml:8:17: rt.clock.on_timeout: 'wait' is not one of: hold, step, stop");
 }
 
 static const char CAN_BUS[] = "can:\n"
@@ -533,7 +545,7 @@ static void test_check_against_models(void **state)
     sensors[2].type = HS_SENSOR_ACCEL;
     assert_int_equal(hs_config_check_against_models(c, models, 2, &d), -EINVAL);
     hs_diag_format(&d, msg, sizeof msg);
-    assert_string_equal(msg, HS_CONFIG_TEST_DATA "/full.yaml:66:5: sensors.force.wrist_ft: no "
+    assert_string_equal(msg, HS_CONFIG_TEST_DATA "/full.yaml:67:5: sensors.force.wrist_ft: no "
                                                  "force sensor 'wrist_ft' in the models");
     sensors[2].type = HS_SENSOR_FORCE;
     /* the root's free joint is not something an actuator can drive */

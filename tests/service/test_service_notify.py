@@ -98,6 +98,31 @@ class ServiceLifecycle(unittest.TestCase):
         self.assertIsNotNone(stop, out)
         self.assertGreaterEqual(int(stop.group(1)), ticks[-1])
 
+    def test_lockstep_hold_keeps_the_watchdog_fed(self):
+        """Lockstep with no controller yet: the loop waits by design, so the watchdog pings go
+        on while ticks do not, and STATUS= says what the bench waits for."""
+        name = "svc-ls-%d" % os.getpid()
+
+        def lockstep(text):
+            text = text.replace("  name: arm2-demo", "  name: " + name)
+            text = text.replace("\nrt:\n", "\nrt:\n  clock: {mode: lockstep, "
+                                "lockstep_timeout_s: 0.3, on_timeout: hold}\n", 1)
+            return text + "\nshm: {enabled: true}\n"
+
+        ready = self.start(edit=lockstep, watchdog_usec=WATCHDOG_USEC)
+        n = self.svc.notify
+        time.sleep(2.5)
+        status = [m for t, m in n.snapshot() if m.startswith("STATUS=tick") and t >= ready]
+        self.assertTrue(status, n.snapshot())
+        self.assertIn("lockstep: waiting for the controller", status[-1])
+        self.assertEqual([k for _, k in n.status_ticks(since=ready)][-1], 1)  # tick 0 only
+        pings = n.times("WATCHDOG=1", since=ready)
+        self.assertGreaterEqual(len(pings), 5, f"the watchdog starved while holding: {pings}")
+        self.assertTrue(self.svc.wait_stderr(r"no release from the controller", 10),
+                        self.svc.stderr())
+        self.svc.signal(signal.SIGTERM)
+        self.assertEqual(self.svc.wait(30), 0, self.svc.stderr())
+
     def test_watchdog_of_another_pid_is_left_alone(self):
         """WATCHDOG_PID naming another process: no WATCHDOG=1 (sd_watchdog_enabled's rule)."""
         ready = self.start(watchdog_usec=WATCHDOG_USEC, watchdog_pid_other=True)

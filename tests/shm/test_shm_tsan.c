@@ -1,5 +1,6 @@
 /* The seqlock stress with threads, built with -fsanitize=thread: the protocol (relaxed atomic
  * data words between acquire/release sequence accesses) must be race-free for TSan. */
+#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
@@ -158,11 +159,91 @@ static void test_commands_and_futex_under_tsan(void **state)
     hs_shm_server_destroy(s);
 }
 
+/* Lockstep: the release word, its futex and the waiting flag between server and client threads;
+ * every tick's commands are the answer to the previous one, so nothing is ever torn or early. */
+static void *step_client(void *p)
+{
+    struct lockstep_arg *a = p;
+    struct hs_client *c = NULL;
+    if ((a->error = hs_client_attach(a->bench, &c, NULL, 0)) == 0)
+        a->error = hs_client_claim(c, NULL, 0);
+    atomic_store(&a->ready, true);
+    struct hs_client_command cmd[HS_TEST_JOINTS];
+    uint64_t tick = 0;
+    uint32_t missed;
+    while (a->error == 0 && tick < a->ticks) {
+        int r = hs_client_wait_tick(c, 10000000000LL, &tick, &missed);
+        if (r < 0) {
+            a->error = r;
+            break;
+        }
+        a->seen++;
+        a->missed += missed;
+        for (int i = 0; i < HS_TEST_JOINTS; i++)
+            cmd[i] = (struct hs_client_command){.mode = HS_SHM_MODE_POSITION_PD,
+                                                .q = (double)tick,
+                                                .dq = -(double)tick,
+                                                .kp = 2.0 * (double)tick};
+        if (hs_client_write_commands(c, cmd, HS_TEST_JOINTS) < 0 || hs_client_step(c) < 0)
+            a->error = -EIO;
+    }
+    hs_client_detach(c);
+    return NULL;
+}
+
+static void test_lockstep_release_under_tsan(void **state)
+{
+    (void)state;
+    char bench[64];
+    hs_test_bench(bench, sizeof bench, "tsanstep");
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, HS_TEST_JOINTS);
+    t.layout.clock_mode = HS_SHM_CLOCK_LOCKSTEP;
+    t.layout.client_timeout_ns = 60000000000ull;
+    struct hs_shm_server *s;
+    struct hs_diag d;
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s, &d), 0);
+    struct lockstep_arg a = {.bench = bench, .ticks = 5000};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, step_client, &a), 0);
+    while (!atomic_load(&a.ready)) {
+        struct timespec pause = {0, 100000};
+        nanosleep(&pause, NULL);
+    }
+    assert_int_equal(a.error, 0);
+    const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s);
+    struct hs_shm_command_report rep;
+    uint64_t wrong = 0, unreleased = 0;
+    hs_shm_server_publish(s, 1, 0, 0);
+    for (uint64_t tick = 2; tick <= a.ticks; tick++) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t deadline = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec + 10000000000LL;
+        if (hs_shm_server_wait_release(s, tick - 1, deadline) != 0) {
+            unreleased++;
+            break;
+        }
+        hs_shm_server_read_commands(s, (int64_t)tick * 1000, &rep);
+        for (int i = 0; i < HS_TEST_JOINTS; i++)
+            wrong += in[i].cmd.q != (double)(tick - 1) || in[i].cmd.dq != -in[i].cmd.q ||
+                     in[i].cmd.kp != 2 * in[i].cmd.q;
+        hs_shm_server_publish(s, tick, 0, 0);
+    }
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(a.error, 0);
+    assert_int_equal(unreleased, 0);
+    assert_int_equal(wrong, 0);
+    assert_int_equal(a.seen, a.ticks);
+    assert_int_equal(a.missed, 0);
+    hs_shm_server_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seqlock_is_race_free_under_tsan),
         cmocka_unit_test(test_commands_and_futex_under_tsan),
+        cmocka_unit_test(test_lockstep_release_under_tsan),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);
 }
