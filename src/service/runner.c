@@ -255,7 +255,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         if (hs_bench_release_sources(r->bench) == 0) {
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
-                   "local controller releases each tick)",
+                   "local controller releases each tick; or rt.clock.sync.source can: the "
+                   "bus's SYNC does)",
                    r->cfg->path);
             return HS_EXIT_USAGE;
         }
