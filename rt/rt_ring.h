@@ -9,14 +9,14 @@
 #include <stdint.h>
 
 enum hs_rt_log_kind {
-    HS_RT_LOG_OVERRUN,   /* a: tick duration ns, b: deadlines missed by this tick */
-    HS_RT_LOG_SKIP,      /* a: periods skipped, b: tick number the loop resumes at */
-    HS_RT_LOG_SAFE_HOLD, /* a: leaky counter value, b: threshold */
-    HS_RT_LOG_STOP,      /* a: enum hs_tick_stop_reason, b: phase error (negative errno),
-                            what: the reason's name */
-    HS_RT_LOG_STALL,     /* a: injected stall ns */
-    HS_RT_LOG_LOCKSTEP,  /* a lockstep wait expired. a: ns waited, b: enum hs_lockstep_expiry,
-                            what: its name (hold, step, stop) */
+    HS_RT_LOG_OVERRUN,     /* a: tick duration ns, b: deadlines missed by this tick */
+    HS_RT_LOG_SKIP,        /* a: periods skipped, b: tick number the loop resumes at */
+    HS_RT_LOG_SAFE_HOLD,   /* a: leaky counter value, b: threshold */
+    HS_RT_LOG_STOP,        /* a: enum hs_tick_stop_reason, b: phase error (negative errno),
+                              what: the reason's name */
+    HS_RT_LOG_STALL,       /* a: injected stall ns */
+    HS_RT_LOG_LOCKSTEP,    /* a lockstep wait expired. a: ns waited, b: enum hs_lockstep_expiry,
+                              what: its name (hold, step, stop) */
     HS_RT_LOG_SYNC_LOCKED, /* the sync clock locked. a: phase error ns, b: drift ppb,
                               what: the event source */
     HS_RT_LOG_SYNC_LOST,   /* its events stopped: free-running. a: periods without one,

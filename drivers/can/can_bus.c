@@ -50,6 +50,28 @@ static int validate(const struct hs_can_config *cfg, struct hs_diag *d)
     return 0;
 }
 
+/* ---- recording tap: one call in recv, one in send (can_tx_policy.c) ---- */
+static void tap_none(void *bus_ctx, bool tx, const struct hs_can_frame *frames, unsigned n)
+{
+    (void)bus_ctx, (void)tx, (void)frames, (void)n;
+}
+static const struct hs_can_tap_ops tap_noop = {.frames = tap_none};
+static const struct hs_can_tap_ops *tap_ops;
+static void *tap_ctx;
+
+void hs_can_tap_install(const struct hs_can_tap_ops *ops, void *ctx)
+{
+    tap_ops = ops;
+    tap_ctx = ctx;
+}
+
+static void tap_attach(struct hs_can_bus *bus)
+{
+    void *c = tap_ops ? tap_ops->attach(tap_ctx, &bus->cfg) : NULL;
+    bus->tap = c ? tap_ops : &tap_noop;
+    bus->tap_ctx = c;
+}
+
 int hs_can_bus_open(const struct hs_can_backend_ops *ops, const struct hs_can_config *cfg,
                     struct hs_can_bus **ret_bus, struct hs_diag *d)
 {
@@ -65,6 +87,7 @@ int hs_can_bus_open(const struct hs_can_backend_ops *ops, const struct hs_can_co
         bus->cfg.tx_backlog_max = bus->cfg.batch_max;
     bus->fd = -1;
     bus->state.bus = HS_CAN_BUS_UNKNOWN;
+    tap_attach(bus);
     if (cfg->tx_policy == HS_CAN_TX_KEEP_NEWEST) {
         bus->backlog = calloc(bus->cfg.tx_backlog_max, sizeof *bus->backlog);
         if (!bus->backlog) {
@@ -78,6 +101,7 @@ int hs_can_bus_open(const struct hs_can_backend_ops *ops, const struct hs_can_co
         free(bus);
         return r;
     }
+    hs__can_fault_bus_opened(bus);
     *ret_bus = bus;
     return 0;
 }
@@ -86,6 +110,7 @@ void hs_can_bus_close(struct hs_can_bus *bus)
 {
     if (!bus)
         return;
+    hs__can_fault_bus_closed(bus);
     bus->ops->close(bus);
     free(bus->backlog);
     free(bus);
@@ -109,13 +134,21 @@ int hs_can_bus_stop(struct hs_can_bus *bus)
     return bus->ops->stop(bus);
 }
 
-int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
+int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
 {
     if (!bus->running)
         return -ENETDOWN;
     if (max > bus->cfg.batch_max)
         max = bus->cfg.batch_max;
-    return bus->ops->recv_batch(bus, frames, max);
+    return bus->fault_rx(bus->fault_ctx, frames, bus->ops->recv_batch(bus, frames, max), max);
+}
+
+int hs_can_bus_recv(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max)
+{
+    int r = hs__can_bus_recv_untapped(bus, frames, max);
+    if (r > 0)
+        bus->tap->frames(bus->tap_ctx, false, frames, (unsigned)r);
+    return r;
 }
 
 int hs_can_bus_state(const struct hs_can_bus *bus, struct hs_can_state *ret_state)

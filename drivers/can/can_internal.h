@@ -20,7 +20,18 @@ struct hs_can_bus {
     void *priv;                   /* backend state, owned by the backend */
     struct hs_can_frame *backlog; /* KEEP_NEWEST slots (cfg.tx_backlog_max) */
     unsigned n_backlog;
+    const struct hs_can_tap_ops *tap; /* never NULL (hs_can_tap_install) */
+    void *tap_ctx;
+    /* CAN faults (can_fault_filter.c): no-ops unless a scenario installed a filter */
+    int (*fault_rx)(void *ctx, struct hs_can_frame *frames, int n, unsigned max);
+    const struct hs_can_frame *(*fault_tx)(void *ctx, const struct hs_can_frame *frames,
+                                           unsigned *n);
+    void *fault_ctx;
 };
+
+/* can_fault_filter.c: the no-op filter and the registry of open buses (hs_can_bus_find). */
+void hs__can_fault_bus_opened(struct hs_can_bus *bus);
+void hs__can_fault_bus_closed(struct hs_can_bus *bus);
 
 /* Batched non-blocking datagram I/O on a socket carrying struct can_frame / canfd_frame
  * records: shared by the socketpair and SocketCAN backends so both have the same frame
@@ -46,6 +57,10 @@ int hs__can_fdio_recv(struct hs__can_fdio *io, struct hs_can_state *st, struct h
                       unsigned max);
 int hs__can_fdio_send(struct hs__can_fdio *io, struct hs_can_state *st,
                       const struct hs_can_frame *frames, unsigned n);
+
+/* hs_can_bus_recv without the recording tap: the reply thread's receive, whose frames are tapped
+ * when the tick takes them from its ring (hs_can_replier_recv). */
+int hs__can_bus_recv_untapped(struct hs_can_bus *bus, struct hs_can_frame *frames, unsigned max);
 
 /* Wire format (Linux can_frame / canfd_frame). */
 size_t hs__can_frame_to_wire(const struct hs_can_frame *f, struct canfd_frame *w);

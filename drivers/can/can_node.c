@@ -18,9 +18,18 @@ int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_c
 int hs_can_nodes_dispatch(struct hs_can_node *const *nodes, unsigned n,
                           const struct hs_can_frame *f, int64_t now_ns, uint64_t *unclaimed)
 {
-    for (unsigned i = 0; i < n; i++)
-        if (nodes[i]->ops->on_frame(nodes[i], f, now_ns) != -ENOENT)
-            return (int)i;
+    int first = -ENOENT;
+    for (unsigned i = 0; i < n; i++) {
+        int r = nodes[i]->ops->on_frame(nodes[i], f, now_ns);
+        if (r == -ENOENT)
+            continue;
+        if (first < 0)
+            first = (int)i;
+        if (r != HS_CAN_NODE_BROADCAST)
+            return first;
+    }
+    if (first >= 0)
+        return first;
     if (unclaimed)
         (*unclaimed)++;
     return -ENOENT;

@@ -183,9 +183,10 @@ static void send_reply(struct hs_can_replier *r, struct slot *s, const struct hs
 {
     struct canfd_frame w;
     size_t n = hs__can_frame_to_wire(out, &w);
-    if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n)
+    if (send(r->bus->fd, &w, n, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)n) {
         atomic_fetch_add_explicit(&s->replies, 1, memory_order_relaxed);
-    else
+        r->bus->tap->frames(r->bus->tap_ctx, true, out, 1); /* recording */
+    } else
         atomic_fetch_add_explicit(&r->send_errors, 1, memory_order_relaxed);
 }
 
@@ -277,7 +278,8 @@ static void *io_thread(void *arg)
         if (poll(&pfd, 1, POLL_MS) <= 0)
             continue;
         int got;
-        while (ring_room(r) >= RX_BATCH && (got = hs_can_bus_recv(r->bus, rx, RX_BATCH)) > 0) {
+        while (ring_room(r) >= RX_BATCH &&
+               (got = hs__can_bus_recv_untapped(r->bus, rx, RX_BATCH)) > 0) {
             /* into the ring before the reply: a command the board has seen answered is sure to
              * take effect at the next tick */
             for (int i = 0; i < got; i++) {
@@ -344,6 +346,10 @@ int hs_can_replier_recv(struct hs_can_replier *r, struct hs_can_frame *out, unsi
     for (; n < max && t != h; n++, t++)
         out[n] = r->ring[t & (HS_CAN_REPLIER_RING - 1)];
     atomic_store_explicit(&r->tail, t, memory_order_release);
+    /* recorded here, on the tick that takes them, not when this thread received them: a
+     * replay then feeds each frame to the very tick that acted on it */
+    if (n)
+        r->bus->tap->frames(r->bus->tap_ctx, false, out, n);
     return (int)n;
 }
 

@@ -41,6 +41,8 @@ static int flush_backlog(struct hs_can_bus *bus)
         bus->n_backlog = 0;
         return r;
     }
+    if (r > 0)
+        bus->tap->frames(bus->tap_ctx, true, bus->backlog, (unsigned)r);
     memmove(bus->backlog, bus->backlog + r, (bus->n_backlog - (unsigned)r) * sizeof *bus->backlog);
     bus->n_backlog -= (unsigned)r;
     return r;
@@ -62,11 +64,18 @@ int hs_can_bus_send(struct hs_can_bus *bus, const struct hs_can_frame *frames, u
         refuse(bus, frames, n);
         return sent;
     }
-    int r = bus->ops->send_batch(bus, frames, n);
+    /* CAN faults: the batch as the wire gets it; what the fault took counts as sent */
+    unsigned wire_n = n;
+    const struct hs_can_frame *wire = bus->fault_tx(bus->fault_ctx, frames, &wire_n);
+    int r = wire_n ? bus->ops->send_batch(bus, wire, wire_n) : 0;
     if (r < 0) {
         bus->state.tx_errors += n;
         return r;
     }
+    if (r > 0) /* the recording keeps what went on the wire */
+        bus->tap->frames(bus->tap_ctx, true, wire, (unsigned)r);
+    if (wire != frames)
+        r = (unsigned)r >= wire_n ? (int)n : (r < (int)n ? r : (int)n);
     refuse(bus, frames + r, n - (unsigned)r);
     return sent + r;
 }

@@ -55,6 +55,13 @@ struct hs_bench_io_ops {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
     void (*safe_stop)(void *ctx, struct hs_bench *b); /* non-RT: disable/zero frames; may be NULL */
     void (*destroy)(void *ctx);                       /* may be NULL */
+    /* The scenario stage (src/scenario): at most one module of a bench sets these, RT-safe,
+     * each may be NULL. commands: after the command sources wrote the slots, before the motor
+     * models; substep: after the motor models set the efforts, before each physics step;
+     * readings: after the plants published their readings, before any module's outputs. */
+    void (*commands)(void *ctx, struct hs_bench *b, int64_t now_ns);
+    void (*substep)(void *ctx, struct hs_bench *b, uint32_t substep);
+    void (*readings)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
     /* Lockstep release source (rt.clock.mode lockstep), may be NULL. RT-safe and bounded:
      * returns 0 once this module's controller released the next tick (it is done with the
      * last published one; asking again before that tick runs returns 0 at once), -ETIMEDOUT
@@ -83,7 +90,8 @@ uint32_t hs_bench_warning_count(const struct hs_bench *bench);
 const char *hs_bench_warning(const struct hs_bench *bench, uint32_t i);
 /* init only: an I/O module claims joint i, so the demo controller leaves it alone. */
 void hs_bench_claim_joint(struct hs_bench *bench, uint32_t i);
-/* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full. */
+/* init only. The bench takes ownership of ctx (ops->destroy frees it). -ENOSPC when full;
+ * -EBUSY for a second module with stage ops (commands, substep, readings). */
 int hs_bench_add_io(struct hs_bench *bench, const struct hs_bench_io_ops *ops, void *ctx);
 
 /* Tick phases, RT-safe, in this order: inputs, actuation, physics, sensors, outputs. now_ns is
@@ -155,7 +163,30 @@ bool hs_bench_in_safe_hold(const struct hs_bench *bench);
  * read, so a command sent early is in place for the first real tick. */
 void hs_bench_set_warming_up(struct hs_bench *bench, bool on);
 bool hs_bench_warming_up(const struct hs_bench *bench);
+/* RT-safe. The scenario's shm "freeze" fault: while set the shm module publishes nothing, so
+ * clients see the tick and the state stop (in lockstep the loop then waits for a release
+ * that cannot come: rt.clock.on_timeout decides). */
+void hs_bench_set_shm_freeze(struct hs_bench *bench, bool on);
+bool hs_bench_shm_frozen(const struct hs_bench *bench);
 /* The bench's state as HS_SHM_BENCH_* bits (safe hold, plant fault), for the I/O modules. */
 uint64_t hs_bench_state_flags(const struct hs_bench *bench);
+
+/* Where I/O modules report what a recording keeps beyond frames and state (hilsim/record.h):
+ * every write of a joint's command slot by a module that has no frames to record (shm), and
+ * events (scenario, lockstep). The bench starts with a tap whose hooks do nothing, so callers
+ * never check for NULL. Hooks are RT-safe and may be called from the tick thread only. */
+struct hs_bench_tap {
+    void *ctx;
+    /* joint: bench index; src_mode: the module's own mode number (shm: HS_SHM_MODE_*), or
+     * UINT32_MAX when only the slot's rx_time_ns changed (marked stale); slot: as written. */
+    void (*slot_write)(void *ctx, uint32_t joint, uint32_t src_mode,
+                       const struct hs_joint_command *slot);
+    /* kind: enum hs_rec_event_kind; text: a static string or NULL. */
+    void (*event)(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text);
+};
+/* init only. tap: borrowed, outlives the bench; NULL restores the no-op tap. */
+void hs_bench_set_tap(struct hs_bench *bench, const struct hs_bench_tap *tap);
+/* RT-safe: never NULL. */
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *bench);
 
 #endif

@@ -54,8 +54,9 @@ struct hs_mit_config {
                                   * (e.g. both 0): the t range is used */
 };
 
-/* Defaults from the CubeMars AK80-6 manual: P +-12.5 rad, V +-50 rad/s, KP 0..500, KD 0..5,
- * T +-18 N*m; timeout 0 (off); reply carries torque. Init only. */
+/* The defaults of drivers/can/mit/mit_defaults.h, the same the config's mit section has:
+ * CubeMars AK80-6 ranges (P +-12.5 rad, V +-50 rad/s, KP 0..500, KD 0..5, T +-18 N*m), the
+ * reply carries current (I +-40 A), timeout 0.1 s. Init only. */
 void hs_mit_config_init(struct hs_mit_config *cfg, uint8_t motor_id, uint16_t master_id);
 
 struct hs_mit_node {

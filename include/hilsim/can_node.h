@@ -58,10 +58,14 @@ struct hs_can_node_stats {
 
 struct hs_can_node;
 
+#define HS_CAN_NODE_BROADCAST 1 /* on_frame: acted on, offer the frame to the other nodes too */
+
 struct hs_can_node_ops {
     const char *name;
-    /* RT-safe. 0: acted on; -ENOENT: not addressed to this node; -EBADMSG: addressed to it but
-     * malformed (counted); -EOPNOTSUPP: addressed to it, unsupported command (counted). */
+    /* RT-safe. 0: acted on; HS_CAN_NODE_BROADCAST: acted on, and the frame is addressed to
+     * other nodes too (CANopen NMT, SYNC); -ENOENT: not addressed to this node; -EBADMSG:
+     * addressed to it but malformed (counted); -EOPNOTSUPP: addressed to it, unsupported
+     * command (counted). */
     int (*on_frame)(struct hs_can_node *node, const struct hs_can_frame *f, int64_t now_ns);
     /* RT-safe. Applies timeouts, updates *ret_cmd, writes up to out_max frames to out.
      * Returns the frame count. */
@@ -81,8 +85,9 @@ int hs_can_node_on_frame(struct hs_can_node *node, const struct hs_can_frame *f,
 int hs_can_node_poll(struct hs_can_node *node, int64_t now_ns, const struct hs_can_joint_state *js,
                      struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out,
                      unsigned out_max);
-/* RT-safe: offers f to each node until one takes it; returns the index of the node that took
- * it, or -ENOENT (then *unclaimed is incremented, if given). */
+/* RT-safe: offers f to each node until one takes it (a node that answers HS_CAN_NODE_BROADCAST
+ * took it and lets the others see it too); returns the index of the first node that took it,
+ * or -ENOENT (then *unclaimed is incremented, if given). */
 int hs_can_nodes_dispatch(struct hs_can_node *const *nodes, unsigned n,
                           const struct hs_can_frame *f, int64_t now_ns, uint64_t *unclaimed);
 

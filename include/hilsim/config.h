@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hilsim/can_protocols.h"
 #include "hilsim/diag.h"
 #include "hilsim/model.h"
 #include "hilsim/pose.h"
@@ -111,12 +112,12 @@ enum hs_cfg_sync_source {
 };
 struct hs_cfg_clock_sync {
     enum hs_cfg_sync_source source;
-    char bus[32];            /* can: a can.buses name; "" = the first bus */
-    uint32_t can_id;         /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
-    double lead_s;           /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
-    uint32_t max_slew_ppm;   /* 1 .. 100000: bound on a period's change and on the drift */
-    double lock_window_s;    /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
-    uint32_t lock_ticks;     /* 1 .. 100000: ticks in the window before locked */
+    char bus[32];             /* can: a can.buses name; "" = the first bus */
+    uint32_t can_id;          /* can: 11-bit ID, 0 .. 0x7FF (CANopen SYNC: 0x080) */
+    double lead_s;            /* s, 0 .. period: event-to-tick lead wanted; 0 = half a period */
+    uint32_t max_slew_ppm;    /* 1 .. 100000: bound on a period's change and on the drift */
+    double lock_window_s;     /* s, 0 .. period/2: |phase error| counted locked; 0 = period/8 */
+    uint32_t lock_ticks;      /* 1 .. 100000: ticks in the window before locked */
     uint32_t timeout_periods; /* 1 .. 1000000: ticks without an event before free-running */
     uint32_t bus_index;       /* set by validation */
 };
@@ -324,39 +325,10 @@ struct hs_cfg_bus {
     struct hs_cfg_src src;
 };
 
-enum hs_cfg_can_protocol {
-    HS_CFG_PROTO_MIT,
-    HS_CFG_PROTO_ODRIVE,
-    HS_CFG_PROTO_DBC,
-    HS_CFG_CAN_PROTOCOL_MAX
-};
-
-enum hs_cfg_mit_reply { HS_CFG_MIT_REPLY_CURRENT, HS_CFG_MIT_REPLY_TORQUE, HS_CFG_MIT_REPLY_MAX };
-
-struct hs_cfg_mit {
-    double p_min, p_max; /* rad */
-    double v_min, v_max; /* rad/s */
-    double kp_max;       /* N·m/rad (kp_min is 0) */
-    double kd_max;       /* N·m·s/rad (kd_min is 0) */
-    double t_min, t_max; /* N·m */
-    double i_min, i_max; /* A, reply range when reply = current */
-    enum hs_cfg_mit_reply reply;
-    uint32_t reply_id; /* master CAN ID replies go to, 0 .. 0x7ff */
-    double timeout_s;  /* no command for this long: output off, s; 0 = never */
-};
-
-struct hs_cfg_odrive {
-    double heartbeat_period_s;  /* 0 = off */
-    double encoder_period_s;    /* Get_Encoder_Estimates cyclic period, 0 = on request only */
-    double watchdog_timeout_s;  /* 0 = off */
-    double pos_gain;            /* (turn/s)/turn */
-    double vel_gain;            /* N*m/(turn/s) */
-    double vel_integrator_gain; /* N*m/(turn/s * s) */
-    double vel_limit;           /* turn/s (motor side) */
-    double vel_limit_tolerance; /* overspeed error above this x vel_limit; 0 = off */
-    bool enable_vel_limit;
-    bool enable_torque_mode_vel_limit;
-};
+/* One value per line of the registry (hilsim/can_protocols.h). */
+#define HS__CFG_PROTO_ENUM(name, NAME) HS_CFG_PROTO_##NAME,
+enum hs_cfg_can_protocol { HS_CAN_PROTOCOLS(HS__CFG_PROTO_ENUM) HS_CFG_CAN_PROTOCOL_MAX };
+#undef HS__CFG_PROTO_ENUM
 
 enum hs_cfg_tx_schedule {
     HS_CFG_TX_CYCLIC,     /* every period_s */
@@ -427,11 +399,14 @@ struct hs_cfg_tx {
     struct hs_cfg_src src;
 };
 
-struct hs_cfg_dbc {
-    char *file;                            /* absolute path, NULL unless protocol dbc */
-    uint32_t id_offset;                    /* added to every message ID, 0 .. 0x1fffffff */
-    uint32_t binding_first, binding_count; /* slice of hs_cfg_can.bindings */
-    uint32_t tx_first, tx_count;           /* slice of hs_cfg_can.tx */
+/* A node's protocol section (can.nodes[].<protocol>), laid out by the protocol's own struct
+ * (drivers/can/<protocol>/<protocol>_config.h, read through its accessor). Every protocol has
+ * its slot, filled with its defaults, so defaults never depend on the order of the keys. */
+#define HS_CFG_PROTO_SECTION_MAX 512
+union hs_cfg_proto_section {
+    long double align_;
+    void *ptr_;
+    unsigned char bytes[HS_CFG_PROTO_SECTION_MAX];
 };
 
 struct hs_cfg_node {
@@ -439,13 +414,18 @@ struct hs_cfg_node {
     char bus[HS_NAME_MAX]; /* a hs_cfg_bus name */
     uint32_t bus_index;    /* resolved index into hs_cfg_can.buses */
     enum hs_cfg_can_protocol protocol;
-    uint32_t id;                 /* mit: 0 .. 0x7ff; odrive: 0 .. 63; dbc: unused (0) */
-    char joint[HS_NAME_MAX];     /* mit/odrive: the joint driven; dbc: "" (bindings name joints) */
-    struct hs_cfg_mit mit;       /* protocol mit */
-    struct hs_cfg_odrive odrive; /* protocol odrive */
-    struct hs_cfg_dbc dbc;       /* protocol dbc */
+    uint32_t id;             /* protocols with one joint: the node ID (range: the protocol's) */
+    char joint[HS_NAME_MAX]; /* protocols with one joint: the joint driven; else "" */
+    union hs_cfg_proto_section proto[HS_CFG_CAN_PROTOCOL_MAX]; /* index: enum hs_cfg_can_protocol */
     struct hs_cfg_src src;
 };
+
+/* An ID range a node owns on its bus: frames with (ID & mask) == (id & mask). */
+struct hs_cfg_can_claim {
+    uint32_t id, mask;
+    bool ext; /* 29-bit IDs (else 11-bit) */
+};
+#define HS_CFG_CAN_CLAIMS_MAX 4
 
 struct hs_cfg_can {
     struct hs_cfg_bus buses[HS_CFG_MAX_BUSES];
@@ -470,6 +450,18 @@ struct hs_cfg_trace {
     bool enabled; /* LTTng-UST tracepoints per tick and per frame */
 };
 
+/* ---- record (hilsim/record.h) ---- */
+#define HS_CFG_RECORD_DIR_MAX 256
+struct hs_cfg_record {
+    bool enabled;                    /* record every run (a systemd bench) */
+    char dir[HS_CFG_RECORD_DIR_MAX]; /* absolute parent folder: runs go to <dir>/<bench>-<UTC> */
+    double rotate_mib;               /* new segment past this many MiB, 0 = never */
+    double rotate_s;                 /* new segment past this many seconds, 0 = never */
+    uint32_t keep_segments;          /* delete older segments beyond this many, 0 = keep all */
+    uint32_t ring_items;             /* frames/commands/events in flight to the writer */
+    uint32_t ring_states;            /* ticks of state in flight to the writer */
+};
+
 struct hs_config {
     char *path;     /* the config file as given ("<buffer name>" for buffers) */
     char *base_dir; /* absolute directory relative paths were resolved against, or NULL */
@@ -487,6 +479,7 @@ struct hs_config {
     struct hs_cfg_can can;
     struct hs_cfg_shm shm;
     struct hs_cfg_trace trace;
+    struct hs_cfg_record record;
 };
 
 /* init only: allocates. Reads, parses and validates path. On failure *ret_config is untouched,
@@ -518,6 +511,11 @@ const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const
 /* The node driving a joint (mit/odrive joint, or a dbc node with a to: binding on it), or NULL. */
 const struct hs_cfg_node *hs_config_node_for_joint(const struct hs_config *config,
                                                    const char *joint);
+/* Any thread, no allocation: the IDs node n owns on its bus as far as the config says (its
+ * protocol's claims; protocols whose IDs come from a file they load claim none here). Returns
+ * how many were written to out (<= HS_CFG_CAN_CLAIMS_MAX). */
+unsigned hs_config_can_node_claims(const struct hs_cfg_node *n,
+                                   struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX]);
 /* The effective command source of a joint: the actuator entry's source, with auto resolved. */
 enum hs_cfg_command_source hs_config_joint_source(const struct hs_config *config,
                                                   const char *joint);

@@ -139,6 +139,11 @@ int hs_plant_find_joint_id(const struct hs_plant *plant, int32_t joint_id); /* j
 const struct hs_joint_reading *hs_plant_joint_reading(const struct hs_plant *plant, uint32_t j);
 const struct hs_sensor_reading *hs_plant_sensor_reading(const struct hs_plant *plant,
                                                         uint32_t sensor);
+/* RT-safe: the published readings, writable, for the bench's scenario stage between
+ * hs_plant_update_sensors and the outputs (a sensor fault). The next update overwrites them
+ * from the plant's own state, so an edit lasts one tick and never feeds back into the model. */
+struct hs_joint_reading *hs_plant_joint_reading_edit(struct hs_plant *plant, uint32_t j);
+struct hs_sensor_reading *hs_plant_sensor_reading_edit(struct hs_plant *plant, uint32_t sensor);
 void hs_plant_joint_counters(const struct hs_plant *plant, uint32_t j,
                              struct hs_plant_joint_counters *ret);
 uint64_t hs_plant_sensor_saturations(const struct hs_plant *plant, uint32_t sensor);

@@ -147,6 +147,8 @@ int hs_world_ode_message_due(struct hs_world *world, struct hs_world_ode_message
 
 /* RT-safe setters; values hold until changed. Efforts are N·m (rotate) or N (slide). */
 void hs_world_set_joint_effort(struct hs_world *world, uint32_t body, uint32_t link, double effort);
+/* RT-safe: the effort the next step applies (what the last hs_world_set_joint_effort set). */
+double hs_world_joint_effort(const struct hs_world *world, uint32_t body, uint32_t link);
 void hs_world_set_track_speed(struct hs_world *world, uint32_t body, uint32_t link,
                               double speed_mps);
 
@@ -171,7 +173,8 @@ const struct hs_world_params *hs_world_params(const struct hs_world *world);
 
 /* For the plant layer (actuators, sensors) that needs ODE directly: stops, motors, feedback.
  * Returned handles are owned by the world. NULL where the link has no such object (static body,
- * a fixed root link's body and joint, root link's joint when the root is free). Declared as void* to keep ODE out of this header. */
+ * a fixed root link's body and joint, root link's joint when the root is free). Declared as void*
+ * to keep ODE out of this header. */
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);

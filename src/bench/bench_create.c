@@ -135,6 +135,8 @@ int hs_bench_create(const struct hs_config *config, struct hs_bench **ret_bench,
     if (!b)
         return hs_diag_set(diag, -ENOMEM, config->path, 0, 0, "out of memory");
     b->cfg = config;
+    b->tap = &hs__bench_noop_tap;
+    hs__bench_stage_none(&b->stage);
     b->period_ns = (int64_t)config->rt.period_ns;
     b->clock_mode = config->rt.clock.mode;
     int r = load_models(b, diag);
@@ -196,6 +198,17 @@ int hs_bench_add_io(struct hs_bench *b, const struct hs_bench_io_ops *ops, void 
 {
     if (b->nio >= HS_BENCH_MAX_IO)
         return -ENOSPC;
+    if (ops->commands || ops->substep || ops->readings) {
+        if (b->stage.taken)
+            return -EBUSY;
+        b->stage = (struct hs_bench_stage){
+            .ctx = ctx,
+            .commands = ops->commands ? ops->commands : b->stage.commands,
+            .substep = ops->substep ? ops->substep : b->stage.substep,
+            .readings = ops->readings ? ops->readings : b->stage.readings,
+            .taken = true,
+        };
+    }
     b->io[b->nio++] = (struct hs_bench_io){
         .ops = ops,
         .ctx = ctx,

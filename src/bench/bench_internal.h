@@ -13,6 +13,16 @@ struct hs_bench_io {
     int (*outputs)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
 };
 
+/* The one scenario stage; no-ops when no module has stage ops, so the tick needs no NULL check
+ * and costs three empty calls without a scenario. */
+struct hs_bench_stage {
+    void *ctx;
+    void (*commands)(void *ctx, struct hs_bench *b, int64_t now_ns);
+    void (*substep)(void *ctx, struct hs_bench *b, uint32_t substep);
+    void (*readings)(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
+    bool taken;
+};
+
 struct hs_bench {
     const struct hs_config *cfg;
     uint32_t nmodels;
@@ -27,6 +37,7 @@ struct hs_bench {
     uint32_t nsensors;
     struct hs_bench_io io[HS_BENCH_MAX_IO];
     uint32_t nio;
+    struct hs_bench_stage stage;
     /* The modules with a wait_release op (lockstep release sources), in attach order. */
     const struct hs_bench_io *gates[HS_BENCH_MAX_IO];
     uint32_t ngates;
@@ -38,12 +49,14 @@ struct hs_bench {
     int64_t period_ns;
     int64_t start_ns; /* first actuation's now_ns: the demo trajectory's time origin */
     bool started;
-    bool safe_hold;       /* rt:w; set once, read by the tick */
-    bool warming_up;      /* set by the runner around its warm-up: outputs stay inside */
-    bool stopped;         /* safe_stop ran */
-    int fault_rc;         /* rt:w; 0, or the world's fault: the bench is latched */
-    int trajectory_joint; /* bench joint index, -1 none */
-    char **warnings;      /* what the CLI should print once (hs_bench_warning) */
+    bool safe_hold;                 /* rt:w; set once, read by the tick */
+    bool warming_up;                /* set by the runner around its warm-up: outputs stay inside */
+    bool stopped;                   /* safe_stop ran */
+    bool shm_frozen;                /* rt:w; the scenario's shm freeze fault */
+    int fault_rc;                   /* rt:w; 0, or the world's fault: the bench is latched */
+    int trajectory_joint;           /* bench joint index, -1 none */
+    const struct hs_bench_tap *tap; /* never NULL: hs__bench_noop_tap until a recorder sets one */
+    char **warnings;                /* what the CLI should print once (hs_bench_warning) */
     uint32_t nwarnings;
 };
 
@@ -53,6 +66,9 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
 /* bench_tick.c: the no-op inputs and outputs of modules that have none. RT-safe. */
 int hs__bench_io_no_inputs(void *ctx, struct hs_bench *b, int64_t now_ns);
 int hs__bench_io_no_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick);
+extern const struct hs_bench_tap hs__bench_noop_tap; /* bench_tick.c */
+/* bench_tick.c: the stage ops of a bench without a scenario. RT-safe. */
+void hs__bench_stage_none(struct hs_bench_stage *ret);
 /* bench_warnings.c: init only. Appends one formatted line; -ENOMEM when it cannot. */
 int hs__bench_warn(struct hs_bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* init only: the warnings a new bench owes its user: torque limits left infinite, initial

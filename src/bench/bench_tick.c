@@ -18,6 +18,27 @@ int hs__bench_io_no_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint6
     return 0;
 }
 
+static void no_stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
+{
+    (void)ctx, (void)b, (void)now_ns;
+}
+
+static void no_stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
+{
+    (void)ctx, (void)b, (void)substep;
+}
+
+static void no_stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    (void)ctx, (void)b, (void)now_ns, (void)tick;
+}
+
+void hs__bench_stage_none(struct hs_bench_stage *ret)
+{
+    *ret = (struct hs_bench_stage){
+        .commands = no_stage_commands, .substep = no_stage_substep, .readings = no_stage_readings};
+}
+
 int hs_bench_inputs(struct hs_bench *b, int64_t now_ns)
 {
     int first = 0;
@@ -56,6 +77,7 @@ int hs_bench_actuation(struct hs_bench *b, int64_t now_ns)
         write_safe_hold(b, now_ns);
     else
         hs__bench_demo_controller(b, now_ns);
+    b->stage.commands(b->stage.ctx, b, now_ns);
     for (uint32_t i = 0; i < b->nlive_plants; i++)
         hs_plant_apply_commands(b->live_plants[i], now_ns);
     return 0;
@@ -73,6 +95,7 @@ int hs_bench_physics(struct hs_bench *b, int64_t now_ns, uint64_t tick)
         if (s > 0)
             for (uint32_t i = 0; i < b->nlive_plants; i++)
                 hs_plant_apply_commands(b->live_plants[i], now_ns);
+        b->stage.substep(b->stage.ctx, b, s);
         int r = hs_world_step(b->world);
         if (r < 0) {
             b->fault_rc = r;
@@ -90,6 +113,7 @@ int hs_bench_sensors(struct hs_bench *b, int64_t now_ns, uint64_t tick)
         return 0;
     for (uint32_t i = 0; i < b->nlive_plants; i++)
         hs_plant_update_sensors(b->live_plants[i], now_ns, tick);
+    b->stage.readings(b->stage.ctx, b, now_ns, tick);
     return 0;
 }
 
@@ -294,4 +318,37 @@ void hs_bench_set_warming_up(struct hs_bench *b, bool on)
 bool hs_bench_warming_up(const struct hs_bench *b)
 {
     return b->warming_up;
+}
+
+static void noop_slot_write(void *ctx, uint32_t joint, uint32_t src_mode,
+                            const struct hs_joint_command *slot)
+{
+    (void)ctx, (void)joint, (void)src_mode, (void)slot;
+}
+
+static void noop_event(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text)
+{
+    (void)ctx, (void)kind, (void)a, (void)b, (void)text;
+}
+
+const struct hs_bench_tap hs__bench_noop_tap = {.slot_write = noop_slot_write, .event = noop_event};
+
+void hs_bench_set_tap(struct hs_bench *b, const struct hs_bench_tap *tap)
+{
+    b->tap = tap ? tap : &hs__bench_noop_tap;
+}
+
+const struct hs_bench_tap *hs_bench_tap(const struct hs_bench *b)
+{
+    return b->tap;
+}
+
+void hs_bench_set_shm_freeze(struct hs_bench *b, bool on)
+{
+    b->shm_frozen = on;
+}
+
+bool hs_bench_shm_frozen(const struct hs_bench *b)
+{
+    return b->shm_frozen;
 }

@@ -1,5 +1,6 @@
 /* CAN I/O module: buses and protocol nodes from the config, tick phases, safe stop, counters.
- * See io_can.h for the units and the plant slot mapping. */
+ * See io_can.h for the units and the plant slot mapping. Everything particular to a protocol is
+ * behind its ops (drivers/can/can_protocol.h): this file has no protocol branches. */
 #include "io_can.h"
 
 #include <errno.h>
@@ -13,39 +14,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hilsim/can_mit.h"
-#include "hilsim/can_odrive.h"
+#include "can_protocol.h"
 #include "hilsim/can_replier.h"
-#include "io_can_dbc.h"
 #include "rt/trace.h"
 
-#define TWO_PI 6.283185307179586
 #define RX_BATCH 64
-#define TX_PER_NODE 16
 
 struct can_node {
-    union {
-        struct hs_can_node base;
-        struct hs_mit_node mit;
-        struct hs_odrive_node odrive;
-    } u;
-    struct hs_can_node *node;     /* &u.base, or the DBC node's */
-    struct hs__can_dbc_node *dbc; /* protocol dbc: owned */
-    const struct hs_cfg_node *cfg;
-    uint32_t bus;
-    uint32_t joint;
-    bool motor_side;    /* ODrive: wire units are the motor's */
-    double gear, eta;   /* motor turns per joint turn, gear efficiency */
-    double kt;          /* motor torque constant, N·m/A */
-    int64_t last_rx_ns; /* CLOCK_MONOTONIC of the last frame the node acted on */
-    int64_t pending_ns; /* first command frame not answered yet (MIT latency), 0: none */
-    uint32_t node_seq;  /* node command seq at the last mapping */
-    uint32_t slot_mode; /* mode written at the last mapping */
-    uint64_t slot_seq;
-    bool replied;          /* poll produced a frame this tick */
-    bool immediate;        /* replies: immediate: its bus's I/O thread answers (MIT commands,
-                            * ODrive remote requests) */
-    uint32_t replier_slot; /* its snapshot in that thread */
+    struct hs_can_port *port; /* owned */
+    int64_t pending_ns;       /* first command frame not answered yet (latency), 0: none */
+    bool replied;             /* poll produced a frame this tick */
+    unsigned tx_max;          /* frames its poll may write per tick */
 };
 
 struct can_bus {
@@ -56,13 +35,14 @@ struct can_bus {
     unsigned nnodes;
     uint64_t unclaimed, err_frames, send_errors, rx_capped_ticks;
     struct hs_can_frame rx[RX_BATCH];
-    struct hs_can_frame *tx; /* TX_PER_NODE per node (DBC: its tx messages, if more) */
+    struct hs_can_frame *tx; /* the nodes' tx_max each, plus one spare batch */
     unsigned ntx;
     /* rt:w supervisor:r — the bus state and kernel drops as of the last tick, for systemd's
      * STATUS= line; the bus's own state is only touched by the tick thread. */
     _Atomic uint32_t live_state;
     _Atomic uint64_t live_drops;
-    /* replies: immediate with MIT nodes: owns the bus's receive side (can_replier.h) */
+    /* replies: immediate with nodes that answer at once: owns the bus's receive side
+     * (can_replier.h) */
     struct hs_can_replier *replier;
 };
 
@@ -102,69 +82,6 @@ static int64_t clock_ns(clockid_t c)
 }
 
 /* ---- per-tick ---- */
-
-static struct hs_can_joint_state joint_state(const struct can_node *n,
-                                             const struct hs_joint_reading *r)
-{
-    struct hs_can_joint_state js = {0};
-    if (n->motor_side) {
-        js.q_rad = r->q * n->gear;
-        js.dq_rad_s = r->dq * n->gear;
-        js.tau_nm = r->current * n->kt;
-    } else {
-        js.q_rad = r->q;
-        js.dq_rad_s = r->dq;
-        js.tau_nm = r->torque;
-    }
-    js.current_a = r->current;
-    return js;
-}
-
-static void map_command(struct can_node *n, const struct hs_can_joint_command *c,
-                        const struct hs_bench_joint *j)
-{
-    struct hs_joint_command *s = j->cmd;
-    uint32_t mode = HS_JOINT_MODE_DISABLED;
-    double g = n->motor_side ? n->gear : 1.0, g2 = g * g;
-    double tau_scale = n->motor_side ? n->gear * n->eta : 1.0;
-    double kp = 0, kd = 0, q = 0, dq = 0, tau = 0, current = 0;
-    if (c->enabled && c->mode != HS_CAN_JOINT_MODE_OFF) {
-        switch (c->mode) {
-        case HS_CAN_JOINT_MODE_TORQUE:
-            if (n->motor_side) {
-                mode = HS_JOINT_MODE_CURRENT;
-                current = c->tau_ff_nm / n->kt;
-            } else {
-                mode = HS_JOINT_MODE_TORQUE;
-                tau = c->tau_ff_nm;
-            }
-            break;
-        case HS_CAN_JOINT_MODE_VELOCITY:
-        case HS_CAN_JOINT_MODE_POSITION_PD:
-        default:
-            mode = HS_JOINT_MODE_POSITION;
-            kp = c->mode == HS_CAN_JOINT_MODE_VELOCITY ? 0 : c->kp_nm_rad * g2;
-            kd = c->kd_nm_s_rad * g2;
-            q = c->q_ref_rad / g;
-            dq = c->dq_ref_rad_s / g;
-            tau = c->tau_ff_nm * tau_scale;
-            break;
-        }
-    }
-    if (c->seq != n->node_seq || mode != n->slot_mode) {
-        n->node_seq = c->seq;
-        n->slot_mode = mode;
-        n->slot_seq++;
-    }
-    if (n->slot_seq == 0)
-        return; /* nothing heard yet: the plant keeps its safe behaviour */
-    s->mode = mode;
-    s->kp = kp, s->kd = kd, s->q = q, s->dq = dq, s->tau_ff = tau;
-    s->current = current;
-    s->velocity = dq;
-    s->rx_time_ns = n->last_rx_ns;
-    s->seq = n->slot_seq;
-}
 
 /* SocketCAN's convention: bit 31 marks a 29-bit ID, bit 29 an error frame. */
 static uint32_t trace_id(const struct hs_can_frame *f)
@@ -335,7 +252,7 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
             if (i < 0)
                 continue;
             struct can_node *n = &c->nodes[b->node_index[i]];
-            n->last_rx_ns = t;
+            n->port->last_rx_ns = t;
             if (!n->pending_ns)
                 n->pending_ns = t;
         }
@@ -345,50 +262,12 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
     b->rx_capped_ticks++;
 }
 
-/* The ODrive getters a remote request may ask for. */
-#define ODRIVE_GETTERS                                                                             \
-    ((1u << HS_ODRIVE_GET_MOTOR_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ERROR) |                     \
-     (1u << HS_ODRIVE_GET_SENSORLESS_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ESTIMATES) |            \
-     (1u << HS_ODRIVE_GET_ENCODER_COUNT) | (1u << HS_ODRIVE_GET_IQ) |                              \
-     (1u << HS_ODRIVE_GET_SENSORLESS_ESTIMATES) | (1u << HS_ODRIVE_GET_VBUS_VOLTAGE))
-
-/* RT-safe. What an immediate node's next replies carry: MIT the joint state; ODrive every
- * getter's answer, built by the node's own code on a scratch copy (asked for every getter, its
- * timers off) so the I/O thread's answers match the tick's byte for byte and the node itself is
- * untouched. */
-static void publish_replies(struct can_bus *b, struct can_node *n, int64_t now_ns,
-                            const struct hs_can_joint_state *js)
+/* RT-safe: drains every bus and offers the frames to the nodes. */
+static void drain_all(struct hs_bench_can *c, int64_t now_ns)
 {
-    if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
-        const struct hs_mit_node *m = &n->u.mit;
-        hs_can_replier_publish(b->replier, n->replier_slot, js->q_rad - m->zero_offset_rad,
-                               js->dq_rad_s, m->cfg.reply_current ? js->current_a : js->tau_nm);
-        return;
-    }
-    struct hs_odrive_node tmp = n->u.odrive;
-    // cppcheck-suppress unreadVariable ; read by hs_can_node_poll through &tmp.base
-    tmp.rtr_pending = ODRIVE_GETTERS;
-    tmp.cfg.heartbeat_period_ns = tmp.cfg.encoder_period_ns = tmp.cfg.watchdog_timeout_ns = 0;
-    struct hs_can_frame f[TX_PER_NODE];
-    struct hs_can_joint_command cmd;
-    int k = hs_can_node_poll(&tmp.base, now_ns, js, &cmd, f, TX_PER_NODE);
-    if (k > 0)
-        hs_can_replier_publish_answers(b->replier, n->replier_slot, f, (unsigned)k);
-}
-
-static unsigned tx_slots(const struct can_node *n)
-{
-    unsigned d = n->dbc ? hs__can_dbc_node_tx_max(n->dbc) : 0;
-    return d > TX_PER_NODE ? d : TX_PER_NODE;
-}
-
-static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
-{
-    struct hs_bench_can *c = ctx;
     int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
     for (uint32_t i = 0; i < c->nbuses; i++) {
         struct can_bus *b = &c->buses[i];
-        b->ntx = 0;
         drain_bus(c, b, now_ns, real_to_mono);
         struct hs_can_state st;
         if (b->replier) { /* the I/O thread writes the receive side: ask it */
@@ -402,34 +281,33 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
             atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
         }
     }
+}
+
+int hs_bench_can_commands_missing(struct hs_bench_can *c, int64_t now_ns)
+{
+    drain_all(c, now_ns);
+    int missing = 0;
+    for (uint32_t i = 0; i < c->nnodes; i++)
+        missing += hs_can_port_command_heard(c->nodes[i].port) == 0;
+    return missing;
+}
+
+static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
+{
+    struct hs_bench_can *c = ctx;
+    for (uint32_t i = 0; i < c->nbuses; i++)
+        c->buses[i].ntx = 0;
+    drain_all(c, now_ns);
     for (uint32_t i = 0; i < c->nnodes; i++) {
         struct can_node *n = &c->nodes[i];
-        struct can_bus *b = &c->buses[n->bus];
-        if (n->dbc) {
-            int k = hs__can_dbc_node_poll(n->dbc, bench, now_ns, b->tx + b->ntx, tx_slots(n));
-            b->ntx += (unsigned)(k > 0 ? k : 0);
-            continue;
-        }
-        const struct hs_bench_joint *j = hs_bench_joint(bench, n->joint);
-        struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
-        struct hs_can_joint_command cmd;
-        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
-        if (n->immediate && !mit)
-            n->u.odrive.rtr_pending = 0; /* answered by the I/O thread; cyclic frames stay here */
-        uint64_t overflow = n->node->stats.tx_overflow;
-        int k = hs_can_node_poll(n->node, now_ns, &js, &cmd, b->tx + b->ntx, TX_PER_NODE);
-        if (n->immediate)
-            publish_replies(b, n, now_ns, &js);
-        if (n->immediate && mit) {
-            /* already answered by the I/O thread: drop the tick's copies */
-            n->node->stats.tx_frames -= (uint64_t)(k > 0 ? k : 0);
-            n->node->stats.tx_overflow = overflow; /* copies it had no room for: not lost */
-            n->pending_ns = 0;
-            k = 0;
-        }
+        struct hs_can_port *p = n->port;
+        struct can_bus *b = &c->buses[p->cfg->bus_index];
+        int k = p->proto->poll(p, bench, now_ns, b->tx + b->ntx, n->tx_max);
+        p->frames_ok_at_poll = p->node->stats.frames_ok;
+        if (p->replier)
+            n->pending_ns = 0; /* answered by the I/O thread */
         n->replied = k > 0;
         b->ntx += (unsigned)(k > 0 ? k : 0);
-        map_command(n, &cmd, j);
     }
     return 0;
 }
@@ -440,7 +318,7 @@ static void record_latency(struct hs_bench_can *c, int64_t sent_ns)
         struct can_node *n = &c->nodes[i];
         if (!n->replied || !n->pending_ns)
             continue;
-        if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
+        if (n->port->proto->reply_latency) {
             int64_t us = (sent_ns - n->pending_ns) / 1000;
             us = us < 0 ? 0 : us > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : us;
             c->lat_hist[us]++;
@@ -485,40 +363,6 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
 
 /* ---- safe stop ---- */
 
-/* The node's last word: built from the reading alone, without touching the node, so the
- * emergency path below can use it from a signal handler. */
-static void stop_frame_fill(const struct can_node *n, const struct hs_joint_reading *r,
-                            struct hs_can_frame *f)
-{
-    memset(f, 0, sizeof *f);
-    if (n->cfg->protocol == HS_CFG_PROTO_MIT) {
-        const struct hs_mit_node *m = &n->u.mit;
-        struct hs_mit_limits rl = m->cfg.limits;
-        if (m->cfg.reply_current && m->cfg.i_min < m->cfg.i_max)
-            rl.t_min = m->cfg.i_min, rl.t_max = m->cfg.i_max;
-        f->id = m->cfg.master_id;
-        f->len = 6;
-        hs_mit_pack_reply(&rl, m->cfg.motor_id, r->q - m->zero_offset_rad, r->dq, 0.0, f->data);
-    } else {
-        const struct hs_odrive_node *o = &n->u.odrive;
-        f->id = hs_odrive_can_id(o->cfg.node_id, HS_ODRIVE_HEARTBEAT);
-        f->len = 8;
-        hs_odrive_put_u32(f->data, o->axis_error);
-        f->data[4] = HS_ODRIVE_STATE_IDLE;
-    }
-}
-
-static void stop_frame(struct hs_bench_can *c, struct hs_bench *bench, struct can_node *n,
-                       struct hs_can_frame *f)
-{
-    stop_frame_fill(n, hs_bench_joint_reading(bench, n->joint), f);
-    if (n->cfg->protocol == HS_CFG_PROTO_MIT)
-        n->u.mit.motor_mode = false;
-    else
-        n->u.odrive.axis_state = HS_ODRIVE_STATE_IDLE;
-    (void)c;
-}
-
 static void can_safe_stop(void *ctx, struct hs_bench *bench)
 {
     struct hs_bench_can *c = ctx;
@@ -531,9 +375,13 @@ static void can_safe_stop(void *ctx, struct hs_bench *bench)
          * counters read at stop are whole */
         hs_can_replier_stop(b->replier);
         unsigned k = 0;
-        for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++)
-            if (!c->nodes[b->node_index[m]].dbc) /* no protocol-defined disable frame */
-                stop_frame(c, bench, &c->nodes[b->node_index[m]], &b->rx[k++]);
+        for (unsigned m = 0; m < b->nnodes && k < RX_BATCH; m++) {
+            struct hs_can_port *p = c->nodes[b->node_index[m]].port;
+            if (p->proto->stop_frame) /* else: no protocol-defined disable frame */
+                k += (unsigned)p->proto->stop_frame(p, bench, &b->rx[k]);
+            if (p->proto->stop)
+                p->proto->stop(p);
+        }
         if (k && hs_can_bus_send(b->bus, b->rx, k) < 0)
             b->send_errors++;
     }
@@ -545,12 +393,11 @@ void hs_bench_can_emergency_stop(struct hs_bench_can *c, const struct hs_bench *
         const struct can_bus *b = &c->buses[i];
         int fd = b->bus ? hs_can_bus_fd(b->bus) : -1;
         for (unsigned m = 0; fd >= 0 && m < b->nnodes; m++) {
-            const struct can_node *n = &c->nodes[b->node_index[m]];
-            if (n->dbc)
-                continue;
+            const struct hs_can_port *p = c->nodes[b->node_index[m]].port;
             struct hs_can_frame f;
-            stop_frame_fill(n, hs_bench_joint_reading(bench, n->joint), &f);
-            /* Classic frames only (MIT and ODrive); a raw socket with FD enabled takes them too. */
+            if (!p->proto->stop_frame || p->proto->stop_frame(p, bench, &f) != 1)
+                continue;
+            /* Classic frames only; a raw socket with FD enabled takes them too. */
             struct can_frame w = {.can_id = f.id | ((f.flags & HS_CAN_FLAG_EXT) ? CAN_EFF_FLAG : 0),
                                   .len = f.len};
             memcpy(w.data, f.data, sizeof w.data);
@@ -570,7 +417,8 @@ static void can_destroy(void *ctx)
         free(c->buses[i].tx);
     }
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
-        hs__can_dbc_node_destroy(c->nodes[i].dbc);
+        if (c->nodes[i].port)
+            c->nodes[i].port->proto->destroy(c->nodes[i].port);
     free(c->lat_hist);
     free(c->clock.held);
     free(c);
@@ -606,25 +454,22 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
     if (cb->replies != HS_CFG_REPLIES_IMMEDIATE || c->tick_time_stamps)
         return 0;
     for (unsigned m = 0; m < b->nnodes; m++) {
-        struct can_node *n = &c->nodes[b->node_index[m]];
-        if (n->dbc)
-            continue;
-        bool mit = n->cfg->protocol == HS_CFG_PROTO_MIT;
+        struct hs_can_port *p = c->nodes[b->node_index[m]].port;
+        if (!p->proto->replier_add)
+            continue; /* answers with the tick */
         struct hs_diag rd = {0};
+        uint32_t slot;
         int r = b->replier ? 0 : hs_can_replier_create(b->bus, &b->replier, &rd);
-        if (r == 0 && mit)
-            r = hs_can_replier_add_mit(b->replier, &n->u.mit.cfg, &n->replier_slot);
-        else if (r == 0)
-            r = hs_can_replier_add_odrive(b->replier, n->u.odrive.cfg.node_id, ODRIVE_GETTERS,
-                                          &n->replier_slot);
+        if (r == 0)
+            r = p->proto->replier_add(p, b->replier, &slot, &rd);
         if (r < 0)
             return hs_diag_set(d, r, c->cfg->path, cb->src.line, cb->src.column,
                                "can.buses[%u].replies: %s", i,
                                rd.msg[0] ? rd.msg : "too many immediate nodes on one bus");
-        n->immediate = true;
+        p->replier = b->replier;
+        p->replier_slot = slot;
         /* the initial pose until the first tick publishes, so early commands are answered */
-        struct hs_can_joint_state js = joint_state(n, hs_bench_joint_reading(bench, n->joint));
-        publish_replies(b, n, clock_ns(CLOCK_MONOTONIC), &js);
+        p->proto->replier_publish(p, bench, clock_ns(CLOCK_MONOTONIC));
     }
     if (!b->replier)
         return 0;
@@ -659,24 +504,22 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
         cc.restart_ms = cb->restart_ms;
     }
     bool all_ids = false;
-    for (uint32_t k = 0; k < cfg->can.nnodes; k++) {
-        const struct hs_cfg_node *n = &cfg->can.nodes[k];
-        if (n->bus_index != i)
-            continue;
-        if (c->nodes[k].dbc) {
-            all_ids |= !hs__can_dbc_node_filters(c->nodes[k].dbc, &cc);
+    for (unsigned m = 0; m < b->nnodes; m++) {
+        const struct hs_can_port *p = c->nodes[b->node_index[m]].port;
+        if (p->proto->filters) {
+            all_ids |= !p->proto->filters(p, &cc);
             continue;
         }
-        if (cc.n_filters == HS_CAN_FILTER_MAX) {
-            all_ids = true;
-            continue;
+        struct hs_cfg_can_claim cl[HS_CFG_CAN_CLAIMS_MAX];
+        unsigned ncl = hs_config_can_node_claims(p->cfg, cl);
+        for (unsigned k = 0; k < ncl; k++) {
+            if (cc.n_filters == HS_CAN_FILTER_MAX) {
+                all_ids = true;
+                break;
+            }
+            cc.filters[cc.n_filters++] =
+                (struct hs_can_filter){.id = cl[k].id, .mask = cl[k].mask, .ext = cl[k].ext};
         }
-        struct hs_can_filter *f = &cc.filters[cc.n_filters++];
-        f->ext = false;
-        if (n->protocol == HS_CFG_PROTO_MIT)
-            f->id = n->id, f->mask = HS_CAN_SFF_MASK;
-        else
-            f->id = n->id << 5, f->mask = 0x7E0;
     }
     if (c->clock.bus == b && cc.n_filters < HS_CAN_FILTER_MAX)
         cc.filters[cc.n_filters++] =
@@ -702,96 +545,18 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
     return start_replier(c, bench, i, d);
 }
 
-static void joint_drive(const struct hs_bench *bench, uint32_t ji, double *gear, double *eta,
-                        double *kt, double *current_max)
-{
-    const struct hs_bench_joint *j = hs_bench_joint(bench, ji);
-    const struct hs_link *l = &hs_bench_model(bench, j->body)->links[j->link];
-    const struct hs_cfg_actuator *a = hs_config_actuator(hs_bench_config(bench), j->name);
-    *gear = isnan(a->gear_ratio) ? l->gear_ratio : a->gear_ratio;
-    *eta = isnan(a->gear_efficiency) ? l->gear_efficiency : a->gear_efficiency;
-    *kt = isnan(a->torque_const) ? l->torque_const : a->torque_const;
-    *current_max = a->current_limit_a;
-}
-
 static int init_node(struct hs_bench_can *c, struct hs_bench *bench, uint32_t k, struct hs_diag *d)
 {
-    const struct hs_config *cfg = c->cfg;
-    const struct hs_cfg_node *cn = &cfg->can.nodes[k];
+    const struct hs_cfg_node *cn = &c->cfg->can.nodes[k];
+    const struct hs_can_protocol *proto = hs_can_protocol_get(cn->protocol);
     struct can_node *n = &c->nodes[k];
-    n->cfg = cn;
-    n->bus = cn->bus_index;
-    n->node = &n->u.base;
-    struct can_bus *b = &c->buses[n->bus];
-    if (cn->protocol == HS_CFG_PROTO_DBC) {
-        int r = hs__can_dbc_node_create(bench, k, &n->dbc, d);
-        if (r < 0)
-            return r;
-        n->node = hs__can_dbc_node_base(n->dbc);
-        b->node_index[b->nnodes] = k;
-        b->nodes[b->nnodes++] = n->node;
-        return 0;
-    }
-    int ji = hs_bench_find_joint(bench, cn->joint);
-    if (ji < 0)
-        return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
-                           "can.nodes[%u].joint '%s': no such joint in the bench", k, cn->joint);
-    n->joint = (uint32_t)ji;
-    double current_max;
-    joint_drive(bench, n->joint, &n->gear, &n->eta, &n->kt, &current_max);
-    struct hs_diag nd = {0};
-    int r;
-    if (cn->protocol == HS_CFG_PROTO_MIT) {
-        if (cn->id > 0xFF)
-            return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
-                               "can.nodes[%u].id 0x%X: MIT motor IDs are 8-bit", k, cn->id);
-        const struct hs_cfg_mit *m = &cn->mit;
-        struct hs_mit_config mc;
-        hs_mit_config_init(&mc, (uint8_t)cn->id, (uint16_t)m->reply_id);
-        mc.limits = (struct hs_mit_limits){
-            .p_min = m->p_min,
-            .p_max = m->p_max,
-            .v_min = m->v_min,
-            .v_max = m->v_max,
-            .kp_min = 0,
-            .kp_max = m->kp_max,
-            .kd_min = 0,
-            .kd_max = m->kd_max,
-            .t_min = m->t_min,
-            .t_max = m->t_max,
-        };
-        mc.timeout_ns = (int64_t)llround(m->timeout_s * 1e9);
-        mc.reply_current = m->reply == HS_CFG_MIT_REPLY_CURRENT;
-        mc.torque_constant_nm_a = fabs(n->kt * n->gear * n->eta);
-        mc.i_min = m->i_min;
-        mc.i_max = m->i_max;
-        r = hs_mit_node_init(&n->u.mit, &mc, &nd);
-    } else {
-        n->motor_side = true;
-        const struct hs_cfg_odrive *o = &cn->odrive;
-        struct hs_odrive_config oc;
-        hs_odrive_config_init(&oc, (uint8_t)cn->id);
-        oc.heartbeat_period_ns = (int64_t)llround(o->heartbeat_period_s * 1e9);
-        oc.encoder_period_ns = (int64_t)llround(o->encoder_period_s * 1e9);
-        oc.watchdog_timeout_ns = (int64_t)llround(o->watchdog_timeout_s * 1e9);
-        oc.pos_gain = o->pos_gain;
-        oc.vel_gain = o->vel_gain;
-        oc.vel_integrator_gain = o->vel_integrator_gain;
-        oc.vel_limit_turn_s = o->vel_limit;
-        oc.vel_limit_tolerance = o->vel_limit_tolerance;
-        oc.enable_vel_limit = o->enable_vel_limit;
-        oc.enable_torque_mode_vel_limit = o->enable_torque_mode_vel_limit;
-        oc.torque_constant_nm_a = n->kt;
-        if (isfinite(current_max))
-            oc.current_limit_a = current_max;
-        r = hs_odrive_node_init(&n->u.odrive, &oc, &nd);
-    }
+    int r = proto->create(bench, k, &n->port, d);
     if (r < 0)
-        return hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
-                           k, cn->name, nd.msg);
+        return r;
+    n->tx_max = proto->tx_max ? proto->tx_max(n->port) : HS_CAN_PORT_TX_DEFAULT;
+    struct can_bus *b = &c->buses[cn->bus_index];
     b->node_index[b->nnodes] = k;
-    b->nodes[b->nnodes++] = &n->u.base;
-    hs_bench_claim_joint(bench, n->joint);
+    b->nodes[b->nnodes++] = n->port->node;
     return 0;
 }
 
@@ -821,9 +586,9 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     c->nnodes = cfg->can.nnodes;
     for (; opened < cfg->can.nbuses; opened++) {
         struct can_bus *b = &c->buses[opened];
-        size_t slots = TX_PER_NODE;
+        size_t slots = HS_CAN_PORT_TX_DEFAULT;
         for (unsigned m = 0; m < b->nnodes; m++)
-            slots += tx_slots(&c->nodes[b->node_index[m]]);
+            slots += c->nodes[b->node_index[m]].tx_max;
         b->tx = calloc(slots, sizeof *b->tx);
         if (!b->tx) {
             r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
@@ -897,14 +662,13 @@ int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
 {
     if (!c || i >= c->nnodes)
         return -ENOENT;
-    const struct can_node *n = &c->nodes[i];
-    ret->name = n->cfg->name;
-    ret->protocol = hs_cfg_can_protocol_name(n->cfg->protocol);
-    ret->joint = n->dbc ? "(bindings)" : n->cfg->joint;
-    ret->node = n->node->stats;
-    if (n->immediate)
-        ret->node.tx_frames +=
-            hs_can_replier_slot_replies(c->buses[n->bus].replier, n->replier_slot);
+    const struct hs_can_port *p = c->nodes[i].port;
+    ret->name = p->cfg->name;
+    ret->protocol = p->proto->name;
+    ret->joint = p->cfg->joint[0] ? p->cfg->joint : "(bindings)";
+    ret->node = p->node->stats;
+    if (p->replier)
+        ret->node.tx_frames += hs_can_replier_slot_replies(p->replier, p->replier_slot);
     return 0;
 }
 

@@ -1,38 +1,27 @@
 /* The CAN I/O module: serves a bench's joints to real motor-controller boards' host over CAN.
- * One bus per can.buses entry (SocketCAN, kernel filters for the node IDs, error frames on,
- * the configured send-queue policy), one simulated node per can.nodes entry (MIT, ODrive,
- * DBC: see io_can_dbc.h for its bindings and schedules).
+ * One bus per can.buses entry (SocketCAN, kernel filters for the nodes' IDs, error frames on,
+ * the configured send-queue policy), one simulated node per can.nodes entry, built by its
+ * protocol (drivers/can/<protocol>/, registered in hilsim/can_protocols.h; each protocol's
+ * *_bind.c says its wire units, its plant slot mapping and its stop frame).
  *
  * Per tick (both phases RT-safe, bounded):
  *   inputs   drain each bus (at most HS_BENCH_CAN_RX_ROUNDS non-blocking batches; the rest
  *            waits for the next tick, kernel overflows are counted), skip error frames, offer
  *            each frame to the bus's nodes with its kernel receive time converted to
- *            CLOCK_MONOTONIC, then poll every node with the joint's present reading (the state
+ *            CLOCK_MONOTONIC, then poll every node with the joints' present readings (the state
  *            the last physics step left, i.e. the state at now_ns) so a command heard this tick
- *            drives this tick's physics. The node's command goes into the joint's plant slot;
+ *            drives this tick's physics. The node's commands go into its joints' plant slots;
  *            the frames it produced (replies, heartbeats, encoder estimates) wait for outputs.
  *   outputs  send the waiting frames, non-blocking, under the bus's send-queue policy.
  *
- * Units at the wire:
- *   MIT     joint side: AK-style actuators sense the output shaft, so p/v/t are the joint's
- *           rad, rad/s, N·m; the reply's current (reply: current) is the motor current.
- *   ODrive  motor side: the ODrive's encoder sits on the motor, so positions are motor turns
- *           = q_joint * gear_ratio / 2pi, velocities motor turns/s, torques motor N·m
- *           (Kt * Iq) and the gains the firmware's motor-side gains. Commands are brought to
- *           the joint: q = q_m / N, kp = kp_m N², kd = kd_m N², tau_ff = tau_ff_m N eta;
- *           torque mode becomes a current command (I = tau_m / Kt, the plant applies the gear).
+ * Plant slots: rx_time_ns is the CLOCK_MONOTONIC time of the last frame the node acted on, so
+ * the plant's command_timeout_s measures the host's silence the same way the node's own timeout
+ * or watchdog does; seq advances when the node accepts a command frame or its output is
+ * switched on or off. The node's torque limit is not applied here: the actuator's
+ * torque_limit_nm / current_limit_a are.
  *
- * Plant slot mapping: disabled/idle -> HS_JOINT_MODE_DISABLED; the PD form -> POSITION (kp, kd,
- * q, dq, tau_ff); velocity control -> POSITION with kp = 0 (keeps the board's own gain);
- * torque -> TORQUE (joint side) or CURRENT (motor side). rx_time_ns is the CLOCK_MONOTONIC
- * time of the last frame the node acted on, so the plant's command_timeout_s measures the
- * host's silence the same way the node's own timeout or watchdog does; seq advances when the
- * node accepts a command frame or its output is switched on or off. The node's torque limit is
- * not applied here: the actuator's torque_limit_nm / current_limit_a are.
- *
- * Safe stop (non-RT): ODrive nodes go idle and send one heartbeat saying so (error bits kept);
- * MIT nodes send a last reply with zero torque/current at the present position (the real
- * firmware just stops driving; the exit itself is the host's FD command). */
+ * Safe stop (non-RT): each node's protocol stop frame (if it has one) goes out, then its
+ * output is off for good. */
 #ifndef HS_BENCH_IO_CAN_H
 #define HS_BENCH_IO_CAN_H
 
@@ -93,6 +82,13 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
 uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
 int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
                             struct hs_bench_can_node_stats *ret_stats);
+/* RT-safe, for CAN lockstep (the clock waits until every node heard its command for the cycle,
+ * then runs the tick): drains every bus now, as the inputs phase does, offering the frames to
+ * the nodes (their effect waits for the tick's poll), and returns how many nodes have not yet
+ * accepted their command for this cycle (hs_can_port_command_heard: since their last poll).
+ * Nodes that take no per-cycle command (a DBC node that only sends) are not counted. Call it
+ * between ticks as often as needed; the next tick's inputs phase starts the next cycle. */
+int hs_bench_can_commands_missing(struct hs_bench_can *can, int64_t now_ns);
 /* Command-to-reply latency of MIT nodes answered with the tick (replies: tick, or simulated
  * time; the I/O thread's immediate replies are not sampled here: tests/canio/bench_can_reply
  * measures them at the peer), one sample per node and tick that answered: from the
@@ -118,10 +114,10 @@ uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, doubl
  * back from the bus. Not RT: read after the run. */
 uint64_t hs_bench_can_warmup_frames_held(const struct hs_bench_can *can);
 /* Async-signal-safe (for a fatal-signal handler; the tick may be stopped anywhere): one
- * send(MSG_DONTWAIT | MSG_NOSIGNAL) per MIT/ODrive node on its bus's open socket, with the
- * frame can_safe_stop would send, built on the stack from the joint's last reading. Bypasses
- * the bus's send queue and counters and leaves the nodes untouched; frames the kernel refuses
- * are lost. DBC nodes have no protocol stop frame and send nothing. */
+ * send(MSG_DONTWAIT | MSG_NOSIGNAL) per node with a protocol stop frame on its bus's open socket,
+ * with the frame can_safe_stop would send, built on the stack from the joint's last reading.
+ * Bypasses the bus's send queue and counters and leaves the nodes untouched; frames the kernel
+ * refuses are lost. Nodes without one (DBC) send nothing. */
 void hs_bench_can_emergency_stop(struct hs_bench_can *can, const struct hs_bench *bench);
 
 #endif

@@ -124,6 +124,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->last_server_ns = server_ns;
     s->time_started = true;
     hs_shm_server_read_commands(s->srv, server_ns, &rep);
+    const struct hs_bench_tap *tap = hs_bench_tap(b);
     const struct hs_shm_joint_input *in = hs_shm_server_joint_inputs(s->srv);
     int64_t event_ns = INT64_MIN; /* the first new command's write time, for the sync clock */
     for (uint32_t i = 0; i < s->njoints; i++) {
@@ -145,14 +146,17 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
                 event_ns = c.rx_time_ns;
             c.seq = slot->seq + 1;
             *slot = c;
+            tap->slot_write(tap->ctx, i, in[i].cmd.mode, slot); /* recording (record.h) */
             s->stats.commands_applied++;
             continue;
         }
         /* No usable command: the slot keeps what it had, but the plant must see it stale from
          * now on even if its own timeout has not run out (lost client, new owner). */
         s->stats.stale_joint_ticks++;
-        if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns)
+        if (slot->seq != 0 && sj->timeout_ns > 0 && now_ns - slot->rx_time_ns <= sj->timeout_ns) {
             slot->rx_time_ns = now_ns - sj->timeout_ns - 1;
+            tap->slot_write(tap->ctx, i, UINT32_MAX, slot);
+        }
     }
     if (s->sync_events && event_ns != INT64_MIN)
         hs_bench_sync_event(b, event_ns);
@@ -235,8 +239,10 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
 static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
     (void)now_ns; /* offline runs pass simulated time; clients compare with their own clock */
-    if (hs_bench_warming_up(b))
-        return 0; /* clients see the attach-time state until the first real tick */
+    /* warm-up: clients see the attach-time state until the first real tick; a scenario's
+     * freeze fault: they see the last state until it ends */
+    if (hs_bench_warming_up(b) || hs_bench_shm_frozen(b))
+        return 0;
     publish(ctx, b, tick, mono_now_ns());
     return 0;
 }

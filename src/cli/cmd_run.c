@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "runner.h"
+#include "scenario_attach.h"
 
 #include "hilsim/log.h"
 
@@ -30,15 +31,23 @@ static void usage(FILE *f)
             "  --require-rt      refuse to run unless the kernel is PREEMPT_RT and SCHED_FIFO\n"
             "                    and mlockall are granted (also rt.require_rt in CONFIG)\n"
             "  --no-rt           ask for no real-time privileges (tests, laptops)\n"
+            "  --record DIR      record the run into the new folder DIR: every CAN frame\n"
+            "                    (candump logs), shm command, event and the plant's state per\n"
+            "                    tick; `hilsim replay DIR` replays it (also record: in CONFIG)\n"
             "  --systemd         syslog priority prefixes on log lines (default under journald)\n"
             "  --log-level L     error, warning, info (default) or debug\n"
+            "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
+            "                    its duration_s unless --duration is given\n"
+            "  --junit FILE      with --scenario: the verdict as JUnit XML\n"
+            "  --result-json F   with --scenario: the verdict as JSON\n"
             "  -h, --help        this text\n\n"
             "exit codes: 0 stopped on request or after --duration; 1 runtime failure (an\n"
             "overrun policy stopped the loop, a lockstep wait expired with on_timeout stop,\n"
             "real time refused under --require-rt, I/O failure, a stuck tick abandoned after\n"
             "a second signal); 2 bad usage or bad\n"
             "config (also a --duration shorter than half a tick); killed by the signal for\n"
-            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults\n");
+            "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 4 the scenario's\n"
+            "verdict is FAIL\n");
 }
 
 /* Shared by run and bench: parses the options both take. Returns 0, -1 for --help, or an exit
@@ -53,9 +62,10 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
         {"duration", required_argument, 0, 'd'},  {"require-rt", no_argument, 0, 'R'},
         {"no-rt", no_argument, 0, 'N'},           {"systemd", no_argument, 0, 'S'},
         {"log-level", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
-        {"clock", required_argument, 0, 'C'},
+        {"clock", required_argument, 0, 'C'},     {"scenario", required_argument, 0, 1001},
+        {"junit", required_argument, 0, 1002},    {"result-json", required_argument, 0, 1003},
     };
-    int n = 7;
+    int n = 10;
     for (int i = 0; extra && extra[i].name && n < 15; i++)
         longopts[n++] = extra[i];
     memset(&longopts[n], 0, sizeof longopts[n]);
@@ -77,6 +87,15 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
             break;
         case 'R':
             o->require_rt = true;
+            break;
+        case 1001:
+            o->scenario = optarg;
+            break;
+        case 1002:
+            o->junit = optarg;
+            break;
+        case 1003:
+            o->result_json = optarg;
             break;
         case 'C': {
             static const char *const modes[] = {"wall", "lockstep", "sync"};
@@ -130,14 +149,31 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
         fprintf(stderr, "hilsim %s: --require-rt and --no-rt contradict each other\n", argv[0]);
         return HS_EXIT_USAGE;
     }
+    if ((o->junit || o->result_json) && !o->scenario) {
+        fprintf(stderr, "hilsim %s: --junit and --result-json need --scenario\n", argv[0]);
+        return HS_EXIT_USAGE;
+    }
     o->config = argv[optind];
+    return 0;
+}
+
+static const char *record_dir;
+
+static int on_record(int c)
+{
+    if (c != 'r')
+        return -1;
+    record_dir = optarg;
     return 0;
 }
 
 int hs_cmd_run(int argc, char **argv)
 {
     struct hs_runner_opts o;
-    int rc = hs__parse_run_opts(argc, argv, &o, usage, NULL, NULL, NULL);
+    static const struct option extra[] = {{"record", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+    record_dir = NULL;
+    int rc = hs__parse_run_opts(argc, argv, &o, usage, NULL, extra, on_record);
+    o.record_dir = record_dir;
     if (rc)
         return rc < 0 ? HS_EXIT_OK : rc;
     static struct hs_runner r;
@@ -145,6 +181,11 @@ int hs_cmd_run(int argc, char **argv)
     if (rc == 0) {
         rc = hs__runner_run(&r);
         hs__runner_print_summary(&r, stdout);
+        if (r.scenario) {
+            int vr = hs__scenario_report(r.scenario, o.junit, o.result_json, stdout);
+            if (rc == HS_EXIT_OK)
+                rc = vr;
+        }
     }
     hs__runner_cleanup(&r);
     return rc;

@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "runner.h"
+#include "scenario_attach.h"
 #include "sim_csv.h"
 
 #include "hilsim/bench.h"
@@ -25,7 +26,9 @@
 
 struct sim_opts {
     const char *config, *model, *env, *out;
+    const char *scenario, *junit, *result_json;
     double duration_s;
+    bool duration_given;
     unsigned log_every;
     bool free_joints;
     struct {
@@ -54,12 +57,17 @@ static void usage(FILE *f)
             "  --model FILE      quick look: this robot with default physics and a PD hold\n"
             "                    tuned per joint (critically damped, 30 rad/s)\n"
             "  --env FILE        quick look: a static environment (e.g. a floor)\n"
+            "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
+            "                    its duration_s unless --duration is given\n"
+            "  --junit FILE      with --scenario: the verdict as JUnit XML\n"
+            "  --result-json F   with --scenario: the verdict as JSON\n"
             "  -h, --help        this text\n\n"
             "SIGINT/SIGTERM stop the run after the tick being computed: the CSV ends with a\n"
             "whole row and the summary says where it stopped.\n\n"
             "exit codes: 0 done; 1 runtime failure (a write failed: the message gives the\n"
             "reason and a partial output file is removed) or stopped early by SIGINT/SIGTERM;\n"
-            "2 bad usage or bad input (also a --duration shorter than one tick)\n");
+            "2 bad usage or bad input (also a --duration shorter than one tick); 3 plant fault;\n"
+            "4 the scenario's verdict is FAIL\n");
 }
 
 /* SIGINT/SIGTERM: finish the tick and its CSV row, then stop (see usage). */
@@ -112,6 +120,9 @@ static int parse(int argc, char **argv, struct sim_opts *o)
                                              {"free", no_argument, 0, 'f'},
                                              {"model", required_argument, 0, 'm'},
                                              {"env", required_argument, 0, 'v'},
+                                             {"scenario", required_argument, 0, 's'},
+                                             {"junit", required_argument, 0, 'j'},
+                                             {"result-json", required_argument, 0, 'J'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     *o = (struct sim_opts){.duration_s = 5, .log_every = 1};
@@ -126,6 +137,16 @@ static int parse(int argc, char **argv, struct sim_opts *o)
                 fprintf(stderr, "hilsim sim: --duration: '%s' is not in (0, 1e6] s\n", optarg);
                 return HS_EXIT_USAGE;
             }
+            o->duration_given = true;
+            break;
+        case 's':
+            o->scenario = optarg;
+            break;
+        case 'j':
+            o->junit = optarg;
+            break;
+        case 'J':
+            o->result_json = optarg;
             break;
         case 'o':
             o->out = optarg;
@@ -174,6 +195,10 @@ static int parse(int argc, char **argv, struct sim_opts *o)
     }
     if (optind < argc)
         o->config = argv[optind++];
+    if ((o->junit || o->result_json) && !o->scenario) {
+        fprintf(stderr, "hilsim sim: --junit and --result-json need --scenario\n");
+        return HS_EXIT_USAGE;
+    }
     if (optind < argc || (!o->config == !o->model) || (o->env && !o->model)) {
         fprintf(stderr, "hilsim sim: give either CONFIG or --model FILE [--env FILE]\n");
         usage(stderr);
@@ -280,6 +305,14 @@ int hs_cmd_sim(int argc, char **argv)
         }
         hs_bench_add_io(b, &torque_io_ops, t);
     }
+    struct hs_scenario *scen = NULL;
+    if (o.scenario && (r = hs__scenario_attach(b, o.scenario, &scen, &d)) < 0) {
+        hs_log_diag(&d);
+        rc = r == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+        goto done;
+    }
+    if (scen && !o.duration_given)
+        o.duration_s = hs_scenario_duration_s(scen);
     int64_t period = hs_bench_tick_period_ns(b);
     uint64_t ticks = (uint64_t)llround(o.duration_s * 1e9 / (double)period);
     if (ticks == 0) {
@@ -304,7 +337,7 @@ int hs_cmd_sim(int argc, char **argv)
     if (out)
         hs__sim_csv_row(out, b, 0.0);
     uint64_t done_ticks = 0;
-    for (uint64_t k = 1; k <= ticks && !stop_signal; k++) {
+    for (uint64_t k = 1; k <= ticks && !stop_signal && !(scen && hs_scenario_done(scen)); k++) {
         int64_t now = (int64_t)k * period;
         r = hs_bench_tick(b, now, k);
         hs__log_ode_messages(hs_bench_world(b), false);
@@ -381,6 +414,11 @@ int hs_cmd_sim(int argc, char **argv)
         fprintf(sum, "stopped by a plant fault: %s\n", why);
     } else {
         rc = stop_signal ? HS_EXIT_FAILURE : HS_EXIT_OK;
+    }
+    if (scen) {
+        int vr = hs__scenario_report(scen, o.junit, o.result_json, sum);
+        if (rc == HS_EXIT_OK)
+            rc = vr;
     }
 done:
     if (out && out != stdout) /* a tick failed, reported above */

@@ -1,6 +1,8 @@
 /* One function per subcommand, one file per subcommand (cmd_<name>.c).
  * Each returns the process exit code: 0 success, 1 runtime failure, 2 bad usage or bad input,
- * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely). */
+ * 3 plant fault (the simulated world diverged or ODE failed; the bench stopped safely), 4 the
+ * run was judged and failed (a --scenario expectation failed; a replay diverged from its
+ * recording). */
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 
@@ -14,5 +16,6 @@ int hs_cmd_bench_step(int argc, char **argv);
 int hs_cmd_config(int argc, char **argv);
 int hs_cmd_can(int argc, char **argv);
 int hs_cmd_shm(int argc, char **argv);
+int hs_cmd_replay(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"config", hs_cmd_config, "check a bench config file and print it resolved"},
     {"can", hs_cmd_can, "CAN tools: dbc, decode"},
     {"shm", hs_cmd_shm, "shared-memory segments: list, remove BENCH"},
+    {"replay", hs_cmd_replay, "replay a recording (run --record) offline and compare"},
 };
 
 static void usage(FILE *out)

@@ -112,7 +112,6 @@ extern const char *const hs__names_encoder_mode[];
 extern const char *const hs__names_send_queue[];
 extern const char *const hs__names_can_replies[];
 extern const char *const hs__names_protocol[];
-extern const char *const hs__names_mit_reply[];
 extern const char *const hs__names_tx_schedule[];
 extern const char *const hs__names_ref_kind[];
 extern const char *const hs__names_quantity[];
@@ -130,6 +129,14 @@ void hs__cfg_pathf(char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool hs__cfg_name_ok(const char *s, enum hs__cfg_charset cs);
 int hs__cfg_parse_ref(const char *s, struct hs_cfg_ref *ret_ref);
+
+/* load.c: a libyaml parser error as a diag at the problem's line and column; the nesting
+ * depth check every YAML file goes through before the document loader (also scenarios). */
+int hs__cfg_syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag *diag);
+int hs__cfg_check_depth(struct hs__ctx *c, const char *data, unsigned long size);
+/* load.c: a whole regular file (at most 4 MiB) into a malloc'd buffer. */
+int hs__cfg_read_file(const char *path, char **ret_data, unsigned long *ret_size,
+                      struct hs_diag *diag);
 
 /* defaults.c: element defaults for lists */
 void hs__cfg_init_model(void *elem);

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 
 void hs__cfg_init_model(void *elem)
 {
@@ -29,36 +29,9 @@ void hs__cfg_init_node(void *elem)
 {
     struct hs_cfg_node *n = elem;
     memset(n, 0, sizeof *n);
-    /* CubeMars AK80-6 MIT-mode ranges (notes/can-protocols.md) */
-    n->mit = (struct hs_cfg_mit){
-        .p_min = -12.5,
-        .p_max = 12.5,
-        .v_min = -50,
-        .v_max = 50,
-        .kp_max = 500,
-        .kd_max = 5,
-        .t_min = -18,
-        .t_max = 18,
-        .i_min = -40,
-        .i_max = 40,
-        .reply = HS_CFG_MIT_REPLY_CURRENT,
-        .reply_id = 0,
-        .timeout_s = 0.1,
-    };
-    /* ODrive firmware 0.5.x defaults: heartbeat 100 ms, encoder estimates 10 ms, watchdog off,
-     * the controller's gains and velocity limit (MotorControl/controller.hpp) */
-    n->odrive = (struct hs_cfg_odrive){
-        .heartbeat_period_s = 0.1,
-        .encoder_period_s = 0.01,
-        .watchdog_timeout_s = 0,
-        .pos_gain = 20.0,
-        .vel_gain = 1.0 / 6.0,
-        .vel_integrator_gain = 2.0 / 6.0,
-        .vel_limit = 2.0,
-        .vel_limit_tolerance = 1.2,
-        .enable_vel_limit = true,
-        .enable_torque_mode_vel_limit = true,
-    };
+    /* every protocol's slot gets its defaults (its own <name>_config.c documents them) */
+    for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++)
+        hs__can_proto_cfgs[p]->defaults(n->proto[p].bytes);
 }
 
 void hs__cfg_init_imu(void *elem)
@@ -142,4 +115,7 @@ void hs_config_defaults(struct hs_config *ret_config)
 
     c->shm.mode = 0660;
     c->shm.client_timeout_s = 0.1;
+
+    c->record.ring_items = 65536;
+    c->record.ring_states = 4096;
 }

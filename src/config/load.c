@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 #include "hilsim/file_open.h"
 
 #define HS_CFG_FILE_MAX (4u << 20) /* a bench config is a few kB; refuse anything absurd */
@@ -19,7 +19,9 @@ static void free_paths(struct hs_config *cfg)
     for (uint32_t i = 0; i < HS_CFG_MAX_MODELS; i++)
         free(cfg->models[i].file);
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
-        free(cfg->can.nodes[i].dbc.file);
+        for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++)
+            if (hs__can_proto_cfgs[p]->release)
+                hs__can_proto_cfgs[p]->release(cfg->can.nodes[i].proto[p].bytes);
 }
 
 void hs_config_free(const struct hs_config *config)
@@ -31,7 +33,7 @@ void hs_config_free(const struct hs_config *config)
     free(cfg);
 }
 
-static int syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag *diag)
+int hs__cfg_syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag *diag)
 {
     const yaml_mark_t *m = p->context ? &p->context_mark : &p->problem_mark;
     if (p->error == YAML_MEMORY_ERROR)
@@ -49,7 +51,7 @@ static int syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag
  * more than about 6 levels; this pass over the events refuses the first collection deeper
  * than HS_CFG_MAX_DEPTH, at its position, before the loader builds anything. Its cost is
  * linear: the scanner's look-ahead is bounded (1024 characters per simple key). */
-static int check_depth(struct hs__ctx *c, const char *data, unsigned long size)
+int hs__cfg_check_depth(struct hs__ctx *c, const char *data, unsigned long size)
 {
     yaml_parser_t parser;
     yaml_event_t ev;
@@ -59,7 +61,7 @@ static int check_depth(struct hs__ctx *c, const char *data, unsigned long size)
     int depth = 0, r = 0;
     for (;;) {
         if (!yaml_parser_parse(&parser, &ev)) {
-            r = syntax_error(&parser, c->file, c->diag);
+            r = hs__cfg_syntax_error(&parser, c->file, c->diag);
             break;
         }
         yaml_event_type_t t = ev.type;
@@ -83,14 +85,14 @@ static int parse_document(struct hs__ctx *c, const char *data, unsigned long siz
 {
     yaml_parser_t parser;
     yaml_document_t doc, extra;
-    int r = check_depth(c, data, size);
+    int r = hs__cfg_check_depth(c, data, size);
     if (r < 0)
         return r;
     if (!yaml_parser_initialize(&parser))
         return hs_diag_set(c->diag, -ENOMEM, c->file, 0, 0, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
     if (!yaml_parser_load(&parser, &doc)) {
-        r = syntax_error(&parser, c->file, c->diag);
+        r = hs__cfg_syntax_error(&parser, c->file, c->diag);
         yaml_parser_delete(&parser);
         return r;
     }
@@ -108,7 +110,7 @@ static int parse_document(struct hs__ctx *c, const char *data, unsigned long siz
         goto out;
     /* a second document would be silently ignored by a reader that stops at the first */
     if (!yaml_parser_load(&parser, &extra)) {
-        r = syntax_error(&parser, c->file, c->diag);
+        r = hs__cfg_syntax_error(&parser, c->file, c->diag);
         goto out;
     }
     yaml_node_t *more = yaml_document_get_root_node(&extra);
@@ -158,8 +160,8 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
     return 0;
 }
 
-static int read_file(const char *path, char **ret_data, unsigned long *ret_size,
-                     struct hs_diag *diag)
+int hs__cfg_read_file(const char *path, char **ret_data, unsigned long *ret_size,
+                      struct hs_diag *diag)
 {
     /* A FIFO or a device would block fopen() (and a reload with it) until killed. */
     FILE *f = NULL;
@@ -207,7 +209,7 @@ int hs_config_load(const char *path, const struct hs_config **ret_config, struct
     unsigned long size = 0;
     if (!dir_copy)
         return hs_diag_set(diag, -ENOMEM, path, 0, 0, "out of memory");
-    int r = read_file(path, &data, &size, diag);
+    int r = hs__cfg_read_file(path, &data, &size, diag);
     if (r == 0)
         r = hs_config_load_buffer(data, size, path, dirname(dir_copy), ret_config, diag);
     free(data);

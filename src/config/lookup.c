@@ -1,7 +1,7 @@
 /* Name lookups into a loaded config: a per-joint entry or the section defaults. */
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 
 const struct hs_cfg_actuator *hs_config_actuator(const struct hs_config *config, const char *joint)
 {
@@ -31,19 +31,13 @@ const struct hs_cfg_node *hs_config_node_for_joint(const struct hs_config *confi
                                                    const char *joint)
 {
     const struct hs_cfg_can *can = &config->can;
+    char key[8];
     for (uint32_t i = 0; i < can->nnodes; i++) {
-        const struct hs_cfg_node *n = &can->nodes[i];
-        if (n->protocol != HS_CFG_PROTO_DBC) {
-            if (!strcmp(n->joint, joint))
-                return n;
-            continue;
-        }
-        for (uint32_t k = 0; k < n->dbc.binding_count; k++) {
-            const struct hs_cfg_binding *b = &can->bindings[n->dbc.binding_first + k];
-            if (b->dir == HS_CFG_BIND_TO && b->ref.kind == HS_CFG_REF_JOINT &&
-                !strcmp(b->ref.name, joint))
-                return n;
-        }
+        const char *j;
+        for (uint32_t k = 0; (j = hs__cfg_node_joint(config, &can->nodes[i], k, key, sizeof key));
+             k++)
+            if (!strcmp(j, joint))
+                return &can->nodes[i];
     }
     return NULL;
 }

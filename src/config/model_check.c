@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 
 struct mctx {
     const struct hs_config *cfg;
@@ -139,7 +139,7 @@ static int check_joints(const struct mctx *m)
     for (uint32_t i = 0; i < cfg->can.nnodes && !r; i++) {
         const struct hs_cfg_node *n = &cfg->can.nodes[i];
         hs__cfg_pathf(what, sizeof what, "can.nodes[%u].joint", i);
-        if (n->protocol != HS_CFG_PROTO_DBC)
+        if (hs__can_proto_cfgs[n->protocol]->single_joint)
             r = check_joint(m, what, n->joint, n->src);
     }
     return r;

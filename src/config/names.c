@@ -14,8 +14,9 @@ const char *const hs__names_source[] = {"auto", "controller", "can", "shm", NULL
 const char *const hs__names_encoder_mode[] = {"absolute", "incremental", NULL};
 const char *const hs__names_send_queue[] = {"drop", "keep_latest", NULL};
 const char *const hs__names_can_replies[] = {"immediate", "tick", NULL};
-const char *const hs__names_protocol[] = {"mit", "odrive", "dbc", NULL};
-const char *const hs__names_mit_reply[] = {"current", "torque", NULL};
+#define PROTOCOL_NAME(name, NAME) #name,
+const char *const hs__names_protocol[] = {HS_CAN_PROTOCOLS(PROTOCOL_NAME) NULL};
+#undef PROTOCOL_NAME
 const char *const hs__names_tx_schedule[] = {"cyclic", "on_receive", "on_request", NULL};
 const char *const hs__names_ref_kind[] = {"joint", "sensor", NULL};
 const char *const hs__names_quantity[] = {"position_setpoint",

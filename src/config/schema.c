@@ -5,37 +5,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
+#include "cfg_schema.h"
 
-#define F_(k, K, T, m, ...)                                                                        \
-    {                                                                                              \
-        .key = k, .kind = K, .off = offsetof(T, m), __VA_ARGS__                                    \
-    }
-#define DBL(k, T, m, lo, hi, fl) F_(k, HS__K_DOUBLE, T, m, .min = lo, .max = hi, .flags = fl)
-#define U32(k, T, m, lo, hi, fl) F_(k, HS__K_U32, T, m, .min = lo, .max = hi, .flags = fl)
-#define I32(k, T, m, lo, hi) F_(k, HS__K_I32, T, m, .min = lo, .max = hi)
-#define U64(k, T, m) F_(k, HS__K_U64, T, m)
-#define I64(k, T, m) F_(k, HS__K_I64, T, m)
-#define BOOL(k, T, m) F_(k, HS__K_BOOL, T, m)
-#define ENUM(k, T, m, nm) F_(k, HS__K_ENUM, T, m, .names = nm)
-#define NAME(k, T, m, c, fl) F_(k, HS__K_NAME, T, m, .n = sizeof(((T *)0)->m), .cs = c, .flags = fl)
-#define TEXT(k, T, m) F_(k, HS__K_TEXT, T, m, .n = sizeof(((T *)0)->m))
-#define PATH(k, T, m, fl) F_(k, HS__K_PATH, T, m, .flags = fl)
-#define VEC(k, T, m, lo, hi)                                                                       \
-    F_(k, HS__K_VEC, T, m, .n = sizeof(((T *)0)->m) / sizeof(double), .min = lo, .max = hi)
-#define SECTION(k, T, m, tab, fl) F_(k, HS__K_SECTION, T, m, .sub = &tab, .flags = fl)
-#define LIST(k, lst)                                                                               \
-    {                                                                                              \
-        .key = k, .kind = HS__K_LIST, .list = &lst                                                 \
-    }
-#define TABLE(name, fields, chk)                                                                   \
-    const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
-#define STATIC_TABLE(name, fields, chk)                                                            \
-    static const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
-
-#define DMAX INFINITY
-
-static bool seen_key(const struct hs__cfg_table *t, uint64_t seen, const char *key)
+bool hs__cfg_seen_key(const struct hs__cfg_table *t, uint64_t seen, const char *key)
 {
     for (uint32_t i = 0; i < t->nfields; i++)
         if (!strcmp(t->fields[i].key, key))
@@ -43,7 +16,7 @@ static bool seen_key(const struct hs__cfg_table *t, uint64_t seen, const char *k
     return false;
 }
 
-static yaml_node_t *node_or(struct hs__ctx *c, yaml_node_t *map, const char *key)
+yaml_node_t *hs__cfg_node_or(struct hs__ctx *c, yaml_node_t *map, const char *key)
 {
     yaml_node_t *n = hs__cfg_child(c, map, key);
     return n ? n : map;
@@ -99,7 +72,7 @@ static int model_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t 
         return hs__cfg_err(c, hs__cfg_child(c, pose, "rotation"),
                            "%s.pose.rotation: the axis is zero but the angle is not", path);
     if (m->is_static && m->initial_count)
-        return hs__cfg_err(c, node_or(c, node, "initial"),
+        return hs__cfg_err(c, hs__cfg_node_or(c, node, "initial"),
                            "%s.initial: a static model has no joints to set", path);
     return 0;
 }
@@ -168,7 +141,7 @@ STATIC_TABLE(physics_t, physics_f, physics_check);
 static int physics_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                          const char *path)
 {
-    c->physics_step_given = seen_key(&physics_t, seen, "step_s");
+    c->physics_step_given = hs__cfg_seen_key(&physics_t, seen, "step_s");
     return 0;
 }
 
@@ -458,234 +431,73 @@ static const struct hs__cfg_list buses_l = {
     .init = hs__cfg_init_bus,
 };
 
-#define MI struct hs_cfg_mit
-static const struct hs__cfg_field mit_f[] = {
-    DBL("p_min", MI, p_min, -1e4, 1e4, 0),
-    DBL("p_max", MI, p_max, -1e4, 1e4, 0),
-    DBL("v_min", MI, v_min, -1e4, 1e4, 0),
-    DBL("v_max", MI, v_max, -1e4, 1e4, 0),
-    DBL("kp_max", MI, kp_max, 0, 1e5, HS__F_MIN_OPEN),
-    DBL("kd_max", MI, kd_max, 0, 1e4, HS__F_MIN_OPEN),
-    DBL("t_min", MI, t_min, -1e5, 1e5, 0),
-    DBL("t_max", MI, t_max, -1e5, 1e5, 0),
-    DBL("i_min", MI, i_min, -1e4, 1e4, 0),
-    DBL("i_max", MI, i_max, -1e4, 1e4, 0),
-    ENUM("reply", MI, reply, hs__names_mit_reply),
-    F_("reply_id", HS__K_U32, MI, reply_id, .min = 0, .max = 0x7ff, .flags = HS__F_HEX),
-    DBL("timeout_s", MI, timeout_s, 0, 10, 0),
-};
-#undef MI
-
-static int mit_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                     const char *path)
-{
-    const struct hs_cfg_mit *m = obj;
-    const struct {
-        const char *key;
-        double lo, hi;
-    } pairs[] = {{"p", m->p_min, m->p_max},
-                 {"v", m->v_min, m->v_max},
-                 {"t", m->t_min, m->t_max},
-                 {"i", m->i_min, m->i_max}};
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-        if (!(pairs[i].lo < pairs[i].hi)) {
-            char key[8];
-            hs__cfg_pathf(key, sizeof key, "%s_max", pairs[i].key);
-            return hs__cfg_err(c, node_or(c, node, key), "%s.%s: %g must be above %s_min %g", path,
-                               key, pairs[i].hi, pairs[i].key, pairs[i].lo);
-        }
-    return 0;
-}
-STATIC_TABLE(mit_t, mit_f, mit_check);
-
-#define OD struct hs_cfg_odrive
-static const struct hs__cfg_field odrive_f[] = {
-    DBL("heartbeat_period_s", OD, heartbeat_period_s, 0, 10, 0),
-    DBL("encoder_period_s", OD, encoder_period_s, 0, 10, 0),
-    DBL("watchdog_timeout_s", OD, watchdog_timeout_s, 0, 10, 0),
-    DBL("pos_gain", OD, pos_gain, 0, 1e6, 0),
-    DBL("vel_gain", OD, vel_gain, 0, 1e6, 0),
-    DBL("vel_integrator_gain", OD, vel_integrator_gain, 0, 1e6, 0),
-    DBL("vel_limit", OD, vel_limit, 0, 1e6, 0),
-    DBL("vel_limit_tolerance", OD, vel_limit_tolerance, 0, 100, 0),
-    BOOL("enable_vel_limit", OD, enable_vel_limit),
-    BOOL("enable_torque_mode_vel_limit", OD, enable_torque_mode_vel_limit),
-};
-#undef OD
-STATIC_TABLE(odrive_t, odrive_f, NULL);
-
-static int binding_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                         const char *path);
-static const struct hs__cfg_field binding_f[] = {
-    NAME("message", struct hs_cfg_binding, message, HS__CS_CIDENT, HS__F_REQUIRED),
-    NAME("signal", struct hs_cfg_binding, signal, HS__CS_CIDENT, HS__F_REQUIRED),
-    F_("to", HS__K_REF, struct hs_cfg_binding, ref),
-    F_("from", HS__K_REF, struct hs_cfg_binding, ref),
-};
-STATIC_TABLE(binding_t, binding_f, binding_check);
-
-static int binding_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                         const char *path)
-{
-    struct hs_cfg_binding *b = obj;
-    bool to = seen_key(&binding_t, seen, "to"), from = seen_key(&binding_t, seen, "from");
-    if (to == from)
-        return hs__cfg_err(c, node,
-                           "%s: needs exactly one of 'to' (received signal drives a "
-                           "command) or 'from' (state fills a sent signal)",
-                           path);
-    b->dir = to ? HS_CFG_BIND_TO : HS_CFG_BIND_FROM;
-    bool command = b->ref.quantity <= HS_CFG_Q_ENABLE;
-    bool joint_state =
-        b->ref.quantity >= HS_CFG_Q_POSITION && b->ref.quantity <= HS_CFG_Q_ENCODER_COUNTS;
-    yaml_node_t *where = node_or(c, node, to ? "to" : "from");
-    if (to && !(command && b->ref.kind == HS_CFG_REF_JOINT))
-        return hs__cfg_err(c, where,
-                           "%s.to: '%s' is not a joint command (joint.<name>.position_setpoint, "
-                           "velocity_setpoint, torque_setpoint, current_setpoint, kp, kd, enable)",
-                           path, hs__names_quantity[b->ref.quantity]);
-    if (from && b->ref.kind == HS_CFG_REF_JOINT && !joint_state)
-        return hs__cfg_err(c, where,
-                           "%s.from: '%s' is not a joint state (position, velocity, torque, "
-                           "current, encoder_counts)",
-                           path, hs__names_quantity[b->ref.quantity]);
-    if (from && b->ref.kind == HS_CFG_REF_SENSOR && b->ref.quantity < HS_CFG_Q_ACCEL_X)
-        return hs__cfg_err(c, where, "%s.from: '%s' is not a sensor reading (accel_x .. torque_z)",
-                           path, hs__names_quantity[b->ref.quantity]);
-    return 0;
-}
-
-static int tx_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                    const char *path);
-static bool is_cyclic(const void *obj)
-{
-    return ((const struct hs_cfg_tx *)obj)->schedule == HS_CFG_TX_CYCLIC;
-}
-static const struct hs__cfg_field tx_f[] = {
-    NAME("message", struct hs_cfg_tx, message, HS__CS_CIDENT, HS__F_REQUIRED),
-    ENUM("schedule", struct hs_cfg_tx, schedule, hs__names_tx_schedule),
-    F_("period_s", HS__K_DOUBLE, struct hs_cfg_tx, period_s, .min = 0, .max = 10,
-       .flags = HS__F_MIN_OPEN, .emit = is_cyclic),
-    NAME("trigger", struct hs_cfg_tx, trigger, HS__CS_CIDENT, 0),
-};
-STATIC_TABLE(tx_t, tx_f, tx_check);
-
-static int tx_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                    const char *path)
-{
-    const struct hs_cfg_tx *t = obj;
-    bool period = seen_key(&tx_t, seen, "period_s"), trigger = seen_key(&tx_t, seen, "trigger");
-    if (t->schedule == HS_CFG_TX_CYCLIC && !period)
-        return hs__cfg_err(c, node, "%s: schedule cyclic needs period_s", path);
-    if (t->schedule != HS_CFG_TX_CYCLIC && period)
-        return hs__cfg_err(c, hs__cfg_child(c, node, "period_s"),
-                           "%s.period_s: only for schedule cyclic", path);
-    if (t->schedule == HS_CFG_TX_ON_RECEIVE && !trigger)
-        return hs__cfg_err(c, node, "%s: schedule on_receive needs trigger (a message name)", path);
-    if (t->schedule != HS_CFG_TX_ON_RECEIVE && trigger)
-        return hs__cfg_err(c, hs__cfg_child(c, node, "trigger"),
-                           "%s.trigger: only for schedule on_receive", path);
-    return 0;
-}
-
-static const struct hs__cfg_list bindings_l = {
-    .elem = &binding_t,
-    .elem_size = sizeof(struct hs_cfg_binding),
-    .max = HS_CFG_MAX_BINDINGS,
-    .src_off = offsetof(struct hs_cfg_binding, src),
-    .pooled = true,
-    .array_off = offsetof(struct hs_config, can.bindings),
-    .count_off = offsetof(struct hs_config, can.nbindings),
-    .first_off = offsetof(struct hs_cfg_dbc, binding_first),
-    .slice_off = offsetof(struct hs_cfg_dbc, binding_count),
-    .template_off = -1,
-};
-
-static const struct hs__cfg_list tx_l = {
-    .elem = &tx_t,
-    .elem_size = sizeof(struct hs_cfg_tx),
-    .max = HS_CFG_MAX_TX,
-    .src_off = offsetof(struct hs_cfg_tx, src),
-    .pooled = true,
-    .array_off = offsetof(struct hs_config, can.tx),
-    .count_off = offsetof(struct hs_config, can.ntx),
-    .first_off = offsetof(struct hs_cfg_dbc, tx_first),
-    .slice_off = offsetof(struct hs_cfg_dbc, tx_count),
-    .template_off = -1,
-};
-
-static const struct hs__cfg_field dbc_f[] = {
-    PATH("file", struct hs_cfg_dbc, file, HS__F_REQUIRED),
-    F_("id_offset", HS__K_U32, struct hs_cfg_dbc, id_offset, .min = 0, .max = 0x1fffffff,
-       .flags = HS__F_HEX),
-    LIST("bindings", bindings_l),
-    LIST("tx", tx_l),
-};
-STATIC_TABLE(dbc_t, dbc_f, NULL);
-
 static int node_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                       const char *path);
-static bool is_mit(const void *obj)
+/* One section row per registered protocol: key = protocol name, struct = the node's slot. */
+#define IS_PROTO(name, NAME)                                                                       \
+    static bool is_##name(const void *obj)                                                         \
+    {                                                                                              \
+        return ((const struct hs_cfg_node *)obj)->protocol == HS_CFG_PROTO_##NAME;                 \
+    }
+HS_CAN_PROTOCOLS(IS_PROTO)
+#undef IS_PROTO
+#define DECLARE(name, NAME) extern const struct hs__cfg_table hs__can_##name##_section;
+HS_CAN_PROTOCOLS(DECLARE)
+#undef DECLARE
+static bool single_joint(const void *obj)
 {
-    return ((const struct hs_cfg_node *)obj)->protocol == HS_CFG_PROTO_MIT;
-}
-static bool is_odrive(const void *obj)
-{
-    return ((const struct hs_cfg_node *)obj)->protocol == HS_CFG_PROTO_ODRIVE;
-}
-static bool is_dbc(const void *obj)
-{
-    return ((const struct hs_cfg_node *)obj)->protocol == HS_CFG_PROTO_DBC;
-}
-static bool not_dbc(const void *obj)
-{
-    return !is_dbc(obj);
+    return hs__can_proto_cfgs[((const struct hs_cfg_node *)obj)->protocol]->single_joint;
 }
 #define ND struct hs_cfg_node
+#define SECTION_ROW(name, NAME)                                                                    \
+    F_(#name, HS__K_SECTION, ND, proto[HS_CFG_PROTO_##NAME], .sub = &hs__can_##name##_section,     \
+       .emit = is_##name),
 static const struct hs__cfg_field node_f[] = {
     NAME("name", ND, name, HS__CS_IDENT, HS__F_REQUIRED),
     NAME("bus", ND, bus, HS__CS_IDENT, HS__F_REQUIRED),
     F_("protocol", HS__K_ENUM, ND, protocol, .names = hs__names_protocol, .flags = HS__F_REQUIRED),
-    F_("id", HS__K_U32, ND, id, .min = 0, .max = 0x7ff, .flags = HS__F_HEX, .emit = not_dbc),
-    NAME("joint", ND, joint, HS__CS_IDENT, 0),
-    F_("mit", HS__K_SECTION, ND, mit, .sub = &mit_t, .emit = is_mit),
-    F_("odrive", HS__K_SECTION, ND, odrive, .sub = &odrive_t, .emit = is_odrive),
-    F_("dbc", HS__K_SECTION, ND, dbc, .sub = &dbc_t, .emit = is_dbc),
-};
+    F_("id", HS__K_U32, ND, id, .min = 0, .max = 0x7ff, .flags = HS__F_HEX, .emit = single_joint),
+    F_("joint", HS__K_NAME, ND, joint, .n = HS_NAME_MAX, .cs = HS__CS_IDENT, .emit = single_joint),
+    HS_CAN_PROTOCOLS(SECTION_ROW)};
+#undef SECTION_ROW
 #undef ND
 STATIC_TABLE(node_t, node_f, node_check);
 
 static int node_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                       const char *path)
 {
-    const struct hs_cfg_node *n = obj;
+    struct hs_cfg_node *n = obj;
     const char *proto = hs__names_protocol[n->protocol];
-    static const char *const sections[] = {"mit", "odrive", "dbc"};
-    for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++)
-        if (p != (int)n->protocol && seen_key(&node_t, seen, sections[p]))
-            return hs__cfg_err(c, hs__cfg_child(c, node, sections[p]),
-                               "%s.%s: settings for protocol %s on a %s node", path, sections[p],
-                               sections[p], proto);
-    bool has_id = seen_key(&node_t, seen, "id"), has_joint = seen_key(&node_t, seen, "joint");
-    if (n->protocol == HS_CFG_PROTO_DBC) {
+    const struct hs__can_proto_cfg *p = hs__can_proto_cfgs[n->protocol];
+    for (int q = 0; q < HS_CFG_CAN_PROTOCOL_MAX; q++)
+        if (q != (int)n->protocol && hs__cfg_seen_key(&node_t, seen, hs__names_protocol[q]))
+            return hs__cfg_err(c, hs__cfg_child(c, node, hs__names_protocol[q]),
+                               "%s.%s: settings for protocol %s on a %s node", path,
+                               hs__names_protocol[q], hs__names_protocol[q], proto);
+    bool has_id = hs__cfg_seen_key(&node_t, seen, "id");
+    bool has_joint = hs__cfg_seen_key(&node_t, seen, "joint");
+    if (p->section_required && !hs__cfg_seen_key(&node_t, seen, proto))
+        return hs__cfg_err(c, node, "%s: protocol %s needs a %s section", path, proto, proto);
+    if (!p->single_joint) {
         if (has_id)
             return hs__cfg_err(c, hs__cfg_child(c, node, "id"),
-                               "%s.id: a dbc node has no id (use dbc.id_offset)", path);
+                               "%s.id: a %s node has no id (its %s section says which IDs)", path,
+                               proto, proto);
         if (has_joint)
             return hs__cfg_err(c, hs__cfg_child(c, node, "joint"),
-                               "%s.joint: a dbc node names joints in dbc.bindings", path);
-        if (!seen_key(&node_t, seen, "dbc"))
-            return hs__cfg_err(c, node, "%s: protocol dbc needs a dbc section with file", path);
-        return 0;
+                               "%s.joint: a %s node names its joints in its %s section", path,
+                               proto, proto);
+    } else {
+        if (!has_id)
+            return hs__cfg_err(c, node, "%s: missing required key 'id'", path);
+        if (!has_joint)
+            return hs__cfg_err(c, node, "%s: missing required key 'joint'", path);
+        if (n->id < p->id_min || n->id > p->id_max)
+            return hs__cfg_err(c, hs__cfg_child(c, node, "id"),
+                               "%s.id: %u out of range [%u, %u] for protocol %s", path, n->id,
+                               p->id_min, p->id_max, proto);
     }
-    if (!has_id)
-        return hs__cfg_err(c, node, "%s: missing required key 'id'", path);
-    if (!has_joint)
-        return hs__cfg_err(c, node, "%s: missing required key 'joint'", path);
-    if (n->protocol == HS_CFG_PROTO_ODRIVE && n->id > 63)
-        return hs__cfg_err(c, hs__cfg_child(c, node, "id"),
-                           "%s.id: %u out of range [0, 63] for protocol odrive", path, n->id);
-    return 0;
+    return p->check ? p->check(c, n, node, path) : 0;
 }
 
 static const struct hs__cfg_list nodes_l = {
@@ -717,6 +529,18 @@ STATIC_TABLE(shm_t, shm_f, NULL);
 static const struct hs__cfg_field trace_f[] = {BOOL("enabled", struct hs_cfg_trace, enabled)};
 STATIC_TABLE(trace_t, trace_f, NULL);
 
+/* ---- record ---- */
+static const struct hs__cfg_field record_f[] = {
+    BOOL("enabled", struct hs_cfg_record, enabled),
+    TEXT("dir", struct hs_cfg_record, dir),
+    DBL("rotate_mib", struct hs_cfg_record, rotate_mib, 0, 1048576, 0),
+    DBL("rotate_s", struct hs_cfg_record, rotate_s, 0, 31536000, 0),
+    U32("keep_segments", struct hs_cfg_record, keep_segments, 0, 1000000, 0),
+    U32("ring_items", struct hs_cfg_record, ring_items, 1024, 16777216, 0),
+    U32("ring_states", struct hs_cfg_record, ring_states, 64, 1048576, 0),
+};
+STATIC_TABLE(record_t, record_f, NULL);
+
 /* ---- root ---- */
 static const struct hs__cfg_field root_f[] = {
     SECTION("bench", struct hs_config, bench, bench_t, HS__F_REQUIRED),
@@ -730,5 +554,6 @@ static const struct hs__cfg_field root_f[] = {
     SECTION("can", struct hs_config, can, can_t, 0),
     SECTION("shm", struct hs_config, shm, shm_t, 0),
     SECTION("trace", struct hs_config, trace, trace_t, 0),
+    SECTION("record", struct hs_config, record, record_t, 0),
 };
 TABLE(hs__cfg_root, root_f, NULL);

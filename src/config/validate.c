@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg_internal.h"
+#include "cfg_can_proto.h"
 
 /* The node at a display path such as "can.nodes[3].bus", or the deepest ancestor that exists. */
 static yaml_node_t *node_at(struct hs__ctx *c, const char *path)
@@ -43,9 +43,7 @@ static yaml_node_t *node_at(struct hs__ctx *c, const char *path)
     return n;
 }
 
-static int err_field(struct hs__ctx *c, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int err_field(struct hs__ctx *c, const char *path, const char *fmt, ...)
+int hs__cfg_err_field(struct hs__ctx *c, const char *path, const char *fmt, ...)
 {
     char msg[HS_DIAG_MSG_MAX];
     va_list ap;
@@ -65,12 +63,12 @@ static int check_models(struct hs__ctx *c)
             if (!strcmp(cfg->models[i].name, cfg->models[j].name)) {
                 char p[64];
                 hs__cfg_pathf(p, sizeof p, "models[%u].name", i);
-                return err_field(c, p, "'%s' is already the name of models[%u]",
-                                 cfg->models[i].name, j);
+                return hs__cfg_err_field(c, p, "'%s' is already the name of models[%u]",
+                                         cfg->models[i].name, j);
             }
     }
     if (!dynamic)
-        return err_field(c, "models", "at least one model must be non-static (a robot)");
+        return hs__cfg_err_field(c, "models", "at least one model must be non-static (a robot)");
     return 0;
 }
 
@@ -81,32 +79,34 @@ static int check_timing(struct hs__ctx *c)
     if (!c->physics_step_given) {
         double step = period_s / cfg->physics.substeps;
         if (step < 1e-5 || step > 0.1)
-            return err_field(c, "physics.substeps",
-                             "rt.period_ns %llu / %u substeps = %g s is outside the physics "
-                             "step range [1e-05, 0.1]",
-                             (unsigned long long)cfg->rt.period_ns, cfg->physics.substeps, step);
+            return hs__cfg_err_field(
+                c, "physics.substeps",
+                "rt.period_ns %llu / %u substeps = %g s is outside the physics "
+                "step range [1e-05, 0.1]",
+                (unsigned long long)cfg->rt.period_ns, cfg->physics.substeps, step);
         cfg->physics.step_s = step;
     } else {
         double tick_ns = cfg->physics.step_s * cfg->physics.substeps * 1e9;
         if (fabs(tick_ns - (double)cfg->rt.period_ns) > 1.0)
-            return err_field(c, "physics.step_s",
-                             "%g s x %u substeps = %.0f ns differs from rt.period_ns %llu "
-                             "(leave step_s out to derive it)",
-                             cfg->physics.step_s, cfg->physics.substeps, tick_ns,
-                             (unsigned long long)cfg->rt.period_ns);
+            return hs__cfg_err_field(c, "physics.step_s",
+                                     "%g s x %u substeps = %.0f ns differs from rt.period_ns %llu "
+                                     "(leave step_s out to derive it)",
+                                     cfg->physics.step_s, cfg->physics.substeps, tick_ns,
+                                     (unsigned long long)cfg->rt.period_ns);
     }
     if (cfg->budgets.wake_latency_p99_us > cfg->budgets.wake_latency_max_us)
-        return err_field(c, "budgets.wake_latency_p99_us", "%g is above wake_latency_max_us %g",
-                         cfg->budgets.wake_latency_p99_us, cfg->budgets.wake_latency_max_us);
+        return hs__cfg_err_field(
+            c, "budgets.wake_latency_p99_us", "%g is above wake_latency_max_us %g",
+            cfg->budgets.wake_latency_p99_us, cfg->budgets.wake_latency_max_us);
     if (cfg->budgets.wake_latency_max_us > cfg->rt.histogram_max_us)
-        return err_field(c, "budgets.wake_latency_max_us",
-                         "%g is beyond the histogram range rt.histogram_max_us %u",
-                         cfg->budgets.wake_latency_max_us, cfg->rt.histogram_max_us);
+        return hs__cfg_err_field(c, "budgets.wake_latency_max_us",
+                                 "%g is beyond the histogram range rt.histogram_max_us %u",
+                                 cfg->budgets.wake_latency_max_us, cfg->rt.histogram_max_us);
     if (cfg->budgets.tick_p9999_fraction_of_period > cfg->budgets.tick_max_fraction_of_period)
-        return err_field(c, "budgets.tick_p9999_fraction_of_period",
-                         "%g is above tick_max_fraction_of_period %g",
-                         cfg->budgets.tick_p9999_fraction_of_period,
-                         cfg->budgets.tick_max_fraction_of_period);
+        return hs__cfg_err_field(c, "budgets.tick_p9999_fraction_of_period",
+                                 "%g is above tick_max_fraction_of_period %g",
+                                 cfg->budgets.tick_p9999_fraction_of_period,
+                                 cfg->budgets.tick_max_fraction_of_period);
     return 0;
 }
 
@@ -114,14 +114,14 @@ static int check_controller(struct hs__ctx *c)
 {
     const struct hs_cfg_controller *ct = &c->cfg->controller;
     if (ct->type == HS_CFG_CONTROLLER_TRAJECTORY && !ct->trajectory.joint[0])
-        return err_field(c, "controller.type",
-                         "type trajectory needs controller.trajectory with a joint");
+        return hs__cfg_err_field(c, "controller.type",
+                                 "type trajectory needs controller.trajectory with a joint");
     if (ct->type != HS_CFG_CONTROLLER_TRAJECTORY && ct->trajectory.joint[0])
-        return err_field(c, "controller.trajectory", "only used with type trajectory");
+        return hs__cfg_err_field(c, "controller.trajectory", "only used with type trajectory");
     return 0;
 }
 
-static bool tick_multiple(double period_s, double tick_s)
+bool hs__cfg_tick_multiple(double period_s, double tick_s)
 {
     double ratio = period_s / tick_s;
     return ratio >= 1 - 1e-9 && fabs(ratio - round(ratio)) <= 1e-6 * ratio;
@@ -134,106 +134,58 @@ static int check_sensors(struct hs__ctx *c)
     char p[160];
     for (uint32_t i = 0; i < s->nimus; i++) {
         const struct hs_cfg_imu *imu = &s->imus[i];
-        if (imu->rate_hz > 0 && !tick_multiple(1.0 / imu->rate_hz, tick_s)) {
+        if (imu->rate_hz > 0 && !hs__cfg_tick_multiple(1.0 / imu->rate_hz, tick_s)) {
             hs__cfg_pathf(p, sizeof p, "sensors.imu.%s.rate_hz", imu->name);
-            return err_field(c, p, "%g Hz does not divide the tick rate %g Hz", imu->rate_hz,
-                             1.0 / tick_s);
+            return hs__cfg_err_field(c, p, "%g Hz does not divide the tick rate %g Hz",
+                                     imu->rate_hz, 1.0 / tick_s);
         }
         if (imu->accel[0] && !strcmp(imu->accel, imu->gyro)) {
             hs__cfg_pathf(p, sizeof p, "sensors.imu.%s.gyro", imu->name);
-            return err_field(c, p, "'%s' is already the accel sensor", imu->gyro);
+            return hs__cfg_err_field(c, p, "'%s' is already the accel sensor", imu->gyro);
         }
     }
     for (uint32_t i = 0; i < s->nforce; i++)
         for (uint32_t j = 0; j < s->nimus; j++)
             if (!strcmp(s->force[i].name, s->imus[j].name)) {
                 hs__cfg_pathf(p, sizeof p, "sensors.force.%s", s->force[i].name);
-                return err_field(c, p, "'%s' is also an IMU name", s->force[i].name);
+                return hs__cfg_err_field(c, p, "'%s' is also an IMU name", s->force[i].name);
             }
     return 0;
 }
 
-static const struct hs_cfg_tx *find_tx(const struct hs_cfg_can *can, const struct hs_cfg_node *n,
-                                       const char *message)
+static bool claims_overlap(const struct hs_cfg_can_claim *a, const struct hs_cfg_can_claim *b)
 {
-    for (uint32_t k = 0; k < n->dbc.tx_count; k++)
-        if (!strcmp(can->tx[n->dbc.tx_first + k].message, message))
-            return &can->tx[n->dbc.tx_first + k];
-    return NULL;
+    uint32_t m = a->mask & b->mask;
+    return a->ext == b->ext && (a->id & m) == (b->id & m);
 }
 
-static int check_dbc_node(struct hs__ctx *c, uint32_t i)
+static bool nodes_clash(const struct hs_cfg_node *n, const struct hs_cfg_node *o)
 {
-    const struct hs_cfg_can *can = &c->cfg->can;
-    const struct hs_cfg_node *n = &can->nodes[i];
-    double tick_s = (double)c->cfg->rt.period_ns * 1e-9;
-    char p[160];
-    for (uint32_t k = 0; k < n->dbc.tx_count; k++) {
-        const struct hs_cfg_tx *t = &can->tx[n->dbc.tx_first + k];
-        if (find_tx(can, n, t->message) != t) {
-            hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.tx[%u].message", i, k);
-            return err_field(c, p, "'%s' is listed twice", t->message);
-        }
-        if (t->schedule == HS_CFG_TX_CYCLIC && !tick_multiple(t->period_s, tick_s)) {
-            hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.tx[%u].period_s", i, k);
-            return err_field(c, p, "%g s is not a whole number of ticks (%g s)", t->period_s,
-                             tick_s);
-        }
-    }
-    for (uint32_t k = 0; k < n->dbc.binding_count; k++) {
-        const struct hs_cfg_binding *b = &can->bindings[n->dbc.binding_first + k];
-        bool sent = find_tx(can, n, b->message) != NULL;
-        if (b->dir == HS_CFG_BIND_FROM && !sent) {
-            hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.bindings[%u].message", i, k);
-            return err_field(c, p, "'%s' has a from: binding but is not in dbc.tx", b->message);
-        }
-        if (b->dir == HS_CFG_BIND_TO && sent) {
-            hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.bindings[%u].message", i, k);
-            return err_field(c, p, "'%s' is sent (in dbc.tx), so it cannot drive a command",
-                             b->message);
-        }
-        for (uint32_t m = 0; m < k; m++) {
-            const struct hs_cfg_binding *o = &can->bindings[n->dbc.binding_first + m];
-            if (!strcmp(o->message, b->message) && !strcmp(o->signal, b->signal)) {
-                hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.bindings[%u].signal", i, k);
-                return err_field(c, p, "%s.%s is already bound by bindings[%u]", b->message,
-                                 b->signal, m);
-            }
-        }
-    }
-    return 0;
-}
-
-/* Does node i drive this joint (joint: for mit/odrive, a to: binding for dbc)? */
-static bool node_drives(const struct hs_cfg_can *can, uint32_t i, const char *joint)
-{
-    const struct hs_cfg_node *n = &can->nodes[i];
-    if (n->protocol != HS_CFG_PROTO_DBC)
-        return !strcmp(n->joint, joint);
-    for (uint32_t k = 0; k < n->dbc.binding_count; k++) {
-        const struct hs_cfg_binding *b = &can->bindings[n->dbc.binding_first + k];
-        if (b->dir == HS_CFG_BIND_TO && !strcmp(b->ref.name, joint))
-            return true;
-    }
+    struct hs_cfg_can_claim cn[HS_CFG_CAN_CLAIMS_MAX], co[HS_CFG_CAN_CLAIMS_MAX];
+    unsigned kn = hs__can_proto_cfgs[n->protocol]->claims(n, cn);
+    unsigned ko = hs__can_proto_cfgs[o->protocol]->claims(o, co);
+    for (unsigned i = 0; i < kn; i++)
+        for (unsigned j = 0; j < ko; j++)
+            if (claims_overlap(&cn[i], &co[j]))
+                return true;
     return false;
 }
 
 static int check_can(struct hs__ctx *c)
 {
     struct hs_cfg_can *can = &c->cfg->can;
-    double tick_s = (double)c->cfg->rt.period_ns * 1e-9;
     char p[160];
     for (uint32_t i = 0; i < can->nbuses; i++)
         for (uint32_t j = 0; j < i; j++) {
             if (!strcmp(can->buses[i].name, can->buses[j].name)) {
                 hs__cfg_pathf(p, sizeof p, "can.buses[%u].name", i);
-                return err_field(c, p, "'%s' is already the name of can.buses[%u]",
-                                 can->buses[i].name, j);
+                return hs__cfg_err_field(c, p, "'%s' is already the name of can.buses[%u]",
+                                         can->buses[i].name, j);
             }
             if (!strcmp(can->buses[i].interface, can->buses[j].interface)) {
                 hs__cfg_pathf(p, sizeof p, "can.buses[%u].interface", i);
-                return err_field(c, p, "'%s' is already used by can.buses[%u]",
-                                 can->buses[i].interface, j);
+                return hs__cfg_err_field(c, p, "'%s' is already used by can.buses[%u]",
+                                         can->buses[i].interface, j);
             }
         }
     for (uint32_t i = 0; i < can->nnodes; i++) {
@@ -244,67 +196,44 @@ static int check_can(struct hs__ctx *c)
                 break;
         if (b == can->nbuses) {
             hs__cfg_pathf(p, sizeof p, "can.nodes[%u].bus", i);
-            return err_field(c, p, "'%s' names no bus in can.buses", n->bus);
+            return hs__cfg_err_field(c, p, "'%s' names no bus in can.buses", n->bus);
         }
         n->bus_index = b;
         for (uint32_t j = 0; j < i; j++) {
             const struct hs_cfg_node *o = &can->nodes[j];
             if (!strcmp(n->name, o->name)) {
                 hs__cfg_pathf(p, sizeof p, "can.nodes[%u].name", i);
-                return err_field(c, p, "'%s' is already the name of can.nodes[%u]", n->name, j);
+                return hs__cfg_err_field(c, p, "'%s' is already the name of can.nodes[%u]", n->name,
+                                         j);
             }
-            if (o->bus_index != b || n->protocol == HS_CFG_PROTO_DBC ||
-                o->protocol == HS_CFG_PROTO_DBC)
+            if (o->bus_index != b || !nodes_clash(n, o))
                 continue;
-            /* ODrive owns IDs id<<5 .. id<<5|31; MIT owns its id */
-            uint32_t lo_n = n->protocol == HS_CFG_PROTO_ODRIVE ? n->id << 5 : n->id;
-            uint32_t hi_n = n->protocol == HS_CFG_PROTO_ODRIVE ? lo_n | 31 : lo_n;
-            uint32_t lo_o = o->protocol == HS_CFG_PROTO_ODRIVE ? o->id << 5 : o->id;
-            uint32_t hi_o = o->protocol == HS_CFG_PROTO_ODRIVE ? lo_o | 31 : lo_o;
-            if (lo_n <= hi_o && lo_o <= hi_n) {
-                hs__cfg_pathf(p, sizeof p, "can.nodes[%u].id", i);
-                return err_field(c, p, "id %u clashes with can.nodes[%u] ('%s') on bus '%s'", n->id,
-                                 j, o->name, n->bus);
-            }
+            hs__cfg_pathf(p, sizeof p, "can.nodes[%u].id", i);
+            return hs__cfg_err_field(c, p, "id %u clashes with can.nodes[%u] ('%s') on bus '%s'",
+                                     n->id, j, o->name, n->bus);
         }
-        if (n->protocol == HS_CFG_PROTO_ODRIVE) {
-            static const char *const keys[] = {"heartbeat_period_s", "encoder_period_s"};
-            double v[] = {n->odrive.heartbeat_period_s, n->odrive.encoder_period_s};
-            for (int k = 0; k < 2; k++)
-                if (v[k] > 0 && !tick_multiple(v[k], tick_s)) {
-                    hs__cfg_pathf(p, sizeof p, "can.nodes[%u].odrive.%s", i, keys[k]);
-                    return err_field(c, p, "%g s is not a whole number of ticks (%g s)", v[k],
-                                     tick_s);
-                }
-        }
-        if (n->protocol == HS_CFG_PROTO_DBC) {
-            int r = check_dbc_node(c, i);
-            if (r < 0)
-                return r;
-        }
+        const struct hs__can_proto_cfg *pc = hs__can_proto_cfgs[n->protocol];
+        int r = pc->validate ? pc->validate(c, i) : 0;
+        if (r < 0)
+            return r;
     }
     /* one driver per joint */
+    char key[160], okey[160];
     for (uint32_t i = 0; i < can->nnodes; i++) {
-        const struct hs_cfg_node *n = &can->nodes[i];
-        uint32_t nj = n->protocol == HS_CFG_PROTO_DBC ? n->dbc.binding_count : 1;
-        for (uint32_t k = 0; k < nj; k++) {
-            const char *joint = n->joint;
-            if (n->protocol == HS_CFG_PROTO_DBC) {
-                const struct hs_cfg_binding *b = &can->bindings[n->dbc.binding_first + k];
-                if (b->dir != HS_CFG_BIND_TO)
-                    continue;
-                joint = b->ref.name;
+        const char *joint;
+        for (uint32_t k = 0;
+             (joint = hs__cfg_node_joint(c->cfg, &can->nodes[i], k, key, sizeof key)); k++)
+            for (uint32_t j = 0; j < i; j++) {
+                const char *other;
+                for (uint32_t m = 0;
+                     (other = hs__cfg_node_joint(c->cfg, &can->nodes[j], m, okey, sizeof okey));
+                     m++)
+                    if (!strcmp(joint, other))
+                        return hs__cfg_err_field(c, key,
+                                                 "joint '%s' is already driven by can.nodes[%u] "
+                                                 "('%s')",
+                                                 joint, j, can->nodes[j].name);
             }
-            for (uint32_t j = 0; j < i; j++)
-                if (node_drives(can, j, joint)) {
-                    if (n->protocol == HS_CFG_PROTO_DBC)
-                        hs__cfg_pathf(p, sizeof p, "can.nodes[%u].dbc.bindings[%u].to", i, k);
-                    else
-                        hs__cfg_pathf(p, sizeof p, "can.nodes[%u].joint", i);
-                    return err_field(c, p, "joint '%s' is already driven by can.nodes[%u] ('%s')",
-                                     joint, j, can->nodes[j].name);
-                }
-        }
     }
     return 0;
 }
@@ -316,16 +245,16 @@ static int check_clock_sync(struct hs__ctx *c)
     const struct hs_cfg_can *can = &c->cfg->can;
     const double period_s = (double)c->cfg->rt.period_ns * 1e-9;
     if (s->lead_s >= period_s)
-        return err_field(c, "rt.clock.sync.lead_s", "%g s must be below the period (%g s)",
-                         s->lead_s, period_s);
+        return hs__cfg_err_field(c, "rt.clock.sync.lead_s", "%g s must be below the period (%g s)",
+                                 s->lead_s, period_s);
     if (s->lock_window_s > period_s / 2)
-        return err_field(c, "rt.clock.sync.lock_window_s",
-                         "%g s must be at most half the period (%g s)", s->lock_window_s,
-                         period_s / 2);
+        return hs__cfg_err_field(c, "rt.clock.sync.lock_window_s",
+                                 "%g s must be at most half the period (%g s)", s->lock_window_s,
+                                 period_s / 2);
     if (s->source != HS_CFG_SYNC_CAN)
         return 0;
     if (can->nbuses == 0)
-        return err_field(c, "rt.clock.sync.source", "can needs a bus in can.buses");
+        return hs__cfg_err_field(c, "rt.clock.sync.source", "can needs a bus in can.buses");
     s->bus_index = 0;
     if (!s->bus[0])
         return 0;
@@ -334,7 +263,7 @@ static int check_clock_sync(struct hs__ctx *c)
             s->bus_index = b;
             return 0;
         }
-    return err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
+    return hs__cfg_err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
 }
 
 static int check_sources(struct hs__ctx *c)
@@ -342,18 +271,18 @@ static int check_sources(struct hs__ctx *c)
     const struct hs_config *cfg = c->cfg;
     char p[160];
     if (cfg->actuators.defaults.source == HS_CFG_SOURCE_SHM && !cfg->shm.enabled)
-        return err_field(c, "actuators.defaults.source", "shm, but shm.enabled is false");
+        return hs__cfg_err_field(c, "actuators.defaults.source", "shm, but shm.enabled is false");
     for (uint32_t i = 0; i < cfg->actuators.njoints; i++) {
         const struct hs_cfg_actuator *a = &cfg->actuators.joints[i];
         const struct hs_cfg_node *node = hs_config_node_for_joint(cfg, a->joint);
         hs__cfg_pathf(p, sizeof p, "actuators.joints.%s.source", a->joint);
         if (a->source == HS_CFG_SOURCE_SHM && !cfg->shm.enabled)
-            return err_field(c, p, "shm, but shm.enabled is false");
+            return hs__cfg_err_field(c, p, "shm, but shm.enabled is false");
         if (a->source == HS_CFG_SOURCE_CAN && !node)
-            return err_field(c, p, "can, but no CAN node drives joint '%s'", a->joint);
+            return hs__cfg_err_field(c, p, "can, but no CAN node drives joint '%s'", a->joint);
         if (node && a->source != HS_CFG_SOURCE_CAN && a->source != HS_CFG_SOURCE_AUTO)
-            return err_field(c, p, "%s, but CAN node '%s' drives joint '%s'",
-                             hs__names_source[a->source], node->name, a->joint);
+            return hs__cfg_err_field(c, p, "%s, but CAN node '%s' drives joint '%s'",
+                                     hs__names_source[a->source], node->name, a->joint);
     }
     return 0;
 }
@@ -363,20 +292,32 @@ static int check_actuators(struct hs__ctx *c)
     const struct hs_cfg_actuators *a = &c->cfg->actuators;
     char p[160];
     if (a->defaults.gear_ratio == 0)
-        return err_field(c, "actuators.defaults.gear_ratio", "must not be 0");
+        return hs__cfg_err_field(c, "actuators.defaults.gear_ratio", "must not be 0");
     for (uint32_t i = 0; i < a->njoints; i++)
         if (a->joints[i].gear_ratio == 0) {
             hs__cfg_pathf(p, sizeof p, "actuators.joints.%s.gear_ratio", a->joints[i].joint);
-            return err_field(c, p, "must not be 0");
+            return hs__cfg_err_field(c, p, "must not be 0");
         }
+    return 0;
+}
+
+static int check_record(struct hs__ctx *c)
+{
+    const struct hs_cfg_record *r = &c->cfg->record;
+    if (r->enabled && r->dir[0] != '/')
+        return hs__cfg_err_field(c, "record.dir",
+                                 "must be an absolute folder when record.enabled is true");
+    if (r->keep_segments && !(r->rotate_mib > 0) && !(r->rotate_s > 0))
+        return hs__cfg_err_field(c, "record.keep_segments",
+                                 "needs record.rotate_mib or record.rotate_s");
     return 0;
 }
 
 int hs__cfg_validate(struct hs__ctx *c)
 {
     int (*const rules[])(struct hs__ctx *) = {
-        check_models,  check_timing, check_controller, check_actuators,
-        check_sensors, check_can,    check_sources,    check_clock_sync,
+        check_models, check_timing,  check_controller, check_actuators, check_sensors,
+        check_can,    check_sources, check_clock_sync, check_record,
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         int r = rules[i](c);

@@ -216,6 +216,16 @@ const struct hs_sensor_reading *hs_plant_sensor_reading(const struct hs_plant *p
     return &pl->sensors[s].reading;
 }
 
+struct hs_joint_reading *hs_plant_joint_reading_edit(struct hs_plant *pl, uint32_t j)
+{
+    return &pl->joints[j].reading;
+}
+
+struct hs_sensor_reading *hs_plant_sensor_reading_edit(struct hs_plant *pl, uint32_t s)
+{
+    return &pl->sensors[s].reading;
+}
+
 void hs_plant_joint_counters(const struct hs_plant *pl, uint32_t j,
                              struct hs_plant_joint_counters *ret)
 {

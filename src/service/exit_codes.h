@@ -5,9 +5,12 @@
 
 enum {
     HS_EXIT_OK = 0,
-    HS_EXIT_FAILURE = 1,    /* runtime failure */
-    HS_EXIT_USAGE = 2,      /* bad usage or bad input */
-    HS_EXIT_PLANT_FAULT = 3 /* the simulated world diverged or ODE failed; stopped safely */
+    HS_EXIT_FAILURE = 1,     /* runtime failure */
+    HS_EXIT_USAGE = 2,       /* bad usage or bad input */
+    HS_EXIT_PLANT_FAULT = 3, /* the simulated world diverged or ODE failed; stopped safely */
+    /* The run was judged and failed: */
+    HS_EXIT_SCENARIO_FAIL = 4, /* a --scenario ran to its verdict and an expectation failed */
+    HS_EXIT_DIVERGED = 4       /* hilsim replay: the replay differs from the recording */
 };
 
 #endif

@@ -51,5 +51,8 @@ extern const uint32_t hs_service_io_count;
 /* The modules' service halves (io_module_<name>.c). */
 extern const struct hs_service_io hs_service_io_can;
 extern const struct hs_service_io hs_service_io_shm;
+extern const struct hs_service_io hs_service_io_record;      /* first: creates, taps CAN */
+extern const struct hs_service_io hs_service_io_record_tick; /* last: the tick half */
+extern const struct hs_service_io hs_service_io_scenario;
 
 #endif

@@ -3,8 +3,10 @@
 #include "io_module.h"
 
 const struct hs_service_io *const hs_service_io_modules[] = {
-    &hs_service_io_can,
-    &hs_service_io_shm,
+    &hs_service_io_record, /* before CAN: the recording taps the buses as they open */
+    &hs_service_io_can,         &hs_service_io_shm,
+    &hs_service_io_scenario,    /* its stage sees what CAN and shm wrote */
+    &hs_service_io_record_tick, /* after every module: its inputs phase must come last */
 };
 
 const uint32_t hs_service_io_count = sizeof hs_service_io_modules / sizeof hs_service_io_modules[0];

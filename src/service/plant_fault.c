@@ -5,6 +5,7 @@
 #include "runner.h"
 
 #include "hilsim/log.h"
+#include "hilsim/record.h"
 
 /* A plant fault ends the run like a SIGTERM, with its own message and status. */
 int hs__runner_plant_fault(struct hs_runner *r, const char *when)
@@ -12,6 +13,9 @@ int hs__runner_plant_fault(struct hs_runner *r, const char *when)
     char why[512];
     hs_bench_fault_format(r->bench, why, sizeof why);
     hs_log(HS_LOG_ERR, "plant fault during %s: %s; safe stop", when, why);
+    const struct hs_world_fault *f = hs_bench_fault(r->bench);
+    if (r->rec)
+        hs_rec_event(r->rec, HS_REC_EV_PLANT_FAULT, f ? f->tick : 0, 0, 0, why);
     hs_bench_safe_stop(r->bench);
     return HS_EXIT_PLANT_FAULT;
 }

@@ -14,6 +14,7 @@
 #include "emergency.h"
 #include "io_module.h"
 #include "hilsim/log.h"
+#include "hilsim/record.h"
 #include "reload.h"
 #include "sync_clock.h"
 
@@ -310,12 +311,38 @@ struct supervisor {
     int64_t abandon_at_ns; /* 0: no second signal yet */
 };
 
+/* The recording's event kind for an RT log record (the two enums are numbered apart: the
+ * recording's is a file format, the ring's grows with the loop). */
+static enum hs_rec_event_kind rec_event_kind(uint32_t kind)
+{
+    switch (kind) {
+    case HS_RT_LOG_OVERRUN:
+        return HS_REC_EV_OVERRUN;
+    case HS_RT_LOG_SKIP:
+        return HS_REC_EV_SKIP;
+    case HS_RT_LOG_SAFE_HOLD:
+        return HS_REC_EV_SAFE_HOLD;
+    case HS_RT_LOG_STOP:
+        return HS_REC_EV_STOP;
+    case HS_RT_LOG_STALL:
+        return HS_REC_EV_STALL;
+    case HS_RT_LOG_LOCKSTEP:
+    case HS_RT_LOG_SYNC_LOCKED:
+    case HS_RT_LOG_SYNC_LOST:
+        return HS_REC_EV_LOCKSTEP;
+    default:
+        return HS_REC_EV_NOTE;
+    }
+}
+
 static void drain_log(struct hs_runner *r)
 {
     struct hs_rt_log_rec rec;
     char line[256];
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
         hs_rt_log_format(&rec, line, sizeof line);
+        if (r->rec)
+            hs_rec_event(r->rec, rec_event_kind(rec.kind), rec.tick, rec.a, rec.b, rec.what);
         /* A stop on request or at the end of --duration is normal, not a warning. */
         bool normal = rec.kind == HS_RT_LOG_STALL || rec.kind == HS_RT_LOG_SYNC_LOCKED ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
@@ -482,6 +509,13 @@ int hs__runner_run(struct hs_runner *r)
            hs_bench_joint_count(r->bench));
     atomic_store(&s.done, true);
     pthread_join(sup, NULL);
+    if (r->rec) { /* after the safe stop's frames and the supervisor's last events */
+        struct hs_tick_result res;
+        hs_tick_loop_result(r->loop, &res);
+        int wr = hs_rec_finish(r->rec, hs_tick_stop_reason_name(res.reason));
+        if (wr < 0)
+            hs_log(HS_LOG_ERR, "recording %s: write failed: %s", hs_rec_dir(r->rec), strerror(-wr));
+    }
     hs__log_ode_messages(hs_bench_world(r->bench), true);
     hs_rt_audit_collect(&r->audit, NULL, hs_tick_loop_rt_report(r->loop));
     r->audit.report.mlockall = r->proc_report.mlockall;
@@ -555,6 +589,7 @@ void hs__runner_cleanup(struct hs_runner *r)
     hs_tick_loop_destroy(r->loop);
     hs__sync_clock_destroy(r->sync);
     hs_bench_destroy(r->bench);
+    hs_rec_destroy(r->rec); /* after the bench: its CAN buses and module point into it */
     hs_rt_process_release(&r->proc);
     hs_config_free(r->cfg);
     memset(r, 0, sizeof *r);

@@ -14,14 +14,18 @@
 #include "rt/rt_audit.h"
 #include "rt/tick_loop.h"
 
+struct hs_recorder;
+
 struct hs_runner_opts {
     const char *config;
     double duration_s; /* 0: until SIGINT/SIGTERM */
     bool require_rt;   /* also settable in the config (rt.require_rt) */
     bool no_rt;        /* ask for no real-time privileges at all (tests, laptops) */
+    const char *scenario, *junit, *result_json; /* --scenario and its verdict files */
     /* --clock: overrides rt.clock.mode when set (clock_given). */
     bool clock_given;
     enum hs_cfg_clock_mode clock_mode;
+    const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
 };
 
 /* An attached I/O module: its registry entry and its handle (owned by the bench). */
@@ -30,6 +34,8 @@ struct hs_runner_io {
     void *state;
     struct hs_runner *runner;
 };
+
+struct hs_scenario;
 
 struct hs_runner {
     struct hs_runner_opts o;
@@ -50,6 +56,8 @@ struct hs_runner {
     bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
     enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
     struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
+    struct hs_recorder *rec;      /* NULL unless recording (io_module_record.c); after the bench */
+    struct hs_scenario *scenario; /* --scenario (owned by the bench), or NULL */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */

@@ -75,6 +75,11 @@ void hs_world_set_joint_effort(struct hs_world *w, uint32_t body, uint32_t link,
     w->bodies[body].links[link].effort = effort;
 }
 
+double hs_world_joint_effort(const struct hs_world *w, uint32_t body, uint32_t link)
+{
+    return w->bodies[body].links[link].effort;
+}
+
 void hs_world_set_track_speed(struct hs_world *w, uint32_t body, uint32_t link, double speed_mps)
 {
     w->bodies[body].links[link].track_speed_mps = speed_mps;

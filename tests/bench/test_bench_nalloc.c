@@ -27,8 +27,11 @@
 #include "../../src/bench/io_shm.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
-#include "hilsim/client.h"
 #include "hilsim/can_mit.h"
+#include "hilsim/client.h"
+#include "hilsim/record.h"
+#include "hilsim/shm_abi.h"
+#include "hilsim/scenario.h"
 #include "rt/clock_discipline.h"
 #include "rt/tick_loop.h"
 
@@ -45,7 +48,9 @@ struct probe {
     uint64_t trip_at; /* 0, or the tick sequence number at which fault() breaks the world */
     void (*fault)(struct probe *p);
     int physics_rc;
-    struct hs_client *client;         /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_client *client; /* recording run: commands the ELBOW over shm */
+    uint64_t commands;
+    struct hs_client *stepper;        /* lockstep: the controller stepping every tick, or NULL */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
 };
 
@@ -69,6 +74,14 @@ static void board_io(struct probe *p, uint64_t seq)
         hs_mit_pack_command(&lim, &c, f.data);
     }
     send(p->peer_fd, &f, sizeof f, MSG_DONTWAIT);
+    if (p->client && seq % 4 == 0) {
+        uint32_t elbow = 1; /* the arm's second joint; the client's index equals the bench's */
+        struct hs_client_command c = {
+            .mode = HS_SHM_MODE_POSITION_PD, .q = 0.2 * sin((double)seq * 1e-3), .kp = 20, .kd = 1};
+        if (hs_client_write_command(p->client, elbow, &c) == 0)
+            p->commands++;
+        hs_client_heartbeat(p->client);
+    }
     struct canfd_frame r;
     while (recv(p->peer_fd, &r, sizeof r, MSG_DONTWAIT) > 0)
         p->replies++;
@@ -118,8 +131,8 @@ static int outputs(void *ctx, const struct hs_tick_info *t)
     struct probe *p = ctx;
     int r = hs_bench_outputs(p->bench, t->now_ns, t->tick);
     /* Lockstep: the controller answers the tick just published (a poll: it has come). */
-    if (p->client && hs_client_wait_tick(p->client, 0, NULL, NULL) == 0)
-        hs_client_step(p->client);
+    if (p->stepper && hs_client_wait_tick(p->stepper, 0, NULL, NULL) == 0)
+        hs_client_step(p->stepper);
     return r;
 }
 
@@ -150,7 +163,7 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
-    if (p->client)
+    if (p->stepper)
         tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
                                           .lockstep_timeout_ns = 10000 * 1000000LL,
                                           .on_timeout = HS_LOCKSTEP_STOP};
@@ -236,9 +249,11 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
-static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
+/* record: the recorder attached too (hilsim/record.h), its writer thread draining the rings
+ * into files while the loop runs, and an shm client in this process commanding the ELBOW so
+ * the shm module's slot writes go through the recording tap. */
+static void io_ticks(bool record)
 {
-    (void)state;
     char yaml[2048], dir[4096];
     snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
     snprintf(yaml, sizeof yaml,
@@ -252,10 +267,12 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
              "  buses: [{name: main, interface: vcan0}]\n"
              "  nodes:\n"
              "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n"
-             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
-             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n"
+             "%s"
              "shm: {enabled: true}\n",
-             (int)getpid());
+             (int)getpid(),
+             record ? "actuators: {joints: {ELBOW: {source: shm, command_timeout_s: 0.1}}}\n"
+                    : "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+                      "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n");
     const struct hs_config *cfg = NULL;
     struct hs_diag d = {0};
     if (hs_config_load_buffer(yaml, strlen(yaml), "io.yaml", dir, &cfg, &d) < 0)
@@ -268,17 +285,162 @@ static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
     struct hs_bench_can *can;
     struct hs_bench_shm *shm;
+    struct hs_recorder *rec = NULL;
+    char recdir[512];
+    snprintf(recdir, sizeof recdir, "/tmp/hs-nalloc-rec-%d", (int)getpid());
+    if (record) {
+        struct hs_rec_opts ro = {.dir = recdir, .clock_mode = "realtime", .version = "test"};
+        if (hs_rec_create(&ro, p.bench, &rec, &d) < 0)
+            fail_msg("record: %s", d.msg);
+        hs_rec_can_tap_install(rec);
+    }
     if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
         fail_msg("can: %s", d.msg);
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
+    if (record) {
+        hs_rec_can_tap_remove();
+        assert_int_equal(hs_rec_attach(rec, p.bench), 0);
+        char err[HS_CLIENT_ERRBUF_MIN];
+        if (hs_client_attach(cfg->bench.name, &p.client, err, sizeof err) < 0)
+            fail_msg("client: %s", err);
+        assert_int_equal(hs_client_claim(p.client, NULL, 0), 0);
+    }
     p.peer_fd = sv[1];
-    run_and_check(&p, "the arm over CAN and shm", 0);
+    run_and_check(&p, record ? "the arm over CAN and shm, recorded" : "the arm over CAN and shm",
+                  0);
     print_message("the boards' end read %llu frames\n", (unsigned long long)p.replies);
-    /* The MIT node answered the commands and the ODrive sent its cyclic frames. */
-    assert_true(p.replies > MEASURED);
+    /* The MIT node answered the commands (and the ODrive sent its cyclic frames). */
+    assert_true(p.replies >= MEASURED);
+    if (record) {
+        assert_int_equal(hs_rec_finish(rec, "test"), 0);
+        struct hs_rec_stats st;
+        hs_rec_stats(rec, &st);
+        print_message("recorded %llu ticks, %llu items (%llu shm commands sent), dropped %llu "
+                      "states, %llu items\n",
+                      (unsigned long long)st.ticks, (unsigned long long)st.items,
+                      (unsigned long long)p.commands, (unsigned long long)st.dropped_states,
+                      (unsigned long long)st.dropped_items);
+        /* every tick, every frame both ways and every command went through the taps */
+        assert_int_equal(st.ticks, WARMUP + MEASURED + 1);
+        assert_true(st.items > p.replies + p.commands);
+        hs_client_detach(p.client);
+    }
     hs_bench_destroy(p.bench); /* closes the bus and removes the segment */
+    hs_rec_destroy(rec);
     close(sv[1]);
+    hs_config_free(cfg);
+    if (record) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", recdir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+static void test_io_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    io_ticks(false);
+}
+
+static void test_recording_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    io_ticks(true);
+}
+
+/* A scenario loaded: every step kind that touches the tick is active inside the counted
+ * window (at 250 us per tick the window is scenario time 0.05 .. 2.55 s): pushes (repeated,
+ * intermittent), a payload, gravity, a fixed joint, sensor faults with their delay ring and
+ * random draws, actuator faults, the thermal model, shm freeze and stale, and expectations
+ * judged every tick. */
+static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-scen-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.000125, substeps: 2}\n"
+             "rt: {period_ns: 250000}\n"
+             "controller: {type: trajectory, defaults: {kp: 300, kd: 6},\n"
+             "             trajectory: {joint: SHOULDER, amplitude: 0.2, frequency_hz: 1}}\n"
+             "sensors:\n"
+             "  imu: {tip: {accel: TIP_ACCEL, gyro: TIP_GYRO}}\n"
+             "shm: {enabled: true}\n",
+             (int)getpid());
+    static const char scen[] =
+        "scenario: {name: nalloc, duration_s: 3, seed: 5}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.05, repeat: 20, every_s: 0.1, on_s: 0.01, off_s: 0.01,\n"
+        "     push: {link: ELBOW, force_n: [1, 2, 3], torque_nm: [0.1, 0, 0], frame: link}}\n"
+        "  - {at_s: 0.2, duration_s: 1, payload: {link: ELBOW, mass_kg: 0.5}}\n"
+        "  - {at_s: 0.3, duration_s: 1, gravity: {vector_m_s2: [0, 0, -5]}}\n"
+        "  - {at_s: 0.4, duration_s: 0.2, joint: {joint: ELBOW, action: fix}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {joint: SHOULDER, kind: delay, "
+        "value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {joint: ELBOW, kind: noise, value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {joint: ELBOW, kind: spikes, value: 1,\n"
+        "     probability: 0.1, field: velocity}}\n"
+        "  - {at_s: 0.5, duration_s: 0.5, sensor_fault: {joint: ELBOW, kind: stuck}}\n"
+        "  - {at_s: 0.6, duration_s: 0.5, sensor_fault: {joint: ELBOW, kind: skip_counts, "
+        "value: 3}}\n"
+        "  - {at_s: 0.7, sensor_fault: {joint: SHOULDER, kind: lose_index}}\n"
+        "  - {at_s: 0.1, sensor_fault: {sensor: TIP_ACCEL, kind: saturate, value: 5}}\n"
+        "  - {at_s: 0.1, duration_s: 1, sensor_fault: {sensor: TIP_GYRO, kind: delay, "
+        "value: 0.002}}\n"
+        "  - {at_s: 0.8, duration_s: 0.3, actuator_fault: {joint: SHOULDER, kind: derate, "
+        "value: 0.5}}\n"
+        "  - {at_s: 1.2, duration_s: 0.3, actuator_fault: {joint: ELBOW, kind: friction, "
+        "value: 1, viscous: 0.1}}\n"
+        "  - {at_s: 1.6, duration_s: 0.3, actuator_fault: {joint: ELBOW, kind: no_response}}\n"
+        "  - {at_s: 2.0, duration_s: 0.2, actuator_fault: {joint: SHOULDER, kind: brake, "
+        "value: 5}}\n"
+        "  - {at_s: 0, thermal: {joint: SHOULDER}}\n"
+        "  - {at_s: 1.0, duration_s: 0.1, shm_fault: {kind: freeze}}\n"
+        "  - {at_s: 1.2, duration_s: 0.1, shm_fault: {kind: stale}}\n"
+        "  - {at_s: 0, duration_s: 2.4, expect: {kind: temperature_below, joint: SHOULDER,\n"
+        "     value: 200, hold: always}}\n"
+        "  - {at_s: 0, duration_s: 2.4, expect: {kind: velocity_limits, value: 100, "
+        "hold: always}}\n"
+        "  - {at_s: 0, duration_s: 2.4, expect: {kind: command_torque, joint: ELBOW, "
+        "value: 1e6, hold: always}}\n"
+        "  - {at_s: 0, duration_s: 2.4, expect: {kind: link_above, link: ELBOW, value: -10, "
+        "hold: always}}\n"
+        "  - {when: {joint: SHOULDER, passes: 0.1}, duration_s: 2,\n"
+        "     expect: {kind: joint_near, joint: SHOULDER, value: 10, tolerance: 0.1}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "scen.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    struct hs_bench_shm *shm;
+    if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(scen, sizeof scen - 1, "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    run_and_check(&p, "the arm with a scenario loaded", 0);
+    hs_scenario_finish(s);
+    /* the steps really ran: every step started, the expectations were judged */
+    for (uint32_t i = 0; i < hs_scenario_step_count(s); i++)
+        assert_true(hs_scenario_step_active_ticks(s, i) > 0);
+    struct hs_scenario_result r;
+    hs_scenario_result(s, 0, &r);
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_scenario_result(s, 4, &r); /* joint_near 10 rad: cannot hold */
+    assert_int_equal(r.status, HS_SCENARIO_FAIL);
+    print_message("winding at the end: %.2f °C\n", hs_scenario_winding_temp_c(s, 0));
+    hs_bench_destroy(p.bench);
     hs_config_free(cfg);
 }
 
@@ -361,11 +523,11 @@ static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(hs_bench_release_sources(p.bench), 1);
     char name[64], err[256];
     snprintf(name, sizeof name, "nalloc-ls-%d", (int)getpid());
-    assert_int_equal(hs_client_attach(name, &p.client, err, sizeof err), 0);
-    assert_int_equal(hs_client_claim(p.client, err, sizeof err), 0);
+    assert_int_equal(hs_client_attach(name, &p.stepper, err, sizeof err), 0);
+    assert_int_equal(hs_client_claim(p.stepper, err, sizeof err), 0);
     run_and_check(&p, "the arm in lockstep over shm", 0);
-    assert_int_equal(hs_client_missed_ticks(p.client), 0);
-    hs_client_detach(p.client);
+    assert_int_equal(hs_client_missed_ticks(p.stepper), 0);
+    hs_client_detach(p.stepper);
     hs_bench_destroy(p.bench);
     hs_config_free(cfg);
 }
@@ -452,6 +614,8 @@ int main(void)
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };

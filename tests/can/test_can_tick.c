@@ -13,6 +13,8 @@
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "moteus/moteus.h"
+#include "robstride/robstride.h"
 
 static unsigned allocs;
 void *__real_malloc(size_t n);
@@ -47,6 +49,7 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     (void)state;
     struct hs_can_config cfg;
     hs_can_config_init(&cfg);
+    cfg.fd = true; /* moteus speaks CAN FD; classic frames pass as they are */
     struct hs_can_bus *ctl, *sim;
     struct hs_diag d;
     assert_int_equal(hs_can_socketpair_open_pair(&cfg, &ctl, &sim, &d), 0);
@@ -62,11 +65,21 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     oc.watchdog_timeout_ns = 20 * MS;
     struct hs_odrive_node odrv;
     assert_int_equal(hs_odrive_node_init(&odrv, &oc, &d), 0);
-    struct hs_can_node *nodes[] = {&mit.base, &odrv.base};
-    struct hs_can_joint_state js[2] = {{.q_rad = 0.3}, {.q_rad = 1.0}};
-    struct hs_can_joint_command cmd[2];
+    struct hs_rs_config rc;
+    hs_rs_config_init(&rc, HS_RS_MODEL_RS03, 5);
+    struct hs_rs_node rs;
+    assert_int_equal(hs_rs_node_init(&rs, &rc, &d), 0);
+    struct hs_mt_config tc;
+    hs_mt_config_init(&tc, 9);
+    struct hs_mt_node mt;
+    assert_int_equal(hs_mt_node_init(&mt, &tc, &d), 0);
+    struct hs_can_node *nodes[] = {&mit.base, &odrv.base, &rs.base, &mt.base};
+    struct hs_can_joint_state js[4] = {
+        {.q_rad = 0.3}, {.q_rad = 1.0}, {.q_rad = -0.2}, {.q_rad = 0.5}};
+    struct hs_can_joint_command cmd[4];
 
-    struct hs_can_frame tx[4], rx[32], out[32];
+    struct hs_can_frame tx[7], rx[32], out[32];
+    unsigned rs_feedback = 0, rs_reads = 0, mt_replies = 0;
     uint64_t unclaimed = 0;
     unsigned mit_replies = 0, encoder_msgs = 0, iq_answers = 0;
     unsigned allocs_after_warmup = 0;
@@ -90,17 +103,29 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
             hs_odrive_put_u32(tx[1].data, HS_ODRIVE_STATE_CLOSED_LOOP);
         else
             hs_odrive_put_f32(tx[1].data, 0.25f);
-        tx[2].id = hs_odrive_can_id(3, HS_ODRIVE_GET_IQ), tx[2].flags = HS_CAN_FLAG_RTR;
-        tx[3].id = 0x555, tx[3].len = 1; /* nobody's */
-        assert_int_equal(hs_can_bus_send(ctl, tx, tick % 10 == 0 ? 4 : 2), tick % 10 ? 2 : 4);
+        /* Robstride: enable, then a motion command each tick; a mechPos read every 10th */
+        tx[2].id = (tick == 0 ? 3u << 24 | 0xFDu << 8 : 1u << 24 | 0x7FFFu << 8) | 5;
+        tx[2].flags = HS_CAN_FLAG_EXT, tx[2].len = 8;
+        tx[3].id = hs_odrive_can_id(3, HS_ODRIVE_GET_IQ), tx[3].flags = HS_CAN_FLAG_RTR;
+        tx[4].id = 0x555, tx[4].len = 1; /* nobody's */
+        tx[5].id = 17u << 24 | 0xFDu << 8 | 5, tx[5].flags = HS_CAN_FLAG_EXT, tx[5].len = 8;
+        tx[5].data[0] = 0x19, tx[5].data[1] = 0x70;
+        /* moteus (servo 9): position mode at 0.1 rev (int16) with a query, reply requested */
+        tx[6] = tx[0];
+        tx[6].id = 0x8009, tx[6].flags = HS_CAN_FLAG_FD | HS_CAN_FLAG_EXT, tx[6].len = 12;
+        static const uint8_t mt_cmd[12] = {0x01, 0x00, 0x0a, 0x05, 0x20, 0xe8,
+                                           0x03, 0x11, 0x00, 0x50, 0x50, 0x50};
+        memcpy(tx[6].data, mt_cmd, 12);
+        tx[3 + (tick % 10 == 0 ? 3 : 0)] = tx[6];
+        assert_int_equal(hs_can_bus_send(ctl, tx, tick % 10 == 0 ? 7 : 4), tick % 10 ? 4 : 7);
 
         /* simulator tick: drain, dispatch, (physics), poll, send */
         int n = hs_can_bus_recv(sim, rx, 32);
         assert_true(n >= 2);
         for (int i = 0; i < n; i++)
-            hs_can_nodes_dispatch(nodes, 2, &rx[i], now, &unclaimed);
+            hs_can_nodes_dispatch(nodes, 4, &rx[i], now, &unclaimed);
         unsigned k = 0;
-        for (unsigned j = 0; j < 2; j++) {
+        for (unsigned j = 0; j < 4; j++) {
             int m = hs_can_node_poll(nodes[j], now, &js[j], &cmd[j], out + k, 32 - k);
             assert_true(m >= 0);
             k += (unsigned)m;
@@ -116,6 +141,13 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
                 encoder_msgs++;
             else if (rx[i].id == hs_odrive_can_id(3, HS_ODRIVE_GET_IQ))
                 iq_answers++;
+            else if (rx[i].id >> 24 == 2 && (rx[i].flags & HS_CAN_FLAG_EXT))
+                rs_feedback++;
+            else if (rx[i].id >> 24 == 17 && (rx[i].flags & HS_CAN_FLAG_EXT))
+                rs_reads++;
+            else if (rx[i].id == 0x900 && (rx[i].flags & HS_CAN_FLAG_FD) &&
+                     (rx[i].flags & HS_CAN_FLAG_EXT)) /* 0x900 is past 11 bits */
+                mt_replies++;
         }
     }
     assert_true(allocs_after_warmup > 0); /* the wrap sees the library's set-up allocations */
@@ -124,7 +156,11 @@ static void test_tick_path_replies_and_allocates_nothing(void **state)
     assert_int_equal(encoder_msgs, 19); /* every 10 ms from the first poll: 10..190 ms */
     assert_int_equal(iq_answers, 20);
     assert_int_equal(unclaimed, 20);
-    assert_true(cmd[0].enabled && cmd[1].enabled);
+    assert_int_equal(rs_feedback, 200);
+    assert_int_equal(rs_reads, 20);
+    assert_int_equal(mt_replies, 200);
+    assert_true(cmd[0].enabled && cmd[1].enabled && cmd[2].enabled && cmd[3].enabled);
+    assert_true(fabs(cmd[3].q_ref_rad - 0.1 * 2 * M_PI) < 1e-9);
     assert_true(fabs(cmd[0].q_ref_rad - 0.5) < 25.0 / 65535 * 1.01);
     assert_true(fabs(cmd[1].q_ref_rad - 0.25 * 2 * M_PI) < 1e-6);
     hs_can_bus_close(ctl);

@@ -12,7 +12,12 @@
  * CLOCK_MONOTONIC, as hilsim run does) with a peer thread sending MIT commands at random
  * moments and reports the module's command-to-reply latency percentiles (kernel receive stamp
  * of the command to the reply handed to the kernel). Not real-time here: no SCHED_FIFO, a
- * shared machine, so the percentiles' tail says more about the host than about the module. */
+ * shared machine, so the percentiles' tail says more about the host than about the module.
+ * Part 1 runs two more benches side by side: the same joints as 8 Robstride nodes (29-bit IDs),
+ * the peer sending one motion command per node per tick, each answered by one feedback frame,
+ * and as 8 moteus nodes on CAN FD buses, the peer sending one position command with a float
+ * query of position, velocity and torque per node per tick (20-byte frames, 16-byte replies),
+ * so the per-frame cost of the protocols compares in one run. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -44,6 +49,42 @@ static const char *CAN_YAML = "can:\n"
                               "    - {name: lkn, bus: b, protocol: odrive, id: 4, joint: L_KNEE,\n"
                               "       odrive: {encoder_period_s: 0.001}}\n";
 
+static const char *RS_YAML = "can:\n"
+                             "  buses:\n"
+                             "    - {name: a, interface: can0, replies: tick}\n"
+                             "    - {name: b, interface: can1, replies: tick}\n"
+                             "  nodes:\n"
+                             "    - {name: rhy, bus: a, protocol: robstride, id: 1, joint: "
+                             "R_HIP_Y, robstride: {model: rs03}}\n"
+                             "    - {name: rhr, bus: a, protocol: robstride, id: 2, joint: "
+                             "R_HIP_R, robstride: {model: rs03}}\n"
+                             "    - {name: rhp, bus: a, protocol: robstride, id: 3, joint: "
+                             "R_HIP_P, robstride: {model: rs04}}\n"
+                             "    - {name: rkn, bus: a, protocol: robstride, id: 4, joint: R_KNEE, "
+                             "robstride: {model: rs04}}\n"
+                             "    - {name: lhy, bus: b, protocol: robstride, id: 1, joint: "
+                             "L_HIP_Y, robstride: {model: rs03}}\n"
+                             "    - {name: lhr, bus: b, protocol: robstride, id: 2, joint: "
+                             "L_HIP_R, robstride: {model: rs03}}\n"
+                             "    - {name: lhp, bus: b, protocol: robstride, id: 3, joint: "
+                             "L_HIP_P, robstride: {model: rs04}}\n"
+                             "    - {name: lkn, bus: b, protocol: robstride, id: 4, joint: L_KNEE, "
+                             "robstride: {model: rs04}}\n";
+
+static const char *MT_YAML = "can:\n"
+                             "  buses:\n"
+                             "    - {name: a, interface: can0, fd: true, replies: tick}\n"
+                             "    - {name: b, interface: can1, fd: true, replies: tick}\n"
+                             "  nodes:\n"
+                             "    - {name: rhy, bus: a, protocol: moteus, id: 1, joint: R_HIP_Y}\n"
+                             "    - {name: rhr, bus: a, protocol: moteus, id: 2, joint: R_HIP_R}\n"
+                             "    - {name: rhp, bus: a, protocol: moteus, id: 3, joint: R_HIP_P}\n"
+                             "    - {name: rkn, bus: a, protocol: moteus, id: 4, joint: R_KNEE}\n"
+                             "    - {name: lhy, bus: b, protocol: moteus, id: 1, joint: L_HIP_Y}\n"
+                             "    - {name: lhr, bus: b, protocol: moteus, id: 2, joint: L_HIP_R}\n"
+                             "    - {name: lhp, bus: b, protocol: moteus, id: 3, joint: L_HIP_P}\n"
+                             "    - {name: lkn, bus: b, protocol: moteus, id: 4, joint: L_KNEE}\n";
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -63,19 +104,18 @@ static double pct(int64_t *v, long n, double p)
     return (double)v[i] / 1000.0;
 }
 
-static char *config_text(const char *dir)
+static char *config_text(const char *dir, const char *can_yaml, char *buf, size_t size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/biped-stand.yaml", dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - strlen(CAN_YAML) - 2, f);
+    size_t n = fread(buf, 1, size - strlen(can_yaml) - 2, f);
     fclose(f);
     buf[n] = 0;
     strcat(buf, "\n");
-    strcat(buf, CAN_YAML);
+    strcat(buf, can_yaml);
     return buf;
 }
 
@@ -107,6 +147,45 @@ static void peer_commands(struct canio_rig *r, const struct hs_bench *b, bool en
     (void)b;
 }
 
+/* Robstride: enable (type 3), then one motion command (type 1) per node, 29-bit IDs. */
+static void peer_rs_commands(struct canio_rig *r, bool enter)
+{
+    for (uint32_t bus = 0; bus < 2; bus++)
+        for (uint32_t id = 1; id <= 4; id++) {
+            struct hs_can_frame f;
+            memset(&f, 0, sizeof f);
+            f.flags = HS_CAN_FLAG_EXT;
+            f.len = 8;
+            if (enter) {
+                f.id = 3u << 24 | 0xFDu << 8 | id;
+            } else {
+                /* angle 0 (0x7FFF), velocity 0, kp 50/5000, kd 1/100, torque 0 */
+                static const uint8_t d[8] = {0x7F, 0xFF, 0x7F, 0xFF, 0x02, 0x8F, 0x02, 0x8F};
+                memcpy(f.data, d, 8);
+                f.id = 1u << 24 | 0x7FFFu << 8 | id;
+            }
+            canio_send_frame(r, bus, &f);
+        }
+}
+
+/* moteus: mode position (int8), position 0 and ff 0 (floats), a float query of 0x001..0x003,
+ * NOP-padded to 20 bytes, reply requested. */
+static void peer_mt_commands(struct canio_rig *r)
+{
+    static const uint8_t d[20] = {0x01, 0x00, 0x0a, 0x0c, 0x01, 0x20, 0,    0,    0,    0,
+                                  0x0d, 0x22, 0,    0,    0,    0,    0x1f, 0x01, 0x50, 0x50};
+    for (uint32_t bus = 0; bus < 2; bus++)
+        for (uint32_t id = 1; id <= 4; id++) {
+            struct hs_can_frame f;
+            memset(&f, 0, sizeof f);
+            f.flags = HS_CAN_FLAG_FD | HS_CAN_FLAG_EXT;
+            f.id = 0x8000 | id;
+            f.len = sizeof d;
+            memcpy(f.data, d, sizeof d);
+            canio_send_frame(r, bus, &f);
+        }
+}
+
 static unsigned peer_drain(struct canio_rig *r)
 {
     struct hs_can_frame f[64];
@@ -117,18 +196,23 @@ static unsigned peer_drain(struct canio_rig *r)
 }
 
 /* Part 1: phase costs in simulated time. */
-static int cost(const char *text, const char *dir, long ticks, bool with_can, int64_t *can_ns,
-                int64_t *rest_ns, double *frames_in, double *frames_out)
+enum proto_mix { MIX_MIT_ODRIVE, MIX_ROBSTRIDE, MIX_MOTEUS };
+
+static int cost(const char *text, const char *dir, long ticks, bool with_can, enum proto_mix mix,
+                int64_t *can_ns, int64_t *rest_ns, double *frames_in, double *frames_out)
 {
     struct canio_rig r;
     if (canio_rig_open(&r, NULL, text, dir, with_can) < 0)
         return -1;
     uint64_t in = 0, out = 0;
     for (long t = -200; t < ticks; t++) { /* 200 warm-up ticks */
-        if (with_can) {
+        if (with_can && mix == MIX_ROBSTRIDE)
+            peer_rs_commands(&r, t == -200);
+        else if (with_can && mix == MIX_MOTEUS)
+            peer_mt_commands(&r);
+        else if (with_can)
             peer_commands(&r, r.bench, t == -200);
-            in += t >= 0 ? 8 : 0;
-        }
+        in += with_can && t >= 0 ? 8 : 0;
         int64_t t0 = mono_ns();
         hs_bench_inputs(r.bench, r.now_ns);
         int64_t t1 = mono_ns();
@@ -244,12 +328,23 @@ static int latency(const char *text, const char *dir, double seconds)
     return 0;
 }
 
+static double mean_us(const int64_t *v, long n)
+{
+    double m = 0;
+    for (long i = 0; i < n; i++)
+        m += (double)v[i] / 1000.0 / (double)n;
+    return m;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "config";
     long ticks = argc > 2 ? atol(argv[2]) : 5000;
-    const char *text = config_text(dir);
-    if (!text || ticks < 100) {
+    static char buf_mix[1 << 16], buf_rs[1 << 16], buf_mt[1 << 16];
+    const char *text = config_text(dir, CAN_YAML, buf_mix, sizeof buf_mix);
+    const char *text_rs = config_text(dir, RS_YAML, buf_rs, sizeof buf_rs);
+    const char *text_mt = config_text(dir, MT_YAML, buf_mt, sizeof buf_mt);
+    if (!text || !text_rs || !text_mt || ticks < 100) {
         fprintf(stderr, "usage: bench_can_tick [CONFIG_DIR with biped-stand.yaml] [TICKS>=100]\n");
         return 2;
     }
@@ -257,30 +352,59 @@ int main(int argc, char **argv)
     int64_t *rest_ns = calloc((size_t)ticks, sizeof *rest_ns);
     int64_t *base_can = calloc((size_t)ticks, sizeof *base_can);
     int64_t *base_rest = calloc((size_t)ticks, sizeof *base_rest);
-    double fin, fout, x, y;
-    if (!can_ns || !rest_ns || !base_can || !base_rest ||
-        cost(text, dir, ticks, false, base_can, base_rest, &x, &y) < 0 ||
-        cost(text, dir, ticks, true, can_ns, rest_ns, &fin, &fout) < 0)
+    int64_t *rs_can = calloc((size_t)ticks, sizeof *rs_can);
+    int64_t *rs_rest = calloc((size_t)ticks, sizeof *rs_rest);
+    int64_t *mt_can = calloc((size_t)ticks, sizeof *mt_can);
+    int64_t *mt_rest = calloc((size_t)ticks, sizeof *mt_rest);
+    double fin, fout, rin, rout, min_, mout, x, y;
+    if (!can_ns || !rest_ns || !base_can || !base_rest || !rs_can || !rs_rest || !mt_can ||
+        !mt_rest ||
+        cost(text, dir, ticks, false, MIX_MIT_ODRIVE, base_can, base_rest, &x, &y) < 0 ||
+        cost(text, dir, ticks, true, MIX_MIT_ODRIVE, can_ns, rest_ns, &fin, &fout) < 0 ||
+        cost(text_rs, dir, ticks, true, MIX_ROBSTRIDE, rs_can, rs_rest, &rin, &rout) < 0 ||
+        cost(text_mt, dir, ticks, true, MIX_MOTEUS, mt_can, mt_rest, &min_, &mout) < 0)
         return 1;
+    double mt_mean = mean_us(mt_can, ticks);
+    qsort(mt_can, (size_t)ticks, sizeof *mt_can, cmp_i64);
+    qsort(mt_rest, (size_t)ticks, sizeof *mt_rest, cmp_i64);
+    double mean = mean_us(can_ns, ticks), rs_mean = mean_us(rs_can, ticks);
     qsort(can_ns, (size_t)ticks, sizeof *can_ns, cmp_i64);
     qsort(rest_ns, (size_t)ticks, sizeof *rest_ns, cmp_i64);
     qsort(base_rest, (size_t)ticks, sizeof *base_rest, cmp_i64);
     qsort(base_can, (size_t)ticks, sizeof *base_can, cmp_i64);
-    double mean = 0;
-    for (long i = 0; i < ticks; i++)
-        mean += (double)can_ns[i] / 1000.0 / (double)ticks;
+    qsort(rs_can, (size_t)ticks, sizeof *rs_can, cmp_i64);
+    qsort(rs_rest, (size_t)ticks, sizeof *rs_rest, cmp_i64);
     printf("biped-stand + 8 CAN nodes on 2 buses (socketpair backend), %ld ticks of 1 ms:\n",
            ticks);
-    printf("  frames per tick: %.2f in, %.2f out\n", fin, fout);
-    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us "
-           "= %.2f us per frame\n",
-           pct(can_ns, ticks, 50), pct(can_ns, ticks, 99), pct(can_ns, ticks, 100), mean,
-           mean / (fin + fout));
+    printf("  MIT + ODrive: frames per tick: %.2f in, %.2f out\n", fin, fout);
+    double mix_pf = pct(can_ns, ticks, 50) / (fin + fout);
+    double rs_pf = pct(rs_can, ticks, 50) / (rin + rout);
+    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us; "
+           "median per frame %.2f us\n",
+           pct(can_ns, ticks, 50), pct(can_ns, ticks, 99), pct(can_ns, ticks, 100), mean, mix_pf);
     printf("  rest of the tick (actuation+physics+sensors): p50 %.1f us, p99 %.1f us\n",
            pct(rest_ns, ticks, 50), pct(rest_ns, ticks, 99));
+    printf("  Robstride: frames per tick: %.2f in, %.2f out\n", rin, rout);
+    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us; "
+           "median per frame %.2f us = %.2fx MIT + ODrive's\n",
+           pct(rs_can, ticks, 50), pct(rs_can, ticks, 99), pct(rs_can, ticks, 100), rs_mean, rs_pf,
+           rs_pf / mix_pf);
+    printf("  rest of the tick: p50 %.1f us, p99 %.1f us\n", pct(rs_rest, ticks, 50),
+           pct(rs_rest, ticks, 99));
+    double mt_pf = pct(mt_can, ticks, 50) / (min_ + mout);
+    printf("  moteus (CAN FD, 20-byte commands, 16-byte replies): frames per tick: %.2f in, "
+           "%.2f out\n",
+           min_, mout);
+    printf("  CAN phases (inputs+outputs): p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us; "
+           "median per frame %.2f us = %.2fx MIT + ODrive's\n",
+           pct(mt_can, ticks, 50), pct(mt_can, ticks, 99), pct(mt_can, ticks, 100), mt_mean, mt_pf,
+           mt_pf / mix_pf);
+    printf("  rest of the tick: p50 %.1f us, p99 %.1f us\n", pct(mt_rest, ticks, 50),
+           pct(mt_rest, ticks, 99));
     printf("  same bench without the CAN module: I/O phases p50 %.1f us; rest p50 %.1f us, "
            "p99 %.1f us\n",
            pct(base_can, ticks, 50), pct(base_rest, ticks, 50), pct(base_rest, ticks, 99));
-    free(can_ns), free(rest_ns), free(base_can), free(base_rest);
+    free(can_ns), free(rest_ns), free(base_can), free(base_rest), free(rs_can), free(rs_rest);
+    free(mt_can), free(mt_rest);
     return latency(text, dir, 3.0) < 0;
 }

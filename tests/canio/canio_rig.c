@@ -49,6 +49,7 @@ int canio_rig_open(struct canio_rig *r, const char *path, const char *text, cons
         struct hs_can_config pc;
         hs_can_config_init(&pc);
         pc.batch_max = HS_CAN_BATCH_MAX;
+        pc.fd = r->cfg->can.buses[i].fd; /* the peer speaks FD where the bus does */
         pc.socketpair_fd = peer_fd[i];
         rc = hs_can_bus_open(&hs_can_socketpair_ops, &pc, &r->peer[i], &d);
         if (rc < 0)
@@ -85,6 +86,11 @@ int canio_send(struct canio_rig *r, uint32_t bus, uint32_t id, const void *data,
     if (len)
         memcpy(f.data, data, len);
     return hs_can_bus_send(r->peer[bus], &f, 1);
+}
+
+int canio_send_frame(struct canio_rig *r, uint32_t bus, const struct hs_can_frame *f)
+{
+    return hs_can_bus_send(r->peer[bus], f, 1);
 }
 
 int canio_recv(struct canio_rig *r, uint32_t bus, struct hs_can_frame *out, unsigned max)

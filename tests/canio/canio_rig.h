@@ -30,6 +30,7 @@ void canio_rig_close(struct canio_rig *r);
 /* One tick of the bench at now_ns, then now_ns advances by the period. */
 int canio_rig_tick(struct canio_rig *r);
 int canio_send(struct canio_rig *r, uint32_t bus, uint32_t id, const void *data, unsigned len);
+int canio_send_frame(struct canio_rig *r, uint32_t bus, const struct hs_can_frame *f);
 /* Receives up to max frames from bus's peer end; returns the count. */
 int canio_recv(struct canio_rig *r, uint32_t bus, struct hs_can_frame *out, unsigned max);
 

@@ -7,6 +7,7 @@
  * the slowest loop, leaving ~1e-3 rad. 0.01 rad allows for that with margin. Wire scaling is
  * checked against the plant's own reading: MIT position is 16 bits over 25 rad (3.8e-4 rad per
  * step), ODrive float32 turns (~5e-7 relative), both plus one tick of motion. */
+#include "mit/mit_config.h"
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -39,7 +40,7 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/%s", src ? src : ".", cfg ? cfg : "config/arm2-can.yaml");
     if (canio_rig_open(&rig, path, NULL, NULL, true) < 0)
         return -1;
-    const struct hs_cfg_mit *m = &rig.cfg->can.nodes[0].mit;
+    const struct hs_cfg_mit *m = hs_cfg_mit(&rig.cfg->can.nodes[0]);
     lim = (struct hs_mit_limits){m->p_min,  m->p_max, m->v_min,  m->v_max, 0,
                                  m->kp_max, 0,        m->kd_max, m->t_min, m->t_max};
     lim_i = lim;

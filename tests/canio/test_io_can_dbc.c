@@ -5,6 +5,7 @@
  * Physics check: with kp = 100 N·m/rad the elbow settles where kp (q* - q) balances gravity
  * and the plant's friction; the arm's gravity torque about the elbow is a few N·m, so q must end
  * within 0.1 rad of q* = 1.0 having started at 0.6, and must sag under gravity once disabled. */
+#include "dbc/dbc_config.h"
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -35,7 +36,7 @@ static int setup(void **state)
     if (canio_rig_open(&rig, path, NULL, NULL, true) < 0)
         return -1;
     struct hs_diag d = {0};
-    if (hs_dbc_load_file(rig.cfg->can.nodes[1].dbc.file, &dbc, &d) < 0)
+    if (hs_dbc_load_file(hs_cfg_dbc(&rig.cfg->can.nodes[1])->file, &dbc, &d) < 0)
         return -1;
     m_cmd = hs_dbc_find_by_name(dbc, "ElbowCmd");
     m_state = hs_dbc_find_by_name(dbc, "ElbowState");

@@ -2,6 +2,7 @@
  * watchdog signal that still puts the CAN boards' stop frames on the wire. The bench is the
  * bundled arm2-can.yaml served over socketpair buses (tests/canio/canio_rig.c); the process
  * that dies is a forked child sharing the bus sockets, the parent is the boards' host. */
+#include "mit/mit_config.h"
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -130,7 +131,7 @@ static void dies_of_with_stop_frames(int sig)
             assert_int_equal(em[i].len, 8);
             assert_int_equal(em[i].data[4], HS_ODRIVE_STATE_IDLE);
         } else {
-            const struct hs_cfg_mit *m = &rig.cfg->can.nodes[0].mit;
+            const struct hs_cfg_mit *m = hs_cfg_mit(&rig.cfg->can.nodes[0]);
             struct hs_mit_limits lim = {m->p_min,  m->p_max, m->v_min,  m->v_max, 0,
                                         m->kp_max, 0,        m->kd_max, m->i_min, m->i_max};
             uint8_t id;

@@ -1,5 +1,8 @@
 /* hs_config: full bench round trip, defaults, relative paths, every error class with its exact
  * file:line:column, the model name check and the lookups. */
+#include "dbc/dbc_config.h"
+#include "mit/mit_config.h"
+#include "odrive/odrive_config.h"
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -157,14 +160,16 @@ static void test_full_config_values(void **state)
     assert_int_equal(c->can.nbuses, 2);
     assert_int_equal(c->can.nodes[1].bus_index, 1);
     assert_int_equal(c->can.nodes[0].id, 2);
-    assert_true(c->can.nodes[0].mit.t_max == 12 && c->can.nodes[0].mit.p_max == 12.5);
-    assert_int_equal(c->can.nodes[1].dbc.binding_count, 3);
-    const struct hs_cfg_binding *b = &c->can.bindings[c->can.nodes[1].dbc.binding_first + 2];
+    assert_true(hs_cfg_mit(&c->can.nodes[0])->t_max == 12 &&
+                hs_cfg_mit(&c->can.nodes[0])->p_max == 12.5);
+    assert_int_equal(hs_cfg_dbc(&c->can.nodes[1])->binding_count, 3);
+    const struct hs_cfg_binding *b =
+        &c->can.bindings[hs_cfg_dbc(&c->can.nodes[1])->binding_first + 2];
     assert_int_equal(b->dir, HS_CFG_BIND_FROM);
     assert_int_equal(b->ref.kind, HS_CFG_REF_SENSOR);
     assert_string_equal(b->ref.name, "torso");
     assert_int_equal(b->ref.quantity, HS_CFG_Q_ACCEL_X);
-    assert_int_equal(c->can.nodes[1].dbc.tx_count, 2);
+    assert_int_equal(hs_cfg_dbc(&c->can.nodes[1])->tx_count, 2);
     assert_int_equal(hs_config_joint_source(c, "ELBOW"), HS_CFG_SOURCE_CAN);
     assert_int_equal(hs_config_joint_source(c, "SHOULDER"), HS_CFG_SOURCE_CAN); /* dbc to: */
     assert_int_equal(hs_config_joint_source(c, "WRIST"), HS_CFG_SOURCE_CONTROLLER);
@@ -207,7 +212,7 @@ static void test_round_trip(void **state)
     assert_true(a->can.nbindings == b->can.nbindings && a->can.ntx == b->can.ntx);
     assert_true(a->sensors.imus[0].gyro_lsb == b->sensors.imus[0].gyro_lsb);
     assert_true(a->models[0].rotation[3] == b->models[0].rotation[3]);
-    assert_string_equal(a->can.nodes[1].dbc.file, b->can.nodes[1].dbc.file);
+    assert_string_equal(hs_cfg_dbc(&a->can.nodes[1])->file, hs_cfg_dbc(&b->can.nodes[1])->file);
     free(text_a);
     free(text_b);
     hs_config_free(a);
@@ -402,7 +407,8 @@ static void test_odrive_controller_keys(void **state)
     char msg[1024] = "";
     if (load_extra(text, &cfg, msg, sizeof msg) < 0)
         fail_msg("%s", msg);
-    const struct hs_cfg_odrive *a = &cfg->can.nodes[0].odrive, *b = &cfg->can.nodes[1].odrive;
+    const struct hs_cfg_odrive *a = hs_cfg_odrive(&cfg->can.nodes[0]),
+                               *b = hs_cfg_odrive(&cfg->can.nodes[1]);
     assert_true(a->pos_gain == 20.0 && a->vel_gain == 1.0 / 6.0);
     assert_true(a->vel_integrator_gain == 2.0 / 6.0 && a->vel_limit == 2.0);
     assert_true(a->vel_limit_tolerance == 1.2);

@@ -1,11 +1,27 @@
-/* DBC nodes: bindings between DBC signals and the bench's joints and sensors. See io_can_dbc.h. */
-#include "io_can_dbc.h"
+/* DBC nodes on the bench: a board described by a DBC file and the config's bindings.
+ *
+ * Receive: a frame whose ID (minus dbc.id_offset) is a DBC message with to: bindings is decoded
+ * (physical values, multiplexing honoured) into the bound joints' commands; a frame shorter than
+ * the message is counted bad and ignored. A remote frame for an on_request tx message, or a
+ * message that is an on_receive trigger, schedules that tx message. Other IDs: not this node.
+ * Joint command (at poll, written into the plant slot): the quantities a joint's bindings name
+ * decide the mode: current_setpoint -> CURRENT; position_setpoint or kp -> POSITION (kp/kd the
+ * bound values, else the bench's hold gains for that joint); velocity_setpoint -> VELOCITY;
+ * torque_setpoint -> TORQUE; a bound enable that reads 0 -> DISABLED. seq advances and
+ * rx_time_ns is the frame's time for every received message that carries one of its signals.
+ * Transmit: cyclic messages every period_s (whole ticks, from the first poll), on_receive and
+ * on_request ones at the poll after their trigger (one frame per trigger or request); from:
+ * bindings fill the payload (zeros elsewhere; multiplexed signals are all written). Safe stop sends
+ * nothing (a DBC board has no protocol-defined disable frame). */
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "can_protocol.h"
+#include "dbc_config.h"
 #include "hilsim/can_dbc.h"
 
 #define CMD_Q_COUNT (HS_CFG_Q_ENABLE + 1) /* the to: quantities come first in the enum */
@@ -50,7 +66,8 @@ struct tx_msg {
 };
 
 struct hs__can_dbc_node {
-    struct hs_can_node base; /* first: the dispatcher hands us this pointer */
+    struct hs_can_port port; /* first: io_can.c's handle */
+    struct hs_can_node base; /* the dispatcher hands us this pointer */
     struct hs_dbc *dbc;
     uint32_t id_offset;
     struct rx_sig *rx;
@@ -74,7 +91,8 @@ static struct tx_msg *tx_for(struct hs__can_dbc_node *n, const struct hs_dbc_mes
 
 static int dbc_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
 {
-    struct hs__can_dbc_node *n = (struct hs__can_dbc_node *)base;
+    struct hs__can_dbc_node *n =
+        (struct hs__can_dbc_node *)(void *)((char *)base - offsetof(struct hs__can_dbc_node, base));
     if ((f->flags & HS_CAN_FLAG_ERR) || f->id < n->id_offset)
         return -ENOENT;
     const struct hs_dbc_message *m =
@@ -215,8 +233,8 @@ static void build_frame(struct hs__can_dbc_node *n, struct tx_msg *t, struct hs_
     n->base.stats.tx_frames++;
 }
 
-int hs__can_dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, int64_t now_ns,
-                          struct hs_can_frame *out, unsigned out_max)
+static int dbc_node_poll(struct hs__can_dbc_node *n, struct hs_bench *bench, int64_t now_ns,
+                         struct hs_can_frame *out, unsigned out_max)
 {
     for (uint32_t i = 0; i < n->nslots; i++)
         if (n->slots[i].seq)
@@ -343,9 +361,9 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
 {
     const struct hs_config *cfg = hs_bench_config(bench);
     const struct hs_cfg_node *cn = &cfg->can.nodes[node];
-    const char *file = cn->dbc.file;
-    for (uint32_t k = 0; k < cn->dbc.binding_count; k++) {
-        const struct hs_cfg_binding *b = &cfg->can.bindings[cn->dbc.binding_first + k];
+    const char *file = hs_cfg_dbc(cn)->file;
+    for (uint32_t k = 0; k < hs_cfg_dbc(cn)->binding_count; k++) {
+        const struct hs_cfg_binding *b = &cfg->can.bindings[hs_cfg_dbc(cn)->binding_first + k];
         const struct hs_dbc_message *m = hs_dbc_find_by_name(n->dbc, b->message);
         if (!m)
             return bind_err(d, cfg, &b->src, node, "message", b->message, file);
@@ -355,8 +373,8 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
         if (b->dir == HS_CFG_BIND_TO && add_to(n, bench, b, m, s) < 0)
             return bind_err(d, cfg, &b->src, node, "joint", b->ref.name, "the bench");
     }
-    for (uint32_t k = 0; k < cn->dbc.tx_count; k++) {
-        const struct hs_cfg_tx *t = &cfg->can.tx[cn->dbc.tx_first + k];
+    for (uint32_t k = 0; k < hs_cfg_dbc(cn)->tx_count; k++) {
+        const struct hs_cfg_tx *t = &cfg->can.tx[hs_cfg_dbc(cn)->tx_first + k];
         struct tx_msg *tm = &n->tx[n->ntx++];
         tm->m = hs_dbc_find_by_name(n->dbc, t->message);
         if (!tm->m)
@@ -373,8 +391,8 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
                 return bind_err(d, cfg, &t->src, node, "trigger message", t->trigger, file);
         }
         tm->from_first = n->nfrom;
-        for (uint32_t i = 0; i < cn->dbc.binding_count; i++) {
-            const struct hs_cfg_binding *b = &cfg->can.bindings[cn->dbc.binding_first + i];
+        for (uint32_t i = 0; i < hs_cfg_dbc(cn)->binding_count; i++) {
+            const struct hs_cfg_binding *b = &cfg->can.bindings[hs_cfg_dbc(cn)->binding_first + i];
             if (b->dir != HS_CFG_BIND_FROM || strcmp(b->message, t->message))
                 continue;
             struct from_sig *fs = &n->from[n->nfrom];
@@ -407,27 +425,34 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
     return 0;
 }
 
-int hs__can_dbc_node_create(struct hs_bench *bench, uint32_t node_index,
-                            struct hs__can_dbc_node **ret_node, struct hs_diag *d)
+static void dbc_destroy(struct hs_can_port *port);
+extern const struct hs_can_protocol hs_can_dbc_protocol;
+
+static int dbc_create(struct hs_bench *bench, uint32_t node_index, struct hs_can_port **ret_port,
+                      struct hs_diag *d)
 {
     const struct hs_config *cfg = hs_bench_config(bench);
     const struct hs_cfg_node *cn = &cfg->can.nodes[node_index];
-    uint32_t nb = cn->dbc.binding_count ? cn->dbc.binding_count : 1;
+    uint32_t nb = hs_cfg_dbc(cn)->binding_count ? hs_cfg_dbc(cn)->binding_count : 1;
     struct hs__can_dbc_node *n = calloc(1, sizeof *n);
     if (n) {
         n->rx = calloc(nb, sizeof *n->rx);
         n->slots = calloc(nb, sizeof *n->slots);
         n->from = calloc(nb, sizeof *n->from);
-        n->tx = calloc(cn->dbc.tx_count ? cn->dbc.tx_count : 1, sizeof *n->tx);
+        n->tx = calloc(hs_cfg_dbc(cn)->tx_count ? hs_cfg_dbc(cn)->tx_count : 1, sizeof *n->tx);
     }
     if (!n || !n->rx || !n->slots || !n->from || !n->tx) {
-        hs__can_dbc_node_destroy(n);
+        dbc_destroy(n ? &n->port : NULL);
         return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
     }
     n->base.ops = &dbc_ops;
-    n->id_offset = cn->dbc.id_offset;
+    n->port.proto = &hs_can_dbc_protocol;
+    n->port.node = &n->base;
+    n->port.cfg = cn;
+    n->port.index = node_index;
+    n->id_offset = hs_cfg_dbc(cn)->id_offset;
     struct hs_diag dd = {0};
-    int r = hs_dbc_load_file(cn->dbc.file, &n->dbc, &dd);
+    int r = hs_dbc_load_file(hs_cfg_dbc(cn)->file, &n->dbc, &dd);
     if (r < 0) {
         char where[HS_DIAG_MSG_MAX];
         hs_diag_format(&dd, where, sizeof where);
@@ -437,15 +462,16 @@ int hs__can_dbc_node_create(struct hs_bench *bench, uint32_t node_index,
         r = resolve(n, bench, node_index, d);
     }
     if (r < 0) {
-        hs__can_dbc_node_destroy(n);
+        dbc_destroy(&n->port);
         return r;
     }
-    *ret_node = n;
+    *ret_port = &n->port;
     return 0;
 }
 
-void hs__can_dbc_node_destroy(struct hs__can_dbc_node *n)
+static void dbc_destroy(struct hs_can_port *port)
 {
+    struct hs__can_dbc_node *n = (struct hs__can_dbc_node *)port;
     if (!n)
         return;
     hs_dbc_free(n->dbc);
@@ -456,14 +482,11 @@ void hs__can_dbc_node_destroy(struct hs__can_dbc_node *n)
     free(n);
 }
 
-struct hs_can_node *hs__can_dbc_node_base(struct hs__can_dbc_node *n)
+/* One frame per tx message per poll at most; never fewer slots than the default. */
+static unsigned dbc_tx_max(const struct hs_can_port *port)
 {
-    return &n->base;
-}
-
-unsigned hs__can_dbc_node_tx_max(const struct hs__can_dbc_node *n)
-{
-    return n->ntx;
+    unsigned n = ((const struct hs__can_dbc_node *)port)->ntx;
+    return n > HS_CAN_PORT_TX_DEFAULT ? n : HS_CAN_PORT_TX_DEFAULT;
 }
 
 static bool add_filter(struct hs_can_config *cfg, const struct hs_dbc_message *m, uint32_t off)
@@ -481,8 +504,10 @@ static bool add_filter(struct hs_can_config *cfg, const struct hs_dbc_message *m
     return true;
 }
 
-bool hs__can_dbc_node_filters(const struct hs__can_dbc_node *n, struct hs_can_config *cfg)
+/* One exact-ID filter per received message, trigger and requested message. */
+static bool dbc_filters(const struct hs_can_port *port, struct hs_can_config *cfg)
 {
+    const struct hs__can_dbc_node *n = (const struct hs__can_dbc_node *)port;
     bool ok = true;
     for (uint32_t i = 0; i < n->nrx; i++)
         ok &= add_filter(cfg, n->rx[i].m, n->id_offset);
@@ -494,3 +519,30 @@ bool hs__can_dbc_node_filters(const struct hs__can_dbc_node *n, struct hs_can_co
     }
     return ok;
 }
+
+static int dbc_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                    struct hs_can_frame *out, unsigned out_max)
+{
+    return dbc_node_poll((struct hs__can_dbc_node *)port, bench, now_ns, out, out_max);
+}
+
+/* Lockstep: a node with to: bindings takes a per-cycle command (any of its received messages);
+ * one that only sends takes none. */
+static int dbc_command_heard(const struct hs_can_port *port)
+{
+    const struct hs__can_dbc_node *n = (const struct hs__can_dbc_node *)port;
+    if (!n->nrx)
+        return -ENOSYS;
+    return n->base.stats.frames_ok != port->frames_ok_at_poll;
+}
+
+/* Safe stop sends nothing: a DBC board has no protocol-defined disable frame. */
+const struct hs_can_protocol hs_can_dbc_protocol = {
+    .name = "dbc",
+    .create = dbc_create,
+    .destroy = dbc_destroy,
+    .filters = dbc_filters,
+    .tx_max = dbc_tx_max,
+    .poll = dbc_poll,
+    .command_heard = dbc_command_heard,
+};

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hilsim/can_mit.h"
+#include "mit_defaults.h"
 
 static const struct hs_can_node_ops mit_ops;
 
@@ -19,18 +20,22 @@ void hs_mit_config_init(struct hs_mit_config *cfg, uint8_t motor_id, uint16_t ma
     cfg->motor_id = motor_id;
     cfg->master_id = master_id;
     cfg->limits = (struct hs_mit_limits){
-        .p_min = -12.5,
-        .p_max = 12.5,
-        .v_min = -50,
-        .v_max = 50,
+        .p_min = HS_MIT_DEFAULT_P_MIN,
+        .p_max = HS_MIT_DEFAULT_P_MAX,
+        .v_min = HS_MIT_DEFAULT_V_MIN,
+        .v_max = HS_MIT_DEFAULT_V_MAX,
         .kp_min = 0,
-        .kp_max = 500,
+        .kp_max = HS_MIT_DEFAULT_KP_MAX,
         .kd_min = 0,
-        .kd_max = 5,
-        .t_min = -18,
-        .t_max = 18,
+        .kd_max = HS_MIT_DEFAULT_KD_MAX,
+        .t_min = HS_MIT_DEFAULT_T_MIN,
+        .t_max = HS_MIT_DEFAULT_T_MAX,
     };
-    cfg->torque_constant_nm_a = 0.091; /* AK80-6 per the manual (at the output: x gear 6) */
+    cfg->timeout_ns = (int64_t)(HS_MIT_DEFAULT_TIMEOUT_S * 1e9 + 0.5);
+    cfg->reply_current = HS_MIT_DEFAULT_REPLY_CURRENT;
+    cfg->i_min = HS_MIT_DEFAULT_I_MIN;
+    cfg->i_max = HS_MIT_DEFAULT_I_MAX;
+    cfg->torque_constant_nm_a = HS_MIT_DEFAULT_KT_NM_A; /* AK80-6 at the output shaft */
 }
 
 static bool range_ok(double lo, double hi)

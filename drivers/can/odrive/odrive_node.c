@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hilsim/can_odrive.h"
+#include "odrive_defaults.h"
 
 #define TWO_PI 6.283185307179586
 /* The firmware's control period: its integrator decays by 0.99 per cycle while saturated. */
@@ -32,16 +33,17 @@ void hs_odrive_config_init(struct hs_odrive_config *cfg, uint8_t node_id)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->node_id = node_id;
-    cfg->heartbeat_period_ns = 100000000;
-    cfg->encoder_period_ns = 10000000;
+    cfg->heartbeat_period_ns = (int64_t)(HS_ODRIVE_DEFAULT_HEARTBEAT_S * 1e9 + 0.5);
+    cfg->encoder_period_ns = (int64_t)(HS_ODRIVE_DEFAULT_ENCODER_S * 1e9 + 0.5);
+    cfg->watchdog_timeout_ns = (int64_t)(HS_ODRIVE_DEFAULT_WATCHDOG_S * 1e9 + 0.5);
     cfg->torque_constant_nm_a = 0.04;
-    cfg->pos_gain = 20.0;
-    cfg->vel_gain = 1.0 / 6.0;
-    cfg->vel_integrator_gain = 2.0 / 6.0;
-    cfg->vel_limit_turn_s = 2.0;
-    cfg->vel_limit_tolerance = 1.2;
-    cfg->enable_vel_limit = true;
-    cfg->enable_torque_mode_vel_limit = true;
+    cfg->pos_gain = HS_ODRIVE_DEFAULT_POS_GAIN;
+    cfg->vel_gain = HS_ODRIVE_DEFAULT_VEL_GAIN;
+    cfg->vel_integrator_gain = HS_ODRIVE_DEFAULT_VEL_INTEGRATOR_GAIN;
+    cfg->vel_limit_turn_s = HS_ODRIVE_DEFAULT_VEL_LIMIT;
+    cfg->vel_limit_tolerance = HS_ODRIVE_DEFAULT_VEL_LIMIT_TOLERANCE;
+    cfg->enable_vel_limit = HS_ODRIVE_DEFAULT_ENABLE_VEL_LIMIT;
+    cfg->enable_torque_mode_vel_limit = HS_ODRIVE_DEFAULT_ENABLE_TORQUE_MODE_VEL_LIMIT;
     cfg->current_limit_a = 10.0;
     cfg->vbus_v = 24.0;
     cfg->encoder_cpr = 8192;

@@ -1,0 +1,242 @@
+/* The CAN fault filter (include/hilsim/can_fault.h) and the registry of open buses the
+ * scenario binds faults with. RT-safe per frame: bounded loops over the batch and at most
+ * HS_CAN_FAULT_RULES_MAX rules, preallocated scratch. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "can_internal.h"
+#include "hilsim/can_fault.h"
+
+struct rule {
+    struct hs_can_fault_rule r;
+    uint32_t pattern_len;
+    atomic_bool active;
+    uint64_t pattern_pos[2]; /* per direction: the threads never share one */
+    uint64_t rng[2];
+    _Atomic uint64_t matched, acted;
+};
+
+struct hs_can_fault_filter {
+    struct rule rules[HS_CAN_FAULT_RULES_MAX];
+    uint32_t nrules;
+    /* tx: the filtered copy of a batch (duplicates can double it); rx: frames moved to the end */
+    struct hs_can_frame tx[2 * HS_CAN_BATCH_MAX];
+    struct hs_can_frame moved[HS_CAN_BATCH_MAX];
+};
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+int hs_can_fault_filter_create(uint64_t seed, struct hs_can_fault_filter **ret)
+{
+    struct hs_can_fault_filter *f = calloc(1, sizeof *f);
+    if (!f)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < HS_CAN_FAULT_RULES_MAX; i++)
+        for (int d = 0; d < 2; d++)
+            f->rules[i].rng[d] = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i * 2u + (unsigned)d + 1);
+    *ret = f;
+    return 0;
+}
+
+void hs_can_fault_filter_destroy(struct hs_can_fault_filter *f)
+{
+    free(f);
+}
+
+int hs_can_fault_filter_add(struct hs_can_fault_filter *f, const struct hs_can_fault_rule *rule,
+                            uint32_t *ret_index)
+{
+    if (f->nrules >= HS_CAN_FAULT_RULES_MAX)
+        return -ENOSPC;
+    if ((unsigned)rule->kind >= HS_CAN_FAULT_KIND_MAX || !(rule->probability >= 0) ||
+        rule->probability > 1 || !(rule->direction & (HS_CAN_FAULT_RX | HS_CAN_FAULT_TX)) ||
+        !memchr(rule->pattern, 0, sizeof rule->pattern))
+        return -EINVAL;
+    for (const char *p = rule->pattern; *p; p++)
+        if (*p != '0' && *p != '1')
+            return -EINVAL;
+    struct rule *r = &f->rules[f->nrules];
+    r->r = *rule;
+    r->pattern_len = (uint32_t)strlen(rule->pattern);
+    atomic_init(&r->active, false);
+    *ret_index = f->nrules++;
+    return 0;
+}
+
+void hs_can_fault_filter_set_active(struct hs_can_fault_filter *f, uint32_t rule, bool on)
+{
+    atomic_store_explicit(&f->rules[rule].active, on, memory_order_release);
+}
+
+void hs_can_fault_filter_counts(const struct hs_can_fault_filter *f, uint32_t rule,
+                                struct hs_can_fault_counts *ret)
+{
+    ret->matched = atomic_load(&f->rules[rule].matched);
+    ret->acted = atomic_load(&f->rules[rule].acted);
+}
+
+/* The first active rule for this frame and direction that decides to act on it, or NULL. */
+static struct rule *decide(struct hs_can_fault_filter *f, const struct hs_can_frame *fr, int dir)
+{
+    for (uint32_t i = 0; i < f->nrules; i++) {
+        struct rule *r = &f->rules[i];
+        if (!(r->r.direction & (1u << dir)) ||
+            !atomic_load_explicit(&r->active, memory_order_acquire))
+            continue;
+        if ((fr->id & r->r.mask) != r->r.id ||
+            (r->r.data0 >= 0 && (fr->len < 1 || fr->data[0] != (uint8_t)r->r.data0)))
+            continue;
+        atomic_fetch_add_explicit(&r->matched, 1, memory_order_relaxed);
+        bool act = true;
+        if (r->pattern_len)
+            act = r->r.pattern[r->pattern_pos[dir]++ % r->pattern_len] == '1';
+        if (act && r->r.probability < 1)
+            act = (double)(next(&r->rng[dir]) >> 11) * 0x1.0p-53 < r->r.probability;
+        if (!act)
+            continue;
+        atomic_fetch_add_explicit(&r->acted, 1, memory_order_relaxed);
+        return r;
+    }
+    return NULL;
+}
+
+static void corrupt(struct rule *r, struct hs_can_frame *fr, int dir)
+{
+    uint64_t bits = next(&r->rng[dir]) | 1; /* never a no-op */
+    for (unsigned k = 0; k < fr->len; k++)
+        fr->data[k] ^= (uint8_t)(bits >> (8 * (k % 8)));
+}
+
+/* Filters frames[0, n) in place; capacity max. Returns the new count. */
+static int filter_rx(void *ctx, struct hs_can_frame *frames, int n, unsigned max)
+{
+    struct hs_can_fault_filter *f = ctx;
+    if (n <= 0)
+        return n;
+    int out = 0, nmoved = 0;
+    for (int i = 0; i < n; i++) {
+        struct hs_can_frame fr = frames[i];
+        struct rule *r = decide(f, &fr, 0);
+        if (!r) {
+            frames[out++] = fr;
+            continue;
+        }
+        switch (r->r.kind) {
+        case HS_CAN_FAULT_DROP:
+            break;
+        case HS_CAN_FAULT_CORRUPT:
+            corrupt(r, &fr, 0);
+            frames[out++] = fr;
+            break;
+        case HS_CAN_FAULT_REORDER:
+            f->moved[nmoved++] = fr;
+            break;
+        case HS_CAN_FAULT_DUPLICATE:
+            frames[out++] = fr;
+            /* the copy goes after the batch's frames, where there is room; else it is lost */
+            if ((unsigned)(n + nmoved) < max)
+                f->moved[nmoved++] = fr;
+            break;
+        default:
+            frames[out++] = fr;
+        }
+    }
+    for (int k = 0; k < nmoved && (unsigned)out < max; k++)
+        frames[out++] = f->moved[k];
+    return out;
+}
+
+static const struct hs_can_frame *filter_tx(void *ctx, const struct hs_can_frame *frames,
+                                            unsigned *n)
+{
+    struct hs_can_fault_filter *f = ctx;
+    unsigned out = 0, nmoved = 0;
+    for (unsigned i = 0; i < *n; i++) {
+        struct hs_can_frame fr = frames[i];
+        struct rule *r = decide(f, &fr, 1);
+        if (!r) {
+            f->tx[out++] = fr;
+            continue;
+        }
+        switch (r->r.kind) {
+        case HS_CAN_FAULT_DROP:
+            break;
+        case HS_CAN_FAULT_CORRUPT:
+            corrupt(r, &fr, 1);
+            f->tx[out++] = fr;
+            break;
+        case HS_CAN_FAULT_DUPLICATE:
+            f->tx[out++] = fr;
+            f->tx[out++] = fr;
+            break;
+        case HS_CAN_FAULT_REORDER:
+            f->moved[nmoved++] = fr;
+            break;
+        default:
+            f->tx[out++] = fr;
+        }
+    }
+    for (unsigned k = 0; k < nmoved; k++)
+        f->tx[out++] = f->moved[k];
+    *n = out;
+    return f->tx;
+}
+
+static int no_rx(void *ctx, struct hs_can_frame *frames, int n, unsigned max)
+{
+    (void)ctx, (void)frames, (void)max;
+    return n;
+}
+
+static const struct hs_can_frame *no_tx(void *ctx, const struct hs_can_frame *frames, unsigned *n)
+{
+    (void)ctx, (void)n;
+    return frames;
+}
+
+/* ---- the bus side ---- */
+static struct hs_can_bus *open_buses[64];
+
+void hs__can_fault_bus_opened(struct hs_can_bus *bus)
+{
+    bus->fault_rx = no_rx;
+    bus->fault_tx = no_tx;
+    bus->fault_ctx = NULL;
+    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
+        if (!open_buses[i]) {
+            open_buses[i] = bus;
+            break;
+        }
+}
+
+void hs__can_fault_bus_closed(struct hs_can_bus *bus)
+{
+    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
+        if (open_buses[i] == bus)
+            open_buses[i] = NULL;
+}
+
+struct hs_can_bus *hs_can_bus_find(const char *iface)
+{
+    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
+        if (open_buses[i] && !strcmp(open_buses[i]->cfg.iface, iface))
+            return open_buses[i];
+    return NULL;
+}
+
+void hs_can_bus_set_fault_filter(struct hs_can_bus *bus, struct hs_can_fault_filter *f)
+{
+    bus->fault_rx = f ? filter_rx : no_rx;
+    bus->fault_tx = f ? filter_tx : no_tx;
+    bus->fault_ctx = f;
+}

@@ -1,0 +1,135 @@
+/* CiA 402 drives on the bench: one joint each, joint-side units (counts_per_rev per joint
+ * revolution, torques per mille of the rated torque at the joint). The node may receive any
+ * identifier (a master can move RPDOs anywhere by SDO), so it asks for no kernel filters.
+ * Stop frame: the node's EMCY "device software" 0x6000 with the generic error bit, so a master
+ * watching EMCY sees the drive go away. The cycle's command (CAN lockstep) is the SYNC. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "can_protocol.h"
+#include "cia402/cia402.h"
+#include "cia402_config.h"
+
+struct c4_port {
+    struct hs_can_joint_port jp; /* first: the port */
+    uint64_t syncs_at_poll;
+    struct hs_cia402_node node;
+};
+
+extern const struct hs_can_protocol hs_can_cia402_protocol;
+
+static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                     struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    struct c4_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = hs_can_joint_port_init(&p->jp, &hs_can_cia402_protocol, bench, index, false, d);
+    if (r < 0)
+        goto fail;
+    const struct hs_cfg_cia402 *s = hs_cfg_cia402(cn);
+    struct hs_cia402_config cc;
+    hs_cia402_config_init(&cc, (uint8_t)cn->id);
+    cc.counts_per_rev = s->counts_per_rev;
+    cc.rated_torque_nm = s->rated_torque_nm;
+    cc.rated_current_a = s->rated_current_a;
+    double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
+    cc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
+                              : kt > 0                        ? kt
+                                                              : cc.torque_constant_nm_a;
+    cc.max_torque_permille = s->max_torque_permille;
+    cc.position_kp_nm_rad = s->position_kp_nm_rad;
+    cc.velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
+    cc.heartbeat_ms = (uint16_t)s->heartbeat_ms;
+    cc.following_error_window = s->following_error_window;
+    cc.following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;
+    struct hs_diag nd = {0};
+    r = hs_cia402_node_init(&p->node, &cc, &nd);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
+                    cn->name, nd.msg);
+        goto fail;
+    }
+    if (s->eds) {
+        r = hs_cia402_node_load_eds_file(&p->node, s->eds, NULL, d);
+        if (r < 0)
+            goto fail; /* the diag names the EDS file, line and column */
+    }
+    p->jp.port.node = &p->node.base;
+    hs_bench_claim_joint(bench, p->jp.joint);
+    *ret = &p->jp.port;
+    return 0;
+fail:
+    free(p);
+    return r;
+}
+
+static void c4_destroy(struct hs_can_port *port)
+{
+    free(port);
+}
+
+static bool c4_filters(const struct hs_can_port *port, struct hs_can_config *cc)
+{
+    (void)port, (void)cc;
+    return false;
+}
+
+static int c4_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                   struct hs_can_frame *out, unsigned out_max)
+{
+    struct c4_port *p = (struct c4_port *)port;
+    struct hs_can_joint_state js;
+    p->syncs_at_poll = p->node.syncs;
+    return hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+}
+
+static unsigned c4_tx_max(const struct hs_can_port *port)
+{
+    (void)port;
+    return HS_CIA402_TXQ;
+}
+
+static int c4_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
+                         struct hs_can_frame *f)
+{
+    (void)bench;
+    const struct c4_port *p = (const struct c4_port *)port;
+    if (p->node.od.cob_id_emcy & 0x80000000u)
+        return 0;
+    memset(f, 0, sizeof *f);
+    f->id = p->node.od.cob_id_emcy & 0x7FF;
+    f->len = 8;
+    f->data[0] = 0x00, f->data[1] = 0x60; /* 0x6000 device software */
+    f->data[2] = (uint8_t)(p->node.od.error_register | 1);
+    return 1;
+}
+
+static void c4_stop(struct hs_can_port *port)
+{
+    struct c4_port *p = (struct c4_port *)port;
+    p->node.state = HS_CIA402_SWITCH_ON_DISABLED;
+    p->node.base.cmd.enabled = false;
+}
+
+static int c4_command_heard(const struct hs_can_port *port)
+{
+    const struct c4_port *p = (const struct c4_port *)port;
+    return p->node.syncs != p->syncs_at_poll;
+}
+
+const struct hs_can_protocol hs_can_cia402_protocol = {
+    .name = "cia402",
+    .create = c4_create,
+    .destroy = c4_destroy,
+    .filters = c4_filters,
+    .tx_max = c4_tx_max,
+    .poll = c4_poll,
+    .stop_frame = c4_stop_frame,
+    .stop = c4_stop,
+    .command_heard = c4_command_heard,
+};

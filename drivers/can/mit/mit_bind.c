@@ -1,0 +1,139 @@
+/* MIT nodes on the bench: one joint each, joint-side units (AK-style actuators sense the output
+ * shaft: p/v/t are the joint's rad, rad/s, N·m; the reply's current is the motor current).
+ * Safe stop: a last reply with zero torque/current at the present position (the real firmware
+ * just stops driving; the exit itself is the host's FD command). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "can_protocol.h"
+#include "hilsim/can_mit.h"
+#include "mit_config.h"
+
+struct mit_port {
+    struct hs_can_joint_port jp; /* first: the port */
+    struct hs_mit_node node;
+};
+
+extern const struct hs_can_protocol hs_can_mit_protocol;
+
+static int mit_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                      struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    struct mit_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = hs_can_joint_port_init(&p->jp, &hs_can_mit_protocol, bench, index, false, d);
+    if (r < 0)
+        goto fail;
+    const struct hs_cfg_mit *m = hs_cfg_mit(cn);
+    struct hs_mit_config mc;
+    hs_mit_config_init(&mc, (uint8_t)cn->id, (uint16_t)m->reply_id);
+    mc.limits = (struct hs_mit_limits){
+        .p_min = m->p_min,
+        .p_max = m->p_max,
+        .v_min = m->v_min,
+        .v_max = m->v_max,
+        .kp_min = 0,
+        .kp_max = m->kp_max,
+        .kd_min = 0,
+        .kd_max = m->kd_max,
+        .t_min = m->t_min,
+        .t_max = m->t_max,
+    };
+    mc.timeout_ns = (int64_t)llround(m->timeout_s * 1e9);
+    mc.reply_current = m->reply == HS_CFG_MIT_REPLY_CURRENT;
+    mc.torque_constant_nm_a = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
+    mc.i_min = m->i_min;
+    mc.i_max = m->i_max;
+    struct hs_diag nd = {0};
+    r = hs_mit_node_init(&p->node, &mc, &nd);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
+                    cn->name, nd.msg);
+        goto fail;
+    }
+    p->jp.port.node = &p->node.base;
+    hs_bench_claim_joint(bench, p->jp.joint);
+    *ret = &p->jp.port;
+    return 0;
+fail:
+    free(p);
+    return r;
+}
+
+static void mit_destroy(struct hs_can_port *port)
+{
+    free(port);
+}
+
+static void mit_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
+{
+    (void)now_ns;
+    struct mit_port *p = (struct mit_port *)port;
+    struct hs_can_joint_state js =
+        hs_can_joint_port_state(&p->jp, hs_bench_joint_reading(bench, p->jp.joint));
+    hs_can_replier_publish(port->replier, port->replier_slot, js.q_rad - p->node.zero_offset_rad,
+                           js.dq_rad_s, p->node.cfg.reply_current ? js.current_a : js.tau_nm);
+}
+
+static int mit_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                    struct hs_can_frame *out, unsigned out_max)
+{
+    struct mit_port *p = (struct mit_port *)port;
+    struct hs_can_node_stats *st = &p->node.base.stats;
+    uint64_t overflow = st->tx_overflow;
+    struct hs_can_joint_state js;
+    int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    if (!port->replier)
+        return k;
+    hs_can_replier_publish(port->replier, port->replier_slot, js.q_rad - p->node.zero_offset_rad,
+                           js.dq_rad_s, p->node.cfg.reply_current ? js.current_a : js.tau_nm);
+    /* already answered by the I/O thread: drop the tick's copies */
+    st->tx_frames -= (uint64_t)(k > 0 ? k : 0);
+    st->tx_overflow = overflow; /* copies it had no room for: not lost */
+    return 0;
+}
+
+static int mit_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
+                          struct hs_can_frame *f)
+{
+    const struct mit_port *p = (const struct mit_port *)port;
+    const struct hs_mit_node *m = &p->node;
+    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, p->jp.joint);
+    struct hs_mit_limits rl = m->cfg.limits;
+    if (m->cfg.reply_current && m->cfg.i_min < m->cfg.i_max)
+        rl.t_min = m->cfg.i_min, rl.t_max = m->cfg.i_max;
+    memset(f, 0, sizeof *f);
+    f->id = m->cfg.master_id;
+    f->len = 6;
+    hs_mit_pack_reply(&rl, m->cfg.motor_id, r->q - m->zero_offset_rad, r->dq, 0.0, f->data);
+    return 1;
+}
+
+static void mit_stop(struct hs_can_port *port)
+{
+    ((struct mit_port *)port)->node.motor_mode = false;
+}
+
+static int mit_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
+                           uint32_t *ret_slot, struct hs_diag *d)
+{
+    int r = hs_can_replier_add_mit(replier, &((struct mit_port *)port)->node.cfg, ret_slot);
+    return r < 0 ? hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus") : 0;
+}
+
+const struct hs_can_protocol hs_can_mit_protocol = {
+    .name = "mit",
+    .create = mit_create,
+    .destroy = mit_destroy,
+    .poll = mit_poll,
+    .stop_frame = mit_stop_frame,
+    .stop = mit_stop,
+    .replier_add = mit_replier_add,
+    .replier_publish = mit_publish,
+    .reply_latency = true,
+};

@@ -1,0 +1,81 @@
+/* moteus nodes on the bench: one joint each, output-shaft units (revolutions of the output,
+ * N·m at the output). Safe stop: no frame (moteus answers only queries); the output goes off. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "can_protocol.h"
+#include "moteus.h"
+#include "moteus_config.h"
+
+struct mt_port {
+    struct hs_can_joint_port jp; /* first: the port */
+    struct hs_mt_node node;
+};
+
+extern const struct hs_can_protocol hs_can_moteus_protocol;
+
+static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                     struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    struct mt_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = hs_can_joint_port_init(&p->jp, &hs_can_moteus_protocol, bench, index, false, d);
+    if (r < 0)
+        goto fail;
+    const struct hs_cfg_moteus *s = hs_cfg_moteus(cn);
+    struct hs_mt_config mc;
+    hs_mt_config_init(&mc, (uint8_t)cn->id);
+    mc.kp_nm_rev = s->kp;
+    mc.kd_nm_s_rev = s->kd;
+    mc.max_torque_nm = s->max_torque_nm;
+    double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
+    mc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
+                              : kt > 0                        ? kt
+                                                              : mc.torque_constant_nm_a;
+    mc.default_timeout_ns = (int64_t)llround(s->default_timeout_s * 1e9);
+    mc.voltage_v = s->voltage_v;
+    mc.temperature_c = s->temperature_c;
+    struct hs_diag nd = {0};
+    r = hs_mt_node_init(&p->node, &mc, &nd);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
+                    cn->name, nd.msg);
+        goto fail;
+    }
+    p->jp.port.node = &p->node.base;
+    hs_bench_claim_joint(bench, p->jp.joint);
+    *ret = &p->jp.port;
+    return 0;
+fail:
+    free(p);
+    return r;
+}
+
+static void mt_destroy(struct hs_can_port *port)
+{
+    free(port);
+}
+
+static int mt_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                   struct hs_can_frame *out, unsigned out_max)
+{
+    struct hs_can_joint_state js;
+    return hs_can_joint_port_poll(&((struct mt_port *)port)->jp, bench, now_ns, &js, out, out_max);
+}
+
+static void mt_stop(struct hs_can_port *port)
+{
+    ((struct mt_port *)port)->node.mode = HS_MT_MODE_STOPPED;
+}
+
+const struct hs_can_protocol hs_can_moteus_protocol = {
+    .name = "moteus",
+    .create = mt_create,
+    .destroy = mt_destroy,
+    .poll = mt_poll,
+    .stop = mt_stop,
+};

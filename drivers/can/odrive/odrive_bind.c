@@ -1,0 +1,159 @@
+/* ODrive nodes on the bench: one joint each, motor-side units (the ODrive's encoder sits on the
+ * motor): positions are motor turns = q_joint * gear_ratio / 2pi, velocities motor turns/s,
+ * torques motor N·m (Kt * Iq) and the gains the firmware's motor-side gains; commands are
+ * brought to the joint by hs_can_joint_port_command (q = q_m / N, kp = kp_m N², kd = kd_m N²,
+ * tau_ff = tau_ff_m N eta; torque mode becomes a current command I = tau_m / Kt).
+ * Safe stop: the axis goes idle and sends one heartbeat saying so (error bits kept). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "can_protocol.h"
+#include "hilsim/can_odrive.h"
+#include "odrive_config.h"
+
+/* The getters a remote request may ask for (answered by the I/O thread with replies: immediate). */
+#define ODRIVE_GETTERS                                                                             \
+    ((1u << HS_ODRIVE_GET_MOTOR_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ERROR) |                     \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ERROR) | (1u << HS_ODRIVE_GET_ENCODER_ESTIMATES) |            \
+     (1u << HS_ODRIVE_GET_ENCODER_COUNT) | (1u << HS_ODRIVE_GET_IQ) |                              \
+     (1u << HS_ODRIVE_GET_SENSORLESS_ESTIMATES) | (1u << HS_ODRIVE_GET_VBUS_VOLTAGE))
+
+struct odrive_port {
+    struct hs_can_joint_port jp; /* first: the port */
+    struct hs_odrive_node node;
+};
+
+extern const struct hs_can_protocol hs_can_odrive_protocol;
+
+static int odrive_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                         struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    struct odrive_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = hs_can_joint_port_init(&p->jp, &hs_can_odrive_protocol, bench, index, true, d);
+    if (r < 0)
+        goto fail;
+    const struct hs_cfg_odrive *o = hs_cfg_odrive(cn);
+    struct hs_odrive_config oc;
+    hs_odrive_config_init(&oc, (uint8_t)cn->id);
+    oc.heartbeat_period_ns = (int64_t)llround(o->heartbeat_period_s * 1e9);
+    oc.encoder_period_ns = (int64_t)llround(o->encoder_period_s * 1e9);
+    oc.watchdog_timeout_ns = (int64_t)llround(o->watchdog_timeout_s * 1e9);
+    oc.pos_gain = o->pos_gain;
+    oc.vel_gain = o->vel_gain;
+    oc.vel_integrator_gain = o->vel_integrator_gain;
+    oc.vel_limit_turn_s = o->vel_limit;
+    oc.vel_limit_tolerance = o->vel_limit_tolerance;
+    oc.enable_vel_limit = o->enable_vel_limit;
+    oc.enable_torque_mode_vel_limit = o->enable_torque_mode_vel_limit;
+    oc.torque_constant_nm_a = p->jp.kt;
+    if (isfinite(p->jp.current_max))
+        oc.current_limit_a = p->jp.current_max;
+    struct hs_diag nd = {0};
+    r = hs_odrive_node_init(&p->node, &oc, &nd);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
+                    cn->name, nd.msg);
+        goto fail;
+    }
+    p->jp.port.node = &p->node.base;
+    hs_bench_claim_joint(bench, p->jp.joint);
+    *ret = &p->jp.port;
+    return 0;
+fail:
+    free(p);
+    return r;
+}
+
+static void odrive_destroy(struct hs_can_port *port)
+{
+    free(port);
+}
+
+/* What the I/O thread answers: every getter's answer, built by the node's own code on a scratch
+ * copy (asked for every getter, its timers off) so its answers match the tick's byte for byte
+ * and the node itself is untouched. */
+static void publish(struct odrive_port *p, int64_t now_ns, const struct hs_can_joint_state *js)
+{
+    struct hs_odrive_node tmp = p->node;
+    // cppcheck-suppress unreadVariable ; read by hs_can_node_poll through &tmp.base
+    tmp.rtr_pending = ODRIVE_GETTERS;
+    tmp.cfg.heartbeat_period_ns = tmp.cfg.encoder_period_ns = tmp.cfg.watchdog_timeout_ns = 0;
+    struct hs_can_frame f[HS_CAN_PORT_TX_DEFAULT];
+    struct hs_can_joint_command cmd;
+    int k = hs_can_node_poll(&tmp.base, now_ns, js, &cmd, f, HS_CAN_PORT_TX_DEFAULT);
+    if (k > 0)
+        hs_can_replier_publish_answers(p->jp.port.replier, p->jp.port.replier_slot, f, (unsigned)k);
+}
+
+static void odrive_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
+{
+    struct odrive_port *p = (struct odrive_port *)port;
+    struct hs_can_joint_state js =
+        hs_can_joint_port_state(&p->jp, hs_bench_joint_reading(bench, p->jp.joint));
+    publish(p, now_ns, &js);
+}
+
+static int odrive_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                       struct hs_can_frame *out, unsigned out_max)
+{
+    struct odrive_port *p = (struct odrive_port *)port;
+    if (port->replier)
+        p->node.rtr_pending = 0; /* answered by the I/O thread; cyclic frames stay here */
+    struct hs_can_joint_state js;
+    int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    if (port->replier)
+        publish(p, now_ns, &js);
+    return k;
+}
+
+static int odrive_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
+                             struct hs_can_frame *f)
+{
+    (void)bench;
+    const struct hs_odrive_node *o = &((const struct odrive_port *)port)->node;
+    memset(f, 0, sizeof *f);
+    f->id = hs_odrive_can_id(o->cfg.node_id, HS_ODRIVE_HEARTBEAT);
+    f->len = 8;
+    hs_odrive_put_u32(f->data, o->axis_error);
+    f->data[4] = HS_ODRIVE_STATE_IDLE;
+    return 1;
+}
+
+static void odrive_stop(struct hs_can_port *port)
+{
+    ((struct odrive_port *)port)->node.axis_state = HS_ODRIVE_STATE_IDLE;
+}
+
+static int odrive_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
+                              uint32_t *ret_slot, struct hs_diag *d)
+{
+    int r = hs_can_replier_add_odrive(replier, ((struct odrive_port *)port)->node.cfg.node_id,
+                                      ODRIVE_GETTERS, ret_slot);
+    return r < 0 ? hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus") : 0;
+}
+
+/* Lockstep: the cycle's command is a set point or state change (cmd.seq moves); remote
+ * requests and getters are not commands. */
+static int odrive_command_heard(const struct hs_can_port *port)
+{
+    const struct odrive_port *p = (const struct odrive_port *)port;
+    return p->node.base.cmd.seq != p->jp.node_seq;
+}
+
+const struct hs_can_protocol hs_can_odrive_protocol = {
+    .name = "odrive",
+    .create = odrive_create,
+    .destroy = odrive_destroy,
+    .poll = odrive_poll,
+    .stop_frame = odrive_stop_frame,
+    .stop = odrive_stop,
+    .replier_add = odrive_replier_add,
+    .replier_publish = odrive_publish,
+    .command_heard = odrive_command_heard,
+};

@@ -1,0 +1,115 @@
+/* Robstride/CyberGear nodes on the bench: one joint each, output-shaft units (the actuators
+ * carry their gearbox: angles, velocities and torques are the joint's). Safe stop: one
+ * feedback frame in reset mode with zero torque at the present position. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "can_protocol.h"
+#include "robstride.h"
+#include "robstride_config.h"
+
+struct rs_port {
+    struct hs_can_joint_port jp; /* first: the port */
+    struct hs_rs_node node;
+};
+
+extern const struct hs_can_protocol hs_can_robstride_protocol;
+
+static double or_model(double v, double model)
+{
+    return isnan(v) ? model : v;
+}
+
+static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                     struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    struct rs_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = hs_can_joint_port_init(&p->jp, &hs_can_robstride_protocol, bench, index, false, d);
+    if (r < 0)
+        goto fail;
+    const struct hs_cfg_robstride *s = hs_cfg_robstride(cn);
+    struct hs_rs_config rc;
+    hs_rs_config_init(&rc, (enum hs_rs_model)s->model, (uint8_t)cn->id);
+    rc.host_id = (uint8_t)s->host_id;
+    rc.limits.p_max = or_model(s->p_max, rc.limits.p_max);
+    rc.limits.v_max = or_model(s->v_max, rc.limits.v_max);
+    rc.limits.t_max = or_model(s->t_max, rc.limits.t_max);
+    rc.limits.kp_max = or_model(s->kp_max, rc.limits.kp_max);
+    rc.limits.kd_max = or_model(s->kd_max, rc.limits.kd_max);
+    rc.timeout_ns = (int64_t)llround(s->timeout_s * 1e9);
+    double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
+    rc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
+                              : kt > 0                        ? kt
+                                                              : rc.limits.t_max / 23.0;
+    rc.vbus_v = s->vbus_v;
+    rc.temp_c = s->temperature_c;
+    struct hs_diag nd = {0};
+    r = hs_rs_node_init(&p->node, &rc, &nd);
+    if (r < 0) {
+        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
+                    cn->name, nd.msg);
+        goto fail;
+    }
+    p->jp.port.node = &p->node.base;
+    hs_bench_claim_joint(bench, p->jp.joint);
+    *ret = &p->jp.port;
+    return 0;
+fail:
+    free(p);
+    return r;
+}
+
+static void rs_destroy(struct hs_can_port *port)
+{
+    free(port);
+}
+
+static int rs_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                   struct hs_can_frame *out, unsigned out_max)
+{
+    struct hs_can_joint_state js;
+    return hs_can_joint_port_poll(&((struct rs_port *)port)->jp, bench, now_ns, &js, out, out_max);
+}
+
+static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
+                         struct hs_can_frame *f)
+{
+    const struct rs_port *p = (const struct rs_port *)port;
+    const struct hs_rs_node *n = &p->node;
+    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, p->jp.joint);
+    struct hs_rs_feedback fb = {
+        .motor_id = n->cfg.motor_id,
+        .host_id = n->host_id,
+        .mode = HS_RS_MODE_RESET,
+        .faults = n->faults,
+        .p_rad = r->q - n->zero_offset_rad,
+        .v_rad_s = r->dq,
+        .t_nm = 0,
+        .temp_c = n->cfg.temp_c,
+    };
+    memset(f, 0, sizeof *f);
+    f->flags = HS_CAN_FLAG_EXT;
+    f->len = 8;
+    f->id = hs_rs_pack_feedback(&n->cfg.limits, &fb, f->data);
+    return 1;
+}
+
+static void rs_stop(struct hs_can_port *port)
+{
+    ((struct rs_port *)port)->node.mode = HS_RS_MODE_RESET;
+}
+
+const struct hs_can_protocol hs_can_robstride_protocol = {
+    .name = "robstride",
+    .create = rs_create,
+    .destroy = rs_destroy,
+    .poll = rs_poll,
+    .stop_frame = rs_stop_frame,
+    .stop = rs_stop,
+};

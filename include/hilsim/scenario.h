@@ -1,0 +1,90 @@
+/* Test scenarios: a timeline of disturbances, scene changes, faults and expectations played
+ * into a bench from a YAML file (scenarios/README.md documents every key), and the verdict.
+ *
+ * Lifecycle: hs_scenario_parse (init only: reads and checks the file, no bench needed) ->
+ * hs_scenario_compile (init only: resolves joint, link and sensor names against a bench and
+ * allocates everything the tick will touch) -> hs_scenario_attach (the bench owns the scenario
+ * from then on and runs it as its one scenario stage: see hs_bench_io_ops) -> ticks (RT-safe:
+ * no allocation, no stdio, bounded loops) -> hs_scenario_finish (non-RT: closes what is still
+ * open) -> reports -> hs_bench_destroy frees it.
+ *
+ * Time is tick time: the scenario's clock is the number of ticks it has seen times the bench's
+ * period, so a scenario runs the same in every clock mode (free-running, lockstep, offline). */
+#ifndef HILSIM_SCENARIO_H
+#define HILSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hilsim/bench.h"
+#include "hilsim/diag.h"
+
+struct hs_scenario_spec; /* a parsed file, not yet bound to a bench */
+struct hs_scenario;      /* bound to a bench, runnable */
+
+/* init only: allocates. base_dir resolves relative paths (NULL: they are errors). On failure
+ * *ret_spec is untouched and diag names file:line:column and the key. */
+int hs_scenario_parse(const char *data, size_t size, const char *name, const char *base_dir,
+                      struct hs_scenario_spec **ret_spec, struct hs_diag *diag);
+int hs_scenario_parse_file(const char *path, struct hs_scenario_spec **ret_spec,
+                           struct hs_diag *diag);
+void hs_scenario_spec_free(struct hs_scenario_spec *spec); /* accepts NULL */
+
+/* init only: allocates. spec is borrowed for the call only. Every name must exist in the bench
+ * (else -EINVAL with the step's file:line:column). */
+int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *bench,
+                        struct hs_scenario **ret, struct hs_diag *diag);
+/* init only: hands the scenario to the bench (its stage; the bench destroys it). Attach after
+ * the CAN and shm modules so their command slots are written before the stage sees them. */
+int hs_scenario_attach(struct hs_scenario *s, struct hs_bench *bench);
+void hs_scenario_destroy(struct hs_scenario *s); /* accepts NULL; not once attached */
+
+/* RT-safe. True once the scenario's duration has been played. */
+bool hs_scenario_done(const struct hs_scenario *s);
+double hs_scenario_duration_s(const struct hs_scenario *s);
+uint64_t hs_scenario_ticks(const struct hs_scenario *s); /* ticks played so far */
+
+enum hs_scenario_status {
+    HS_SCENARIO_PENDING,
+    HS_SCENARIO_PASS,
+    HS_SCENARIO_FAIL,
+    HS_SCENARIO_STATUS_MAX
+};
+
+struct hs_scenario_result {
+    const char *name; /* the step's name (or "step N") */
+    const char *what; /* the expectation in words, e.g. "joint ELBOW within 0.01 of 0.5" */
+    int line;         /* where the file states it */
+    enum hs_scenario_status status;
+    int64_t tick;    /* scenario tick of the pass or fail; -1 when it never started */
+    double time_s;   /* the same in seconds */
+    double value;    /* the measured quantity at that tick (the worst one for "always") */
+    const char *why; /* failure reason (static text), "" on pass */
+};
+
+/* Non-RT: closes every open expectation (an "always" window still open when the run ended, or
+ * one that never began, fails with the reason). Idempotent. */
+void hs_scenario_finish(struct hs_scenario *s);
+uint32_t hs_scenario_expect_count(const struct hs_scenario *s);
+void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scenario_result *ret);
+bool hs_scenario_passed(const struct hs_scenario *s); /* every expectation passed */
+
+/* Non-RT reports after hs_scenario_finish. 0 or negative errno. */
+int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out);
+int hs_scenario_write_json(const struct hs_scenario *s, const char *path);
+int hs_scenario_write_junit(const struct hs_scenario *s, const char *path);
+
+/* Counters per step for tests and the summary: ticks the step was active, activations begun. */
+uint32_t hs_scenario_step_count(const struct hs_scenario *s);
+int hs_scenario_find_step(const struct hs_scenario *s, const char *name); /* i or -ENOENT */
+uint64_t hs_scenario_step_active_ticks(const struct hs_scenario *s, uint32_t step);
+uint64_t hs_scenario_step_activations(const struct hs_scenario *s, uint32_t step);
+int64_t hs_scenario_step_onset(const struct hs_scenario *s, uint32_t step); /* tick or -1 */
+/* Frames a can_fault step dropped, duplicated, corrupted or moved so far (0 for other steps). */
+uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step);
+/* RT-safe: winding temperature (°C) of a joint's thermal model, NAN without one. */
+double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_joint);
+
+#endif

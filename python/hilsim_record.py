@@ -1,0 +1,225 @@
+"""Read a hilsim recording folder (hilsim run --record DIR) with the standard library only.
+
+The format is documented in src/record/README.md. Every record's CRC-32 is checked; a
+truncated or corrupted file raises RecordingError naming the file and the byte offset.
+
+    import hilsim_record
+    rec = hilsim_record.open_recording("/var/lib/hilsim/rec/arm2-20261125T231500Z")
+    t = rec.times()                       # seconds from the first tick
+    q = rec.column("SHOULDER.q")          # one value per recorded tick
+    for cmd in rec.shm: ...               # dicts: ord, joint, shm_mode, mode, q, dq, ...
+    for ev in rec.events: ...             # dicts: kind, tick, a, b, text
+    for f in rec.frames("main"): ...      # dicts: time_us, rx, id, ext, fd, rtr, err, data
+    rec.write_csv("run.csv")              # what PlotJuggler opens
+
+The candump logs are also plain can-utils logs: python-can reads them with
+can.CanutilsLogReader (the trailing R/T is its is_rx).
+"""
+
+import json
+import os
+import struct
+import zlib
+
+__all__ = ["RecordingError", "Recording", "open_recording", "parse_candump_line"]
+
+STATE_MAGIC = b"HSRSTATE"
+ITEMS_MAGIC = b"HSRITEMS"
+VERSION = 1
+HEADER = struct.Struct("<8sIIIIII")  # magic, version, header_size, record_size, nj, ns, nb
+PREFIX = struct.Struct("<QqqII")  # tick, now_ns, real_ns, flags, crc
+ITEM_HEAD = struct.Struct("<BBHIQq")  # type, tx, bus, crc, ord, real_ns
+ITEM_SIZE = 112
+SHM_STALE = 0xFFFFFFFF
+
+STATE_WARMUP, STATE_SAFE_HOLD, STATE_FAULT = 1, 2, 4
+JOINT_FIELDS = ("q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count")
+SENSOR_FIELDS = ("x", "y", "z", "tx", "ty", "tz")
+BODY_FIELDS = ("x", "y", "z", "qw", "qx", "qy", "qz")
+EVENT_KINDS = {1: "overrun", 2: "skip", 3: "safe-hold", 4: "stop", 5: "stall",
+               6: "plant-fault", 7: "shm-refused", 8: "scenario", 9: "lockstep", 10: "note"}
+
+
+class RecordingError(ValueError):
+    """A recording that does not check out; the message names the file and byte offset."""
+
+
+def _header(path, data, magic):
+    if len(data) < HEADER.size:
+        raise RecordingError(f"{path}: truncated file header at byte offset {len(data)}")
+    m, version, hsize, rsize, nj, ns, nb = HEADER.unpack_from(data, 0)
+    if m != magic:
+        raise RecordingError(f"{path}: bad magic at byte offset 0")
+    if version != VERSION:
+        raise RecordingError(f"{path}: format version {version} at byte offset 8, "
+                             f"this reader reads {VERSION}")
+    if hsize != HEADER.size:
+        raise RecordingError(f"{path}: unexpected header size at byte offset 12")
+    return rsize, nj, ns, nb
+
+
+def _records(path, data, rsize):
+    body = len(data) - HEADER.size
+    n, rest = divmod(body, rsize)
+    if rest:
+        raise RecordingError(f"{path}: truncated record at byte offset "
+                             f"{HEADER.size + n * rsize} ({rest} of {rsize} bytes)")
+    for i in range(n):
+        off = HEADER.size + i * rsize
+        yield off, data[off:off + rsize]
+
+
+def _crc_ok(rec, crc_at):
+    zeroed = rec[:crc_at] + b"\0\0\0\0" + rec[crc_at + 4:]
+    return zlib.crc32(zeroed) == struct.unpack_from("<I", rec, crc_at)[0]
+
+
+def parse_candump_line(line):
+    """One can-utils log line -> dict, or None when it is not one."""
+    parts = line.split()
+    if len(parts) not in (3, 4) or not (parts[0].startswith("(") and parts[0].endswith(")")):
+        return None
+    rx = True
+    if len(parts) == 4:
+        if parts[3] not in ("R", "T"):
+            return None
+        rx = parts[3] == "R"
+    ident, sep, data = parts[2].partition("#")
+    if not sep or len(ident) not in (3, 8):
+        return None
+    sec, _, usec = parts[0][1:-1].partition(".")
+    can_id = int(ident, 16)
+    f = {"time_us": int(sec) * 1000000 + int(usec), "iface": parts[1], "rx": rx,
+         "ext": len(ident) == 8 and not can_id & 0x20000000, "err": bool(
+             len(ident) == 8 and can_id & 0x20000000), "fd": False, "rtr": False,
+         "id": can_id & 0x1FFFFFFF, "data": b""}
+    if data.startswith("#"):
+        f["fd"], data = True, data[2:]
+    elif data[:1] in ("R", "r"):
+        f["rtr"], data = True, ""
+    f["data"] = bytes.fromhex(data)
+    return f
+
+
+class Recording:
+    def __init__(self, path):
+        self.path = path
+        mpath = os.path.join(path, "manifest.json")
+        try:
+            with open(mpath) as fh:
+                self.manifest = json.load(fh)
+        except json.JSONDecodeError as e:
+            raise RecordingError(f"{mpath}: {e.msg} at byte offset {e.pos}") from None
+        if self.manifest.get("format") != "hilsim-recording":
+            raise RecordingError(f"{mpath}: not a hilsim recording manifest")
+        sig = self.manifest["signals"]
+        self.joints = list(sig["joints"])
+        self.sensors = [s["name"] for s in sig["sensors"]]
+        self.bodies = list(sig["bodies"])
+        self.signals = ([f"{j}.{f}" for j in self.joints for f in JOINT_FIELDS] +
+                        [f"{s}.{f}" for s in self.sensors for f in SENSOR_FIELDS] +
+                        [f"{b}.{f}" for b in self.bodies for f in BODY_FIELDS])
+        self.ticks, self.now_ns, self.real_ns, self.flags, self.rows = [], [], [], [], []
+        self.rx_counts = []  # per tick: frames the tick took from each CAN bus
+        self.shm, self.events = [], []
+        self._frames = {}
+        buses = [b["name"] for b in self.manifest.get("can_buses", [])]
+        for seg in self.manifest["segments"]:
+            self._read_state(os.path.join(path, seg["state"]))
+            self._read_items(os.path.join(path, seg["shm"]))
+            self._read_items(os.path.join(path, seg["events"]))
+            for b in buses:
+                self._frames.setdefault(b, []).extend(
+                    self._read_candump(os.path.join(path, seg["can"][b])))
+
+    def _read_state(self, path):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        rsize, nj, ns, nb = _header(path, data, STATE_MAGIC)
+        n = nj * len(JOINT_FIELDS) + ns * 6 + nb * 7
+        nbus = len(self.manifest.get("can_buses", []))
+        words = nbus + (nbus & 1)  # u32 frame counts per bus, padded to 8 bytes
+        if (nj, ns, nb) != (len(self.joints), len(self.sensors), len(self.bodies)) or \
+                rsize != PREFIX.size + 8 * n + 4 * words:
+            raise RecordingError(f"{path}: layout differs from the manifest at byte offset 16")
+        cfmt = struct.Struct("<" + "I" * nbus)
+        fmt = struct.Struct("<" + "d" * n)
+        counts = [j * len(JOINT_FIELDS) + 6 for j in range(nj)]
+        for off, rec in _records(path, data, rsize):
+            if not _crc_ok(rec, 28):
+                raise RecordingError(f"{path}: corrupted state record (CRC mismatch) at byte "
+                                     f"offset {off}")
+            tick, now, real, flags, _ = PREFIX.unpack_from(rec, 0)
+            row = list(fmt.unpack_from(rec, PREFIX.size))
+            for c in counts:  # the encoder counter is stored as its uint64 bits
+                row[c] = float(struct.unpack_from("<Q", rec, PREFIX.size + 8 * c)[0])
+            self.ticks.append(tick)
+            self.now_ns.append(now)
+            self.real_ns.append(real)
+            self.flags.append(flags)
+            self.rows.append(row)
+            self.rx_counts.append(cfmt.unpack_from(rec, PREFIX.size + 8 * n))
+
+    def _read_items(self, path):
+        with open(path, "rb") as fh:
+            data = fh.read()
+        rsize, *_ = _header(path, data, ITEMS_MAGIC)
+        if rsize != ITEM_SIZE:
+            raise RecordingError(f"{path}: unexpected record size at byte offset 16")
+        for off, rec in _records(path, data, rsize):
+            if not _crc_ok(rec, 4):
+                raise RecordingError(f"{path}: corrupted record (CRC mismatch) at byte offset "
+                                     f"{off}")
+            typ, _, _, _, ordinal, real = ITEM_HEAD.unpack_from(rec, 0)
+            if typ == 1:
+                joint, shm_mode, mode, _ = struct.unpack_from("<IIII", rec, 24)
+                v = struct.unpack_from("<7d", rec, 40)
+                rx_time, seq = struct.unpack_from("<qQ", rec, 96)
+                self.shm.append(dict(ord=ordinal, real_ns=real, joint=joint,
+                                     stale=shm_mode == SHM_STALE, shm_mode=shm_mode, mode=mode,
+                                     q=v[0], dq=v[1], kp=v[2], kd=v[3], tau_ff=v[4],
+                                     current=v[5], velocity=v[6], rx_time_ns=rx_time, seq=seq))
+            elif typ == 2:
+                kind, _, tick, a, b = struct.unpack_from("<IIQqq", rec, 24)
+                text = rec[56:104].split(b"\0", 1)[0].decode("utf-8", "replace")
+                self.events.append(dict(ord=ordinal, real_ns=real,
+                                        kind=EVENT_KINDS.get(kind, str(kind)), tick=tick, a=a,
+                                        b=b, text=text))
+            else:
+                raise RecordingError(f"{path}: unknown record type {typ} at byte offset {off}")
+
+    @staticmethod
+    def _read_candump(path):
+        out, off = [], 0
+        with open(path, "rb") as fh:
+            for n, raw in enumerate(fh, 1):
+                line = raw.decode("ascii", "replace").strip()
+                if line:
+                    f = parse_candump_line(line)
+                    if f is None:
+                        raise RecordingError(f"{path}:{n}: not a candump log line at byte "
+                                             f"offset {off}")
+                    out.append(f)
+                off += len(raw)
+        return out
+
+    def frames(self, bus):
+        return self._frames[bus]
+
+    def times(self):
+        t0 = self.now_ns[0] if self.now_ns else 0
+        return [(t - t0) / 1e9 for t in self.now_ns]
+
+    def column(self, name):
+        k = self.signals.index(name)
+        return [row[k] for row in self.rows]
+
+    def write_csv(self, path):
+        with open(path, "w") as fh:
+            fh.write(",".join(["time"] + self.signals) + "\n")
+            for t, row in zip(self.times(), self.rows):
+                fh.write(",".join([f"{t:.9f}"] + [repr(v) for v in row]) + "\n")
+
+
+def open_recording(path):
+    return Recording(path)

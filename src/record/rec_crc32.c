@@ -1,0 +1,16 @@
+/* CRC-32 (IEEE 802.3, reflected, as zlib and Python's zlib.crc32 compute it) for the records
+ * of state.bin, shm.bin and events.bin: a reader can tell a torn or corrupted record from a
+ * good one. Bitwise, no table: the writer thread computes it, never the tick. */
+#include "rec_internal.h"
+
+uint32_t hs__rec_crc32(const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+}

@@ -1,0 +1,152 @@
+/* Looking at a recording: a CSV PlotJuggler opens as it is (a header, a time column in
+ * seconds, one column per signal) and an SVG with one panel per chosen signal, recorded beside
+ * replayed, so a divergence shows at a glance. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "rec_internal.h"
+
+static int all_or_given(const struct hs_recording *rec, const int *signals, uint32_t n, uint32_t i)
+{
+    return n ? signals[i] : (int)i;
+}
+
+int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n)
+{
+    uint32_t cols = n ? n : rec->state_stride;
+    char name[256];
+    fprintf(out, "time");
+    for (uint32_t i = 0; i < cols; i++) {
+        hs_recording_signal_name(rec, (uint32_t)all_or_given(rec, signals, n, i), name,
+                                 sizeof name);
+        fprintf(out, ",%s", name);
+        if (replayed)
+            fprintf(out, ",%s.replay", name);
+    }
+    fprintf(out, "\n");
+    int64_t t0 = rec->nstates ? rec->now_ns[0] : 0;
+    for (uint32_t k = 0; k < rec->nstates; k++) {
+        fprintf(out, "%.9f", (double)(rec->now_ns[k] - t0) / 1e9);
+        const double *v = rec->values + (size_t)k * rec->state_stride;
+        const double *w =
+            replayed && k < nreplayed ? replayed + (size_t)k * rec->state_stride : NULL;
+        for (uint32_t i = 0; i < cols; i++) {
+            int c = all_or_given(rec, signals, n, i);
+            fprintf(out, ",%.17g", v[c]);
+            if (replayed) {
+                if (w)
+                    fprintf(out, ",%.17g", w[c]);
+                else
+                    fprintf(out, ",");
+            }
+        }
+        fprintf(out, "\n");
+    }
+    return ferror(out) ? -EIO : 0;
+}
+
+#define W 900.0
+#define PH 180.0 /* panel height */
+#define ML 80.0
+#define MR 20.0
+#define MT 30.0
+
+static void escape(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else
+            fputc(*s, out);
+}
+
+/* At most this many points per polyline: a long run is decimated by taking every k-th tick. */
+#define MAX_POINTS 4000
+
+static void polyline(FILE *out, const double *vals, uint32_t stride, int col, uint32_t n,
+                     const int64_t *now, double t0, double tspan, double lo, double hi, double y0,
+                     const char *style)
+{
+    uint32_t step = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
+    fprintf(out, "<polyline fill=\"none\" %s points=\"", style);
+    for (uint32_t k = 0; k < n; k += step) {
+        double v = vals[(size_t)k * stride + (uint32_t)col];
+        if (!isfinite(v))
+            continue;
+        double x = ML + ((double)now[k] - t0) / tspan * (W - ML - MR);
+        double y = y0 + PH - 20 - (v - lo) / (hi - lo) * (PH - 40);
+        fprintf(out, "%.1f,%.1f ", x, y);
+    }
+    fprintf(out, "\"/>\n");
+}
+
+int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord)
+{
+    uint32_t cols = n ? n : (rec->njoints ? rec->njoints : 1);
+    double H = MT + cols * PH + 10;
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+            "fill=\"white\"/>\n<text x=\"%.0f\" y=\"18\" font-size=\"14\">",
+            W, H, ML);
+    escape(out, rec->dir ? rec->dir : "");
+    fprintf(out, ": recorded (solid) and replayed (dashed)</text>\n");
+    if (!rec->nstates)
+        return fprintf(out, "</svg>\n") < 0 ? -EIO : 0;
+    double t0 = (double)rec->now_ns[0];
+    double tspan = (double)(rec->now_ns[rec->nstates - 1] - rec->now_ns[0]);
+    if (tspan <= 0)
+        tspan = 1;
+    for (uint32_t i = 0; i < cols; i++) {
+        /* default: every joint's q */
+        int c = n ? signals[i] : (int)(i * HS_REC_JOINT_FIELDS);
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t k = 0; k < rec->nstates; k++) {
+            double v = rec->values[(size_t)k * rec->state_stride + (uint32_t)c];
+            double w = replayed && k < nreplayed
+                           ? replayed[(size_t)k * rec->state_stride + (uint32_t)c]
+                           : v;
+            if (isfinite(v))
+                lo = fmin(lo, v), hi = fmax(hi, v);
+            if (isfinite(w))
+                lo = fmin(lo, w), hi = fmax(hi, w);
+        }
+        if (!(hi > lo)) {
+            double m = isfinite(lo) ? lo : 0;
+            lo = m - 1, hi = m + 1;
+        }
+        double y0 = MT + i * PH;
+        char name[256];
+        hs_recording_signal_name(rec, (uint32_t)c, name, sizeof name);
+        fprintf(out,
+                "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+                "stroke=\"#999\"/>\n<text x=\"%.0f\" y=\"%.0f\">",
+                ML, y0 + 10, W - ML - MR, PH - 20, ML + 5, y0 + 24);
+        escape(out, name);
+        fprintf(out,
+                "</text>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n"
+                "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n",
+                ML - 5, y0 + 24, hi, ML - 5, y0 + PH - 12, lo);
+        polyline(out, rec->values, rec->state_stride, c, rec->nstates, rec->now_ns, t0, tspan, lo,
+                 hi, y0, "stroke=\"#1f77b4\" stroke-width=\"1.5\"");
+        if (replayed)
+            polyline(out, replayed, rec->state_stride, c, nreplayed, rec->now_ns, t0, tspan, lo, hi,
+                     y0, "stroke=\"#d62728\" stroke-width=\"1.2\" stroke-dasharray=\"6,4\"");
+        if (mark_ord >= 0 && (uint32_t)mark_ord < rec->nstates) {
+            double x = ML + ((double)rec->now_ns[mark_ord] - t0) / tspan * (W - ML - MR);
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ff7f0e\"/>\n",
+                    x, y0 + 10, x, y0 + PH - 10);
+        }
+    }
+    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">t = 0 .. %.3f s</text>\n</svg>\n", ML, H - 2,
+            tspan / 1e9);
+    return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,191 @@
+/* Internal to src/record: the on-disk layout (README.md documents it for other readers), the
+ * rings between the tick and the writer thread, and the recorder object. */
+#ifndef HS_REC_INTERNAL_H
+#define HS_REC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "hilsim/record.h"
+
+/* ---- on disk (host byte order: little-endian on every supported host) ---- */
+#define HS__REC_STATE_MAGIC "HSRSTATE"
+#define HS__REC_ITEMS_MAGIC "HSRITEMS"
+#define HS__REC_VERSION 1u
+
+struct hs__rec_file_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_size; /* sizeof this struct: 32 */
+    uint32_t record_size;
+    uint32_t njoints, nsensors, nbodies; /* state files; 0 in item files */
+};
+
+/* A state record: this prefix, then njoints x 7, nsensors x 6, nbodies x 7 eight-byte values,
+ * then per CAN bus a u32: the frames the tick took from that bus (padded with a zero u32 to a
+ * multiple of 8 bytes). crc: CRC-32 (IEEE) of the whole record with crc as 0. A joint's seventh
+ * value holds the raw encoder counter's bits (uint64), the others are doubles. */
+struct hs__rec_state_prefix {
+    uint64_t tick;
+    int64_t now_ns;
+    int64_t real_ns;
+    uint32_t flags;
+    uint32_t crc;
+};
+
+enum { HS__REC_ITEM_SHM = 1, HS__REC_ITEM_EVENT = 2, HS__REC_ITEM_FRAME = 3 };
+
+/* An item: the ring's unit, and (shm, event) a 112-byte record of shm.bin / events.bin. */
+struct hs__rec_item {
+    uint8_t type; /* HS__REC_ITEM_* */
+    uint8_t tx;   /* frames: sent by hilsim */
+    uint16_t bus; /* frames: config bus index */
+    uint32_t crc; /* on disk: CRC-32 of the record with crc as 0 */
+    uint64_t ord; /* ordinal of the tick being recorded */
+    int64_t real_ns;
+    union {
+        struct {
+            uint32_t joint, shm_mode, mode, pad;
+            double v[7]; /* q dq kp kd tau_ff current velocity */
+            int64_t rx_time_ns;
+            uint64_t seq;
+        } shm;
+        struct {
+            uint32_t kind, pad;
+            uint64_t tick;
+            int64_t a, b;
+            char text[HS_REC_TEXT_MAX];
+        } ev;
+        struct {
+            uint32_t id;
+            uint8_t flags, len, pad[2];
+            uint8_t data[64];
+        } fr;
+    } u;
+};
+_Static_assert(sizeof(struct hs__rec_item) == 112, "item record layout is on disk");
+_Static_assert(sizeof(struct hs__rec_file_header) == 32, "file header layout is on disk");
+_Static_assert(sizeof(struct hs__rec_state_prefix) == 32, "state prefix layout is on disk");
+
+uint32_t hs__rec_crc32(const void *buf, size_t len); /* RT-safe, pure */
+/* Non-RT: the file's SHA-256 as 64 hex digits + NUL. 0 or -errno. */
+int hs__rec_sha256_file(const char *path, char hex[65]);
+
+/* ---- rings ---- */
+/* Many producers (the tick, a bus's reply thread, the supervisor), one consumer (the writer):
+ * a bounded queue with a sequence number per cell (Vyukov). A producer claims a cell with one
+ * compare-and-swap and publishes it with a release store; a full ring refuses at once. */
+struct hs__rec_cell {
+    _Atomic uint64_t seq;
+    struct hs__rec_item item;
+};
+
+struct hs__rec_items_ring {
+    struct hs__rec_cell *cells; /* owned */
+    uint64_t mask;
+    _Alignas(64) _Atomic uint64_t head;
+    _Alignas(64) _Atomic uint64_t tail; /* consumer only */
+    _Alignas(64) _Atomic uint64_t dropped;
+    _Atomic uint64_t pushed;
+};
+
+int hs__rec_items_init(struct hs__rec_items_ring *r, uint32_t capacity); /* init only */
+void hs__rec_items_free(struct hs__rec_items_ring *r);
+/* RT-safe, any producer thread. 0 or -ENOBUFS (dropped and counted). */
+int hs__rec_items_push(struct hs__rec_items_ring *r, const struct hs__rec_item *it);
+int hs__rec_items_pop(struct hs__rec_items_ring *r, struct hs__rec_item *ret); /* -EAGAIN */
+
+/* One producer (the tick), one consumer: fixed-size state records written in place. */
+struct hs__rec_state_ring {
+    uint8_t *buf; /* owned: capacity x stride */
+    uint32_t stride, mask;
+    _Alignas(64) _Atomic uint64_t head;
+    _Alignas(64) _Atomic uint64_t tail;
+    _Alignas(64) _Atomic uint64_t dropped;
+};
+
+int hs__rec_states_init(struct hs__rec_state_ring *r, uint32_t capacity, uint32_t stride);
+void hs__rec_states_free(struct hs__rec_state_ring *r);
+/* RT-safe, producer: the next free record, or NULL when full (then counted as dropped). */
+void *hs__rec_states_reserve(struct hs__rec_state_ring *r);
+void hs__rec_states_commit(struct hs__rec_state_ring *r);
+/* consumer: the oldest record or NULL; release it with hs__rec_states_release. */
+const void *hs__rec_states_peek(struct hs__rec_state_ring *r);
+void hs__rec_states_release(struct hs__rec_state_ring *r);
+
+/* ---- the recorder ---- */
+#define HS__REC_MAX_BUSES 8
+
+struct hs__rec_bus_tap {
+    struct hs_recorder *rec;
+    uint16_t bus;
+};
+
+struct hs__rec_seg_files {
+    FILE *state, *shm, *events;
+    FILE *can[HS__REC_MAX_BUSES];
+};
+
+struct hs_recorder {
+    struct hs_rec_opts o;
+    char *dir;
+    struct hs_bench *bench;
+    const struct hs_config *cfg;
+    uint32_t njoints, nsensors, nbodies;
+    uint32_t bodies[HS_CFG_MAX_MODELS];   /* world body index of each recorded root */
+    uint32_t state_size;                  /* bytes per state record */
+    uint32_t nbuses;                      /* CAN buses counted in each state record */
+    uint32_t rx_count[HS__REC_MAX_BUSES]; /* tick side: frames taken this tick, per bus */
+    struct hs__rec_items_ring items;
+    struct hs__rec_state_ring states;
+    struct hs__rec_bus_tap bus_taps[HS__REC_MAX_BUSES];
+    bool bus_tapped[HS__REC_MAX_BUSES];
+    struct hs_bench_tap bench_tap;
+
+    /* tick side */
+    _Atomic uint64_t ord; /* ordinal of the tick being recorded; tap threads read it */
+    int64_t inputs_real_ns;
+    bool attached;
+
+    /* writer side */
+    pthread_t writer;
+    bool writer_running;
+    _Atomic bool stop;
+    struct hs__rec_seg_files f;
+    uint32_t segment;           /* current segment number (0: unsuffixed names) */
+    uint64_t seg_bytes;         /* bytes in the current segment */
+    int64_t seg_start_ns;       /* CLOCK_MONOTONIC when it began */
+    uint64_t *seg_first_tick;   /* per segment: its first tick (writer's, grows) */
+    uint32_t seg_first_deleted; /* segments below this were deleted (keep_segments) */
+    _Atomic uint64_t bytes_written;
+    _Atomic uint64_t states_written;
+    _Atomic int write_error;
+    int64_t start_real_ns, end_real_ns;
+    char start_utc[32];
+    char stop_reason[64];
+    bool finished;
+    void *signals_json; /* json_t: the names, taken while the bench exists (rec_manifest.c) */
+    struct hs__rec_item *sortbuf; /* frames of one drain, sorted by time per bus */
+    uint32_t sortcap;
+};
+
+/* recorder.c: RT-safe. The state payload of one tick (layout above) from the bench's readings;
+ * bodies: the world body of each recorded root. */
+void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32_t nbodies,
+                        double *v);
+
+/* rec_writer.c */
+int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d);
+void hs__rec_close_segment(struct hs_recorder *rec);
+void *hs__rec_writer_main(void *arg);
+/* One frame as a candump log line (with " R"/" T"), NUL-terminated; returns its length. */
+size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char *iface,
+                            const struct hs__rec_item *it);
+/* rec_manifest.c: non-RT; final adds the counts and marks the recording complete. */
+int hs__rec_write_manifest(struct hs_recorder *rec, bool final);
+void hs__rec_manifest_free(struct hs_recorder *rec);
+/* Segment file name: base "state", ext "bin" -> "state.bin" or "state.3.bin". */
+void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext);
+
+#endif

@@ -1,0 +1,201 @@
+/* manifest.json: what a replay needs to rebuild the bench (the config copied beside it, where
+ * its relative paths resolve, the models' hashes) and what an engineer needs to trust the
+ * recording (version, commit, host audit, clock mode, drop counts). Written when recording
+ * starts (complete: false), at each rotation, and at the end (complete: true), each time to a
+ * temporary file renamed over the old one, so a crash leaves a readable manifest. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec_internal.h"
+
+#ifndef HS_GIT_COMMIT
+#define HS_GIT_COMMIT "unknown"
+#endif
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    if (!in)
+        return -errno;
+    FILE *out = fopen(to, "wbx");
+    if (!out) {
+        int e = -errno;
+        fclose(in);
+        return e;
+    }
+    char buf[8192];
+    size_t n;
+    int r = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n) {
+            r = -EIO;
+            break;
+        }
+    if (ferror(in))
+        r = -EIO;
+    fclose(in);
+    if (fclose(out) != 0 && !r)
+        r = -EIO;
+    return r;
+}
+
+static json_t *file_entry(const char *path)
+{
+    char hex[65];
+    json_t *o = json_object();
+    json_object_set_new(o, "path", json_string(path));
+    if (hs__rec_sha256_file(path, hex) == 0)
+        json_object_set_new(o, "sha256", json_string(hex));
+    return o;
+}
+
+static json_t *signals(const struct hs_recorder *rec)
+{
+    static const char *const stypes[] = {
+        [HS_SENSOR_ACCEL] = "accel", [HS_SENSOR_GYRO] = "gyro", [HS_SENSOR_FORCE] = "force"};
+    json_t *s = json_object();
+    json_t *j = json_array(), *se = json_array(), *b = json_array();
+    for (uint32_t i = 0; i < rec->njoints; i++)
+        json_array_append_new(j, json_string(hs_bench_joint(rec->bench, i)->name));
+    for (uint32_t i = 0; i < rec->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(rec->bench, i);
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(bs->name));
+        unsigned t = (unsigned)bs->type;
+        json_object_set_new(o, "type", json_string(t < 3 && stypes[t] ? stypes[t] : "other"));
+        json_array_append_new(se, o);
+    }
+    for (uint32_t i = 0; i < rec->nbodies; i++)
+        json_array_append_new(b, json_string(rec->cfg->models[rec->bodies[i]].name));
+    json_object_set_new(s, "joints", j);
+    json_object_set_new(
+        s, "joint_fields",
+        json_pack("[sssssss]", "q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count"));
+    json_object_set_new(s, "sensors", se);
+    json_object_set_new(s, "sensor_fields", json_pack("[ssssss]", "x", "y", "z", "tx", "ty", "tz"));
+    json_object_set_new(s, "bodies", b);
+    json_object_set_new(s, "body_fields",
+                        json_pack("[sssssss]", "x", "y", "z", "qw", "qx", "qy", "qz"));
+    return s;
+}
+
+static json_t *segments(const struct hs_recorder *rec)
+{
+    json_t *a = json_array();
+    for (uint32_t s = rec->seg_first_deleted; s <= rec->segment; s++) {
+        char name[256];
+        json_t *o = json_object();
+        json_object_set_new(o, "index", json_integer(s));
+        if (rec->seg_first_tick && rec->seg_first_tick[s] != UINT64_MAX)
+            json_object_set_new(o, "first_tick", json_integer((json_int_t)rec->seg_first_tick[s]));
+        hs__rec_seg_name(name, sizeof name, "state", s, "bin");
+        json_object_set_new(o, "state", json_string(name));
+        hs__rec_seg_name(name, sizeof name, "shm", s, "bin");
+        json_object_set_new(o, "shm", json_string(name));
+        hs__rec_seg_name(name, sizeof name, "events", s, "bin");
+        json_object_set_new(o, "events", json_string(name));
+        json_t *can = json_object();
+        for (uint32_t i = 0; i < rec->cfg->can.nbuses && i < HS__REC_MAX_BUSES; i++) {
+            char base[128];
+            snprintf(base, sizeof base, "can-%s", rec->cfg->can.buses[i].name);
+            hs__rec_seg_name(name, sizeof name, base, s, "log");
+            json_object_set_new(can, rec->cfg->can.buses[i].name, json_string(name));
+        }
+        json_object_set_new(o, "can", can);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+void hs__rec_manifest_free(struct hs_recorder *rec)
+{
+    json_decref(rec->signals_json);
+    rec->signals_json = NULL;
+}
+
+int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
+{
+    const struct hs_config *cfg = rec->cfg;
+    char path[4096], tmp[4096];
+    json_t *m = json_object();
+    json_object_set_new(m, "format", json_string("hilsim-recording"));
+    json_object_set_new(m, "format_version", json_integer(HS__REC_VERSION));
+    json_object_set_new(m, "hilsim_version",
+                        json_string(rec->o.version ? rec->o.version : HS_VERSION));
+    json_object_set_new(m, "hilsim_commit", json_string(HS_GIT_COMMIT));
+    json_object_set_new(m, "bench", json_string(cfg->bench.name));
+    json_object_set_new(m, "start_utc", json_string(rec->start_utc));
+    json_object_set_new(m, "start_realtime_ns", json_integer(rec->start_real_ns));
+    json_object_set_new(m, "clock_mode",
+                        json_string(rec->o.clock_mode ? rec->o.clock_mode : "realtime"));
+    json_object_set_new(m, "period_ns", json_integer((json_int_t)cfg->rt.period_ns));
+    json_object_set_new(m, "warmup_ticks", json_integer(cfg->rt.warmup_ticks));
+    json_object_set_new(m, "noise_seed", json_integer((json_int_t)cfg->sensors.noise_seed));
+
+    /* The config as read, and where its relative paths resolve: a replay loads the copy with
+     * that base, so it builds the bench the run had even if the original file changed. */
+    json_t *c = json_object();
+    if (rec->o.config_path) {
+        snprintf(path, sizeof path, "%s/config.yaml", rec->dir);
+        if (access(path, F_OK) != 0) {
+            int r = copy_file(rec->o.config_path, path);
+            if (r < 0) {
+                json_decref(m);
+                json_decref(c);
+                return r;
+            }
+        }
+        json_object_set_new(c, "original", file_entry(rec->o.config_path));
+        json_object_set_new(c, "copy", json_string("config.yaml"));
+    }
+    json_object_set_new(c, "base_dir", json_string(cfg->base_dir ? cfg->base_dir : ""));
+    json_object_set_new(m, "config", c);
+    json_t *models = json_array();
+    for (uint32_t i = 0; i < cfg->nmodels; i++) {
+        json_t *o = file_entry(cfg->models[i].file);
+        json_object_set_new(o, "name", json_string(cfg->models[i].name));
+        json_array_append_new(models, o);
+    }
+    json_object_set_new(m, "models", models);
+    json_t *buses = json_array();
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++)
+        json_array_append_new(buses, json_pack("{s:s,s:s}", "name", cfg->can.buses[i].name,
+                                               "interface", cfg->can.buses[i].interface));
+    json_object_set_new(m, "can_buses", buses);
+    if (rec->o.audit_json) {
+        json_t *a = json_loads(rec->o.audit_json, 0, NULL);
+        json_object_set_new(m, "host_audit", a ? a : json_string(rec->o.audit_json));
+    }
+    if (!rec->signals_json) /* the first write happens while the bench exists */
+        rec->signals_json = signals(rec);
+    json_object_set(m, "signals", rec->signals_json);
+    json_object_set_new(m, "segments", segments(rec));
+    json_object_set_new(m, "rotation",
+                        json_pack("{s:I,s:f,s:i}", "bytes", (json_int_t)rec->o.rotate_bytes,
+                                  "seconds", rec->o.rotate_s, "keep_segments",
+                                  (int)rec->o.keep_segments));
+    struct hs_rec_stats st;
+    hs_rec_stats(rec, &st);
+    json_object_set_new(m, "complete", json_boolean(final));
+    json_object_set_new(m, "ticks", json_integer((json_int_t)st.ticks));
+    json_object_set_new(m, "dropped",
+                        json_pack("{s:I,s:I}", "states", (json_int_t)st.dropped_states, "items",
+                                  (json_int_t)st.dropped_items));
+    if (final) {
+        json_object_set_new(m, "end_realtime_ns", json_integer(rec->end_real_ns));
+        json_object_set_new(m, "stop_reason", json_string(rec->stop_reason));
+        json_object_set_new(m, "bytes", json_integer((json_int_t)st.bytes_written));
+        if (st.write_error)
+            json_object_set_new(m, "write_error", json_string(strerror(-st.write_error)));
+    }
+    snprintf(path, sizeof path, "%s/manifest.json", rec->dir);
+    snprintf(tmp, sizeof tmp, "%s/.manifest.json.tmp", rec->dir);
+    int r = json_dump_file(m, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 ? 0 : -EIO;
+    json_decref(m);
+    if (r == 0 && rename(tmp, path) != 0)
+        r = -errno;
+    return r;
+}

@@ -1,0 +1,425 @@
+/* Replay: the recorded inputs into a bench rebuilt from the recording's config, offline, tick by
+ * tick with the recorded now_ns, and the replayed state compared with the recorded one.
+ *
+ * What is fed, and when:
+ *   shm      each recorded slot write, before the tick it happened in (the shm module's inputs
+ *            phase wrote it then; nothing else in that tick reads the slot earlier);
+ *   CAN      each frame hilsim received (R in the candump log) through the real CAN module on a
+ *            socketpair bus, before the tick that took it: each state record counts the frames
+ *            the tick took from each bus (received frames are tapped when the tick takes them,
+ *            also from a reply thread's ring). Nodes stamp commands with the tick's time
+ *            instead of the kernel's, so a node's command timeout can end a tick apart. An
+ *            import (no counts) feeds each frame at the first tick whose time has passed it;
+ *   safe hold entered before the first tick recorded in it (the loop enters it after a tick's
+ *            outputs, once the state was recorded);
+ *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran. */
+#include <errno.h>
+#include <linux/can.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../bench/io_can.h"
+#include "rec_internal.h"
+
+struct feed {
+    int peer[HS__REC_MAX_BUSES]; /* the boards' ends of the socketpairs, -1 none */
+    uint32_t nbuses;
+    const struct hs_rec_frame *frames[HS__REC_MAX_BUSES];
+    uint32_t nframes[HS__REC_MAX_BUSES];
+    uint32_t next[HS__REC_MAX_BUSES];
+    uint64_t fed;
+};
+
+static void feed_close(struct feed *f)
+{
+    for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
+        if (f->peer[i] >= 0)
+            close(f->peer[i]);
+}
+
+static int load_config(const struct hs_recording *rec, const char *path,
+                       const struct hs_config **ret, struct hs_diag *d)
+{
+    if (path)
+        return hs_config_load(path, ret, d);
+    if (!rec->config_text)
+        return hs_diag_set(d, -ENOENT, rec->dir, 0, 0,
+                           "the recording has no config copy: give one with --config");
+    char name[4096];
+    snprintf(name, sizeof name, "%s/config.yaml", rec->dir);
+    const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
+    return hs_config_load_buffer(rec->config_text, rec->config_len, name, base, ret, d);
+}
+
+/* The bench with its CAN module on socketpairs (the feed holds the boards' ends). */
+static int build(const struct hs_config *cfg, struct hs_bench **ret_b, struct feed *f,
+                 struct hs_diag *d)
+{
+    for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
+        f->peer[i] = -1;
+    int rc = hs_bench_create(cfg, ret_b, d);
+    if (rc < 0 || cfg->can.nbuses == 0)
+        return rc;
+    if (cfg->can.nbuses > HS__REC_MAX_BUSES)
+        return hs_diag_set(d, -EINVAL, cfg->path, 0, 0, "replay: at most %d CAN buses",
+                           HS__REC_MAX_BUSES);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .tick_time_stamps = true};
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv) < 0)
+            return hs_diag_set(d, -errno, NULL, 0, 0, "replay: socketpair: %s", strerror(errno));
+        o.socketpair_fd[i] = sv[0];
+        f->peer[i] = sv[1];
+    }
+    f->nbuses = cfg->can.nbuses;
+    struct hs_bench_can *can;
+    return hs_bench_can_attach(*ret_b, &o, &can, d);
+}
+
+static void send_frame(struct feed *f, uint32_t bus, const struct hs_rec_frame *fr)
+{
+    struct canfd_frame w = {0};
+    w.can_id = fr->id | (fr->flags & HS_CAN_FLAG_EXT ? CAN_EFF_FLAG : 0) |
+               (fr->flags & HS_CAN_FLAG_RTR ? CAN_RTR_FLAG : 0) |
+               (fr->flags & HS_CAN_FLAG_ERR ? CAN_ERR_FLAG : 0);
+    w.len = fr->len;
+    size_t n = CAN_MTU;
+    if (fr->flags & HS_CAN_FLAG_FD) {
+        n = CANFD_MTU;
+        w.flags = (fr->flags & HS_CAN_FLAG_BRS ? CANFD_BRS : 0) |
+                  (fr->flags & HS_CAN_FLAG_ESI ? CANFD_ESI : 0);
+    }
+    if (!(fr->flags & HS_CAN_FLAG_RTR))
+        memcpy(w.data, fr->data, fr->len <= 64 ? fr->len : 64);
+    if (send(f->peer[bus], &w, n, MSG_DONTWAIT) == (ssize_t)n)
+        f->fed++;
+}
+
+static void drain_peers(struct feed *f)
+{
+    char sink[CANFD_MTU];
+    for (uint32_t b = 0; b < f->nbuses; b++)
+        while (recv(f->peer[b], sink, sizeof sink, MSG_DONTWAIT) > 0)
+            ;
+}
+
+/* Frames up to time_us go in (imports, and recordings without frame counts); whatever the
+ * bench sent back is read and dropped, so the socketpair never fills. */
+static void feed_frames(struct feed *f, int64_t time_us)
+{
+    drain_peers(f);
+    for (uint32_t b = 0; b < f->nbuses; b++)
+        while (f->next[b] < f->nframes[b] && f->frames[b][f->next[b]].time_us <= time_us) {
+            const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
+            if (fr->rx)
+                send_frame(f, b, fr);
+        }
+}
+
+/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones. */
+static void feed_counted(struct feed *f, const uint32_t *counts)
+{
+    drain_peers(f);
+    for (uint32_t b = 0; b < f->nbuses; b++)
+        for (uint32_t n = counts[b]; n && f->next[b] < f->nframes[b];) {
+            const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
+            if (fr->rx) {
+                send_frame(f, b, fr);
+                n--;
+            }
+        }
+}
+
+static void apply_shm(struct hs_bench *b, const struct hs_rec_shm *s)
+{
+    if (s->joint >= hs_bench_joint_count(b))
+        return;
+    struct hs_joint_command *c = hs_bench_joint(b, s->joint)->cmd;
+    if (s->shm_mode == HS_REC_SHM_STALE) {
+        c->rx_time_ns = s->rx_time_ns;
+        return;
+    }
+    *c = (struct hs_joint_command){
+        .mode = s->mode,
+        .q = s->q,
+        .dq = s->dq,
+        .kp = s->kp,
+        .kd = s->kd,
+        .tau_ff = s->tau_ff,
+        .current = s->current,
+        .velocity = s->velocity,
+        .rx_time_ns = s->rx_time_ns,
+        .seq = s->seq,
+    };
+}
+
+static bool differs(double a, double b, double tol)
+{
+    if (tol <= 0)
+        return memcmp(&a, &b, sizeof a) != 0;
+    if (isnan(a) || isnan(b))
+        return isnan(a) != isnan(b);
+    return fabs(a - b) > tol;
+}
+
+static void to_numbers(double *v, uint32_t njoints)
+{
+    for (uint32_t j = 0; j < njoints; j++) {
+        uint64_t c;
+        memcpy(&c, &v[j * HS_REC_JOINT_FIELDS + 6], 8);
+        v[j * HS_REC_JOINT_FIELDS + 6] = (double)c;
+    }
+}
+
+static int check_layout(const struct hs_recording *rec, struct hs_bench *b, uint32_t nbodies,
+                        struct hs_diag *d)
+{
+    if (hs_bench_joint_count(b) != rec->njoints || hs_bench_sensor_count(b) != rec->nsensors ||
+        nbodies != rec->nbodies)
+        return hs_diag_set(d, -EINVAL, rec->dir, 0, 0,
+                           "replay: the config builds %u joints, %u sensors, %u robots; the "
+                           "recording has %u, %u, %u",
+                           hs_bench_joint_count(b), hs_bench_sensor_count(b), nbodies, rec->njoints,
+                           rec->nsensors, rec->nbodies);
+    for (uint32_t i = 0; i < rec->njoints; i++)
+        if (strcmp(hs_bench_joint(b, i)->name, rec->joint_names[i]))
+            return hs_diag_set(d, -EINVAL, rec->dir, 0, 0,
+                               "replay: joint %u is %s in the config, %s in the recording", i,
+                               hs_bench_joint(b, i)->name, rec->joint_names[i]);
+    return 0;
+}
+
+static uint32_t robot_bodies(const struct hs_config *cfg, uint32_t *bodies)
+{
+    uint32_t n = 0;
+    for (uint32_t m = 0; m < cfg->nmodels; m++)
+        if (!cfg->models[m].is_static)
+            bodies[n++] = m;
+    return n;
+}
+
+int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                  struct hs_replay_result *ret, struct hs_diag *d)
+{
+    memset(ret, 0, sizeof *ret);
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = NULL;
+    struct feed f = {0};
+    uint32_t bodies[HS_CFG_MAX_MODELS];
+    int rc = load_config(rec, o->config_path, &cfg, d);
+    if (rc < 0)
+        return rc;
+    if ((rc = build(cfg, &b, &f, d)) < 0)
+        goto out;
+    uint32_t nbodies = robot_bodies(cfg, bodies);
+    if ((rc = check_layout(rec, b, nbodies, d)) < 0)
+        goto out;
+    for (uint32_t i = 0; i < f.nbuses && i < rec->nbuses; i++) {
+        f.frames[i] = rec->frames[i];
+        f.nframes[i] = rec->nframes[i];
+    }
+    uint32_t stride = rec->state_stride;
+    ret->values = calloc((size_t)(rec->nstates ? rec->nstates : 1) * (stride ? stride : 1), 8);
+    if (!ret->values) {
+        rc = hs_diag_set(d, -ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    uint32_t si = 0;
+    for (uint32_t k = 0; k < rec->nstates; k++) {
+        if (o->until_s > 0 && (double)(rec->now_ns[k] - rec->now_ns[0]) > o->until_s * 1e9)
+            break;
+        if (rec->count_buses >= f.nbuses && rec->rx_counts)
+            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses);
+        else
+            feed_frames(&f, rec->real_ns[k] / 1000);
+        while (si < rec->nshm && rec->shm[si].ord < k)
+            si++; /* recorded for a tick whose state was dropped: it cannot be placed */
+        for (; si < rec->nshm && rec->shm[si].ord == k; si++, ret->commands_fed++)
+            apply_shm(b, &rec->shm[si]);
+        hs_bench_set_warming_up(b, rec->flags[k] & HS_REC_STATE_WARMUP);
+        if ((rec->flags[k] & HS_REC_STATE_SAFE_HOLD) && !hs_bench_in_safe_hold(b))
+            hs_bench_enter_safe_hold(b);
+        int tr = hs_bench_tick(b, rec->now_ns[k], rec->ticks[k]);
+        double *v = ret->values + (size_t)k * stride;
+        hs__rec_fill_state(b, bodies, nbodies, v);
+        to_numbers(v, rec->njoints);
+        ret->ticks = k + 1;
+        const double *rv = rec->values + (size_t)k * stride;
+        for (uint32_t j = 0; j < rec->njoints; j++) {
+            double e = fabs(v[j * HS_REC_JOINT_FIELDS] - rv[j * HS_REC_JOINT_FIELDS]);
+            if (e > ret->max_abs_q_err || isnan(e))
+                ret->max_abs_q_err = isnan(e) ? INFINITY : e;
+        }
+        if (!ret->diverged)
+            for (uint32_t c = 0; c < stride; c++)
+                if (differs(rv[c], v[c], o->tolerance)) {
+                    ret->diverged = true;
+                    ret->first_ord = k;
+                    ret->first_tick = rec->ticks[k];
+                    ret->first_signal = (int)c;
+                    ret->recorded = rv[c];
+                    ret->replayed = v[c];
+                    break;
+                }
+        if (tr < 0 && hs_bench_fault(b)) {
+            ret->fault_rc = tr;
+            break;
+        }
+    }
+    ret->frames_fed = f.fed;
+    rc = 0;
+out:
+    hs_bench_destroy(b);
+    feed_close(&f);
+    hs_config_free(cfg);
+    if (rc < 0) {
+        free(ret->values);
+        ret->values = NULL;
+    }
+    return rc;
+}
+
+/* ---- import ---- */
+
+static char **copy_names(uint32_t n, const char *(*get)(struct hs_bench *, uint32_t),
+                         struct hs_bench *b)
+{
+    char **v = calloc(n ? n : 1, sizeof *v);
+    for (uint32_t i = 0; v && i < n; i++)
+        v[i] = strdup(get(b, i));
+    return v;
+}
+
+static const char *joint_name(struct hs_bench *b, uint32_t i)
+{
+    return hs_bench_joint(b, i)->name;
+}
+
+static const char *sensor_name(struct hs_bench *b, uint32_t i)
+{
+    return hs_bench_sensor(b, i)->name;
+}
+
+int hs_replay_import(const char *config_path, const char *log_path, double extra_s,
+                     struct hs_recording **ret_rec, struct hs_diag *d)
+{
+    const struct hs_config *cfg = NULL;
+    struct hs_bench *b = NULL;
+    struct feed f = {0};
+    struct hs_rec_frame *frames[HS__REC_MAX_BUSES] = {0};
+    struct hs_recording *r = calloc(1, sizeof *r);
+    uint32_t bodies[HS_CFG_MAX_MODELS];
+    char *text = NULL;
+    int rc = r ? hs_config_load(config_path, &cfg, d) : -ENOMEM;
+    if (rc < 0)
+        goto out;
+    if ((rc = build(cfg, &b, &f, d)) < 0)
+        goto out;
+    if (cfg->can.nbuses == 0) {
+        rc = hs_diag_set(d, -EINVAL, config_path, 0, 0, "import: the config has no CAN bus");
+        goto out;
+    }
+    FILE *lf = fopen(log_path, "rb");
+    if (!lf) {
+        rc = hs_diag_set(d, -errno, log_path, 0, 0, "cannot open: %s", strerror(errno));
+        goto out;
+    }
+    size_t cap = 1 << 16, len = 0, n;
+    text = malloc(cap);
+    while (text && (n = fread(text + len, 1, cap - len, lf)) > 0)
+        if ((len += n) == cap) {
+            char *t = realloc(text, cap *= 2);
+            if (!t) {
+                free(text);
+                text = NULL;
+            }
+            text = t;
+        }
+    fclose(lf);
+    if (!text) {
+        rc = hs_diag_set(d, -ENOMEM, log_path, 0, 0, "out of memory");
+        goto out;
+    }
+    /* One bus: every frame of the log, whatever interface it names; several: by interface. */
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        const char *iface = cfg->can.nbuses == 1 ? NULL : cfg->can.buses[i].interface;
+        if ((rc = hs_rec_parse_candump(text, len, log_path, iface, &frames[i], &f.nframes[i], d)) <
+            0)
+            goto out;
+        f.frames[i] = frames[i];
+        for (uint32_t k = 0; k < f.nframes[i]; k++) {
+            frames[i][k].rx = true; /* open loop: every frame of the log is offered to the nodes */
+            t0 = frames[i][k].time_us < t0 ? frames[i][k].time_us : t0;
+            t1 = frames[i][k].time_us > t1 ? frames[i][k].time_us : t1;
+        }
+    }
+    if (t0 == INT64_MAX) {
+        rc = hs_diag_set(d, -EINVAL, log_path, 0, 0, "import: no frame for the config's buses");
+        goto out;
+    }
+    int64_t period = hs_bench_tick_period_ns(b);
+    uint64_t nticks =
+        (uint64_t)((t1 - t0) * 1000 / period) + 1 + (uint64_t)(extra_s * 1e9 / period);
+    if (nticks > 100000000) {
+        rc = hs_diag_set(d, -E2BIG, log_path, 0, 0, "import: the log spans too long");
+        goto out;
+    }
+    uint32_t nbodies = robot_bodies(cfg, bodies);
+    r->njoints = hs_bench_joint_count(b);
+    r->nsensors = hs_bench_sensor_count(b);
+    r->nbodies = nbodies;
+    r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensors * 6 + nbodies * 7;
+    r->joint_names = copy_names(r->njoints, joint_name, b);
+    r->sensor_names = copy_names(r->nsensors, sensor_name, b);
+    r->body_names = calloc(nbodies ? nbodies : 1, sizeof *r->body_names);
+    for (uint32_t i = 0; r->body_names && i < nbodies; i++)
+        r->body_names[i] = strdup(cfg->models[bodies[i]].name);
+    r->ticks = calloc(nticks, 8);
+    r->now_ns = calloc(nticks, 8);
+    r->real_ns = calloc(nticks, 8);
+    r->flags = calloc(nticks, 4);
+    r->values = calloc(nticks * (r->state_stride ? r->state_stride : 1), 8);
+    r->dir = strdup(log_path);
+    if (!r->joint_names || !r->sensor_names || !r->body_names || !r->ticks || !r->now_ns ||
+        !r->real_ns || !r->flags || !r->values || !r->dir) {
+        rc = hs_diag_set(d, -ENOMEM, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    for (uint64_t k = 0; k < nticks; k++) {
+        int64_t now = (int64_t)(k + 1) * period;
+        int64_t t_us = t0 + (int64_t)k * period / 1000;
+        feed_frames(&f, t_us);
+        int tr = hs_bench_tick(b, now, k);
+        r->ticks[k] = k;
+        r->now_ns[k] = now;
+        r->real_ns[k] = t_us * 1000;
+        double *v = r->values + k * r->state_stride;
+        hs__rec_fill_state(b, bodies, nbodies, v);
+        to_numbers(v, r->njoints);
+        r->nstates = (uint32_t)(k + 1);
+        if (tr < 0 && hs_bench_fault(b)) {
+            char why[512];
+            hs_bench_fault_format(b, why, sizeof why);
+            rc = hs_diag_set(d, tr, log_path, 0, 0, "import: plant fault: %s", why);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    hs_bench_destroy(b);
+    feed_close(&f);
+    hs_config_free(cfg);
+    free(text);
+    for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
+        free(frames[i]);
+    if (rc < 0) {
+        hs_recording_free(r);
+        return rc;
+    }
+    *ret_rec = r;
+    return 0;
+}

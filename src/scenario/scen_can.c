@@ -1,0 +1,162 @@
+/* CAN faults of a scenario: each can_fault step becomes one or two rules of a fault filter on
+ * its bus (drivers/can/can_fault_filter.c), switched on and off with the step. The frames a
+ * node owns come from its protocol: MIT commands carry the node id as CAN ID and its replies
+ * carry it in data[0] of the master's ID; ODrive frames carry it in the ID's upper six bits. */
+#include <errno.h>
+#include <string.h>
+
+#include "hilsim/can_fault.h"
+#include "mit/mit_config.h"
+#include "scen_internal.h"
+
+static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
+{
+    for (uint32_t i = 0; i < s->nbuses; i++)
+        if (!strcmp(s->can[i].iface, iface)) {
+            *ret = s->can[i].filter;
+            return 0;
+        }
+    struct hs_can_bus *bus = hs_can_bus_find(iface);
+    if (!bus)
+        return -ENODEV;
+    if (s->nbuses >= HS_SCEN_MAX_BUSES)
+        return -ENOSPC;
+    struct hs__scen_can_bus *b = &s->can[s->nbuses];
+    int r = hs_can_fault_filter_create(s->seed, &b->filter);
+    if (r < 0)
+        return r;
+    b->bus = bus;
+    snprintf(b->iface, sizeof b->iface, "%s", iface);
+    hs_can_bus_set_fault_filter(bus, b->filter);
+    s->nbuses++;
+    *ret = b->filter;
+    return 0;
+}
+
+static const char *const kind_text[] = {"drop",    "delay",   "duplicate",
+                                        "reorder", "corrupt", "silent"};
+
+int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    const struct hs_cfg_node *node = NULL;
+    const char *bus_name = sp->bus;
+    for (uint32_t i = 0; sp->node[0] && i < cfg->can.nnodes; i++)
+        if (!strcmp(cfg->can.nodes[i].name, sp->node))
+            node = &cfg->can.nodes[i];
+#define ERR(...) hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, __VA_ARGS__)
+    long idx = (long)(sp - s->specs);
+    if (sp->node[0] && !node)
+        return ERR("steps[%ld].can_fault: the bench has no CAN node '%s'", idx, sp->node);
+    if (node && !bus_name[0])
+        bus_name = node->bus;
+    const struct hs_cfg_bus *bus = NULL;
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++)
+        if (!strcmp(cfg->can.buses[i].name, bus_name) || (!bus_name[0] && cfg->can.nbuses == 1))
+            bus = &cfg->can.buses[i];
+    if (!bus)
+        return ERR("steps[%ld].can_fault: %s", idx,
+                   bus_name[0] ? "no such CAN bus" : "name the bus (the bench has several)");
+    if (sp->can_kind == HS__CF_DELAY)
+        return ERR("steps[%ld].can_fault: kind %s is not implemented (scenarios/README.md)", idx,
+                   kind_text[sp->can_kind]);
+    struct hs_can_fault_filter *f;
+    int r = bus_filter(s, bus->interface, &f);
+    if (r == -ENODEV)
+        return ERR("steps[%ld].can_fault: bus %s (%s) is not open: CAN faults need the CAN "
+                   "module (hilsim run)",
+                   idx, bus->name, bus->interface);
+    if (r < 0)
+        return hs_diag_set(diag, r, s->path, sp->src.line, sp->src.column,
+                           "steps[%ld].can_fault: %s", idx, strerror(-r));
+    struct hs_can_fault_rule rule = {.data0 = -1, .probability = sp->probability};
+    snprintf(rule.pattern, sizeof rule.pattern, "%s", sp->pattern);
+    static const enum hs_can_fault_kind kinds[] = {
+        [HS__CF_DROP] = HS_CAN_FAULT_DROP,       [HS__CF_DUPLICATE] = HS_CAN_FAULT_DUPLICATE,
+        [HS__CF_REORDER] = HS_CAN_FAULT_REORDER, [HS__CF_CORRUPT] = HS_CAN_FAULT_CORRUPT,
+        [HS__CF_SILENT] = HS_CAN_FAULT_DROP,
+    };
+    rule.kind = kinds[sp->can_kind];
+    /* a silent node is gone from the bus: it hears nothing and says nothing */
+    unsigned dirs = sp->can_kind == HS__CF_SILENT ? HS_CAN_FAULT_RX | HS_CAN_FAULT_TX
+                    : sp->can_dir == HS__CD_RX    ? HS_CAN_FAULT_RX
+                    : sp->can_dir == HS__CD_TX    ? HS_CAN_FAULT_TX
+                                                  : HS_CAN_FAULT_RX | HS_CAN_FAULT_TX;
+    struct hs_can_fault_rule rules[HS_CFG_CAN_CLAIMS_MAX + 1];
+    int n = 0;
+    if (sp->can_id >= 0) {
+        rule.id = (uint32_t)sp->can_id;
+        rule.mask = sp->can_id > 0x7ff ? 0x1fffffffu : 0x7ffu;
+        rule.direction = dirs;
+        rules[n++] = rule;
+    } else {
+        /* What the node hears: the IDs its protocol claims (the registry's, one rule each).
+         * What it says: ODrive answers within its claimed range; MIT answers on the master's
+         * ID with the node ID in data[0]; other protocols' replies are told by their frame ID. */
+        struct hs_cfg_can_claim cl[HS_CFG_CAN_CLAIMS_MAX];
+        unsigned nc = hs_config_can_node_claims(node, cl);
+        if (nc == 0)
+            return ERR("steps[%ld].can_fault: node %s claims no IDs of its own (a DBC node): "
+                       "give the frame's id",
+                       idx, node->name);
+        bool tx_in_claims = node->protocol == HS_CFG_PROTO_ODRIVE;
+        if ((dirs & HS_CAN_FAULT_TX) && !tx_in_claims && node->protocol != HS_CFG_PROTO_MIT)
+            return ERR("steps[%ld].can_fault: node %s's replies are not told by its claimed IDs: "
+                       "give the reply frame's id for a tx fault",
+                       idx, node->name);
+        unsigned cdirs = dirs & (tx_in_claims ? ~0u : ~(unsigned)HS_CAN_FAULT_TX);
+        for (unsigned k = 0; cdirs && k < nc; k++) {
+            rule.id = cl[k].id & cl[k].mask, rule.mask = cl[k].mask, rule.direction = cdirs;
+            rules[n++] = rule;
+        }
+        if (node->protocol == HS_CFG_PROTO_MIT && (dirs & HS_CAN_FAULT_TX)) {
+            rule.id = hs_cfg_mit(node)->reply_id, rule.mask = 0x7ff, rule.data0 = (int)node->id;
+            rule.direction = HS_CAN_FAULT_TX;
+            rules[n++] = rule;
+        }
+    }
+    st->can_filter = f;
+    st->can_nrules = 0;
+    for (int i = 0; i < n; i++) {
+        r = hs_can_fault_filter_add(f, &rules[i], &st->can_rule[st->can_nrules]);
+        if (r < 0)
+            return ERR("steps[%ld].can_fault: too many CAN fault rules on bus %s (at most %d)", idx,
+                       bus->name, HS_CAN_FAULT_RULES_MAX);
+        st->can_nrules++;
+    }
+#undef ERR
+    return 0;
+}
+
+void hs__scen_can(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        if (st->kind != HS__SCEN_CAN_FAULT || st->active == st->was_active)
+            continue;
+        for (uint32_t k = 0; k < st->can_nrules; k++)
+            hs_can_fault_filter_set_active(st->can_filter, st->can_rule[k], st->active);
+    }
+}
+
+void hs__scen_unbind_can(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nbuses; i++) {
+        hs_can_bus_set_fault_filter(s->can[i].bus, NULL);
+        hs_can_fault_filter_destroy(s->can[i].filter);
+    }
+    s->nbuses = 0;
+}
+
+uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step)
+{
+    const struct hs__scen_step *st = &s->steps[step];
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < st->can_nrules; k++) {
+        struct hs_can_fault_counts c;
+        hs_can_fault_filter_counts(st->can_filter, st->can_rule[k], &c);
+        n += c.acted;
+    }
+    return n;
+}

@@ -1,0 +1,163 @@
+/* Expectations, judged every tick of their window on the true state (the world, the command
+ * slots, the thermal model), never on what a faulty sensor reports. "within": passes at the
+ * first tick the condition holds, fails when the window closes without it; "always": fails at
+ * the first tick it does not hold, passes when the window closes. RT-safe. */
+#include <math.h>
+#include <stdio.h>
+
+#include "scen_internal.h"
+
+/* The torque the command in the slot asks of the drive now, on the true joint state. */
+static double commanded_torque(struct hs_scenario *s, uint32_t ji)
+{
+    const struct hs_bench_joint *j = hs_bench_joint(s->bench, ji);
+    const struct hs_joint_command *c = j->cmd;
+    struct hs_world *w = hs_bench_world(s->bench);
+    switch (c->mode) {
+    case HS_JOINT_MODE_DISABLED:
+    case HS_JOINT_MODE_BRAKE:
+        return 0;
+    case HS_JOINT_MODE_TORQUE:
+        return c->tau_ff;
+    case HS_JOINT_MODE_POSITION:
+        return c->kp * (c->q - hs_world_joint_position(w, j->body, j->link)) +
+               c->kd * (c->dq - hs_world_joint_velocity(w, j->body, j->link)) + c->tau_ff;
+    default: /* current and velocity loops: what the motor model made of them */
+        return hs_bench_joint_reading(s->bench, ji)->torque;
+    }
+}
+
+/* Returns whether the condition holds; *ret_value is the quantity it judged. */
+static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double *ret_value)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    struct hs_world *w = hs_bench_world(s->bench);
+    switch (sp->expect_kind) {
+    case HS__EX_JOINT_NEAR:
+        *ret_value = hs_world_joint_position(w, st->body, st->link);
+        return fabs(*ret_value - sp->value) <= sp->tolerance;
+    case HS__EX_LINK_ABOVE:
+    case HS__EX_LINK_BELOW: {
+        struct hs_pose p;
+        hs_world_link_pose(w, st->body, st->link, &p);
+        *ret_value = p.p[2];
+        return sp->expect_kind == HS__EX_LINK_ABOVE ? p.p[2] >= sp->value : p.p[2] <= sp->value;
+    }
+    case HS__EX_VELOCITY_LIMITS: {
+        /* the worst ratio of |dq| to its limit over every joint with a finite limit */
+        double worst = 0;
+        for (uint32_t i = 0; i < hs_bench_joint_count(s->bench); i++) {
+            const struct hs_bench_joint *j = hs_bench_joint(s->bench, i);
+            const struct hs_link *l = &hs_bench_model(s->bench, j->body)->links[j->link];
+            double dq = hs_world_joint_velocity(w, j->body, j->link);
+            double lim = dq >= 0 ? l->uvlimit : -l->lvlimit;
+            if (isfinite(lim) && lim > 0 && fabs(dq) / lim > worst)
+                worst = fabs(dq) / lim;
+        }
+        *ret_value = worst;
+        return worst <= (isnan(sp->value) ? 1.0 : sp->value);
+    }
+    case HS__EX_COMMAND_TORQUE:
+        *ret_value = commanded_torque(s, (uint32_t)st->joint);
+        return fabs(*ret_value) <= sp->value;
+    case HS__EX_TEMPERATURE_BELOW:
+        *ret_value = hs_scenario_winding_temp_c(s, (uint32_t)st->joint);
+        return *ret_value < sp->value;
+    default:
+        *ret_value = NAN;
+        return false;
+    }
+}
+
+static void settle(struct hs__scen_step *st, enum hs_scenario_status status, int64_t k,
+                   double value, const char *why)
+{
+    st->status = status;
+    st->result_tick = k;
+    st->result_value = value;
+    st->why = why;
+}
+
+/* worse: farther from passing, for the value an "always" reports */
+static bool worse(const struct hs__scen_step *st, double v, double than)
+{
+    switch (st->sp->expect_kind) {
+    case HS__EX_JOINT_NEAR:
+        return fabs(v - st->sp->value) > fabs(than - st->sp->value);
+    case HS__EX_LINK_ABOVE:
+        return v < than;
+    case HS__EX_LINK_BELOW:
+        return v > than;
+    default:
+        return fabs(v) > fabs(than);
+    }
+}
+
+void hs__scen_expect(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        if (st->kind != HS__SCEN_EXPECT || st->status != HS_SCENARIO_PENDING)
+            continue;
+        bool closing = st->was_active && !st->active;
+        if (closing) { /* the window closed at the previous tick */
+            if (st->sp->hold == HS__HOLD_ALWAYS)
+                settle(st, HS_SCENARIO_PASS, s->k - 1, st->result_value, "");
+            else
+                settle(st, HS_SCENARIO_FAIL, s->k - 1, st->result_value,
+                       "the condition never held in its window");
+            continue;
+        }
+        if (!st->active)
+            continue;
+        double v;
+        bool ok = holds(s, st, &v);
+        if (st->active_ticks == 1 || worse(st, v, st->result_value))
+            st->result_value = v; /* the worst seen, reported when the window closes */
+        if (st->sp->hold == HS__HOLD_ALWAYS && !ok)
+            settle(st, HS_SCENARIO_FAIL, s->k, v, "the condition did not hold");
+        else if (st->sp->hold == HS__HOLD_WITHIN && ok)
+            settle(st, HS_SCENARIO_PASS, s->k, v, "");
+    }
+}
+
+void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    char window[48];
+    double dur_s =
+        st->dur == HS_SCEN_NEVER ? INFINITY : (double)(st->dur - 1) * (double)s->period_ns * 1e-9;
+    if (st->dur <= 1)
+        snprintf(window, sizeof window, "at its tick");
+    else if (st->dur == HS_SCEN_NEVER)
+        snprintf(window, sizeof window, "%s until the end",
+                 sp->hold == HS__HOLD_ALWAYS ? "always" : "at some tick");
+    else
+        snprintf(window, sizeof window, "%s %g s", sp->hold == HS__HOLD_ALWAYS ? "for" : "within",
+                 dur_s);
+    switch (sp->expect_kind) {
+    case HS__EX_JOINT_NEAR:
+        snprintf(st->what, sizeof st->what, "joint %s within %g of %g %s", sp->t.joint,
+                 sp->tolerance, sp->value, window);
+        break;
+    case HS__EX_LINK_ABOVE:
+    case HS__EX_LINK_BELOW:
+        snprintf(st->what, sizeof st->what, "link %s %s %g m %s", sp->t.link,
+                 sp->expect_kind == HS__EX_LINK_ABOVE ? "above" : "below", sp->value, window);
+        break;
+    case HS__EX_VELOCITY_LIMITS:
+        snprintf(st->what, sizeof st->what, "no joint above %g x its velocity limit %s",
+                 isnan(sp->value) ? 1.0 : sp->value, window);
+        break;
+    case HS__EX_COMMAND_TORQUE:
+        snprintf(st->what, sizeof st->what, "commanded torque on %s within ±%g %s", sp->t.joint,
+                 sp->value, window);
+        break;
+    case HS__EX_TEMPERATURE_BELOW:
+        snprintf(st->what, sizeof st->what, "winding of %s below %g °C %s", sp->t.joint, sp->value,
+                 window);
+        break;
+    default:
+        break;
+    }
+}

@@ -1,0 +1,265 @@
+/* Internal to src/scenario: the parsed file (spec, filled by the config walker's tables) and the
+ * compiled scenario the tick runs. */
+#ifndef HS_SCEN_INTERNAL_H
+#define HS_SCEN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <yaml.h>
+
+#include "hilsim/config.h"
+#include "hilsim/scenario.h"
+
+#define HS_SCEN_MAX_STEPS 64
+#define HS_SCEN_MAX_DELAY_TICKS 100000 /* a sensor delay line of at most 100 s at 1 kHz */
+#define HS_SCEN_NEVER INT64_MAX
+#define HS_SCEN_MAX_BUSES 8
+
+enum hs__scen_kind {
+    HS__SCEN_PUSH,
+    HS__SCEN_PAYLOAD,
+    HS__SCEN_SET_POSE,
+    HS__SCEN_GRAVITY,
+    HS__SCEN_JOINT,
+    HS__SCEN_SENSOR_FAULT,
+    HS__SCEN_ACTUATOR_FAULT,
+    HS__SCEN_THERMAL,
+    HS__SCEN_CAN_FAULT,
+    HS__SCEN_SHM_FAULT,
+    HS__SCEN_PATH,
+    HS__SCEN_EXPECT,
+    HS__SCEN_KIND_MAX
+};
+
+enum hs__scen_sensor_kind {
+    HS__SF_OFF,
+    HS__SF_STUCK,
+    HS__SF_OFFSET,
+    HS__SF_SCALE,
+    HS__SF_NOISE,
+    HS__SF_SPIKES,
+    HS__SF_DELAY,
+    HS__SF_QUANTIZE,
+    HS__SF_SKIP_COUNTS,
+    HS__SF_LOSE_INDEX,
+    HS__SF_SATURATE,
+    HS__SF_MAX
+};
+
+enum hs__scen_field {
+    HS__FIELD_POSITION,
+    HS__FIELD_VELOCITY,
+    HS__FIELD_TORQUE,
+    HS__FIELD_CURRENT,
+    HS__FIELD_MAX
+};
+
+enum hs__scen_actuator_kind {
+    HS__AF_DERATE,
+    HS__AF_NO_RESPONSE,
+    HS__AF_BRAKE,
+    HS__AF_FRICTION,
+    HS__AF_BROKEN_GEAR,
+    HS__AF_MAX
+};
+
+enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
+
+enum hs__scen_expect_kind {
+    HS__EX_JOINT_NEAR,
+    HS__EX_LINK_ABOVE,
+    HS__EX_LINK_BELOW,
+    HS__EX_VELOCITY_LIMITS,
+    HS__EX_COMMAND_TORQUE,
+    HS__EX_TEMPERATURE_BELOW,
+    HS__EX_MAX
+};
+
+enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
+enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
+enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
+
+enum hs__scen_can_kind {
+    HS__CF_DROP,
+    HS__CF_DELAY,
+    HS__CF_DUPLICATE,
+    HS__CF_REORDER,
+    HS__CF_CORRUPT,
+    HS__CF_SILENT,
+    HS__CF_MAX
+};
+enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
+enum hs__scen_shm_kind { HS__SHF_FREEZE, HS__SHF_STALE, HS__SHF_MAX };
+
+/* ---- the parsed file ---- */
+struct hs__scen_when {
+    char joint[HS_NAME_MAX]; /* joint passes `passes` in `direction` */
+    double passes;
+    int direction;
+    bool first_command; /* the first command from an external source (on `joint`, or any) */
+    uint64_t seen;
+};
+
+struct hs__scen_target {
+    char model[HS_NAME_MAX];
+    char link[HS_NAME_MAX];
+    char joint[HS_NAME_MAX];
+    char sensor[HS_NAME_MAX];
+};
+
+struct hs__scen_step_spec {
+    struct hs_cfg_src src;
+    char name[HS_NAME_MAX];
+    double at_s, after_s; /* NAN: not given */
+    char after[HS_NAME_MAX];
+    struct hs__scen_when when;
+    double duration_s; /* NAN: the kind's default */
+    uint32_t repeat;
+    double every_s;
+    double on_s, off_s;
+    enum hs__scen_kind kind;
+    struct hs__scen_target t;
+    /* parameters; which apply depends on the kind (scenarios/README.md) */
+    double force_n[3], torque_nm[3];
+    int frame;
+    double mass_kg;
+    double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
+    double gravity_m_s2[3];
+    int joint_action;
+    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir, shm_kind;
+    double value, probability, viscous, tolerance;
+    char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
+    char bus[HS_NAME_MAX], node[HS_NAME_MAX];
+    int64_t can_id;  /* -1: every frame of the node (or the bus) */
+    char *path_file; /* path: the CSV (resolved; owned by the spec) */
+    double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
+    /* thermal model */
+    double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
+        c_case_j_per_k, derate_c, limit_c;
+};
+
+struct hs_scenario_spec {
+    char *path;
+    char name[HS_NAME_MAX];
+    char description[256];
+    double duration_s;
+    uint64_t seed;
+    struct hs__scen_step_spec steps[HS_SCEN_MAX_STEPS];
+    uint32_t nsteps;
+};
+
+/* scen_schema.c: parse a document root into spec (the walker's context is set up by the
+ * caller). */
+struct hs__ctx;
+int hs__scen_parse_root(struct hs__ctx *c, yaml_node_t *root, struct hs_scenario_spec *spec);
+extern const char *const hs__scen_kind_names[];
+extern const char *const hs__scen_sensor_names[];
+extern const char *const hs__scen_actuator_names[];
+extern const char *const hs__scen_expect_names[];
+
+/* ---- the compiled scenario ---- */
+struct hs__scen_thermal {
+    double t_winding_c, t_case_c;
+    bool tripped;
+};
+
+struct hs__scen_step {
+    const struct hs__scen_step_spec *sp; /* a copy owned by the scenario */
+    enum hs__scen_kind kind;
+    int timing;                          /* 0 at, 1 after, 2 when */
+    int32_t ref;                         /* after: the step index */
+    int64_t offset, dur, every, on, off; /* ticks; dur HS_SCEN_NEVER = to the end */
+    uint32_t repeat;
+    /* resolved targets */
+    int32_t joint; /* bench joint, -1 none */
+    uint32_t body, link;
+    int32_t sensor;         /* bench sensor, -1 none */
+    double counts_per_unit; /* encoder counts per joint rad (or m) */
+    /* run state */
+    int64_t onset; /* scenario tick of the first activation; -1 until known */
+    bool active, was_active;
+    uint64_t activations, active_ticks;
+    double prev_q; /* `when joint passes`: last tick's position */
+    bool have_prev;
+    uint64_t rng;
+    /* per-kind state (preallocated) */
+    struct hs_joint_reading held_joint;
+    struct hs_sensor_reading held_sensor;
+    struct hs_joint_command held_cmd;
+    double saved_gravity[3];
+    double count_offset; /* skip_counts / lose_index: counts lost, persists */
+    bool index_lost;
+    void *ring; /* delay: ring of readings */
+    uint32_t ring_len, ring_pos;
+    struct hs__scen_thermal thermal;
+    struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
+    struct hs_sensor_reading *stale_sensors; /* and every sensor's */
+    struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
+    /* path: rows of time and one position per path joint, read when bound */
+    uint32_t path_rows, path_njoints, path_row;
+    double *path_t;      /* path_rows times, s from the step's start */
+    double *path_q;      /* path_rows x path_njoints positions */
+    int32_t *path_joint; /* bench joint per column */
+    uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
+    /* expectation */
+    enum hs_scenario_status status;
+    int64_t result_tick;
+    double result_value;
+    const char *why;
+    char what[256];
+};
+
+struct hs__scen_can_bus {
+    struct hs_can_bus *bus;
+    char iface[32];
+    struct hs_can_fault_filter *filter;
+};
+
+struct hs_scenario {
+    struct hs_bench *bench;
+    uint64_t seed;
+    struct hs__scen_can_bus can[HS_SCEN_MAX_BUSES];
+    uint32_t nbuses;
+    char *path;
+    char name[HS_NAME_MAX];
+    char description[256];
+    int64_t period_ns;
+    int64_t end_tick;
+    double duration_s;
+    int64_t k; /* ticks played (the current tick's index during the tick) */
+    bool done, finished;
+    bool in_tick; /* commands ran this tick; readings closes it */
+    struct hs__scen_step_spec specs[HS_SCEN_MAX_STEPS];
+    struct hs__scen_step steps[HS_SCEN_MAX_STEPS];
+    uint32_t nsteps;
+};
+
+/* scen_can.c: init only: a can_fault step's rules on its bus's filter; RT-safe: switch them
+ * with the steps; init only: remove the filters from the buses */
+int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_can(struct hs_scenario *s);
+void hs__scen_unbind_can(struct hs_scenario *s);
+/* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
+int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);
+/* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
+int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
+void hs__scen_shm_faults(struct hs_scenario *s);
+/* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
+void hs__scen_timeline(struct hs_scenario *s);
+/* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator
+ * faults, thermal) */
+void hs__scen_commands(struct hs_scenario *s, int64_t now_ns);
+void hs__scen_substep(struct hs_scenario *s);
+/* scen_sensor_fault.c: RT-safe: edits this tick's published readings */
+void hs__scen_sensor_faults(struct hs_scenario *s);
+/* scen_expect.c: RT-safe: evaluates the expectations on this tick's truth */
+void hs__scen_expect(struct hs_scenario *s);
+void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st);
+/* a tiny xorshift generator per step: uniform in [0, 1) and a standard normal */
+uint64_t hs__scen_seed(uint64_t seed, uint32_t stream);
+double hs__scen_uniform(uint64_t *state);
+double hs__scen_gauss(uint64_t *state);
+
+#endif

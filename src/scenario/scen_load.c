@@ -1,0 +1,327 @@
+/* Reading a scenario file (the config's libyaml walker and its diagnostics) and binding it to a
+ * bench: names to indices, seconds to ticks, and every buffer the tick will use. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../config/cfg_internal.h"
+#include "scen_internal.h"
+
+int hs_scenario_parse(const char *data, size_t size, const char *name, const char *base_dir,
+                      struct hs_scenario_spec **ret_spec, struct hs_diag *diag)
+{
+    if (!name)
+        name = "<buffer>";
+    struct hs_scenario_spec *spec = calloc(1, sizeof *spec);
+    if (!spec || !(spec->path = strdup(name))) {
+        free(spec);
+        return hs_diag_set(diag, -ENOMEM, name, 0, 0, "out of memory");
+    }
+    struct hs__ctx c = {.file = name, .base_dir = base_dir, .diag = diag};
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    int r = hs__cfg_check_depth(&c, data, size);
+    if (r < 0)
+        goto fail;
+    if (!yaml_parser_initialize(&parser)) {
+        r = hs_diag_set(diag, -ENOMEM, name, 0, 0, "out of memory");
+        goto fail;
+    }
+    yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
+    if (!yaml_parser_load(&parser, &doc)) {
+        r = hs__cfg_syntax_error(&parser, name, diag);
+        yaml_parser_delete(&parser);
+        goto fail;
+    }
+    c.doc = &doc;
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root)
+        r = hs_diag_set(diag, -EINVAL, name, 0, 0, "empty scenario (needs scenario and steps)");
+    else
+        r = hs__scen_parse_root(&c, root, spec);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    if (r < 0)
+        goto fail;
+    *ret_spec = spec;
+    return 0;
+fail:
+    hs_scenario_spec_free(spec);
+    return r;
+}
+
+int hs_scenario_parse_file(const char *path, struct hs_scenario_spec **ret_spec,
+                           struct hs_diag *diag)
+{
+    char *data = NULL, *dir = strdup(path);
+    unsigned long size = 0;
+    if (!dir)
+        return hs_diag_set(diag, -ENOMEM, path, 0, 0, "out of memory");
+    int r = hs__cfg_read_file(path, &data, &size, diag);
+    if (r == 0)
+        r = hs_scenario_parse(data, size, path, dirname(dir), ret_spec, diag);
+    free(data);
+    free(dir);
+    return r;
+}
+
+void hs_scenario_spec_free(struct hs_scenario_spec *spec)
+{
+    if (!spec)
+        return;
+    for (uint32_t i = 0; i < spec->nsteps; i++)
+        free(spec->steps[i].path_file);
+    free(spec->path);
+    free(spec);
+}
+
+/* ---- binding ---- */
+struct bind {
+    struct hs_scenario *s;
+    struct hs_bench *b;
+    const struct hs_config *cfg;
+    const char *file;
+    struct hs_diag *diag;
+};
+
+static int err_step(struct bind *x, const struct hs__scen_step_spec *sp, const char *fmt,
+                    const char *arg)
+{
+    return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
+                       "steps[%ld]: %s '%s'", (long)(sp - x->s->specs), fmt, arg);
+}
+
+static int64_t ticks_of(const struct hs_scenario *s, double sec)
+{
+    if (isinf(sec))
+        return HS_SCEN_NEVER;
+    return (int64_t)llround(sec * 1e9 / (double)s->period_ns);
+}
+
+static int find_model(struct bind *x, const struct hs__scen_step_spec *sp, uint32_t *ret)
+{
+    for (uint32_t m = 0; m < x->cfg->nmodels; m++)
+        if (!strcmp(x->cfg->models[m].name, sp->t.model) && !x->cfg->models[m].is_static) {
+            *ret = m;
+            return 0;
+        }
+    return err_step(x, sp, "no robot (non-static model) named", sp->t.model);
+}
+
+static int find_link(struct bind *x, const struct hs__scen_step_spec *sp, struct hs__scen_step *st)
+{
+    int found = 0;
+    for (uint32_t m = 0; m < x->cfg->nmodels; m++) {
+        if (x->cfg->models[m].is_static ||
+            (sp->t.model[0] && strcmp(x->cfg->models[m].name, sp->t.model)))
+            continue;
+        int l = hs_model_find_link(hs_bench_model(x->b, m), sp->t.link);
+        if (l < 0)
+            continue;
+        if (found++)
+            return err_step(x, sp, "two robots have a link named (give model)", sp->t.link);
+        st->body = m;
+        st->link = (uint32_t)l;
+    }
+    return found ? 0 : err_step(x, sp, "no robot has a link named", sp->t.link);
+}
+
+static double counts_per_unit(struct bind *x, struct hs__scen_step *st, const char *joint)
+{
+    const struct hs_link *l = &hs_bench_model(x->b, st->body)->links[st->link];
+    const struct hs_cfg_encoder *e = hs_config_encoder(x->cfg, joint);
+    const struct hs_cfg_actuator *a = hs_config_actuator(x->cfg, joint);
+    double cpr = e && e->counts_per_rev > 0 ? e->counts_per_rev : l->encoder_pulse;
+    double n = a && !isnan(a->gear_ratio) ? a->gear_ratio : l->gear_ratio;
+    return cpr * fabs(n) / (l->joint_type == HS_JOINT_ROTATE ? 2 * M_PI : 1);
+}
+
+static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
+                        struct hs__scen_step *st)
+{
+    st->joint = st->sensor = -1;
+    if (sp->t.joint[0]) {
+        int j = hs_bench_find_joint(x->b, sp->t.joint);
+        if (j < 0)
+            return err_step(x, sp, "the bench has no actuated joint", sp->t.joint);
+        st->joint = j;
+        st->body = hs_bench_joint(x->b, (uint32_t)j)->body;
+        st->link = hs_bench_joint(x->b, (uint32_t)j)->link;
+        st->counts_per_unit = counts_per_unit(x, st, sp->t.joint);
+    }
+    if (sp->t.sensor[0]) {
+        for (uint32_t i = 0; i < hs_bench_sensor_count(x->b) && st->sensor < 0; i++)
+            if (!strcmp(hs_bench_sensor(x->b, i)->name, sp->t.sensor))
+                st->sensor = (int32_t)i;
+        if (st->sensor < 0)
+            return err_step(x, sp, "the bench has no IMU or force sensor", sp->t.sensor);
+    }
+    if (sp->t.link[0])
+        return find_link(x, sp, st);
+    if (sp->kind == HS__SCEN_SET_POSE) {
+        int r = find_model(x, sp, &st->body);
+        /* a root held to the world would be yanked back by its joint: refuse, not explode */
+        if (r == 0 && hs_bench_model(x->b, st->body)->links[0].joint_type != HS_JOINT_FREE)
+            return err_step(x, sp, "set_pose needs a robot with a free root; not", sp->t.model);
+        return r;
+    }
+    return 0;
+}
+
+static int64_t default_duration(const struct hs_scenario *s, const struct hs__scen_step_spec *sp)
+{
+    if (!isnan(sp->duration_s)) {
+        int64_t d = ticks_of(s, sp->duration_s);
+        if (sp->kind == HS__SCEN_EXPECT)
+            return d == HS_SCEN_NEVER ? d : d + 1; /* the window's both ends count */
+        return d == 0 ? 1 : d;
+    }
+    switch (sp->kind) {
+    case HS__SCEN_SET_POSE:
+    case HS__SCEN_EXPECT:
+        return 1; /* one tick: set once, or judged at that tick */
+    default:
+        return HS_SCEN_NEVER;
+    }
+}
+
+static int bind_step(struct bind *x, uint32_t i)
+{
+    struct hs_scenario *s = x->s;
+    const struct hs__scen_step_spec *sp = &s->specs[i];
+    struct hs__scen_step *st = &s->steps[i];
+    st->sp = sp;
+    st->kind = sp->kind;
+    st->onset = -1;
+    st->status = HS_SCENARIO_PENDING;
+    st->result_tick = -1;
+    st->why = "";
+    int r = bind_targets(x, sp, st);
+    if (r < 0)
+        return r;
+    if (!isnan(sp->at_s)) {
+        st->timing = 0;
+        st->offset = ticks_of(s, sp->at_s);
+    } else if (sp->when.seen) {
+        st->timing = 2;
+        st->offset = isnan(sp->after_s) ? 0 : ticks_of(s, sp->after_s);
+        if (sp->when.joint[0]) {
+            int j = hs_bench_find_joint(x->b, sp->when.joint);
+            if (j < 0)
+                return err_step(x, sp, "when: the bench has no actuated joint", sp->when.joint);
+            st->ref = j;
+        } else {
+            st->ref = -1;
+        }
+    } else {
+        st->timing = 1;
+        st->offset = ticks_of(s, sp->after_s);
+        st->ref = (int32_t)i - 1;
+        for (uint32_t j = 0; sp->after[0] && j < i; j++)
+            if (!strcmp(s->specs[j].name, sp->after))
+                st->ref = (int32_t)j;
+        if (st->ref < 0) /* the first step, relative to nothing: the start */
+            st->timing = 0;
+    }
+    st->dur = default_duration(s, sp);
+    st->repeat = sp->repeat;
+    st->every = sp->repeat > 1 ? ticks_of(s, sp->every_s) : 0;
+    st->on = ticks_of(s, sp->on_s);
+    st->off = ticks_of(s, sp->off_s);
+    if (st->every && st->every < 1)
+        st->every = 1;
+    if ((sp->on_s > 0 && st->on < 1) || (sp->off_s > 0 && st->off < 1))
+        return err_step(x, sp, "on_s and off_s must be at least one tick; got", "less");
+    if (sp->kind == HS__SCEN_SENSOR_FAULT && sp->sensor_kind == HS__SF_DELAY) {
+        int64_t d = ticks_of(s, sp->value);
+        if (d < 1 || d > HS_SCEN_MAX_DELAY_TICKS)
+            return err_step(x, sp, "delay must be 1 tick to 100000 ticks; got", "out of range");
+        size_t one =
+            st->joint >= 0 ? sizeof(struct hs_joint_reading) : sizeof(struct hs_sensor_reading);
+        st->ring_len = (uint32_t)d;
+        st->ring = calloc((size_t)d, one);
+        if (!st->ring)
+            return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
+    }
+    if (sp->kind == HS__SCEN_CAN_FAULT)
+        return hs__scen_bind_can(s, st, x->diag);
+    if (sp->kind == HS__SCEN_PATH) {
+        int pr = hs__scen_bind_path(s, st, x->diag);
+        s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */
+        if (pr < 0)
+            return pr;
+    }
+    if (sp->kind == HS__SCEN_SHM_FAULT && hs__scen_bind_shm(s, st) < 0)
+        return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
+    if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
+         sp->kind == HS__SCEN_JOINT) &&
+        st->joint < 0)
+        return err_step(x, sp, "needs an actuated joint; got", "none");
+    if (sp->kind == HS__SCEN_THERMAL) {
+        st->thermal.t_winding_c = st->thermal.t_case_c = sp->ambient_c;
+        for (uint32_t j = 0; j < i; j++)
+            if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
+                return err_step(x, sp, "a second thermal model on joint", sp->t.joint);
+    }
+    if (sp->kind == HS__SCEN_EXPECT && sp->expect_kind == HS__EX_TEMPERATURE_BELOW) {
+        bool any = false;
+        for (uint32_t j = 0; j < s->nsteps; j++)
+            any |=
+                s->specs[j].kind == HS__SCEN_THERMAL && !strcmp(s->specs[j].t.joint, sp->t.joint);
+        if (!any)
+            return err_step(x, sp, "temperature_below: no thermal step models joint", sp->t.joint);
+    }
+    if (sp->kind == HS__SCEN_EXPECT)
+        hs__scen_expect_describe(s, st);
+    return 0;
+}
+
+int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *bench,
+                        struct hs_scenario **ret, struct hs_diag *diag)
+{
+    struct hs_scenario *s = calloc(1, sizeof *s);
+    if (!s || !(s->path = strdup(spec->path))) {
+        free(s);
+        return hs_diag_set(diag, -ENOMEM, spec->path, 0, 0, "out of memory");
+    }
+    s->bench = bench;
+    s->seed = spec->seed;
+    memcpy(s->name, spec->name, sizeof s->name);
+    memcpy(s->description, spec->description, sizeof s->description);
+    s->period_ns = hs_bench_tick_period_ns(bench);
+    s->duration_s = spec->duration_s;
+    s->end_tick = ticks_of(s, spec->duration_s);
+    s->nsteps = spec->nsteps;
+    memcpy(s->specs, spec->steps, sizeof spec->steps[0] * spec->nsteps);
+    struct bind x = {s, bench, hs_bench_config(bench), s->path, diag};
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        int r = bind_step(&x, i);
+        if (r < 0) {
+            hs_scenario_destroy(s);
+            return r;
+        }
+        /* one stream per step, the same on every run with the same seed */
+        s->steps[i].rng = hs__scen_seed(spec->seed, i);
+    }
+    *ret = s;
+    return 0;
+}
+
+void hs_scenario_destroy(struct hs_scenario *s)
+{
+    if (!s)
+        return;
+    hs__scen_unbind_can(s);
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        free(s->steps[i].ring);
+        free(s->steps[i].stale_joints);
+        free(s->steps[i].stale_sensors);
+        free(s->steps[i].path_t);
+        free(s->steps[i].path_q);
+        free(s->steps[i].path_joint);
+    }
+    free(s->path);
+    free(s);
+}

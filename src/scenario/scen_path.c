@@ -1,0 +1,148 @@
+/* Playing a position path from a CSV: a header "time_s,JOINT,JOINT,..." then rows of time (s
+ * from the step's start, increasing) and positions (rad or m). While the step is active the
+ * path joints' command slots get a PD command (mode position) to the linearly interpolated
+ * position with its slope as velocity set point, overriding their source; after the last row
+ * the last position is held until the step ends. Read when bound (stdio, allocation); the
+ * tick only interpolates. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scen_internal.h"
+
+#define PATH_MAX_COLS 64
+#define PATH_MAX_ROWS 1000000
+
+static int fail(struct hs_diag *d, const char *file, int line, const char *msg, const char *arg)
+{
+    return hs_diag_set(d, -EINVAL, file, line, 0, "%s%s", msg, arg);
+}
+
+int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const char *file = st->sp->path_file;
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return hs_diag_set(diag, -errno, file, 0, 0, "cannot open: %s", strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    int r = 0, lineno = 1;
+    uint32_t rows_cap = 0;
+    if (getline(&line, &cap, f) < 0) {
+        r = fail(diag, file, 1, "empty path file (needs a header time_s,JOINT,...)", "");
+        goto out;
+    }
+    line[strcspn(line, "\r\n")] = 0;
+    char *save = NULL, *tok = strtok_r(line, ",", &save);
+    if (!tok || strcmp(tok, "time_s")) {
+        r = fail(diag, file, 1, "the first column must be time_s", "");
+        goto out;
+    }
+    st->path_joint = calloc(PATH_MAX_COLS, sizeof *st->path_joint);
+    if (!st->path_joint) {
+        r = -ENOMEM;
+        goto out;
+    }
+    while ((tok = strtok_r(NULL, ",", &save))) {
+        int j = hs_bench_find_joint(s->bench, tok);
+        if (j < 0) {
+            r = fail(diag, file, 1, "the bench has no actuated joint ", tok);
+            goto out;
+        }
+        if (st->path_njoints == PATH_MAX_COLS) {
+            r = fail(diag, file, 1, "more than 64 joints", "");
+            goto out;
+        }
+        st->path_joint[st->path_njoints++] = j;
+    }
+    if (!st->path_njoints) {
+        r = fail(diag, file, 1, "no joint columns", "");
+        goto out;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        if (line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        if (st->path_rows == rows_cap) {
+            if (rows_cap >= PATH_MAX_ROWS) {
+                r = fail(diag, file, lineno, "more than 1000000 rows", "");
+                goto out;
+            }
+            rows_cap = rows_cap ? 2 * rows_cap : 256;
+            double *t = realloc(st->path_t, rows_cap * sizeof *t);
+            double *q =
+                t ? realloc(st->path_q, (size_t)rows_cap * st->path_njoints * sizeof *q) : NULL;
+            if (t)
+                st->path_t = t;
+            if (!t || !q) {
+                r = -ENOMEM;
+                goto out;
+            }
+            st->path_q = q;
+        }
+        char *p = line, *end;
+        double *q = &st->path_q[(size_t)st->path_rows * st->path_njoints];
+        for (uint32_t c = 0; c <= st->path_njoints; c++) {
+            double v = strtod(p, &end);
+            if (end == p || !isfinite(v) || (c < st->path_njoints ? *end != ',' : *end > ' ')) {
+                r = hs_diag_set(diag, -EINVAL, file, lineno, (int)(p - line) + 1,
+                                "expected %u finite numbers separated by commas",
+                                st->path_njoints + 1);
+                goto out;
+            }
+            if (c == 0)
+                st->path_t[st->path_rows] = v;
+            else
+                q[c - 1] = v;
+            p = end + 1;
+        }
+        if (st->path_rows && !(st->path_t[st->path_rows] > st->path_t[st->path_rows - 1])) {
+            r = fail(diag, file, lineno, "time_s must increase", "");
+            goto out;
+        }
+        st->path_rows++;
+    }
+    if (!st->path_rows)
+        r = fail(diag, file, lineno, "no rows", "");
+    else if (isnan(st->sp->duration_s)) /* by default the path lasts its rows */
+        st->dur = (int64_t)llround(st->path_t[st->path_rows - 1] * 1e9 / (double)s->period_ns) + 1;
+out:
+    free(line);
+    fclose(f);
+    if (r == -ENOMEM)
+        return hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
+    return r;
+}
+
+void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    if (!st->active)
+        return;
+    if (!st->was_active)
+        st->path_row = 0;
+    double t = (double)(s->k - st->onset) * (double)s->period_ns * 1e-9;
+    /* the row at or before t; moves forward only, at most once over the file per activation */
+    while (st->path_row + 1 < st->path_rows && st->path_t[st->path_row + 1] <= t)
+        st->path_row++;
+    uint32_t a = st->path_row, b = a + 1 < st->path_rows ? a + 1 : a;
+    double span = st->path_t[b] - st->path_t[a];
+    double w = b != a && t > st->path_t[a] ? (t - st->path_t[a]) / span : 0;
+    if (t < st->path_t[0])
+        w = 0;
+    for (uint32_t c = 0; c < st->path_njoints; c++) {
+        const struct hs_bench_joint *j = hs_bench_joint(s->bench, (uint32_t)st->path_joint[c]);
+        double qa = st->path_q[(size_t)a * st->path_njoints + c];
+        double qb = st->path_q[(size_t)b * st->path_njoints + c];
+        struct hs_joint_command *cmd = j->cmd;
+        cmd->mode = HS_JOINT_MODE_POSITION;
+        cmd->q = qa + w * (qb - qa);
+        cmd->dq = b != a && t < st->path_t[b] ? (qb - qa) / span : 0;
+        cmd->tau_ff = 0;
+        cmd->kp = isnan(st->sp->kp) ? j->kp : st->sp->kp;
+        cmd->kd = isnan(st->sp->kd) ? j->kd : st->sp->kd;
+        cmd->rx_time_ns = now_ns;
+        cmd->seq++;
+    }
+}

@@ -1,0 +1,159 @@
+/* The verdict after a run: a human summary, a JSON result and a JUnit XML file with one test
+ * case per expectation (the format CI systems read). Non-RT. */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scen_internal.h"
+
+static const char *status_word(enum hs_scenario_status st)
+{
+    return st == HS_SCENARIO_PASS ? "PASS" : st == HS_SCENARIO_FAIL ? "FAIL" : "PENDING";
+}
+
+int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
+{
+    uint32_t n = hs_scenario_expect_count(s), failed = 0;
+    fprintf(out, "scenario %s: %llu ticks (%.3f s of %.3f s)\n", s->name, (unsigned long long)s->k,
+            (double)s->k * (double)s->period_ns * 1e-9, s->duration_s);
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        const struct hs__scen_step *st = &s->steps[i];
+        if (st->kind == HS__SCEN_EXPECT)
+            continue;
+        fprintf(out, "  step %-20s %-14s ", s->specs[i].name[0] ? s->specs[i].name : "-",
+                hs__scen_kind_names[st->kind]);
+        if (st->onset < 0 || !st->activations)
+            fprintf(out, "never started\n");
+        else
+            fprintf(out, "from tick %lld, %llu activation(s), %llu tick(s) active\n",
+                    (long long)st->onset, (unsigned long long)st->activations,
+                    (unsigned long long)st->active_ticks);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        failed += r.status != HS_SCENARIO_PASS;
+        fprintf(out, "  %s %s (line %d): %s", status_word(r.status), r.name, r.line, r.what);
+        if (r.tick >= 0)
+            fprintf(out, "; tick %lld (t = %.3f s), value %g", (long long)r.tick, r.time_s,
+                    r.value);
+        fprintf(out, "%s%s\n", r.why[0] ? ": " : "", r.why);
+    }
+    fprintf(out, "verdict: %s (%u of %u expectations passed)\n", failed ? "FAIL" : "PASS",
+            n - failed, n);
+    return ferror(out) ? -EIO : 0;
+}
+
+int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
+{
+    json_t *root = json_object(), *list = json_array(), *steps = json_array();
+    if (!root || !list || !steps) {
+        json_decref(root), json_decref(list), json_decref(steps);
+        return -ENOMEM;
+    }
+    json_object_set_new(root, "scenario", json_string(s->name));
+    json_object_set_new(root, "file", json_string(s->path));
+    json_object_set_new(root, "ticks", json_integer((json_int_t)s->k));
+    json_object_set_new(root, "period_ns", json_integer((json_int_t)s->period_ns));
+    json_object_set_new(root, "passed", json_boolean(hs_scenario_passed(s)));
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        const struct hs__scen_step *st = &s->steps[i];
+        json_array_append_new(steps,
+                              json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "name", s->specs[i].name,
+                                        "kind", hs__scen_kind_names[st->kind], "line",
+                                        s->specs[i].src.line, "onset_tick", (json_int_t)st->onset,
+                                        "activations", (json_int_t)st->activations, "active_ticks",
+                                        (json_int_t)st->active_ticks));
+    }
+    for (uint32_t i = 0; i < hs_scenario_expect_count(s); i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        json_t *e =
+            json_pack("{s:s, s:s, s:i, s:s, s:I, s:s}", "name", r.name, "what", r.what, "line",
+                      r.line, "status", r.status == HS_SCENARIO_PASS ? "pass" : "fail", "tick",
+                      (json_int_t)r.tick, "reason", r.why);
+        json_object_set_new(e, "time_s", r.tick >= 0 ? json_real(r.time_s) : json_null());
+        json_object_set_new(e, "value", isfinite(r.value) ? json_real(r.value) : json_null());
+        json_array_append_new(list, e);
+    }
+    json_object_set_new(root, "steps", steps);
+    json_object_set_new(root, "expectations", list);
+    int r = json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS) ? -EIO : 0;
+    json_decref(root);
+    return r;
+}
+
+static void xml_text(FILE *f, const char *t)
+{
+    for (; *t; t++) {
+        switch (*t) {
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        default:
+            if ((unsigned char)*t >= 0x20 || *t == '\n' || *t == '\t')
+                fputc(*t, f);
+        }
+    }
+}
+
+int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    uint32_t n = hs_scenario_expect_count(s), failed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        failed += r.status != HS_SCENARIO_PASS;
+    }
+    double t = (double)s->k * (double)s->period_ns * 1e-9;
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%u\" "
+            "failures=\"%u\">\n<testsuite name=\"",
+            n, failed);
+    xml_text(f, s->name);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"%.6f\">\n", n, failed, t);
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        fputs("  <testcase classname=\"", f);
+        xml_text(f, s->name);
+        fputs("\" name=\"", f);
+        xml_text(f, r.name);
+        fprintf(f, "\" time=\"%.6f\">\n", r.tick >= 0 ? r.time_s : 0.0);
+        if (r.status != HS_SCENARIO_PASS) {
+            fputs("    <failure message=\"", f);
+            xml_text(f, r.why);
+            fputs("\">", f);
+            xml_text(f, r.what);
+            if (r.tick >= 0)
+                fprintf(f, "; tick %lld (t = %.6f s), value %.9g", (long long)r.tick, r.time_s,
+                        r.value);
+            fprintf(f, " (%s:%d)</failure>\n", s->path, r.line);
+        } else {
+            fputs("    <system-out>", f);
+            xml_text(f, r.what);
+            fprintf(f, "; passed at tick %lld (t = %.6f s), value %.9g</system-out>\n",
+                    (long long)r.tick, r.time_s, r.value);
+        }
+        fputs("  </testcase>\n", f);
+    }
+    fputs("</testsuite>\n</testsuites>\n", f);
+    int r = ferror(f) ? -EIO : 0;
+    if (fclose(f) != 0 && !r)
+        r = -errno;
+    return r;
+}

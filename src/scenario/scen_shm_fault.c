@@ -1,0 +1,50 @@
+/* Shared-memory faults: "freeze" stops the shm module publishing (clients see the tick and the
+ * state stop); "stale" keeps the ticks coming with every reading (every joint and sensor)
+ * repeating the fault's first tick, as a server whose state copy stopped updating. Stale acts
+ * on the published readings, so CAN replies carry the stale values too. RT-safe. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "scen_internal.h"
+
+int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->sp->shm_kind != HS__SHF_STALE)
+        return 0;
+    uint32_t nj = hs_bench_joint_count(s->bench), ns = hs_bench_sensor_count(s->bench);
+    st->stale_joints = calloc(nj ? nj : 1, sizeof *st->stale_joints);
+    st->stale_sensors = calloc(ns ? ns : 1, sizeof *st->stale_sensors);
+    return st->stale_joints && st->stale_sensors ? 0 : -ENOMEM;
+}
+
+static void stale(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    bool start = !st->was_active;
+    for (uint32_t i = 0; i < hs_bench_joint_count(s->bench); i++) {
+        const struct hs_bench_joint *j = hs_bench_joint(s->bench, i);
+        struct hs_joint_reading *r = hs_plant_joint_reading_edit(j->plant, j->plant_joint);
+        if (start)
+            st->stale_joints[i] = *r;
+        *r = st->stale_joints[i];
+    }
+    for (uint32_t i = 0; i < hs_bench_sensor_count(s->bench); i++) {
+        const struct hs_bench_sensor *x = hs_bench_sensor(s->bench, i);
+        struct hs_sensor_reading *r = hs_plant_sensor_reading_edit(x->plant, x->model_sensor);
+        if (start)
+            st->stale_sensors[i] = *r;
+        *r = st->stale_sensors[i];
+    }
+}
+
+void hs__scen_shm_faults(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        if (st->kind != HS__SCEN_SHM_FAULT || (!st->active && !st->was_active))
+            continue;
+        if (st->sp->shm_kind == HS__SHF_FREEZE)
+            hs_bench_set_shm_freeze(s->bench, st->active);
+        else if (st->active)
+            stale(s, st);
+    }
+}

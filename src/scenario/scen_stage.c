@@ -1,0 +1,171 @@
+/* The scenario as the bench's one scenario stage (hs_bench_io_ops' commands, substep and
+ * readings), and its accessors. A tick of the scenario begins in commands (the timeline moves
+ * on), acts on the physics in substep, and ends in readings (sensor faults, then the
+ * expectations on this tick's truth). Warm-up ticks are not scenario ticks. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "scen_internal.h"
+
+static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
+{
+    struct hs_scenario *s = ctx;
+    if (s->done || hs_bench_warming_up(b))
+        return;
+    s->in_tick = true;
+    hs__scen_timeline(s);
+    hs__scen_can(s);
+    hs__scen_commands(s, now_ns);
+}
+
+static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
+{
+    struct hs_scenario *s = ctx;
+    (void)b, (void)substep;
+    if (s->in_tick)
+        hs__scen_substep(s);
+}
+
+static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
+{
+    struct hs_scenario *s = ctx;
+    (void)b, (void)now_ns, (void)tick;
+    if (!s->in_tick)
+        return;
+    hs__scen_sensor_faults(s);
+    hs__scen_shm_faults(s);
+    hs__scen_expect(s);
+    s->in_tick = false;
+    if (++s->k >= s->end_tick)
+        s->done = true;
+}
+
+static void stage_destroy(void *ctx)
+{
+    hs_scenario_destroy(ctx);
+}
+
+static const struct hs_bench_io_ops stage_ops = {
+    .name = "scenario",
+    .destroy = stage_destroy,
+    .commands = stage_commands,
+    .substep = stage_substep,
+    .readings = stage_readings,
+};
+
+int hs_scenario_attach(struct hs_scenario *s, struct hs_bench *bench)
+{
+    if (bench != s->bench)
+        return -EINVAL;
+    return hs_bench_add_io(bench, &stage_ops, s);
+}
+
+bool hs_scenario_done(const struct hs_scenario *s)
+{
+    return s->done;
+}
+
+double hs_scenario_duration_s(const struct hs_scenario *s)
+{
+    return s->duration_s;
+}
+
+uint64_t hs_scenario_ticks(const struct hs_scenario *s)
+{
+    return (uint64_t)s->k;
+}
+
+void hs_scenario_finish(struct hs_scenario *s)
+{
+    if (s->finished)
+        return;
+    s->finished = true;
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        if (st->kind != HS__SCEN_EXPECT || st->status != HS_SCENARIO_PENDING)
+            continue;
+        st->result_tick = s->k - 1;
+        st->status = HS_SCENARIO_FAIL;
+        if (st->onset < 0 || st->onset >= s->k) {
+            st->why = "it never began: the run ended first or its start never came";
+            st->result_tick = -1;
+        } else if (st->sp->hold == HS__HOLD_ALWAYS && s->done) {
+            /* the scenario's end closes every window: it held to the last tick */
+            st->status = HS_SCENARIO_PASS;
+            st->why = "";
+        } else if (st->sp->hold == HS__HOLD_ALWAYS) {
+            st->why = "the run stopped before the scenario's end";
+        } else {
+            st->why = "the condition never held before the run ended";
+        }
+    }
+}
+
+static const struct hs__scen_step *expect_at(const struct hs_scenario *s, uint32_t i)
+{
+    for (uint32_t k = 0; k < s->nsteps; k++)
+        if (s->steps[k].kind == HS__SCEN_EXPECT && i-- == 0)
+            return &s->steps[k];
+    return NULL;
+}
+
+uint32_t hs_scenario_expect_count(const struct hs_scenario *s)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->nsteps; k++)
+        n += s->steps[k].kind == HS__SCEN_EXPECT;
+    return n;
+}
+
+void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scenario_result *ret)
+{
+    const struct hs__scen_step *st = expect_at(s, i);
+    *ret = (struct hs_scenario_result){0};
+    if (!st)
+        return;
+    ret->name = st->sp->name[0] ? st->sp->name : st->what;
+    ret->what = st->what;
+    ret->line = st->sp->src.line;
+    ret->status = st->status;
+    ret->tick = st->result_tick;
+    ret->time_s = st->result_tick < 0 ? NAN : (double)st->result_tick * (double)s->period_ns * 1e-9;
+    ret->value = st->result_value;
+    ret->why = st->why;
+}
+
+bool hs_scenario_passed(const struct hs_scenario *s)
+{
+    for (uint32_t k = 0; k < s->nsteps; k++)
+        if (s->steps[k].kind == HS__SCEN_EXPECT && s->steps[k].status != HS_SCENARIO_PASS)
+            return false;
+    return true;
+}
+
+uint32_t hs_scenario_step_count(const struct hs_scenario *s)
+{
+    return s->nsteps;
+}
+
+int hs_scenario_find_step(const struct hs_scenario *s, const char *name)
+{
+    for (uint32_t k = 0; k < s->nsteps; k++)
+        if (!strcmp(s->specs[k].name, name))
+            return (int)k;
+    return -ENOENT;
+}
+
+uint64_t hs_scenario_step_active_ticks(const struct hs_scenario *s, uint32_t step)
+{
+    return s->steps[step].active_ticks;
+}
+
+uint64_t hs_scenario_step_activations(const struct hs_scenario *s, uint32_t step)
+{
+    return s->steps[step].activations;
+}
+
+int64_t hs_scenario_step_onset(const struct hs_scenario *s, uint32_t step)
+{
+    return s->steps[step].onset;
+}

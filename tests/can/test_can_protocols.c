@@ -1,0 +1,129 @@
+/* The protocol registry's contract, for every registered protocol: both ops tables are there
+ * under the same name, the config ops are complete, every key of the protocol's section is
+ * documented in its README, and each protocol's node defaults are the config's defaults. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "can_protocol.h"
+#include "cfg_can_proto.h"
+#include "hilsim/can_mit.h"
+#include "hilsim/can_odrive.h"
+#include "mit/mit_config.h"
+#include "odrive/odrive_config.h"
+
+static void test_every_protocol_registered_twice_by_one_name(void **state)
+{
+    (void)state;
+    for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++) {
+        const struct hs_can_protocol *io = hs_can_protocol_get((enum hs_cfg_can_protocol)p);
+        const struct hs__can_proto_cfg *cf = hs__can_proto_cfgs[p];
+        assert_non_null(io);
+        assert_non_null(cf);
+        assert_string_equal(io->name, hs_cfg_can_protocol_name((enum hs_cfg_can_protocol)p));
+        assert_non_null(io->create);
+        assert_non_null(io->destroy);
+        assert_non_null(io->poll);
+        assert_true(!io->replier_add == !io->replier_publish);
+        assert_non_null(cf->section);
+        assert_true(cf->section->nfields > 0);
+        assert_true(cf->section_size > 0 && cf->section_size <= HS_CFG_PROTO_SECTION_MAX);
+        assert_non_null(cf->defaults);
+        assert_non_null(cf->claims);
+        /* a node's joints come from `joint` or from its section, never neither */
+        assert_true(cf->single_joint != (cf->joint_at != NULL));
+        if (cf->single_joint)
+            assert_true(cf->id_min <= cf->id_max && cf->id_max <= 0x7FF);
+    }
+    assert_null(hs_can_protocol_get(HS_CFG_CAN_PROTOCOL_MAX));
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The section keys are documented where the protocol lives: `key` in its README's tables. */
+static void test_every_section_key_documented(void **state)
+{
+    (void)state;
+    const char *src = getenv("HS_SOURCE_DIR");
+    if (!src)
+        skip();
+    for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++) {
+        const char *name = hs_cfg_can_protocol_name((enum hs_cfg_can_protocol)p);
+        char path[512], want[96];
+        snprintf(path, sizeof path, "%s/drivers/can/%s/README.md", src, name);
+        const char *doc = slurp(path);
+        if (!doc)
+            fail_msg("%s: missing", path);
+        const struct hs__cfg_table *t = hs__can_proto_cfgs[p]->section;
+        for (uint32_t i = 0; i < t->nfields; i++) {
+            snprintf(want, sizeof want, "`%s`", t->fields[i].key);
+            if (!strstr(doc, want))
+                fail_msg("%s: key %s of can.nodes[].%s is not documented", path, t->fields[i].key,
+                         name);
+        }
+    }
+}
+
+/* The MIT timeout once read 0 in the node and 0.1 s in the config: one source now. */
+static void test_mit_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    union hs_cfg_proto_section sec;
+    hs__can_proto_cfgs[HS_CFG_PROTO_MIT]->defaults(sec.bytes);
+    const struct hs_cfg_mit *c = (const struct hs_cfg_mit *)(const void *)sec.bytes;
+    struct hs_mit_config n;
+    hs_mit_config_init(&n, 1, 0);
+    assert_true(n.timeout_ns == (int64_t)(c->timeout_s * 1e9 + 0.5));
+    assert_true(c->timeout_s > 0);
+    assert_true(n.limits.p_min == c->p_min && n.limits.p_max == c->p_max);
+    assert_true(n.limits.v_min == c->v_min && n.limits.v_max == c->v_max);
+    assert_true(n.limits.kp_max == c->kp_max && n.limits.kd_max == c->kd_max);
+    assert_true(n.limits.t_min == c->t_min && n.limits.t_max == c->t_max);
+    assert_true(n.i_min == c->i_min && n.i_max == c->i_max);
+    assert_int_equal(n.reply_current, c->reply == HS_CFG_MIT_REPLY_CURRENT);
+}
+
+static void test_odrive_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    union hs_cfg_proto_section sec;
+    hs__can_proto_cfgs[HS_CFG_PROTO_ODRIVE]->defaults(sec.bytes);
+    const struct hs_cfg_odrive *c = (const struct hs_cfg_odrive *)(const void *)sec.bytes;
+    struct hs_odrive_config n;
+    hs_odrive_config_init(&n, 1);
+    assert_true(n.heartbeat_period_ns == (int64_t)(c->heartbeat_period_s * 1e9 + 0.5));
+    assert_true(n.encoder_period_ns == (int64_t)(c->encoder_period_s * 1e9 + 0.5));
+    assert_true(n.watchdog_timeout_ns == (int64_t)(c->watchdog_timeout_s * 1e9 + 0.5));
+    assert_true(n.pos_gain == c->pos_gain && n.vel_gain == c->vel_gain);
+    assert_true(n.vel_integrator_gain == c->vel_integrator_gain);
+    assert_true(n.vel_limit_turn_s == c->vel_limit);
+    assert_true(n.vel_limit_tolerance == c->vel_limit_tolerance);
+    assert_int_equal(n.enable_vel_limit, c->enable_vel_limit);
+    assert_int_equal(n.enable_torque_mode_vel_limit, c->enable_torque_mode_vel_limit);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_protocol_registered_twice_by_one_name),
+        cmocka_unit_test(test_every_section_key_documented),
+        cmocka_unit_test(test_mit_node_defaults_are_the_config_defaults),
+        cmocka_unit_test(test_odrive_node_defaults_are_the_config_defaults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,104 @@
+#!/bin/sh
+# guest-moteus.sh HILSIM CLIENT_LIB OUT_DIR
+# Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
+# vcan0 switched to CAN FD (MTU 72), `hilsim run tests/canio/arm2-moteus-guest.yaml` on it with
+# real SocketCAN, `candump -L vcan0` into OUT_DIR/candump-moteus.log (kept as the test's
+# artifact), and the python-can host moteus_peer.py. Then checks hilsim's counters against the
+# peer's: every frame taken, none bad, one reply per frame that asked for one (and only those),
+# nothing unclaimed, FD frames only on the wire.
+set -u
+HILSIM=$1 CLIENT_LIB=$2 OUT=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+CONFIG=$HERE/arm2-moteus-guest.yaml
+BENCH=arm2-moteus-guest
+mkdir -p "$OUT"
+LOG=$OUT/hilsim-moteus.log DUMP=$OUT/candump-moteus.log RESULT=$OUT/peer-moteus.json
+rm -f "$LOG" "$LOG.out" "$DUMP" "$RESULT" /dev/shm/hilsim-$BENCH
+FAILED=0
+fail() {
+    echo "FAIL $*"
+    FAILED=1
+}
+
+# moteus speaks CAN FD: the vcan needs the FD MTU
+ip link set vcan0 down && ip link set vcan0 mtu 72 && ip link set vcan0 up || {
+    echo "cannot switch vcan0 to CAN FD"
+    exit 1
+}
+# above hilsim's priority, or the observer falls behind under TCG; -d reports its drops
+chrt -f 90 candump -d -L vcan0 >"$DUMP" &
+CANDUMP=$!
+"$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
+HS=$!
+i=0
+while [ ! -e /dev/shm/hilsim-$BENCH ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if [ ! -e /dev/shm/hilsim-$BENCH ]; then
+    echo "hilsim did not start:"
+    cat "$LOG"
+    kill $CANDUMP
+    exit 1
+fi
+HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/moteus_peer.py" --bench $BENCH \
+    --result "$RESULT"
+PEER=$?
+kill -TERM $HS
+wait $HS
+HSRC=$?
+sleep 0.2
+kill $CANDUMP
+wait $CANDUMP 2>/dev/null
+grep -E "can (bus|node)|stopped:|SAFE HOLD|error" "$LOG" "$LOG.out"
+[ $PEER -eq 0 ] || fail "the peer's checks (see above)"
+[ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC"
+grep -q "SAFE HOLD" "$LOG.out" && fail "safe hold latched"
+
+/usr/bin/python3 - "$LOG" "$LOG.out" "$RESULT" "$DUMP" <<'PY' || FAILED=1
+import json, re, sys
+text = open(sys.argv[1]).read() + open(sys.argv[2]).read()
+res = json.load(open(sys.argv[3]))
+bad = []
+nodes = {}
+for name in ("shoulder", "elbow"):
+    m = re.search(r"can node %s \(moteus, joint \w+\): (\d+) frames ok, (\d+) bad, (\d+) "
+                  r"unsupported, (\d+) timeouts, (\d+) sent" % name, text)
+    if not m:
+        bad.append("no counters for node %s in hilsim's log" % name)
+        continue
+    nodes[name] = dict(ok=int(m[1]), bad=int(m[2]), unsupported=int(m[3]), sent=int(m[5]))
+bus = re.search(r"can bus main \(vcan0\): [\w-]+, rx (\d+) frames, tx (\d+), unclaimed (\d+)", text)
+if not bus:
+    bad.append("no bus counters in hilsim's log")
+elif int(bus[3]):
+    bad.append("%s frames passed the kernel filters without an owner" % bus[3])
+sent, replies = res.get("sent", {}), res.get("replies", {})
+for name, n in nodes.items():
+    print("%s: peer sent %d and heard %d replies; hilsim took %d, bad %d, sent %d"
+          % (name, sent.get(name, -1), replies.get(name, -1), n["ok"], n["bad"], n["sent"]))
+    if n["ok"] != sent.get(name, -1) or n["bad"] or n["unsupported"]:
+        bad.append("%s: %d taken, %d bad, %d unsupported of %d sent"
+                   % (name, n["ok"], n["bad"], n["unsupported"], sent.get(name, -1)))
+    if n["sent"] != replies.get(name, -1):
+        bad.append("%s: hilsim sent %d replies, the peer heard %d"
+                   % (name, n["sent"], replies.get(name, -1)))
+# the wire: FD frames only (candump -L writes '##<flags>' for CAN FD)
+fd = classic = 0
+for line in open(sys.argv[4]):
+    m = re.match(r"\((\d+\.\d+)\) vcan0 ([0-9A-F]+)(##?)", line.strip())
+    if not m:
+        continue
+    if m[3] == "##":
+        fd += 1
+    else:
+        classic += 1
+print("candump: %d CAN FD frames, %d classic" % (fd, classic))
+if classic or fd < 500:
+    bad.append("candump: %d FD and %d classic frames" % (fd, classic))
+for b in bad:
+    print("FAIL " + b)
+sys.exit(1 if bad else 0)
+PY
+[ $FAILED -eq 0 ] && echo "canio moteus: PASS" || echo "canio moteus: FAILED"
+exit $FAILED

@@ -1,0 +1,53 @@
+/* libFuzzer target: the recording reader's three parsers on one input. The first byte picks
+ * the parser (state file, item file, candump log); the rest is the file. Whatever the bytes,
+ * the parsers return 0 or a negative errno with a message, never read outside the buffer, and
+ * whatever they accept is consistent (counts match the arrays, FD lengths are legal ones). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hilsim/can.h"
+#include "hilsim/record.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    uint8_t which = data[0] % 3;
+    data++, size--;
+    /* a copy of exactly size bytes, so ASan sees any read past the end */
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf)
+        return 0;
+    memcpy(buf, data, size);
+    struct hs_recording *r = calloc(1, sizeof *r);
+    struct hs_diag d = {0};
+    if (which == 0) {
+        if (hs_rec_parse_state(r, buf, size, "fuzz.state", &d) == 0 && r->nstates && !r->values)
+            __builtin_trap();
+    } else if (which == 1) {
+        hs_rec_parse_items(r, buf, size, "fuzz.items", &d);
+        for (uint32_t i = 0; i < r->nevents; i++)
+            if (memchr(r->events[i].text, 0, HS_REC_TEXT_MAX) == NULL)
+                __builtin_trap();
+    } else {
+        struct hs_rec_frame *fr = NULL;
+        uint32_t n = 0;
+        if (hs_rec_parse_candump((const char *)buf, size, "fuzz.log", NULL, &fr, &n, &d) == 0)
+            for (uint32_t i = 0; i < n; i++) {
+                if (fr[i].len > 64 || ((fr[i].flags & HS_CAN_FLAG_FD) == 0 && fr[i].len > 8))
+                    __builtin_trap();
+                bool wide = fr[i].flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR);
+                if (fr[i].id > (wide ? HS_CAN_EFF_MASK : HS_CAN_SFF_MASK))
+                    __builtin_trap();
+            }
+        free(fr);
+    }
+    hs_recording_free(r);
+    free(buf);
+    return 0;
+}

@@ -1,0 +1,420 @@
+/* Record and replay on the real bench in simulated time: the arm with SHOULDER as an MIT node
+ * on a socketpair bus (the boards in this process send a command every tick) and ELBOW
+ * commanded by an shm client in this process.
+ * - the recording replays bit-exact (every signal of every tick), CAN and shm inputs alike;
+ * - the same inputs on a changed config (ELBOW's friction) diverge, and the replay names the
+ *   first tick and signal;
+ * - a writer that cannot keep up overflows the ring: the drops are counted in the stats and
+ *   the manifest, and the state file holds exactly what the ring held;
+ * - truncated and corrupted files are refused with the file and byte offset (or line). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/can.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../src/bench/io_can.h"
+#include "../../src/bench/io_shm.h"
+#include "hilsim/can_mit.h"
+#include "hilsim/client.h"
+#include "hilsim/record.h"
+#include "hilsim/shm_abi.h"
+
+static char tmpdir[256];
+
+static const char *models_dir(void)
+{
+    static char dir[4096];
+    const char *s = getenv("HS_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s/models", s ? s : HS_TEST_SOURCE_DIR);
+    return dir;
+}
+
+/* friction: ELBOW's viscous friction (N·m·s/rad). Returns the config file's path. */
+static const char *write_config(const char *tag, double friction, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s.yaml", tmpdir, tag);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "bench: {name: rec-%d}\n"
+            "models:\n"
+            "  - name: arm\n"
+            "    file: %s/arm2.wrl\n"
+            "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+            "  - {name: floor, file: %s/floor.wrl, static: true}\n"
+            "rt: {warmup_ticks: 0}\n"
+            "can:\n"
+            "  buses: [{name: main, interface: vcan0}]\n"
+            "  nodes: [{name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}]\n"
+            "actuators:\n"
+            "  joints: {ELBOW: {source: shm, command_timeout_s: 1, viscous_friction: %.17g}}\n"
+            "shm: {enabled: true}\n",
+            (int)getpid(), models_dir(), models_dir(), friction);
+    fclose(f);
+    return path;
+}
+
+struct run {
+    const struct hs_config *cfg;
+    struct hs_bench *bench;
+    struct hs_recorder *rec;
+    struct hs_client *client;
+    int peer; /* the boards' end of the socketpair */
+    char dir[512];
+};
+
+static void open_run_opts(struct run *r, const char *cfg_path, const char *tag,
+                          const struct hs_rec_opts *extra)
+{
+    memset(r, 0, sizeof *r);
+    struct hs_diag d = {0};
+    if (hs_config_load(cfg_path, &r->cfg, &d) < 0 || hs_bench_create(r->cfg, &r->bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    snprintf(r->dir, sizeof r->dir, "%s/%s", tmpdir, tag);
+    struct hs_rec_opts o = *extra;
+    o.dir = r->dir;
+    o.config_path = cfg_path;
+    o.clock_mode = "simulated";
+    o.version = "test";
+    if (hs_rec_create(&o, r->bench, &r->rec, &d) < 0)
+        fail_msg("record: %s: %s", d.file, d.msg);
+    hs_rec_can_tap_install(r->rec);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
+    struct hs_bench_can_opts co = {.backend = &hs_can_socketpair_ops, .tick_time_stamps = true};
+    co.socketpair_fd[0] = sv[0];
+    r->peer = sv[1];
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(r->bench, &co, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    struct hs_bench_shm *shm;
+    if (hs_bench_shm_attach(r->bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    hs_rec_can_tap_remove();
+    assert_int_equal(hs_rec_attach(r->rec, r->bench), 0);
+    char err[HS_CLIENT_ERRBUF_MIN];
+    if (hs_client_attach(r->cfg->bench.name, &r->client, err, sizeof err) < 0)
+        fail_msg("client: %s", err);
+    assert_int_equal(hs_client_claim(r->client, NULL, 0), 0);
+}
+
+static void open_run(struct run *r, const char *cfg_path, const char *tag, uint32_t ring_states,
+                     bool paused)
+{
+    struct hs_rec_opts o = {.ring_states = ring_states, .writer_paused = paused};
+    open_run_opts(r, cfg_path, tag, &o);
+}
+
+static void board_send(int fd, const uint8_t data[8])
+{
+    struct can_frame f = {.can_id = 1, .len = 8};
+    memcpy(f.data, data, 8);
+    assert_int_equal(send(fd, &f, sizeof f, 0), (ssize_t)sizeof f);
+}
+
+/* ticks of the boards and the client commanding, the bench ticking in simulated time. */
+static void drive(struct run *r, uint32_t ticks)
+{
+    int64_t period = hs_bench_tick_period_ns(r->bench);
+    uint32_t elbow;
+    assert_int_equal(hs_client_find_joint(r->client, "ELBOW", &elbow), 0);
+    uint8_t d[8];
+    hs_mit_pack_special(HS_MIT_ENTER, d);
+    board_send(r->peer, d);
+    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+    for (uint32_t k = 0; k < ticks; k++) {
+        double t = (double)k * 1e-3;
+        if (k % 2 == 0) { /* the boards: every other tick, so some ticks have no frame */
+            struct hs_mit_command c = {.p_rad = 0.3 + 0.4 * sin(6 * t), .kp = 30, .kd = 1};
+            hs_mit_pack_command(&lim, &c, d);
+            board_send(r->peer, d);
+        }
+        if (k % 5 == 0) { /* the client: every fifth tick */
+            struct hs_client_command c = {
+                .mode = HS_SHM_MODE_POSITION_PD, .q = 0.6 + 0.5 * sin(4 * t), .kp = 20, .kd = 0.5};
+            assert_int_equal(hs_client_write_command(r->client, elbow, &c), 0);
+        }
+        hs_client_heartbeat(r->client);
+        assert_int_equal(hs_bench_tick(r->bench, (int64_t)(k + 1) * period, k), 0);
+        char sink[CANFD_MTU];
+        while (recv(r->peer, sink, sizeof sink, MSG_DONTWAIT) > 0)
+            ;
+    }
+}
+
+static void close_run(struct run *r, struct hs_rec_stats *ret_stats)
+{
+    hs_bench_safe_stop(r->bench);
+    assert_int_equal(hs_rec_finish(r->rec, "test"), 0);
+    if (ret_stats)
+        hs_rec_stats(r->rec, ret_stats);
+    hs_client_detach(r->client);
+    hs_bench_destroy(r->bench);
+    hs_rec_destroy(r->rec);
+    hs_config_free(r->cfg);
+    close(r->peer);
+}
+
+static struct hs_recording *open_rec(const char *dir)
+{
+    struct hs_recording *rec = NULL;
+    struct hs_diag d = {0};
+    if (hs_recording_open(dir, &rec, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    return rec;
+}
+
+enum { TICKS = 1500 };
+
+static void test_replay_bit_exact(void **state)
+{
+    (void)state;
+    char cfg[512];
+    struct run r;
+    open_run(&r, write_config("exact", 0.05, cfg, sizeof cfg), "exact", 0, false);
+    drive(&r, TICKS);
+    struct hs_rec_stats st;
+    close_run(&r, &st);
+    assert_int_equal(st.ticks, TICKS);
+    assert_int_equal(st.dropped_states + st.dropped_items, 0);
+
+    struct hs_recording *rec = open_rec(r.dir);
+    assert_int_equal(rec->nstates, TICKS);
+    assert_int_equal(rec->nbuses, 1);
+    assert_true(rec->complete);
+    /* the boards' frames (R) and the node's replies (T) are both in the bus's log */
+    uint32_t rx = 0, tx = 0;
+    for (uint32_t i = 0; i < rec->nframes[0]; i++)
+        rec->frames[0][i].rx ? rx++ : tx++;
+    print_message("recorded %u ticks, %u frames received, %u sent, %u shm commands\n", rec->nstates,
+                  rx, tx, rec->nshm);
+    assert_int_equal(rx, TICKS / 2 + 1);
+    assert_true(tx >= TICKS / 2);
+    assert_int_equal(rec->nshm, TICKS / 5);
+
+    struct hs_replay_opts o = {0};
+    struct hs_replay_result res;
+    struct hs_diag d = {0};
+    if (hs_replay_run(rec, &o, &res, &d) < 0)
+        fail_msg("replay: %s", d.msg);
+    if (res.diverged) {
+        char name[128];
+        hs_recording_signal_name(rec, (uint32_t)res.first_signal, name, sizeof name);
+        fail_msg("diverged at tick %llu: %s %.17g vs %.17g", (unsigned long long)res.first_tick,
+                 name, res.recorded, res.replayed);
+    }
+    assert_int_equal(res.ticks, TICKS);
+    assert_int_equal(res.frames_fed, rx);
+    assert_int_equal(res.commands_fed, rec->nshm);
+    /* the joints did move: a replay of a still arm would prove little */
+    int q = hs_recording_find_signal(rec, "SHOULDER.q");
+    assert_true(q >= 0);
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t k = 0; k < rec->nstates; k++) {
+        double v = rec->values[(size_t)k * rec->state_stride + (uint32_t)q];
+        lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    print_message("SHOULDER.q spans %.3f .. %.3f rad; replay bit-exact\n", lo, hi);
+    assert_true(hi - lo > 0.3);
+    free(res.values);
+
+    /* what if: the same inputs, ELBOW with 20x the friction */
+    char cfg2[512];
+    o.config_path = write_config("whatif", 1.0, cfg2, sizeof cfg2);
+    o.tolerance = 1e-9;
+    if (hs_replay_run(rec, &o, &res, &d) < 0)
+        fail_msg("replay: %s", d.msg);
+    assert_true(res.diverged);
+    char name[128];
+    hs_recording_signal_name(rec, (uint32_t)res.first_signal, name, sizeof name);
+    print_message("what if (friction 1.0): diverged at tick %llu on %s (%.9g vs %.9g)\n",
+                  (unsigned long long)res.first_tick, name, res.recorded, res.replayed);
+    assert_true(strncmp(name, "ELBOW.", 6) == 0 || strncmp(name, "SHOULDER.", 9) == 0);
+    free(res.values);
+    hs_recording_free(rec);
+    /* for test_record_python: the same recording read by python-can and the Python reader */
+    const char *keep = getenv("HS_RECORD_KEEP");
+    if (keep) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", keep, r.dir, keep);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+static void test_overflow_counted(void **state)
+{
+    (void)state;
+    char cfg[512];
+    struct run r;
+    open_run(&r, write_config("overflow", 0.05, cfg, sizeof cfg), "overflow", 64, true);
+    drive(&r, 200);
+    struct hs_rec_stats st;
+    close_run(&r, &st);
+    print_message("ring of 64 states, writer held: %llu of %llu ticks dropped\n",
+                  (unsigned long long)st.dropped_states, (unsigned long long)st.ticks);
+    assert_int_equal(st.ticks, 200);
+    assert_int_equal(st.dropped_states, 200 - 64);
+    struct hs_recording *rec = open_rec(r.dir);
+    assert_int_equal(rec->nstates, 64);
+    assert_int_equal(rec->dropped_states, 200 - 64);
+    hs_recording_free(rec);
+}
+
+/* Rotation: segments cut by size; all kept, the run reads back whole and replays bit-exact;
+ * with keep_segments the oldest go, and a replay is refused with the reason. */
+static void test_rotation(void **state)
+{
+    (void)state;
+    char cfg[512];
+    struct run r;
+    struct hs_rec_opts o = {.rotate_bytes = 64 * 1024};
+    open_run_opts(&r, write_config("rot", 0.05, cfg, sizeof cfg), "rot", &o);
+    drive(&r, 600);
+    struct hs_rec_stats st;
+    close_run(&r, &st);
+    print_message("600 ticks in %u segments of 64 KiB\n", st.segments);
+    assert_true(st.segments >= 3);
+    struct hs_recording *rec = open_rec(r.dir);
+    assert_int_equal(rec->nstates, 600);
+    for (uint32_t k = 1; k < rec->nstates; k++)
+        assert_int_equal(rec->ticks[k], rec->ticks[k - 1] + 1);
+    struct hs_replay_opts ro = {0};
+    struct hs_replay_result res;
+    struct hs_diag d = {0};
+    assert_int_equal(hs_replay_run(rec, &ro, &res, &d), 0);
+    assert_false(res.diverged);
+    free(res.values);
+    hs_recording_free(rec);
+
+    o.keep_segments = 2;
+    open_run_opts(&r, cfg, "rotkeep", &o);
+    drive(&r, 600);
+    close_run(&r, &st);
+    assert_int_equal(st.segments, 2);
+    char path[700];
+    snprintf(path, sizeof path, "%s/state.bin", r.dir);
+    assert_int_not_equal(access(path, F_OK), 0); /* segment 0 is gone */
+    struct hs_recording *gone = NULL;
+    assert_int_equal(hs_recording_open(r.dir, &gone, &d), -EBADMSG);
+    print_message("keep_segments 2: %s\n", d.msg);
+    assert_non_null(strstr(d.msg, "keep_segments"));
+}
+
+static void copy_tree(const char *from, const char *to)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", to, from, to);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void expect_error(const char *dir, const char *file_end, const char *msg_part)
+{
+    struct hs_recording *rec = NULL;
+    struct hs_diag d = {0};
+    int rc = hs_recording_open(dir, &rec, &d);
+    print_message("%s: %s:%d: %s\n", file_end, d.file, d.line, d.msg);
+    assert_int_equal(rc, -EBADMSG);
+    size_t fl = strlen(d.file), el = strlen(file_end);
+    assert_true(fl >= el && !strcmp(d.file + fl - el, file_end));
+    assert_non_null(strstr(d.msg, msg_part));
+}
+
+static void test_damaged_recordings(void **state)
+{
+    (void)state;
+    char cfg[512];
+    struct run r;
+    open_run(&r, write_config("good", 0.05, cfg, sizeof cfg), "good", 0, false);
+    drive(&r, 40);
+    close_run(&r, NULL);
+    hs_recording_free(open_rec(r.dir));
+
+    char bad[600], path[700];
+    struct stat sb;
+    /* truncated: the last state record loses 5 bytes */
+    snprintf(bad, sizeof bad, "%s-trunc", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/state.bin", bad);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(truncate(path, sb.st_size - 5), 0);
+    expect_error(bad, "state.bin", "truncated record at byte offset");
+
+    /* corrupted: one bit of the fourth state record */
+    snprintf(bad, sizeof bad, "%s-flip", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/state.bin", bad);
+    assert_int_equal(stat(path, &sb), 0);
+    long rsize = (sb.st_size - 32) / 40;
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    uint8_t byte;
+    off_t off = 32 + 3 * rsize + 40;
+    assert_int_equal(pread(fd, &byte, 1, off), 1);
+    byte ^= 0x10;
+    assert_int_equal(pwrite(fd, &byte, 1, off), 1);
+    close(fd);
+    char want[64];
+    snprintf(want, sizeof want, "CRC mismatch) at byte offset %ld", 32 + 3 * rsize);
+    expect_error(bad, "state.bin", want);
+
+    /* a candump line that is not one */
+    snprintf(bad, sizeof bad, "%s-can", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/can-main.log", bad);
+    FILE *f = fopen(path, "a");
+    fprintf(f, "(1700000000.000001) vcan0 12G#00 R\n");
+    fclose(f);
+    expect_error(bad, "can-main.log", "not a candump log line");
+
+    /* a shm record cut short */
+    snprintf(bad, sizeof bad, "%s-shm", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/shm.bin", bad);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(truncate(path, sb.st_size - 1), 0);
+    expect_error(bad, "shm.bin", "truncated record at byte offset");
+
+    /* the manifest cut in the middle */
+    snprintf(bad, sizeof bad, "%s-manifest", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/manifest.json", bad);
+    assert_int_equal(stat(path, &sb), 0);
+    assert_int_equal(truncate(path, sb.st_size / 2), 0);
+    expect_error(bad, "manifest.json", "byte offset");
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/hs-test-record-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay_bit_exact),
+        cmocka_unit_test(test_overflow_counted),
+        cmocka_unit_test(test_damaged_recordings),
+        cmocka_unit_test(test_rotation),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

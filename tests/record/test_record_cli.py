@@ -1,0 +1,218 @@
+"""Record and replay from the outside: hilsim run --record and hilsim replay as a user runs
+them, the recording test_record leaves (HS_RECORD_KEEP) read by python-can's candump reader and
+by the Python reader in python/hilsim_record.py, and damaged recordings refused by both with
+the file and byte offset. Debian's python3 (python3-can)."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+SRC = os.environ.get("HS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("HS_BUILD_DIR", os.path.join(SRC, "build"))
+HILSIM = os.path.join(BUILD, "hilsim")
+KEPT = os.environ.get("HS_RECORD_KEEP")
+sys.path.insert(0, os.path.join(SRC, "python"))
+import hilsim_record  # noqa: E402
+
+try:
+    import can
+except ImportError:
+    can = None
+
+
+def hilsim(*args, check=None):
+    p = subprocess.run([HILSIM, *args], capture_output=True, text=True, timeout=300)
+    if check is not None and p.returncode != check:
+        raise AssertionError(f"hilsim {' '.join(args)}: exit {p.returncode}, want {check}\n"
+                             f"{p.stdout}\n{p.stderr}")
+    return p
+
+
+class CliRecordReplay(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hs-rec-cli-")
+        cls.rec = os.path.join(cls.tmp, "demo")
+        # the arm's demo trajectory in the real loop (warm-up included), recorded
+        p = hilsim("run", os.path.join(SRC, "config", "arm2-demo.yaml"), "--no-rt",
+                   "--duration", "0.5", "--record", cls.rec, check=0)
+        cls.run_out = p.stdout
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_summary_names_the_recording(self):
+        self.assertRegex(self.run_out, r"recording: .*demo: \d+ ticks.*dropped 0 states, 0 items")
+
+    def test_replay_is_bit_exact(self):
+        p = hilsim("replay", self.rec, check=0)
+        self.assertIn("BIT-EXACT", p.stdout)
+
+    def test_what_if_diverges(self):
+        text = open(os.path.join(self.rec, "config.yaml")).read()
+        self.assertIn("physics:", text)
+        changed = os.path.join(self.tmp, "heavier.yaml")
+        with open(changed, "w") as fh:  # ten times the world's gravity
+            fh.write(text.replace("physics:", "physics:\n  gravity: [0, 0, -98.1]", 1))
+        shutil.copy(os.path.join(SRC, "models", "arm2.wrl"), self.tmp)
+        shutil.copy(os.path.join(SRC, "models", "floor.wrl"), self.tmp)
+        with open(changed) as fh:
+            t = fh.read().replace("../models/", "")
+        with open(changed, "w") as fh:
+            fh.write(t)
+        p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
+
+    def test_csv_and_plot(self):
+        out, svg = os.path.join(self.tmp, "r.csv"), os.path.join(self.tmp, "r.svg")
+        hilsim("replay", self.rec, "--out", out, "--plot", svg, "--signal", "SHOULDER.q",
+               "--signal", "ELBOW.q", check=0)
+        with open(out) as fh:
+            rows = list(csv.reader(fh))
+        self.assertEqual(rows[0], ["time", "SHOULDER.q", "SHOULDER.q.replay", "ELBOW.q",
+                                   "ELBOW.q.replay"])
+        rec = hilsim_record.open_recording(self.rec)
+        self.assertEqual(len(rows) - 1, len(rec.rows))
+        # the Python reader and the C reader agree on every recorded value, exactly
+        self.assertEqual([float(r[1]) for r in rows[1:]], rec.column("SHOULDER.q"))
+        self.assertEqual([r[1] for r in rows[1:]], [r[2] for r in rows[1:]])  # bit-exact
+        with open(svg) as fh:
+            s = fh.read()
+        self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 4)
+
+    def test_unknown_signal_is_a_usage_error(self):
+        p = hilsim("replay", self.rec, "--signal", "NOPE.q", check=2)
+        self.assertIn("NOPE.q", p.stderr)
+
+    def test_python_reader_matches_manifest(self):
+        rec = hilsim_record.open_recording(self.rec)
+        self.assertEqual(len(rec.rows), rec.manifest["ticks"])
+        self.assertTrue(rec.manifest["complete"])
+        warm = sum(1 for f in rec.flags if f & hilsim_record.STATE_WARMUP)
+        self.assertEqual(warm, rec.manifest["warmup_ticks"])
+        self.assertTrue(any(e["kind"] == "stop" for e in rec.events))
+
+    def test_existing_folder_is_never_overwritten(self):
+        p = hilsim("run", os.path.join(SRC, "config", "arm2-demo.yaml"), "--no-rt",
+                   "--duration", "0.05", "--record", self.rec)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("not empty", p.stderr)
+
+    def test_config_key_records_every_run(self):
+        parent = os.path.join(self.tmp, "always")
+        cfg = os.path.join(self.tmp, "always.yaml")
+        with open(os.path.join(SRC, "config", "arm2-demo.yaml")) as fh:
+            text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+        with open(cfg, "w") as fh:
+            fh.write(text + f"\nrecord:\n  enabled: true\n  dir: {parent}\n")
+        hilsim("run", cfg, "--no-rt", "--duration", "0.05", check=0)
+        runs = os.listdir(parent)
+        self.assertEqual(len(runs), 1)
+        self.assertRegex(runs[0], r"^arm2-demo-\d{8}T\d{6}Z$")
+        hilsim("replay", os.path.join(parent, runs[0]), check=0)
+
+    def test_damaged_state_is_named(self):
+        bad = os.path.join(self.tmp, "bad")
+        shutil.copytree(self.rec, bad)
+        path = os.path.join(bad, "state.bin")
+        size = os.path.getsize(path)
+        os.truncate(path, size - 3)
+        p = hilsim("replay", bad, check=2)
+        self.assertRegex(p.stderr, r"state\.bin.*truncated record at byte offset \d+")
+        with self.assertRaisesRegex(hilsim_record.RecordingError,
+                                    r"state\.bin: truncated record at byte offset \d+"):
+            hilsim_record.open_recording(bad)
+
+
+CONTROLLER = os.environ.get("HS_LOCKSTEP_CONTROLLER")
+
+
+@unittest.skipUnless(CONTROLLER and os.path.exists(CONTROLLER or ""), "no lockstep_controller")
+class LockstepShm(unittest.TestCase):
+    """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
+    does not depend on the host's speed, and its replay is bit-exact."""
+
+    def test_lockstep_shm_run_replays_bit_exact(self):
+        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+        rec = os.path.join(tmp, "ls")
+        bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
+        cfg = os.path.join(tmp, "arm2-shm.yaml")
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as fh:
+            text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+        with open(cfg, "w") as fh:
+            fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1))
+        try:
+            hs = subprocess.Popen([HILSIM, "run", cfg,
+                                   "--clock", "lockstep", "--duration", "1", "--no-rt",
+                                   "--record", rec], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+            for _ in range(600):  # the segment exists once the bench is built
+                if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
+                    break
+                time.sleep(0.1)
+            ctl = subprocess.run([CONTROLLER, bench, "--ticks", "1000", "--timeout", "60"],
+                                 capture_output=True, text=True, timeout=300)
+            out, err = hs.communicate(timeout=300)
+            self.assertEqual(ctl.returncode, 0, ctl.stdout + ctl.stderr)
+            self.assertEqual(hs.returncode, 0, err)
+            self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+            p = hilsim("replay", rec, check=0)
+            self.assertRegex(p.stdout, r"\(0 frames, (\d{4,}) shm commands fed\)")
+            self.assertIn("BIT-EXACT", p.stdout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+@unittest.skipUnless(KEPT and os.path.isdir(KEPT or ""), "test_record's recording not kept")
+class CanRecording(unittest.TestCase):
+    """The CAN recording of test_record (an MIT node on a socketpair bus)."""
+
+    def test_python_can_reads_the_log(self):
+        if can is None:
+            self.skipTest("python3-can not installed")
+        path = os.path.join(KEPT, "can-main.log")
+        msgs = list(can.CanutilsLogReader(path))
+        rec = hilsim_record.open_recording(KEPT)
+        mine = rec.frames("main")
+        self.assertEqual(len(msgs), len(mine))
+        self.assertGreater(len(msgs), 1000)
+        for m, f in zip(msgs, mine):
+            self.assertEqual(m.arbitration_id, f["id"])
+            self.assertEqual(m.is_rx, f["rx"])
+            self.assertEqual(bytes(m.data), f["data"])
+            self.assertEqual(m.channel, "vcan0")
+        self.assertEqual(msgs[0].data[7], 0xFC)  # the boards' MIT "enter" came first
+        rx = sum(1 for m in msgs if m.is_rx)
+        self.assertTrue(0 < rx < len(msgs))  # both directions, marked
+        times = [m.timestamp for m in msgs]
+        self.assertEqual(times, sorted(times))
+
+    def test_import_drives_a_bench_open_loop(self):
+        # the kept log as if recorded elsewhere: its MIT commands act on another bench's node
+        out = os.path.join(tempfile.mkdtemp(prefix="hs-import-"), "open-loop.csv")
+        p = hilsim("replay", "--import", os.path.join(KEPT, "can-main.log"), "--config",
+                   os.path.join(SRC, "tests", "canio", "arm2-can-guest.yaml"), "--out", out,
+                   "--signal", "SHOULDER.q", check=0)
+        self.assertRegex(p.stdout, r"imported .*: \d+ ticks driven open loop")
+        with open(out) as fh:
+            q = [float(r[1]) for r in list(csv.reader(fh))[1:]]
+        self.assertGreater(max(q) - min(q), 0.1)  # the commands moved the shoulder
+        shutil.rmtree(os.path.dirname(out))
+
+    def test_reader_agrees_with_manifest(self):
+        rec = hilsim_record.open_recording(KEPT)
+        self.assertEqual(len(rec.rows), rec.manifest["ticks"])
+        self.assertEqual(len(rec.shm), 300)
+        # every received frame is counted at the tick that took it
+        rx = sum(1 for f in rec.frames("main") if f["rx"])
+        self.assertEqual(sum(c[0] for c in rec.rx_counts), rx)
+        self.assertTrue(all(c["joint"] == rec.joints.index("ELBOW") for c in rec.shm))
+
+
+if __name__ == "__main__":
+    unittest.main()

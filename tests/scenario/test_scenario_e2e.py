@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""End to end: scenarios through the hilsim binary.
+
+  shm_encoder_stuck  `hilsim run config/arm2-shm.yaml --clock lockstep --scenario
+                     scenarios/arm-encoder-stuck.yaml` with examples/pd_controller over real
+                     shared memory, in lockstep (scenario time is tick time): the scenario starts
+                     on the controller's first command, the JUnit XML has one test case per
+                     expectation, all passed, and the exit status is 0
+  sim_verdict_fail   `hilsim sim` with an expectation that cannot hold: exit status 4, the
+                     JUnit XML names the failing case with its tick, the JSON agrees
+  biped_side_push    the bundled biped scenario passes offline (recovers, then falls)
+
+Environment (set by ctest): HS_HILSIM, HS_PD_CONTROLLER, HS_SOURCE_DIR.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+import unittest
+import xml.etree.ElementTree as ET
+
+SRC = os.environ["HS_SOURCE_DIR"]
+HILSIM = os.environ["HS_HILSIM"]
+PD = os.environ.get("HS_PD_CONTROLLER")
+
+
+def junit_cases(path):
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    cases = {}
+    for case in root.iter("testcase"):
+        failure = case.find("failure")
+        cases[case.get("name")] = None if failure is None else failure.text
+    return root, cases
+
+
+class Scenarios(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    @unittest.skipUnless(PD, "examples/pd_controller not built")
+    def test_shm_encoder_stuck(self):
+        name = "scen%d-e2e" % os.getpid()
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        cfg = cfg.replace("name: arm2-shm", "name: " + name)
+        with open(self.path("bench.yaml"), "w") as f:
+            f.write(cfg)
+        junit = self.path("junit.xml")
+        run = subprocess.Popen(
+            [HILSIM, "run", self.path("bench.yaml"), "--no-rt", "--clock", "lockstep", "--scenario",
+             os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), "--junit", junit,
+             "--result-json", self.path("result.json")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # the controller outlives the 3 s scenario and stops when the server does; it retries
+        # a segment being filled but not a missing one, so wait for the segment first
+        seg = "/dev/shm/hilsim-" + name
+        for _ in range(600):
+            if os.path.exists(seg) or run.poll() is not None:
+                break
+            time.sleep(0.05)
+        ctl = subprocess.run([PD, name, "100000", "300", "6"], capture_output=True, text=True,
+                             timeout=120)
+        out, _ = run.communicate(timeout=120)
+        print(out[-1500:])
+        print(ctl.stdout[-600:], ctl.stderr[-600:])
+        root, cases = junit_cases(junit)
+        self.assertEqual(sorted(cases), ["elbow_held", "no_runaway_torque", "shoulder_held"])
+        failed = sum(f is not None for f in cases.values())
+        self.assertEqual(root.get("failures"), str(failed))
+        with open(self.path("result.json")) as f:
+            res = json.load(f)
+        # in lockstep the controller closes every tick whatever the machine's load, so the arm
+        # is held through the stuck encoder and every expectation passes
+        self.assertEqual(failed, 0, cases)
+        self.assertEqual(run.returncode, 0, out[-2000:])
+        self.assertTrue(res["passed"])
+        stuck = [s for s in res["steps"] if s["name"] == "encoder_stuck"][0]
+        # started by the condition (never at tick 0) and active for exactly 1 s of ticks
+        self.assertGreater(stuck["onset_tick"], 0)
+        self.assertEqual(stuck["active_ticks"], 1000)
+
+    def test_sim_verdict_fail(self):
+        scen = self.path("fail.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: must-fail, duration_s: 0.5}\n"
+                    "steps:\n"
+                    "  - {name: fine, at_s: 0.1,\n"
+                    "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.1}}\n"
+                    "  - {name: impossible, at_s: 0.2, duration_s: 0.1,\n"
+                    "     expect: {kind: link_above, link: ELBOW, value: 5}}\n")
+        junit, res = self.path("j.xml"), self.path("r.json")
+        p = subprocess.run([HILSIM, "sim", os.path.join(SRC, "config", "arm2-demo.yaml"),
+                            "--scenario", scen, "--junit", junit, "--result-json", res],
+                           capture_output=True, text=True, timeout=120)
+        print(p.stdout)
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("verdict: FAIL (1 of 2 expectations passed)", p.stdout)
+        _, cases = junit_cases(junit)
+        self.assertIsNone(cases["fine"])
+        self.assertIn("tick 300", cases["impossible"])
+        with open(res) as f:
+            r = json.load(f)
+        self.assertFalse(r["passed"])
+        bad = [e for e in r["expectations"] if e["name"] == "impossible"][0]
+        self.assertEqual((bad["status"], bad["tick"]), ("fail", 300))
+
+    def test_biped_side_push(self):
+        p = subprocess.run([HILSIM, "sim", os.path.join(SRC, "config", "biped-stand.yaml"),
+                            "--scenario", os.path.join(SRC, "scenarios", "biped-side-push.yaml")],
+                           capture_output=True, text=True, timeout=300)
+        print(p.stdout[-800:])
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("verdict: PASS (3 of 3 expectations passed)", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
