@@ -15,6 +15,8 @@ What is judged is behaviour, not timing, so an emulated guest's stalls cannot fa
            number at the window's first and last SYNC) outnumber the commands. With no doubles,
            equal counts (+-1 for where the tick falls against the reads) mean no tick went
            without a command.
+Two identical replies to two commands the master itself sent less than half a period apart
+(the guest stalled it between its timer and its send) are counted apart, not judged.
 A cycle the master itself could not send on time (the emulated guest stalled it by more than a
 quarter period) is skipped, as a periodic timer would, and counted: its tick has no command.
 A free-running tick 0.5 % off beats against the master: a tick more or less every 200 cycles,
@@ -119,7 +121,17 @@ class Master:
         (t0, f0, k0), (t1, f1, k1) = self.marks[phase]
         window = self.frames[f0:f1]
         replies = [d for _, i, d in window if i == MIT_MASTER]
-        doubles = sum(1 for a, b in zip(replies, replies[1:]) if a == b)
+        sent = [t for t, i, _ in window if i == MIT_ID]  # own commands, kernel stamps
+        doubles = bunched = 0
+        for k, (a, b) in enumerate(zip(replies, replies[1:])):
+            if a != b:
+                continue
+            # The master itself sent the two commands less than half a period apart (a stall
+            # between its clock and its send): its fault, counted apart, not hilsim's.
+            if k + 1 < len(sent) and sent[k + 1] - sent[k] < self.period / 2:
+                bunched += 1
+            else:
+                doubles += 1
         phases, last_sync = [], None
         for t, i, _ in window:
             if i == SYNC_ID:
@@ -128,7 +140,7 @@ class Master:
                 phases.append(t - last_sync)
                 last_sync = None
         return {"commands": k1 - k0, "skipped": self.skipped.get(phase, 0), "ticks": t1 - t0,
-                "replies": len(replies),
+                "replies": len(replies), "bunched": bunched,
                 "doubles": doubles, "phases": phases,
                 "first_frames": [("%.6f" % t, i, d.hex()) for t, i, d in window[:60]]}
 
@@ -169,7 +181,10 @@ def main():
           "replies, %d doubles (two commands in one tick); reply phase after SYNC %.2f ms +- "
           "%.2f ms (sd)" % (j["commands"], j["skipped"], j["ticks"], j["replies"], j["doubles"],
                             (mean or 0) * 1e3, (sd or 0) * 1e3), flush=True)
-    if j["skipped"] > 0.1 * (j["commands"] + j["skipped"]):
+    if j["bunched"]:
+        print("sync peer: %d doubles not judged: the master sent their two commands less than "
+              "half a period apart" % j["bunched"])
+    if not a.expect_beat and j["skipped"] > 0.1 * (j["commands"] + j["skipped"]):
         print("FAIL the master itself was late in more than 10 %% of its cycles (%d)" % j["skipped"])
         return 1
     beat = j["doubles"] > 0 or abs(missing) > 1
