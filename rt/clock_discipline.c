@@ -112,7 +112,7 @@ static int64_t silent_tick(struct hs_clock_discipline *disc, enum hs_sync_state 
     if (s == HS_SYNC_FREE)
         return 0;
     if (s == HS_SYNC_LOCKED || s == HS_SYNC_HOLDOVER) {
-        relaxed_inc(&disc->missed);
+        disc->pending_missed += !disc->excused; /* missed if the events come back in time */
         if (s == HS_SYNC_LOCKED)
             set_state(disc, HS_SYNC_HOLDOVER);
     }
@@ -121,6 +121,7 @@ static int64_t silent_tick(struct hs_clock_discipline *disc, enum hs_sync_state 
     /* Events stopped: back to the nominal period; the caller warns. */
     disc->freq_ns = 0;
     disc->drift_avg_ns = 0;
+    disc->pending_missed = 0; /* the source stopped: a loss, not missed cycles */
     disc->in_window = 0;
     disc->silent = 0;
     set_state(disc, HS_SYNC_FREE);
@@ -148,6 +149,8 @@ static void track_lock(struct hs_clock_discipline *disc, enum hs_sync_state s, d
     } else if (locked) {
         set_state(disc, HS_SYNC_LOCKED);
     } else if (disc->in_window >= disc->cfg.lock_count) {
+        /* the integrator has converged by now: the reported average starts from it */
+        disc->drift_avg_ns = disc->freq_ns;
         set_state(disc, HS_SYNC_LOCKED);
         relaxed_inc(&disc->locks);
         *change = HS_SYNC_CHANGE_LOCKED;
@@ -158,6 +161,15 @@ static void track_lock(struct hs_clock_discipline *disc, enum hs_sync_state s, d
 
 static void account_locked(struct hs_clock_discipline *disc, double err, uint32_t events)
 {
+    if (disc->pending_missed) { /* a gap in the events while locked, now closed */
+        atomic_store_explicit(&disc->missed,
+                              atomic_load_explicit(&disc->missed, memory_order_relaxed) +
+                                  disc->pending_missed,
+                              memory_order_relaxed);
+        disc->pending_missed = 0;
+    }
+    if (disc->excused) /* several periods' events in one tick: not a double */
+        events = 1;
     if (events > 1)
         atomic_store_explicit(
             &disc->doubles, atomic_load_explicit(&disc->doubles, memory_order_relaxed) + events - 1,
@@ -204,10 +216,18 @@ int64_t hs_clock_discipline_adjust(struct hs_clock_discipline *disc,
         if (atomic_load_explicit(&disc->state, memory_order_relaxed) == HS_SYNC_LOCKED)
             account_locked(disc, err, events);
     }
+    if (disc->excused)
+        relaxed_inc(&disc->excused_ticks);
+    disc->excused = false;
     relaxed_store_i64(&disc->adjust_ns, adj);
     if (ret_change)
         *ret_change = change;
     return adj;
+}
+
+void hs_clock_discipline_excuse(struct hs_clock_discipline *disc)
+{
+    disc->excused = true;
 }
 
 void hs_clock_discipline_status(const struct hs_clock_discipline *disc, struct hs_sync_status *ret)
@@ -222,6 +242,7 @@ void hs_clock_discipline_status(const struct hs_clock_discipline *disc, struct h
     ret->losses = atomic_load_explicit(&m->losses, memory_order_relaxed);
     ret->missed = atomic_load_explicit(&m->missed, memory_order_relaxed);
     ret->doubles = atomic_load_explicit(&m->doubles, memory_order_relaxed);
+    ret->excused = atomic_load_explicit(&m->excused_ticks, memory_order_relaxed);
     ret->locked_ticks = atomic_load_explicit(&m->locked_ticks, memory_order_relaxed);
     ret->worst_phase_error_ns = atomic_load_explicit(&m->worst_ns, memory_order_relaxed);
     ret->rms_phase_error_ns = (double)atomic_load_explicit(&m->rms_ns, memory_order_relaxed);

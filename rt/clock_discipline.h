@@ -21,7 +21,8 @@
  * tick came without an event: the drift estimate keeps the phase) -> back to LOCKED on the next
  * event, or FREE after timeout_periods ticks without one (the loss is counted and reported once:
  * the caller warns; the period returns to nominal). While locked, a tick with no event is a
- * missed cycle and a tick with two or more is a double: both are counted.
+ * missed cycle (counted when the events come back: a stopped source is a loss, not misses) and
+ * a tick with two or more is a double.
  *
  * Threads: event, adjust and the counters belong to one thread (the tick loop's RT thread).
  * hs_clock_discipline_status may be called from any thread (relaxed atomics; not a snapshot of
@@ -71,8 +72,9 @@ struct hs_sync_status {
     uint64_t events;        /* fed in total */
     uint64_t locks;         /* times LOCKED was entered */
     uint64_t losses;        /* times events stopped and the loop went FREE */
-    uint64_t missed;        /* ticks without an event while LOCKED or HOLDOVER */
+    uint64_t missed;        /* ticks without an event while locked, the events coming back after */
     uint64_t doubles;       /* extra events in a tick while LOCKED */
+    uint64_t excused;       /* ticks excused from that count (hs_clock_discipline_excuse) */
     uint64_t locked_ticks;  /* ticks spent LOCKED; the error figures below cover these */
     int64_t worst_phase_error_ns; /* largest |phase error| while LOCKED */
     double rms_phase_error_ns;    /* over the LOCKED ticks */
@@ -88,14 +90,16 @@ struct hs_clock_discipline {
     uint32_t tick_events;
     double tick_err_sum;
     /* state */
-    uint32_t in_window; /* consecutive ticks in the lock window */
-    uint32_t silent;    /* consecutive ticks without an event */
-    double sum_sq_err;  /* over locked ticks */
+    uint32_t in_window;      /* consecutive ticks in the lock window */
+    uint32_t silent;         /* consecutive ticks without an event */
+    uint32_t pending_missed; /* silent locked ticks, missed if the events come back in time */
+    bool excused;            /* this tick is not judged for missed/double cycles */
+    double sum_sq_err;       /* over locked ticks */
     /* published: rt:w any:r */
     _Atomic int state;
     _Atomic int64_t phase_error_ns, adjust_ns, worst_ns;
     _Atomic int64_t drift_ppb;
-    _Atomic uint64_t events, locks, losses, missed, doubles, locked_ticks;
+    _Atomic uint64_t events, locks, losses, missed, doubles, locked_ticks, excused_ticks;
     _Atomic uint64_t rms_ns; /* published root-mean-square, ns */
 };
 
@@ -115,6 +119,10 @@ void hs_clock_discipline_event(struct hs_clock_discipline *disc, int64_t event_n
  * state locked or was lost in this tick. */
 int64_t hs_clock_discipline_adjust(struct hs_clock_discipline *disc,
                                    enum hs_sync_change *ret_change);
+
+/* RT-safe, before adjust: this tick is not judged for missed or double cycles (the loop skipped
+ * periods before it, so its events span several). The filter still runs. */
+void hs_clock_discipline_excuse(struct hs_clock_discipline *disc);
 
 /* RT-safe, any thread. */
 void hs_clock_discipline_status(const struct hs_clock_discipline *disc, struct hs_sync_status *ret);

@@ -126,6 +126,11 @@ enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
  * counted without their time. take: copies up to max times into ret and returns how many
  * events the tick saw (may exceed max), then forgets them. */
 #define HS_BENCH_SYNC_EVENTS_MAX 8
+/* RT-safe. The tick's planned wake (CLOCK_MONOTONIC), set by the runner before the inputs: in
+ * sync mode a frame received after it belongs to the next tick, however late this one woke.
+ * 0 (never set: offline runs, tests): the tick's now_ns stands for it. */
+void hs_bench_set_planned(struct hs_bench *bench, int64_t planned_ns);
+int64_t hs_bench_planned(const struct hs_bench *bench);
 void hs_bench_sync_event(struct hs_bench *bench, int64_t event_ns);
 uint32_t hs_bench_sync_take(struct hs_bench *bench, int64_t *ret, uint32_t max);
 /* RT-safe: every phase, in the order above (offline simulation, warm-up). Every phase runs

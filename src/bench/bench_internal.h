@@ -46,6 +46,7 @@ struct hs_bench {
     /* this tick's sync clock events (hs_bench_sync_event), tick thread only */
     int64_t sync_ev[HS_BENCH_SYNC_EVENTS_MAX];
     uint32_t nsync_ev;
+    int64_t planned_ns; /* the tick's planned wake (hs_bench_set_planned), 0: unknown */
     int64_t period_ns;
     int64_t start_ns; /* first actuation's now_ns: the demo trajectory's time origin */
     bool started;

@@ -175,6 +175,16 @@ uint32_t hs_bench_sync_take(struct hs_bench *b, int64_t *ret, uint32_t max)
     return n;
 }
 
+void hs_bench_set_planned(struct hs_bench *b, int64_t planned_ns)
+{
+    b->planned_ns = planned_ns;
+}
+
+int64_t hs_bench_planned(const struct hs_bench *b)
+{
+    return b->planned_ns;
+}
+
 enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
 {
     return b->clock_mode;

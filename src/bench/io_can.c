@@ -53,7 +53,7 @@ struct can_clock {
     struct can_bus *bus; /* NULL: no clock frame */
     uint32_t id;
     bool lockstep;             /* each clock frame releases a tick */
-    struct hs_can_frame *held; /* lockstep: read by the gate, not yet taken by a tick */
+    struct hs_can_frame *held; /* received, not yet taken by a tick (lockstep: by the gate) */
     unsigned nheld, cut, taken;
     uint64_t frames;        /* clock frames no node claimed (not counted as unclaimed) */
     uint64_t full_releases; /* lockstep: the holding buffer filled up without a clock frame */
@@ -114,20 +114,49 @@ static bool clock_frame_seen(struct hs_bench_can *c, const struct can_bus *b,
     return true;
 }
 
-/* RT-safe: the held frames up to the first clock frame (all of them when the tick runs
- * without one: a lockstep wait that expired with on_timeout step), at most max per call. */
-static int clock_take(struct can_clock *k, struct hs_can_frame *out, unsigned max)
+/* Where this tick's frames end in the holding buffer. lockstep: after the first clock frame
+ * (all of them when the tick runs without one: a wait that expired with on_timeout step).
+ * sync: before the first frame received after the tick's planned wake (a late wake must not
+ * take the next cycle's frames); without receive times or a planned time, all. */
+static unsigned clock_cut(const struct can_clock *k, int64_t real_to_mono)
 {
-    if (k->cut == 0) {
-        unsigned i = 0;
+    unsigned i = 0;
+    if (k->lockstep) {
         while (i < k->nheld && !is_clock_frame(k, &k->held[i]))
             i++;
-        k->cut = i < k->nheld ? i + 1 : k->nheld;
+        return i < k->nheld ? i + 1 : k->nheld;
     }
+    int64_t planned = hs_bench_planned(k->bench);
+    while (i < k->nheld && (!planned || k->held[i].rx_time_ns <= 0 ||
+                            k->held[i].rx_time_ns + real_to_mono <= planned))
+        i++;
+    return i;
+}
+
+/* RT-safe: this tick's share of the held frames, at most max per call (sync: what the bus
+ * has is read into the buffer first). */
+static int clock_take(struct hs_bench_can *c, struct can_bus *b, struct hs_can_frame *out,
+                      unsigned max, int64_t real_to_mono)
+{
+    struct can_clock *k = &c->clock;
+    if (!k->lockstep && k->taken == 0) {
+        for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS && k->nheld < CLOCK_HELD_MAX;
+             round++) {
+            unsigned room = CLOCK_HELD_MAX - k->nheld;
+            room = room < RX_BATCH ? room : RX_BATCH;
+            int got = b->replier ? hs_can_replier_recv(b->replier, k->held + k->nheld, room)
+                                 : hs_can_bus_recv(b->bus, k->held + k->nheld, room);
+            if (got <= 0)
+                break;
+            k->nheld += (unsigned)got;
+        }
+    }
+    if (k->taken == 0)
+        k->cut = clock_cut(k, real_to_mono);
     unsigned n = k->cut - k->taken < max ? k->cut - k->taken : max;
     memcpy(out, k->held + k->taken, n * sizeof *out);
     k->taken += n;
-    if (k->taken == k->cut) { /* this tick's share is out: the rest waits for the next */
+    if (n < max) { /* this tick's share is out: the rest waits for the next */
         memmove(k->held, k->held + k->cut, (k->nheld - k->cut) * sizeof *k->held);
         k->nheld -= k->cut;
         k->cut = k->taken = 0;
@@ -190,9 +219,8 @@ static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct h
     c->clock.bus = &c->buses[s->bus_index];
     c->clock.id = s->can_id;
     c->clock.lockstep = mode == HS_CFG_CLOCK_LOCKSTEP;
-    if (!c->clock.lockstep)
-        return 0;
-    c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
+    if (c->clock.lockstep)
+        c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
     c->clock.held = calloc(CLOCK_HELD_MAX, sizeof *c->clock.held);
     if (!c->clock.held)
         return hs_diag_set(d, -ENOMEM, c->cfg->path, 0, 0, "can: out of memory");
@@ -203,7 +231,8 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
     for (unsigned round = 0; round < HS_BENCH_CAN_RX_ROUNDS; round++) {
-        int got = c->clock.lockstep && c->clock.bus == b ? clock_take(&c->clock, b->rx, RX_BATCH)
+        int got = c->clock.held && c->clock.bus == b
+                      ? clock_take(c, b, b->rx, RX_BATCH, real_to_mono)
                   : b->replier ? hs_can_replier_recv(b->replier, b->rx, RX_BATCH)
                                : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
         if (got <= 0)

@@ -142,6 +142,7 @@ static json_t *sync_json(const struct hs_sync_status *y, bool *bad)
     put(o, "drift_ppm", json_real(hs_report_round(y->drift_ppm, 3)), bad);
     put(o, "locked_cycles_missed", json_integer((json_int_t)y->missed), bad);
     put(o, "locked_cycles_double", json_integer((json_int_t)y->doubles), bad);
+    put(o, "ticks_not_judged", json_integer((json_int_t)y->excused), bad);
     return o;
 }
 

@@ -32,6 +32,7 @@ static int64_t mono_ns(void)
  * so every timeout of the plant and the I/O modules runs on it. */
 static int ph_inputs(void *ctx, const struct hs_tick_info *t)
 {
+    hs_bench_set_planned(ctx, t->planned_ns);
     return hs_bench_inputs(ctx, t->now_ns);
 }
 static int ph_actuation(void *ctx, const struct hs_tick_info *t)
@@ -257,7 +258,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         if (hs_bench_release_sources(r->bench) == 0) {
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
-                   "local controller releases each tick)",
+                   "local controller releases each tick; or rt.clock.sync.source can: the "
+                   "bus's SYNC does)",
                    r->cfg->path);
             return HS_EXIT_USAGE;
         }

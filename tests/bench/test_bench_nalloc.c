@@ -33,6 +33,7 @@
 #include "hilsim/shm_abi.h"
 #include "ctl.h"
 #include "hilsim/scenario.h"
+#include "rt/clock_discipline.h"
 #include "rt/tick_loop.h"
 
 #include <ode/ode.h>
@@ -50,8 +51,9 @@ struct probe {
     int physics_rc;
     struct hs_client *client; /* recording run: commands the ELBOW over shm */
     uint64_t commands;
-    struct hs_client *stepper; /* lockstep: the controller stepping every tick, or NULL */
-    struct hs_ctl_stage *ctl;  /* scenario run: live control commands inside the window */
+    struct hs_client *stepper;        /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_ctl_stage *ctl;         /* scenario run: live control commands inside the window */
+    struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -86,6 +88,10 @@ static void board_io(struct probe *p, uint64_t seq)
 {
     if (p->peer_fd < 0)
         return;
+    if (p->disc) {
+        struct can_frame sync = {.can_id = 0x080, .len = 0};
+        send(p->peer_fd, &sync, sizeof sync, MSG_DONTWAIT);
+    }
     struct can_frame f = {.can_id = 1, .len = 8};
     if (seq == 0) {
         hs_mit_pack_special(HS_MIT_ENTER, f.data);
@@ -120,6 +126,7 @@ static int inputs(void *ctx, const struct hs_tick_info *t)
     }
     board_io(p, t->seq);
     ctl_io(p, t->seq);
+    hs_bench_set_planned(p->bench, t->planned_ns);
     return hs_bench_inputs(p->bench, t->wake_ns);
 }
 
@@ -157,6 +164,17 @@ static int outputs(void *ctx, const struct hs_tick_info *t)
     return r;
 }
 
+/* sync: what the service's sync clock does after every tick (src/service/sync_clock.c). */
+static int64_t discipline(void *ctx, const struct hs_tick_info *t)
+{
+    struct probe *p = ctx;
+    int64_t ev[HS_BENCH_SYNC_EVENTS_MAX];
+    uint32_t n = hs_bench_sync_take(p->bench, ev, HS_BENCH_SYNC_EVENTS_MAX);
+    for (uint32_t i = 0; i < n && i < HS_BENCH_SYNC_EVENTS_MAX; i++)
+        hs_clock_discipline_event(p->disc, ev[i], t->planned_ns);
+    return hs_clock_discipline_adjust(p->disc, NULL);
+}
+
 static int gate(void *ctx, uint64_t tick, int64_t deadline_ns)
 {
     (void)tick;
@@ -177,9 +195,12 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
         tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
                                           .lockstep_timeout_ns = 10000 * 1000000LL,
                                           .on_timeout = HS_LOCKSTEP_STOP};
+    if (p->disc)
+        tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_SYNC};
     struct hs_tick_loop *loop = NULL;
     assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, p, &loop, &d), 0);
     hs_tick_loop_set_gate(loop, &(struct hs_tick_gate){.wait = gate, .ctx = p});
+    hs_tick_loop_set_discipline(loop, &(struct hs_tick_discipline){.adjust = discipline, .ctx = p});
     struct hs_rt_process proc = {.dma_fd = -1};
     struct hs_rt_report rep;
     hs_rt_setup_process(&rt, &proc, &rep);
@@ -472,6 +493,56 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* The sync clock on a CAN SYNC: the clock frames' holding buffer, the bench's events and the
+ * discipline add no allocation, stdio call or fault. */
+static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-sync-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: sync, sync: {source: can}}}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0, replies: tick}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "sync.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    struct hs_clock_discipline disc;
+    struct hs_clock_discipline_config dc = {
+        .period_ns = 250000, .lead_ns = -1, .max_slew_ppm = 10000};
+    assert_int_equal(hs_clock_discipline_init(&disc, &dc, NULL), 0);
+    p.disc = &disc;
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm on a sync clock over CAN", 0);
+    struct hs_sync_status st;
+    hs_clock_discipline_status(&disc, &st);
+    print_message("the boards' end read %llu frames; the discipline saw %llu SYNCs\n",
+                  (unsigned long long)p.replies, (unsigned long long)st.events);
+    assert_true(p.replies > MEASURED);
+    assert_true(st.events > MEASURED);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
 /* Lockstep over shm: the release wait and a controller's step every tick (same thread) add no
  * allocation, stdio call or fault. */
 static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
@@ -591,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),

@@ -45,6 +45,7 @@ SH_TARGET, EL_TARGET = 0.8, 1.0
 HB, SET_AXIS_STATE, ENC_EST, CLEAR_ERRORS, SET_INPUT_POS = 0x01, 0x07, 0x09, 0x18, 0x0C
 ERR_WATCHDOG = 0x800
 DBC_CMD, DBC_STATE, DBC_WRIST, DBC_ACK = 0x200, 0x201, 0x202, 0x203
+SYNC_ID = 0x080  # lockstep: the CANopen SYNC that releases a tick
 
 
 def f2u(x, lo, hi, bits):
@@ -68,8 +69,9 @@ def od_id(cmd):
 
 
 class Host:
-    def __init__(self, channel, bench):
+    def __init__(self, channel, bench, lockstep=False):
         self.bus = can.Bus(interface="socketcan", channel=channel)
+        self.lockstep = lockstep
         self.dbc_state = self.dbc_ack = self.dbc_wrist = None
         self.dbc_states, self.dbc_acks, self.dbc_wrists = [], 0, 0
         self.shm = hilsim_client.Client(bench)
@@ -86,7 +88,40 @@ class Host:
         self.mit_new = self.od_new = False
         self.mit_sent_at = self.od_sent_at = 0.0
         self.failures = []
+        if lockstep:
+            self.period = self.shm.info.tick_period_ns / 1e9
+            self.tick0 = self.shm.read_state().tick
 
+    # Lockstep (--lockstep, `hilsim run --clock lockstep` with rt.clock.sync.source can): every
+    # SYNC (0x080) the host sends releases one tick, so time here is the bench's simulated
+    # time and hilsim's timeouts, heartbeats and watchdogs count in it: the checks cannot
+    # depend on how fast the emulated guest runs. Otherwise time is the wall clock.
+    def now(self):
+        if self.lockstep:
+            return (self.shm.read_state().tick - self.tick0) * self.period
+        return time.monotonic()
+
+    def stamp(self, m):
+        return self.now() if self.lockstep else m.timestamp
+
+    def step(self):
+        """Lockstep: the commands sent so far are this tick's; SYNC releases it; returns once
+        its state is published (its frames are queued here by then)."""
+        t = self.shm.read_state().tick
+        self.send(SYNC_ID)
+        end = time.monotonic() + 30
+        while self.shm.read_state().tick <= t:
+            if time.monotonic() > end:
+                raise TimeoutError("lockstep: no tick 30 s after a SYNC")
+            try:
+                self.shm.wait_tick(timeout_s=1.0)
+            except TimeoutError:
+                pass
+        return self.hear(0)
+
+    def wait(self, timeout):
+        """Waits for frames: one tick in lockstep, up to timeout s otherwise."""
+        return self.step() if self.lockstep else self.hear(timeout)
     def send(self, arb, data=b"", rtr=False, ext=False, dlc=None):
         m = can.Message(arbitration_id=arb, data=data, is_extended_id=ext, is_remote_frame=rtr,
                         dlc=dlc if dlc is not None else len(data))
@@ -113,19 +148,19 @@ class Host:
         m = self.bus.recv(timeout)
         while m is not None:
             n += 1
-            self.last_t = m.timestamp
+            self.last_t = self.stamp(m)
             d = bytes(m.data)
             if m.arbitration_id == MIT_MASTER and len(d) == 6 and not m.is_extended_id:
                 p = u2f(d[1] << 8 | d[2], *P, 16)
                 v = u2f(d[3] << 4 | d[4] >> 4, *V, 12)
                 i = u2f((d[4] & 0xF) << 8 | d[5], *I, 12)
-                self.mit = (p, v, i, m.timestamp)
+                self.mit = (p, v, i, self.stamp(m))
                 self.mit_replies += 1
                 self.mit_new = True
             elif m.arbitration_id == DBC_STATE and len(d) == 8:
                 pos, vel, cur = struct.unpack_from("<hhh", d)
                 self.dbc_state = (pos * 1e-3, vel * 1e-3, cur * 1e-2)
-                self.dbc_states.append(m.timestamp)
+                self.dbc_states.append(self.stamp(m))
             elif m.arbitration_id == DBC_ACK and len(d) == 2:
                 self.dbc_ack = struct.unpack("<h", d)[0] * 1e-3
                 self.dbc_acks += 1
@@ -134,10 +169,10 @@ class Host:
                 self.dbc_wrists += 1
             elif m.arbitration_id == od_id(HB) and len(d) == 8:
                 err, st = struct.unpack_from("<IB", d)
-                self.hb.append((m.timestamp, err, st))
+                self.hb.append((self.stamp(m), err, st))
             elif m.arbitration_id == od_id(ENC_EST) and len(d) == 8:
                 pos, vel = struct.unpack("<ff", d)
-                self.od = (pos, vel, m.timestamp)
+                self.od = (pos, vel, self.stamp(m))
                 self.estimates += 1
                 self.od_new = True
             m = self.bus.recv(0)
@@ -146,7 +181,7 @@ class Host:
     def command(self):
         """One command per new reply (each MIT command is answered once, the ODrive streams
         estimates), and a kick when the MIT node has been silent for 50 ms."""
-        now = time.monotonic()
+        now = self.now()
         if self.mit_feed and (self.mit_new or now - self.mit_sent_at > 0.05):
             self.mit_new = False
             dt = min(now - self.mit_sent_at, 0.05)
@@ -165,9 +200,9 @@ class Host:
 
     def run(self, seconds):
         """The host loop: wait for frames, act on the newest."""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            self.hear(0.02)
+        end = self.now() + seconds
+        while self.now() < end:
+            self.wait(0.02)
             self.command()
 
     def state(self):
@@ -209,9 +244,9 @@ def arm(h):
 
 
 def mode_control(h, result):
-    t_end = time.monotonic() + 10
-    while time.monotonic() < t_end and (len(h.hb) < 21 or h.od is None):
-        h.hear(0.1)
+    t_end = h.now() + 10
+    while h.now() < t_end and (len(h.hb) < 21 or h.od is None):
+        h.wait(0.1)
     stamps = [t for t, _, _ in h.hb]
     hz = rate(stamps)
     result["idle_heartbeat_hz"] = hz
@@ -231,8 +266,8 @@ def mode_control(h, result):
     h.od_feed = False
     t_stop = h.last_t
     tripped = None
-    t_end = time.monotonic() + 10
-    while time.monotonic() < t_end and tripped is None:
+    t_end = h.now() + 10
+    while h.now() < t_end and tripped is None:
         h.run(0.05)
         for t, err, st in h.hb:
             if t > t_stop and st == 1 and err & ERR_WATCHDOG:
@@ -252,9 +287,9 @@ def mode_control(h, result):
 
 
 def mode_bad(h, result):
-    t_end = time.monotonic() + 10
-    while time.monotonic() < t_end and h.od is None:
-        h.hear(0.1)
+    t_end = h.now() + 10
+    while h.now() < t_end and h.od is None:
+        h.wait(0.1)
     arm(h)
     converge(h, 6.0, "before the bad frames")
     sent = {"mit_bad": 0, "od_bad": 0, "od_unknown": 0, "unknown_id": 0, "garbage": 0,
@@ -286,6 +321,8 @@ def mode_bad(h, result):
         if k % 20 == 0:  # keep the loop (and the ODrive watchdog) fed through the flood
             h.hear(0)
             h.command()
+            if h.lockstep:
+                h.step()
     result["flood_s"] = time.monotonic() - t0
     r0, e0 = h.mit_replies, h.estimates
     converge(h, 4.0, "after the flood")
@@ -300,9 +337,9 @@ def dbc_cmd(pos, kp, kd, enable):
 
 
 def mode_dbc(h, result):
-    t_end = time.monotonic() + 10
-    while time.monotonic() < t_end and len(h.dbc_states) < 50:
-        h.hear(0.1)
+    t_end = h.now() + 10
+    while h.now() < t_end and len(h.dbc_states) < 50:
+        h.wait(0.1)
     hz = rate(h.dbc_states)
     result["state_hz"] = hz
     h.check(10 <= hz <= 200, "ElbowState: %d frames at %.1f Hz of bus time (configured 50)" %
@@ -312,15 +349,15 @@ def mode_dbc(h, result):
     h.check(abs(h.dbc_state[0] - q_el) < 2e-3,
             "at rest: ElbowState Pos %.4f = ELBOW q %.4f" % (h.dbc_state[0], q_el))
     # PI over the bus: the board's PD (kp 100) plus an integral computed here
-    sent, integ, last = 0, 0.0, time.monotonic()
-    t_end = time.monotonic() + 8
-    while time.monotonic() < t_end:
-        if h.hear(0.02) and h.dbc_state:
-            now = time.monotonic()
+    sent, integ, last = 0, 0.0, h.now()
+    t_end = h.now() + 8
+    while h.now() < t_end:
+        if h.wait(0.02) and h.dbc_state:
+            now = h.now()
             integ += (EL_TARGET - h.dbc_state[0]) * min(now - last, 0.05)
             last = now
             sent += h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
-    h.hear(0.2)
+    h.wait(0.2)
     _, q_el, _ = h.joints()
     h.check(abs(q_el - EL_TARGET) < 0.01, "closed loop: ELBOW q %.4f reaches %.2f" % (q_el, EL_TARGET))
     h.check(abs(h.dbc_state[0] - q_el) < 2e-3 and abs(h.dbc_ack - q_el) < 2e-3,
@@ -338,10 +375,10 @@ def mode_dbc(h, result):
     seen = []
 
     def hold_and_sample(seconds, until=None):
-        t_end = time.monotonic() + seconds
-        while time.monotonic() < t_end and not (until and until()):
+        t_end = h.now() + seconds
+        while h.now() < t_end and not (until and until()):
             seen.append(h.shm.read_state().ft_force[ft][2])
-            if h.hear(0.002):  # keep holding the arm meanwhile
+            if h.wait(0.002):  # keep holding the arm meanwhile
                 h.send(DBC_CMD, dbc_cmd(EL_TARGET + 2.0 * integ, 100, 3, 1))
 
     hold_and_sample(0.3)
@@ -358,9 +395,9 @@ def mode_dbc(h, result):
             "(%d samples)" % (h.dbc_wrists - w0, h.dbc_wrist, lo, hi, len(seen)))
     # enable 0: the output is off, the arm sags under gravity
     q0 = q_el
-    t_end = time.monotonic() + 1.0
-    while time.monotonic() < t_end:
-        if h.hear(0.02):
+    t_end = h.now() + 1.0
+    while h.now() < t_end:
+        if h.wait(0.02):
             h.send(DBC_CMD, dbc_cmd(EL_TARGET, 100, 3, 0))
     _, q1, _ = h.joints()
     result["disabled_sag_rad"] = q1 - q0
@@ -373,8 +410,9 @@ def main():
     ap.add_argument("--bench", required=True)
     ap.add_argument("--result", required=True)
     ap.add_argument("--channel", default="vcan0")
+    ap.add_argument("--lockstep", action="store_true")
     a = ap.parse_args()
-    h = Host(a.channel, a.bench)
+    h = Host(a.channel, a.bench, a.lockstep)
     result = {"mode": a.mode}
     try:
         {"control": mode_control, "bad": mode_bad, "dbc": mode_dbc}[a.mode](h, result)

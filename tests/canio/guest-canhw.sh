@@ -68,9 +68,11 @@ LISTENER=$!
 i=0
 while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
-start_hilsim() { # LOGFILE
+start_hilsim() { # LOGFILE [hilsim run options]
+    local log=$1
+    shift
     rm -f /dev/shm/hilsim-$BENCH
-    NOTIFY_SOCKET=$NOTIFY_SOCK "$HILSIM" run "$CONFIG" --duration 300 >"$1.out" 2>"$1" &
+    NOTIFY_SOCKET=$NOTIFY_SOCK "$HILSIM" run "$CONFIG" "$@" --duration 300 >"$log.out" 2>"$log" &
     HS=$!
     i=0
     while [ ! -e /dev/shm/hilsim-$BENCH ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
@@ -79,7 +81,7 @@ start_hilsim() { # LOGFILE
     done
     [ -e /dev/shm/hilsim-$BENCH ] && return 0
     echo "FAIL hilsim did not start:"
-    cat "$1"
+    cat "$log"
     kill $LISTENER 2>/dev/null
     exit 1
 }
@@ -95,7 +97,9 @@ stop_hilsim() {
 # candump falls behind and its socket drops frames. -d reports any drops that remain.
 chrt -f 90 candump -d -L can1 >"$DUMP" &
 CANDUMP=$!
-start_hilsim "$LOG"
+# Lockstep: the peer's SYNC releases every tick, so its closed loops and the timeouts it
+# checks run on simulated time, whatever the load on the emulated guest.
+start_hilsim "$LOG" --clock lockstep
 ip -details link show can0 >"$OUT/can0-managed.txt"
 cat "$OUT/can0-managed.txt"
 grep -q "UP,LOWER_UP" "$OUT/can0-managed.txt" && grep -q "ERROR-ACTIVE" "$OUT/can0-managed.txt" &&
@@ -105,7 +109,7 @@ grep -q "UP,LOWER_UP" "$OUT/can0-managed.txt" && grep -q "ERROR-ACTIVE" "$OUT/ca
     fail "can0 is not configured as the config asks"
 
 HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/canio_peer.py" --mode control \
-    --bench $BENCH --result "$RESULT" --channel can1
+    --bench $BENCH --lockstep --result "$RESULT" --channel can1
 PEER=$?
 [ $PEER -eq 0 ] || fail "the peer's control checks through can0/can1 (see above)"
 # at least one STATUS= after the peer's run, with the controller's view

@@ -3,7 +3,9 @@
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, with OUT_DIR in
 # HS_GUEST_RW): `hilsim run tests/canio/arm2-can-guest.yaml` on vcan0 with real SocketCAN,
 # `candump -L vcan0` into OUT_DIR/candump-MODE.log (kept as the test's artifact), and the
-# python-can host canio_peer.py in MODE (control or bad). Then checks hilsim's CAN counters
+# python-can host canio_peer.py in MODE (control or bad), in lockstep: each SYNC the host sends
+# releases one tick (simulated time, so nothing here rests on the guest's speed). Then checks
+# hilsim's CAN counters
 # in its log against what the peer sent, and (control) pairs every MIT command in the candump
 # log with its reply: each must be answered; the latency percentiles are printed, not judged.
 set -u
@@ -58,7 +60,11 @@ with open(sys.argv[2], "w") as f:
 LISTENER=$!
 i=0
 while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-NOTIFY_SOCKET=$NOTIFY_SOCK "$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
+# Lockstep: the peer's SYNC (rt.clock.sync.source can) releases every tick, so the closed loops,
+# heartbeat rates, watchdogs and timeouts run on simulated time and the checks cannot depend on
+# how fast the emulated guest runs or what else loads the host.
+NOTIFY_SOCKET=$NOTIFY_SOCK "$HILSIM" run "$CONFIG" --clock lockstep --duration 300 \
+    >"$LOG.out" 2>"$LOG" &
 HS=$!
 # ready once the shm view exists (the bench is built and the CAN module attached)
 i=0
@@ -73,7 +79,7 @@ if [ ! -e /dev/shm/hilsim-$BENCH ]; then
     exit 1
 fi
 HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/canio_peer.py" --mode "$MODE" \
-    --bench $BENCH --result "$RESULT"
+    --bench $BENCH --lockstep --result "$RESULT"
 PEER=$?
 kill -TERM $HS
 wait $HS

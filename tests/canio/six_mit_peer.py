@@ -47,7 +47,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", required=True)
     ap.add_argument("--seconds", type=float, default=5.0)
-    ap.add_argument("--timeout", type=float, default=1.0)
+    # A reply later than this is missing. Generous: a loaded host stalls the emulated guest for
+    # whole seconds, and a late reply would otherwise count as one nobody asked for.
+    ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--result", required=True)
     ap.add_argument("--channel", default="vcan0")
     a = ap.parse_args()

@@ -478,6 +478,47 @@ static void test_cross_field(void **state)
                              "robot)");
 }
 
+/* rt.clock.sync: defaults, a bus by name, and each rule with the place it names. */
+static void test_clock_sync(void **state)
+{
+    (void)state;
+    const struct hs_config *c = NULL;
+    char msg[1024] = "";
+    assert_int_equal(load_extra("", &c, msg, sizeof msg), 0);
+    const struct hs_cfg_clock_sync *s = &c->rt.clock.sync;
+    assert_int_equal(s->source, HS_CFG_SYNC_NONE);
+    assert_int_equal(s->can_id, 0x080);
+    assert_int_equal(s->max_slew_ppm, 10000);
+    assert_int_equal(s->lock_ticks, 16);
+    assert_int_equal(s->timeout_periods, 10);
+    assert_true(s->lead_s == 0 && s->lock_window_s == 0);
+    hs_config_free(c);
+    const char *can = "can:\n  buses:\n    - {name: a, interface: vcan0}\n"
+                      "    - {name: b, interface: vcan1}\n";
+    char text[1024];
+    snprintf(text, sizeof text,
+             "rt:\n  clock: {mode: sync, sync: {source: can, bus: b, can_id: 0x1A0, "
+             "lead_s: 0.0002}}\n%s",
+             can);
+    assert_int_equal(load_extra(text, &c, msg, sizeof msg), 0);
+    assert_int_equal(c->rt.clock.sync.bus_index, 1);
+    assert_int_equal(c->rt.clock.sync.can_id, 0x1A0);
+    hs_config_free(c);
+    snprintf(text, sizeof text, "rt:\n  clock: {sync: {source: can, bus: c}}\n%s", can);
+    expect_error(text, "t.yaml:7:36: rt.clock.sync.bus: 'c' names no bus in can.buses");
+    expect_error("rt:\n  clock: {sync: {source: can}}\n",
+                 "t.yaml:7:26: rt.clock.sync.source: can needs a bus in can.buses");
+    expect_error("rt:\n  clock: {sync: {lead_s: 0.001}}\n",
+                 "t.yaml:7:26: rt.clock.sync.lead_s: 0.001 s must be below the period (0.001 s)");
+    expect_error("rt:\n  clock: {sync: {lock_window_s: 0.0006}}\n",
+                 "t.yaml:7:33: rt.clock.sync.lock_window_s: 0.0006 s must be at most half the "
+                 "period (0.0005 s)");
+    expect_error("rt:\n  clock: {sync: {can_id: 0x800}}\n",
+                 "t.yaml:7:26: rt.clock.sync.can_id: 0x800 out of range [0, 2047]");
+    expect_error("rt:\n  clock: {sync: {source: sync}}\n",
+                 "t.yaml:7:26: rt.clock.sync.source: 'sync' is not one of: none, can, shm");
+}
+
 static void test_names_and_mode(void **state)
 {
     (void)state;
@@ -605,21 +646,14 @@ static void test_readme_examples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_config_values),
-        cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_relative_paths),
-        cmocka_unit_test(test_unknown_key),
-        cmocka_unit_test(test_wrong_type),
-        cmocka_unit_test(test_out_of_range),
-        cmocka_unit_test(test_missing_required),
-        cmocka_unit_test(test_duplicate_key),
-        cmocka_unit_test(test_bad_enum),
-        cmocka_unit_test(test_cross_field),
-        cmocka_unit_test(test_names_and_mode),
-        cmocka_unit_test(test_odrive_controller_keys),
-        cmocka_unit_test(test_yaml_level_errors),
-        cmocka_unit_test(test_check_against_models),
+        cmocka_unit_test(test_full_config_values), cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_unknown_key),        cmocka_unit_test(test_wrong_type),
+        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_missing_required),
+        cmocka_unit_test(test_duplicate_key),      cmocka_unit_test(test_bad_enum),
+        cmocka_unit_test(test_cross_field),        cmocka_unit_test(test_clock_sync),
+        cmocka_unit_test(test_names_and_mode),     cmocka_unit_test(test_odrive_controller_keys),
+        cmocka_unit_test(test_yaml_level_errors),  cmocka_unit_test(test_check_against_models),
         cmocka_unit_test(test_readme_examples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

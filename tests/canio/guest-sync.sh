@@ -1,0 +1,129 @@
+#!/bin/sh
+# guest-sync.sh HILSIM CLIENT_LIB OUT_DIR
+# Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
+# hilsim's sync clock against a CANopen-style master (sync_peer.py, python-can on vcan0) whose
+# SYNC runs 0.5 % fast against hilsim's nominal 50 ms, in one boot:
+#   1. baseline: the same bench on the wall clock (--clock wall). The master must see the beat
+#      (a tick with two commands, ticks and commands apart): this proves the check can fail.
+#   2. sync: hilsim locks; over 40 s no tick applies two commands (their replies would be
+#      byte-identical) and there are as many ticks as commands (sync_peer.py has the details);
+#      then SYNC stops for 1.5 s: hilsim must log that it free-runs; then
+#      SYNC again: it locks again. hilsim's log, summary and STATUS= report lock, phase error
+#      and drift (about -5000 ppm: the master is fast).
+# The reply phase (reply stamp - SYNC stamp) of both runs is printed side by side: under TCG
+# a functional figure, not a timing qualification. Artifacts stay in OUT_DIR.
+set -u
+HILSIM=$1 CLIENT_LIB=$2 OUT=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+CONFIG=$HERE/sync-guest.yaml
+mkdir -p "$OUT"
+FAILED=0
+fail() { echo "FAIL $*"; FAILED=1; }
+
+# Starts hilsim (extra args: clock override), waits for its shm view; sets HS.
+start_hilsim() {
+    LOG=$1
+    shift
+    rm -f /dev/shm/hilsim-sync-guest
+    NOTIFY_SOCKET=${NOTIFY_SOCK:-} "$HILSIM" run "$CONFIG" "$@" --duration 600 >"$LOG.out" 2>"$LOG" &
+    HS=$!
+    i=0
+    while [ ! -e /dev/shm/hilsim-sync-guest ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    if [ ! -e /dev/shm/hilsim-sync-guest ]; then
+        echo "hilsim did not start:"
+        cat "$LOG"
+        exit 1
+    fi
+}
+
+stop_hilsim() {
+    kill -TERM $HS
+    wait $HS
+    HSRC=$?
+    [ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC ($1)"
+}
+
+# 1. the wall clock beats against the master
+start_hilsim "$OUT/hilsim-wall.log" --clock wall
+HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
+    --period-ms 50 --offset -0.005 --acquire 1 --judge 40 --expect-beat \
+    --result "$OUT/peer-wall.json"
+[ $? -eq 0 ] || fail "wall clock: the master saw no beat (the count cannot tell)"
+stop_hilsim wall
+
+# 2. the sync clock locks
+NOTIFY_SOCK=/tmp/hs-notify-$$.sock
+NOTIFY_LOG=$OUT/notify-sync.log
+/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "w") as f:
+    while True:
+        f.write(s.recv(4096).decode() + "\n")
+        f.flush()
+' "$NOTIFY_SOCK" "$NOTIFY_LOG" &
+LISTENER=$!
+i=0
+while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_hilsim "$OUT/hilsim-sync.log"
+HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
+    --period-ms 50 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 8 \
+    --result "$OUT/peer-sync.json"
+PEER=$?
+stop_hilsim sync
+kill $LISTENER 2>/dev/null
+[ $PEER -eq 0 ] || fail "sync clock: the master's judged cycles (see above)"
+
+LOG=$OUT/hilsim-sync.log
+cat "$LOG" "$LOG.out" | grep -E "sync|stopped:|error"
+[ "$(grep -c 'sync: locked to CANopen SYNC (0x080) on CAN bus main' "$LOG")" -ge 2 ] ||
+    fail "hilsim did not log a lock, a loss and a lock again"
+# (the master's end is a second loss if the stop comes a few periods after it)
+grep -q 'warning.*sync: no CANopen SYNC (0x080) on CAN bus main for 10 periods: free-running' "$LOG" ||
+    fail "hilsim did not warn that SYNC stopped and it free-runs"
+grep -Eq "^STATUS=tick [0-9]+.*; sync locked, phase [-+][0-9.]+ us, drift -[0-9.]+ ppm" "$NOTIFY_LOG" ||
+    fail "STATUS= does not report a locked sync clock ($(grep STATUS= "$NOTIFY_LOG" | tail -1))"
+
+/usr/bin/python3 - "$LOG.out" "$OUT/peer-wall.json" "$OUT/peer-sync.json" "$NOTIFY_LOG" <<'EOF' || FAILED=1
+import json, re, sys
+out, wall, sync = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+bad = []
+m = re.search(r"sync clock \(CANopen SYNC \(0x080\) on CAN bus main\): (\w+) at the end; (\d+) "
+              r"events, locked (\d+) times?, lost (\d+) times?; (\d+) ticks locked: phase error "
+              r"rms ([\d.]+) us, worst ([\d.]+) us, last ([-+][\d.]+) us; drift ([-+][\d.]+) ppm", out)
+if not m:
+    bad.append("no sync clock line in hilsim's summary")
+else:
+    state, locks, losses, drift = m[1], int(m[3]), int(m[4]), float(m[9])
+    print("hilsim: sync %s at the end, locked %d times, lost %d; phase error rms %s us, worst %s "
+          "us over %s locked ticks; drift %+.1f ppm" % (state, locks, losses, m[6], m[7], m[5], drift))
+    if locks < 2 or losses < 1:
+        bad.append("sync: %d locks, %d losses (want a lock, a loss and a lock again)" % (locks, losses))
+# the drift while locked, from STATUS= (about once a second)
+drifts = [float(d) for d in re.findall(r"; sync locked, phase [-+][\d.]+ us, drift ([-+][\d.]+) ppm",
+                                        open(sys.argv[4]).read())]
+if drifts:
+    drifts.sort()
+    med = drifts[len(drifts) // 2]
+    print("drift while locked (STATUS=, %d samples): median %+.1f ppm" % (len(drifts), med))
+    # the estimate under emulation jitter is noisy: its sign and size, not its digits
+    if not -7500 <= med <= -2500:
+        bad.append("drift %+.1f ppm while locked; the master runs -5000 ppm" % med)
+else:
+    bad.append("no STATUS= line with a locked sync clock")
+print("reply phase after SYNC (TCG guest, functional only): wall clock %.2f ms +- %.2f ms, "
+      "sync clock %.2f ms +- %.2f ms (sd)" % (wall["reply_phase_mean_ms"], wall["reply_phase_sd_ms"],
+                                            sync["reply_phase_mean_ms"], sync["reply_phase_sd_ms"]))
+for name, r in (("wall", wall), ("sync", sync)):
+    print("%s clock: %d commands (%d cycles skipped by the master), %d ticks, %d doubles over the "
+          "judged 40 s" % (name, r["commands"], r["skipped"], r["ticks"], r["doubles"]))
+for b in bad:
+    print("FAIL " + b)
+sys.exit(1 if bad else 0)
+EOF
+[ $FAILED -eq 0 ] && echo "sync: PASS" || echo "sync: FAILED"
+exit $FAILED
