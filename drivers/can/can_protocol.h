@@ -127,4 +127,18 @@ int hs_can_joint_port_poll(struct hs_can_joint_port *jp, struct hs_bench *bench,
                            struct hs_can_joint_state *ret_js, struct hs_can_frame *out,
                            unsigned out_max);
 
+/* The rest of a single-joint protocol's port, for ports that are one allocation starting with
+ * their struct hs_can_joint_port (so the port pointer is the allocation):
+ * init only: the node's own init failed: d names the config node (file:line:column, index,
+ * name) with the node's message; returns rc. */
+int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, int rc,
+                                 const struct hs_diag *node_diag, struct hs_diag *d);
+/* init only: the node is built: the port drives it, the joint is claimed, *ret_port is set. */
+void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
+                            struct hs_bench *bench, struct hs_can_port **ret_port);
+/* The protocol ops such ports share: destroy frees the allocation; poll is the generic poll. */
+void hs_can_joint_port_free(struct hs_can_port *port);
+int hs_can_joint_port_poll_op(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                              struct hs_can_frame *out, unsigned out_max);
+
 #endif

@@ -2,6 +2,7 @@
  * the generic node API (see can_protocol.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "can_protocol.h"
 
@@ -103,4 +104,34 @@ int hs_can_joint_port_poll(struct hs_can_joint_port *jp, struct hs_bench *bench,
     int k = hs_can_node_poll(jp->port.node, now_ns, ret_js, &cmd, out, out_max);
     hs_can_joint_port_command(jp, bench, &cmd);
     return k;
+}
+
+int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, int rc,
+                                 const struct hs_diag *node_diag, struct hs_diag *d)
+{
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    return hs_diag_set(d, rc, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
+                       index, cn->name, node_diag->msg);
+}
+
+void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
+                            struct hs_bench *bench, struct hs_can_port **ret_port)
+{
+    jp->port.node = node;
+    hs_bench_claim_joint(bench, jp->joint);
+    *ret_port = &jp->port;
+}
+
+void hs_can_joint_port_free(struct hs_can_port *port)
+{
+    free(port);
+}
+
+int hs_can_joint_port_poll_op(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                              struct hs_can_frame *out, unsigned out_max)
+{
+    struct hs_can_joint_state js;
+    return hs_can_joint_port_poll((struct hs_can_joint_port *)port, bench, now_ns, &js, out,
+                                  out_max);
 }

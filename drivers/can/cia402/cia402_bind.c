@@ -50,8 +50,7 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     struct hs_diag nd = {0};
     r = hs_cia402_node_init(&p->node, &cc, &nd);
     if (r < 0) {
-        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
-                    cn->name, nd.msg);
+        hs_can_joint_port_node_error(bench, index, r, &nd, d);
         goto fail;
     }
     if (s->eds) {
@@ -59,18 +58,11 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
         if (r < 0)
             goto fail; /* the diag names the EDS file, line and column */
     }
-    p->jp.port.node = &p->node.base;
-    hs_bench_claim_joint(bench, p->jp.joint);
-    *ret = &p->jp.port;
+    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
     return 0;
 fail:
     free(p);
     return r;
-}
-
-static void c4_destroy(struct hs_can_port *port)
-{
-    free(port);
 }
 
 static bool c4_filters(const struct hs_can_port *port, struct hs_can_config *cc)
@@ -125,7 +117,7 @@ static int c4_command_heard(const struct hs_can_port *port)
 const struct hs_can_protocol hs_can_cia402_protocol = {
     .name = "cia402",
     .create = c4_create,
-    .destroy = c4_destroy,
+    .destroy = hs_can_joint_port_free,
     .filters = c4_filters,
     .tx_max = c4_tx_max,
     .poll = c4_poll,

@@ -52,22 +52,14 @@ static int mit_create(struct hs_bench *bench, uint32_t index, struct hs_can_port
     struct hs_diag nd = {0};
     r = hs_mit_node_init(&p->node, &mc, &nd);
     if (r < 0) {
-        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
-                    cn->name, nd.msg);
+        hs_can_joint_port_node_error(bench, index, r, &nd, d);
         goto fail;
     }
-    p->jp.port.node = &p->node.base;
-    hs_bench_claim_joint(bench, p->jp.joint);
-    *ret = &p->jp.port;
+    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
     return 0;
 fail:
     free(p);
     return r;
-}
-
-static void mit_destroy(struct hs_can_port *port)
-{
-    free(port);
 }
 
 static void mit_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
@@ -129,7 +121,7 @@ static int mit_replier_add(struct hs_can_port *port, struct hs_can_replier *repl
 const struct hs_can_protocol hs_can_mit_protocol = {
     .name = "mit",
     .create = mit_create,
-    .destroy = mit_destroy,
+    .destroy = hs_can_joint_port_free,
     .poll = mit_poll,
     .stop_frame = mit_stop_frame,
     .stop = mit_stop,

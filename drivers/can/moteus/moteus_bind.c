@@ -42,29 +42,14 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     struct hs_diag nd = {0};
     r = hs_mt_node_init(&p->node, &mc, &nd);
     if (r < 0) {
-        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
-                    cn->name, nd.msg);
+        hs_can_joint_port_node_error(bench, index, r, &nd, d);
         goto fail;
     }
-    p->jp.port.node = &p->node.base;
-    hs_bench_claim_joint(bench, p->jp.joint);
-    *ret = &p->jp.port;
+    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
     return 0;
 fail:
     free(p);
     return r;
-}
-
-static void mt_destroy(struct hs_can_port *port)
-{
-    free(port);
-}
-
-static int mt_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
-                   struct hs_can_frame *out, unsigned out_max)
-{
-    struct hs_can_joint_state js;
-    return hs_can_joint_port_poll(&((struct mt_port *)port)->jp, bench, now_ns, &js, out, out_max);
 }
 
 static void mt_stop(struct hs_can_port *port)
@@ -75,7 +60,7 @@ static void mt_stop(struct hs_can_port *port)
 const struct hs_can_protocol hs_can_moteus_protocol = {
     .name = "moteus",
     .create = mt_create,
-    .destroy = mt_destroy,
-    .poll = mt_poll,
+    .destroy = hs_can_joint_port_free,
+    .poll = hs_can_joint_port_poll_op,
     .stop = mt_stop,
 };

@@ -57,22 +57,14 @@ static int odrive_create(struct hs_bench *bench, uint32_t index, struct hs_can_p
     struct hs_diag nd = {0};
     r = hs_odrive_node_init(&p->node, &oc, &nd);
     if (r < 0) {
-        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
-                    cn->name, nd.msg);
+        hs_can_joint_port_node_error(bench, index, r, &nd, d);
         goto fail;
     }
-    p->jp.port.node = &p->node.base;
-    hs_bench_claim_joint(bench, p->jp.joint);
-    *ret = &p->jp.port;
+    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
     return 0;
 fail:
     free(p);
     return r;
-}
-
-static void odrive_destroy(struct hs_can_port *port)
-{
-    free(port);
 }
 
 /* What the I/O thread answers: every getter's answer, built by the node's own code on a scratch
@@ -149,7 +141,7 @@ static int odrive_command_heard(const struct hs_can_port *port)
 const struct hs_can_protocol hs_can_odrive_protocol = {
     .name = "odrive",
     .create = odrive_create,
-    .destroy = odrive_destroy,
+    .destroy = hs_can_joint_port_free,
     .poll = odrive_poll,
     .stop_frame = odrive_stop_frame,
     .stop = odrive_stop,

@@ -52,29 +52,14 @@ static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     struct hs_diag nd = {0};
     r = hs_rs_node_init(&p->node, &rc, &nd);
     if (r < 0) {
-        hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s", index,
-                    cn->name, nd.msg);
+        hs_can_joint_port_node_error(bench, index, r, &nd, d);
         goto fail;
     }
-    p->jp.port.node = &p->node.base;
-    hs_bench_claim_joint(bench, p->jp.joint);
-    *ret = &p->jp.port;
+    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
     return 0;
 fail:
     free(p);
     return r;
-}
-
-static void rs_destroy(struct hs_can_port *port)
-{
-    free(port);
-}
-
-static int rs_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
-                   struct hs_can_frame *out, unsigned out_max)
-{
-    struct hs_can_joint_state js;
-    return hs_can_joint_port_poll(&((struct rs_port *)port)->jp, bench, now_ns, &js, out, out_max);
 }
 
 static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
@@ -108,8 +93,8 @@ static void rs_stop(struct hs_can_port *port)
 const struct hs_can_protocol hs_can_robstride_protocol = {
     .name = "robstride",
     .create = rs_create,
-    .destroy = rs_destroy,
-    .poll = rs_poll,
+    .destroy = hs_can_joint_port_free,
+    .poll = hs_can_joint_port_poll_op,
     .stop_frame = rs_stop_frame,
     .stop = rs_stop,
 };
