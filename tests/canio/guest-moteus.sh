@@ -9,51 +9,13 @@
 set -u
 HILSIM=$1 CLIENT_LIB=$2 OUT=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-CONFIG=$HERE/arm2-moteus-guest.yaml
-BENCH=arm2-moteus-guest
-mkdir -p "$OUT"
-LOG=$OUT/hilsim-moteus.log DUMP=$OUT/candump-moteus.log RESULT=$OUT/peer-moteus.json
-rm -f "$LOG" "$LOG.out" "$DUMP" "$RESULT" /dev/shm/hilsim-$BENCH
-FAILED=0
-fail() {
-    echo "FAIL $*"
-    FAILED=1
-}
-
+. "$HERE/guest-peer-run.sh"
 # moteus speaks CAN FD: the vcan needs the FD MTU
 ip link set vcan0 down && ip link set vcan0 mtu 72 && ip link set vcan0 up || {
     echo "cannot switch vcan0 to CAN FD"
     exit 1
 }
-# above hilsim's priority, or the observer falls behind under TCG; -d reports its drops
-chrt -f 90 candump -d -L vcan0 >"$DUMP" &
-CANDUMP=$!
-"$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
-HS=$!
-i=0
-while [ ! -e /dev/shm/hilsim-$BENCH ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if [ ! -e /dev/shm/hilsim-$BENCH ]; then
-    echo "hilsim did not start:"
-    cat "$LOG"
-    kill $CANDUMP
-    exit 1
-fi
-HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/moteus_peer.py" --bench $BENCH \
-    --result "$RESULT"
-PEER=$?
-kill -TERM $HS
-wait $HS
-HSRC=$?
-sleep 0.2
-kill $CANDUMP
-wait $CANDUMP 2>/dev/null
-grep -E "can (bus|node)|stopped:|SAFE HOLD|error" "$LOG" "$LOG.out"
-[ $PEER -eq 0 ] || fail "the peer's checks (see above)"
-[ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC"
-grep -q "SAFE HOLD" "$LOG.out" && fail "safe hold latched"
+guest_peer_run moteus moteus_peer.py
 
 /usr/bin/python3 - "$LOG" "$LOG.out" "$RESULT" "$DUMP" <<'PY' || FAILED=1
 import json, re, sys

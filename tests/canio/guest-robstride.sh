@@ -9,46 +9,8 @@
 set -u
 HILSIM=$1 CLIENT_LIB=$2 OUT=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
-CONFIG=$HERE/arm2-robstride-guest.yaml
-BENCH=arm2-robstride-guest
-mkdir -p "$OUT"
-LOG=$OUT/hilsim-robstride.log DUMP=$OUT/candump-robstride.log RESULT=$OUT/peer-robstride.json
-rm -f "$LOG" "$LOG.out" "$DUMP" "$RESULT" /dev/shm/hilsim-$BENCH
-FAILED=0
-fail() {
-    echo "FAIL $*"
-    FAILED=1
-}
-
-# above hilsim's priority, or the observer falls behind under TCG; -d reports its drops
-chrt -f 90 candump -d -L vcan0 >"$DUMP" &
-CANDUMP=$!
-"$HILSIM" run "$CONFIG" --duration 300 >"$LOG.out" 2>"$LOG" &
-HS=$!
-i=0
-while [ ! -e /dev/shm/hilsim-$BENCH ] && kill -0 $HS 2>/dev/null && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if [ ! -e /dev/shm/hilsim-$BENCH ]; then
-    echo "hilsim did not start:"
-    cat "$LOG"
-    kill $CANDUMP
-    exit 1
-fi
-HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/robstride_peer.py" --bench $BENCH \
-    --result "$RESULT"
-PEER=$?
-kill -TERM $HS
-wait $HS
-HSRC=$?
-sleep 0.2
-kill $CANDUMP
-wait $CANDUMP 2>/dev/null
-grep -E "can (bus|node)|stopped:|SAFE HOLD|error" "$LOG" "$LOG.out"
-[ $PEER -eq 0 ] || fail "the peer's checks (see above)"
-[ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC"
-grep -q "SAFE HOLD" "$LOG.out" && fail "safe hold latched"
+. "$HERE/guest-peer-run.sh"
+guest_peer_run robstride robstride_peer.py
 
 /usr/bin/python3 - "$LOG" "$LOG.out" "$RESULT" "$DUMP" <<'PY' || FAILED=1
 import json, re, sys
