@@ -57,17 +57,17 @@ enum hs_odrive_control_mode {
 };
 
 struct hs_odrive_config {
-    uint8_t node_id;             /* 0..63 */
-    int64_t heartbeat_period_ns; /* 0: off; firmware default 100 ms */
-    int64_t encoder_period_ns;   /* cyclic Get_Encoder_Estimates; 0: off; default 10 ms */
-    int64_t watchdog_timeout_ns; /* 0: watchdog disabled (firmware default) */
-    double torque_constant_nm_a; /* for Get_Iq and the current limit */
-    double pos_gain;             /* (turn/s)/turn, default 20 */
-    double vel_gain;             /* N*m/(turn/s), default 1/6 */
-    double vel_integrator_gain;  /* N*m/(turn/s * s), default 1/3 */
-    double vel_limit_turn_s;     /* clamps the velocity set point, default 2 (Set_Limits too) */
-    double vel_limit_tolerance;  /* overspeed error above this x vel_limit; 0 = off; 1.2 */
-    bool enable_vel_limit;       /* default true */
+    uint8_t node_id;                    /* 0..63 */
+    int64_t heartbeat_period_ns;        /* 0: off; firmware default 100 ms */
+    int64_t encoder_period_ns;          /* cyclic Get_Encoder_Estimates; 0: off; default 10 ms */
+    int64_t watchdog_timeout_ns;        /* 0: watchdog disabled (firmware default) */
+    double torque_constant_nm_a;        /* for Get_Iq and the current limit */
+    double pos_gain;                    /* (turn/s)/turn, default 20 */
+    double vel_gain_nm_s_turn;          /* N*m/(turn/s), default 1/6 */
+    double vel_integrator_gain_nm_turn; /* N*m/(turn/s * s), default 1/3 */
+    double vel_limit_turn_s;    /* clamps the velocity set point, default 2 (Set_Limits too) */
+    double vel_limit_tolerance; /* overspeed error above this x vel_limit; 0 = off; 1.2 */
+    bool enable_vel_limit;      /* default true */
     bool enable_torque_mode_vel_limit; /* torque mode keeps |vel| <= vel_limit; default true */
     double current_limit_a;            /* torque limit = current_limit * torque constant */
     double vbus_v;                     /* used when the joint state has no vbus_v */

@@ -499,7 +499,7 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
     cc.tx_policy =
         cb->send_queue_policy == HS_CFG_SEND_KEEP_LATEST ? HS_CAN_TX_KEEP_NEWEST : HS_CAN_TX_DROP;
     if (cb->manage) {
-        cc.bitrate_bps = cb->bitrate;
+        cc.bitrate_bps = cb->bitrate_bps;
         cc.sample_point_permille = (uint16_t)lround(cb->sample_point * 1000);
         cc.restart_ms = cb->restart_ms;
     }

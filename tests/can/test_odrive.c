@@ -267,7 +267,7 @@ static double settle_against_load(double ki, double load_nm, double seconds)
     struct rig r;
     struct hs_odrive_config cfg;
     hs_odrive_config_init(&cfg, NODE);
-    cfg.vel_integrator_gain = ki;
+    cfg.vel_integrator_gain_nm_turn = ki;
     memset(&r, 0, sizeof r);
     struct hs_diag d;
     assert_int_equal(hs_odrive_node_init(&r.node, &cfg, &d), 0);
