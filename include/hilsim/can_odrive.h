@@ -101,10 +101,23 @@ struct hs_odrive_node {
 int hs_odrive_node_init(struct hs_odrive_node *node, const struct hs_odrive_config *cfg,
                         struct hs_diag *d);
 
-/* RT-safe helpers for building frames (also used by tests and tools). */
+/* RT-safe helpers for building and reading frames (also used by tests and tools): the one
+ * place that knows CAN Simple's addressing. */
 static inline uint32_t hs_odrive_can_id(uint8_t node_id, enum hs_odrive_cmd cmd)
 {
     return (uint32_t)node_id << 5 | (uint32_t)cmd;
+}
+/* The ID bits that name the node: node n owns IDs n<<5 .. n<<5|31. */
+#define HS_ODRIVE_NODE_MASK 0x7E0u
+/* The node a standard ID addresses (the bits above the command). */
+static inline uint32_t hs_odrive_node_of(uint32_t can_id)
+{
+    return can_id >> 5;
+}
+/* The command (cmd_id, 0..31) a standard ID carries. */
+static inline unsigned hs_odrive_cmd_of(uint32_t can_id)
+{
+    return can_id & 0x1F;
 }
 void hs_odrive_put_f32(uint8_t *p, float v);
 float hs_odrive_get_f32(const uint8_t *p);

@@ -4,6 +4,7 @@
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
+#include "hilsim/can_odrive.h"
 #include "odrive_defaults.h"
 
 #define OD struct hs_cfg_odrive
@@ -61,7 +62,8 @@ static int odrive_validate(struct hs__ctx *c, uint32_t i)
 /* CAN Simple: 11-bit ID = node_id << 5 | cmd_id, so a node owns id<<5 .. id<<5|31. */
 static unsigned odrive_claims(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
 {
-    out[0] = (struct hs_cfg_can_claim){.id = n->id << 5, .mask = 0x7E0, .ext = false};
+    out[0] = (struct hs_cfg_can_claim){
+        .id = hs_odrive_can_id((uint8_t)n->id, 0), .mask = HS_ODRIVE_NODE_MASK, .ext = false};
     return 1;
 }
 

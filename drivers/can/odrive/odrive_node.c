@@ -234,12 +234,13 @@ static int apply_setter(struct hs_odrive_node *n, unsigned cmd, const uint8_t *d
 static int odrive_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
 {
     struct hs_odrive_node *n = (struct hs_odrive_node *)base;
-    if ((f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR)) || f->id >> 5 != n->cfg.node_id)
+    if ((f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR)) ||
+        hs_odrive_node_of(f->id) != n->cfg.node_id)
         return -ENOENT;
     n->last_feed_ns = now_ns; /* the firmware feeds before looking at the command */
     if (f->flags & HS_CAN_FLAG_FD)
         return bad(base);
-    unsigned cmd = f->id & 0x1F;
+    unsigned cmd = hs_odrive_cmd_of(f->id);
     bool rtr = f->flags & HS_CAN_FLAG_RTR;
     if (is_getter(cmd)) {
         if (!rtr && f->len != 0) {
