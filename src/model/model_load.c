@@ -222,7 +222,7 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
         memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
     }
     for (uint32_t i = 0; i < b->nlinks; i++)
-        if ((r = set_source_file(m, &m->links[i], b->links[i].file)) < 0) {
+        if (set_source_file(m, &m->links[i], b->links[i].file) < 0) {
             r = fail_oom(b->diag, path);
             goto fail;
         }
@@ -232,7 +232,7 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
     m->nextra_joints = b->nextras;
     if ((r = resolve_extras(b, m)) < 0 || (r = check_finite_masses(b, m)) < 0)
         goto fail;
-    if ((r = check_joint_ids(b, m)) < 0 || (r = check_masses(b, m)) < 0) {
+    if (check_joint_ids(b, m) < 0 || check_masses(b, m) < 0) { /* they fail only for memory */
         r = fail_oom(b->diag, path);
         goto fail;
     }
