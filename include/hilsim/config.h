@@ -338,7 +338,7 @@ struct hs_cfg_bus {
     char name[HS_NAME_MAX];
     char interface[HS_CFG_IFNAME_MAX]; /* e.g. can0, vcan0 */
     bool fd;                           /* CAN FD frames */
-    uint32_t bitrate;                  /* bit/s, 10000 .. 1000000 (used when manage) */
+    uint32_t bitrate_bps;              /* bit/s, 10000 .. 1000000 (used when manage) */
     double sample_point;               /* 0.5 .. 0.95 (used when manage) */
     uint32_t restart_ms;               /* bus-off auto restart, 0 .. 60000; 0 = off */
     bool manage;                       /* set bit timing via libsocketcan (needs CAP_NET_ADMIN) */
