@@ -206,6 +206,8 @@ struct hs_replay_opts {
     /* The config to rebuild the bench from: NULL for the recording's own copy (resolved
      * against the original config's folder); a path for a "what if" with changed values. */
     const char *config_path;
+    const char *const *sets; /* "KEY=VALUE" overrides of that config (hs_config_load_sets) */
+    uint32_t nsets;
     double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
     double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
 };

@@ -18,6 +18,8 @@ struct replay_opts {
     double until_s, tolerance, extra_s;
     const char *signals[MAX_SIGNALS];
     uint32_t nsignals;
+    const char *sets[MAX_SIGNALS];
+    uint32_t nsets;
     bool events;
 };
 
@@ -38,6 +40,9 @@ static void usage(FILE *f)
            "  --until S          replay the first S seconds only\n"
            "  --tolerance X      allowed |recorded - replayed| per signal (default 0: bit-exact)\n"
            "  --config FILE      rebuild from FILE instead of the recording's copy\n"
+           "  --set KEY=VALUE    override one config key for a \"what if\", checked as in the\n"
+           "                     file (physics.friction=0.3, controller.defaults.kp=50,\n"
+           "                     physics.gravity=[0,0,-3.7]); repeatable\n"
            "  --out FILE.csv     time, then each signal recorded and replayed (PlotJuggler)\n"
            "  --plot FILE.svg    chosen signals over time, recorded beside replayed\n"
            "  --signal NAME      a signal for --out/--plot (e.g. joint1.q, base.z); repeatable;\n"
@@ -53,17 +58,13 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct replay_opts *o)
 {
-    static const struct option longopts[] = {{"until", required_argument, 0, 'u'},
-                                             {"tolerance", required_argument, 0, 't'},
-                                             {"config", required_argument, 0, 'c'},
-                                             {"out", required_argument, 0, 'o'},
-                                             {"plot", required_argument, 0, 'p'},
-                                             {"signal", required_argument, 0, 's'},
-                                             {"events", no_argument, 0, 'e'},
-                                             {"import", required_argument, 0, 'i'},
-                                             {"extra", required_argument, 0, 'x'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"until", required_argument, 0, 'u'},  {"tolerance", required_argument, 0, 't'},
+        {"config", required_argument, 0, 'c'}, {"out", required_argument, 0, 'o'},
+        {"plot", required_argument, 0, 'p'},   {"signal", required_argument, 0, 's'},
+        {"events", no_argument, 0, 'e'},       {"import", required_argument, 0, 'i'},
+        {"extra", required_argument, 0, 'x'},  {"set", required_argument, 0, 'S'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     *o = (struct replay_opts){.extra_s = 1};
     optind = 1;
     int c;
@@ -96,6 +97,14 @@ static int parse(int argc, char **argv, struct replay_opts *o)
                 return HS_EXIT_USAGE;
             }
             o->signals[o->nsignals++] = optarg;
+            break;
+        case 'S':
+            if (o->nsets == MAX_SIGNALS || !strchr(optarg, '=')) {
+                fprintf(stderr, "hilsim replay: --set KEY=VALUE (at most %d), not '%s'\n",
+                        MAX_SIGNALS, optarg);
+                return HS_EXIT_USAGE;
+            }
+            o->sets[o->nsets++] = optarg;
             break;
         case 'e':
             o->events = true;
@@ -229,8 +238,11 @@ int hs_cmd_replay(int argc, char **argv)
                (unsigned long long)rec->dropped_states, (unsigned long long)rec->dropped_items);
     if (o.events)
         print_events(rec);
-    struct hs_replay_opts ro = {
-        .config_path = o.config, .until_s = o.until_s, .tolerance = o.tolerance};
+    struct hs_replay_opts ro = {.config_path = o.config,
+                                .sets = o.sets,
+                                .nsets = o.nsets,
+                                .until_s = o.until_s,
+                                .tolerance = o.tolerance};
     struct hs_replay_result res;
     rc = hs_replay_run(rec, &ro, &res, &d);
     if (rc < 0) {

@@ -40,18 +40,19 @@ static void feed_close(struct feed *f)
             close(f->peer[i]);
 }
 
-static int load_config(const struct hs_recording *rec, const char *path,
+static int load_config(const struct hs_recording *rec, const struct hs_replay_opts *o,
                        const struct hs_config **ret, struct hs_diag *d)
 {
-    if (path)
-        return hs_config_load(path, ret, d);
+    if (o->config_path)
+        return hs_config_load_sets(o->config_path, o->sets, o->nsets, ret, d);
     if (!rec->config_text)
         return hs_diag_set(d, -ENOENT, rec->dir, 0, 0,
                            "the recording has no config copy: give one with --config");
     char name[4096];
     snprintf(name, sizeof name, "%s/config.yaml", rec->dir);
     const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
-    return hs_config_load_buffer(rec->config_text, rec->config_len, name, base, ret, d);
+    return hs_config_load_buffer_sets(rec->config_text, rec->config_len, name, base, o->sets,
+                                      o->nsets, ret, d);
 }
 
 /* The bench with its CAN module on socketpairs (the feed holds the boards' ends). */
@@ -209,7 +210,7 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     struct hs_bench *b = NULL;
     struct feed f = {0};
     uint32_t bodies[HS_CFG_MAX_MODELS];
-    int rc = load_config(rec, o->config_path, &cfg, d);
+    int rc = load_config(rec, o, &cfg, d);
     if (rc < 0)
         return rc;
     if ((rc = build(cfg, &b, &f, d)) < 0)

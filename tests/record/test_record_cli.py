@@ -68,6 +68,32 @@ class CliRecordReplay(unittest.TestCase):
         p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
         self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
 
+    def test_set_what_if_diverges_at_a_named_tick(self):
+        # the same recording replayed with the key changed on the command line, no file edited
+        p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -98.1]", check=4)
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): "
+                                   r"(SHOULDER|ELBOW)\.\w+ recorded")
+        p = hilsim("replay", self.rec, "--set", "controller.defaults.kp=50", check=4)
+        self.assertIn("DIVERGED at tick", p.stdout)
+
+    def test_set_to_the_recorded_value_is_bit_exact(self):
+        # the default gravity and the file's own step, spelled out: nothing changes
+        p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -9.80665]",
+                   "--set", "physics.step_s=0.001", check=0)
+        self.assertIn("BIT-EXACT", p.stdout)
+
+    def test_set_bad_key_or_value_is_named(self):
+        p = hilsim("replay", self.rec, "--set", "physics.frictio=0.3", check=2)
+        self.assertIn("--set: physics.frictio=0.3: physics: unknown key 'frictio'", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.friction=abc", check=2)
+        self.assertIn("physics.friction=abc: physics.friction: expected a number", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.friction=-1", check=2)
+        self.assertIn("physics.friction=-1: physics.friction", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.step_s.x=1", check=2)
+        self.assertIn("physics.step_s is not a mapping", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics", check=2)
+        self.assertIn("--set KEY=VALUE", p.stderr)
+
     def test_csv_and_plot(self):
         out, svg = os.path.join(self.tmp, "r.csv"), os.path.join(self.tmp, "r.svg")
         hilsim("replay", self.rec, "--out", out, "--plot", svg, "--signal", "SHOULDER.q",
