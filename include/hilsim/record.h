@@ -248,5 +248,9 @@ int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double 
  * divergence marked. */
 int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double *replayed,
                         uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord);
+/* The same panels as a PNG (cairo), 900 pixels wide, 180 per panel (at most 64 panels:
+ * -E2BIG beyond). */
+int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord);
 
 #endif

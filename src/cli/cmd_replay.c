@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 
@@ -44,7 +45,8 @@ static void usage(FILE *f)
            "                     file (physics.friction=0.3, controller.defaults.kp=50,\n"
            "                     physics.gravity=[0,0,-3.7]); repeatable\n"
            "  --out FILE.csv     time, then each signal recorded and replayed (PlotJuggler)\n"
-           "  --plot FILE.svg    chosen signals over time, recorded beside replayed\n"
+           "  --plot FILE.svg|FILE.png  chosen signals over time, recorded beside replayed\n"
+           "                     (FILE.png: a PNG image, otherwise SVG)\n"
            "  --signal NAME      a signal for --out/--plot (e.g. joint1.q, base.z); repeatable;\n"
            "                     default: every signal (CSV), every joint's q (plot)\n"
            "  --events           list the recording's events\n"
@@ -160,7 +162,10 @@ static int write_outputs(const struct replay_opts *o, const struct hs_recording 
             hs_log(HS_LOG_ERR, "%s: %s", paths[w], strerror(errno));
             return HS_EXIT_FAILURE;
         }
+        size_t len = strlen(paths[w]);
+        bool png = len > 4 && !strcasecmp(paths[w] + len - 4, ".png");
         int r = w == 0 ? hs_replay_write_csv(f, rec, replayed, nreplayed, cols, o->nsignals)
+                : png  ? hs_replay_write_png(f, rec, replayed, nreplayed, cols, o->nsignals, mark)
                        : hs_replay_write_svg(f, rec, replayed, nreplayed, cols, o->nsignals, mark);
         if ((f != stdout && fclose(f) != 0) || r < 0) {
             hs_log(HS_LOG_ERR, "%s: write failed", paths[w]);

@@ -5,11 +5,13 @@ the file and byte offset. Debian's python3 (python3-can)."""
 import csv
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 SRC = os.environ.get("HS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("HS_BUILD_DIR", os.path.join(SRC, "build"))
@@ -22,6 +24,64 @@ try:
     import can
 except ImportError:
     can = None
+
+
+def read_png(path):
+    """The PNG's width, height and rows of (r, g, b): a small decoder for what cairo writes
+    (8-bit RGB or RGBA, not interlaced), after checking the signature and every chunk's CRC."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise AssertionError(f"{path}: no PNG signature")
+    pos, idat, ihdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if zlib.crc32(kind + body) != struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]:
+            raise AssertionError(f"{path}: bad CRC in chunk {kind}")
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = ihdr
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        raise AssertionError(f"{path}: unexpected IHDR {ihdr}")
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, prev, rows, o = zlib.decompress(idat), w * bpp, bytearray(w * bpp), [], 0
+    for _ in range(h):
+        f, line = raw[o], bytearray(raw[o + 1:o + 1 + stride])
+        o += 1 + stride
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
+
+def curve_pixels(rows, x0, x1, y0, y1):
+    """Pixels (x, y) of columns x0..x1-1, rows y0..y1-1 that are blue (the recorded curve) and
+    red (the replayed one). Over ten columns both show: the red dashes leave gaps."""
+    blue, red = [], []
+    for x in range(x0, x1):
+        for y in range(y0, y1):
+            r, g, b = rows[y][x]
+            if b > 120 and b > r + 60:
+                blue.append((x, y))
+            elif r > 140 and r > g + 50 and r > b + 40:
+                red.append((x, y))
+    return blue, red
 
 
 def hilsim(*args, check=None):
@@ -110,6 +170,32 @@ class CliRecordReplay(unittest.TestCase):
         with open(svg) as fh:
             s = fh.read()
         self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 4)
+
+    def test_png_plot_decodes_and_differs_where_the_replay_diverges(self):
+        same, diverged = os.path.join(self.tmp, "same.png"), os.path.join(self.tmp, "div.png")
+        hilsim("replay", self.rec, "--plot", same, "--signal", "SHOULDER.q", "--signal",
+               "ELBOW.q", check=0)
+        hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -30]", "--plot", diverged,
+               "--signal", "SHOULDER.q", "--signal", "ELBOW.q", check=4)
+        for path in (same, diverged):
+            w, h, rows = read_png(path)
+            self.assertEqual((w, h), (900, 30 + 2 * 180 + 24))  # two panels
+        # the first panel (SHOULDER.q): the plot area is x 80..880, y 40..190
+        gaps = {}
+        for path in (same, diverged):
+            _, _, rows = read_png(path)
+            per_col = []
+            for x in range(90, 870, 10):
+                blue, red = curve_pixels(rows, x, x + 10, 41, 190)
+                self.assertTrue(blue and red, f"{path}: no curve at x {x}")
+                per_col.append(min(max(abs(r[0] - b[0]), abs(r[1] - b[1]))
+                                   for r in red for b in blue))
+            gaps[path] = per_col
+        # bit-exact: the dashed replay lies on the recorded curve in every column
+        self.assertLessEqual(max(gaps[same]), 2, gaps[same])
+        # 3x gravity: together at the start (same initial state), far apart later
+        self.assertLessEqual(max(gaps[diverged][:2]), 2, gaps[diverged])
+        self.assertGreater(max(gaps[diverged]), 15, gaps[diverged])
 
     def test_unknown_signal_is_a_usage_error(self):
         p = hilsim("replay", self.rec, "--signal", "NOPE.q", check=2)
