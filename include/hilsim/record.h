@@ -49,16 +49,17 @@ enum hs_rec_event_kind {
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
 
 struct hs_rec_opts {
-    const char *dir;         /* the recording folder: created; must not exist or be empty */
-    const char *config_path; /* the config file to copy (NULL: none) */
-    const char *clock_mode;  /* "realtime", "simulated", ... (manifest only) */
-    const char *version;     /* hilsim version string */
-    const char *audit_json;  /* host audit as JSON text (NULL: none) */
-    uint32_t ring_items;     /* frame/command/event ring slots (0: 65536) */
-    uint32_t ring_states;    /* state ring slots (0: 4096) */
-    uint64_t rotate_bytes;   /* start a new segment past this many bytes (0: never) */
-    double rotate_s;         /* ... or past this many seconds of recording (0: never) */
-    uint32_t keep_segments;  /* delete older segments beyond this many (0: keep all) */
+    const char *dir;           /* the recording folder: created; must not exist or be empty */
+    const char *config_path;   /* the config file to copy (NULL: none) */
+    const char *scenario_path; /* the scenario file the run plays, copied (NULL: none) */
+    const char *clock_mode;    /* "realtime", "simulated", ... (manifest only) */
+    const char *version;       /* hilsim version string */
+    const char *audit_json;    /* host audit as JSON text (NULL: none) */
+    uint32_t ring_items;       /* frame/command/event ring slots (0: 65536) */
+    uint32_t ring_states;      /* state ring slots (0: 4096) */
+    uint64_t rotate_bytes;     /* start a new segment past this many bytes (0: never) */
+    double rotate_s;           /* ... or past this many seconds of recording (0: never) */
+    uint32_t keep_segments;    /* delete older segments beyond this many (0: keep all) */
     bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
                            than the ring overflows it for certain */
 };
@@ -158,6 +159,9 @@ struct hs_recording {
     char *config_text; /* config.yaml */
     size_t config_len;
     char *config_base_dir; /* where the config's relative paths resolve */
+    char *scenario_text;   /* scenario.yaml: the scenario the run played (NULL: none) */
+    size_t scenario_len;
+    char *scenario_base_dir;
     char *clock_mode;
     uint32_t njoints, nsensors, nbodies;
     char **joint_names, **sensor_names, **body_names;
@@ -208,6 +212,11 @@ struct hs_replay_opts {
     const char *config_path;
     const char *const *sets; /* "KEY=VALUE" overrides of that config (hs_config_load_sets) */
     uint32_t nsets;
+    /* The scenario played again, from its first tick (the recorded scenario events are
+     * checked against the replayed ones): NULL for the recording's copy, a path for another
+     * one; no_scenario: none. */
+    const char *scenario_path;
+    bool no_scenario;
     double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
     double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
 };
@@ -221,6 +230,13 @@ struct hs_replay_result {
     double recorded, replayed;
     double max_abs_q_err; /* over every joint's q, every tick replayed */
     uint64_t frames_fed, commands_fed;
+    /* The scenario (when one was replayed): its events recorded and replayed (step i began:
+     * a = i, b = 1; ended: b = 0), the first state index where they differ (-1: none), and
+     * the replayed verdict. */
+    bool scenario;
+    uint32_t scenario_events_recorded, scenario_events_replayed;
+    int64_t scenario_mismatch_ord;
+    uint32_t scenario_expects, scenario_failed;
     int fault_rc;   /* the replayed bench's plant fault (negative errno) or 0 */
     double *values; /* ticks x state_stride replayed values (owned; free()) */
 };

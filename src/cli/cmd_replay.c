@@ -15,7 +15,8 @@
 #define MAX_SIGNALS 64
 
 struct replay_opts {
-    const char *dir, *config, *out, *plot, *import;
+    const char *dir, *config, *out, *plot, *import, *scenario;
+    bool no_scenario;
     double until_s, tolerance, extra_s;
     const char *signals[MAX_SIGNALS];
     uint32_t nsignals;
@@ -44,6 +45,8 @@ static void usage(FILE *f)
            "  --set KEY=VALUE    override one config key for a \"what if\", checked as in the\n"
            "                     file (physics.friction=0.3, controller.defaults.kp=50,\n"
            "                     physics.gravity=[0,0,-3.7]); repeatable\n"
+           "  --scenario FILE    play FILE instead of the recording's scenario copy\n"
+           "  --no-scenario      play no scenario (the recording's is played by default)\n"
            "  --out FILE.csv     time, then each signal recorded and replayed (PlotJuggler)\n"
            "  --plot FILE.svg|FILE.png  chosen signals over time, recorded beside replayed\n"
            "                     (FILE.png: a PNG image, otherwise SVG)\n"
@@ -61,12 +64,13 @@ static void usage(FILE *f)
 static int parse(int argc, char **argv, struct replay_opts *o)
 {
     static const struct option longopts[] = {
-        {"until", required_argument, 0, 'u'},  {"tolerance", required_argument, 0, 't'},
-        {"config", required_argument, 0, 'c'}, {"out", required_argument, 0, 'o'},
-        {"plot", required_argument, 0, 'p'},   {"signal", required_argument, 0, 's'},
-        {"events", no_argument, 0, 'e'},       {"import", required_argument, 0, 'i'},
-        {"extra", required_argument, 0, 'x'},  {"set", required_argument, 0, 'S'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+        {"until", required_argument, 0, 'u'},    {"tolerance", required_argument, 0, 't'},
+        {"config", required_argument, 0, 'c'},   {"out", required_argument, 0, 'o'},
+        {"plot", required_argument, 0, 'p'},     {"signal", required_argument, 0, 's'},
+        {"events", no_argument, 0, 'e'},         {"import", required_argument, 0, 'i'},
+        {"extra", required_argument, 0, 'x'},    {"set", required_argument, 0, 'S'},
+        {"scenario", required_argument, 0, 'P'}, {"no-scenario", no_argument, 0, 'N'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     *o = (struct replay_opts){.extra_s = 1};
     optind = 1;
     int c;
@@ -107,6 +111,12 @@ static int parse(int argc, char **argv, struct replay_opts *o)
                 return HS_EXIT_USAGE;
             }
             o->sets[o->nsets++] = optarg;
+            break;
+        case 'P':
+            o->scenario = optarg;
+            break;
+        case 'N':
+            o->no_scenario = true;
             break;
         case 'e':
             o->events = true;
@@ -246,6 +256,8 @@ int hs_cmd_replay(int argc, char **argv)
     struct hs_replay_opts ro = {.config_path = o.config,
                                 .sets = o.sets,
                                 .nsets = o.nsets,
+                                .scenario_path = o.scenario,
+                                .no_scenario = o.no_scenario,
                                 .until_s = o.until_s,
                                 .tolerance = o.tolerance};
     struct hs_replay_result res;
@@ -258,6 +270,18 @@ int hs_cmd_replay(int argc, char **argv)
     printf("replayed %u ticks (%llu frames, %llu shm commands fed); max |q error| %.3g\n",
            res.ticks, (unsigned long long)res.frames_fed, (unsigned long long)res.commands_fed,
            res.max_abs_q_err);
+    if (res.scenario) {
+        printf("scenario played again: %u of %u expectations passed; %u scenario events "
+               "recorded, %u replayed",
+               res.scenario_expects - res.scenario_failed, res.scenario_expects,
+               res.scenario_events_recorded, res.scenario_events_replayed);
+        if (res.scenario_mismatch_ord >= 0)
+            printf(": THEY DIFFER from tick %llu (state %lld) on\n",
+                   (unsigned long long)rec->ticks[res.scenario_mismatch_ord],
+                   (long long)res.scenario_mismatch_ord);
+        else
+            printf(", identical\n");
+    }
     if (res.fault_rc)
         printf("the replayed bench hit a plant fault (%s)\n", strerror(-res.fault_rc));
     if (res.diverged) {
@@ -275,7 +299,7 @@ int hs_cmd_replay(int argc, char **argv)
     }
     rc = write_outputs(&o, rec, res.values, res.ticks, cols,
                        res.diverged ? (int64_t)res.first_ord : -1);
-    if (rc == 0 && res.diverged)
+    if (rc == 0 && (res.diverged || res.scenario_mismatch_ord >= 0))
         rc = HS_EXIT_DIVERGED;
     free(res.values);
 out:

@@ -495,6 +495,19 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
         r->config_text = (char *)buf;
         r->config_len = len;
     }
+    json_t *scen = json_object_get(m, "scenario");
+    const char *scopy = json_string_value(json_object_get(scen, "copy"));
+    if (scopy) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, scopy);
+        uint8_t *buf;
+        size_t len;
+        if ((rc = read_all(p, &buf, &len, d)) < 0)
+            goto out;
+        r->scenario_text = (char *)buf;
+        r->scenario_len = len;
+        r->scenario_base_dir = strdup_or_null(json_string_value(json_object_get(scen, "base_dir")));
+    }
     json_t *sig = json_object_get(m, "signals");
     if ((rc = names(json_object_get(sig, "joints"), "joints", &r->joint_names, &r->njoints, mpath,
                     d)) < 0 ||
@@ -534,6 +547,8 @@ void hs_recording_free(struct hs_recording *r)
     free(r->dir);
     free(r->config_text);
     free(r->config_base_dir);
+    free(r->scenario_text);
+    free(r->scenario_base_dir);
     free(r->clock_mode);
     free_names(r->joint_names, r->njoints);
     free_names(r->sensor_names, r->nsensors);

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "../bench/io_can.h"
+#include "hilsim/can_fault.h"
+#include "hilsim/scenario.h"
 #include "rec_internal.h"
 
 struct feed {
@@ -62,7 +64,14 @@ static int build(const struct hs_config *cfg, struct hs_bench **ret_b, struct fe
     for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
         f->peer[i] = -1;
     int rc = hs_bench_create(cfg, ret_b, d);
-    if (rc < 0 || cfg->can.nbuses == 0)
+    if (rc < 0)
+        return rc;
+    /* The shm module is not attached (the recorded slot writes are), but its joints are
+     * claimed as it claims them: a scenario's first_command condition asks for that. */
+    for (uint32_t i = 0; i < hs_bench_joint_count(*ret_b); i++)
+        if (hs_bench_joint(*ret_b, i)->source == HS_CFG_SOURCE_SHM)
+            hs_bench_claim_joint(*ret_b, i);
+    if (cfg->can.nbuses == 0)
         return rc;
     if (cfg->can.nbuses > HS__REC_MAX_BUSES)
         return hs_diag_set(d, -EINVAL, cfg->path, 0, 0, "replay: at most %d CAN buses",
@@ -157,6 +166,88 @@ static void apply_shm(struct hs_bench *b, const struct hs_rec_shm *s)
     };
 }
 
+/* ---- the scenario, played again ---- */
+
+/* The replayed scenario's events, matched one by one against the recorded ones (in order: the
+ * tick thread pushed them as they happened). */
+struct scen_watch {
+    struct hs_bench_tap tap;
+    const struct hs_recording *rec;
+    uint32_t next; /* index into rec->events of the next recorded one to look at */
+    uint32_t ord;  /* the state index being replayed */
+    uint32_t replayed;
+    int64_t mismatch_ord;
+};
+
+static void watch_slot(void *ctx, uint32_t joint, uint32_t src_mode,
+                       const struct hs_joint_command *slot)
+{
+    (void)ctx, (void)joint, (void)src_mode, (void)slot; /* replay writes the slots itself */
+}
+
+static const struct hs_rec_event *next_scenario_event(struct scen_watch *w)
+{
+    const struct hs_recording *r = w->rec;
+    while (w->next < r->nevents && r->events[w->next].kind != HS_REC_EV_SCENARIO)
+        w->next++;
+    return w->next < r->nevents ? &r->events[w->next++] : NULL;
+}
+
+static void watch_event(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text)
+{
+    struct scen_watch *w = ctx;
+    (void)text;
+    if (kind != HS_REC_EV_SCENARIO)
+        return;
+    w->replayed++;
+    const struct hs_rec_event *e = next_scenario_event(w);
+    if (w->mismatch_ord < 0 && (!e || e->ord != w->ord || e->a != a || e->b != b))
+        w->mismatch_ord = w->ord;
+}
+
+static uint32_t count_scenario_events(const struct hs_recording *r)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->nevents; i++)
+        n += r->events[i].kind == HS_REC_EV_SCENARIO;
+    return n;
+}
+
+/* The recording's scenario (or o->scenario_path) bound to the replay's bench after its CAN
+ * module, as the run bound it. The recorded frames are the ones the nodes saw after the
+ * scenario's CAN faults, so the faults must not act twice: the fault filters come off the
+ * replay's buses (the scenario still switches its rules; nothing runs them). */
+static int replay_scenario(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                           struct hs_bench *b, struct hs_scenario **ret, struct hs_diag *d)
+{
+    struct hs_scenario_spec *spec = NULL;
+    char name[4096];
+    snprintf(name, sizeof name, "%s/scenario.yaml", rec->dir);
+    const char *base =
+        rec->scenario_base_dir && *rec->scenario_base_dir ? rec->scenario_base_dir : NULL;
+    int r = o->scenario_path
+                ? hs_scenario_parse_file(o->scenario_path, &spec, d)
+                : hs_scenario_parse(rec->scenario_text, rec->scenario_len, name, base, &spec, d);
+    struct hs_scenario *s = NULL;
+    if (r == 0)
+        r = hs_scenario_compile(spec, b, &s, d);
+    hs_scenario_spec_free(spec);
+    if (r < 0)
+        return r;
+    if ((r = hs_scenario_attach(s, b)) < 0) {
+        hs_scenario_destroy(s);
+        return hs_diag_set(d, r, name, 0, 0, "replay: cannot attach the scenario");
+    }
+    const struct hs_config *cfg = hs_bench_config(b);
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
+        if (bus)
+            hs_can_bus_set_fault_filter(bus, NULL);
+    }
+    *ret = s;
+    return 0;
+}
+
 static bool differs(double a, double b, double tol)
 {
     if (tol <= 0)
@@ -218,6 +309,18 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     uint32_t nbodies = robot_bodies(cfg, bodies);
     if ((rc = check_layout(rec, b, nbodies, d)) < 0)
         goto out;
+    struct hs_scenario *scen = NULL;
+    struct scen_watch watch = {.rec = rec, .mismatch_ord = -1};
+    ret->scenario_mismatch_ord = -1;
+    if (!o->no_scenario && (o->scenario_path || rec->scenario_text)) {
+        if ((rc = replay_scenario(rec, o, b, &scen, d)) < 0)
+            goto out;
+        watch.tap =
+            (struct hs_bench_tap){.ctx = &watch, .slot_write = watch_slot, .event = watch_event};
+        hs_bench_set_tap(b, &watch.tap);
+        ret->scenario = true;
+        ret->scenario_events_recorded = count_scenario_events(rec);
+    }
     for (uint32_t i = 0; i < f.nbuses && i < rec->nbuses; i++) {
         f.frames[i] = rec->frames[i];
         f.nframes[i] = rec->nframes[i];
@@ -240,6 +343,7 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
             si++; /* recorded for a tick whose state was dropped: it cannot be placed */
         for (; si < rec->nshm && rec->shm[si].ord == k; si++, ret->commands_fed++)
             apply_shm(b, &rec->shm[si]);
+        watch.ord = k;
         hs_bench_set_warming_up(b, rec->flags[k] & HS_REC_STATE_WARMUP);
         if ((rec->flags[k] & HS_REC_STATE_SAFE_HOLD) && !hs_bench_in_safe_hold(b))
             hs_bench_enter_safe_hold(b);
@@ -271,6 +375,21 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         }
     }
     ret->frames_fed = f.fed;
+    if (scen) {
+        /* a recorded event the replay never posted, within the ticks replayed */
+        const struct hs_rec_event *e = next_scenario_event(&watch);
+        if (watch.mismatch_ord < 0 && e && e->ord < ret->ticks)
+            watch.mismatch_ord = (int64_t)e->ord;
+        ret->scenario_events_replayed = watch.replayed;
+        ret->scenario_mismatch_ord = watch.mismatch_ord;
+        hs_scenario_finish(scen);
+        ret->scenario_expects = hs_scenario_expect_count(scen);
+        for (uint32_t i = 0; i < ret->scenario_expects; i++) {
+            struct hs_scenario_result sr;
+            hs_scenario_result(scen, i, &sr);
+            ret->scenario_failed += sr.status != HS_SCENARIO_PASS;
+        }
+    }
     rc = 0;
 out:
     hs_bench_destroy(b);

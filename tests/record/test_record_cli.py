@@ -3,7 +3,9 @@ them, the recording test_record leaves (HS_RECORD_KEEP) read by python-can's can
 by the Python reader in python/hilsim_record.py, and damaged recordings refused by both with
 the file and byte offset. Debian's python3 (python3-can)."""
 import csv
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -249,8 +251,9 @@ class LockstepShm(unittest.TestCase):
     """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
     does not depend on the host's speed, and its replay is bit-exact."""
 
-    def test_lockstep_shm_run_replays_bit_exact(self):
-        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+    def lockstep_run(self, tmp, *extra, ticks=1000):
+        """A lockstep run of config/arm2-shm.yaml recorded into tmp/ls, the lockstep
+        controller commanding every joint every tick; returns (recording, summary)."""
         rec = os.path.join(tmp, "ls")
         bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
         cfg = os.path.join(tmp, "arm2-shm.yaml")
@@ -258,24 +261,62 @@ class LockstepShm(unittest.TestCase):
             text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
         with open(cfg, "w") as fh:
             fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1))
-        try:
-            hs = subprocess.Popen([HILSIM, "run", cfg,
-                                   "--clock", "lockstep", "--duration", "1", "--no-rt",
-                                   "--record", rec], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-            for _ in range(600):  # the segment exists once the bench is built
-                if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
-                    break
-                time.sleep(0.1)
-            ctl = subprocess.run([CONTROLLER, bench, "--ticks", "1000", "--timeout", "60"],
-                                 capture_output=True, text=True, timeout=300)
-            out, err = hs.communicate(timeout=300)
+        hs = subprocess.Popen([HILSIM, "run", cfg, "--clock", "lockstep", "--no-rt",
+                               "--record", rec, *extra], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        for _ in range(600):  # the segment exists once the bench is built
+            if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
+                break
+            time.sleep(0.1)
+        ctl = subprocess.run([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
+                             capture_output=True, text=True, timeout=300)
+        out, err = hs.communicate(timeout=300)
+        # with a scenario the run ends with it, and the controller finds the bench gone
+        if not extra:
             self.assertEqual(ctl.returncode, 0, ctl.stdout + ctl.stderr)
-            self.assertEqual(hs.returncode, 0, err)
-            self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+        self.assertIn(hs.returncode, (0, 5), err)  # 5: the scenario's verdict is FAIL
+        self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+        return rec, out
+
+    def test_lockstep_shm_run_replays_bit_exact(self):
+        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+        try:
+            rec, _ = self.lockstep_run(tmp, "--duration", "1")
             p = hilsim("replay", rec, check=0)
             self.assertRegex(p.stdout, r"\(0 frames, (\d{4,}) shm commands fed\)")
             self.assertIn("BIT-EXACT", p.stdout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_lockstep_scenario_run_replays_bit_exact(self):
+        """scenarios/arm-encoder-stuck.yaml (the elbow encoder stuck for 1 s, 0.5 s after the
+        first command) under lockstep: the replay plays the recording's copy of it again, its
+        step events match the recorded ones tick for tick, and the state is bit-exact."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-lss-")
+        try:
+            scen = os.path.join(tmp, "stuck.yaml")  # a copy: the recording must not need it
+            shutil.copy(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), scen)
+            rec, out = self.lockstep_run(tmp, "--scenario", scen, ticks=4000)
+            os.remove(scen)
+            with open(os.path.join(rec, "manifest.json")) as fh:
+                man = json.load(fh)
+            self.assertEqual(man["scenario"]["copy"], "scenario.yaml")
+            self.assertEqual(man["scenario"]["original"]["path"], scen)
+            events = [e for e in hilsim_record.open_recording(rec).events
+                      if e["kind"] == "scenario"]
+            self.assertGreaterEqual(len(events), 2)  # encoder_stuck began and ended, ...
+            verdict = re.search(r"verdict: \w+ \((\d+) of (\d+)", out).groups()
+            p = hilsim("replay", rec, check=0)
+            self.assertIn(f"scenario played again: {verdict[0]} of {verdict[1]} expectations "
+                          f"passed; {len(events)} scenario events recorded, {len(events)} "
+                          "replayed, identical", p.stdout)
+            self.assertIn("BIT-EXACT", p.stdout)
+            # without the scenario the replay misses the stuck encoder: the readings part on
+            # the step's second tick (its first repeats the reading of that very tick)
+            stuck = next(e for e in events if e["text"] == "encoder_stuck")
+            p = hilsim("replay", rec, "--no-scenario", check=4)
+            m = re.search(r"DIVERGED at tick (\d+) \(state (\d+)", p.stdout)
+            self.assertEqual(int(m.group(2)), stuck["ord"] + 1, p.stdout)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
