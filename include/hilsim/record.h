@@ -183,6 +183,11 @@ struct hs_recording {
     struct hs_rec_frame **frames;
     uint64_t dropped_states, dropped_items;
     bool complete;
+    /* The rotation policy deleted segments 0 .. first_segment-1 (keep_segments): the states
+     * begin at the run's state first_ord (items' ord count from the run's start). 0, 0 for a
+     * whole recording. */
+    uint32_t first_segment;
+    uint64_t first_ord;
 };
 
 /* Non-RT: allocates. A truncated, corrupted or inconsistent recording gives -EBADMSG (or the
@@ -239,12 +244,21 @@ struct hs_replay_result {
     uint32_t scenario_expects, scenario_failed;
     int fault_rc;   /* the replayed bench's plant fault (negative errno) or 0 */
     double *values; /* ticks x state_stride replayed values (owned; free()) */
+    /* The recording's first segment was deleted: the replay began at a checkpoint, the state
+     * recorded in the first kept state (its values are the checkpoint's: row 0). */
+    bool from_checkpoint;
 };
 
 /* Rebuilds the bench, feeds the recorded inputs at their ticks (shm slot writes at the tick
  * they happened; CAN frames hilsim received to the tick whose inputs phase ended after the
  * frame's time), steps every recorded tick with its recorded now_ns (warm-up and safe hold as
- * recorded), and compares every signal. init only: allocates. */
+ * recorded), and compares every signal. init only: allocates.
+ * A recording whose first segments were deleted (keep_segments) starts from a checkpoint: the
+ * bench is built with every joint's q and dq, and each free robot's root pose, set to the
+ * first kept state (as the config's initial state: --set models.N.initial.joints...), the
+ * replay starts on the tick after it, and no scenario is played (its state at that tick is not
+ * recorded). What a state record does not hold starts afresh: a free root's velocity (zero),
+ * actuator, encoder and filter history, the demo controller's phase, command timeouts. */
 int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o,
                   struct hs_replay_result *ret, struct hs_diag *d);
 

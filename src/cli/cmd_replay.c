@@ -270,6 +270,11 @@ int hs_cmd_replay(int argc, char **argv)
     printf("replayed %u ticks (%llu frames, %llu shm commands fed); max |q error| %.3g\n",
            res.ticks, (unsigned long long)res.frames_fed, (unsigned long long)res.commands_fed,
            res.max_abs_q_err);
+    if (res.from_checkpoint)
+        printf("the recording's first %u segment(s) were deleted (keep_segments): the replay "
+               "started from the first kept state, tick %llu (joint q and dq, free roots' "
+               "poses; actuator and filter history afresh): expect a small error\n",
+               rec->first_segment, (unsigned long long)rec->ticks[0]);
     if (res.scenario) {
         printf("scenario played again: %u of %u expectations passed; %u scenario events "
                "recorded, %u replayed",

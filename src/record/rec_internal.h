@@ -153,10 +153,13 @@ struct hs_recorder {
     bool writer_running;
     _Atomic bool stop;
     struct hs__rec_seg_files f;
-    uint32_t segment;           /* current segment number (0: unsuffixed names) */
-    uint64_t seg_bytes;         /* bytes in the current segment */
-    int64_t seg_start_ns;       /* CLOCK_MONOTONIC when it began */
-    uint64_t *seg_first_tick;   /* per segment: its first tick (writer's, grows) */
+    uint32_t segment;          /* current segment number (0: unsuffixed names) */
+    uint64_t seg_bytes;        /* bytes in the current segment */
+    int64_t seg_start_ns;      /* CLOCK_MONOTONIC when it began */
+    uint64_t *seg_first_tick;  /* per segment: its first tick (writer's, grows) */
+    uint64_t *seg_first_ord;   /* per segment: the ord of its first state */
+    struct hs__rec_item stash; /* an item of a tick whose state is not written yet */
+    bool stashed;
     uint32_t seg_first_deleted; /* segments below this were deleted (keep_segments) */
     _Atomic uint64_t bytes_written;
     _Atomic uint64_t states_written;

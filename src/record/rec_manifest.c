@@ -93,6 +93,8 @@ static json_t *segments(const struct hs_recorder *rec)
         json_object_set_new(o, "index", json_integer(s));
         if (rec->seg_first_tick && rec->seg_first_tick[s] != UINT64_MAX)
             json_object_set_new(o, "first_tick", json_integer((json_int_t)rec->seg_first_tick[s]));
+        if (rec->seg_first_ord && rec->seg_first_tick[s] != UINT64_MAX)
+            json_object_set_new(o, "first_ord", json_integer((json_int_t)rec->seg_first_ord[s]));
         hs__rec_seg_name(name, sizeof name, "state", s, "bin");
         json_object_set_new(o, "state", json_string(name));
         hs__rec_seg_name(name, sizeof name, "shm", s, "bin");

@@ -411,11 +411,20 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
 {
     if (!json_is_array(segs) || json_array_size(segs) == 0)
         return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments: missing or empty");
+    /* The rotation policy may have deleted the first segments (keep_segments): the recording
+     * then starts at the first kept one, whose first state's ord the manifest gives. */
     json_t *first = json_array_get(segs, 0);
-    if (json_integer_value(json_object_get(first, "index")) != 0)
-        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                           "segments: the first segment was deleted by the rotation policy "
-                           "(keep_segments); a replay needs the run from its start");
+    r->first_segment = (uint32_t)json_integer_value(json_object_get(first, "index"));
+    if (r->first_segment) {
+        json_t *fo = json_object_get(first, "first_ord");
+        if (!json_is_integer(fo) || json_integer_value(fo) < 0)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "segments[0]: segment %u is the first kept (keep_segments) but "
+                               "has no first_ord: recorded by an older hilsim, it cannot be "
+                               "placed",
+                               r->first_segment);
+        r->first_ord = (uint64_t)json_integer_value(fo);
+    }
     r->nbuses = (uint32_t)json_array_size(buses);
     r->bus_names = calloc(r->nbuses + 1, sizeof *r->bus_names);
     r->nframes = calloc(r->nbuses + 1, sizeof *r->nframes);

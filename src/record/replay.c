@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <linux/can.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -129,15 +131,17 @@ static void feed_frames(struct feed *f, int64_t time_us)
         }
 }
 
-/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones. */
-static void feed_counted(struct feed *f, const uint32_t *counts)
+/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones
+ * (skip: passed over unsent, the checkpoint tick's). */
+static void feed_counted(struct feed *f, const uint32_t *counts, bool skip)
 {
     drain_peers(f);
     for (uint32_t b = 0; b < f->nbuses; b++)
         for (uint32_t n = counts[b]; n && f->next[b] < f->nframes[b];) {
             const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
             if (fr->rx) {
-                send_frame(f, b, fr);
+                if (!skip)
+                    send_frame(f, b, fr);
                 n--;
             }
         }
@@ -248,6 +252,107 @@ static int replay_scenario(const struct hs_recording *rec, const struct hs_repla
     return 0;
 }
 
+/* ---- a recording whose first segment was deleted: the checkpoint ---- */
+
+struct sets {
+    char **v;
+    uint32_t n, cap;
+};
+
+static void sets_free(struct sets *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+static int sets_add(struct sets *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sets_add(struct sets *s, const char *fmt, ...)
+{
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 64;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vasprintf(&s->v[s->n], fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        return -ENOMEM;
+    s->n++;
+    return 0;
+}
+
+/* The user's sets, then the checkpoint: each joint's q and dq as its model's initial state and
+ * each free root's pose (%.17g: the doubles read back exactly). */
+static int checkpoint_sets(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                           struct hs_bench *b, const uint32_t *bodies, uint32_t nbodies,
+                           struct sets *ret)
+{
+    int r = 0;
+    for (uint32_t i = 0; r == 0 && i < o->nsets; i++)
+        r = sets_add(ret, "%s", o->sets[i]);
+    const double *v = rec->values;
+    for (uint32_t j = 0; r == 0 && j < rec->njoints; j++) {
+        const struct hs_bench_joint *bj = hs_bench_joint(b, j);
+        const double *x = v + (size_t)j * HS_REC_JOINT_FIELDS;
+        r = sets_add(ret, "models.%u.initial.joints.%s.q=%.17g", bj->body, bj->name, x[0]);
+        if (r == 0)
+            r = sets_add(ret, "models.%u.initial.joints.%s.dq=%.17g", bj->body, bj->name, x[1]);
+    }
+    const double *pose = v + (size_t)rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6;
+    struct hs_world *w = hs_bench_world(b);
+    for (uint32_t i = 0; r == 0 && i < nbodies; i++, pose += 7) {
+        if (!hs_world_ode_body(w, bodies[i], 0))
+            continue; /* a fixed root: the config places it, the recording agrees */
+        double qw = fmax(-1, fmin(1, pose[3])), s = sqrt(fmax(0, 1 - qw * qw));
+        double angle = 2 * acos(qw), ax = 0, ay = 0, az = 1;
+        if (s > 1e-12)
+            ax = pose[4] / s, ay = pose[5] / s, az = pose[6] / s;
+        else
+            angle = 0;
+        r = sets_add(ret, "models.%u.position=[%.17g, %.17g, %.17g]", bodies[i], pose[0], pose[1],
+                     pose[2]);
+        if (r == 0)
+            r = sets_add(ret, "models.%u.rotation=[%.17g, %.17g, %.17g, %.17g]", bodies[i], ax, ay,
+                         az, angle);
+        if (r == 0) /* where it was, not dropped onto the scenery again */
+            r = sets_add(ret, "models.%u.rest_on_static=false", bodies[i]);
+    }
+    return r;
+}
+
+/* The bench rebuilt at the first kept state: built once to learn which model each joint is
+ * in, then again with the checkpoint's sets. */
+static int build_at_checkpoint(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                               const struct hs_config **cfg, struct hs_bench **b, struct feed *f,
+                               uint32_t *bodies, uint32_t nbodies, struct hs_diag *d)
+{
+    struct sets s = {0};
+    int rc = checkpoint_sets(rec, o, *b, bodies, nbodies, &s);
+    hs_bench_destroy(*b);
+    *b = NULL;
+    feed_close(f);
+    hs_config_free(*cfg);
+    *cfg = NULL;
+    if (rc < 0) {
+        sets_free(&s);
+        return hs_diag_set(d, rc, rec->dir, 0, 0, "replay: out of memory");
+    }
+    struct hs_replay_opts co = *o;
+    co.sets = (const char *const *)s.v;
+    co.nsets = s.n;
+    rc = load_config(rec, &co, cfg, d);
+    if (rc == 0)
+        rc = build(*cfg, b, f, d);
+    sets_free(&s);
+    return rc;
+}
+
 static bool differs(double a, double b, double tol)
 {
     if (tol <= 0)
@@ -309,10 +414,14 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     uint32_t nbodies = robot_bodies(cfg, bodies);
     if ((rc = check_layout(rec, b, nbodies, d)) < 0)
         goto out;
+    bool checkpoint = rec->first_segment > 0 && rec->nstates > 0;
+    if (checkpoint && (rc = build_at_checkpoint(rec, o, &cfg, &b, &f, bodies, nbodies, d)) < 0)
+        goto out;
+    ret->from_checkpoint = checkpoint;
     struct hs_scenario *scen = NULL;
     struct scen_watch watch = {.rec = rec, .mismatch_ord = -1};
     ret->scenario_mismatch_ord = -1;
-    if (!o->no_scenario && (o->scenario_path || rec->scenario_text)) {
+    if (!checkpoint && !o->no_scenario && (o->scenario_path || rec->scenario_text)) {
         if ((rc = replay_scenario(rec, o, b, &scen, d)) < 0)
             goto out;
         watch.tap =
@@ -332,16 +441,25 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         goto out;
     }
     uint32_t si = 0;
-    for (uint32_t k = 0; k < rec->nstates; k++) {
+    uint64_t base = rec->first_ord; /* items' ord count from the run's start */
+    if (checkpoint) { /* the first kept state is where the replay starts, not a tick to run */
+        memcpy(ret->values, rec->values, 8 * (size_t)stride);
+        ret->ticks = 1;
+        while (si < rec->nshm && rec->shm[si].ord <= base)
+            si++;
+        if (rec->count_buses >= f.nbuses && rec->rx_counts)
+            feed_counted(&f, rec->rx_counts, true);
+    }
+    for (uint32_t k = checkpoint ? 1 : 0; k < rec->nstates; k++) {
         if (o->until_s > 0 && (double)(rec->now_ns[k] - rec->now_ns[0]) > o->until_s * 1e9)
             break;
         if (rec->count_buses >= f.nbuses && rec->rx_counts)
-            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses);
+            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses, false);
         else
             feed_frames(&f, rec->real_ns[k] / 1000);
-        while (si < rec->nshm && rec->shm[si].ord < k)
+        while (si < rec->nshm && rec->shm[si].ord < base + k)
             si++; /* recorded for a tick whose state was dropped: it cannot be placed */
-        for (; si < rec->nshm && rec->shm[si].ord == k; si++, ret->commands_fed++)
+        for (; si < rec->nshm && rec->shm[si].ord == base + k; si++, ret->commands_fed++)
             apply_shm(b, &rec->shm[si]);
         watch.ord = k;
         hs_bench_set_warming_up(b, rec->flags[k] & HS_REC_STATE_WARMUP);
