@@ -342,8 +342,16 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
     uint32_t n = 0;
-    for (; tail != head && n < HS_CTL_POP_PER_TICK; tail++, n++)
-        apply(s, &s->q[tail & (HS_CTL_QUEUE_LEN - 1)]);
+    bool injected = false;
+    for (; tail != head && n < HS_CTL_POP_PER_TICK; tail++, n++) {
+        const struct hs_ctl_cmd *c = &s->q[tail & (HS_CTL_QUEUE_LEN - 1)];
+        /* one step starts per tick, so live steps never start together: each finds the scene
+         * the one before left, and they undo in the reverse order */
+        if (c->kind == HS_CTL_INJECT && injected)
+            break;
+        injected |= c->kind == HS_CTL_INJECT;
+        apply(s, c);
+    }
     atomic_store_explicit(&s->tail, tail, memory_order_release);
     if (n) {
         atomic_fetch_add_explicit(&s->applied, n, memory_order_relaxed);

@@ -1,10 +1,12 @@
 /* Live steps (include/hilsim/scenario_live.h): two scenarios of HS_SCENARIO_LIVE_SLOTS steps.
- * `bind` belongs to the control thread: a step is parsed and bound there, with the scenario's
- * own parser and binding. `run` belongs to the tick: it is played with the scenario's own
- * timeline and actions, and its free slots hold inert steps (no kind, no start) that every
- * action skips. A slot moves FREE -> PREPARED (control) -> LIVE (tick: the bound step is copied
- * into run) -> DONE (tick: the step ended, the slot is inert again) -> FREE (control: frees what
- * the binding allocated, which the tick no longer touches). */
+ * `bind` belongs to the control thread: a step is parsed and bound there into a slot, with the
+ * scenario's own parser and binding. `run` belongs to the tick: it holds the running steps,
+ * newest first, and is played with the scenario's own timeline and actions. Newest first, so
+ * steps that end at the same tick (clear) undo their changes in the reverse order of their
+ * starts: three gravity steps cleared at once leave the gravity they found first. A slot moves
+ * FREE -> PREPARED (control) -> LIVE (tick: the bound step is copied to the front of run) ->
+ * DONE (tick: it ended and left run) -> FREE (control: frees what the binding allocated, which
+ * the tick no longer touches). */
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -24,7 +26,8 @@ struct hs_scenario_live {
     struct hs_scenario *run;  /* tick thread */
     _Atomic int state[HS_SCENARIO_LIVE_SLOTS];
     _Atomic uint32_t running;
-    uint32_t streams; /* random streams handed out (control thread) */
+    uint32_t slot_of[HS_SCENARIO_LIVE_SLOTS]; /* tick: run->steps[i] is bind slot slot_of[i] */
+    uint32_t streams;                         /* random streams handed out (control thread) */
 };
 
 _Static_assert(HS_SCENARIO_LIVE_SLOTS <= HS_SCEN_MAX_STEPS, "live slots fit a scenario");
@@ -43,7 +46,7 @@ static void inert(struct hs_scenario *s, uint32_t k)
     st->why = "";
 }
 
-static struct hs_scenario *empty(struct hs_bench *bench, uint64_t seed)
+static struct hs_scenario *empty(struct hs_bench *bench, uint64_t seed, uint32_t nsteps)
 {
     struct hs_scenario *s = calloc(1, sizeof *s);
     if (!s || !(s->path = strdup("live"))) {
@@ -56,8 +59,8 @@ static struct hs_scenario *empty(struct hs_bench *bench, uint64_t seed)
     s->period_ns = hs_bench_tick_period_ns(bench);
     s->end_tick = HS_SCEN_NEVER;
     s->duration_s = INFINITY;
-    s->nsteps = HS_SCENARIO_LIVE_SLOTS;
-    for (uint32_t k = 0; k < s->nsteps; k++)
+    s->nsteps = nsteps;
+    for (uint32_t k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++)
         inert(s, k);
     return s;
 }
@@ -67,8 +70,8 @@ int hs_scenario_live_create(struct hs_bench *bench, uint64_t seed, struct hs_sce
     struct hs_scenario_live *l = calloc(1, sizeof *l);
     if (!l)
         return -ENOMEM;
-    l->bind = empty(bench, seed);
-    l->run = empty(bench, seed);
+    l->bind = empty(bench, seed, HS_SCENARIO_LIVE_SLOTS);
+    l->run = empty(bench, seed, 0);
     if (!l->bind || !l->run) {
         hs_scenario_live_destroy(l);
         return -ENOMEM;
@@ -210,29 +213,43 @@ uint32_t hs_scenario_live_reap(struct hs_scenario_live *l)
     return n;
 }
 
+/* Moves run's steps [from, n) to [to, ...), keeping each step's spec pointer on its spec. */
+static void move(struct hs_scenario_live *l, uint32_t to, uint32_t from)
+{
+    struct hs_scenario *s = l->run;
+    uint32_t n = s->nsteps - from;
+    memmove(&s->specs[to], &s->specs[from], n * sizeof s->specs[0]);
+    memmove(&s->steps[to], &s->steps[from], n * sizeof s->steps[0]);
+    memmove(&l->slot_of[to], &l->slot_of[from], n * sizeof l->slot_of[0]);
+    for (uint32_t i = to; i < to + n; i++)
+        s->steps[i].sp = &s->specs[i];
+}
+
 void hs_scenario_live_start(struct hs_scenario_live *l, uint32_t slot)
 {
-    if (slot >= HS_SCENARIO_LIVE_SLOTS ||
+    struct hs_scenario *s = l->run;
+    if (slot >= HS_SCENARIO_LIVE_SLOTS || s->nsteps >= HS_SCENARIO_LIVE_SLOTS ||
         atomic_load_explicit(&l->state[slot], memory_order_acquire) != SLOT_PREPARED)
         return;
-    struct hs_scenario *s = l->run;
-    s->specs[slot] = l->bind->specs[slot];
-    s->steps[slot] = l->bind->steps[slot];
-    struct hs__scen_step *st = &s->steps[slot];
-    st->sp = &s->specs[slot];
+    move(l, 1, 0);
+    s->nsteps++;
+    s->specs[0] = l->bind->specs[slot];
+    s->steps[0] = l->bind->steps[slot];
+    l->slot_of[0] = slot;
+    struct hs__scen_step *st = &s->steps[0];
+    st->sp = &s->specs[0];
     if (st->timing == 0)
         st->offset += s->k;
     atomic_store_explicit(&l->state[slot], SLOT_LIVE, memory_order_release);
-    atomic_fetch_add_explicit(&l->running, 1, memory_order_relaxed);
+    atomic_store_explicit(&l->running, s->nsteps, memory_order_relaxed);
 }
 
 void hs_scenario_live_clear(struct hs_scenario_live *l)
 {
-    for (uint32_t k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++)
-        if (atomic_load_explicit(&l->state[k], memory_order_relaxed) == SLOT_LIVE) {
-            l->run->steps[k].repeat = 0;
-            l->run->steps[k].timing = TIMING_NEVER;
-        }
+    for (uint32_t i = 0; i < l->run->nsteps; i++) {
+        l->run->steps[i].repeat = 0;
+        l->run->steps[i].timing = TIMING_NEVER;
+    }
 }
 
 void hs_scenario_live_commands(struct hs_scenario_live *l, int64_t now_ns)
@@ -273,14 +290,16 @@ void hs_scenario_live_readings(struct hs_scenario_live *l)
     hs__scen_sensor_faults(s);
     hs__scen_shm_faults(s);
     s->in_tick = false;
-    for (uint32_t k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++) {
-        if (atomic_load_explicit(&l->state[k], memory_order_relaxed) != SLOT_LIVE ||
-            !ended(s, &s->steps[k]))
+    for (uint32_t i = s->nsteps; i-- > 0;) {
+        if (!ended(s, &s->steps[i]))
             continue;
-        inert(s, k);
-        atomic_store_explicit(&l->state[k], SLOT_DONE, memory_order_release);
-        atomic_fetch_sub_explicit(&l->running, 1, memory_order_relaxed);
+        uint32_t slot = l->slot_of[i];
+        move(l, i, i + 1);
+        s->nsteps--;
+        inert(s, s->nsteps);
+        atomic_store_explicit(&l->state[slot], SLOT_DONE, memory_order_release);
     }
+    atomic_store_explicit(&l->running, s->nsteps, memory_order_relaxed);
     s->k++;
 }
 
