@@ -24,7 +24,9 @@
 
 struct hs_scenario_live;
 
-/* init only: allocates the slots. seed: the live noise and spikes repeat with the same seed. */
+/* init only, after the CAN module opened its buses: allocates the slots and puts a CAN fault
+ * filter on every open bus that has none (a scenario attached before keeps its own, which live
+ * steps share). seed: the live noise and spikes repeat with the same seed. */
 int hs_scenario_live_create(struct hs_bench *bench, uint64_t seed, struct hs_scenario_live **ret);
 void hs_scenario_live_destroy(struct hs_scenario_live *l); /* accepts NULL; no tick running */
 
@@ -32,7 +34,8 @@ void hs_scenario_live_destroy(struct hs_scenario_live *l); /* accepts NULL; no t
  * it into a free slot. A live step starts at the tick that takes it, or after_s later, or when
  * its `when` condition comes true; at_s, after (a step name) and expect are refused. 0 with
  * *ret_slot; -EINVAL with diag (name "live", line:column in text); -ENOSPC when every slot is
- * busy; -ENOMEM. */
+ * busy; -ENOMEM. A can_fault step adds its rules to its bus's filter, put there when the live
+ * set was created; a bus has HS_CAN_FAULT_RULES_MAX rules for the whole run (not reused). */
 int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_t size,
                              const char *base_dir, uint32_t *ret_slot, struct hs_diag *diag);
 /* Control thread: gives back a prepared slot that will not be started. */
@@ -60,9 +63,6 @@ const struct hs_scenario *hs_scenario_live_scenario(const struct hs_scenario_liv
 extern const struct hs_bench_io_ops hs_scenario_stage_ops;
 /* Any thread: the file's scenario.name. */
 const char *hs_scenario_name(const struct hs_scenario *s);
-/* Control thread, before handing a compiled scenario to the tick: -EINVAL with diag for what
- * a scenario started in a running bench cannot do. */
-int hs_scenario_check_live(const struct hs_scenario_spec *spec, struct hs_diag *diag);
 /* RT-safe: every step but the expectations ends at the next tick (what it changed comes back);
  * the expectations stay open, so hs_scenario_finish judges them as a run stopped early. */
 void hs_scenario_end_steps(struct hs_scenario *s);

@@ -224,6 +224,7 @@ struct hs__scen_can_bus {
     struct hs_can_bus *bus;
     char iface[32];
     struct hs_can_fault_filter *filter;
+    bool owned; /* created here; else the bus's filter when bound (its owner frees it) */
 };
 
 struct hs_scenario {
@@ -250,6 +251,9 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* init only: a filter on every open bus of the config (adopting one already there), so steps
+ * bound later, while the buses run, only add rules */
+int hs__scen_can_filters(struct hs_scenario *s);
 /* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);

@@ -76,6 +76,13 @@ int hs_scenario_live_create(struct hs_bench *bench, uint64_t seed, struct hs_sce
         hs_scenario_live_destroy(l);
         return -ENOMEM;
     }
+    /* every open bus gets its fault filter now, before the first tick: a CAN fault injected
+     * later only adds rules to it */
+    int r = hs__scen_can_filters(l->bind);
+    if (r < 0) {
+        hs_scenario_live_destroy(l);
+        return r;
+    }
     *ret = l;
     return 0;
 }
@@ -91,6 +98,8 @@ void hs_scenario_live_destroy(struct hs_scenario_live *l)
 {
     if (!l)
         return;
+    if (l->bind)
+        hs__scen_unbind_can(l->bind);
     /* the allocations are the bound steps'; the running copies share them */
     for (uint32_t k = 0; l->bind && k < HS_SCENARIO_LIVE_SLOTS; k++)
         hs__scen_step_free(&l->bind->steps[k]);
@@ -162,10 +171,6 @@ int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_
         r = refuse(diag, sp, "after: a live step cannot follow another step; use after_s");
     else if (sp->kind == HS__SCEN_EXPECT)
         r = refuse(diag, sp, "expect: expectations belong to a scenario file (scenario start)");
-    else if (sp->kind == HS__SCEN_CAN_FAULT)
-        r = refuse(diag, sp,
-                   "can_fault: CAN faults cannot start in a running bench yet (the "
-                   "bus's filter is set up before the first tick)");
     if (r == 0) {
         char *file = sp->path_file; /* the binding takes the rows; the name is ours */
         r = hs__scen_bind_step(s, k, diag);
@@ -257,6 +262,7 @@ void hs_scenario_live_commands(struct hs_scenario_live *l, int64_t now_ns)
     struct hs_scenario *s = l->run;
     s->in_tick = true;
     hs__scen_timeline(s);
+    hs__scen_can(s);
     hs__scen_contact(s);
     hs__scen_commands(s, now_ns);
 }
@@ -311,18 +317,6 @@ uint32_t hs_scenario_live_running(const struct hs_scenario_live *l)
 const struct hs_scenario *hs_scenario_live_scenario(const struct hs_scenario_live *l)
 {
     return l->run;
-}
-
-int hs_scenario_check_live(const struct hs_scenario_spec *spec, struct hs_diag *diag)
-{
-    for (uint32_t i = 0; i < spec->nsteps; i++)
-        if (spec->steps[i].kind == HS__SCEN_CAN_FAULT)
-            return hs_diag_set(diag, -EINVAL, spec->path, spec->steps[i].src.line,
-                               spec->steps[i].src.column,
-                               "steps[%u].can_fault: CAN faults cannot start in a running bench "
-                               "yet: give the file to hilsim run --scenario",
-                               i);
-    return 0;
 }
 
 void hs_scenario_end_steps(struct hs_scenario *s)

@@ -180,8 +180,6 @@ static void scenario_start(struct ctl_server *s, const char *line, const struct 
     struct hs_scenario *scen = NULL;
     int r = hs_scenario_parse_file(file, &spec, &d);
     if (r == 0)
-        r = hs_scenario_check_live(spec, &d);
-    if (r == 0)
         r = hs_scenario_compile(spec, s->bench, &scen, &d);
     hs_scenario_spec_free(spec);
     if (r < 0) {

@@ -523,7 +523,6 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         "  - {at_s: 0, duration_s: 2, expect: {kind: link_above, link: ELBOW, value: -10, "
         "hold: always}}\n";
     if (hs_scenario_parse(live_scen, strlen(live_scen), "live", NULL, &spec, &d) < 0 ||
-        hs_scenario_check_live(spec, &d) < 0 ||
         hs_scenario_compile(spec, p.bench, &p.live_scen, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     hs_scenario_spec_free(spec);

@@ -3,8 +3,10 @@
  * the queue and at most HS_CTL_POP_PER_TICK reach the tick per boundary, a full queue refuses,
  * and clear ends a push early. Injected scenario steps: the same push as a step gives the same
  * F·t; gravity, friction and material steps act from the tick that takes them and are undone
- * when they end; a full set of live slots refuses and counts, clear frees them all. A scenario
- * file started live plays in the stage and comes back with its verdict, or stopped early. */
+ * when they end; a full set of live slots refuses and counts, clear frees them all; a CAN node
+ * silenced live (the bench's CAN module on a socketpair bus) is silent for exactly the step's
+ * ticks. A scenario file started live plays in the stage and comes back with its verdict, or
+ * stopped early. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -15,7 +17,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <linux/can.h>
 #include <ode/ode.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../src/bench/io_can.h"
+#include "hilsim/can_mit.h"
 
 #include "ctl.h"
 #include "hilsim/bench.h"
@@ -70,7 +78,7 @@ static void ticks(struct rig *r, uint64_t n)
     }
 }
 
-static int send(struct rig *r, const char *line)
+static int send_line(struct rig *r, const char *line)
 {
     struct hs_ctl_cmd c;
     char err[200];
@@ -104,7 +112,7 @@ static void test_push_changes_momentum_by_f_t(void **state)
     double p0[3], p1[3];
     ticks(&r, 50);
     momentum(&r, p0);
-    assert_int_equal(send(&r, "push WAIST 3 50 -2 0.2"), 0);
+    assert_int_equal(send_line(&r, "push WAIST 3 50 -2 0.2"), 0);
     ticks(&r, 300);
     momentum(&r, p1);
     /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
@@ -127,11 +135,11 @@ static void test_queue_bounds_and_clear(void **state)
     struct rig r;
     rig_open(&r);
     /* a push, then a clear in the same batch: the clear ends it at once */
-    assert_int_equal(send(&r, "push WAIST 0 100 0 1"), 0);
+    assert_int_equal(send_line(&r, "push WAIST 0 100 0 1"), 0);
     ticks(&r, 10);
     double p0[3], p1[3];
     momentum(&r, p0);
-    assert_int_equal(send(&r, "clear"), 0);
+    assert_int_equal(send_line(&r, "clear"), 0);
     ticks(&r, 10);
     momentum(&r, p1);
     /* one tick at most of the push after p0 (the clear lands at the next boundary) */
@@ -140,8 +148,8 @@ static void test_queue_bounds_and_clear(void **state)
     struct hs_ctl_counters c0, c1;
     hs_ctl_stage_counters(r.ctl, &c0);
     for (int k = 0; k < HS_CTL_QUEUE_LEN; k++)
-        assert_int_equal(send(&r, "fault sensor R_KNEE offset 0.1"), 0);
-    assert_int_equal(send(&r, "status"), -ENOBUFS);
+        assert_int_equal(send_line(&r, "fault sensor R_KNEE offset 0.1"), 0);
+    assert_int_equal(send_line(&r, "status"), -ENOBUFS);
     ticks(&r, 1);
     hs_ctl_stage_counters(r.ctl, &c1);
     assert_int_equal(c1.applied - c0.applied, HS_CTL_POP_PER_TICK);
@@ -272,7 +280,7 @@ static void test_live_slots_refuse_when_full(void **state)
     ticks(&r, HS_SCENARIO_LIVE_SLOTS); /* one starts per tick */
     assert_int_equal(live_steps(&r), HS_SCENARIO_LIVE_SLOTS);
     assert_true(gravity_z(&r) == -1);
-    assert_int_equal(send(&r, "clear"), 0);
+    assert_int_equal(send_line(&r, "clear"), 0);
     ticks(&r, 1);
     assert_int_equal(live_steps(&r), 0);
     /* they undid in the reverse order of their starts: the first one's gravity came back */
@@ -310,7 +318,7 @@ static struct hs_scenario *scenario(struct rig *r, const char *yaml)
     struct hs_scenario_spec *spec = NULL;
     struct hs_scenario *s = NULL;
     if (hs_scenario_parse(yaml, strlen(yaml), "live.yaml", NULL, &spec, &d) < 0 ||
-        hs_scenario_check_live(spec, &d) < 0 || hs_scenario_compile(spec, r->bench, &s, &d) < 0)
+        hs_scenario_compile(spec, r->bench, &s, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     hs_scenario_spec_free(spec);
     return s;
@@ -380,6 +388,90 @@ static void test_scenario_started_live(void **state)
     rig_close(&r);
 }
 
+/* The arm with an MIT shoulder node on a socketpair bus (the boards' end is *ret_peer); the
+ * control stage attaches after the CAN module, as in hilsim run. */
+static void open_can(struct rig *r, int *ret_peer)
+{
+    static const char *yaml = "bench: {name: ctl-can}\n"
+                              "models:\n"
+                              "  - name: arm\n"
+                              "    file: arm2.wrl\n"
+                              "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                              "rt: {period_ns: 1000000}\n"
+                              "can:\n"
+                              "  buses: [{name: main, interface: vcan0}]\n"
+                              "  nodes:\n"
+                              "    - {name: shoulder, bus: main, protocol: mit, id: 1, "
+                              "joint: SHOULDER, mit: {reply_id: 0}}\n";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    struct hs_diag d = {0};
+    memset(r, 0, sizeof *r);
+    if (hs_config_load_buffer(yaml, strlen(yaml), "can.yaml", dir, &r->cfg, &d) < 0 ||
+        hs_bench_create(r->cfg, &r->bench, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {
+        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    *ret_peer = sv[1];
+    assert_int_equal(hs_ctl_stage_create(r->bench, &r->ctl), 0);
+    assert_int_equal(hs_ctl_stage_attach(r->ctl, r->bench), 0);
+    hs_ctl_bench_names(r->bench, &r->names);
+    hs_bench_sensors(r->bench, 0, 0);
+}
+
+/* One tick with the boards' command sent before it; returns the node's replies to it. */
+static int can_tick(struct rig *r, int peer)
+{
+    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+    struct can_frame f = {.can_id = 1, .len = 8};
+    if (r->tick == 0)
+        hs_mit_pack_special(HS_MIT_ENTER, f.data);
+    else
+        hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
+                            f.data);
+    assert_int_equal(send(peer, &f, sizeof f, 0), (ssize_t)sizeof f);
+    ticks(r, 1);
+    int n = 0;
+    struct canfd_frame in;
+    while (recv(peer, &in, sizeof in, MSG_DONTWAIT) > 0)
+        n += in.can_id == 0 && in.data[0] == 1;
+    return n;
+}
+
+static void test_injected_can_node_silent(void **state)
+{
+    (void)state;
+    struct rig r;
+    int peer;
+    open_can(&r, &peer);
+    for (int k = 0; k < 50; k++)
+        assert_int_equal(can_tick(&r, peer), 1); /* one reply per command */
+    /* bound while the bus runs: its rules join the filter the live set put on the bus */
+    assert_int_equal(inject(&r, "{can_fault: {node: shoulder, kind: silent}, duration_s: 0.1}"), 0);
+    int answered[200];
+    for (int k = 0; k < 200; k++)
+        answered[k] = can_tick(&r, peer);
+    /* taken at tick 51 (index 0 here): replies of ticks 51..150 are lost, commands of 52..151 */
+    int silent = 0, after = 0;
+    for (int k = 0; k < 200; k++) {
+        if (k < 100)
+            silent += answered[k] == 0;
+        else if (k > 100)
+            after += answered[k] == 1;
+    }
+    print_message("silent %d of 100 ticks, answered %d of 99 after\n", silent, after);
+    assert_int_equal(silent, 100);
+    assert_int_equal(after, 99);
+    assert_int_equal(live_steps(&r), 0);
+    close(peer);
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_injected_scene_changes_and_their_end),
         cmocka_unit_test(test_live_slots_refuse_when_full),
         cmocka_unit_test(test_scenario_started_live),
+        cmocka_unit_test(test_injected_can_node_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
