@@ -402,9 +402,9 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
     const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
-    /* CAN lockstep (rt.clock.sync.source can): the bus's clock frame releases the ticks; shm
-     * clients then follow them, read-only views included, and release nothing. */
-    const bool gate = lockstep && cfg->rt.clock.sync.source != HS_CFG_SYNC_CAN;
+    /* CAN lockstep (rt.clock.lockstep_source can_frame or can_commands): the bus releases the
+     * ticks; shm clients then follow them, read-only views included, and release nothing. */
+    const bool gate = lockstep && hs_config_lockstep_source(cfg) == HS_CFG_LOCKSTEP_SHM;
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;
