@@ -108,6 +108,7 @@ extern const char *const hs__names_leaky[];
 extern const char *const hs__names_clock_mode[];
 extern const char *const hs__names_lockstep_expiry[];
 extern const char *const hs__names_sync_source[];
+extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
 extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */
