@@ -131,7 +131,10 @@ void hs_world_spec_default(struct hs_world_body_spec *ret_spec, const struct hs_
 
 struct hs_world;
 
-/* init only: allocates. Builds every body, runs warm-up steps and restores the initial state. */
+/* init only: allocates. Builds every body, runs warm-up steps and restores the initial state.
+ * An error in a model names the model's file; one in params names the entry's line and column
+ * (struct hs_world_src) and leaves diag->file empty for the caller that read the params to fill
+ * (hs_bench_create names the config). */
 int hs_world_create(const struct hs_world_params *params, const struct hs_world_body_spec *specs,
                     uint32_t nspecs, struct hs_world **ret_world, struct hs_diag *diag);
 void hs_world_destroy(struct hs_world *world); /* accepts NULL */
