@@ -97,6 +97,8 @@ struct hs__ctx {
     const char *base_dir; /* NULL: relative paths are errors */
     struct hs_diag *diag;
     bool physics_step_given;
+    const char *const *sets; /* --set KEY=VALUE overrides (set.c) */
+    uint32_t nsets;
 };
 
 extern const struct hs__cfg_table hs__cfg_root;
@@ -106,6 +108,7 @@ extern const char *const hs__names_leaky[];
 extern const char *const hs__names_clock_mode[];
 extern const char *const hs__names_lockstep_expiry[];
 extern const char *const hs__names_sync_source[];
+extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
 extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */
@@ -134,6 +137,12 @@ void hs__cfg_pathf(char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool hs__cfg_name_ok(const char *s, enum hs__cfg_charset cs);
 int hs__cfg_parse_ref(const char *s, struct hs_cfg_ref *ret_ref);
+
+/* set.c: the --set overrides written into the document before it is walked; a diag the walker
+ * gave about a set's nodes rewritten to name the --set. */
+int hs__cfg_apply_sets(yaml_document_t *doc, const char *const *sets, uint32_t nsets,
+                       struct hs_diag *d);
+void hs__cfg_blame_set(struct hs_diag *d, const char *const *sets, uint32_t nsets);
 
 /* load.c: a libyaml parser error as a diag at the problem's line and column; the nesting
  * depth check every YAML file goes through before the document loader (also scenarios). */

@@ -372,6 +372,7 @@ static const struct hs__cfg_field clock_f[] = {
     ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
     ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+    ENUM("lockstep_source", struct hs_cfg_clock, lockstep_source, hs__names_lockstep_source),
     SECTION("sync", struct hs_cfg_clock, sync, clock_sync_t, 0),
 };
 STATIC_TABLE(clock_cfg_t, clock_f, NULL);

@@ -296,6 +296,7 @@ fail:
     hs__rec_states_free(&rec->states);
     free(rec->sortbuf);
     free(rec->seg_first_tick);
+    free(rec->seg_first_ord);
     free(rec->dir);
     free(rec);
     return r;
@@ -367,6 +368,7 @@ void hs_rec_destroy(struct hs_recorder *rec)
     hs__rec_states_free(&rec->states);
     free(rec->sortbuf);
     free(rec->seg_first_tick);
+    free(rec->seg_first_ord);
     free(rec->dir);
     free(rec);
 }

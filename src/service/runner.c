@@ -45,7 +45,7 @@ static int ph_outputs(void *ctx, const struct hs_tick_info *t)
 {
     return hs_bench_outputs(ctx, t->now_ns, t->tick);
 }
-/* The lockstep gate: the bench's release sources (shm today). */
+/* The lockstep gate: the bench's release sources (shm, or CAN: rt.clock.lockstep_source). */
 static int gate_wait(void *ctx, uint64_t tick, int64_t deadline_ns)
 {
     (void)tick;
@@ -253,7 +253,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
                    "local controller releases each tick; or rt.clock.sync.source can: the "
-                   "bus's SYNC does)",
+                   "bus's SYNC does; or rt.clock.lockstep_source can_commands: the CAN nodes' "
+                   "commands do)",
                    r->cfg->path);
             return HS_EXIT_USAGE;
         }

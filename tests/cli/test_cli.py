@@ -484,7 +484,9 @@ class Bench(unittest.TestCase):
                                        "budgets", "verdict"])
             # the physics' own health beside the timing (config/README.md, physics.health)
             self.assertEqual(list(j["solver_health"]), ["steps", "weight_n", "penetration_m",
-                                                        "joint_error_m", "contact_force_jump_n"])
+                                                        "joint_error_m", "contact_force_jump_n",
+                                                        "contacts_reserved", "contacts_dropped"])
+            self.assertEqual(j["solver_health"]["contacts_dropped"], 0)
             self.assertEqual(j["solver_health"]["steps"], 500)
             self.assertEqual(list(j["stats"]), ["period_ns", "ticks", "overruns",
                                                 "missed_periods", "range_ns", "pct_rel_err",
