@@ -263,7 +263,8 @@ fail:
     return r;
 }
 
-static void base_name(const char *path, char *buf, size_t size)
+/* A model's default name: its file name up to the first dot ("robots/sr1.wrl" -> "sr1"). */
+void hs__model_name_from_path(const char *path, char *buf, size_t size)
 {
     const char *s = strrchr(path, '/');
     s = s ? s + 1 : path;
@@ -311,7 +312,7 @@ int hs__vrml_load_buffer(const char *data, unsigned long size, const char *name,
         r = fail_oom(diag, file);
         goto out;
     }
-    base_name(file, b.name, sizeof b.name);
+    hs__model_name_from_path(file, b.name, sizeof b.name);
     struct hs__bctx ctx = {.link = -1, .dir = dirp};
     hs__affine_identity(&ctx.M);
     for (uint32_t i = 0; r == 0 && i < doc->nroots; i++)
