@@ -349,7 +349,7 @@ struct hs_cfg_bus {
     char name[HS_NAME_MAX];
     char interface[HS_CFG_IFNAME_MAX]; /* e.g. can0, vcan0 */
     bool fd;                           /* CAN FD frames */
-    uint32_t bitrate;                  /* bit/s, 10000 .. 1000000 (used when manage) */
+    uint32_t bitrate_bps;              /* bit/s, 10000 .. 1000000 (used when manage) */
     double sample_point;               /* 0.5 .. 0.95 (used when manage) */
     uint32_t restart_ms;               /* bus-off auto restart, 0 .. 60000; 0 = off */
     bool manage;                       /* set bit timing via libsocketcan (needs CAP_NET_ADMIN) */
@@ -530,6 +530,16 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
                           const char *base_dir, const struct hs_config **ret_config,
                           struct hs_diag *diag);
 void hs_config_free(const struct hs_config *config); /* accepts NULL */
+/* The same with overrides for a "what if" (`--set physics.friction=0.3`): each "KEY=VALUE"
+ * (a dotted key, list elements by index: models.0.position or models[0].position; the value
+ * as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
+ * it is read, so it is checked like a value in the file; a bad key or value gives a diag whose
+ * file is "--set" and whose message starts with the KEY=VALUE. */
+int hs_config_load_sets(const char *path, const char *const *sets, uint32_t nsets,
+                        const struct hs_config **ret_config, struct hs_diag *diag);
+int hs_config_load_buffer_sets(const char *data, unsigned long size, const char *name,
+                               const char *base_dir, const char *const *sets, uint32_t nsets,
+                               const struct hs_config **ret_config, struct hs_diag *diag);
 
 /* RT-safe. Fills every documented default; no models, bench name "" (not a valid config alone).
  * Path pointers are NULL. */

@@ -17,6 +17,7 @@
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
 #include "rt/trace.h"
+#include "rt/rt_clock.h"
 
 #define RX_BATCH 64
 
@@ -75,13 +76,6 @@ struct hs_bench_can {
     bool commands_gate;          /* lockstep_source can_commands: the nodes' commands release */
     int64_t next_now_ns;         /* lockstep: the next tick's clock (the commands gate's stamp) */
 };
-
-static int64_t clock_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- per-tick ---- */
 
@@ -195,7 +189,7 @@ static int can_wait_release(void *ctx, struct hs_bench *bench, int64_t deadline_
         }
         if (got < 0 && got != -EAGAIN && got != -EWOULDBLOCK)
             return got;
-        int64_t wait = deadline_ns - clock_ns(CLOCK_MONOTONIC);
+        int64_t wait = deadline_ns - hs_rt_now_ns();
         if (wait <= 0)
             return -ETIMEDOUT;
         if (fd < 0) { /* a backend without a descriptor: look again shortly */
@@ -308,7 +302,7 @@ static void publish_live(struct can_bus *b)
  * gate has taken this cycle's frames already, and what came after waits for the next. */
 static void drain_all(struct hs_bench_can *c, int64_t now_ns)
 {
-    int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+    int64_t real_to_mono = hs_rt_now_ns() - hs_rt_realtime_ns();
     for (uint32_t i = 0; i < c->nbuses; i++) {
         struct can_bus *b = &c->buses[i];
         if (!c->commands_gate)
@@ -332,7 +326,7 @@ static int commands_missing(const struct hs_bench_can *c)
 
 int hs_bench_can_commands_missing(struct hs_bench_can *c, int64_t now_ns)
 {
-    int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+    int64_t real_to_mono = hs_rt_now_ns() - hs_rt_realtime_ns();
     int missing = commands_missing(c);
     /* bounded: a flood of frames that completes nothing returns to the caller's deadline */
     for (unsigned n = 0; missing > 0 && n < RX_BATCH * HS_BENCH_CAN_RX_ROUNDS;) {
@@ -366,7 +360,7 @@ static int can_commands_release(void *ctx, struct hs_bench *bench, int64_t deadl
         int missing = hs_bench_can_commands_missing(c, c->next_now_ns);
         if (missing <= 0)
             return missing;
-        int64_t wait = deadline_ns - clock_ns(CLOCK_MONOTONIC);
+        int64_t wait = deadline_ns - hs_rt_now_ns();
         if (wait <= 0)
             return -ETIMEDOUT;
         struct pollfd p[HS_CFG_MAX_BUSES];
@@ -451,7 +445,7 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
         }
         b->ntx = 0;
     }
-    record_latency(c, clock_ns(CLOCK_MONOTONIC));
+    record_latency(c, hs_rt_now_ns());
     c->tick = tick + 1;
     return 0;
 }
@@ -574,7 +568,7 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
         p->replier = b->replier;
         p->replier_slot = slot;
         /* the initial pose until the first tick publishes, so early commands are answered */
-        p->proto->replier_publish(p, bench, clock_ns(CLOCK_MONOTONIC));
+        p->proto->replier_publish(p, bench, hs_rt_now_ns());
     }
     if (!b->replier)
         return 0;
@@ -604,7 +598,7 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
     cc.tx_policy =
         cb->send_queue_policy == HS_CFG_SEND_KEEP_LATEST ? HS_CAN_TX_KEEP_NEWEST : HS_CAN_TX_DROP;
     if (cb->manage) {
-        cc.bitrate_bps = cb->bitrate;
+        cc.bitrate_bps = cb->bitrate_bps;
         cc.sample_point_permille = (uint16_t)lround(cb->sample_point * 1000);
         cc.restart_ms = cb->restart_ms;
     }

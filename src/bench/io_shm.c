@@ -9,6 +9,7 @@
 #include "hilsim/shm_abi.h"
 #include "bench_internal.h"
 #include "shm_server.h"
+#include "rt/rt_clock.h"
 
 struct shm_joint {
     bool commanded;     /* source shm: commands from the segment drive it */
@@ -50,13 +51,6 @@ struct hs_bench_shm {
     bool lockstep; /* the bench runs in lockstep: the warm-up reads no command */
     struct hs_bench_shm_stats stats;
 };
-
-static int64_t mono_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* ---- per tick ---- */
 
@@ -132,7 +126,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     /* The warm-up's ticks run back to back on made-up times ahead of the clock: the shm clock
      * stays on the real one meanwhile, or a client that claimed early would be declared lost
      * (and its commands go stale) after warm-up ticks that took no real time. */
-    int64_t server_ns = (hs_bench_warming_up(b) ? mono_now_ns() : now_ns) + s->time_offset;
+    int64_t server_ns = (hs_bench_warming_up(b) ? hs_rt_now_ns() : now_ns) + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
         server_ns = s->last_server_ns + s->period_ns;
@@ -259,7 +253,7 @@ static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t t
      * freeze fault: they see the last state until it ends */
     if (hs_bench_warming_up(b) || hs_bench_shm_frozen(b))
         return 0;
-    publish(ctx, b, tick, mono_now_ns());
+    publish(ctx, b, tick, hs_rt_now_ns());
     return 0;
 }
 
@@ -267,7 +261,8 @@ static void shm_safe_stop(void *ctx, struct hs_bench *b)
 {
     struct hs_bench_shm *s = ctx;
     /* The state after the safe stop, so an observer sees where the bench was left. */
-    publish(s, b, s->last_tick > s->tick_offset ? s->last_tick - s->tick_offset : 0, mono_now_ns());
+    publish(s, b, s->last_tick > s->tick_offset ? s->last_tick - s->tick_offset : 0,
+            hs_rt_now_ns());
 }
 
 static void shm_destroy(void *ctx)

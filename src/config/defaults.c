@@ -23,7 +23,7 @@ void hs__cfg_init_bus(void *elem)
 {
     struct hs_cfg_bus *b = elem;
     memset(b, 0, sizeof *b);
-    b->bitrate = 1000000;
+    b->bitrate_bps = 1000000;
     b->sample_point = 0.875;
     b->restart_ms = 100;
     b->send_queue_policy = HS_CFG_SEND_DROP;
