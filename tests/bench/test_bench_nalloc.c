@@ -58,6 +58,7 @@ struct probe {
     uint32_t nlive;
     struct hs_scenario *live_scen;    /* a scenario file started and stopped live in the window */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
+    bool can_lockstep;                /* lockstep released by the boards' commands (can_commands) */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -217,7 +218,7 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
-    if (p->stepper)
+    if (p->stepper || p->can_lockstep)
         tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
                                           .lockstep_timeout_ns = 10000 * 1000000LL,
                                           .on_timeout = HS_LOCKSTEP_STOP};
@@ -649,6 +650,53 @@ static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* CAN lockstep released by the nodes' commands (rt.clock.lockstep_source can_commands): the gate
+ * reading the bus frame by frame adds no allocation, stdio call or fault. The boards' command
+ * sent in a tick releases the next one. */
+static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-cls-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: lockstep, lockstep_source: can_commands}}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "cls.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    assert_int_equal(hs_bench_release_sources(p.bench), 1);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm in lockstep on its CAN node's commands", 0);
+    struct hs_bench_can_node_stats ns;
+    assert_int_equal(hs_bench_can_node_stats(can, 0, &ns), 0);
+    print_message("the node took %llu commands, the boards read %llu replies\n",
+                  (unsigned long long)ns.node.frames_ok, (unsigned long long)p.replies);
+    assert_true(ns.node.frames_ok > MEASURED);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
 /* Lockstep over shm: the release wait and a controller's step every tick (same thread) add no
  * allocation, stdio call or fault. */
 static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
@@ -769,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_sr1_falling_contacts_grow_without_alloc),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
