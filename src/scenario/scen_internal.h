@@ -132,6 +132,7 @@ struct hs__scen_step_spec {
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
     int64_t can_id;  /* -1: every frame of the node (or the bus) */
+    double delay_s;  /* can_fault delay: how long frames are held (NAN: not given) */
     char *path_file; /* path: the CSV (resolved; owned by the spec) */
     double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
     /* thermal model */

@@ -174,8 +174,8 @@ static int can_fault_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_nod
     for (const char *p = st->pattern; *p; p++)
         if (*p != '0' && *p != '1')
             return hs__cfg_err(c, node, "%s: pattern is made of 0 and 1", path);
-    if (st->can_kind == HS__CF_DELAY && !(st->value > 0))
-        return hs__cfg_err(c, node, "%s: delay needs value (ticks) > 0", path);
+    if ((st->can_kind == HS__CF_DELAY) != !isnan(st->delay_s))
+        return hs__cfg_err(c, node, "%s: delay_s goes with kind delay, and delay needs it", path);
     return 0;
 }
 
@@ -187,7 +187,7 @@ static const struct hs__cfg_field can_fault_f[] = {
     ENUM("direction", can_dir, can_dir_names, 0),
     DBL("probability", probability, 0, 1, 0),
     NAME("pattern", pattern, 0),
-    DBL("value", value, 0, 1e6, 0),
+    DBL("delay_s", delay_s, 0, 1000, HS__F_MIN_OPEN),
 };
 TABLE(can_fault_t, can_fault_f, can_fault_check);
 
@@ -336,7 +336,7 @@ static void step_init(void *elem)
     memset(st, 0, sizeof *st);
     st->at_s = st->after_s = st->duration_s = NAN;
     st->repeat = 1;
-    st->value = st->tolerance = NAN;
+    st->value = st->tolerance = st->delay_s = NAN;
     st->kp = st->kd = NAN;
     st->probability = 1;
     st->can_id = -1;
