@@ -29,6 +29,7 @@ enum hs__scen_kind {
     HS__SCEN_SHM_FAULT,
     HS__SCEN_PATH,
     HS__SCEN_EXPECT,
+    HS__SCEN_NODE_FAULT,
     HS__SCEN_KIND_MAX
 };
 
@@ -73,6 +74,7 @@ enum hs__scen_expect_kind {
     HS__EX_VELOCITY_LIMITS,
     HS__EX_COMMAND_TORQUE,
     HS__EX_TEMPERATURE_BELOW,
+    HS__EX_NODE_STATE,
     HS__EX_MAX
 };
 
@@ -98,6 +100,7 @@ struct hs__scen_when {
     double passes;
     int direction;
     bool first_command; /* the first command from an external source (on `joint`, or any) */
+    char node[HS_NAME_MAX], state[HS_NAME_MAX]; /* CAN node `node` enters state `state` */
     uint64_t seen;
 };
 
@@ -131,10 +134,12 @@ struct hs__scen_step_spec {
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id;  /* -1: every frame of the node (or the bus) */
-    double delay_s;  /* can_fault delay: how long frames are held (NAN: not given) */
-    char *path_file; /* path: the CSV (resolved; owned by the spec) */
-    double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
+    int64_t can_id;          /* -1: every frame of the node (or the bus) */
+    double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
+    uint32_t fault_code;     /* node_fault: the protocol's own error code */
+    char state[HS_NAME_MAX]; /* expect node_state: the state name */
+    char *path_file;         /* path: the CSV (resolved; owned by the spec) */
+    double kp, kd;           /* path: PD gains, NAN = the bench's hold gains */
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
@@ -160,6 +165,9 @@ extern const char *const hs__scen_actuator_names[];
 extern const char *const hs__scen_expect_names[];
 
 /* ---- the compiled scenario ---- */
+struct hs_can_port;
+#define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
+
 struct hs__scen_thermal {
     double t_winding_c, t_case_c;
     bool tripped;
@@ -203,6 +211,12 @@ struct hs__scen_step {
     double *path_q;      /* path_rows x path_njoints positions */
     int32_t *path_joint; /* bench joint per column */
     uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
+    /* CAN node hooks: node_fault's, `when: {node, state}`'s and expect node_state's node;
+     * a thermal model's nodes on its joint */
+    struct hs_can_port *port, *when_port;
+    const char *prev_state;
+    struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
+    uint32_t ntemp_ports;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -241,6 +255,14 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* scen_can_node.c: init only: a step's CAN node hooks (node_fault, when node state, expect
+ * node_state, thermal temperature); RT-safe: the node faults at their edges, node states, the
+ * thermal models' temperatures to their nodes */
+int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_node_faults(struct hs_scenario *s);
+void hs__scen_node_temperatures(struct hs_scenario *s);
+const char *hs__scen_node_state(const struct hs_can_port *port);
+const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);

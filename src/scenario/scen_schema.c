@@ -24,10 +24,9 @@
 #define TABLE(name, fields, chk)                                                                   \
     static const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
 
-const char *const hs__scen_kind_names[] = {"push",      "payload",      "set_pose",       "gravity",
-                                           "joint",     "sensor_fault", "actuator_fault", "thermal",
-                                           "can_fault", "shm_fault",    "path",           "expect",
-                                           NULL};
+const char *const hs__scen_kind_names[] = {
+    "push",    "payload",   "set_pose",  "gravity", "joint",  "sensor_fault", "actuator_fault",
+    "thermal", "can_fault", "shm_fault", "path",    "expect", "node_fault",   NULL};
 const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offset",   "scale",
                                              "noise",       "spikes",     "delay",    "quantize",
                                              "skip_counts", "lose_index", "saturate", NULL};
@@ -35,7 +34,7 @@ const char *const hs__scen_actuator_names[] = {"derate",   "no_response", "brake
                                                "friction", "broken_gear", NULL};
 const char *const hs__scen_expect_names[] = {
     "joint_near",     "link_above",        "link_below", "velocity_limits",
-    "command_torque", "temperature_below", NULL};
+    "command_torque", "temperature_below", "node_state", NULL};
 static const char *const field_names[] = {"position", "velocity", "torque", "current", NULL};
 static const char *const hold_names[] = {"within", "always", NULL};
 static const char *const direction_names[] = {"any", "rising", "falling", NULL};
@@ -220,6 +219,10 @@ static int expect_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t
             return hs__cfg_err(c, node, "%s: %s needs link and value (m)", path,
                                hs__scen_expect_names[st->expect_kind]);
         break;
+    case HS__EX_NODE_STATE:
+        if (!st->node[0] || !st->state[0])
+            return hs__cfg_err(c, node, "%s: node_state needs node and state", path);
+        break;
     case HS__EX_COMMAND_TORQUE:
     case HS__EX_TEMPERATURE_BELOW:
         if (!st->t.joint[0] || isnan(st->value))
@@ -240,8 +243,19 @@ static const struct hs__cfg_field expect_f[] = {
     DBL("value", value, -1e9, 1e9, 0),
     DBL("tolerance", tolerance, 0, 1e9, 0),
     ENUM("hold", hold, hold_names, 0),
+    NAME("node", node, 0),
+    NAME("state", state, 0),
 };
 TABLE(expect_t, expect_f, expect_check);
+
+/* node_fault: the node raises its protocol's own error (scen_can_node.c checks the code
+ * against the node's protocol) */
+static const struct hs__cfg_field node_fault_f[] = {
+    NAME("node", node, HS__F_REQUIRED),
+    FS("code", HS__K_U32, fault_code, .min = 0, .max = 0xffffffffu,
+       .flags = HS__F_REQUIRED | HS__F_HEX),
+};
+TABLE(node_fault_t, node_fault_f, NULL);
 
 /* ---- when ---- */
 #define W struct hs__scen_when
@@ -249,11 +263,18 @@ static int when_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
                       const char *path)
 {
     W *w = obj;
-    bool crossing = (seen & 3u) == 3u; /* joint and passes */
+    bool crossing = (seen & 3u) == 3u;     /* joint and passes */
+    bool node_state = (seen & 48u) == 48u; /* node and state */
+    if ((seen & 48u) && (!node_state || (seen & 15u)))
+        return hs__cfg_err(c, node, "%s: node with state, alone (not with joint or passes)", path);
+    if (node_state) {
+        w->seen = seen;
+        return 0;
+    }
     if (crossing == w->first_command || (!crossing && (seen & 3u)))
         return hs__cfg_err(c, node,
-                           "%s: either joint with passes, or first_command: true (with an "
-                           "optional joint)",
+                           "%s: either joint with passes, first_command: true (with an "
+                           "optional joint), or node with state",
                            path);
     if (w->first_command && (seen & 2u))
         return hs__cfg_err(c, node, "%s: passes does not go with first_command", path);
@@ -273,6 +294,16 @@ static const struct hs__cfg_field when_f[] = {
      .off = offsetof(W, direction),
      .names = direction_names},
     {.key = "first_command", .kind = HS__K_BOOL, .off = offsetof(W, first_command)},
+    {.key = "node",
+     .kind = HS__K_NAME,
+     .off = offsetof(W, node),
+     .n = HS_NAME_MAX,
+     .cs = HS__CS_IDENT},
+    {.key = "state",
+     .kind = HS__K_NAME,
+     .off = offsetof(W, state),
+     .n = HS_NAME_MAX,
+     .cs = HS__CS_IDENT},
 };
 TABLE(when_t, when_f, when_check);
 
@@ -286,7 +317,8 @@ static int step_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
         return hs__cfg_err(
             c, node,
             "%s: exactly one action (push, payload, set_pose, gravity, joint, "
-            "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect)",
+            "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect, "
+            "node_fault)",
             path);
     st->kind = (enum hs__scen_kind)__builtin_ctzll(actions);
     int timings = !isnan(st->at_s) + (st->when.seen != 0);
@@ -317,6 +349,7 @@ static const struct hs__cfg_field step_f[] = {
     ACTION("shm_fault", shm_fault_t),
     ACTION("path", path_t),
     ACTION("expect", expect_t),
+    ACTION("node_fault", node_fault_t),
     NAME("name", name, 0),
     DBL("at_s", at_s, 0, 1e6, 0),
     DBL("after_s", after_s, 0, 1e6, 0),
