@@ -64,14 +64,27 @@ fail:
     return r;
 }
 
+/* What the I/O thread answers from: the reply's state and, for the AK reply, its temperature
+ * and error code. */
+static void publish(struct mit_port *p, const struct hs_can_joint_state *js)
+{
+    const struct hs_can_port *port = &p->jp.port;
+    const struct hs_mit_node *n = &p->node;
+    if (n->cfg.reply_ak)
+        hs_can_replier_publish_ak_status(port->replier, port->replier_slot,
+                                         isnan(js->temp_c) ? n->cfg.temperature_c : js->temp_c,
+                                         n->error);
+    hs_can_replier_publish(port->replier, port->replier_slot, js->q_rad - n->zero_offset_rad,
+                           js->dq_rad_s, n->cfg.reply_current ? js->current_a : js->tau_nm);
+}
+
 static void mit_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
 {
     (void)now_ns;
     struct mit_port *p = (struct mit_port *)port;
     struct hs_can_joint_state js =
         hs_can_joint_port_state(&p->jp, hs_bench_joint_reading(bench, p->jp.joint));
-    hs_can_replier_publish(port->replier, port->replier_slot, js.q_rad - p->node.zero_offset_rad,
-                           js.dq_rad_s, p->node.cfg.reply_current ? js.current_a : js.tau_nm);
+    publish(p, &js);
 }
 
 static int mit_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
@@ -84,8 +97,7 @@ static int mit_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t no
     int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
     if (!port->replier)
         return k;
-    hs_can_replier_publish(port->replier, port->replier_slot, js.q_rad - p->node.zero_offset_rad,
-                           js.dq_rad_s, p->node.cfg.reply_current ? js.current_a : js.tau_nm);
+    publish(p, &js);
     /* already answered by the I/O thread: drop the tick's copies */
     st->tx_frames -= (uint64_t)(k > 0 ? k : 0);
     st->tx_overflow = overflow; /* copies it had no room for: not lost */
@@ -119,10 +131,6 @@ static void mit_stop(struct hs_can_port *port)
 static int mit_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
                            uint32_t *ret_slot, struct hs_diag *d)
 {
-    if (((struct mit_port *)port)->node.cfg.reply_ak)
-        return hs_diag_set(d, -EOPNOTSUPP, NULL, 0, 0,
-                           "mit.reply_format ak is answered by the tick only (replies: immediate "
-                           "carries the 6-byte reply)");
     int r = hs_can_replier_add_mit(replier, &((struct mit_port *)port)->node.cfg, ret_slot);
     return r < 0 ? hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus") : 0;
 }
