@@ -63,7 +63,7 @@ static const char *mt_fault_check(const struct hs_can_port *port, uint32_t code)
 {
     (void)port;
     return code >= 32 && code <= 48 ? NULL
-                                    : "moteus fault codes are 32..48 (e.g. 39 over temperature)";
+                                    : "moteus fault codes are 32..48 (e.g. 38 over temperature)";
 }
 
 static void mt_raise_fault(struct hs_can_port *port, uint32_t code, bool on)
