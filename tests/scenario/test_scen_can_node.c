@@ -5,6 +5,8 @@
  *   `when` and an expectation; its thermal model's winding temperature is byte 6 of every reply;
  * - an ODrive axis raising the watchdog error 0x800: every heartbeat from then on carries it,
  *   with the axis idle, until the host's Clear_Errors; `when: {node, state: idle}` fires at once;
+ * - a moteus servo reporting a fault code (register 0x00F, mode 1) and the thermal model's
+ *   temperature (register 0x00E), a CiA 402 drive sending one EMCY with the raised code;
  * - a Robstride motor reporting its thermal model's temperature (×10, big-endian) in every
  *   feedback, then raising an over-temperature fault word: one type 21 report with the word
  *   and the feedback's fault flag and reset mode;
@@ -238,6 +240,87 @@ static void test_robstride_temperature_and_fault_word(void **state)
     rig_close(&r);
 }
 
+static const char moteus_cia402_bench[] =
+    "bench: {name: scen-node-mt}\n"
+    "models:\n"
+    "  - name: arm\n"
+    "    file: @SRC@/models/arm2.wrl\n"
+    "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+    "rt: {period_ns: 1000000}\n"
+    "can:\n"
+    "  buses: [{name: main, interface: vcan0, fd: true}]\n"
+    "  nodes:\n"
+    "    - {name: shoulder, bus: main, protocol: moteus, id: 1, joint: SHOULDER}\n"
+    "    - {name: elbow, bus: main, protocol: cia402, id: 5, joint: ELBOW}\n";
+
+/* moteus: a fault code in register 0x00F with mode 1, and the thermal model's temperature in
+ * register 0x00E (int16, 0.1 °C), read back with the protocol's own read subframes; CiA 402: one
+ * EMCY with the raised code, and the drive's state machine in fault. */
+static void test_moteus_and_cia402_faults_and_temperature(void **state)
+{
+    (void)state;
+    rig_before_scenario = attach_can;
+    struct scen_rig r;
+    rig_open(&r, moteus_cia402_bench,
+             "scenario: {name: mt, duration_s: 0.2}\n"
+             "steps:\n"
+             "  - {at_s: 0, thermal: {joint: SHOULDER, ambient_c: 33.33}}\n"
+             "  - {at_s: 0.05, node_fault: {node: shoulder, code: 38}}\n"
+             "  - {at_s: 0.1, node_fault: {node: elbow, code: 0x4310}}\n"
+             "  - {at_s: 0.15, expect: {kind: node_state, node: shoulder, state: fault}}\n"
+             "  - {at_s: 0.15, expect: {kind: node_state, node: elbow, state: fault}}\n");
+    rig_before_scenario = NULL;
+    int replies = 0, bad_mode = 0, bad_temp = 0, emcy = 0, emcy_tick = -1;
+    unsigned emcy_code = 0;
+    double temp_prev = NAN;
+    while (!hs_scenario_done(r.scen)) {
+        uint64_t k = r.tick;
+        /* reply wanted (ID bit 15), source 0, to servo 1: read mode and fault as int8, the
+         * temperature as int16 */
+        struct canfd_frame q = {.can_id = 0x8001 | CAN_EFF_FLAG, .len = 6, .flags = CANFD_BRS};
+        const uint8_t ask[6] = {0x11, 0x00, 0x11, 0x0F, 0x15, 0x0E};
+        memcpy(q.data, ask, sizeof ask);
+        assert_int_equal(send(r.peer_fd, &q, sizeof q, 0), (ssize_t)sizeof q);
+        assert_int_equal(rig_tick(&r), 0);
+        struct canfd_frame in;
+        ssize_t n;
+        while ((n = recv(r.peer_fd, &in, sizeof in, MSG_DONTWAIT)) > 0) {
+            uint32_t id = in.can_id & CAN_EFF_MASK;
+            if (n == (ssize_t)sizeof(struct canfd_frame) && id == 0x0100) {
+                replies++;
+                /* 0x21 0x00 mode, 0x21 0x0F fault, 0x25 0x0E temperature lo hi */
+                assert_true(in.len >= 10);
+                static const uint8_t heads[3][2] = {{0x21, 0x00}, {0x21, 0x0F}, {0x25, 0x0E}};
+                assert_memory_equal(heads[0], in.data, 2);
+                assert_memory_equal(heads[1], in.data + 3, 2);
+                assert_memory_equal(heads[2], in.data + 6, 2);
+                bool faulted = k >= 51; /* raised at tick 50's commands stage */
+                bad_mode += in.data[2] != (faulted ? 1 : 0) || in.data[5] != (faulted ? 38 : 0);
+                int16_t t10 = (int16_t)(in.data[8] | in.data[9] << 8);
+                bad_temp += t10 != (k == 0 ? 300 : lround(temp_prev * 10));
+            } else if (id == 0x85 && in.len == 8) {
+                emcy++;
+                emcy_tick = (int)k;
+                emcy_code = in.data[0] | (unsigned)in.data[1] << 8;
+            }
+        }
+        temp_prev = hs_scenario_winding_temp_c(r.scen, 0);
+    }
+    hs_scenario_finish(r.scen);
+    print_message("moteus: %d replies, %d with a wrong mode/fault, %d with a wrong temperature; "
+                  "CiA 402: %d EMCY, code 0x%04x at tick %d\n",
+                  replies, bad_mode, bad_temp, emcy, emcy_code, emcy_tick);
+    assert_int_equal(replies, 200);
+    assert_int_equal(bad_mode, 0);
+    assert_int_equal(bad_temp, 0);
+    assert_int_equal(emcy, 1);
+    assert_int_equal(emcy_code, 0x4310);
+    assert_int_equal(emcy_tick, 101);
+    assert_true(hs_scenario_passed(r.scen));
+    close(r.peer_fd);
+    rig_close(&r);
+}
+
 static void expect_refused(const char *bench, const char *steps, const char *want)
 {
     char scen[1024], msg[512];
@@ -277,6 +360,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mit_and_odrive_faults_states_temperature),
         cmocka_unit_test(test_robstride_temperature_and_fault_word),
+        cmocka_unit_test(test_moteus_and_cia402_faults_and_temperature),
         cmocka_unit_test(test_bad_nodes_codes_states_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
