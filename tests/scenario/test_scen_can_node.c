@@ -64,7 +64,7 @@ static const char mit_odrive_bench[] =
     "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
     "       mit: {reply_id: 0, reply_format: ak}}\n"
     "    - {name: elbow, bus: main, protocol: odrive, id: 3, joint: ELBOW,\n"
-    "       odrive: {heartbeat_period_s: 0.001, encoder_period_s: 0, vel_limit: 100,\n"
+    "       odrive: {heartbeat_period_s: 0.001, encoder_period_s: 0, vel_limit_turn_s: 100,\n"
     "                vel_limit_tolerance: 0}}\n";
 
 static void test_mit_and_odrive_faults_states_temperature(void **state)
