@@ -326,7 +326,7 @@ static int commands_missing(const struct hs_bench_can *c)
 
 int hs_bench_can_commands_missing(struct hs_bench_can *c, int64_t now_ns)
 {
-    int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
+    int64_t real_to_mono = hs_rt_now_ns() - hs_rt_realtime_ns();
     int missing = commands_missing(c);
     /* bounded: a flood of frames that completes nothing returns to the caller's deadline */
     for (unsigned n = 0; missing > 0 && n < RX_BATCH * HS_BENCH_CAN_RX_ROUNDS;) {
@@ -360,7 +360,7 @@ static int can_commands_release(void *ctx, struct hs_bench *bench, int64_t deadl
         int missing = hs_bench_can_commands_missing(c, c->next_now_ns);
         if (missing <= 0)
             return missing;
-        int64_t wait = deadline_ns - clock_ns(CLOCK_MONOTONIC);
+        int64_t wait = deadline_ns - hs_rt_now_ns();
         if (wait <= 0)
             return -ETIMEDOUT;
         struct pollfd p[HS_CFG_MAX_BUSES];

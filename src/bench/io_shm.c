@@ -126,7 +126,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     /* The warm-up's ticks run back to back on made-up times ahead of the clock: the shm clock
      * stays on the real one meanwhile, or a client that claimed early would be declared lost
      * (and its commands go stale) after warm-up ticks that took no real time. */
-    int64_t server_ns = (hs_bench_warming_up(b) ? mono_now_ns() : now_ns) + s->time_offset;
+    int64_t server_ns = (hs_bench_warming_up(b) ? hs_rt_now_ns() : now_ns) + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
         server_ns = s->last_server_ns + s->period_ns;
