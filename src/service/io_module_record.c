@@ -52,6 +52,8 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         .dir = dir,
         .config_path = r->o.config,
         .scenario_path = r->o.scenario,
+        .sets = r->o.sets,
+        .nsets = r->o.nsets,
         .clock_mode = "realtime",
         .audit_json = audit,
         .ring_items = c->ring_items,
