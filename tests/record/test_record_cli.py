@@ -339,6 +339,7 @@ class LockstepShm(unittest.TestCase):
             os.remove(scen)
             with open(os.path.join(rec, "manifest.json")) as fh:
                 man = json.load(fh)
+            self.assertEqual(man["clock_mode"], "lockstep")
             self.assertEqual(man["scenario"]["copy"], "scenario.yaml")
             self.assertEqual(man["scenario"]["original"]["path"], scen)
             events = [e for e in hilsim_record.open_recording(rec).events
