@@ -24,7 +24,8 @@ enum hs__cfg_kind {
     HS__K_MODES, /* uint32 bit set from a list of enum names */
     HS__K_REF,   /* struct hs_cfg_ref from "joint.<name>.<quantity>" */
     HS__K_SECTION,
-    HS__K_LIST, /* sequence or name-keyed mapping of structs */
+    HS__K_LIST,    /* sequence or name-keyed mapping of structs */
+    HS__K_RENAMED, /* a key that was renamed: refused, naming .renamed_to */
 };
 
 enum hs__cfg_charset {
@@ -61,6 +62,7 @@ struct hs__cfg_field {
     const struct hs__cfg_table *sub;
     const struct hs__cfg_list *list;
     bool (*emit)(const void *obj); /* writer: print this key for obj? (NULL: always) */
+    const char *renamed_to;        /* HS__K_RENAMED: the key's new name */
 };
 
 /* Called after a mapping parsed with its seen-key mask (bit i = fields[i]). */
@@ -106,6 +108,7 @@ extern const char *const hs__names_leaky[];
 extern const char *const hs__names_clock_mode[];
 extern const char *const hs__names_lockstep_expiry[];
 extern const char *const hs__names_sync_source[];
+extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
 extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */

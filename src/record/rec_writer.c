@@ -11,17 +11,11 @@
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
+#include "rt/rt_clock.h"
 
 #define DRAIN_MAX 4096       /* items per pass before the states get their turn again */
 #define IDLE_NS 5000000      /* sleep when both rings are empty */
 #define FLUSH_NS 200000000LL /* a crash loses at most this much of what was drained */
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext)
 {
@@ -111,7 +105,7 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
     rec->seg_first_ord = fo;
     ft[rec->segment] = UINT64_MAX; /* set by the first state written */
     fo[rec->segment] = 0;
-    rec->seg_start_ns = mono_ns();
+    rec->seg_start_ns = hs_rt_now_ns();
     return 0;
 }
 
@@ -169,7 +163,8 @@ static bool rotation_due(const struct hs_recorder *rec)
 {
     if (rec->o.rotate_bytes && rec->seg_bytes >= rec->o.rotate_bytes)
         return true;
-    return rec->o.rotate_s > 0 && (double)(mono_ns() - rec->seg_start_ns) >= rec->o.rotate_s * 1e9;
+    return rec->o.rotate_s > 0 &&
+           (double)(hs_rt_now_ns() - rec->seg_start_ns) >= rec->o.rotate_s * 1e9;
 }
 
 size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char *iface,
@@ -329,7 +324,7 @@ static void flush_all(struct hs_recorder *rec)
 void *hs__rec_writer_main(void *arg)
 {
     struct hs_recorder *rec = arg;
-    int64_t next_flush = mono_ns() + FLUSH_NS;
+    int64_t next_flush = hs_rt_now_ns() + FLUSH_NS;
     while (rec->o.writer_paused && !atomic_load(&rec->stop)) {
         struct timespec ts = {0, IDLE_NS};
         nanosleep(&ts, NULL);
@@ -341,7 +336,7 @@ void *hs__rec_writer_main(void *arg)
         n += drain_items(rec, stopping ? UINT64_MAX : next_ord(rec));
         if (stopping && n == 0)
             break; /* stop was set before this pass began: every record pushed is written */
-        int64_t now = mono_ns();
+        int64_t now = hs_rt_now_ns();
         if (now >= next_flush) {
             flush_all(rec);
             next_flush = now + FLUSH_NS;
