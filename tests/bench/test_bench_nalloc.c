@@ -565,7 +565,26 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         hs_scenario_compile(spec, p.bench, &p.live_scen, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     hs_scenario_spec_free(spec);
-    run_and_check(&p, "the arm with a scenario loaded and live control commands", 0);
+    /* recorded too: each step's begin and end goes through the bench tap into the recorder's
+     * ring from the tick (the intermittent push alone posts dozens inside the window) */
+    struct hs_recorder *rec = NULL;
+    char recdir[512];
+    snprintf(recdir, sizeof recdir, "/tmp/hs-nalloc-scen-rec-%d", (int)getpid());
+    struct hs_rec_opts ro = {.dir = recdir, .clock_mode = "realtime", .version = "test"};
+    if (hs_rec_create(&ro, p.bench, &rec, &d) < 0)
+        fail_msg("record: %s", d.msg);
+    assert_int_equal(hs_rec_attach(rec, p.bench), 0);
+    run_and_check(&p, "the arm with a scenario loaded, live control commands, recorded", 0);
+    assert_int_equal(hs_rec_finish(rec, "test"), 0);
+    struct hs_recording *recd = NULL;
+    if (hs_recording_open(recdir, &recd, &d) < 0)
+        fail_msg("%s: %s", d.file, d.msg);
+    uint32_t scen_events = 0;
+    for (uint32_t i = 0; i < recd->nevents; i++)
+        scen_events += recd->events[i].kind == HS_REC_EV_SCENARIO;
+    print_message("recorded %u scenario events\n", scen_events);
+    assert_true(scen_events >= 40);
+    hs_recording_free(recd);
     struct hs_ctl_counters cc;
     hs_ctl_stage_counters(p.ctl, &cc);
     /* both batches, the injected steps, the scenario's start and stop reached the tick */
@@ -597,7 +616,11 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(r.status, HS_SCENARIO_FAIL);
     print_message("winding at the end: %.2f °C\n", hs_scenario_winding_temp_c(s, 0));
     hs_bench_destroy(p.bench);
+    hs_rec_destroy(rec);
     hs_config_free(cfg);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", recdir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* A scenario's CAN side in the counted window (scenario time 0.05 .. 2.55 s): delays in both
