@@ -75,7 +75,11 @@ struct hs_world_params {
     double step_s;     /* ODE step, s (1e-5 .. 0.1) */
     uint32_t substeps; /* ODE steps per tick (1 .. 100); used by callers, not by step() */
     enum hs_solver solver;
-    uint32_t quick_iterations;       /* dWorldQuickStep iterations (1 .. 1000) */
+    uint32_t quick_iterations; /* dWorldQuickStep iterations (1 .. 1000) */
+    /* Adaptive iterations (world_step.c): 0 keeps quick_iterations every step; otherwise each
+     * step runs between this (1 .. quick_iterations) and quick_iterations, the bounded worst
+     * case, raised when the contact force jump of the step before came near its budget. */
+    uint32_t quick_iterations_min;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -247,6 +251,7 @@ struct hs_world_health_summary {
      * finds more drops the rest (counted here) rather than allocate in the tick. */
     uint32_t contacts_reserved;
     uint64_t contacts_dropped;
+    double quick_iterations_mean; /* quick-step iterations per step (adaptive: the mean) */
 };
 /* RT-safe: the last step's values. */
 void hs_world_health_last(const struct hs_world *world, struct hs_world_health_sample *ret);
