@@ -281,6 +281,10 @@ void *hs_world_ode_world(const struct hs_world *world);
 void *hs_world_ode_space(const struct hs_world *world);
 void *hs_world_ode_contact_group(const struct hs_world *world);
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);
+/* RT-safe: a step of the caller's own (dSpaceCollide with the callback above, a solver step,
+ * dJointGroupEmpty) begins: the per-step contact counts start again, as hs_world_step does
+ * (the callback makes at most the contacts ODE's memory was sized for per step). */
+void hs_world_ode_step_begin(struct hs_world *world);
 
 /* Where the link's ODE body frame (its centre of mass) sits in the link frame: the model's
  * centre of mass, except on link1 of a piston ExtraJoint, which gives up the slider block's mass

@@ -76,10 +76,7 @@ int hs_world_step(struct hs_world *w)
             dJointAddSliderForce(l->joint, l->effort);
     }
     hs__world_mimics_drive(w);
-    w->ncontacts = 0;
-    w->npairs = 0;
-    w->step_depth = 0;
-    w->nfeedback = 0;
+    hs_world_ode_step_begin(w);
     w->nsteps++;
     adapt_iterations(w);
     /* ODE's error and debug handlers come back here instead of aborting (ode_init.c). Nothing
@@ -227,6 +224,14 @@ void *hs_world_ode_space(const struct hs_world *w)
 void *hs_world_ode_contact_group(const struct hs_world *w)
 {
     return w->contact_group;
+}
+
+void hs_world_ode_step_begin(struct hs_world *w)
+{
+    w->ncontacts = 0;
+    w->npairs = 0;
+    w->step_depth = 0;
+    w->nfeedback = 0;
 }
 
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2)
