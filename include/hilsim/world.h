@@ -215,6 +215,19 @@ double hs_world_joint_effort(const struct hs_world *world, uint32_t body, uint32
 void hs_world_set_track_speed(struct hs_world *world, uint32_t body, uint32_t link,
                               double speed_mps);
 
+/* Contact materials at run time (src/world/world_material_set.c): a scenario's friction and
+ * material steps. Materials are numbered as the world numbered them at create: 0 is "default",
+ * then the names of params.link_materials in order of first appearance. */
+int hs_world_material_find(const struct hs_world *world, const char *name); /* i or -ENOENT */
+uint32_t hs_world_material_count(const struct hs_world *world);
+int hs_world_link_material(const struct hs_world *world, uint32_t body, uint32_t link);
+/* RT-safe: act from the next physics step on; -EINVAL for an index out of range or mu < 0
+ * (mu may be INFINITY). Friction is per pair, both orders at once. */
+int hs_world_set_link_material(struct hs_world *world, uint32_t body, uint32_t link,
+                               uint32_t material);
+double hs_world_pair_friction(const struct hs_world *world, uint32_t a, uint32_t b);
+int hs_world_set_pair_friction(struct hs_world *world, uint32_t a, uint32_t b, double mu);
+
 /* RT-safe read-backs, valid after create and after every step. */
 double hs_world_time(const struct hs_world *world); /* s since create */
 double hs_world_joint_position(const struct hs_world *world, uint32_t body, uint32_t link);

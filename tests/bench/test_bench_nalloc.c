@@ -33,6 +33,7 @@
 #include "hilsim/shm_abi.h"
 #include "ctl.h"
 #include "hilsim/scenario.h"
+#include "hilsim/scenario_live.h"
 #include "rt/clock_discipline.h"
 #include "rt/tick_loop.h"
 
@@ -51,8 +52,11 @@ struct probe {
     int physics_rc;
     struct hs_client *client; /* recording run: commands the ELBOW over shm */
     uint64_t commands;
-    struct hs_client *stepper;        /* lockstep: the controller stepping every tick, or NULL */
-    struct hs_ctl_stage *ctl;         /* scenario run: live control commands inside the window */
+    struct hs_client *stepper; /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_ctl_stage *ctl;  /* scenario run: live control commands inside the window */
+    uint32_t live_slots[HS_SCENARIO_LIVE_SLOTS]; /* steps bound before the window, started in it */
+    uint32_t nlive;
+    struct hs_scenario *live_scen;    /* a scenario file started and stopped live in the window */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
 };
 
@@ -79,6 +83,26 @@ static void ctl_io(struct probe *p, uint64_t seq)
         if (hs_ctl_parse(lines[i], strlen(lines[i]), &names, &c, err, sizeof err) == 0)
             hs_ctl_stage_push(p->ctl, &c);
     }
+    /* the first batch starts the injected steps (bound before the window, as the socket thread
+     * binds them) and the scenario file; the second batch's clear ends the steps, and a stop
+     * the scenario */
+    if (seq == WARMUP + 100) {
+        for (uint32_t i = 0; i < p->nlive; i++) {
+            struct hs_ctl_cmd c = {.kind = HS_CTL_INJECT, .slot = p->live_slots[i]};
+            hs_ctl_stage_push(p->ctl, &c);
+        }
+        hs_ctl_stage_start_scenario(p->ctl, p->live_scen);
+    } else {
+        struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_STOP};
+        hs_ctl_stage_push(p->ctl, &c);
+    }
+}
+
+/* The loop counters' seqlock written every tick: here from the probe's own counters. */
+static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
+{
+    const struct probe *p = ctx;
+    *ret = (struct hs_ctl_loop){.ticks = p->replies, .last_tick = p->commands, .running = true};
 }
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
@@ -512,11 +536,55 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(hs_scenario_attach(s, p.bench), 0);
     assert_int_equal(hs_ctl_stage_create(p.bench, &p.ctl), 0);
     assert_int_equal(hs_ctl_stage_attach(p.ctl, p.bench), 0);
+    hs_ctl_stage_set_loop_source(p.ctl, loop_fill, &p);
+    /* live steps of every kind that allocates or touches the world when bound or played */
+    static const char *const live[] = {
+        "{sensor_fault: {kind: noise, joint: ELBOW, value: 0.001}, duration_s: 0.5}",
+        "{sensor_fault: {kind: delay, joint: SHOULDER, value: 0.01}, duration_s: 0.5}",
+        "{gravity: {vector_m_s2: [0, 0, -9]}, duration_s: 0.2}",
+        "{friction: {material1: default, material2: default, mu: 0.5}, duration_s: 0.3}",
+        "{material: {link: ELBOW, material: default}, duration_s: 0.3}",
+        "{payload: {link: ELBOW, mass_kg: 0.1}, duration_s: 0.3}",
+        "{shm_fault: {kind: stale}, duration_s: 0.01}",
+        "{actuator_fault: {kind: derate, joint: SHOULDER, value: 0.9}, after_s: 0.1}",
+        "{push: {link: ELBOW, force_n: [0, 0, 1]}, on_s: 0.01, off_s: 0.01}",
+    };
+    for (size_t i = 0; i < sizeof live / sizeof live[0]; i++)
+        if (hs_scenario_live_prepare(hs_ctl_stage_live(p.ctl), live[i], strlen(live[i]), NULL,
+                                     &p.live_slots[p.nlive++], &d) < 0)
+            fail_msg("%s: %s:%d:%d: %s", live[i], d.file, d.line, d.column, d.msg);
+    static const char live_scen[] =
+        "scenario: {name: nalloc-live, duration_s: 2}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.2, sensor_fault: {joint: ELBOW, kind: offset, value: 0.1}}\n"
+        "  - {at_s: 0.2, duration_s: 0.1, friction: {link: ELBOW, mu: 0.3}}\n"
+        "  - {at_s: 0, duration_s: 2, expect: {kind: link_above, link: ELBOW, value: -10, "
+        "hold: always}}\n";
+    if (hs_scenario_parse(live_scen, strlen(live_scen), "live", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &p.live_scen, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
     run_and_check(&p, "the arm with a scenario loaded and live control commands", 0);
     struct hs_ctl_counters cc;
     hs_ctl_stage_counters(p.ctl, &cc);
-    assert_int_equal(cc.applied, 12); /* both batches reached the tick */
+    /* both batches, the injected steps, the scenario's start and stop reached the tick */
+    assert_int_equal(cc.applied, 12 + p.nlive + 2);
     assert_int_equal(cc.faults_active, 4);
+    assert_int_equal(cc.live_steps, 0); /* ended, or cleared by the second batch */
+    assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(p.ctl)), p.nlive);
+    const struct hs_scenario *ls = hs_scenario_live_scenario(hs_ctl_stage_live(p.ctl));
+    assert_true(hs_scenario_ticks(ls) > 9000);
+    struct hs_ctl_loop lc;
+    assert_true(hs_ctl_stage_loop(p.ctl, &lc));
+    assert_int_equal(lc.ticks, p.replies);
+    bool stopped;
+    struct hs_scenario *back = hs_ctl_stage_take_scenario(p.ctl, false, &stopped);
+    assert_ptr_equal(back, p.live_scen);
+    assert_true(stopped);
+    hs_scenario_finish(back);
+    for (uint32_t i = 0; i < 2; i++) /* both steps ran inside the window */
+        assert_true(hs_scenario_step_active_ticks(back, i) > 0);
+    hs_scenario_destroy(back);
     hs_scenario_finish(s);
     /* the steps really ran: every step started, the expectations were judged */
     for (uint32_t i = 0; i < hs_scenario_step_count(s); i++)
