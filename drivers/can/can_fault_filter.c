@@ -20,7 +20,9 @@ struct rule {
 
 struct hs_can_fault_filter {
     struct rule rules[HS_CAN_FAULT_RULES_MAX];
-    uint32_t nrules;
+    /* published with release after the rule is written, so a rule can be added while the bus
+     * runs (live control); rules are never removed */
+    _Atomic uint32_t nrules;
     /* tx: the filtered copy of a batch (duplicates can double it); rx: frames moved to the end */
     struct hs_can_frame tx[2 * HS_CAN_BATCH_MAX];
     struct hs_can_frame moved[HS_CAN_BATCH_MAX];
@@ -56,7 +58,8 @@ void hs_can_fault_filter_destroy(struct hs_can_fault_filter *f)
 int hs_can_fault_filter_add(struct hs_can_fault_filter *f, const struct hs_can_fault_rule *rule,
                             uint32_t *ret_index)
 {
-    if (f->nrules >= HS_CAN_FAULT_RULES_MAX)
+    uint32_t n = atomic_load_explicit(&f->nrules, memory_order_relaxed);
+    if (n >= HS_CAN_FAULT_RULES_MAX)
         return -ENOSPC;
     if ((unsigned)rule->kind >= HS_CAN_FAULT_KIND_MAX || !(rule->probability >= 0) ||
         rule->probability > 1 || !(rule->direction & (HS_CAN_FAULT_RX | HS_CAN_FAULT_TX)) ||
@@ -65,11 +68,12 @@ int hs_can_fault_filter_add(struct hs_can_fault_filter *f, const struct hs_can_f
     for (const char *p = rule->pattern; *p; p++)
         if (*p != '0' && *p != '1')
             return -EINVAL;
-    struct rule *r = &f->rules[f->nrules];
+    struct rule *r = &f->rules[n];
     r->r = *rule;
     r->pattern_len = (uint32_t)strlen(rule->pattern);
     atomic_init(&r->active, false);
-    *ret_index = f->nrules++;
+    *ret_index = n;
+    atomic_store_explicit(&f->nrules, n + 1, memory_order_release);
     return 0;
 }
 
@@ -88,7 +92,8 @@ void hs_can_fault_filter_counts(const struct hs_can_fault_filter *f, uint32_t ru
 /* The first active rule for this frame and direction that decides to act on it, or NULL. */
 static struct rule *decide(struct hs_can_fault_filter *f, const struct hs_can_frame *fr, int dir)
 {
-    for (uint32_t i = 0; i < f->nrules; i++) {
+    uint32_t n = atomic_load_explicit(&f->nrules, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
         struct rule *r = &f->rules[i];
         if (!(r->r.direction & (1u << dir)) ||
             !atomic_load_explicit(&r->active, memory_order_acquire))
@@ -232,6 +237,11 @@ struct hs_can_bus *hs_can_bus_find(const char *iface)
         if (open_buses[i] && !strcmp(open_buses[i]->cfg.iface, iface))
             return open_buses[i];
     return NULL;
+}
+
+struct hs_can_fault_filter *hs_can_bus_fault_filter(const struct hs_can_bus *bus)
+{
+    return bus->fault_ctx;
 }
 
 void hs_can_bus_set_fault_filter(struct hs_can_bus *bus, struct hs_can_fault_filter *f)

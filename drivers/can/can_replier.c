@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "can_internal.h"
+#include "hilsim/can_odrive.h"
 
 #define RX_BATCH 32
 #define POLL_MS 10         /* how soon the thread notices a stop */
@@ -120,7 +121,7 @@ void hs_can_replier_publish_answers(struct hs_can_replier *r, uint32_t slot,
     for (unsigned i = 0; i < n; i++) {
         uint64_t d;
         memcpy(&d, frames[i].data, sizeof d);
-        atomic_store_explicit(&s->answer[frames[i].id & 0x1F], d, memory_order_relaxed);
+        atomic_store_explicit(&s->answer[hs_odrive_cmd_of(frames[i].id)], d, memory_order_relaxed);
     }
     atomic_store_explicit(&s->seq, q + 2, memory_order_release);
 }
@@ -197,10 +198,10 @@ static bool answer_odrive(struct hs_can_replier *r, const struct hs_can_frame *f
     if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_FD) ||
         (!(f->flags & HS_CAN_FLAG_RTR) && f->len != 0))
         return false;
-    unsigned cmd = f->id & 0x1F;
+    unsigned cmd = hs_odrive_cmd_of(f->id);
     for (uint32_t k = 0; k < r->nslots; k++) {
         struct slot *s = &r->slots[k];
-        if (!s->odrive || (f->id >> 5) != s->motor_id || !(s->getters & (1u << cmd)))
+        if (!s->odrive || hs_odrive_node_of(f->id) != s->motor_id || !(s->getters & (1u << cmd)))
             continue;
         struct hs_can_frame out;
         memset(&out, 0, sizeof out);

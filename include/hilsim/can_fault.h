@@ -50,7 +50,9 @@ struct hs_can_fault_filter;
 /* init only: allocates. seed: the probability draws repeat with the same seed. */
 int hs_can_fault_filter_create(uint64_t seed, struct hs_can_fault_filter **ret);
 void hs_can_fault_filter_destroy(struct hs_can_fault_filter *f); /* accepts NULL */
-/* init only: -ENOSPC when full, -EINVAL for a bad rule. */
+/* init only, or while the bus runs from one thread at a time (live control adds the rules of
+ * a step bound in a running bench; rules are never removed): -ENOSPC when full, -EINVAL for a
+ * bad rule. */
 int hs_can_fault_filter_add(struct hs_can_fault_filter *f, const struct hs_can_fault_rule *rule,
                             uint32_t *ret_index);
 /* RT-safe, any thread: a rule acts only while active (initially off). */
@@ -61,6 +63,8 @@ void hs_can_fault_filter_counts(const struct hs_can_fault_filter *f, uint32_t ru
 
 /* init only: installs f on bus (NULL: back to no filter). The bus does not own f. */
 void hs_can_bus_set_fault_filter(struct hs_can_bus *bus, struct hs_can_fault_filter *f);
+/* Any thread: the filter installed on bus, or NULL. */
+struct hs_can_fault_filter *hs_can_bus_fault_filter(const struct hs_can_bus *bus);
 /* init only: the open bus on interface iface, or NULL (for binding faults by config name). */
 struct hs_can_bus *hs_can_bus_find(const char *iface);
 

@@ -22,6 +22,7 @@
 #include "heap_counter.h"
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "rt/rt_clock.h"
 
 struct bench_opts {
     const char *model, *env;
@@ -123,13 +124,6 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, char *model, 
         return -EINVAL;
     }
     return 0;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -259,9 +253,9 @@ int hs_cmd_bench_step(int argc, char **argv)
                 if (hs_turn && n_hs < o.steps) {
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
-                    double t0 = now_ns();
+                    double t0 = (double)hs_rt_now_ns();
                     int step_rc = hs_world_step(w);
-                    double t1 = now_ns();
+                    double t1 = (double)hs_rt_now_ns();
                     hs_heap_counting = 0;
                     if (step_rc < 0) {
                         fprintf(stderr,
@@ -276,11 +270,11 @@ int hs_cmd_bench_step(int argc, char **argv)
                 } else if (!hs_turn && n_bare < o.steps) {
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
-                    double t0 = now_ns();
+                    double t0 = (double)hs_rt_now_ns();
                     dSpaceCollide(space, w, bare_near);
                     dWorldQuickStep(ow, p.step_s);
                     dJointGroupEmpty(group);
-                    double t1 = now_ns();
+                    double t1 = (double)hs_rt_now_ns();
                     hs_heap_counting = 0;
                     heap_bare += (unsigned long)(hs_heap_calls - before);
                     t_bare[n_bare++] = t1 - t0;

@@ -411,11 +411,20 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
 {
     if (!json_is_array(segs) || json_array_size(segs) == 0)
         return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments: missing or empty");
+    /* The rotation policy may have deleted the first segments (keep_segments): the recording
+     * then starts at the first kept one, whose first state's ord the manifest gives. */
     json_t *first = json_array_get(segs, 0);
-    if (json_integer_value(json_object_get(first, "index")) != 0)
-        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                           "segments: the first segment was deleted by the rotation policy "
-                           "(keep_segments); a replay needs the run from its start");
+    r->first_segment = (uint32_t)json_integer_value(json_object_get(first, "index"));
+    if (r->first_segment) {
+        json_t *fo = json_object_get(first, "first_ord");
+        if (!json_is_integer(fo) || json_integer_value(fo) < 0)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "segments[0]: segment %u is the first kept (keep_segments) but "
+                               "has no first_ord: recorded by an older hilsim, it cannot be "
+                               "placed",
+                               r->first_segment);
+        r->first_ord = (uint64_t)json_integer_value(fo);
+    }
     r->nbuses = (uint32_t)json_array_size(buses);
     r->bus_names = calloc(r->nbuses + 1, sizeof *r->bus_names);
     r->nframes = calloc(r->nbuses + 1, sizeof *r->nframes);
@@ -495,6 +504,19 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
         r->config_text = (char *)buf;
         r->config_len = len;
     }
+    json_t *scen = json_object_get(m, "scenario");
+    const char *scopy = json_string_value(json_object_get(scen, "copy"));
+    if (scopy) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, scopy);
+        uint8_t *buf;
+        size_t len;
+        if ((rc = read_all(p, &buf, &len, d)) < 0)
+            goto out;
+        r->scenario_text = (char *)buf;
+        r->scenario_len = len;
+        r->scenario_base_dir = strdup_or_null(json_string_value(json_object_get(scen, "base_dir")));
+    }
     json_t *sig = json_object_get(m, "signals");
     if ((rc = names(json_object_get(sig, "joints"), "joints", &r->joint_names, &r->njoints, mpath,
                     d)) < 0 ||
@@ -534,6 +556,8 @@ void hs_recording_free(struct hs_recording *r)
     free(r->dir);
     free(r->config_text);
     free(r->config_base_dir);
+    free(r->scenario_text);
+    free(r->scenario_base_dir);
     free(r->clock_mode);
     free_names(r->joint_names, r->njoints);
     free_names(r->sensor_names, r->nsensors);

@@ -24,15 +24,29 @@ static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fa
     if (s->nbuses >= HS_SCEN_MAX_BUSES)
         return -ENOSPC;
     struct hs__scen_can_bus *b = &s->can[s->nbuses];
-    int r = hs_can_fault_filter_create(s->seed, &b->filter);
-    if (r < 0)
-        return r;
+    /* a filter already on the bus (another scenario's, or live control's, installed before the
+     * first tick) takes this scenario's rules too: a running bus never gets a new filter */
+    b->filter = hs_can_bus_fault_filter(bus);
+    b->owned = !b->filter;
+    if (b->owned) {
+        int r = hs_can_fault_filter_create(s->seed, &b->filter);
+        if (r < 0)
+            return r;
+        hs_can_bus_set_fault_filter(bus, b->filter);
+    }
     b->bus = bus;
     snprintf(b->iface, sizeof b->iface, "%s", iface);
-    hs_can_bus_set_fault_filter(bus, b->filter);
     s->nbuses++;
     *ret = b->filter;
     return 0;
+}
+
+static bool owned(const struct hs_scenario *s, const struct hs_can_fault_filter *f)
+{
+    for (uint32_t i = 0; i < s->nbuses; i++)
+        if (s->can[i].filter == f)
+            return s->can[i].owned;
+    return false;
 }
 
 static const char *const kind_text[] = {"drop",    "delay",   "duplicate",
@@ -142,12 +156,32 @@ void hs__scen_can(struct hs_scenario *s)
     }
 }
 
+int hs__scen_can_filters(struct hs_scenario *s)
+{
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    struct hs_can_fault_filter *f;
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        int r = bus_filter(s, cfg->can.buses[i].interface, &f);
+        if (r < 0 && r != -ENODEV)
+            return r;
+    }
+    return 0;
+}
+
 void hs__scen_unbind_can(struct hs_scenario *s)
 {
     for (uint32_t i = 0; i < s->nbuses; i++) {
-        hs_can_bus_set_fault_filter(s->can[i].bus, NULL);
-        hs_can_fault_filter_destroy(s->can[i].filter);
+        if (s->can[i].owned) {
+            hs_can_bus_set_fault_filter(s->can[i].bus, NULL);
+            hs_can_fault_filter_destroy(s->can[i].filter);
+        }
     }
+    /* rules on a filter another owns stay, switched off */
+    for (uint32_t i = 0; i < s->nsteps; i++)
+        for (uint32_t k = 0; k < s->steps[i].can_nrules; k++)
+            if (s->steps[i].can_filter && !owned(s, s->steps[i].can_filter))
+                hs_can_fault_filter_set_active(s->steps[i].can_filter, s->steps[i].can_rule[k],
+                                               false);
     s->nbuses = 0;
 }
 

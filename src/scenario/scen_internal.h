@@ -29,6 +29,8 @@ enum hs__scen_kind {
     HS__SCEN_SHM_FAULT,
     HS__SCEN_PATH,
     HS__SCEN_EXPECT,
+    HS__SCEN_FRICTION, /* contact: a material pair's (or a link's) Coulomb friction */
+    HS__SCEN_MATERIAL, /* contact: the material a link is made of */
     HS__SCEN_KIND_MAX
 };
 
@@ -134,6 +136,8 @@ struct hs__scen_step_spec {
     int64_t can_id;  /* -1: every frame of the node (or the bus) */
     char *path_file; /* path: the CSV (resolved; owned by the spec) */
     double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
+    /* friction and material: material names (friction: the pair; material: the new one) */
+    char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
@@ -153,6 +157,8 @@ struct hs_scenario_spec {
  * caller). */
 struct hs__ctx;
 int hs__scen_parse_root(struct hs__ctx *c, yaml_node_t *root, struct hs_scenario_spec *spec);
+/* scen_schema.c: one step mapping (live control); the step's timing defaults to after_s 0 */
+int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_step_spec *ret);
 extern const char *const hs__scen_kind_names[];
 extern const char *const hs__scen_sensor_names[];
 extern const char *const hs__scen_actuator_names[];
@@ -202,6 +208,10 @@ struct hs__scen_step {
     double *path_q;      /* path_rows x path_njoints positions */
     int32_t *path_joint; /* bench joint per column */
     uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
+    /* friction and material (scen_contact.c): the materials acted on, what was there before */
+    int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
+    double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
+    int32_t saved_material;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -214,6 +224,7 @@ struct hs__scen_can_bus {
     struct hs_can_bus *bus;
     char iface[32];
     struct hs_can_fault_filter *filter;
+    bool owned; /* created here; else the bus's filter when bound (its owner frees it) */
 };
 
 struct hs_scenario {
@@ -240,12 +251,23 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* init only: a filter on every open bus of the config (adopting one already there), so steps
+ * bound later, while the buses run, only add rules */
+int hs__scen_can_filters(struct hs_scenario *s);
 /* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);
 /* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
 int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
 void hs__scen_shm_faults(struct hs_scenario *s);
+/* scen_load.c: init only: binds s->specs[i] into s->steps[i] (names, ticks, buffers); frees
+ * what a bound step allocated (accepts an unbound, zeroed step) */
+int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag);
+void hs__scen_step_free(struct hs__scen_step *st);
+/* scen_contact.c: init only: resolves a friction or material step's materials; RT-safe:
+ * switches them with the steps (commands phase) */
+int hs__scen_bind_contact(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_contact(struct hs_scenario *s);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
 /* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator

@@ -24,10 +24,10 @@
 #define TABLE(name, fields, chk)                                                                   \
     static const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
 
-const char *const hs__scen_kind_names[] = {"push",      "payload",      "set_pose",       "gravity",
-                                           "joint",     "sensor_fault", "actuator_fault", "thermal",
-                                           "can_fault", "shm_fault",    "path",           "expect",
-                                           NULL};
+const char *const hs__scen_kind_names[] = {
+    "push",         "payload",        "set_pose", "gravity",   "joint",
+    "sensor_fault", "actuator_fault", "thermal",  "can_fault", "shm_fault",
+    "path",         "expect",         "friction", "material",  NULL};
 const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offset",   "scale",
                                              "noise",       "spikes",     "delay",    "quantize",
                                              "skip_counts", "lose_index", "saturate", NULL};
@@ -243,6 +243,36 @@ static const struct hs__cfg_field expect_f[] = {
 };
 TABLE(expect_t, expect_f, expect_check);
 
+/* ---- contact: friction and material ---- */
+static int friction_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
+                          const char *path)
+{
+    S *st = obj;
+    (void)seen;
+    if (!st->t.link[0] == !(st->material[0] && st->material2[0]) ||
+        (st->t.link[0] && (st->material[0] || st->material2[0])))
+        return hs__cfg_err(c, node, "%s: name either a link, or material1 and material2", path);
+    if (isnan(st->value))
+        return hs__cfg_err(c, node, "%s: needs mu", path);
+    return 0;
+}
+
+static const struct hs__cfg_field friction_f[] = {
+    NAME("link", t.link, 0),
+    NAME("model", t.model, 0),
+    NAME("material1", material, 0),
+    NAME("material2", material2, 0),
+    DBL("mu", value, 0, INFINITY, HS__F_INF),
+};
+TABLE(friction_t, friction_f, friction_check);
+
+static const struct hs__cfg_field material_f[] = {
+    NAME("link", t.link, HS__F_REQUIRED),
+    NAME("model", t.model, 0),
+    NAME("material", material, HS__F_REQUIRED),
+};
+TABLE(material_t, material_f, NULL);
+
 /* ---- when ---- */
 #define W struct hs__scen_when
 static int when_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
@@ -286,7 +316,8 @@ static int step_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
         return hs__cfg_err(
             c, node,
             "%s: exactly one action (push, payload, set_pose, gravity, joint, "
-            "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect)",
+            "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect, "
+            "friction, material)",
             path);
     st->kind = (enum hs__scen_kind)__builtin_ctzll(actions);
     int timings = !isnan(st->at_s) + (st->when.seen != 0);
@@ -317,6 +348,8 @@ static const struct hs__cfg_field step_f[] = {
     ACTION("shm_fault", shm_fault_t),
     ACTION("path", path_t),
     ACTION("expect", expect_t),
+    ACTION("friction", friction_t),
+    ACTION("material", material_t),
     NAME("name", name, 0),
     DBL("at_s", at_s, 0, 1e6, 0),
     DBL("after_s", after_s, 0, 1e6, 0),
@@ -431,4 +464,16 @@ TABLE(root_t, root_f, root_check);
 int hs__scen_parse_root(struct hs__ctx *c, yaml_node_t *root, struct hs_scenario_spec *spec)
 {
     return hs__cfg_parse_map(c, root, &root_t, spec, "", NULL);
+}
+
+/* One step on its own (live control): the same table and checks as a file's step. A live step
+ * starts when it reaches the tick, so its start defaults to after_s 0 (at_s is refused by the
+ * caller). */
+int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_step_spec *ret)
+{
+    step_init(ret);
+    ret->after_s = 0;
+    ret->src = (struct hs_cfg_src){(int32_t)node->start_mark.line + 1,
+                                   (int32_t)node->start_mark.column + 1};
+    return hs__cfg_parse_map(c, node, &step_t, ret, "step", NULL);
 }

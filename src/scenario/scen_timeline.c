@@ -3,6 +3,8 @@
  * intermittency. RT-safe: one pass over the steps per tick. */
 #include "scen_internal.h"
 
+#include "hilsim/record.h"
+
 static bool crossed(const struct hs__scen_step *st, double q)
 {
     double v = st->sp->when.passes, a = st->prev_q - v, b = q - v;
@@ -69,6 +71,10 @@ void hs__scen_timeline(struct hs_scenario *s)
         }
         st->was_active = st->active;
         st->active = active_at(st, k);
+        if (st->active != st->was_active) { /* the recording's scenario event (record.h) */
+            const struct hs_bench_tap *t = hs_bench_tap(s->bench);
+            t->event(t->ctx, HS_REC_EV_SCENARIO, i, st->active, st->sp->name);
+        }
         if (st->active) {
             st->active_ticks++;
             /* a new activation: the first, a repeat, or the next "on" of an intermittent one */

@@ -51,6 +51,7 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
     struct hs_rec_opts o = {
         .dir = dir,
         .config_path = r->o.config,
+        .scenario_path = r->o.scenario,
         .clock_mode = "realtime",
         .audit_json = audit,
         .ring_items = c->ring_items,

@@ -89,7 +89,7 @@ void hs__config_frozen_diff(const struct hs_config *a, const struct hs_config *b
     for (uint32_t i = 0; !can && i < x.can.nbuses; i++)
         can = strcmp(x.can.buses[i].name, y.can.buses[i].name) ||
               strcmp(x.can.buses[i].interface, y.can.buses[i].interface) ||
-              x.can.buses[i].bitrate != y.can.buses[i].bitrate ||
+              x.can.buses[i].bitrate_bps != y.can.buses[i].bitrate_bps ||
               x.can.buses[i].fd != y.can.buses[i].fd;
     for (uint32_t i = 0; !can && i < x.can.nnodes; i++)
         can = strcmp(x.can.nodes[i].name, y.can.nodes[i].name) ||

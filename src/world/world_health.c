@@ -180,10 +180,13 @@ void hs_world_health_summary(const struct hs_world *w, struct hs_world_health_su
     stat(&w->health_hist[1], w->health_steps, bu->max_joint_error_m, &ret->joint_error_m);
     stat(&w->health_hist[2], w->health_steps, bu->max_force_jump_ratio * w->weight_n,
          &ret->force_jump_n);
+    ret->contacts_reserved = w->contacts_cap;
+    ret->contacts_dropped = w->contacts_dropped;
 }
 
 void hs_world_health_reset(struct hs_world *w)
 {
     memset(w->health_hist, 0, sizeof w->health_hist);
     w->health_steps = 0;
+    w->contacts_dropped = 0;
 }

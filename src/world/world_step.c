@@ -62,6 +62,8 @@ int hs_world_step(struct hs_world *w)
     }
     hs__ode_enter_step(w);
     dSpaceCollide(w->space, w, hs__world_near_callback);
+    if (w->sizing_contacts) /* create's sizing step only (world_reserve.c) */
+        hs__world_reserve_fill(w);
     if (w->params.solver == HS_SOLVER_STANDARD)
         dWorldStep(w->world, w->params.step_s);
     else

@@ -15,8 +15,15 @@ What is judged is behaviour, not timing, so an emulated guest's stalls cannot fa
            number at the window's first and last SYNC) outnumber the commands. With no doubles,
            equal counts (+-1 for where the tick falls against the reads) mean no tick went
            without a command.
-Two identical replies to two commands the master itself sent less than half a period apart
-(the guest stalled it between its timer and its send) are counted apart, not judged.
+Two identical replies are counted apart, not judged, when the master itself put the two commands
+together, by its own frames' kernel stamps (SO_TIMESTAMP, read back), which the peer's own
+scheduling delays cannot change:
+  bunched  it sent the two commands less than half a period apart (the guest stalled it between
+           its timer and its send);
+  late     it sent the first command more than a quarter period after its own SYNC (stalled
+           between the two sends): outside that window, as outside CANopen's synchronous window,
+           the command belongs to whichever tick comes next, and hilsim's tick half a period
+           after the SYNC may already have run. Judged instead: at most 10 % of the cycles late.
 A cycle the master itself could not send on time (the emulated guest stalled it by more than a
 quarter period) is skipped, as a periodic timer would, and counted: its tick has no command.
 A free-running tick 0.5 % off beats against the master: a tick more or less every 200 cycles,
@@ -121,15 +128,25 @@ class Master:
         (t0, f0, k0), (t1, f1, k1) = self.marks[phase]
         window = self.frames[f0:f1]
         replies = [d for _, i, d in window if i == MIT_MASTER]
-        sent = [t for t, i, _ in window if i == MIT_ID]  # own commands, kernel stamps
-        doubles = bunched = 0
+        sent, gap, last_sync = [], [], None  # own commands: kernel stamps, SYNC-to-command
+        for t, i, _ in window:
+            if i == SYNC_ID:
+                last_sync = t
+            elif i == MIT_ID:
+                sent.append(t)
+                gap.append(None if last_sync is None else t - last_sync)
+                last_sync = None
+        late_cycles = sum(1 for g in gap if g is not None and g > self.period / 4)
+        doubles = bunched = late = 0
         for k, (a, b) in enumerate(zip(replies, replies[1:])):
             if a != b:
                 continue
-            # The master itself sent the two commands less than half a period apart (a stall
-            # between its clock and its send): its fault, counted apart, not hilsim's.
+            # The master itself put the two commands together (see the module's text): its
+            # fault, counted apart, not hilsim's.
             if k + 1 < len(sent) and sent[k + 1] - sent[k] < self.period / 2:
                 bunched += 1
+            elif k < len(gap) and gap[k] is not None and gap[k] > self.period / 4:
+                late += 1
             else:
                 doubles += 1
         phases, last_sync = [], None
@@ -140,7 +157,8 @@ class Master:
                 phases.append(t - last_sync)
                 last_sync = None
         return {"commands": k1 - k0, "skipped": self.skipped.get(phase, 0), "ticks": t1 - t0,
-                "replies": len(replies), "bunched": bunched,
+                "replies": len(replies), "bunched": bunched, "late": late,
+                "late_cycles": late_cycles,
                 "doubles": doubles, "phases": phases,
                 "first_frames": [("%.6f" % t, i, d.hex()) for t, i, d in window[:60]]}
 
@@ -181,11 +199,17 @@ def main():
           "replies, %d doubles (two commands in one tick); reply phase after SYNC %.2f ms +- "
           "%.2f ms (sd)" % (j["commands"], j["skipped"], j["ticks"], j["replies"], j["doubles"],
                             (mean or 0) * 1e3, (sd or 0) * 1e3), flush=True)
-    if j["bunched"]:
+    if j["bunched"] or j["late"]:
         print("sync peer: %d doubles not judged: the master sent their two commands less than "
-              "half a period apart" % j["bunched"])
+              "half a period apart (%d), or the first more than a quarter period after its SYNC "
+              "(%d; %d such cycles in all)" % (j["bunched"] + j["late"], j["bunched"], j["late"],
+                                               j["late_cycles"]))
     if not a.expect_beat and j["skipped"] > 0.1 * (j["commands"] + j["skipped"]):
         print("FAIL the master itself was late in more than 10 %% of its cycles (%d)" % j["skipped"])
+        return 1
+    if not a.expect_beat and j["late_cycles"] > 0.1 * j["commands"]:
+        print("FAIL the master sent more than 10 %% of its commands outside the synchronous "
+              "window (%d)" % j["late_cycles"])
         return 1
     beat = j["doubles"] > 0 or abs(missing) > 1
     if j["replies"] < j["commands"] - 1:

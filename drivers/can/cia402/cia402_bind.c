@@ -45,7 +45,7 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     cc.position_kp_nm_rad = s->position_kp_nm_rad;
     cc.velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
     cc.heartbeat_ms = (uint16_t)s->heartbeat_ms;
-    cc.following_error_window = s->following_error_window;
+    cc.following_error_window_counts = s->following_error_window_counts;
     cc.following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;
     struct hs_diag nd = {0};
     r = hs_cia402_node_init(&p->node, &cc, &nd);

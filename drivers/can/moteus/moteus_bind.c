@@ -29,8 +29,8 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     const struct hs_cfg_moteus *s = hs_cfg_moteus(cn);
     struct hs_mt_config mc;
     hs_mt_config_init(&mc, (uint8_t)cn->id);
-    mc.kp_nm_rev = s->kp;
-    mc.kd_nm_s_rev = s->kd;
+    mc.kp_nm_rev = s->kp_nm_rev;
+    mc.kd_nm_s_rev = s->kd_nm_s_rev;
     mc.max_torque_nm = s->max_torque_nm;
     double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
     mc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a

@@ -45,9 +45,9 @@ static int odrive_create(struct hs_bench *bench, uint32_t index, struct hs_can_p
     oc.encoder_period_ns = (int64_t)llround(o->encoder_period_s * 1e9);
     oc.watchdog_timeout_ns = (int64_t)llround(o->watchdog_timeout_s * 1e9);
     oc.pos_gain = o->pos_gain;
-    oc.vel_gain = o->vel_gain;
-    oc.vel_integrator_gain = o->vel_integrator_gain;
-    oc.vel_limit_turn_s = o->vel_limit;
+    oc.vel_gain_nm_s_turn = o->vel_gain_nm_s_turn;
+    oc.vel_integrator_gain_nm_turn = o->vel_integrator_gain_nm_turn;
+    oc.vel_limit_turn_s = o->vel_limit_turn_s;
     oc.vel_limit_tolerance = o->vel_limit_tolerance;
     oc.enable_vel_limit = o->enable_vel_limit;
     oc.enable_torque_mode_vel_limit = o->enable_torque_mode_vel_limit;
