@@ -5,8 +5,10 @@ default velocity limit as a user meets it.
 QuickLookRobots runs every OpenHRP model under $HS_SHARED_DIR/models/openhrp (skipped when that
 is absent) for 10 s of simulated time on the floor. A robot *stands or hangs* when:
   - hilsim exits 0 and the divergence guard never trips (no "plant fault");
-  - it comes to rest: over the last simulated second every joint turns slower than
-    REST_RATE (rad/s or m/s) and the root moves less than REST_DRIFT;
+  - it comes to rest: over the last simulated second every joint stays within REST_SPAN of
+    where it was at 9 s and never turns faster than REST_RATE (contact jitter of a caster
+    wheel, a period-2 wobble of under a milliradian at 0.7 rad/s, is rest; a chattering
+    mechanism is not), and the root moves less than REST_DRIFT;
   - it has not fallen: the root is no more than FALL_DROP of its starting height (above the
     floor) lower, and its attitude is within FALL_TILT of the start.
 A fixed root passes the last two trivially (it never moves); a free body standing on the floor
@@ -31,8 +33,30 @@ SHARED = os.environ.get("HS_SHARED_DIR", "")
 OPENHRP = os.path.join(SHARED, "models", "openhrp")
 FLOOR = os.path.join(OPENHRP, "floor.wrl")
 EXTRA = os.environ.get("HS_QUICK_LOOK_EXTRA", "")  # more model files, ':'-separated
+# Fetched OpenHRP/Choreonoid samples (tests/model/README.md fills HS_ROBOTS_DIR from the fetch
+# mirrors; absent files are skipped): RH2's pan-tilt (5 g links carrying a 0.1 kg·m² sensor by
+# a fixed joint), GR001 (a 0.74 kg servo humanoid with rotor inertias of 1 on 30 g links), SR1
+# with hands, and OpenHRP's other standing and closed-link samples. Not here, because they
+# fail the criterion today: JVRC-1, sample1 and sample_special_joint_robot fall,
+# sample_4leg_robot chatters, the *_bush samples trip the guard (quick-step on chains of
+# massless dummy links).
+ROBOTS = os.environ.get("HS_ROBOTS_DIR", "")
+FETCHED = [
+    "fkanehiro+openhrp3/sample/model/RH2/" + f for f in (
+        "RH2_Arm.wrl", "RH2_WithArm_withoutSensor.wrl", "RH2_withArm_withObstacleBumpSensor.wrl",
+        "RH2_withoutArm_withBumpSensor.wrl", "RH2_withoutArm_withObstacleBumpSensor.wrl",
+        "RH2_withoutArm_withObstacleSensor.wrl", "RH2_withoutArm_withoutSensor.wrl")
+] + [
+    "choreonoid+choreonoid/share/model/GR001/GR001.wrl",
+    "choreonoid+choreonoid/share/model/SR1/SR1Hand.wrl",
+    "fkanehiro+openhrp3/sample/model/PD_HGtest.wrl",
+    "fkanehiro+openhrp3/sample/model/sample2.wrl",
+    "fkanehiro+openhrp3/sample/model/closed-link-sample.wrl",
+    "fkanehiro+openhrp3/sample/model/simple_vehicle.wrl",
+]
 
-REST_RATE = 0.5      # rad/s or m/s, every joint, over the last second
+REST_SPAN = 0.05     # rad or m, every joint, over the last second
+REST_RATE = 5.0      # rad/s or m/s, every joint, over the last second
 REST_DRIFT = 0.01    # m the root may move over the last second
 FALL_DROP = 0.10     # share of the starting root height it may lose
 FALL_TILT = 15.0     # degrees
@@ -48,6 +72,7 @@ def robot_files():
     """Model files that define a robot (a Humanoid node): not the Inline'd parts."""
     files = sorted(glob.glob(os.path.join(OPENHRP, "**", "*.wrl"), recursive=True))
     files += [f for f in EXTRA.split(":") if f]
+    files += [p for p in (os.path.join(ROBOTS, f) for f in FETCHED) if ROBOTS and os.path.isfile(p)]
     out = []
     for f in files:
         with open(f, errors="replace") as fh:
@@ -74,7 +99,7 @@ class QuickLookRobots(unittest.TestCase):
         files = robot_files()
         self.assertTrue(files, "no robot under %s" % OPENHRP)
         for model in files:
-            with self.subTest(model=os.path.relpath(model, SHARED)), \
+            with self.subTest(model=model), \
                     tempfile.TemporaryDirectory() as tmp:
                 out = os.path.join(tmp, "log.csv")
                 # One row per 10 ms: the last second has 100 of them.
@@ -85,8 +110,10 @@ class QuickLookRobots(unittest.TestCase):
                 head, rows = read_log(out)
                 self.assertAlmostEqual(rows[-1][0], 10.0, places=6)
                 last = [row for row in rows if row[0] >= 9.0 - 1e-9]
-                rates = [i for i, n in enumerate(head) if n.endswith(".dq")]
-                for i in rates:
+                for i in (i for i, n in enumerate(head) if n.endswith(".q")):
+                    span = max(abs(row[i] - last[0][i]) for row in last)
+                    self.assertLess(span, REST_SPAN, "%s still moving" % head[i])
+                for i in (i for i, n in enumerate(head) if n.endswith(".dq")):
                     peak = max(abs(row[i]) for row in last)
                     self.assertLess(peak, REST_RATE, "%s not at rest" % head[i])
                 x = head.index("robot.x")
