@@ -328,6 +328,8 @@ static const char *lift =
     "scenario: {name: lift, duration_s: 0.1}\n"
     "steps:\n"
     "  - {at_s: 0.01, duration_s: 0.02, gravity: {vector_m_s2: [0, 0, 5]}}\n"
+    "  - {at_s: 0.02, duration_s: 0.01,\n"
+    "     friction: {material1: default, material2: rubber, mu: 0.3}}\n"
     "  - {at_s: 0.05, expect: {kind: link_above, link: WAIST, value: -10}}\n"
     "  - {at_s: 0, duration_s: 0.1,\n"
     "     expect: {kind: link_below, link: WAIST, value: 10, hold: always}}\n";
@@ -347,7 +349,16 @@ static void test_scenario_started_live(void **state)
     ticks(&r, 11); /* its ticks 0..10 (the first bench tick took it): the gravity is on */
     assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_RUNNING);
     assert_true(gravity_z(&r) == 5);
-    ticks(&r, 88);
+    struct hs_world *w = hs_bench_world(r.bench);
+    ticks(&r, 9); /* to its tick 19 */
+    assert_true(hs_world_pair_friction(w, 0, 1) == 1);
+    ticks(&r, 1); /* its tick 20: the friction step of the file */
+    assert_true(hs_world_pair_friction(w, 0, 1) == 0.3);
+    ticks(&r, 9);
+    assert_true(hs_world_pair_friction(w, 0, 1) == 0.3);
+    ticks(&r, 1); /* its tick 30: over */
+    assert_true(hs_world_pair_friction(w, 0, 1) == 1);
+    ticks(&r, 68);
     assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_RUNNING);
     ticks(&r, 1); /* its 100th tick: played to the end, handed back */
     assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_ENDED);
