@@ -490,6 +490,20 @@ static void test_injected_can_node_silent(void **state)
     assert_int_equal(silent, 100);
     assert_int_equal(after, 99);
     assert_int_equal(live_steps(&r), 0);
+    /* a delay on the filter live control owns: its clock moves with the ticks */
+    assert_int_equal(
+        inject(&r, "{can_fault: {node: shoulder, kind: delay, delay_s: 0.005, direction: tx}, "
+                   "duration_s: 0.05}"),
+        0);
+    int late[100], held = 0, total = 0;
+    for (int k = 0; k < 100; k++)
+        total += late[k] = can_tick(&r, peer);
+    for (int k = 0; k < 5; k++)
+        held += late[k] == 0;
+    print_message("delay: %d of the first 5 ticks without a reply, %d replies in 100 ticks\n", held,
+                  total);
+    assert_int_equal(held, 5);    /* the first replies come 5 ticks late */
+    assert_int_equal(total, 100); /* none lost: the held ones come out after the step too */
     close(peer);
     rig_close(&r);
 }
