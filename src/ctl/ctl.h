@@ -2,6 +2,9 @@
  * read from the bench's control socket, parsed and checked in full on the socket's thread,
  * then handed to the tick through a preallocated single-producer single-consumer queue and
  * applied at the next tick boundary by the control stage (a bench stage after the scenario's).
+ * Injected scenario steps (inject) and scenario files (scenario start) are checked by the
+ * scenario's own parser and binding on the socket's thread (hilsim/scenario_live.h); the queue
+ * carries only their bound slot or compiled scenario, and the stage plays them.
  *
  * Threads: hs_ctl_parse and the producer side of the queue run on the control socket's thread;
  * the stage (commands, substep, readings) on the tick thread: RT-safe, pops at most

@@ -247,6 +247,8 @@ static int bind_step(struct bind *x, uint32_t i)
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
+    if ((r = hs__scen_bind_node(s, st, x->diag)) < 0)
+        return r;
     if (sp->kind == HS__SCEN_PATH) {
         int pr = hs__scen_bind_path(s, st, x->diag);
         s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */

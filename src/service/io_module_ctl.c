@@ -160,6 +160,9 @@ static void inject(struct ctl_server *s, const char *line, const struct hs_ctl_c
                  HS_CTL_QUEUE_LEN);
         return;
     }
+    /* the log keeps what was done to the bench, in order, for whoever reads the run later */
+    hs_log(HS_LOG_INFO, "ctl: step queued (live slot %u): %.*s", slot, (int)cmd->text.len,
+           line + cmd->text.off);
     snprintf(out, size, "ok step queued for the next tick (live slot %u of %d)", slot,
              HS_SCENARIO_LIVE_SLOTS);
 }
@@ -211,6 +214,7 @@ static void scenario_start(struct ctl_server *s, const char *line, const struct 
                                : "a scenario is already running");
         return;
     }
+    hs_log(HS_LOG_INFO, "ctl: scenario %s (%s) queued to start", s->scen_name, file);
     say(out, size, "ok scenario %s starts at the next tick (%g s); junit %s; json %s", s->scen_name,
         s->scen_duration_s, s->junit, s->json);
 }

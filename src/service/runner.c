@@ -244,7 +244,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
-    if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
+    if (hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }

@@ -110,7 +110,9 @@ struct hs_world {
         uint64_t over;
     } health_hist[3];
     uint64_t health_steps;
-    bool health_have_prev; /* cforce_prev holds a real step's sums */
+    uint32_t iterations;     /* this step's quick-step iterations (adaptive, world_step.c) */
+    uint64_t iterations_sum; /* over the health's steps */
+    bool health_have_prev;   /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
     double time_s;
     /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */

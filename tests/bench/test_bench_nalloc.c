@@ -58,6 +58,7 @@ struct probe {
     uint32_t nlive;
     struct hs_scenario *live_scen;    /* a scenario file started and stopped live in the window */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
+    bool can_lockstep;                /* lockstep released by the boards' commands (can_commands) */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -217,7 +218,7 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
-    if (p->stepper)
+    if (p->stepper || p->can_lockstep)
         tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
                                           .lockstep_timeout_ns = 10000 * 1000000LL,
                                           .on_timeout = HS_LOCKSTEP_STOP};
@@ -622,6 +623,89 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A scenario's CAN side in the counted window (scenario time 0.05 .. 2.55 s): delays in both
+ * directions with their queues, a duplicate, a thermal model reporting through the MIT node's
+ * AK reply, MIT and ODrive nodes raising their own errors, a node-state condition checked every
+ * tick and a node-state expectation judged every tick. */
+static void test_scenario_can_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-scan-%d}\n"
+             "models:\n" /* no floor: a faulted arm falls onto it and ODE's contact arena grows */
+             "  - {name: arm, file: arm2.wrl}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000}\n"
+             "can:\n"
+             /* the tick sends the replies, so a tx delay holds them */
+             "  buses: [{name: main, interface: vcan0, replies: tick}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+             "       mit: {reply_format: ak}}\n"
+             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n",
+             (int)getpid());
+    static const char scen[] =
+        "scenario: {name: nalloc-can, duration_s: 3}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: rx, delay_s: 0.002}}\n"
+        "  - {at_s: 0.2, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: tx, delay_s: 0.001}}\n"
+        "  - {at_s: 0.3, duration_s: 0.2, can_fault: {node: elbow, kind: duplicate, "
+        "direction: tx}}\n"
+        "  - {at_s: 0, thermal: {joint: SHOULDER}}\n"
+        "  - {at_s: 0.8, duration_s: 0.3, node_fault: {node: shoulder, code: 2}}\n"
+        "  - {at_s: 1.2, node_fault: {node: elbow, code: 0x800}}\n"
+        "  - {at_s: 0.7, duration_s: 1.5, expect: {kind: node_state, node: shoulder, "
+        "state: fault}}\n"
+        "  - {when: {node: shoulder, state: rest_mode}, duration_s: 0.1,\n"
+        "     expect: {kind: node_state, node: elbow, state: idle, hold: always}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "scan.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(scen, strlen(scen), "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm over CAN with a CAN scenario loaded", 0);
+    hs_scenario_finish(s);
+    /* the steps ran inside the window: frames were held and duplicated, the faults raised */
+    for (uint32_t i = 0; i < 6; i++)
+        assert_true(hs_scenario_step_active_ticks(s, i) > 0);
+    print_message("delayed %llu + %llu frames, duplicated %llu\n",
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 0),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 1),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 2));
+    assert_true(hs_scenario_can_frames_acted(s, 0) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 1) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 2) > 0);
+    struct hs_scenario_result r;
+    hs_scenario_result(s, 0, &r); /* the shoulder's fault state was seen */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_scenario_result(s, 1, &r); /* out of fault it rests, and the elbow was idle throughout */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
 /* The sync clock on a CAN SYNC: the clock frames' holding buffer, the bench's events and the
  * discipline add no allocation, stdio call or fault. */
 static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
@@ -667,6 +751,53 @@ static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
                   (unsigned long long)p.replies, (unsigned long long)st.events);
     assert_true(p.replies > MEASURED);
     assert_true(st.events > MEASURED);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
+/* CAN lockstep released by the nodes' commands (rt.clock.lockstep_source can_commands): the gate
+ * reading the bus frame by frame adds no allocation, stdio call or fault. The boards' command
+ * sent in a tick releases the next one. */
+static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-cls-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: lockstep, lockstep_source: can_commands}}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "cls.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    assert_int_equal(hs_bench_release_sources(p.bench), 1);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm in lockstep on its CAN node's commands", 0);
+    struct hs_bench_can_node_stats ns;
+    assert_int_equal(hs_bench_can_node_stats(can, 0, &ns), 0);
+    print_message("the node took %llu commands, the boards read %llu replies\n",
+                  (unsigned long long)ns.node.frames_ok, (unsigned long long)p.replies);
+    assert_true(ns.node.frames_ok > MEASURED);
     hs_bench_destroy(p.bench);
     close(sv[1]);
     hs_config_free(cfg);
@@ -792,9 +923,11 @@ int main(void)
         cmocka_unit_test(test_sr1_falling_contacts_grow_without_alloc),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };
