@@ -531,8 +531,8 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
                           struct hs_diag *diag);
 void hs_config_free(const struct hs_config *config); /* accepts NULL */
 /* The same with overrides for a "what if" (`--set physics.friction=0.3`): each "KEY=VALUE"
- * (a dotted key, list elements by index: models.0.position or models[0].position; the value
- * as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
+ * (a dotted key, list elements by index: models.0.pose.position or models[0].pose.position; the
+ * value as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
  * it is read, so it is checked like a value in the file; a bad key or value gives a diag whose
  * file is "--set" and whose message starts with the KEY=VALUE. */
 int hs_config_load_sets(const char *path, const char *const *sets, uint32_t nsets,
