@@ -296,18 +296,6 @@ static const struct hs_bench_io_ops shm_ops_free = {
 
 /* ---- attach ---- */
 
-static int find_sensor(const struct hs_bench *b, const char *name, enum hs_sensor_type type)
-{
-    if (!name[0])
-        return -1;
-    for (uint32_t i = 0; i < hs_bench_sensor_count(b); i++) {
-        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
-        if (bs->type == type && !strcmp(bs->name, name))
-            return (int)i;
-    }
-    return -1;
-}
-
 static int32_t sensor_link(const struct hs_bench *b, uint32_t i)
 {
     const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
@@ -323,8 +311,9 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
     if (cfg->sensors.nimus > 0) {
         for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
             const struct hs_cfg_imu *ci = &cfg->sensors.imus[k];
-            imus[n] = (struct shm_imu){.accel = find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
-                                       .gyro = find_sensor(b, ci->gyro, HS_SENSOR_GYRO)};
+            int a = hs_bench_find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
+                g = hs_bench_find_sensor(b, ci->gyro, HS_SENSOR_GYRO);
+            imus[n] = (struct shm_imu){.accel = a < 0 ? -1 : a, .gyro = g < 0 ? -1 : g};
             descs[n++] = (struct hs_shm_sensor_desc){ci->name, HS_SHM_KIND_IMU};
         }
         return n;
