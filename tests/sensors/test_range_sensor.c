@@ -5,7 +5,8 @@
  * Tolerance 1e-9 m: ODE's ray-box test is closed-form in double precision and the scene is
  * static, so only rounding separates it from the exact value. Also: the scan takes the ticks
  * its scanRate says (samples count), and the layout the users read (value count, unit,
- * params). */
+ * params), and that the readings reach a shm client through the generic readings section. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@
 #include <cmocka.h>
 
 #include "hilsim/bench.h"
+#include "hilsim/client.h"
+#include "io_shm.h"
 
 #define PERIOD_NS 1000000LL
 #define TOL_M 1e-9
@@ -43,7 +46,8 @@ static void make(struct fx *f)
              "models:\n  - name: mast\n    file: range_mast.wrl\n"
              "  - name: scene\n    file: range_scene.wrl\n    static: true\n"
              "rt:\n  period_ns: %lld\n"
-             "controller:\n  type: pd_hold\n  defaults: {kp: 10, kd: 1}\n",
+             "controller:\n  type: pd_hold\n  defaults: {kp: 10, kd: 1}\n"
+             "shm:\n  enabled: true\n",
              (int)getpid(), PERIOD_NS);
     char base[1024];
     snprintf(base, sizeof base, "%s/tests/sensors", source_dir());
@@ -132,11 +136,57 @@ static void test_scan_reads_each_ray_and_keeps_its_rate(void **state)
     done(&f);
 }
 
+/* A libhilsim-client in the same process finds the range sensors by name in the readings
+ * section, with their kind, unit and layout, and reads the same distances. */
+static void test_readings_reach_a_shm_client(void **state)
+{
+    (void)state;
+    struct fx f;
+    make(&f);
+    struct hs_bench_shm *shm;
+    struct hs_diag d = {0};
+    if (hs_bench_shm_attach(f.b, &shm, &d) < 0)
+        fail_msg("shm attach: %s", d.msg);
+    struct hs_client *c;
+    char err[HS_CLIENT_ERRBUF_MIN], name[64];
+    snprintf(name, sizeof name, "range-%d", (int)getpid());
+    if (hs_client_attach(name, &c, err, sizeof err) < 0)
+        fail_msg("client attach: %s", err);
+    ticks(&f, 30);
+    /* Every bench sensor is there, whatever its kind. */
+    assert_int_equal(hs_client_reading_count(c), hs_bench_sensor_count(f.b));
+    uint32_t nv = hs_client_reading_value_count(c), scan_i, down_i;
+    assert_int_equal(hs_client_find_reading(c, "SCAN", &scan_i), 0);
+    assert_int_equal(hs_client_find_reading(c, "DOWN", &down_i), 0);
+    assert_int_equal(hs_client_find_reading(c, "NOPE", &down_i), -ENOENT);
+    const struct hs_shm_reading_desc *scan = hs_client_reading(c, scan_i),
+                                     *down = hs_client_reading(c, down_i);
+    assert_string_equal(scan->kind, "range");
+    assert_string_equal(scan->unit, "m");
+    assert_int_equal(scan->value_count, 5);
+    assert_near(scan->param[0], -0.5, 1e-12);
+    assert_near(scan->param[1], 0.25, 1e-12);
+    double *v = calloc(nv, sizeof *v);
+    struct hs_shm_reading_stamp *st = calloc(hs_client_reading_count(c), sizeof *st);
+    uint64_t tick = 0;
+    assert_int_equal(hs_client_read_readings(c, &tick, st, v), 0);
+    assert_int_equal(tick, 30);
+    assert_near(v[down->value_index], 1.0, TOL_M);
+    for (uint32_t k = 0; k < 5; k++)
+        assert_near(v[scan->value_index + k], 1.5 / cos(-0.5 + 0.25 * k), TOL_M);
+    assert_int_equal(st[scan_i].samples, 3); /* 30 ticks at 10 ticks a scan */
+    free(v);
+    free(st);
+    hs_client_detach(c);
+    done(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_rays_read_the_geometry),
         cmocka_unit_test(test_scan_reads_each_ray_and_keeps_its_rate),
+        cmocka_unit_test(test_readings_reach_a_shm_client),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
