@@ -41,3 +41,36 @@ function(hs_add_fuzzer)
     file(APPEND ${CMAKE_BINARY_DIR}/fuzzers.txt "${CMAKE_CURRENT_BINARY_DIR}/${F_NAME} ${F_CORPUS}\n")
   endif()
 endfunction()
+
+# hs_add_guest_test(NAME name [OUT dir] [HOST_SCRIPT script] [TIMEOUT s] [LABELS ...] [ENV ...]
+#                   [ARGS ...])
+# A test that boots the PREEMPT_RT QEMU guest (tests/rtguest, label "rtguest" plus LABELS):
+#   run-in-rt-guest.sh ARGS... [OUT]          runs ARGS inside the guest;
+#   HOST_SCRIPT run-in-rt-guest.sh ARGS... [OUT]  runs a host script that boots guests itself.
+# OUT: a folder under this directory's build tree, made here, given as the last argument and
+# made writable in the guest (HS_GUEST_RW, first in the environment): the test's artifacts stay
+# there. TIMEOUT defaults to 600 s; ENV entries follow HS_GUEST_RW in order.
+function(hs_add_guest_test)
+  cmake_parse_arguments(G "" "NAME;OUT;HOST_SCRIPT;TIMEOUT" "LABELS;ENV;ARGS" ${ARGN})
+  set(runner ${CMAKE_SOURCE_DIR}/tests/rtguest/run-in-rt-guest.sh)
+  set(cmd ${runner} ${G_ARGS})
+  if(G_HOST_SCRIPT)
+    set(cmd ${G_HOST_SCRIPT} ${cmd})
+  endif()
+  set(env ${G_ENV})
+  if(G_OUT)
+    set(out ${CMAKE_CURRENT_BINARY_DIR}/${G_OUT})
+    file(MAKE_DIRECTORY ${out})
+    list(APPEND cmd ${out})
+    list(PREPEND env "HS_GUEST_RW=${out}")
+  endif()
+  if(NOT G_TIMEOUT)
+    set(G_TIMEOUT 600)
+  endif()
+  set(labels rtguest ${G_LABELS})
+  add_test(NAME ${G_NAME} COMMAND ${cmd})
+  set_tests_properties(${G_NAME} PROPERTIES LABELS "${labels}" TIMEOUT ${G_TIMEOUT})
+  if(env)
+    set_tests_properties(${G_NAME} PROPERTIES ENVIRONMENT "${env}")
+  endif()
+endfunction()

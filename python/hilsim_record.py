@@ -124,6 +124,9 @@ class Recording:
         self.shm, self.events = [], []
         self._frames = {}
         buses = [b["name"] for b in self.manifest.get("can_buses", [])]
+        # keep_segments may have deleted the first segments: rows then start at the run's
+        # state first_ord (shm and event "ord" count from the run's start)
+        self.first_ord = self.manifest["segments"][0].get("first_ord", 0)
         for seg in self.manifest["segments"]:
             self._read_state(os.path.join(path, seg["state"]))
             self._read_items(os.path.join(path, seg["shm"]))

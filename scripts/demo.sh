@@ -8,6 +8,8 @@
 #   HS_DEMO_BENCH=arm2 scripts/demo.sh the two-joint arm (config/arm2-shm.yaml) instead of the
 #                                      humanoid (config/biped-shm.yaml, the default)
 #   HS_DEMO_LOGGER=0 scripts/demo.sh   without the Python logger
+#   HS_DEMO_UNIQUE=1 scripts/demo.sh   serve the bench as <bench>-<pid> (a copy of the config), so
+#                                      that several checkouts' tests can run the demo at once
 #
 # Prints hilsim's timing summary and what the controller achieved; exits non-zero if hilsim, the
 # controller or the logger failed.
@@ -24,7 +26,9 @@ case "${HS_DEMO_BENCH:-biped}" in
   *) echo "demo: HS_DEMO_BENCH is biped or arm2" >&2; exit 2 ;;
 esac
 CONFIG=$HERE/config/$BENCH.yaml
-SEGMENT=/dev/shm/hilsim-$BENCH
+NAME=$BENCH
+[ "${HS_DEMO_UNIQUE:-0}" = 1 ] && NAME=$BENCH-$$
+SEGMENT=/dev/shm/hilsim-$NAME
 HILSIM=$BUILD/hilsim
 PD=$BUILD/examples/pd_controller
 LIB=$BUILD/src/client/libhilsim-client.so
@@ -40,7 +44,7 @@ if [ "$LOGGER" = 1 ] && { ! command -v python3 >/dev/null || [ ! -e "$LIB" ]; };
   LOGGER=0
 fi
 if [ -e "$SEGMENT" ]; then
-  echo "demo: $SEGMENT exists: another hilsim serves bench $BENCH (or a crashed one left it;" \
+  echo "demo: $SEGMENT exists: another hilsim serves bench $NAME (or a crashed one left it;" \
        "then remove it)" >&2
   exit 1
 fi
@@ -70,6 +74,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+if [ "$NAME" != "$BENCH" ]; then
+  # The same bench under its own name: a copy in TMP, its model paths made absolute.
+  sed -e "s#^  name: $BENCH\$#  name: $NAME#" -e "s#file: \.\./models/#file: $HERE/models/#" \
+    "$CONFIG" >"$TMP/$NAME.yaml"
+  grep -q "^  name: $NAME\$" "$TMP/$NAME.yaml" ||
+    { echo "demo: $CONFIG has no 'name: $BENCH' line to rename" >&2; exit 2; }
+  CONFIG=$TMP/$NAME.yaml
+fi
+
 echo "== hilsim run config/$BENCH.yaml --duration $DURATION_S --no-rt"
 "$HILSIM" run "$CONFIG" --duration "$DURATION_S" --no-rt \
   >"$TMP/hilsim.out" 2>"$TMP/hilsim.err" &
@@ -91,14 +104,14 @@ done
 echo "serving $SEGMENT (hilsim pid $HS_PID)"
 
 if [ "$LOGGER" = 1 ]; then
-  HILSIM_CLIENT_LIB="$LIB" python3 "$HERE/examples/logger.py" "$BENCH" "$TMP/log.csv" \
+  HILSIM_CLIENT_LIB="$LIB" python3 "$HERE/examples/logger.py" "$NAME" "$TMP/log.csv" \
     --timeout 5 >"$TMP/logger.out" 2>"$TMP/logger.err" &
   LOG_PID=$!
 fi
 
-echo "== examples/pd_controller $BENCH $PD_TICKS ${GAINS[*]}"
+echo "== examples/pd_controller $NAME $PD_TICKS ${GAINS[*]}"
 pd_rc=0
-timeout 60 "$PD" "$BENCH" "$PD_TICKS" "${GAINS[@]}" >"$TMP/pd.out" 2>"$TMP/pd.err" || pd_rc=$?
+timeout 60 "$PD" "$NAME" "$PD_TICKS" "${GAINS[@]}" >"$TMP/pd.out" 2>"$TMP/pd.err" || pd_rc=$?
 
 hs_rc=0
 wait "$HS_PID" || hs_rc=$?

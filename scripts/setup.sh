@@ -16,6 +16,8 @@ PKGS=(
   libyaml-dev libsystemd-dev libxml2-dev libassimp-dev
   # JSON written and read back (reports, DBC dumps, manifests)
   libjansson-dev
+  # hilsim replay --plot FILE.png: cairo draws the antialiased curves and their text
+  libcairo2-dev
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang

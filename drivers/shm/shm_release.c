@@ -7,18 +7,12 @@
 #include <unistd.h>
 
 #include "shm_server_internal.h"
+#include "rt/rt_clock.h"
 
 /* Wrap-safe: the client released `tick` or a later one. */
 static int released(uint32_t word, uint64_t tick)
 {
     return (int32_t)(word - (uint32_t)tick) >= 0;
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t deadline_ns)
@@ -34,7 +28,7 @@ int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t d
     int r = -ETIMEDOUT;
     /* Bounded: every pass either returns or sleeps in the kernel until the absolute deadline;
      * a client that keeps changing the word without releasing can only cost passes until then. */
-    while (now_ns() < deadline_ns) {
+    while (hs_rt_now_ns() < deadline_ns) {
         cur = atomic_load_explicit(word, memory_order_seq_cst);
         if (released(cur, tick)) {
             r = 0;

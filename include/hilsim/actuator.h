@@ -71,6 +71,10 @@ struct hs_actuator_params {
     double dq_min, dq_max;      /* velocity limits; ±INFINITY = none */
     double velocity_limit_gain; /* past a velocity limit: tau capped at gain · (limit - dq);
                                    0 = only refuse torque that drives further past it */
+    /* The drive's speed limit as an ODE motor row (hs_actuator_compute): the most a joint's
+     * speed can change in one step per N·m (rad/s per N·m, or m/s per N: the step over the
+     * smallest inertia the joint moves); 0 = off (only the explicit limiter above). */
+    double velocity_limit_reach;
     enum hs_velocity_loop velocity_loop;
     double velocity_gain; /* N·m·s/rad, HS_VELOCITY_LOOP_GAIN */
     double brake_torque;  /* holding torque, > 0, INFINITY = rigid */

@@ -57,17 +57,17 @@ enum hs_odrive_control_mode {
 };
 
 struct hs_odrive_config {
-    uint8_t node_id;             /* 0..63 */
-    int64_t heartbeat_period_ns; /* 0: off; firmware default 100 ms */
-    int64_t encoder_period_ns;   /* cyclic Get_Encoder_Estimates; 0: off; default 10 ms */
-    int64_t watchdog_timeout_ns; /* 0: watchdog disabled (firmware default) */
-    double torque_constant_nm_a; /* for Get_Iq and the current limit */
-    double pos_gain;             /* (turn/s)/turn, default 20 */
-    double vel_gain;             /* N*m/(turn/s), default 1/6 */
-    double vel_integrator_gain;  /* N*m/(turn/s * s), default 1/3 */
-    double vel_limit_turn_s;     /* clamps the velocity set point, default 2 (Set_Limits too) */
-    double vel_limit_tolerance;  /* overspeed error above this x vel_limit; 0 = off; 1.2 */
-    bool enable_vel_limit;       /* default true */
+    uint8_t node_id;                    /* 0..63 */
+    int64_t heartbeat_period_ns;        /* 0: off; firmware default 100 ms */
+    int64_t encoder_period_ns;          /* cyclic Get_Encoder_Estimates; 0: off; default 10 ms */
+    int64_t watchdog_timeout_ns;        /* 0: watchdog disabled (firmware default) */
+    double torque_constant_nm_a;        /* for Get_Iq and the current limit */
+    double pos_gain;                    /* (turn/s)/turn, default 20 */
+    double vel_gain_nm_s_turn;          /* N*m/(turn/s), default 1/6 */
+    double vel_integrator_gain_nm_turn; /* N*m/(turn/s * s), default 1/3 */
+    double vel_limit_turn_s;    /* clamps the velocity set point, default 2 (Set_Limits too) */
+    double vel_limit_tolerance; /* overspeed error above this x vel_limit; 0 = off; 1.2 */
+    bool enable_vel_limit;      /* default true */
     bool enable_torque_mode_vel_limit; /* torque mode keeps |vel| <= vel_limit; default true */
     double current_limit_a;            /* torque limit = current_limit * torque constant */
     double vbus_v;                     /* used when the joint state has no vbus_v */
@@ -100,11 +100,28 @@ struct hs_odrive_node {
 /* init only: validates cfg. */
 int hs_odrive_node_init(struct hs_odrive_node *node, const struct hs_odrive_config *cfg,
                         struct hs_diag *d);
+/* RT-safe: the axis detects an error (axis error bits, firmware 0.5.x Axis::Error): the bits
+ * latch into the heartbeat's axis error and the axis drops to idle, as set by the firmware
+ * itself; Clear_Errors clears them and closed loop needs a new Set_Axis_State. */
+void hs_odrive_node_raise_error(struct hs_odrive_node *node, uint32_t axis_error);
 
-/* RT-safe helpers for building frames (also used by tests and tools). */
+/* RT-safe helpers for building and reading frames (also used by tests and tools): the one
+ * place that knows CAN Simple's addressing. */
 static inline uint32_t hs_odrive_can_id(uint8_t node_id, enum hs_odrive_cmd cmd)
 {
     return (uint32_t)node_id << 5 | (uint32_t)cmd;
+}
+/* The ID bits that name the node: node n owns IDs n<<5 .. n<<5|31. */
+#define HS_ODRIVE_NODE_MASK 0x7E0u
+/* The node a standard ID addresses (the bits above the command). */
+static inline uint32_t hs_odrive_node_of(uint32_t can_id)
+{
+    return can_id >> 5;
+}
+/* The command (cmd_id, 0..31) a standard ID carries. */
+static inline unsigned hs_odrive_cmd_of(uint32_t can_id)
+{
+    return can_id & 0x1F;
 }
 void hs_odrive_put_f32(uint8_t *p, float v);
 float hs_odrive_get_f32(const uint8_t *p);

@@ -146,10 +146,21 @@ struct hs_cfg_clock_sync {
     uint32_t bus_index;       /* set by validation */
 };
 
+/* rt.clock.lockstep_source: what releases a lockstep tick. */
+enum hs_cfg_lockstep_source {
+    HS_CFG_LOCKSTEP_AUTO,         /* can_frame with rt.clock.sync.source can, else shm
+                                   * (hs_config_lockstep_source resolves it) */
+    HS_CFG_LOCKSTEP_SHM,          /* the shm command owner's step */
+    HS_CFG_LOCKSTEP_CAN_FRAME,    /* the clock frame of rt.clock.sync (CANopen SYNC) */
+    HS_CFG_LOCKSTEP_CAN_COMMANDS, /* every CAN node's command for the cycle has arrived */
+    HS_CFG_LOCKSTEP_SOURCE_MAX
+};
+
 struct hs_cfg_clock {
     enum hs_cfg_clock_mode mode;
     double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
     enum hs_cfg_lockstep_expiry on_timeout;
+    enum hs_cfg_lockstep_source lockstep_source;
     struct hs_cfg_clock_sync sync;
 };
 
@@ -338,7 +349,7 @@ struct hs_cfg_bus {
     char name[HS_NAME_MAX];
     char interface[HS_CFG_IFNAME_MAX]; /* e.g. can0, vcan0 */
     bool fd;                           /* CAN FD frames */
-    uint32_t bitrate;                  /* bit/s, 10000 .. 1000000 (used when manage) */
+    uint32_t bitrate_bps;              /* bit/s, 10000 .. 1000000 (used when manage) */
     double sample_point;               /* 0.5 .. 0.95 (used when manage) */
     uint32_t restart_ms;               /* bus-off auto restart, 0 .. 60000; 0 = off */
     bool manage;                       /* set bit timing via libsocketcan (needs CAP_NET_ADMIN) */
@@ -519,6 +530,16 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
                           const char *base_dir, const struct hs_config **ret_config,
                           struct hs_diag *diag);
 void hs_config_free(const struct hs_config *config); /* accepts NULL */
+/* The same with overrides for a "what if" (`--set physics.friction=0.3`): each "KEY=VALUE"
+ * (a dotted key, list elements by index: models.0.position or models[0].position; the value
+ * as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
+ * it is read, so it is checked like a value in the file; a bad key or value gives a diag whose
+ * file is "--set" and whose message starts with the KEY=VALUE. */
+int hs_config_load_sets(const char *path, const char *const *sets, uint32_t nsets,
+                        const struct hs_config **ret_config, struct hs_diag *diag);
+int hs_config_load_buffer_sets(const char *data, unsigned long size, const char *name,
+                               const char *base_dir, const char *const *sets, uint32_t nsets,
+                               const struct hs_config **ret_config, struct hs_diag *diag);
 
 /* RT-safe. Fills every documented default; no models, bench name "" (not a valid config alone).
  * Path pointers are NULL. */
@@ -548,6 +569,9 @@ const struct hs_cfg_gains *hs_config_gains(const struct hs_config *config, const
 /* The node driving a joint (mit/odrive joint, or a dbc node with a to: binding on it), or NULL. */
 const struct hs_cfg_node *hs_config_node_for_joint(const struct hs_config *config,
                                                    const char *joint);
+/* Any thread: rt.clock.lockstep_source with auto resolved (never HS_CFG_LOCKSTEP_AUTO). */
+enum hs_cfg_lockstep_source hs_config_lockstep_source(const struct hs_config *cfg);
+
 /* Any thread, no allocation: the IDs node n owns on its bus as far as the config says (its
  * protocol's claims; protocols whose IDs come from a file they load claim none here). Returns
  * how many were written to out (<= HS_CFG_CAN_CLAIMS_MAX). */

@@ -20,6 +20,9 @@ void hs_rot_mul(const double a[9], const double b[9], double ret[9]);
 void hs_rot_transpose(const double a[9], double ret[9]);
 void hs_rot_apply(const double R[9], const double v[3], double ret[3]);
 void hs_rot_apply_transpose(const double R[9], const double v[3], double ret[3]);
+/* The unit quaternion (w, x, y, z) of R, by Shepperd's method (well conditioned for every R):
+ * what the sim CSV and the recording log for root orientations. */
+void hs_rot_to_quat(const double R[9], double ret_q[4]);
 /* ret = a x b; ret must not alias a or b. */
 void hs_vec_cross(const double a[3], const double b[3], double ret[3]);
 

@@ -49,18 +49,21 @@ enum hs_rec_event_kind {
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
 
 struct hs_rec_opts {
-    const char *dir;         /* the recording folder: created; must not exist or be empty */
-    const char *config_path; /* the config file to copy (NULL: none) */
-    const char *clock_mode;  /* "realtime", "simulated", ... (manifest only) */
-    const char *version;     /* hilsim version string */
-    const char *audit_json;  /* host audit as JSON text (NULL: none) */
-    uint32_t ring_items;     /* frame/command/event ring slots (0: 65536) */
-    uint32_t ring_states;    /* state ring slots (0: 4096) */
-    uint64_t rotate_bytes;   /* start a new segment past this many bytes (0: never) */
-    double rotate_s;         /* ... or past this many seconds of recording (0: never) */
-    uint32_t keep_segments;  /* delete older segments beyond this many (0: keep all) */
-    bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
-                           than the ring overflows it for certain */
+    const char *dir;           /* the recording folder: created; must not exist or be empty */
+    const char *config_path;   /* the config file to copy (NULL: none) */
+    const char *scenario_path; /* the scenario file the run plays, copied (NULL: none) */
+    const char *const *sets;   /* --set overrides the config was loaded with (manifest) */
+    uint32_t nsets;
+    const char *clock_mode; /* "realtime", "simulated", ... (manifest only) */
+    const char *version;    /* hilsim version string */
+    const char *audit_json; /* host audit as JSON text (NULL: none) */
+    uint32_t ring_items;    /* frame/command/event ring slots (0: 65536) */
+    uint32_t ring_states;   /* state ring slots (0: 4096) */
+    uint64_t rotate_bytes;  /* start a new segment past this many bytes (0: never) */
+    double rotate_s;        /* ... or past this many seconds of recording (0: never) */
+    uint32_t keep_segments; /* delete older segments beyond this many (0: keep all) */
+    bool writer_paused;     /* tests: the writer drains nothing until hs_rec_finish, so a run longer
+                               than the ring overflows it for certain */
 };
 
 struct hs_rec_stats {
@@ -158,6 +161,11 @@ struct hs_recording {
     char *config_text; /* config.yaml */
     size_t config_len;
     char *config_base_dir; /* where the config's relative paths resolve */
+    char **config_sets;    /* the run's --set overrides of config.yaml (replayed first) */
+    uint32_t nconfig_sets;
+    char *scenario_text; /* scenario.yaml: the scenario the run played (NULL: none) */
+    size_t scenario_len;
+    char *scenario_base_dir;
     char *clock_mode;
     uint32_t njoints, nsensors, nbodies;
     char **joint_names, **sensor_names, **body_names;
@@ -179,11 +187,19 @@ struct hs_recording {
     struct hs_rec_frame **frames;
     uint64_t dropped_states, dropped_items;
     bool complete;
+    /* The rotation policy deleted segments 0 .. first_segment-1 (keep_segments): the states
+     * begin at the run's state first_ord (items' ord count from the run's start). 0, 0 for a
+     * whole recording. */
+    uint32_t first_segment;
+    uint64_t first_ord;
 };
 
 /* Non-RT: allocates. A truncated, corrupted or inconsistent recording gives -EBADMSG (or the
  * open error) with d naming the file and the byte offset. */
 int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag *d);
+/* The same with the manifest's text given (fuzzing): its files are read from dir. */
+int hs_recording_open_manifest(const char *dir, const char *text, size_t len,
+                               struct hs_recording **ret, struct hs_diag *d);
 void hs_recording_free(struct hs_recording *r);
 /* Parsers the reader uses, exposed for tests and fuzzing. Each validates every byte: buf is a
  * whole file, name is used in messages. */
@@ -206,6 +222,13 @@ struct hs_replay_opts {
     /* The config to rebuild the bench from: NULL for the recording's own copy (resolved
      * against the original config's folder); a path for a "what if" with changed values. */
     const char *config_path;
+    const char *const *sets; /* "KEY=VALUE" overrides of that config (hs_config_load_sets) */
+    uint32_t nsets;
+    /* The scenario played again, from its first tick (the recorded scenario events are
+     * checked against the replayed ones): NULL for the recording's copy, a path for another
+     * one; no_scenario: none. */
+    const char *scenario_path;
+    bool no_scenario;
     double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
     double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
 };
@@ -219,14 +242,30 @@ struct hs_replay_result {
     double recorded, replayed;
     double max_abs_q_err; /* over every joint's q, every tick replayed */
     uint64_t frames_fed, commands_fed;
+    /* The scenario (when one was replayed): its events recorded and replayed (step i began:
+     * a = i, b = 1; ended: b = 0), the first state index where they differ (-1: none), and
+     * the replayed verdict. */
+    bool scenario;
+    uint32_t scenario_events_recorded, scenario_events_replayed;
+    int64_t scenario_mismatch_ord;
+    uint32_t scenario_expects, scenario_failed;
     int fault_rc;   /* the replayed bench's plant fault (negative errno) or 0 */
     double *values; /* ticks x state_stride replayed values (owned; free()) */
+    /* The recording's first segment was deleted: the replay began at a checkpoint, the state
+     * recorded in the first kept state (its values are the checkpoint's: row 0). */
+    bool from_checkpoint;
 };
 
 /* Rebuilds the bench, feeds the recorded inputs at their ticks (shm slot writes at the tick
  * they happened; CAN frames hilsim received to the tick whose inputs phase ended after the
  * frame's time), steps every recorded tick with its recorded now_ns (warm-up and safe hold as
- * recorded), and compares every signal. init only: allocates. */
+ * recorded), and compares every signal. init only: allocates.
+ * A recording whose first segments were deleted (keep_segments) starts from a checkpoint: the
+ * bench is built with every joint's q and dq, and each free robot's root pose, set to the
+ * first kept state (as the config's initial state: --set models.N.initial.joints...), the
+ * replay starts on the tick after it, and no scenario is played (its state at that tick is not
+ * recorded). What a state record does not hold starts afresh: a free root's velocity (zero),
+ * actuator, encoder and filter history, the demo controller's phase, command timeouts. */
 int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o,
                   struct hs_replay_result *ret, struct hs_diag *d);
 
@@ -245,6 +284,10 @@ int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double 
 /* An SVG: one panel per signal, recorded (solid) and replayed (dashed) over time, the first
  * divergence marked. */
 int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double *replayed,
+                        uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord);
+/* The same panels as a PNG (cairo), 900 pixels wide, 180 per panel (at most 64 panels:
+ * -E2BIG beyond). */
+int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double *replayed,
                         uint32_t nreplayed, const int *signals, uint32_t n, int64_t mark_ord);
 
 #endif

@@ -75,7 +75,11 @@ struct hs_world_params {
     double step_s;     /* ODE step, s (1e-5 .. 0.1) */
     uint32_t substeps; /* ODE steps per tick (1 .. 100); used by callers, not by step() */
     enum hs_solver solver;
-    uint32_t quick_iterations;       /* dWorldQuickStep iterations (1 .. 1000) */
+    uint32_t quick_iterations; /* dWorldQuickStep iterations (1 .. 1000) */
+    /* Adaptive iterations (world_step.c): 0 keeps quick_iterations every step; otherwise each
+     * step runs between this (1 .. quick_iterations) and quick_iterations, the bounded worst
+     * case, raised when the contact force jump of the step before came near its budget. */
+    uint32_t quick_iterations_min;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -96,7 +100,8 @@ struct hs_world_params {
     double linear_damping, angular_damping; /* dWorldSetDamping */
     bool self_collision;   /* collide links of one body that are not jointed to each other */
     bool contactless;      /* Odin's mode: detect and report colliding pairs, make no contacts */
-    uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena */
+    uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena,
+                              then one sizing step for the most contacts (0: none at all) */
     struct hs_world_guard guard;
 };
 
@@ -131,7 +136,10 @@ void hs_world_spec_default(struct hs_world_body_spec *ret_spec, const struct hs_
 
 struct hs_world;
 
-/* init only: allocates. Builds every body, runs warm-up steps and restores the initial state. */
+/* init only: allocates. Builds every body, runs warm-up steps and restores the initial state.
+ * An error in a model names the model's file; one in params names the entry's line and column
+ * (struct hs_world_src) and leaves diag->file empty for the caller that read the params to fill
+ * (hs_bench_create names the config). */
 int hs_world_create(const struct hs_world_params *params, const struct hs_world_body_spec *specs,
                     uint32_t nspecs, struct hs_world **ret_world, struct hs_diag *diag);
 void hs_world_destroy(struct hs_world *world); /* accepts NULL */
@@ -207,6 +215,19 @@ double hs_world_joint_effort(const struct hs_world *world, uint32_t body, uint32
 void hs_world_set_track_speed(struct hs_world *world, uint32_t body, uint32_t link,
                               double speed_mps);
 
+/* Contact materials at run time (src/world/world_material_set.c): a scenario's friction and
+ * material steps. Materials are numbered as the world numbered them at create: 0 is "default",
+ * then the names of params.link_materials in order of first appearance. */
+int hs_world_material_find(const struct hs_world *world, const char *name); /* i or -ENOENT */
+uint32_t hs_world_material_count(const struct hs_world *world);
+int hs_world_link_material(const struct hs_world *world, uint32_t body, uint32_t link);
+/* RT-safe: act from the next physics step on; -EINVAL for an index out of range or mu < 0
+ * (mu may be INFINITY). Friction is per pair, both orders at once. */
+int hs_world_set_link_material(struct hs_world *world, uint32_t body, uint32_t link,
+                               uint32_t material);
+double hs_world_pair_friction(const struct hs_world *world, uint32_t a, uint32_t b);
+int hs_world_set_pair_friction(struct hs_world *world, uint32_t a, uint32_t b, double mu);
+
 /* RT-safe read-backs, valid after create and after every step. */
 double hs_world_time(const struct hs_world *world); /* s since create */
 double hs_world_joint_position(const struct hs_world *world, uint32_t body, uint32_t link);
@@ -238,6 +259,12 @@ struct hs_world_health_summary {
     uint64_t steps;
     double weight_n; /* weight of every dynamic body, |g| x mass; the jump ratio's base */
     struct hs_world_health_stat penetration_m, joint_error_m, force_jump_n;
+    /* ODE's contact memory is sized at create for the most contacts a step can make (every geom
+     * pair that may touch, at max_contacts each, up to 1024): contacts_reserved. A step that
+     * finds more drops the rest (counted here) rather than allocate in the tick. */
+    uint32_t contacts_reserved;
+    uint64_t contacts_dropped;
+    double quick_iterations_mean; /* quick-step iterations per step (adaptive: the mean) */
 };
 /* RT-safe: the last step's values. */
 void hs_world_health_last(const struct hs_world *world, struct hs_world_health_sample *ret);
@@ -267,6 +294,10 @@ void *hs_world_ode_world(const struct hs_world *world);
 void *hs_world_ode_space(const struct hs_world *world);
 void *hs_world_ode_contact_group(const struct hs_world *world);
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);
+/* RT-safe: a step of the caller's own (dSpaceCollide with the callback above, a solver step,
+ * dJointGroupEmpty) begins: the per-step contact counts start again, as hs_world_step does
+ * (the callback makes at most the contacts ODE's memory was sized for per step). */
+void hs_world_ode_step_begin(struct hs_world *world);
 
 /* Where the link's ODE body frame (its centre of mass) sits in the link frame: the model's
  * centre of mass, except on link1 of a piston ExtraJoint, which gives up the slider block's mass

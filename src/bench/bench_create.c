@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,10 @@ static int build_world(struct hs_bench *b, struct hs_plant_params *pp, struct hs
         }
     }
     r = hs_world_create(&b->cfg->physics, specs, b->nmodels, &b->world, diag);
+    /* The world names a model file where the error is in one; the rest (a material entry's
+     * line and column, the warm-up diverging) come from the config: name it. */
+    if (r < 0 && diag && !diag->file[0])
+        snprintf(diag->file, sizeof diag->file, "%s", b->cfg->path);
 out:
     for (uint32_t k = 0; k < HS_CFG_MAX_MODELS * 3; k++)
         free(arrays[k]);

@@ -93,6 +93,11 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
  * positive definite. */
 int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose *poses,
                                  double *ret);
+/* The same, with fixed joints (not the root's) rigid, or free to turn like ball joints: what
+ * ODE's iterative quick-step solver makes of a fixed joint between bodies of very different
+ * inertia within one tick (RH2's 5 g pan-tilt links carrying a 0.1 kg·m² sensor). */
+int hs__bench_effective_inertias_as(const struct hs_model *m, const struct hs_pose *poses,
+                                    bool fixed_rigid, double *ret);
 /* Link frames at the model's zero pose with the root where the file puts it. */
 void hs__bench_model_poses(const struct hs_model *m, struct hs_pose *ret);
 

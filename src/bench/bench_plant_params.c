@@ -27,6 +27,10 @@ static enum hs_safe_behaviour safe_from_config(enum hs_cfg_safe_behaviour s)
 #define HS_TORQUE_FLOOR 1.0                /* N·m or N */
 #define HS_DEFAULT_SPEED_ROTATE (2 * M_PI) /* rad/s: one turn a second */
 #define HS_DEFAULT_SPEED_SLIDE 1.0         /* m/s */
+/* The engagement of the drive's speed-limit row (actuator.c) predicts a tick's speed change
+ * with the smallest inertia the joint moves at the model's zero pose; the margin covers other
+ * poses (the row gives the full torque when engaged early, so early is safe). */
+#define HS_SPEED_REACH_MARGIN 2.0
 
 double hs__bench_default_torque_limit(const struct hs_model *m, const struct hs_pose *poses,
                                       uint32_t link, double *scratch, double velocity_limit,
@@ -79,9 +83,22 @@ uint32_t hs__bench_command_modes(const struct hs_cfg_actuator *a, const struct h
     return m;
 }
 
+/* The velocity limit when neither the config nor the model gives one (a model's 0 on both
+ * sides is a field left unfilled): the speed the default torque limit is sized to reach,
+ * HS_DEFAULT_SPEED_*. An explicit .inf in the config stays unlimited (with a warning). */
+static void default_velocity_limits(const struct hs_link *l, struct hs_actuator_params *p)
+{
+    double v = l->joint_type == HS_JOINT_SLIDE ? HS_DEFAULT_SPEED_SLIDE : HS_DEFAULT_SPEED_ROTATE;
+    bool unfilled = p->dq_max == 0.0 && p->dq_min == 0.0;
+    if (unfilled || !isfinite(p->dq_max))
+        p->dq_max = v;
+    if (unfilled || !isfinite(p->dq_min))
+        p->dq_min = -v;
+}
+
 static void map_joint(const struct hs_config *cfg, const struct hs_model *m,
-                      const struct hs_pose *poses, double *scratch, uint32_t link,
-                      struct hs_plant_joint_params *jp)
+                      const struct hs_pose *poses, double *scratch, double effective_inertia,
+                      uint32_t link, struct hs_plant_joint_params *jp)
 {
     const struct hs_link *l = &m->links[link];
     const struct hs_cfg_actuator *a = hs_config_actuator(cfg, l->name);
@@ -107,7 +124,16 @@ static void map_joint(const struct hs_config *cfg, const struct hs_model *m,
     if (!isnan(a->velocity_limit)) {
         p->dq_max = a->velocity_limit;
         p->dq_min = -a->velocity_limit;
+    } else {
+        default_velocity_limits(l, p);
     }
+    p->velocity_limit_reach = effective_inertia > 0 && isfinite(effective_inertia)
+                                  ? HS_SPEED_REACH_MARGIN * cfg->physics.step_s / effective_inertia
+                                  : INFINITY;
+    /* Past the limit the drive brakes back explicitly: gain·h / Ie = 1 / HS_SPEED_REACH_MARGIN
+     * of the excess per tick at most, a damping well inside the explicit bound (b < 2). */
+    p->velocity_limit_gain =
+        isfinite(p->velocity_limit_reach) ? 1.0 / p->velocity_limit_reach : 0.0;
     p->velocity_gain = a->velocity_gain;
     p->timeout_ns = (int64_t)llround(a->command_timeout_s * 1e9);
     p->safe = safe_from_config(a->safe_behaviour);
@@ -147,19 +173,31 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     pp.seed = cfg->sensors.noise_seed;
     struct hs_pose *poses = calloc(model->nlinks ? model->nlinks : 1, sizeof *poses);
     double *scratch = calloc(model->nlinks ? model->nlinks : 1, sizeof *scratch);
-    if (!poses || !scratch) {
+    double *eff = calloc(model->nlinks ? model->nlinks : 1, sizeof *eff);
+    if (!poses || !scratch || !eff) {
         free(poses);
         free(scratch);
+        free(eff);
         hs_plant_params_free(&pp);
         return hs_diag_set(diag, -ENOMEM, cfg->path, 0, 0, "out of memory for %s", model->name);
     }
     hs__bench_model_poses(model, poses);
+    /* Not positive definite (-EDOM): eff stays 0 and the speed-limit row engages whenever the
+     * torque drives towards a limit. */
+    if (hs__bench_effective_inertias_as(model, poses, cfg->physics.solver == HS_SOLVER_STANDARD,
+                                        eff) == -ENOMEM) {
+        free(poses);
+        free(scratch);
+        free(eff);
+        hs_plant_params_free(&pp);
+        return hs_diag_set(diag, -ENOMEM, cfg->path, 0, 0, "out of memory for %s", model->name);
+    }
     uint32_t j = 0;
     for (uint32_t i = 0; i < model->nlinks; i++) {
         const struct hs_link *l = &model->links[i];
         if (l->joint_type != HS_JOINT_ROTATE && l->joint_type != HS_JOINT_SLIDE)
             continue;
-        map_joint(cfg, model, poses, scratch, i, &pp.joints[j]);
+        map_joint(cfg, model, poses, scratch, eff[i], i, &pp.joints[j]);
         if (pp.joints[j].encoder.velocity_window > HS_ENCODER_WINDOW_MAX) {
             const struct hs_cfg_encoder *e = hs_config_encoder(cfg, l->name);
             r = hs_diag_set(diag, -EINVAL, cfg->path, e->src.line, e->src.column,
@@ -168,6 +206,7 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
                             pp.joints[j].encoder.velocity_window, l->name, HS_ENCODER_WINDOW_MAX);
             free(poses);
             free(scratch);
+            free(eff);
             hs_plant_params_free(&pp);
             return r;
         }
@@ -175,6 +214,7 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     }
     free(poses);
     free(scratch);
+    free(eff);
     for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
         const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
         int parts[2] = {hs_model_find_sensor(model, imu->accel, HS_SENSOR_ACCEL),

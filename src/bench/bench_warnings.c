@@ -67,6 +67,12 @@ static int torque_limits(struct hs_bench *b)
                            "derived finite default)",
                            c->path, a->src.line, a->src.column, b->joints[i].name) < 0)
             return -ENOMEM;
+        if (isinf(a->velocity_limit) &&
+            hs__bench_warn(b,
+                           "%s:%d:%d: actuators: velocity_limit of %s is .inf: no speed limit in "
+                           "the drive (leave it out for the model's or the default)",
+                           c->path, a->src.line, a->src.column, b->joints[i].name) < 0)
+            return -ENOMEM;
     }
     return 0;
 }

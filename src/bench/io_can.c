@@ -17,6 +17,7 @@
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
 #include "rt/trace.h"
+#include "rt/rt_clock.h"
 
 #define RX_BATCH 64
 
@@ -72,14 +73,9 @@ struct hs_bench_can {
     uint64_t tick;               /* for trace events: the tick being served */
     uint64_t warmup_frames_held; /* built during the runner's warm-up and never sent */
     struct can_clock clock;      /* rt.clock.sync.source can: the clock frame */
+    bool commands_gate;          /* lockstep_source can_commands: the nodes' commands release */
+    int64_t next_now_ns;         /* lockstep: the next tick's clock (the commands gate's stamp) */
 };
-
-static int64_t clock_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ---- per-tick ---- */
 
@@ -193,7 +189,7 @@ static int can_wait_release(void *ctx, struct hs_bench *bench, int64_t deadline_
         }
         if (got < 0 && got != -EAGAIN && got != -EWOULDBLOCK)
             return got;
-        int64_t wait = deadline_ns - clock_ns(CLOCK_MONOTONIC);
+        int64_t wait = deadline_ns - hs_rt_now_ns();
         if (wait <= 0)
             return -ETIMEDOUT;
         if (fd < 0) { /* a backend without a descriptor: look again shortly */
@@ -208,13 +204,32 @@ static int can_wait_release(void *ctx, struct hs_bench *bench, int64_t deadline_
     }
 }
 
-/* init only: rt.clock.sync.source can on this bench. */
+/* init only: the commands gate needs a node that takes a per-cycle command, or nothing would
+ * ever be missing and the ticks would run unreleased. */
+static int commands_attach(struct hs_bench_can *c, struct hs_diag *d)
+{
+    c->commands_gate = true;
+    c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
+    for (uint32_t i = 0; i < c->cfg->can.nnodes; i++)
+        if (hs_can_port_command_heard(c->nodes[i].port) != -ENOSYS)
+            return 0;
+    return hs_diag_set(d, -EINVAL, c->cfg->path, 0, 0,
+                       "rt.clock.lockstep_source: can_commands, but no node in can.nodes takes a "
+                       "per-cycle command");
+}
+
+/* init only: rt.clock.sync.source can (sync mode, or lockstep with lockstep_source can_frame),
+ * and the commands gate (lockstep with lockstep_source can_commands), on this bench. */
 static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct hs_diag *d)
 {
     const struct hs_cfg_clock_sync *s = &c->cfg->rt.clock.sync;
     enum hs_cfg_clock_mode mode = hs_bench_clock_mode(bench);
+    enum hs_cfg_lockstep_source release = hs_config_lockstep_source(c->cfg);
     c->clock.bench = bench;
-    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CFG_CLOCK_WALL)
+    if (mode == HS_CFG_CLOCK_LOCKSTEP && release == HS_CFG_LOCKSTEP_CAN_COMMANDS)
+        return commands_attach(c, d);
+    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CFG_CLOCK_WALL ||
+        (mode == HS_CFG_CLOCK_LOCKSTEP && release != HS_CFG_LOCKSTEP_CAN_FRAME))
         return 0;
     c->clock.bus = &c->buses[s->bus_index];
     c->clock.id = s->can_id;
@@ -227,6 +242,28 @@ static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct h
     return 0;
 }
 
+/* One received frame: counted, traced and offered to the bus's nodes, stamped with now_ns (the
+ * tick clock) or its kernel receive time. */
+static void take_frame(struct hs_bench_can *c, struct can_bus *b, const struct hs_can_frame *f,
+                       int64_t now_ns, int64_t real_to_mono)
+{
+    if (c->cfg->trace.enabled)
+        HS_TRACE_CAN_FRAME(c->tick, 0, (int)(b - c->buses), trace_id(f), f->data, f->len);
+    if (f->flags & HS_CAN_FLAG_ERR) {
+        b->err_frames++;
+        return;
+    }
+    int64_t t = f->rx_time_ns > 0 && !c->tick_time_stamps ? f->rx_time_ns + real_to_mono : now_ns;
+    uint64_t *unclaimed = clock_frame_seen(c, b, f, t) ? &c->clock.frames : &b->unclaimed;
+    int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, unclaimed);
+    if (i < 0)
+        return;
+    struct can_node *n = &c->nodes[b->node_index[i]];
+    n->port->last_rx_ns = t;
+    if (!n->pending_ns)
+        n->pending_ns = t;
+}
+
 static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                       int64_t real_to_mono)
 {
@@ -237,64 +274,116 @@ static void drain_bus(struct hs_bench_can *c, struct can_bus *b, int64_t now_ns,
                                : hs_can_bus_recv(b->bus, b->rx, RX_BATCH);
         if (got <= 0)
             return;
-        for (int k = 0; k < got; k++) {
-            const struct hs_can_frame *f = &b->rx[k];
-            if (c->cfg->trace.enabled)
-                HS_TRACE_CAN_FRAME(c->tick, 0, (int)(b - c->buses), trace_id(f), f->data, f->len);
-            if (f->flags & HS_CAN_FLAG_ERR) {
-                b->err_frames++;
-                continue;
-            }
-            int64_t t =
-                f->rx_time_ns > 0 && !c->tick_time_stamps ? f->rx_time_ns + real_to_mono : now_ns;
-            uint64_t *unclaimed = clock_frame_seen(c, b, f, t) ? &c->clock.frames : &b->unclaimed;
-            int i = hs_can_nodes_dispatch(b->nodes, b->nnodes, f, t, unclaimed);
-            if (i < 0)
-                continue;
-            struct can_node *n = &c->nodes[b->node_index[i]];
-            n->port->last_rx_ns = t;
-            if (!n->pending_ns)
-                n->pending_ns = t;
-        }
+        for (int k = 0; k < got; k++)
+            take_frame(c, b, &b->rx[k], now_ns, real_to_mono);
         if (got < RX_BATCH)
             return;
     }
     b->rx_capped_ticks++;
 }
 
-/* RT-safe: drains every bus and offers the frames to the nodes. */
-static void drain_all(struct hs_bench_can *c, int64_t now_ns)
+/* RT-safe: the bus state and kernel drops for systemd's STATUS= line. */
+static void publish_live(struct can_bus *b)
 {
-    int64_t real_to_mono = clock_ns(CLOCK_MONOTONIC) - clock_ns(CLOCK_REALTIME);
-    for (uint32_t i = 0; i < c->nbuses; i++) {
-        struct can_bus *b = &c->buses[i];
-        drain_bus(c, b, now_ns, real_to_mono);
-        struct hs_can_state st;
-        if (b->replier) { /* the I/O thread writes the receive side: ask it */
-            enum hs_can_bus_state bs;
-            uint64_t drops;
-            hs_can_replier_live(b->replier, &bs, &drops);
-            atomic_store_explicit(&b->live_state, (uint32_t)bs, memory_order_relaxed);
-            atomic_store_explicit(&b->live_drops, drops, memory_order_relaxed);
-        } else if (hs_can_bus_state(b->bus, &st) == 0) {
-            atomic_store_explicit(&b->live_state, (uint32_t)st.bus, memory_order_relaxed);
-            atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
-        }
+    struct hs_can_state st;
+    if (b->replier) { /* the I/O thread writes the receive side: ask it */
+        enum hs_can_bus_state bs;
+        uint64_t drops;
+        hs_can_replier_live(b->replier, &bs, &drops);
+        atomic_store_explicit(&b->live_state, (uint32_t)bs, memory_order_relaxed);
+        atomic_store_explicit(&b->live_drops, drops, memory_order_relaxed);
+    } else if (hs_can_bus_state(b->bus, &st) == 0) {
+        atomic_store_explicit(&b->live_state, (uint32_t)st.bus, memory_order_relaxed);
+        atomic_store_explicit(&b->live_drops, st.rx_dropped_kernel, memory_order_relaxed);
     }
 }
 
-int hs_bench_can_commands_missing(struct hs_bench_can *c, int64_t now_ns)
+/* RT-safe: drains every bus and offers the frames to the nodes. With the commands gate the
+ * gate has taken this cycle's frames already, and what came after waits for the next. */
+static void drain_all(struct hs_bench_can *c, int64_t now_ns)
 {
-    drain_all(c, now_ns);
+    int64_t real_to_mono = hs_rt_now_ns() - hs_rt_realtime_ns();
+    for (uint32_t i = 0; i < c->nbuses; i++) {
+        struct can_bus *b = &c->buses[i];
+        if (!c->commands_gate)
+            drain_bus(c, b, now_ns, real_to_mono);
+        publish_live(b);
+    }
+}
+
+/* ---- commands gate (rt.clock.lockstep_source can_commands) ----
+ * A tick is released once every node that takes a per-cycle command has accepted one since its
+ * last poll (hs_can_port_command_heard). The gate reads the buses one frame at a time and stops
+ * at the frame that completes the set, so a controller that runs ahead keeps its next cycle's
+ * frames for the next tick; the tick's inputs phase reads nothing more. */
+static int commands_missing(const struct hs_bench_can *c)
+{
     int missing = 0;
     for (uint32_t i = 0; i < c->nnodes; i++)
         missing += hs_can_port_command_heard(c->nodes[i].port) == 0;
     return missing;
 }
 
+int hs_bench_can_commands_missing(struct hs_bench_can *c, int64_t now_ns)
+{
+    int64_t real_to_mono = hs_rt_now_ns() - hs_rt_realtime_ns();
+    int missing = commands_missing(c);
+    /* bounded: a flood of frames that completes nothing returns to the caller's deadline */
+    for (unsigned n = 0; missing > 0 && n < RX_BATCH * HS_BENCH_CAN_RX_ROUNDS;) {
+        unsigned got_any = 0;
+        for (uint32_t i = 0; i < c->nbuses && missing > 0; i++) {
+            struct can_bus *b = &c->buses[i];
+            int got = b->replier ? hs_can_replier_recv(b->replier, b->rx, 1)
+                                 : hs_can_bus_recv(b->bus, b->rx, 1);
+            if (got < 0 && got != -EAGAIN && got != -EWOULDBLOCK)
+                return got;
+            if (got <= 0)
+                continue;
+            take_frame(c, b, b->rx, now_ns, real_to_mono);
+            got_any++;
+            n++;
+            missing = commands_missing(c);
+        }
+        if (!got_any)
+            break;
+    }
+    return missing;
+}
+
+/* The commands gate (hs_bench_io_ops.wait_release): RT-safe, bounded by deadline_ns. Frames are
+ * stamped with the tick clock of the tick they release. */
+static int can_commands_release(void *ctx, struct hs_bench *bench, int64_t deadline_ns)
+{
+    (void)bench;
+    struct hs_bench_can *c = ctx;
+    for (;;) {
+        int missing = hs_bench_can_commands_missing(c, c->next_now_ns);
+        if (missing <= 0)
+            return missing;
+        int64_t wait = deadline_ns - hs_rt_now_ns();
+        if (wait <= 0)
+            return -ETIMEDOUT;
+        struct pollfd p[HS_CFG_MAX_BUSES];
+        nfds_t np = 0;
+        for (uint32_t i = 0; i < c->nbuses; i++) {
+            int fd = hs_can_bus_fd(c->buses[i].bus);
+            if (fd >= 0)
+                p[np++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        }
+        if (np < c->nbuses) { /* a backend without a descriptor: look again shortly */
+            wait = wait < 100000 ? wait : 100000;
+            np = 0;
+        }
+        struct timespec ts = {.tv_sec = wait / 1000000000, .tv_nsec = wait % 1000000000};
+        if (ppoll(np ? p : NULL, np, &ts, NULL) < 0 && errno != EINTR)
+            return -errno;
+    }
+}
+
 static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
 {
     struct hs_bench_can *c = ctx;
+    c->next_now_ns = now_ns + hs_bench_tick_period_ns(bench); /* lockstep: no gaps in ticks */
     for (uint32_t i = 0; i < c->nbuses; i++)
         c->buses[i].ntx = 0;
     drain_all(c, now_ns);
@@ -354,9 +443,13 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
                                        b->tx[k].len);
             off += n; /* refused frames are dropped (and counted) by the bus's policy */
         }
+        /* nothing of its own to say: the send still runs, so frames a CAN delay fault holds
+         * (can_fault_filter.c) and the kept backlog go out on their tick */
+        if (!b->ntx && hs_can_bus_send(b->bus, b->tx, 0) < 0)
+            b->send_errors++;
         b->ntx = 0;
     }
-    record_latency(c, clock_ns(CLOCK_MONOTONIC));
+    record_latency(c, hs_rt_now_ns());
     c->tick = tick + 1;
     return 0;
 }
@@ -432,7 +525,7 @@ static const struct hs_bench_io_ops can_ops = {
     .destroy = can_destroy,
 };
 
-/* CAN lockstep (rt.clock.sync.source can): the clock frame releases the ticks. */
+/* CAN lockstep (rt.clock.lockstep_source can_frame): the clock frame releases the ticks. */
 static const struct hs_bench_io_ops can_ops_lockstep = {
     .name = "can",
     .inputs = can_inputs,
@@ -440,6 +533,16 @@ static const struct hs_bench_io_ops can_ops_lockstep = {
     .safe_stop = can_safe_stop,
     .destroy = can_destroy,
     .wait_release = can_wait_release,
+};
+
+/* CAN lockstep (rt.clock.lockstep_source can_commands): the nodes' commands release the ticks. */
+static const struct hs_bench_io_ops can_ops_commands = {
+    .name = "can",
+    .inputs = can_inputs,
+    .outputs = can_outputs,
+    .safe_stop = can_safe_stop,
+    .destroy = can_destroy,
+    .wait_release = can_commands_release,
 };
 
 /* ---- attach ---- */
@@ -469,7 +572,7 @@ static int start_replier(struct hs_bench_can *c, struct hs_bench *bench, uint32_
         p->replier = b->replier;
         p->replier_slot = slot;
         /* the initial pose until the first tick publishes, so early commands are answered */
-        p->proto->replier_publish(p, bench, clock_ns(CLOCK_MONOTONIC));
+        p->proto->replier_publish(p, bench, hs_rt_now_ns());
     }
     if (!b->replier)
         return 0;
@@ -499,7 +602,7 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
     cc.tx_policy =
         cb->send_queue_policy == HS_CFG_SEND_KEEP_LATEST ? HS_CAN_TX_KEEP_NEWEST : HS_CAN_TX_DROP;
     if (cb->manage) {
-        cc.bitrate_bps = cb->bitrate;
+        cc.bitrate_bps = cb->bitrate_bps;
         cc.sample_point_permille = (uint16_t)lround(cb->sample_point * 1000);
         cc.restart_ms = cb->restart_ms;
     }
@@ -601,7 +704,11 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
         }
     }
     c->nbuses = cfg->can.nbuses;
-    r = hs_bench_add_io(bench, c->clock.lockstep ? &can_ops_lockstep : &can_ops, c);
+    r = hs_bench_add_io(bench,
+                        c->commands_gate    ? &can_ops_commands
+                        : c->clock.lockstep ? &can_ops_lockstep
+                                            : &can_ops,
+                        c);
     if (r < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "can: no I/O slot left on the bench");
         goto fail;

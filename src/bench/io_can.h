@@ -82,12 +82,13 @@ int hs_bench_can_bus_stats(const struct hs_bench_can *can, uint32_t i,
 uint32_t hs_bench_can_node_count(const struct hs_bench_can *can);
 int hs_bench_can_node_stats(const struct hs_bench_can *can, uint32_t i,
                             struct hs_bench_can_node_stats *ret_stats);
-/* RT-safe, for CAN lockstep (the clock waits until every node heard its command for the cycle,
- * then runs the tick): drains every bus now, as the inputs phase does, offering the frames to
- * the nodes (their effect waits for the tick's poll), and returns how many nodes have not yet
- * accepted their command for this cycle (hs_can_port_command_heard: since their last poll).
- * Nodes that take no per-cycle command (a DBC node that only sends) are not counted. Call it
- * between ticks as often as needed; the next tick's inputs phase starts the next cycle. */
+/* RT-safe, for CAN lockstep (rt.clock.lockstep_source can_commands: the gate calls it until it
+ * returns 0): reads the buses one frame at a time, offering each to the nodes (its effect waits
+ * for the tick's poll) stamped with now_ns, and stops at the frame after which every node has
+ * accepted its command for this cycle (hs_can_port_command_heard: since its last poll), so later
+ * frames wait for the next cycle. Returns how many nodes still wait (0: the tick may run), or a
+ * bus's negative errno. Nodes that take no per-cycle command (a DBC node that only sends) are
+ * not counted. Bounded: it returns after a few hundred frames whatever they completed. */
 int hs_bench_can_commands_missing(struct hs_bench_can *can, int64_t now_ns);
 /* Command-to-reply latency of MIT nodes answered with the tick (replies: tick, or simulated
  * time; the I/O thread's immediate replies are not sampled here: tests/canio/bench_can_reply

@@ -10,6 +10,7 @@
 #include "hilsim/shm_abi.h"
 #include "bench_internal.h"
 #include "shm_server.h"
+#include "rt/rt_clock.h"
 
 struct shm_joint {
     bool commanded;     /* source shm: commands from the segment drive it */
@@ -61,13 +62,6 @@ struct hs_bench_shm {
     struct hs_bench_shm_stats stats;
 };
 
-static int64_t mono_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* ---- per tick ---- */
 
 /* shm mode -> plant mode; false when the actuator does not accept it. The ABI's velocity mode
@@ -118,6 +112,18 @@ static bool to_plant(const struct hs_shm_joint_command *in, uint32_t modes,
     return need < 0 || (modes & HS_CFG_MODE_BIT(need));
 }
 
+/* The sync clock's event (rt.clock.sync.source shm): when the client wrote the command, by its
+ * own CLOCK_MONOTONIC stamp, not when a tick first saw it (that would be the tick's own time,
+ * which no discipline can move). It was written after the tick before took its look and before
+ * this one did: a stamp outside that period (a client's bad clock) is held to it. */
+static int64_t write_time(const struct hs_shm_joint_command *cmd, int64_t seen_ns,
+                          int64_t period_ns)
+{
+    if (cmd->stamp_ns > seen_ns)
+        return seen_ns;
+    return cmd->stamp_ns < seen_ns - period_ns ? seen_ns - period_ns : cmd->stamp_ns;
+}
+
 static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
 {
     struct hs_bench_shm *s = ctx;
@@ -127,7 +133,10 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
      * silent, it waits for its first tick. */
     if (s->lockstep && hs_bench_warming_up(b))
         return 0;
-    int64_t server_ns = now_ns + s->time_offset;
+    /* The warm-up's ticks run back to back on made-up times ahead of the clock: the shm clock
+     * stays on the real one meanwhile, or a client that claimed early would be declared lost
+     * (and its commands go stale) after warm-up ticks that took no real time. */
+    int64_t server_ns = (hs_bench_warming_up(b) ? hs_rt_now_ns() : now_ns) + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
         server_ns = s->last_server_ns + s->period_ns;
@@ -154,7 +163,7 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
             }
             c.rx_time_ns = now_ns - in[i].age_ns;
             if (event_ns == INT64_MIN)
-                event_ns = c.rx_time_ns;
+                event_ns = write_time(&in[i].cmd, c.rx_time_ns, s->period_ns);
             c.seq = slot->seq + 1;
             *slot = c;
             tap->slot_write(tap->ctx, i, in[i].cmd.mode, slot); /* recording (record.h) */
@@ -261,7 +270,7 @@ static int shm_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t t
      * freeze fault: they see the last state until it ends */
     if (hs_bench_warming_up(b) || hs_bench_shm_frozen(b))
         return 0;
-    publish(ctx, b, tick, mono_now_ns());
+    publish(ctx, b, tick, hs_rt_now_ns());
     return 0;
 }
 
@@ -269,7 +278,8 @@ static void shm_safe_stop(void *ctx, struct hs_bench *b)
 {
     struct hs_bench_shm *s = ctx;
     /* The state after the safe stop, so an observer sees where the bench was left. */
-    publish(s, b, s->last_tick > s->tick_offset ? s->last_tick - s->tick_offset : 0, mono_now_ns());
+    publish(s, b, s->last_tick > s->tick_offset ? s->last_tick - s->tick_offset : 0,
+            hs_rt_now_ns());
 }
 
 static void shm_destroy(void *ctx)
@@ -409,9 +419,9 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
     const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
-    /* CAN lockstep (rt.clock.sync.source can): the bus's clock frame releases the ticks; shm
-     * clients then follow them, read-only views included, and release nothing. */
-    const bool gate = lockstep && cfg->rt.clock.sync.source != HS_CFG_SYNC_CAN;
+    /* CAN lockstep (rt.clock.lockstep_source can_frame or can_commands): the bus releases the
+     * ticks; shm clients then follow them, read-only views included, and release nothing. */
+    const bool gate = lockstep && hs_config_lockstep_source(cfg) == HS_CFG_LOCKSTEP_SHM;
     if (!s || !jd || !sd)
         goto nomem;
     s->njoints = nj;

@@ -168,16 +168,30 @@ static bool at_or_beyond(const struct hs_model *m, uint32_t k, uint32_t i)
     return k == i || in_subtree(m, k, i);
 }
 
+/* A fixed joint to a parent that the iterative solver may leave turning within a tick. */
+static bool loose_fixed(const struct hs_model *m, uint32_t k, bool fixed_rigid)
+{
+    return !fixed_rigid && m->links[k].joint_type == HS_JOINT_FIXED && m->links[k].parent >= 0;
+}
+
 int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose *poses, double *ret)
 {
+    return hs__bench_effective_inertias_as(m, poses, true, ret);
+}
+
+int hs__bench_effective_inertias_as(const struct hs_model *m, const struct hs_pose *poses,
+                                    bool fixed_rigid, double *ret)
+{
     uint32_t n = m->nlinks, nbase = n && m->links[0].joint_type == HS_JOINT_FREE ? 6 : 0;
-    uint32_t ndof = nbase;
+    uint32_t ndof = nbase, nact = 0;
     for (uint32_t k = 0; k < n; k++) {
         ret[k] = 0.0;
-        ndof +=
+        bool actuated =
             m->links[k].joint_type == HS_JOINT_ROTATE || m->links[k].joint_type == HS_JOINT_SLIDE;
+        nact += actuated;
+        ndof += actuated ? 1 : loose_fixed(m, k, fixed_rigid) ? 3 : 0;
     }
-    if (ndof == nbase)
+    if (nact == 0)
         return 0;
     double *comp = calloc((size_t)n * 36, sizeof *comp);
     double *S = calloc((size_t)ndof * 6, sizeof *S);
@@ -201,6 +215,20 @@ int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose 
     uint32_t d = nbase;
     for (uint32_t k = 0; k < n; k++) {
         const struct hs_link *l = &m->links[k];
+        if (loose_fixed(m, k, fixed_rigid)) {
+            /* Three turns about the link's origin: a ball joint, which is what a fixed joint
+             * is within one tick when the iterative solver has not converged on it. */
+            for (int e = 0; e < 3; e++, d++) {
+                double *s = &S[(size_t)d * 6], a[3] = {e == 0, e == 1, e == 2};
+                const double *p = poses[k].p;
+                s[0] = a[0], s[1] = a[1], s[2] = a[2];
+                s[3] = p[1] * a[2] - p[2] * a[1];
+                s[4] = p[2] * a[0] - p[0] * a[2];
+                s[5] = p[0] * a[1] - p[1] * a[0];
+                owner[d] = k;
+            }
+            continue;
+        }
         if (l->joint_type != HS_JOINT_ROTATE && l->joint_type != HS_JOINT_SLIDE)
             continue;
         double a[3], *s = &S[(size_t)d * 6];
@@ -264,7 +292,8 @@ int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose 
             col[q] = v / M[(size_t)q * ndof + q];
             sum += col[q] * col[q];
         }
-        ret[owner[i]] = sum > 0 ? 1.0 / sum : 0.0;
+        if (!loose_fixed(m, owner[i], fixed_rigid))
+            ret[owner[i]] = sum > 0 ? 1.0 / sum : 0.0;
     }
 out:
     free(comp);

@@ -5,7 +5,8 @@
  * same in both variants. The two variants run interleaved in blocks on the same world so that
  * machine noise hits both alike:
  *   hilsim: hs_world_step (efforts, collide, step, empty contacts, read-backs);
- *   bare:   dSpaceCollide with the world's near callback + dWorldQuickStep + dJointGroupEmpty.
+ *   bare:   dSpaceCollide with the world's near callback (its per-step counts reset first) +
+ *           dWorldQuickStep + dJointGroupEmpty.
  * Heap calls during the measured steps are counted by heap_counter.c, which the hilsim executable
  * links (see heap_counter.h); counting is on only around the measured calls. */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "heap_counter.h"
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "rt/rt_clock.h"
 
 struct bench_opts {
     const char *model, *env;
@@ -123,13 +125,6 @@ static int parse_opts(int argc, char **argv, struct bench_opts *o, char *model, 
         return -EINVAL;
     }
     return 0;
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -259,9 +254,9 @@ int hs_cmd_bench_step(int argc, char **argv)
                 if (hs_turn && n_hs < o.steps) {
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
-                    double t0 = now_ns();
+                    double t0 = (double)hs_rt_now_ns();
                     int step_rc = hs_world_step(w);
-                    double t1 = now_ns();
+                    double t1 = (double)hs_rt_now_ns();
                     hs_heap_counting = 0;
                     if (step_rc < 0) {
                         fprintf(stderr,
@@ -276,11 +271,12 @@ int hs_cmd_bench_step(int argc, char **argv)
                 } else if (!hs_turn && n_bare < o.steps) {
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
-                    double t0 = now_ns();
+                    double t0 = (double)hs_rt_now_ns();
+                    hs_world_ode_step_begin(w);
                     dSpaceCollide(space, w, bare_near);
                     dWorldQuickStep(ow, p.step_s);
                     dJointGroupEmpty(group);
-                    double t1 = now_ns();
+                    double t1 = (double)hs_rt_now_ns();
                     hs_heap_counting = 0;
                     heap_bare += (unsigned long)(hs_heap_calls - before);
                     t_bare[n_bare++] = t1 - t0;

@@ -2,6 +2,7 @@
  * (scenarios/README.md, "Live control"), the answer printed. The service checks the command;
  * this side only joins the words into one line. */
 #include <errno.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,17 +20,40 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hilsim ctl BENCH COMMAND...\n\n"
             "  status                               tick, clock and counters\n"
+            "  inject '{STEP}'                      any scenario step, as one YAML flow mapping\n"
+            "                                       (scenarios/README.md), e.g.\n"
+            "      '{sensor_fault: {kind: noise, joint: ELBOW, value: 0.01}, duration_s: 1}'\n"
+            "      '{friction: {material1: default, material2: default, mu: 0.2}}'\n"
+            "                                       it starts at the next tick (or after_s later)\n"
+            "  scenario start FILE [--junit F] [--result-json F]\n"
+            "                                       play a scenario file from the next tick;\n"
+            "                                       verdict files default next to the socket\n"
+            "  scenario stop                        end it now (its verdict is written)\n"
+            "  scenario status                      running, or the last verdict and its files\n"
             "  push LINK FX FY FZ DURATION_S        external force (N, world frame) on a link's\n"
             "                                       centre of mass; LINK or MODEL/LINK\n"
             "  fault sensor JOINT stuck             the joint's reading repeats exactly\n"
             "  fault sensor JOINT offset VALUE      the position reads VALUE (rad or m) more\n"
             "  fault actuator JOINT derate SHARE    the drive delivers SHARE (0..1) of its output\n"
             "  fault actuator JOINT no-response     the drive keeps its last command\n"
-            "  clear                                end every fault and push\n"
+            "  clear                                end every live fault, push and step\n"
             "  stop                                 stop the run (as SIGTERM: safe stop)\n\n"
             "The socket is hilsim-BENCH.ctl in $HILSIM_CTL_DIR, /run/hilsim, $XDG_RUNTIME_DIR\n"
-            "or /tmp. exit codes: 0 ok, 1 no bench or no answer, 2 bad usage or a command the\n"
-            "bench refused\n");
+            "or /tmp; only root, the bench's user and members of the socket's group may use it.\n"
+            "exit codes: 0 ok, 1 no bench or no answer, 2 bad usage or a command the bench\n"
+            "refused\n");
+}
+
+/* scenario start's paths, made absolute here: the bench runs in its own directory. */
+static const char *absolute(const char *path, char *buf, size_t size)
+{
+    if (path[0] == '/')
+        return path;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return path; /* the bench refuses the relative path with its reason */
+    int n = snprintf(buf, size, "%s/%s", cwd, path);
+    return n < 0 || (size_t)n >= size ? path : buf;
 }
 
 static int read_answer(int fd, char *buf, size_t size)
@@ -71,8 +95,14 @@ int hs_cmd_ctl(int argc, char **argv)
     }
     char line[HS_CTL_LINE_MAX + 2];
     size_t len = 0;
+    bool start = argc > 4 && !strcmp(argv[2], "scenario") && !strcmp(argv[3], "start");
     for (int i = 2; i < argc; i++) {
-        int n = snprintf(line + len, sizeof line - len, "%s%s", i > 2 ? " " : "", argv[i]);
+        char abs[HS_CTL_LINE_MAX];
+        const char *w = argv[i];
+        if (start &&
+            (i == 4 || !strcmp(argv[i - 1], "--junit") || !strcmp(argv[i - 1], "--result-json")))
+            w = absolute(w, abs, sizeof abs);
+        int n = snprintf(line + len, sizeof line - len, "%s%s", i > 2 ? " " : "", w);
         if (n < 0 || (size_t)n >= sizeof line - len - 1) {
             fprintf(stderr, "hilsim ctl: command longer than %d bytes\n", HS_CTL_LINE_MAX);
             return HS_EXIT_USAGE;
@@ -96,7 +126,7 @@ int hs_cmd_ctl(int argc, char **argv)
             close(fd);
         return HS_EXIT_FAILURE;
     }
-    char answer[1024];
+    char answer[4096];
     if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
         (r = read_answer(fd, answer, sizeof answer)) < 0) {
         fprintf(stderr, "hilsim ctl: %s: no answer: %s\n", path, strerror(r < 0 ? -r : errno));

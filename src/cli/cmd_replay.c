@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 
@@ -14,10 +15,13 @@
 #define MAX_SIGNALS 64
 
 struct replay_opts {
-    const char *dir, *config, *out, *plot, *import;
+    const char *dir, *config, *out, *plot, *import, *scenario;
+    bool no_scenario;
     double until_s, tolerance, extra_s;
     const char *signals[MAX_SIGNALS];
     uint32_t nsignals;
+    const char *sets[MAX_SIGNALS];
+    uint32_t nsets;
     bool events;
 };
 
@@ -38,8 +42,14 @@ static void usage(FILE *f)
            "  --until S          replay the first S seconds only\n"
            "  --tolerance X      allowed |recorded - replayed| per signal (default 0: bit-exact)\n"
            "  --config FILE      rebuild from FILE instead of the recording's copy\n"
+           "  --set KEY=VALUE    override one config key for a \"what if\", checked as in the\n"
+           "                     file (physics.friction=0.3, controller.defaults.kp=50,\n"
+           "                     physics.gravity=[0,0,-3.7]); repeatable\n"
+           "  --scenario FILE    play FILE instead of the recording's scenario copy\n"
+           "  --no-scenario      play no scenario (the recording's is played by default)\n"
            "  --out FILE.csv     time, then each signal recorded and replayed (PlotJuggler)\n"
-           "  --plot FILE.svg    chosen signals over time, recorded beside replayed\n"
+           "  --plot FILE.svg|FILE.png  chosen signals over time, recorded beside replayed\n"
+           "                     (FILE.png: a PNG image, otherwise SVG)\n"
            "  --signal NAME      a signal for --out/--plot (e.g. joint1.q, base.z); repeatable;\n"
            "                     default: every signal (CSV), every joint's q (plot)\n"
            "  --events           list the recording's events\n"
@@ -53,17 +63,14 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct replay_opts *o)
 {
-    static const struct option longopts[] = {{"until", required_argument, 0, 'u'},
-                                             {"tolerance", required_argument, 0, 't'},
-                                             {"config", required_argument, 0, 'c'},
-                                             {"out", required_argument, 0, 'o'},
-                                             {"plot", required_argument, 0, 'p'},
-                                             {"signal", required_argument, 0, 's'},
-                                             {"events", no_argument, 0, 'e'},
-                                             {"import", required_argument, 0, 'i'},
-                                             {"extra", required_argument, 0, 'x'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"until", required_argument, 0, 'u'},    {"tolerance", required_argument, 0, 't'},
+        {"config", required_argument, 0, 'c'},   {"out", required_argument, 0, 'o'},
+        {"plot", required_argument, 0, 'p'},     {"signal", required_argument, 0, 's'},
+        {"events", no_argument, 0, 'e'},         {"import", required_argument, 0, 'i'},
+        {"extra", required_argument, 0, 'x'},    {"set", required_argument, 0, 'S'},
+        {"scenario", required_argument, 0, 'P'}, {"no-scenario", no_argument, 0, 'N'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
     *o = (struct replay_opts){.extra_s = 1};
     optind = 1;
     int c;
@@ -96,6 +103,20 @@ static int parse(int argc, char **argv, struct replay_opts *o)
                 return HS_EXIT_USAGE;
             }
             o->signals[o->nsignals++] = optarg;
+            break;
+        case 'S':
+            if (o->nsets == MAX_SIGNALS || !strchr(optarg, '=')) {
+                fprintf(stderr, "hilsim replay: --set KEY=VALUE (at most %d), not '%s'\n",
+                        MAX_SIGNALS, optarg);
+                return HS_EXIT_USAGE;
+            }
+            o->sets[o->nsets++] = optarg;
+            break;
+        case 'P':
+            o->scenario = optarg;
+            break;
+        case 'N':
+            o->no_scenario = true;
             break;
         case 'e':
             o->events = true;
@@ -151,7 +172,10 @@ static int write_outputs(const struct replay_opts *o, const struct hs_recording 
             hs_log(HS_LOG_ERR, "%s: %s", paths[w], strerror(errno));
             return HS_EXIT_FAILURE;
         }
+        size_t len = strlen(paths[w]);
+        bool png = len > 4 && !strcasecmp(paths[w] + len - 4, ".png");
         int r = w == 0 ? hs_replay_write_csv(f, rec, replayed, nreplayed, cols, o->nsignals)
+                : png  ? hs_replay_write_png(f, rec, replayed, nreplayed, cols, o->nsignals, mark)
                        : hs_replay_write_svg(f, rec, replayed, nreplayed, cols, o->nsignals, mark);
         if ((f != stdout && fclose(f) != 0) || r < 0) {
             hs_log(HS_LOG_ERR, "%s: write failed", paths[w]);
@@ -229,8 +253,13 @@ int hs_cmd_replay(int argc, char **argv)
                (unsigned long long)rec->dropped_states, (unsigned long long)rec->dropped_items);
     if (o.events)
         print_events(rec);
-    struct hs_replay_opts ro = {
-        .config_path = o.config, .until_s = o.until_s, .tolerance = o.tolerance};
+    struct hs_replay_opts ro = {.config_path = o.config,
+                                .sets = o.sets,
+                                .nsets = o.nsets,
+                                .scenario_path = o.scenario,
+                                .no_scenario = o.no_scenario,
+                                .until_s = o.until_s,
+                                .tolerance = o.tolerance};
     struct hs_replay_result res;
     rc = hs_replay_run(rec, &ro, &res, &d);
     if (rc < 0) {
@@ -241,6 +270,26 @@ int hs_cmd_replay(int argc, char **argv)
     printf("replayed %u ticks (%llu frames, %llu shm commands fed); max |q error| %.3g\n",
            res.ticks, (unsigned long long)res.frames_fed, (unsigned long long)res.commands_fed,
            res.max_abs_q_err);
+    if (res.from_checkpoint)
+        printf("the recording's first %u segment(s) were deleted (keep_segments): the replay "
+               "started from the first kept state, tick %llu (joint q and dq, free roots' "
+               "poses; actuator and filter history afresh): expect a small error\n",
+               rec->first_segment, (unsigned long long)rec->ticks[0]);
+    if (res.from_checkpoint && rec->scenario_text && !o.no_scenario)
+        printf("the run's scenario is not played: its state at the checkpoint is not in the "
+               "recording\n");
+    if (res.scenario) {
+        printf("scenario played again: %u of %u expectations passed; %u scenario events "
+               "recorded, %u replayed",
+               res.scenario_expects - res.scenario_failed, res.scenario_expects,
+               res.scenario_events_recorded, res.scenario_events_replayed);
+        if (res.scenario_mismatch_ord >= 0)
+            printf(": THEY DIFFER from tick %llu (state %lld) on\n",
+                   (unsigned long long)rec->ticks[res.scenario_mismatch_ord],
+                   (long long)res.scenario_mismatch_ord);
+        else
+            printf(", identical\n");
+    }
     if (res.fault_rc)
         printf("the replayed bench hit a plant fault (%s)\n", strerror(-res.fault_rc));
     if (res.diverged) {
@@ -258,7 +307,7 @@ int hs_cmd_replay(int argc, char **argv)
     }
     rc = write_outputs(&o, rec, res.values, res.ticks, cols,
                        res.diverged ? (int64_t)res.first_ord : -1);
-    if (rc == 0 && res.diverged)
+    if (rc == 0 && (res.diverged || res.scenario_mismatch_ord >= 0))
         rc = HS_EXIT_DIVERGED;
     free(res.values);
 out:

@@ -1,29 +1,7 @@
 #include "sim_csv.h"
+#include "hilsim/pose.h"
 
 #include <math.h>
-
-static void pose_quat(const double R[9], double q[4])
-{
-    /* Shepperd's method: pick the largest diagonal term to stay well conditioned. */
-    double tr = R[0] + R[4] + R[8];
-    if (tr > 0) {
-        double s = sqrt(tr + 1.0) * 2;
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s,
-        q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = sqrt(1.0 + R[0] - R[4] - R[8]) * 2;
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s,
-        q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = sqrt(1.0 + R[4] - R[0] - R[8]) * 2;
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s,
-        q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = sqrt(1.0 + R[8] - R[0] - R[4]) * 2;
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s,
-        q[3] = 0.25 * s;
-    }
-}
 
 void hs__sim_csv_header(FILE *out, struct hs_bench *b)
 {
@@ -65,7 +43,7 @@ void hs__sim_csv_row(FILE *out, struct hs_bench *b, double t_s)
             struct hs_pose p;
             double q[4];
             hs_world_link_pose(hs_bench_world(b), m, 0, &p);
-            pose_quat(p.R, q);
+            hs_rot_to_quat(p.R, q);
             fprintf(out, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", p.p[0], p.p[1], p.p[2], q[0], q[1],
                     q[2], q[3]);
         }

@@ -17,13 +17,6 @@ int hs__client_err(char *errbuf, size_t errbuf_size, int err, const char *fmt, .
     return err;
 }
 
-int64_t hs__client_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int section_ok(uint64_t off, uint64_t size, uint64_t expect, uint64_t total)
 {
     return size == expect && off % 8 == 0 && off >= sizeof(struct hs_shm_header) && off <= total &&

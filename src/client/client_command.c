@@ -117,7 +117,7 @@ int hs_client_write_commands(struct hs_client *c, const struct hs_client_command
         if (!command_valid(&cmds[i]))
             return -EINVAL;
     uint64_t seq = ++c->next_seq;
-    int64_t now = hs__client_now_ns();
+    int64_t now = hs_rt_now_ns();
     struct hs_shm_joint_command jc;
     uint32_t odd = hs_shm_seq_write_begin(&c->cmd->seq);
     for (uint32_t i = 0; i < count; i++) {
@@ -139,7 +139,7 @@ int hs_client_write_command(struct hs_client *c, uint32_t joint,
     if (joint >= c->joint_count || !command_valid(cmd))
         return -EINVAL;
     struct hs_shm_joint_command jc;
-    to_shm(cmd, ++c->next_seq, hs__client_now_ns(), &jc);
+    to_shm(cmd, ++c->next_seq, hs_rt_now_ns(), &jc);
     uint32_t odd = hs_shm_seq_write_begin(&c->cmd->seq);
     hs_shm_words_store(&c->shm_cmds[joint], &jc, CMD_WORDS);
     hs_shm_words_store(&c->cmd->writer, &c->owner_word, 1);

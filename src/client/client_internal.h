@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "hilsim/client.h"
+#include "rt/rt_clock.h" /* header-only: the monotonic clock, hs_rt_now_ns() */
 
 #define HS_CLIENT_API __attribute__((visibility("default")))
 
@@ -47,8 +48,6 @@ int hs__client_check_header(const struct hs_shm_header *h, uint64_t file_size, c
 /* RT-safe. Formats into errbuf when it is non-NULL; returns err. */
 int hs__client_err(char *errbuf, size_t errbuf_size, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-int64_t hs__client_now_ns(void);
 
 /* init only: allocates. Copies and checks the readings section (none before ABI 1.3). */
 int hs__client_copy_readings(struct hs_client *c, char *errbuf, size_t errbuf_size);

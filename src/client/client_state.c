@@ -48,7 +48,7 @@ int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st)
                 return -ESHUTDOWN;
             /* A state older than silent_ns (one vDSO clock read to know): the server may have
              * crashed; only then ask (a stat and a /proc read), so a live server costs nothing. */
-            if (hs__client_now_ns() - head.mono_ns > c->silent_ns)
+            if (hs_rt_now_ns() - head.mono_ns > c->silent_ns)
                 return hs__client_server_gone(c);
             return 0;
         }

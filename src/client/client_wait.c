@@ -48,7 +48,7 @@ int hs_client_wait_tick(struct hs_client *c, int64_t timeout_ns, uint64_t *ret_t
     uint32_t last = c->last_futex;
     uint32_t cur = atomic_load_explicit(&c->hdr->tick_futex, memory_order_acquire);
     if (cur == last && !stopped(c) && timeout_ns > 0)
-        cur = futex_wait_change(c, last, hs__client_now_ns() + timeout_ns);
+        cur = futex_wait_change(c, last, hs_rt_now_ns() + timeout_ns);
     if (stopped(c))
         return -ESHUTDOWN;
     if (cur == last) {

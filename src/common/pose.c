@@ -85,3 +85,26 @@ void hs_rot_from_axis_angle(const double axis[3], double angle_rad, double ret_R
     ret_R[7] = t * y * z + s * x;
     ret_R[8] = t * z * z + c;
 }
+
+void hs_rot_to_quat(const double R[9], double ret_q[4])
+{
+    /* Shepperd's method: pick the largest diagonal term to stay well conditioned. */
+    double tr = R[0] + R[4] + R[8];
+    if (tr > 0) {
+        double s = sqrt(tr + 1.0) * 2;
+        ret_q[0] = 0.25 * s, ret_q[1] = (R[7] - R[5]) / s, ret_q[2] = (R[2] - R[6]) / s,
+        ret_q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = sqrt(1.0 + R[0] - R[4] - R[8]) * 2;
+        ret_q[0] = (R[7] - R[5]) / s, ret_q[1] = 0.25 * s, ret_q[2] = (R[1] + R[3]) / s,
+        ret_q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = sqrt(1.0 + R[4] - R[0] - R[8]) * 2;
+        ret_q[0] = (R[2] - R[6]) / s, ret_q[1] = (R[1] + R[3]) / s, ret_q[2] = 0.25 * s,
+        ret_q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = sqrt(1.0 + R[8] - R[0] - R[4]) * 2;
+        ret_q[0] = (R[3] - R[1]) / s, ret_q[1] = (R[2] + R[6]) / s, ret_q[2] = (R[5] + R[7]) / s,
+        ret_q[3] = 0.25 * s;
+    }
+}

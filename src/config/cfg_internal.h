@@ -24,7 +24,8 @@ enum hs__cfg_kind {
     HS__K_MODES, /* uint32 bit set from a list of enum names */
     HS__K_REF,   /* struct hs_cfg_ref from "joint.<name>.<quantity>" */
     HS__K_SECTION,
-    HS__K_LIST, /* sequence or name-keyed mapping of structs */
+    HS__K_LIST,    /* sequence or name-keyed mapping of structs */
+    HS__K_RENAMED, /* a key that was renamed: refused, naming .renamed_to */
 };
 
 enum hs__cfg_charset {
@@ -61,6 +62,7 @@ struct hs__cfg_field {
     const struct hs__cfg_table *sub;
     const struct hs__cfg_list *list;
     bool (*emit)(const void *obj); /* writer: print this key for obj? (NULL: always) */
+    const char *renamed_to;        /* HS__K_RENAMED: the key's new name */
 };
 
 /* Called after a mapping parsed with its seen-key mask (bit i = fields[i]). */
@@ -95,6 +97,8 @@ struct hs__ctx {
     const char *base_dir; /* NULL: relative paths are errors */
     struct hs_diag *diag;
     bool physics_step_given;
+    const char *const *sets; /* --set KEY=VALUE overrides (set.c) */
+    uint32_t nsets;
 };
 
 extern const struct hs__cfg_table hs__cfg_root;
@@ -104,6 +108,7 @@ extern const char *const hs__names_leaky[];
 extern const char *const hs__names_clock_mode[];
 extern const char *const hs__names_lockstep_expiry[];
 extern const char *const hs__names_sync_source[];
+extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
 extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */
@@ -132,6 +137,12 @@ void hs__cfg_pathf(char *out, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool hs__cfg_name_ok(const char *s, enum hs__cfg_charset cs);
 int hs__cfg_parse_ref(const char *s, struct hs_cfg_ref *ret_ref);
+
+/* set.c: the --set overrides written into the document before it is walked; a diag the walker
+ * gave about a set's nodes rewritten to name the --set. */
+int hs__cfg_apply_sets(yaml_document_t *doc, const char *const *sets, uint32_t nsets,
+                       struct hs_diag *d);
+void hs__cfg_blame_set(struct hs_diag *d, const char *const *sets, uint32_t nsets);
 
 /* load.c: a libyaml parser error as a diag at the problem's line and column; the nesting
  * depth check every YAML file goes through before the document loader (also scenarios). */

@@ -29,6 +29,11 @@
     {                                                                                              \
         .key = k, .kind = HS__K_LIST, .list = &lst                                                 \
     }
+/* An old key, refused with a message naming its new name (config/README.md, "Units in names"). */
+#define RENAMED(old, now)                                                                          \
+    {                                                                                              \
+        .key = old, .kind = HS__K_RENAMED, .renamed_to = now                                       \
+    }
 #define TABLE(name, fields, chk)                                                                   \
     const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
 #define STATIC_TABLE(name, fields, chk)                                                            \

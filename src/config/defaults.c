@@ -23,7 +23,7 @@ void hs__cfg_init_bus(void *elem)
 {
     struct hs_cfg_bus *b = elem;
     memset(b, 0, sizeof *b);
-    b->bitrate = 1000000;
+    b->bitrate_bps = 1000000;
     b->sample_point = 0.875;
     b->restart_ms = 100;
     b->send_queue_policy = HS_CFG_SEND_DROP;
@@ -69,6 +69,7 @@ void hs_config_defaults(struct hs_config *ret_config)
         .clock = {.mode = HS_CFG_CLOCK_WALL,
                   .lockstep_timeout_s = 1.0,
                   .on_timeout = HS_CFG_LOCKSTEP_HOLD,
+                  .lockstep_source = HS_CFG_LOCKSTEP_AUTO,
                   .sync = {.source = HS_CFG_SYNC_NONE,
                            .can_id = 0x080,
                            .max_slew_ppm = 10000,

@@ -35,12 +35,11 @@ void hs_config_free(const struct hs_config *config)
 
 int hs__cfg_syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag *diag)
 {
-    const yaml_mark_t *m = p->context ? &p->context_mark : &p->problem_mark;
     if (p->error == YAML_MEMORY_ERROR)
         return hs_diag_set(diag, -ENOMEM, name, 0, 0, "out of memory");
     /* libyaml reports the problem at problem_mark; the context (e.g. "while parsing a block
      * mapping") starts earlier, so point at the problem itself */
-    m = &p->problem_mark;
+    const yaml_mark_t *m = &p->problem_mark;
     return hs_diag_set(diag, -EINVAL, name, (int)m->line + 1, (int)m->column + 1,
                        "YAML syntax error: %s%s%s", p->problem ? p->problem : "unknown",
                        p->context ? " " : "", p->context ? p->context : "");
@@ -102,12 +101,16 @@ static int parse_document(struct hs__ctx *c, const char *data, unsigned long siz
         r = hs_diag_set(c->diag, -EINVAL, c->file, 0, 0, "empty config (needs bench and models)");
         goto out;
     }
+    if ((r = hs__cfg_apply_sets(&doc, c->sets, c->nsets, c->diag)) < 0)
+        goto out;
+    root = yaml_document_get_root_node(&doc); /* the sets may have moved the nodes */
     r = hs__cfg_parse_map(c, root, &hs__cfg_root, c->cfg, "", NULL);
-    if (r < 0)
+    if (r == 0)
+        r = hs__cfg_validate(c);
+    if (r < 0) {
+        hs__cfg_blame_set(c->diag, c->sets, c->nsets);
         goto out;
-    r = hs__cfg_validate(c);
-    if (r < 0)
-        goto out;
+    }
     /* a second document would be silently ignored by a reader that stops at the first */
     if (!yaml_parser_load(&parser, &extra)) {
         r = hs__cfg_syntax_error(&parser, c->file, c->diag);
@@ -130,6 +133,13 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
                           const char *base_dir, const struct hs_config **ret_config,
                           struct hs_diag *diag)
 {
+    return hs_config_load_buffer_sets(data, size, name, base_dir, NULL, 0, ret_config, diag);
+}
+
+int hs_config_load_buffer_sets(const char *data, unsigned long size, const char *name,
+                               const char *base_dir, const char *const *sets, uint32_t nsets,
+                               const struct hs_config **ret_config, struct hs_diag *diag)
+{
     if (!name)
         name = "<buffer>";
     struct hs_config *cfg = malloc(sizeof *cfg);
@@ -150,6 +160,8 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
         .file = name,
         .base_dir = cfg->base_dir,
         .diag = diag,
+        .sets = sets,
+        .nsets = nsets,
     };
     int r = parse_document(&c, data, size);
     if (r < 0) {
@@ -205,13 +217,20 @@ int hs__cfg_read_file(const char *path, char **ret_data, unsigned long *ret_size
 
 int hs_config_load(const char *path, const struct hs_config **ret_config, struct hs_diag *diag)
 {
+    return hs_config_load_sets(path, NULL, 0, ret_config, diag);
+}
+
+int hs_config_load_sets(const char *path, const char *const *sets, uint32_t nsets,
+                        const struct hs_config **ret_config, struct hs_diag *diag)
+{
     char *data = NULL, *dir_copy = strdup(path);
     unsigned long size = 0;
     if (!dir_copy)
         return hs_diag_set(diag, -ENOMEM, path, 0, 0, "out of memory");
     int r = hs__cfg_read_file(path, &data, &size, diag);
     if (r == 0)
-        r = hs_config_load_buffer(data, size, path, dirname(dir_copy), ret_config, diag);
+        r = hs_config_load_buffer_sets(data, size, path, dirname(dir_copy), sets, nsets, ret_config,
+                                       diag);
     free(data);
     free(dir_copy);
     return r;

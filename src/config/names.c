@@ -7,6 +7,7 @@ const char *const hs__names_leaky[] = {"hold", "stop", NULL};
 const char *const hs__names_clock_mode[] = {"wall", "lockstep", "sync", NULL};
 const char *const hs__names_lockstep_expiry[] = {"hold", "step", "stop", NULL};
 const char *const hs__names_sync_source[] = {"none", "can", "shm", NULL};
+const char *const hs__names_lockstep_source[] = {"auto", "shm", "can_frame", "can_commands", NULL};
 const char *const hs__names_controller[] = {"none", "pd_hold", "trajectory", NULL};
 const char *const hs__names_mode[] = {"torque", "current", "velocity", "position", NULL};
 const char *const hs__names_mesh_collision[] = {"exact", "box", NULL};

@@ -372,6 +372,7 @@ static const struct hs__cfg_field clock_f[] = {
     ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
     ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+    ENUM("lockstep_source", struct hs_cfg_clock, lockstep_source, hs__names_lockstep_source),
     SECTION("sync", struct hs_cfg_clock, sync, clock_sync_t, 0),
 };
 STATIC_TABLE(clock_cfg_t, clock_f, NULL);
@@ -609,7 +610,8 @@ static const struct hs__cfg_field bus_f[] = {
     NAME("name", BS, name, HS__CS_IDENT, HS__F_REQUIRED),
     NAME("interface", BS, interface, HS__CS_IFNAME, HS__F_REQUIRED),
     BOOL("fd", BS, fd),
-    U32("bitrate", BS, bitrate, 10000, 1000000, 0),
+    U32("bitrate_bps", BS, bitrate_bps, 10000, 1000000, 0),
+    RENAMED("bitrate", "bitrate_bps"),
     DBL("sample_point", BS, sample_point, 0.5, 0.95, 0),
     U32("restart_ms", BS, restart_ms, 0, 60000, 0),
     BOOL("manage", BS, manage),

@@ -266,6 +266,30 @@ static int check_clock_sync(struct hs__ctx *c)
     return hs__cfg_err_field(c, "rt.clock.sync.bus", "'%s' names no bus in can.buses", s->bus);
 }
 
+/* rt.clock.lockstep_source: the named source must exist (auto is resolved where it is used,
+ * hs_config_lockstep_source, so a validated config validates again unchanged). */
+static int check_lockstep_source(struct hs__ctx *c)
+{
+    const struct hs_cfg_clock *k = &c->cfg->rt.clock;
+    const char *field = "rt.clock.lockstep_source";
+    if (k->lockstep_source == HS_CFG_LOCKSTEP_SHM && !c->cfg->shm.enabled)
+        return hs__cfg_err_field(c, field, "shm, but shm.enabled is false");
+    if (k->lockstep_source == HS_CFG_LOCKSTEP_CAN_FRAME && k->sync.source != HS_CFG_SYNC_CAN)
+        return hs__cfg_err_field(
+            c, field, "can_frame needs rt.clock.sync.source can (the frame's bus and ID)");
+    if (k->lockstep_source == HS_CFG_LOCKSTEP_CAN_COMMANDS && c->cfg->can.nnodes == 0)
+        return hs__cfg_err_field(c, field, "can_commands needs nodes in can.nodes");
+    return 0;
+}
+
+enum hs_cfg_lockstep_source hs_config_lockstep_source(const struct hs_config *cfg)
+{
+    const struct hs_cfg_clock *k = &cfg->rt.clock;
+    if (k->lockstep_source != HS_CFG_LOCKSTEP_AUTO)
+        return k->lockstep_source;
+    return k->sync.source == HS_CFG_SYNC_CAN ? HS_CFG_LOCKSTEP_CAN_FRAME : HS_CFG_LOCKSTEP_SHM;
+}
+
 static int check_sources(struct hs__ctx *c)
 {
     const struct hs_config *cfg = c->cfg;
@@ -316,8 +340,8 @@ static int check_record(struct hs__ctx *c)
 int hs__cfg_validate(struct hs__ctx *c)
 {
     int (*const rules[])(struct hs__ctx *) = {
-        check_models, check_timing,  check_controller, check_actuators, check_sensors,
-        check_can,    check_sources, check_clock_sync, check_record,
+        check_models, check_timing,  check_controller, check_actuators,       check_sensors,
+        check_can,    check_sources, check_clock_sync, check_lockstep_source, check_record,
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         int r = rules[i](c);

@@ -66,6 +66,8 @@ static void put_string(FILE *out, const char *s)
 /* Keys that only make sense in some states of their struct. */
 static bool wanted(const struct hs__cfg_field *f, const void *obj)
 {
+    if (f->kind == HS__K_RENAMED)
+        return false;
     if (f->kind == HS__K_NAME && !((const char *)obj + f->off)[0] && f->cs != HS__CS_GROUP)
         return false;
     if (f->kind == HS__K_PATH && !*(char *const *)((const char *)obj + f->off))
@@ -184,6 +186,8 @@ static void write_field(struct writer *w, const struct hs__cfg_field *f, const v
         return;
     case HS__K_LIST:
         write_list(w, f, obj, indent);
+        return;
+    case HS__K_RENAMED: /* never wanted */
         return;
     }
     fputc('\n', out);

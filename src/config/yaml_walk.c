@@ -467,6 +467,8 @@ static int parse_value(struct hs__ctx *c, yaml_node_t *n, const struct hs__cfg_f
         return hs__cfg_parse_map(c, n, f->sub, p, path, NULL);
     case HS__K_LIST:
         return parse_list(c, n, f->list, obj, path);
+    case HS__K_RENAMED: /* refused with the keys, before any value */
+        break;
     }
     return -EINVAL;
 }
@@ -509,6 +511,9 @@ int hs__cfg_parse_map(struct hs__ctx *c, yaml_node_t *node, const struct hs__cfg
         char buf[64];
         if (i == t->nfields)
             return hs__cfg_err(c, k, "%s: unknown key '%s'", where, show(k, buf, sizeof buf));
+        if (t->fields[i].kind == HS__K_RENAMED)
+            return hs__cfg_err(c, k, "%s%s%s: renamed to '%s' (units in names: config/README.md)",
+                               path, *path ? "." : "", t->fields[i].key, t->fields[i].renamed_to);
         if (seen & (1ull << i))
             return hs__cfg_err(c, k, "%s: duplicate key '%s'", where, t->fields[i].key);
         seen |= 1ull << i;

@@ -2,6 +2,9 @@
  * read from the bench's control socket, parsed and checked in full on the socket's thread,
  * then handed to the tick through a preallocated single-producer single-consumer queue and
  * applied at the next tick boundary by the control stage (a bench stage after the scenario's).
+ * Injected scenario steps (inject) and scenario files (scenario start) are checked by the
+ * scenario's own parser and binding on the socket's thread (hilsim/scenario_live.h); the queue
+ * carries only their bound slot or compiled scenario, and the stage plays them.
  *
  * Threads: hs_ctl_parse and the producer side of the queue run on the control socket's thread;
  * the stage (commands, substep, readings) on the tick thread: RT-safe, pops at most
@@ -15,7 +18,7 @@
 
 #include "hilsim/bench.h"
 
-#define HS_CTL_LINE_MAX 256        /* one command line, newline included */
+#define HS_CTL_LINE_MAX 1024       /* one command line, newline included */
 #define HS_CTL_QUEUE_LEN 64        /* commands in flight to the tick (power of two) */
 #define HS_CTL_POP_PER_TICK 4      /* commands the tick applies at one boundary at most */
 #define HS_CTL_FORCE_MAX_N 1e5     /* |F| of a push */
@@ -31,8 +34,19 @@ enum hs_ctl_kind {
     HS_CTL_ACT_NO_RESPONSE,
     HS_CTL_CLEAR,
     HS_CTL_STOP,
+    HS_CTL_INJECT,          /* a scenario step (text); queued as its bound slot */
+    HS_CTL_SCENARIO_START,  /* a scenario file (file, junit, json); queued as the scenario */
+    HS_CTL_SCENARIO_STOP,   /* the running scenario ends at the next tick */
+    HS_CTL_SCENARIO_STATUS, /* never queued */
     HS_CTL_KIND_MAX
 };
+
+/* Part of the parsed line: text at line + off, len bytes (len 0: not given). */
+struct hs_ctl_arg {
+    uint16_t off, len;
+};
+
+struct hs_scenario;
 
 /* A checked command: every index resolved, every number finite and in range. */
 struct hs_ctl_cmd {
@@ -41,6 +55,11 @@ struct hs_ctl_cmd {
     uint32_t joint;      /* faults: bench joint */
     double force_n[3];
     double value; /* push: duration s; offset: rad (or m); derate: kept share in [0, 1] */
+    /* inject: the step mapping; scenario start: the file and the verdict files (absolute) */
+    struct hs_ctl_arg text, file, junit, json;
+    /* filled by the server before queueing: inject's bound slot, start's compiled scenario */
+    uint32_t slot;
+    struct hs_scenario *scenario;
 };
 
 /* How names resolve: the bench's (hs_ctl_bench_names) or a table in the tests. Each returns
@@ -64,14 +83,27 @@ struct hs_ctl_counters {
     uint64_t accepted; /* queued for the tick (socket thread) */
     uint64_t rejected; /* malformed, unknown or refused (socket thread) */
     uint64_t queue_full;
-    uint64_t applied; /* applied at a tick boundary (tick thread) */
+    uint64_t slots_full;   /* injected steps refused: every live step slot was in use */
+    uint64_t unauthorised; /* connections refused by the peer credential check */
+    uint32_t live_steps;   /* injected steps on the timeline now */
+    uint64_t applied;      /* applied at a tick boundary (tick thread) */
     uint64_t last_applied_tick;
     uint64_t tick; /* the last tick the stage saw (0: none yet; warm-up ticks do not count) */
     uint32_t pushes_active, faults_active;
 };
 
+/* The tick loop's counters as of the last tick boundary, published by the tick (a seqlock the
+ * control stage writes in its readings phase). */
+struct hs_ctl_loop {
+    uint64_t tick; /* the bench tick that published them (0: not yet) */
+    uint64_t ticks, last_tick, overruns, missed_periods, lockstep_timeouts;
+    int64_t worst_tick_ns;
+    bool safe_hold, running;
+};
+
 struct hs_ctl_stage;
-/* init only: allocates the queue and the per-joint fault table. */
+/* init only: allocates the queue, the per-joint fault table and the live step slots
+ * (HS_SCENARIO_LIVE_SLOTS). */
 int hs_ctl_stage_create(struct hs_bench *bench, struct hs_ctl_stage **ret);
 /* init only: hands the stage to the bench (its destroy frees it). */
 int hs_ctl_stage_attach(struct hs_ctl_stage *s, struct hs_bench *bench);
@@ -82,6 +114,49 @@ void hs_ctl_stage_on_destroy(struct hs_ctl_stage *s, void (*fn)(void *), void *a
 int hs_ctl_stage_push(struct hs_ctl_stage *s, const struct hs_ctl_cmd *cmd);
 void hs_ctl_stage_count_rejected(struct hs_ctl_stage *s);
 void hs_ctl_stage_counters(const struct hs_ctl_stage *s, struct hs_ctl_counters *ret);
+void hs_ctl_stage_count_unauthorised(struct hs_ctl_stage *s);
+void hs_ctl_stage_count_slots_full(struct hs_ctl_stage *s);
+/* init only: fill(ctx, ret) runs on the tick thread in the readings phase (RT-safe: atomic
+ * loads) and its result is published for hs_ctl_stage_loop. */
+void hs_ctl_stage_set_loop_source(struct hs_ctl_stage *s,
+                                  void (*fill)(void *ctx, struct hs_ctl_loop *ret), void *ctx);
+/* Any thread: the last published loop counters; false when none was published yet. */
+bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret);
+/* Socket thread: the live step slots (prepare, discard, reap). */
+struct hs_scenario_live *hs_ctl_stage_live(struct hs_ctl_stage *s);
+
+/* A scenario file started live. Its states: idle -> starting (queued) -> running (the tick
+ * plays it in this stage's phases) -> ended (it played to its end, or `scenario stop` ended
+ * it: the tick gave it back) -> idle (the socket thread took it to write its verdict). */
+enum hs_ctl_scen_state {
+    HS_CTL_SCEN_IDLE,
+    HS_CTL_SCEN_STARTING,
+    HS_CTL_SCEN_RUNNING,
+    HS_CTL_SCEN_ENDED,
+    HS_CTL_SCEN_STATE_MAX
+};
+enum hs_ctl_scen_state hs_ctl_stage_scenario_state(const struct hs_ctl_stage *s);
+/* Socket thread: queues a compiled scenario for the tick. 0; -EBUSY when one is not idle;
+ * -ENOBUFS when the queue is full (the caller keeps the scenario). */
+int hs_ctl_stage_start_scenario(struct hs_ctl_stage *s, struct hs_scenario *scen);
+/* Socket thread: the scenario the tick gave back, or NULL; the caller owns it then. With
+ * no_tick (the loop has stopped for good) a running or queued scenario is taken too.
+ * *ret_stopped: `scenario stop` (or no_tick) ended it before its end. */
+struct hs_scenario *hs_ctl_stage_take_scenario(struct hs_ctl_stage *s, bool no_tick,
+                                               bool *ret_stopped);
+
+/* Who may use a bench's control socket: root, the bench's own user, or a member of the
+ * socket's group (the peer's primary group or one of its supplementary groups). Pure, for
+ * tests; the server reads the peer's credentials with SO_PEERCRED and SO_PEERGROUPS. 0 when
+ * allowed, -EACCES with one line in err saying who was refused and why. */
+struct hs_ctl_peer {
+    uint32_t pid, uid, gid;
+    const uint32_t *groups; /* supplementary groups, ngroups of them */
+    uint32_t ngroups;
+};
+int hs_ctl_peer_allowed(const struct hs_ctl_peer *peer, uint32_t bench_uid, uint32_t socket_gid,
+                        char *err, size_t errsize);
+
 /* The stage's ops, for tests that drive a bench by hand. */
 extern const struct hs_bench_io_ops hs_ctl_stage_ops;
 

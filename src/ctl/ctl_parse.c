@@ -12,6 +12,7 @@
 #include "ctl.h"
 
 #define MAX_WORDS 8
+#define VERBS "status, push, fault, inject, scenario, clear, stop"
 
 static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t size, const char *fmt, ...)
@@ -149,6 +150,79 @@ static int fault(const struct hs_ctl_names *names, char **w, int n, struct hs_ct
     return fail(err, size, "unknown %s fault '%s': usage: %s", w[1], kind, usage);
 }
 
+#define INJECT_USAGE "inject {STEP} (one scenario step as a YAML flow mapping)"
+#define SCENARIO_USAGE                                                                             \
+    "scenario start FILE [--junit FILE] [--result-json FILE] | scenario stop | scenario status"
+
+/* inject: the rest of the line after the verb is the step, checked by the scenario's parser
+ * and binding in the server; here only that it is there and holds no control byte. */
+static int inject(const char *buf, size_t len, struct hs_ctl_cmd *c, char *err, size_t size)
+{
+    const char *p = buf;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    p += strlen("inject");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t off = (size_t)(p - buf), n = len - off;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (!n)
+        return fail(err, size, "wrong number of arguments: usage: %s", INJECT_USAGE);
+    for (size_t k = 0; k < n; k++)
+        if (((unsigned char)p[k] < 0x20 && p[k] != '\t') || p[k] == 0x7f)
+            return fail(err, size, "control character in the command");
+    c->kind = HS_CTL_INJECT;
+    c->text = (struct hs_ctl_arg){(uint16_t)off, (uint16_t)n};
+    return 0;
+}
+
+static struct hs_ctl_arg arg_of(const char *buf, const char *word)
+{
+    return (struct hs_ctl_arg){(uint16_t)(word - buf), (uint16_t)strlen(word)};
+}
+
+static int absolute(const char *word, const char *what, char *err, size_t size)
+{
+    if (word[0] != '/')
+        return fail(err, size,
+                    "%s: '%.60s' is not an absolute path (the bench has its own working "
+                    "directory; hilsim ctl makes paths absolute)",
+                    what, word);
+    return 0;
+}
+
+static int scenario(const char *buf, char **w, int n, struct hs_ctl_cmd *c, char *err, size_t size)
+{
+    if (n == 2 && !strcmp(w[1], "stop")) {
+        c->kind = HS_CTL_SCENARIO_STOP;
+        return 0;
+    }
+    if (n == 2 && !strcmp(w[1], "status")) {
+        c->kind = HS_CTL_SCENARIO_STATUS;
+        return 0;
+    }
+    if (n < 3 || strcmp(w[1], "start") || n % 2 == 0)
+        return fail(err, size, "wrong arguments: usage: %s", SCENARIO_USAGE);
+    int r = absolute(w[2], "FILE", err, size);
+    if (r < 0)
+        return r;
+    c->file = arg_of(buf, w[2]);
+    for (int k = 3; k + 1 < n; k += 2) {
+        bool junit = !strcmp(w[k], "--junit");
+        if (!junit && strcmp(w[k], "--result-json"))
+            return fail(err, size, "unknown option '%.40s': usage: %s", w[k], SCENARIO_USAGE);
+        struct hs_ctl_arg *a = junit ? &c->junit : &c->json;
+        if (a->len)
+            return fail(err, size, "%s given twice", w[k]);
+        if ((r = absolute(w[k + 1], w[k], err, size)) < 0)
+            return r;
+        *a = arg_of(buf, w[k + 1]);
+    }
+    c->kind = HS_CTL_SCENARIO_START;
+    return 0;
+}
+
 int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names,
                  struct hs_ctl_cmd *ret, char *err, size_t errsize)
 {
@@ -162,6 +236,14 @@ int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names
         buf[--len] = 0;
     if (len && buf[len - 1] == '\r')
         buf[--len] = 0;
+    struct hs_ctl_cmd c = {0};
+    const char *first = buf + strspn(buf, " \t");
+    if (!strncmp(first, "inject", 6) && (!first[6] || first[6] == ' ' || first[6] == '\t')) {
+        int r = inject(buf, len, &c, err, errsize);
+        if (r == 0)
+            *ret = c;
+        return r;
+    }
     char *w[MAX_WORDS];
     int n = 0;
     int r = split(buf, w, &n);
@@ -170,8 +252,7 @@ int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names
     if (r == -EILSEQ)
         return fail(err, errsize, "control character in the command");
     if (n == 0)
-        return fail(err, errsize, "empty command (status, push, fault, clear, stop)");
-    struct hs_ctl_cmd c = {0};
+        return fail(err, errsize, "empty command (" VERBS ")");
     if (!strcmp(w[0], "status") || !strcmp(w[0], "clear") || !strcmp(w[0], "stop")) {
         c.kind = !strcmp(w[0], "status")  ? HS_CTL_STATUS
                  : !strcmp(w[0], "clear") ? HS_CTL_CLEAR
@@ -181,10 +262,12 @@ int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names
         r = push(names, w, n, &c, err, errsize);
     } else if (!strcmp(w[0], "fault")) {
         r = fault(names, w, n, &c, err, errsize);
+    } else if (!strcmp(w[0], "scenario")) {
+        r = scenario(buf, w, n, &c, err, errsize);
     } else {
         char word[40];
         snprintf(word, sizeof word, "%s", w[0]);
-        return fail(err, errsize, "unknown command '%s' (status, push, fault, clear, stop)", word);
+        return fail(err, errsize, "unknown command '%s' (" VERBS ")", word);
     }
     if (r < 0)
         return r;

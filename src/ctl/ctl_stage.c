@@ -3,7 +3,9 @@
  * fills, and keeps what they started going: pushes act before every physics step (ODE clears
  * forces after each), actuator faults edit the drive's output after the motor model, sensor
  * faults edit the readings the plants published before any I/O module sends them (so CAN, shm
- * and the log all carry the faulty value). RT-safe: everything is preallocated at create. */
+ * and the log all carry the faulty value). Injected scenario steps and a scenario file started
+ * live are played here with the scenario's own code (hilsim/scenario_live.h), after the
+ * bench's own scenario stage. RT-safe: everything is preallocated at create. */
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -13,6 +15,7 @@
 #include <ode/ode.h>
 
 #include "ctl.h"
+#include "hilsim/scenario_live.h"
 
 #define MAX_PUSHES 8
 
@@ -42,7 +45,23 @@ struct hs_ctl_stage {
     _Alignas(64) _Atomic uint64_t accepted, rejected, queue_full;   /* socket thread */
     _Alignas(64) _Atomic uint64_t applied, last_applied_tick, tick; /* tick thread */
     _Atomic uint32_t pushes_active, faults_active;
+    _Atomic uint64_t slots_full, unauthorised; /* socket thread */
     bool applied_now;
+    /* injected steps: slots bound by the socket thread, played by the tick */
+    struct hs_scenario_live *live;
+    /* a scenario file started live: the tick's while running, handed over through scen_out */
+    struct hs_scenario *scen;                /* tick thread */
+    bool scen_stopping;                      /* tick thread: `scenario stop` came */
+    struct hs_scenario *_Atomic scen_queued; /* socket thread -> tick (with the queue) */
+    struct hs_scenario *_Atomic scen_out;    /* tick -> socket thread */
+    atomic_bool scen_out_stopped;
+    _Atomic int scen_state;
+    /* the loop's counters, a seqlock the tick writes */
+    void (*loop_fill)(void *ctx, struct hs_ctl_loop *ret);
+    void *loop_ctx;
+    _Alignas(64) _Atomic uint32_t loop_seq;
+    _Atomic uint64_t loop_v[7]; /* tick, ticks, last_tick, overruns, missed, timeouts, worst */
+    atomic_bool loop_safe_hold, loop_running;
     struct push pushes[MAX_PUSHES];
     struct joint_fault *joints;
     uint32_t njoints;
@@ -72,6 +91,12 @@ int hs_ctl_stage_create(struct hs_bench *bench, struct hs_ctl_stage **ret)
         return -ENOMEM;
     }
     clear_faults(s);
+    int r = hs_scenario_live_create(bench, 0, &s->live);
+    if (r < 0) {
+        free(s->joints);
+        free(s);
+        return r;
+    }
     *ret = s;
     return 0;
 }
@@ -82,6 +107,9 @@ void hs_ctl_stage_destroy(struct hs_ctl_stage *s)
         return;
     if (s->on_destroy)
         s->on_destroy(s->on_destroy_arg);
+    bool stopped;
+    hs_scenario_destroy(hs_ctl_stage_take_scenario(s, true, &stopped));
+    hs_scenario_live_destroy(s->live);
     free(s->joints);
     free(s);
 }
@@ -111,10 +139,132 @@ void hs_ctl_stage_count_rejected(struct hs_ctl_stage *s)
     atomic_fetch_add_explicit(&s->rejected, 1, memory_order_relaxed);
 }
 
+void hs_ctl_stage_count_unauthorised(struct hs_ctl_stage *s)
+{
+    atomic_fetch_add_explicit(&s->unauthorised, 1, memory_order_relaxed);
+}
+
+void hs_ctl_stage_count_slots_full(struct hs_ctl_stage *s)
+{
+    atomic_fetch_add_explicit(&s->slots_full, 1, memory_order_relaxed);
+}
+
+struct hs_scenario_live *hs_ctl_stage_live(struct hs_ctl_stage *s)
+{
+    return s->live;
+}
+
+void hs_ctl_stage_set_loop_source(struct hs_ctl_stage *s,
+                                  void (*fill)(void *ctx, struct hs_ctl_loop *ret), void *ctx)
+{
+    s->loop_fill = fill;
+    s->loop_ctx = ctx;
+}
+
+/* Tick thread: one writer, so the sequence is odd while the values change. */
+static void publish_loop(struct hs_ctl_stage *s, uint64_t tick)
+{
+    if (!s->loop_fill)
+        return;
+    struct hs_ctl_loop v;
+    s->loop_fill(s->loop_ctx, &v);
+    uint32_t seq = atomic_load_explicit(&s->loop_seq, memory_order_relaxed);
+    atomic_store_explicit(&s->loop_seq, seq + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    const uint64_t vals[7] = {tick,
+                              v.ticks,
+                              v.last_tick,
+                              v.overruns,
+                              v.missed_periods,
+                              v.lockstep_timeouts,
+                              (uint64_t)v.worst_tick_ns};
+    for (int k = 0; k < 7; k++)
+        atomic_store_explicit(&s->loop_v[k], vals[k], memory_order_relaxed);
+    atomic_store_explicit(&s->loop_safe_hold, v.safe_hold, memory_order_relaxed);
+    atomic_store_explicit(&s->loop_running, v.running, memory_order_relaxed);
+    atomic_store_explicit(&s->loop_seq, seq + 2, memory_order_release);
+}
+
+bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret)
+{
+    struct hs_ctl_stage *m = (struct hs_ctl_stage *)s; /* atomics: loads only */
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t a = atomic_load_explicit(&m->loop_seq, memory_order_acquire);
+        if (a & 1)
+            continue;
+        uint64_t v[7];
+        for (int k = 0; k < 7; k++)
+            v[k] = atomic_load_explicit(&m->loop_v[k], memory_order_relaxed);
+        bool hold = atomic_load_explicit(&m->loop_safe_hold, memory_order_relaxed);
+        bool running = atomic_load_explicit(&m->loop_running, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&m->loop_seq, memory_order_relaxed) != a)
+            continue;
+        *ret = (struct hs_ctl_loop){.tick = v[0],
+                                    .ticks = v[1],
+                                    .last_tick = v[2],
+                                    .overruns = v[3],
+                                    .missed_periods = v[4],
+                                    .lockstep_timeouts = v[5],
+                                    .worst_tick_ns = (int64_t)v[6],
+                                    .safe_hold = hold,
+                                    .running = running};
+        return a != 0;
+    }
+    return false; /* the tick kept writing: as good as not published */
+}
+
+enum hs_ctl_scen_state hs_ctl_stage_scenario_state(const struct hs_ctl_stage *s)
+{
+    return (enum hs_ctl_scen_state)atomic_load_explicit(&((struct hs_ctl_stage *)s)->scen_state,
+                                                        memory_order_acquire);
+}
+
+int hs_ctl_stage_start_scenario(struct hs_ctl_stage *s, struct hs_scenario *scen)
+{
+    int idle = HS_CTL_SCEN_IDLE;
+    if (!atomic_compare_exchange_strong(&s->scen_state, &idle, HS_CTL_SCEN_STARTING))
+        return -EBUSY;
+    atomic_store_explicit(&s->scen_queued, scen, memory_order_relaxed);
+    struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_START, .scenario = scen};
+    int r = hs_ctl_stage_push(s, &c);
+    if (r < 0) {
+        atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
+        atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_IDLE, memory_order_release);
+    }
+    return r;
+}
+
+struct hs_scenario *hs_ctl_stage_take_scenario(struct hs_ctl_stage *s, bool no_tick,
+                                               bool *ret_stopped)
+{
+    int st = atomic_load_explicit(&s->scen_state, memory_order_acquire);
+    struct hs_scenario *out = NULL;
+    *ret_stopped = false;
+    if (st == HS_CTL_SCEN_ENDED) {
+        out = atomic_exchange_explicit(&s->scen_out, NULL, memory_order_acquire);
+        *ret_stopped = atomic_load_explicit(&s->scen_out_stopped, memory_order_relaxed);
+    } else if (no_tick && st == HS_CTL_SCEN_RUNNING) {
+        out = s->scen;
+        s->scen = NULL;
+        *ret_stopped = true;
+    } else if (no_tick && st == HS_CTL_SCEN_STARTING) {
+        out = atomic_exchange_explicit(&s->scen_queued, NULL, memory_order_acquire);
+        *ret_stopped = true;
+    } else {
+        return NULL;
+    }
+    atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_IDLE, memory_order_release);
+    return out;
+}
+
 void hs_ctl_stage_counters(const struct hs_ctl_stage *s, struct hs_ctl_counters *ret)
 {
     struct hs_ctl_stage *m = (struct hs_ctl_stage *)s; /* atomics: loads only */
     *ret = (struct hs_ctl_counters){
+        .slots_full = atomic_load_explicit(&m->slots_full, memory_order_relaxed),
+        .unauthorised = atomic_load_explicit(&m->unauthorised, memory_order_relaxed),
+        .live_steps = hs_scenario_live_running(m->live),
         .accepted = atomic_load_explicit(&m->accepted, memory_order_relaxed),
         .rejected = atomic_load_explicit(&m->rejected, memory_order_relaxed),
         .queue_full = atomic_load_explicit(&m->queue_full, memory_order_relaxed),
@@ -161,6 +311,22 @@ static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
         clear_faults(s);
         for (uint32_t k = 0; k < MAX_PUSHES; k++)
             s->pushes[k].ticks_left = 0;
+        hs_scenario_live_clear(s->live);
+        break;
+    case HS_CTL_INJECT:
+        hs_scenario_live_start(s->live, c->slot);
+        break;
+    case HS_CTL_SCENARIO_START:
+        s->scen = c->scenario;
+        s->scen_stopping = false;
+        atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
+        atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_RUNNING, memory_order_release);
+        break;
+    case HS_CTL_SCENARIO_STOP:
+        if (s->scen && !s->scen_stopping) {
+            hs_scenario_end_steps(s->scen);
+            s->scen_stopping = true;
+        }
         break;
     default: /* status and stop never reach the queue */
         break;
@@ -176,13 +342,24 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     uint64_t tail = atomic_load_explicit(&s->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&s->head, memory_order_acquire);
     uint32_t n = 0;
-    for (; tail != head && n < HS_CTL_POP_PER_TICK; tail++, n++)
-        apply(s, &s->q[tail & (HS_CTL_QUEUE_LEN - 1)]);
+    bool injected = false;
+    for (; tail != head && n < HS_CTL_POP_PER_TICK; tail++, n++) {
+        const struct hs_ctl_cmd *c = &s->q[tail & (HS_CTL_QUEUE_LEN - 1)];
+        /* one step starts per tick, so live steps never start together: each finds the scene
+         * the one before left, and they undo in the reverse order */
+        if (c->kind == HS_CTL_INJECT && injected)
+            break;
+        injected |= c->kind == HS_CTL_INJECT;
+        apply(s, c);
+    }
     atomic_store_explicit(&s->tail, tail, memory_order_release);
     if (n) {
         atomic_fetch_add_explicit(&s->applied, n, memory_order_relaxed);
         s->applied_now = true;
     }
+    hs_scenario_live_commands(s->live, now_ns);
+    if (s->scen)
+        hs_scenario_stage_ops.commands(s->scen, b, now_ns);
     /* no-response: the drive keeps the command it had when the fault began */
     for (uint32_t i = 0; i < s->njoints; i++) {
         struct joint_fault *j = &s->joints[i];
@@ -217,6 +394,9 @@ static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
     (void)substep;
     if (hs_bench_warming_up(b))
         return;
+    hs_scenario_live_substep(s->live);
+    if (s->scen)
+        hs_scenario_stage_ops.substep(s->scen, b, substep);
     for (uint32_t k = 0; k < MAX_PUSHES; k++) {
         const struct push *p = &s->pushes[k];
         if (p->ticks_left <= 0)
@@ -233,7 +413,6 @@ static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
 static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
 {
     struct hs_ctl_stage *s = ctx;
-    (void)now_ns;
     if (hs_bench_warming_up(b))
         return;
     uint32_t pushes = 0, faults = 0;
@@ -259,6 +438,18 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
         *r = j->held;
         r->time_ns = t;
     }
+    hs_scenario_live_readings(s->live);
+    if (s->scen) {
+        hs_scenario_stage_ops.readings(s->scen, b, now_ns, tick);
+        /* played to its end, or stopped (its steps ended this tick): back to the socket */
+        if (hs_scenario_done(s->scen) || s->scen_stopping) {
+            atomic_store_explicit(&s->scen_out_stopped, s->scen_stopping, memory_order_relaxed);
+            atomic_store_explicit(&s->scen_out, s->scen, memory_order_release);
+            atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_ENDED, memory_order_release);
+            s->scen = NULL;
+        }
+    }
+    publish_loop(s, tick);
     atomic_store_explicit(&s->tick, tick, memory_order_relaxed);
     atomic_store_explicit(&s->pushes_active, pushes, memory_order_relaxed);
     atomic_store_explicit(&s->faults_active, faults, memory_order_relaxed);

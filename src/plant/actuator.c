@@ -21,6 +21,7 @@ void hs_actuator_params_default(const struct hs_link *link, struct hs_actuator_p
         .dq_min = link->lvlimit,
         .dq_max = link->uvlimit,
         .velocity_limit_gain = 0.0,
+        .velocity_limit_reach = 0.0,
         .velocity_loop = HS_VELOCITY_LOOP_GAIN,
         .velocity_gain = 0.0,
         .brake_torque = INFINITY,
@@ -52,6 +53,7 @@ int hs_actuator_params_check(const struct hs_actuator_params *p, const char **re
     BAD(isnan(p->dq_min) || isnan(p->dq_max) || p->dq_min > p->dq_max, "dq_min/dq_max");
     BAD(!(p->velocity_limit_gain >= 0.0) || !isfinite(p->velocity_limit_gain),
         "velocity_limit_gain");
+    BAD(!(p->velocity_limit_reach >= 0.0), "velocity_limit_reach");
     BAD((unsigned)p->velocity_loop >= HS_VELOCITY_LOOP_MAX, "velocity_loop");
     BAD(!(p->velocity_gain >= 0.0) || !isfinite(p->velocity_gain), "velocity_gain");
     BAD(!(p->brake_torque > 0.0), "brake_torque");
@@ -131,6 +133,43 @@ static bool all_finite(const double *v, int n)
     return true;
 }
 
+/* The drive's speed limit, enforced as real drives do: a torque command that would carry the
+ * joint past its velocity limit is executed as a speed loop at the limit with the command's
+ * torque as its bound. An explicit limiter acting on the speed at the start of the tick cannot
+ * do that: on a light link one tick of a large torque overshoots by tau·h/I (SR1's wrist under
+ * 1e4 N·m spun up to hundreds of rad/s). As an ODE motor row it is solved with the step: the
+ * row stops at the limit exactly when the torque would overshoot it, and gives the full torque
+ * otherwise (a saturated row is the explicit torque). The row is engaged only when the tick
+ * could reach the limit, dq + tau·reach (reach: the step over the smallest inertia the joint
+ * moves, from the bench), so it never takes the Coulomb friction row from a joint far from
+ * its limit; for its tick friction acts explicitly, as on the other driving rows. A joint
+ * already past its limit (pushed there by gravity or its neighbours) gets no row: a row at the
+ * limit would also hold it there against whatever slows it. The explicit limiter before the
+ * saturation brakes it back (velocity_limit_gain; the bench sets it to 1 / reach, which
+ * halves the excess per tick at most). */
+static bool speed_limit_row(const struct hs_actuator_params *p, double dq, double tau,
+                            struct hs_actuator_output *ret)
+{
+    if (!(p->velocity_limit_reach > 0.0) || dq > p->dq_max || dq < p->dq_min)
+        return false;
+    double reached = dq + tau * p->velocity_limit_reach, lim;
+    if (tau > 0.0 && reached >= p->dq_max)
+        lim = p->dq_max;
+    else if (tau < 0.0 && reached <= p->dq_min)
+        lim = p->dq_min;
+    else
+        return false;
+    if (!isfinite(lim))
+        return false;
+    double fmax = fabs(tau);
+    ret->ode_vel = lim;
+    ret->ode_fmax = fmax < HS_ACTUATOR_RIGID_EFFORT ? fmax : HS_ACTUATOR_RIGID_EFFORT;
+    ret->ode_motor_drives = true;
+    ret->effort = -p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
+    ret->velocity_limited = true;
+    return true;
+}
+
 void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
                          double q, double dq, struct hs_actuator_output *ret)
 {
@@ -150,7 +189,8 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
     case HS_JOINT_MODE_VELOCITY:
         if (p->velocity_loop == HS_VELOCITY_LOOP_ODE_MOTOR) {
             motor_row = true;
-            ret->ode_vel = cmd->velocity;
+            /* The speed loop's set-point stays inside the drive's speed limit. */
+            ret->ode_vel = fmin(fmax(cmd->velocity, p->dq_min), p->dq_max);
             tau = cmd->tau_ff;
             valid = isfinite(cmd->velocity) && isfinite(tau);
         } else {
@@ -218,7 +258,7 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
             ret->ode_fmax = HS_ACTUATOR_RIGID_EFFORT;
         if (cmd->mode != HS_JOINT_MODE_BRAKE)
             ret->effort = tau - p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
-    } else {
+    } else if (!speed_limit_row(p, dq, tau, ret)) {
         /* Coulomb friction as a zero-velocity motor row limited to the friction torque: ODE
          * then gives true stiction (no chatter at dq = 0) and sliding friction of exactly
          * `coulomb` opposing the motion. */

@@ -3,6 +3,7 @@
  * replayed, so a divergence shows at a glance. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rec_internal.h"
@@ -70,7 +71,7 @@ static void escape(FILE *out, const char *s)
 #define MAX_POINTS 4000
 
 static void polyline(FILE *out, const double *vals, uint32_t stride, int col, uint32_t n,
-                     const int64_t *now, double t0, double tspan, double lo, double hi, double y0,
+                     const double *t, double tspan, double lo, double hi, double y0,
                      const char *style)
 {
     uint32_t step = n > MAX_POINTS ? (n + MAX_POINTS - 1) / MAX_POINTS : 1;
@@ -79,11 +80,47 @@ static void polyline(FILE *out, const double *vals, uint32_t stride, int col, ui
         double v = vals[(size_t)k * stride + (uint32_t)col];
         if (!isfinite(v))
             continue;
-        double x = ML + ((double)now[k] - t0) / tspan * (W - ML - MR);
+        double x = ML + t[k] / tspan * (W - ML - MR);
         double y = y0 + PH - 20 - (v - lo) / (hi - lo) * (PH - 40);
         fprintf(out, "%.1f,%.1f ", x, y);
     }
     fprintf(out, "\"/>\n");
+}
+
+double *hs__rec_plot_times(const struct hs_recording *rec)
+{
+    double *t = malloc((rec->nstates ? rec->nstates : 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    double step = 0;
+    for (uint32_t k = 0; k < rec->nstates; k++) {
+        int64_t d = k ? rec->now_ns[k] - rec->now_ns[k - 1] : 0;
+        if (d > 0)
+            step = (double)d / 1e9;
+        t[k] = k ? t[k - 1] + step : 0;
+    }
+    return t;
+}
+
+void hs__rec_plot_range(const struct hs_recording *rec, const double *replayed, uint32_t nreplayed,
+                        int c, double *ret_lo, double *ret_hi)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t k = 0; k < rec->nstates; k++) {
+        double v = rec->values[(size_t)k * rec->state_stride + (uint32_t)c];
+        double w =
+            replayed && k < nreplayed ? replayed[(size_t)k * rec->state_stride + (uint32_t)c] : v;
+        if (isfinite(v))
+            lo = fmin(lo, v), hi = fmax(hi, v);
+        if (isfinite(w))
+            lo = fmin(lo, w), hi = fmax(hi, w);
+    }
+    if (!(hi > lo)) {
+        double m = isfinite(lo) ? lo : 0;
+        lo = m - 1, hi = m + 1;
+    }
+    *ret_lo = lo;
+    *ret_hi = hi;
 }
 
 int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double *replayed,
@@ -100,28 +137,15 @@ int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double 
     fprintf(out, ": recorded (solid) and replayed (dashed)</text>\n");
     if (!rec->nstates)
         return fprintf(out, "</svg>\n") < 0 ? -EIO : 0;
-    double t0 = (double)rec->now_ns[0];
-    double tspan = (double)(rec->now_ns[rec->nstates - 1] - rec->now_ns[0]);
-    if (tspan <= 0)
-        tspan = 1;
+    double *t = hs__rec_plot_times(rec);
+    if (!t)
+        return -ENOMEM;
+    double tspan = t[rec->nstates - 1] > 0 ? t[rec->nstates - 1] : 1;
     for (uint32_t i = 0; i < cols; i++) {
         /* default: every joint's q */
         int c = n ? signals[i] : (int)(i * HS_REC_JOINT_FIELDS);
-        double lo = INFINITY, hi = -INFINITY;
-        for (uint32_t k = 0; k < rec->nstates; k++) {
-            double v = rec->values[(size_t)k * rec->state_stride + (uint32_t)c];
-            double w = replayed && k < nreplayed
-                           ? replayed[(size_t)k * rec->state_stride + (uint32_t)c]
-                           : v;
-            if (isfinite(v))
-                lo = fmin(lo, v), hi = fmax(hi, v);
-            if (isfinite(w))
-                lo = fmin(lo, w), hi = fmax(hi, w);
-        }
-        if (!(hi > lo)) {
-            double m = isfinite(lo) ? lo : 0;
-            lo = m - 1, hi = m + 1;
-        }
+        double lo, hi;
+        hs__rec_plot_range(rec, replayed, nreplayed, c, &lo, &hi);
         double y0 = MT + i * PH;
         char name[256];
         hs_recording_signal_name(rec, (uint32_t)c, name, sizeof name);
@@ -134,19 +158,19 @@ int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double 
                 "</text>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n"
                 "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n",
                 ML - 5, y0 + 24, hi, ML - 5, y0 + PH - 12, lo);
-        polyline(out, rec->values, rec->state_stride, c, rec->nstates, rec->now_ns, t0, tspan, lo,
-                 hi, y0, "stroke=\"#1f77b4\" stroke-width=\"1.5\"");
+        polyline(out, rec->values, rec->state_stride, c, rec->nstates, t, tspan, lo, hi, y0,
+                 "stroke=\"#1f77b4\" stroke-width=\"1.5\"");
         if (replayed)
-            polyline(out, replayed, rec->state_stride, c, nreplayed, rec->now_ns, t0, tspan, lo, hi,
-                     y0, "stroke=\"#d62728\" stroke-width=\"1.2\" stroke-dasharray=\"6,4\"");
+            polyline(out, replayed, rec->state_stride, c, nreplayed, t, tspan, lo, hi, y0,
+                     "stroke=\"#d62728\" stroke-width=\"1.2\" stroke-dasharray=\"6,4\"");
         if (mark_ord >= 0 && (uint32_t)mark_ord < rec->nstates) {
-            double x = ML + ((double)rec->now_ns[mark_ord] - t0) / tspan * (W - ML - MR);
+            double x = ML + t[mark_ord] / tspan * (W - ML - MR);
             fprintf(out,
                     "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#ff7f0e\"/>\n",
                     x, y0 + 10, x, y0 + PH - 10);
         }
     }
-    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">t = 0 .. %.3f s</text>\n</svg>\n", ML, H - 2,
-            tspan / 1e9);
+    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">t = 0 .. %.3f s</text>\n</svg>\n", ML, H - 2, tspan);
+    free(t);
     return ferror(out) ? -EIO : 0;
 }

@@ -153,10 +153,13 @@ struct hs_recorder {
     bool writer_running;
     _Atomic bool stop;
     struct hs__rec_seg_files f;
-    uint32_t segment;           /* current segment number (0: unsuffixed names) */
-    uint64_t seg_bytes;         /* bytes in the current segment */
-    int64_t seg_start_ns;       /* CLOCK_MONOTONIC when it began */
-    uint64_t *seg_first_tick;   /* per segment: its first tick (writer's, grows) */
+    uint32_t segment;          /* current segment number (0: unsuffixed names) */
+    uint64_t seg_bytes;        /* bytes in the current segment */
+    int64_t seg_start_ns;      /* CLOCK_MONOTONIC when it began */
+    uint64_t *seg_first_tick;  /* per segment: its first tick (writer's, grows) */
+    uint64_t *seg_first_ord;   /* per segment: the ord of its first state */
+    struct hs__rec_item stash; /* an item of a tick whose state is not written yet */
+    bool stashed;
     uint32_t seg_first_deleted; /* segments below this were deleted (keep_segments) */
     _Atomic uint64_t bytes_written;
     _Atomic uint64_t states_written;
@@ -185,6 +188,14 @@ size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char 
 /* rec_manifest.c: non-RT; final adds the counts and marks the recording complete. */
 int hs__rec_write_manifest(struct hs_recorder *rec, bool final);
 void hs__rec_manifest_free(struct hs_recorder *rec);
+/* rec_export.c: each state's time on a plot's axis, s from the first: now_ns is not monotonic
+ * across the warm-up's end (the warm-up runs on simulated time, the run on the loop's clock),
+ * so a step back counts as the step before it. malloc'd (NULL: out of memory). */
+double *hs__rec_plot_times(const struct hs_recording *rec);
+/* rec_export.c: a plot panel's value range: every finite recorded and replayed value of column
+ * c (a flat signal gets +-1 around its value), so both curves fit. */
+void hs__rec_plot_range(const struct hs_recording *rec, const double *replayed, uint32_t nreplayed,
+                        int c, double *ret_lo, double *ret_hi);
 /* Segment file name: base "state", ext "bin" -> "state.bin" or "state.3.bin". */
 void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext);
 

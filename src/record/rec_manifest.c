@@ -5,6 +5,8 @@
  * temporary file renamed over the old one, so a crash leaves a readable manifest. */
 #include <errno.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,6 +90,8 @@ static json_t *segments(const struct hs_recorder *rec)
         json_object_set_new(o, "index", json_integer(s));
         if (rec->seg_first_tick && rec->seg_first_tick[s] != UINT64_MAX)
             json_object_set_new(o, "first_tick", json_integer((json_int_t)rec->seg_first_tick[s]));
+        if (rec->seg_first_ord && rec->seg_first_tick[s] != UINT64_MAX)
+            json_object_set_new(o, "first_ord", json_integer((json_int_t)rec->seg_first_ord[s]));
         hs__rec_seg_name(name, sizeof name, "state", s, "bin");
         json_object_set_new(o, "state", json_string(name));
         hs__rec_seg_name(name, sizeof name, "shm", s, "bin");
@@ -149,7 +153,33 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         json_object_set_new(c, "copy", json_string("config.yaml"));
     }
     json_object_set_new(c, "base_dir", json_string(cfg->base_dir ? cfg->base_dir : ""));
+    if (rec->o.nsets) { /* the run's --set overrides: config.yaml is the file as it was */
+        json_t *sets = json_array();
+        for (uint32_t i = 0; i < rec->o.nsets; i++)
+            json_array_append_new(sets, json_string(rec->o.sets[i]));
+        json_object_set_new(c, "sets", sets);
+    }
     json_object_set_new(m, "config", c);
+    /* The scenario the run played, copied as the config is: a replay plays it again. */
+    if (rec->o.scenario_path) {
+        snprintf(path, sizeof path, "%s/scenario.yaml", rec->dir);
+        if (access(path, F_OK) != 0) {
+            int r = copy_file(rec->o.scenario_path, path);
+            if (r < 0) {
+                json_decref(m);
+                return r;
+            }
+        }
+        char *dir = strdup(rec->o.scenario_path);
+        char *base = dir ? realpath(dirname(dir), NULL) : NULL;
+        json_t *sc = json_object();
+        json_object_set_new(sc, "original", file_entry(rec->o.scenario_path));
+        json_object_set_new(sc, "copy", json_string("scenario.yaml"));
+        json_object_set_new(sc, "base_dir", json_string(base ? base : ""));
+        json_object_set_new(m, "scenario", sc);
+        free(base);
+        free(dir);
+    }
     json_t *models = json_array();
     for (uint32_t i = 0; i < cfg->nmodels; i++) {
         json_t *o = file_entry(cfg->models[i].file);

@@ -11,17 +11,11 @@
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
+#include "rt/rt_clock.h"
 
 #define DRAIN_MAX 4096       /* items per pass before the states get their turn again */
 #define IDLE_NS 5000000      /* sleep when both rings are empty */
 #define FLUSH_NS 200000000LL /* a crash loses at most this much of what was drained */
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext)
 {
@@ -103,11 +97,15 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
     put(rec, f->shm, &hi, sizeof hi);
     put(rec, f->events, &hi, sizeof hi);
     uint64_t *ft = realloc(rec->seg_first_tick, (rec->segment + 1) * sizeof *ft);
-    if (!ft)
+    if (ft)
+        rec->seg_first_tick = ft;
+    uint64_t *fo = ft ? realloc(rec->seg_first_ord, (rec->segment + 1) * sizeof *fo) : NULL;
+    if (!fo)
         return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
-    rec->seg_first_tick = ft;
+    rec->seg_first_ord = fo;
     ft[rec->segment] = UINT64_MAX; /* set by the first state written */
-    rec->seg_start_ns = mono_ns();
+    fo[rec->segment] = 0;
+    rec->seg_start_ns = hs_rt_now_ns();
     return 0;
 }
 
@@ -165,30 +163,8 @@ static bool rotation_due(const struct hs_recorder *rec)
 {
     if (rec->o.rotate_bytes && rec->seg_bytes >= rec->o.rotate_bytes)
         return true;
-    return rec->o.rotate_s > 0 && (double)(mono_ns() - rec->seg_start_ns) >= rec->o.rotate_s * 1e9;
-}
-
-static unsigned drain_states(struct hs_recorder *rec)
-{
-    unsigned n = 0;
-    uint8_t *p;
-    while ((p = (uint8_t *)hs__rec_states_peek(&rec->states))) {
-        struct hs__rec_state_prefix pre;
-        memcpy(&pre, p, sizeof pre);
-        pre.crc = 0;
-        memcpy(p, &pre, sizeof pre);
-        pre.crc = hs__rec_crc32(p, rec->state_size);
-        memcpy(p, &pre, sizeof pre);
-        if (rec->seg_first_tick[rec->segment] == UINT64_MAX)
-            rec->seg_first_tick[rec->segment] = pre.tick;
-        put(rec, rec->f.state, p, rec->state_size);
-        hs__rec_states_release(&rec->states);
-        atomic_fetch_add_explicit(&rec->states_written, 1, memory_order_relaxed);
-        n++;
-        if (rotation_due(rec))
-            rotate(rec);
-    }
-    return n;
+    return rec->o.rotate_s > 0 &&
+           (double)(hs_rt_now_ns() - rec->seg_start_ns) >= rec->o.rotate_s * 1e9;
 }
 
 size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char *iface,
@@ -264,12 +240,25 @@ static void write_frames(struct hs_recorder *rec, uint32_t n)
     }
 }
 
-static unsigned drain_items(struct hs_recorder *rec)
+/* Items up to the tick whose state comes next (ord <= limit): an item goes into the segment of
+ * its tick's state, so a segment's files hold its ticks' frames and commands, whichever pass
+ * the writer drained them in. The first item of a later tick waits in rec->stash. */
+static unsigned drain_items(struct hs_recorder *rec, uint64_t limit)
 {
     unsigned n = 0;
     uint32_t nframes = 0;
     struct hs__rec_item it;
-    while (n < DRAIN_MAX && hs__rec_items_pop(&rec->items, &it) == 0) {
+    while (n < DRAIN_MAX) {
+        if (rec->stashed)
+            it = rec->stash;
+        else if (hs__rec_items_pop(&rec->items, &it) < 0)
+            break;
+        if (it.ord > limit) {
+            rec->stash = it;
+            rec->stashed = true;
+            break;
+        }
+        rec->stashed = false;
         n++;
         if (it.type == HS__REC_ITEM_FRAME) {
             if (nframes < rec->sortcap)
@@ -281,6 +270,44 @@ static unsigned drain_items(struct hs_recorder *rec)
         put(rec, it.type == HS__REC_ITEM_SHM ? rec->f.shm : rec->f.events, &it, sizeof it);
     }
     write_frames(rec, nframes);
+    return n;
+}
+
+/* The ord of the next state to write: states written plus those a full ring refused (exact
+ * while none was refused; with refusals the recording is inexact anyway). */
+static uint64_t next_ord(struct hs_recorder *rec)
+{
+    return atomic_load_explicit(&rec->states_written, memory_order_relaxed) +
+           atomic_load_explicit(&rec->states.dropped, memory_order_relaxed);
+}
+
+static unsigned drain_states(struct hs_recorder *rec)
+{
+    unsigned n = 0;
+    uint8_t *p;
+    while ((p = (uint8_t *)hs__rec_states_peek(&rec->states))) {
+        struct hs__rec_state_prefix pre;
+        memcpy(&pre, p, sizeof pre);
+        pre.crc = 0;
+        memcpy(p, &pre, sizeof pre);
+        pre.crc = hs__rec_crc32(p, rec->state_size);
+        memcpy(p, &pre, sizeof pre);
+        uint64_t ord = next_ord(rec);
+        if (rec->seg_first_tick[rec->segment] == UINT64_MAX) {
+            rec->seg_first_tick[rec->segment] = pre.tick;
+            rec->seg_first_ord[rec->segment] = ord;
+        }
+        put(rec, rec->f.state, p, rec->state_size);
+        hs__rec_states_release(&rec->states);
+        atomic_fetch_add_explicit(&rec->states_written, 1, memory_order_relaxed);
+        n++;
+        if (rotation_due(rec)) {
+            /* this tick's frames and commands (pushed before its state) end its segment */
+            while (drain_items(rec, ord) > 0)
+                ;
+            rotate(rec);
+        }
+    }
     return n;
 }
 
@@ -297,7 +324,7 @@ static void flush_all(struct hs_recorder *rec)
 void *hs__rec_writer_main(void *arg)
 {
     struct hs_recorder *rec = arg;
-    int64_t next_flush = mono_ns() + FLUSH_NS;
+    int64_t next_flush = hs_rt_now_ns() + FLUSH_NS;
     while (rec->o.writer_paused && !atomic_load(&rec->stop)) {
         struct timespec ts = {0, IDLE_NS};
         nanosleep(&ts, NULL);
@@ -305,10 +332,11 @@ void *hs__rec_writer_main(void *arg)
     for (;;) {
         bool stopping = atomic_load(&rec->stop);
         unsigned n = drain_states(rec);
-        n += drain_items(rec);
+        /* stopping: whatever is left, also items posted after the last state */
+        n += drain_items(rec, stopping ? UINT64_MAX : next_ord(rec));
         if (stopping && n == 0)
             break; /* stop was set before this pass began: every record pushed is written */
-        int64_t now = mono_ns();
+        int64_t now = hs_rt_now_ns();
         if (now >= next_flush) {
             flush_all(rec);
             next_flush = now + FLUSH_NS;

@@ -11,39 +11,11 @@
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
+#include "rt/rt_clock.h"
+#include "hilsim/pose.h"
 
 #define DEFAULT_ITEMS 65536
 #define DEFAULT_STATES 4096
-
-static int64_t real_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Shepperd's method, as src/cli/sim_csv.c logs root orientations. */
-static void rot_quat(const double R[9], double q[4])
-{
-    double tr = R[0] + R[4] + R[8];
-    if (tr > 0) {
-        double s = sqrt(tr + 1.0) * 2;
-        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s,
-        q[3] = (R[3] - R[1]) / s;
-    } else if (R[0] > R[4] && R[0] > R[8]) {
-        double s = sqrt(1.0 + R[0] - R[4] - R[8]) * 2;
-        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s,
-        q[3] = (R[2] + R[6]) / s;
-    } else if (R[4] > R[8]) {
-        double s = sqrt(1.0 + R[4] - R[0] - R[8]) * 2;
-        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s,
-        q[3] = (R[5] + R[7]) / s;
-    } else {
-        double s = sqrt(1.0 + R[8] - R[0] - R[4]) * 2;
-        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s,
-        q[3] = 0.25 * s;
-    }
-}
 
 /* ---- tick side ---- */
 
@@ -66,7 +38,7 @@ void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32
         struct hs_pose pose;
         hs_world_link_pose(hs_bench_world(mb), bodies[i], 0, &pose);
         v[0] = pose.p[0], v[1] = pose.p[1], v[2] = pose.p[2];
-        rot_quat(pose.R, &v[3]);
+        hs_rot_to_quat(pose.R, &v[3]);
     }
 }
 
@@ -76,7 +48,7 @@ static int rec_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
     struct hs_recorder *rec = ctx;
     /* Last of the inputs phase: every frame this tick consumed arrived before this instant,
      * which is how a replay maps the candump logs' frames to ticks. */
-    rec->inputs_real_ns = real_now_ns();
+    rec->inputs_real_ns = hs_rt_realtime_ns();
     return 0;
 }
 
@@ -133,7 +105,7 @@ void hs_rec_event(struct hs_recorder *rec, enum hs_rec_event_kind kind, uint64_t
     struct hs__rec_item it = {
         .type = HS__REC_ITEM_EVENT,
         .ord = atomic_load_explicit(&rec->ord, memory_order_relaxed),
-        .real_ns = real_now_ns(),
+        .real_ns = hs_rt_realtime_ns(),
     };
     it.u.ev.kind = (uint32_t)kind;
     it.u.ev.tick = tick;
@@ -150,7 +122,7 @@ static void tap_slot_write(void *ctx, uint32_t joint, uint32_t src_mode,
     struct hs__rec_item it = {
         .type = HS__REC_ITEM_SHM,
         .ord = atomic_load_explicit(&rec->ord, memory_order_relaxed),
-        .real_ns = real_now_ns(),
+        .real_ns = hs_rt_realtime_ns(),
     };
     it.u.shm.joint = joint;
     it.u.shm.shm_mode = src_mode;
@@ -189,7 +161,7 @@ static void can_tap_frames(void *bus_ctx, bool tx, const struct hs_can_frame *fr
     if (!tx) /* received frames are tapped on the tick that takes them (hilsim/can.h) */
         rec->rx_count[t->bus] += n;
     uint64_t ord = atomic_load_explicit(&rec->ord, memory_order_relaxed);
-    int64_t now = real_now_ns();
+    int64_t now = hs_rt_realtime_ns();
     for (unsigned i = 0; i < n; i++) {
         const struct hs_can_frame *f = &frames[i];
         struct hs__rec_item it = {
@@ -256,6 +228,19 @@ static int make_dir(const char *dir, struct hs_diag *d)
     return rc;
 }
 
+/* Everything create allocates, for its error path and for destroy. */
+static void free_parts(struct hs_recorder *rec)
+{
+    hs__rec_manifest_free(rec);
+    hs__rec_items_free(&rec->items);
+    hs__rec_states_free(&rec->states);
+    free(rec->sortbuf);
+    free(rec->seg_first_tick);
+    free(rec->seg_first_ord);
+    free(rec->dir);
+    free(rec);
+}
+
 int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
                   struct hs_recorder **ret_rec, struct hs_diag *d)
 {
@@ -299,7 +284,7 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
     }
     if ((r = make_dir(rec->dir, d)) < 0)
         goto fail;
-    rec->start_real_ns = real_now_ns();
+    rec->start_real_ns = hs_rt_realtime_ns();
     time_t secs = (time_t)(rec->start_real_ns / 1000000000LL);
     struct tm tm;
     gmtime_r(&secs, &tm);
@@ -319,13 +304,7 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
     return 0;
 fail:
     hs__rec_close_segment(rec);
-    hs__rec_manifest_free(rec);
-    hs__rec_items_free(&rec->items);
-    hs__rec_states_free(&rec->states);
-    free(rec->sortbuf);
-    free(rec->seg_first_tick);
-    free(rec->dir);
-    free(rec);
+    free_parts(rec);
     return r;
 }
 
@@ -377,7 +356,7 @@ int hs_rec_finish(struct hs_recorder *rec, const char *stop_reason)
         pthread_join(rec->writer, NULL); /* drains both rings before it returns */
         rec->writer_running = false;
     }
-    rec->end_real_ns = real_now_ns();
+    rec->end_real_ns = hs_rt_realtime_ns();
     hs__rec_close_segment(rec);
     int r = hs__rec_write_manifest(rec, true);
     int e = atomic_load(&rec->write_error);
@@ -390,11 +369,5 @@ void hs_rec_destroy(struct hs_recorder *rec)
         return;
     hs_rec_finish(rec, NULL);
     hs_rec_can_tap_remove(); /* in case the CAN module failed before the tap was taken off */
-    hs__rec_manifest_free(rec);
-    hs__rec_items_free(&rec->items);
-    hs__rec_states_free(&rec->states);
-    free(rec->sortbuf);
-    free(rec->seg_first_tick);
-    free(rec->dir);
-    free(rec);
+    free_parts(rec);
 }

@@ -16,12 +16,16 @@
 #include <errno.h>
 #include <linux/can.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "../bench/io_can.h"
+#include "hilsim/can_fault.h"
+#include "hilsim/scenario.h"
 #include "rec_internal.h"
 
 struct feed {
@@ -40,18 +44,30 @@ static void feed_close(struct feed *f)
             close(f->peer[i]);
 }
 
-static int load_config(const struct hs_recording *rec, const char *path,
+static int load_config(const struct hs_recording *rec, const struct hs_replay_opts *o,
                        const struct hs_config **ret, struct hs_diag *d)
 {
-    if (path)
-        return hs_config_load(path, ret, d);
+    if (o->config_path)
+        return hs_config_load_sets(o->config_path, o->sets, o->nsets, ret, d);
     if (!rec->config_text)
         return hs_diag_set(d, -ENOENT, rec->dir, 0, 0,
                            "the recording has no config copy: give one with --config");
     char name[4096];
     snprintf(name, sizeof name, "%s/config.yaml", rec->dir);
     const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
-    return hs_config_load_buffer(rec->config_text, rec->config_len, name, base, ret, d);
+    /* the run's own --set overrides first, then the replay's (a later set of a key wins) */
+    uint32_t n = rec->nconfig_sets + o->nsets;
+    const char **sets = calloc(n ? n : 1, sizeof *sets);
+    if (!sets)
+        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < rec->nconfig_sets; i++)
+        sets[i] = rec->config_sets[i];
+    for (uint32_t i = 0; i < o->nsets; i++)
+        sets[rec->nconfig_sets + i] = o->sets[i];
+    int rc =
+        hs_config_load_buffer_sets(rec->config_text, rec->config_len, name, base, sets, n, ret, d);
+    free(sets);
+    return rc;
 }
 
 /* The bench with its CAN module on socketpairs (the feed holds the boards' ends). */
@@ -61,7 +77,18 @@ static int build(const struct hs_config *cfg, struct hs_bench **ret_b, struct fe
     for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
         f->peer[i] = -1;
     int rc = hs_bench_create(cfg, ret_b, d);
-    if (rc < 0 || cfg->can.nbuses == 0)
+    if (rc < 0)
+        return rc;
+    /* Whatever clock the run had (wall, lockstep, sync), each replayed tick runs at its
+     * recorded now_ns: none of the clock machinery (a lockstep gate, a CAN SYNC holding
+     * buffer) has a part in a replay. */
+    hs_bench_set_clock_mode(*ret_b, HS_CFG_CLOCK_WALL);
+    /* The shm module is not attached (the recorded slot writes are), but its joints are
+     * claimed as it claims them: a scenario's first_command condition asks for that. */
+    for (uint32_t i = 0; i < hs_bench_joint_count(*ret_b); i++)
+        if (hs_bench_joint(*ret_b, i)->source == HS_CFG_SOURCE_SHM)
+            hs_bench_claim_joint(*ret_b, i);
+    if (cfg->can.nbuses == 0)
         return rc;
     if (cfg->can.nbuses > HS__REC_MAX_BUSES)
         return hs_diag_set(d, -EINVAL, cfg->path, 0, 0, "replay: at most %d CAN buses",
@@ -119,15 +146,17 @@ static void feed_frames(struct feed *f, int64_t time_us)
         }
 }
 
-/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones. */
-static void feed_counted(struct feed *f, const uint32_t *counts)
+/* Exactly the frames the recorded tick took from each bus: the next counts[b] received ones
+ * (skip: passed over unsent, the checkpoint tick's). */
+static void feed_counted(struct feed *f, const uint32_t *counts, bool skip)
 {
     drain_peers(f);
     for (uint32_t b = 0; b < f->nbuses; b++)
         for (uint32_t n = counts[b]; n && f->next[b] < f->nframes[b];) {
             const struct hs_rec_frame *fr = &f->frames[b][f->next[b]++];
             if (fr->rx) {
-                send_frame(f, b, fr);
+                if (!skip)
+                    send_frame(f, b, fr);
                 n--;
             }
         }
@@ -154,6 +183,189 @@ static void apply_shm(struct hs_bench *b, const struct hs_rec_shm *s)
         .rx_time_ns = s->rx_time_ns,
         .seq = s->seq,
     };
+}
+
+/* ---- the scenario, played again ---- */
+
+/* The replayed scenario's events, matched one by one against the recorded ones (in order: the
+ * tick thread pushed them as they happened). */
+struct scen_watch {
+    struct hs_bench_tap tap;
+    const struct hs_recording *rec;
+    uint32_t next; /* index into rec->events of the next recorded one to look at */
+    uint32_t ord;  /* the state index being replayed */
+    uint32_t replayed;
+    int64_t mismatch_ord;
+};
+
+static void watch_slot(void *ctx, uint32_t joint, uint32_t src_mode,
+                       const struct hs_joint_command *slot)
+{
+    (void)ctx, (void)joint, (void)src_mode, (void)slot; /* replay writes the slots itself */
+}
+
+static const struct hs_rec_event *next_scenario_event(struct scen_watch *w)
+{
+    const struct hs_recording *r = w->rec;
+    while (w->next < r->nevents && r->events[w->next].kind != HS_REC_EV_SCENARIO)
+        w->next++;
+    return w->next < r->nevents ? &r->events[w->next++] : NULL;
+}
+
+static void watch_event(void *ctx, uint32_t kind, int64_t a, int64_t b, const char *text)
+{
+    struct scen_watch *w = ctx;
+    (void)text;
+    if (kind != HS_REC_EV_SCENARIO)
+        return;
+    w->replayed++;
+    const struct hs_rec_event *e = next_scenario_event(w);
+    if (w->mismatch_ord < 0 && (!e || e->ord != w->ord || e->a != a || e->b != b))
+        w->mismatch_ord = w->ord;
+}
+
+static uint32_t count_scenario_events(const struct hs_recording *r)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->nevents; i++)
+        n += r->events[i].kind == HS_REC_EV_SCENARIO;
+    return n;
+}
+
+/* The recording's scenario (or o->scenario_path) bound to the replay's bench after its CAN
+ * module, as the run bound it. The recorded frames are the ones the nodes saw after the
+ * scenario's CAN faults, so the faults must not act twice: the fault filters come off the
+ * replay's buses (the scenario still switches its rules; nothing runs them). */
+static int replay_scenario(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                           struct hs_bench *b, struct hs_scenario **ret, struct hs_diag *d)
+{
+    struct hs_scenario_spec *spec = NULL;
+    char name[4096];
+    snprintf(name, sizeof name, "%s/scenario.yaml", rec->dir);
+    const char *base =
+        rec->scenario_base_dir && *rec->scenario_base_dir ? rec->scenario_base_dir : NULL;
+    int r = o->scenario_path
+                ? hs_scenario_parse_file(o->scenario_path, &spec, d)
+                : hs_scenario_parse(rec->scenario_text, rec->scenario_len, name, base, &spec, d);
+    struct hs_scenario *s = NULL;
+    if (r == 0)
+        r = hs_scenario_compile(spec, b, &s, d);
+    hs_scenario_spec_free(spec);
+    if (r < 0)
+        return r;
+    if ((r = hs_scenario_attach(s, b)) < 0) {
+        hs_scenario_destroy(s);
+        return hs_diag_set(d, r, name, 0, 0, "replay: cannot attach the scenario");
+    }
+    const struct hs_config *cfg = hs_bench_config(b);
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
+        if (bus)
+            hs_can_bus_set_fault_filter(bus, NULL);
+    }
+    *ret = s;
+    return 0;
+}
+
+/* ---- a recording whose first segment was deleted: the checkpoint ---- */
+
+struct sets {
+    char **v;
+    uint32_t n, cap;
+};
+
+static void sets_free(struct sets *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+static int sets_add(struct sets *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sets_add(struct sets *s, const char *fmt, ...)
+{
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 64;
+        char **v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vasprintf(&s->v[s->n], fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        return -ENOMEM;
+    s->n++;
+    return 0;
+}
+
+/* The user's sets, then the checkpoint: each joint's q and dq as its model's initial state and
+ * each free root's pose (%.17g: the doubles read back exactly). */
+static int checkpoint_sets(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                           struct hs_bench *b, const uint32_t *bodies, uint32_t nbodies,
+                           struct sets *ret)
+{
+    int r = 0;
+    for (uint32_t i = 0; r == 0 && i < o->nsets; i++)
+        r = sets_add(ret, "%s", o->sets[i]);
+    const double *v = rec->values;
+    for (uint32_t j = 0; r == 0 && j < rec->njoints; j++) {
+        const struct hs_bench_joint *bj = hs_bench_joint(b, j);
+        const double *x = v + (size_t)j * HS_REC_JOINT_FIELDS;
+        r = sets_add(ret, "models.%u.initial.joints.%s.q=%.17g", bj->body, bj->name, x[0]);
+        if (r == 0)
+            r = sets_add(ret, "models.%u.initial.joints.%s.dq=%.17g", bj->body, bj->name, x[1]);
+    }
+    const double *pose = v + (size_t)rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6;
+    struct hs_world *w = hs_bench_world(b);
+    for (uint32_t i = 0; r == 0 && i < nbodies; i++, pose += 7) {
+        if (!hs_world_ode_body(w, bodies[i], 0))
+            continue; /* a fixed root: the config places it, the recording agrees */
+        double qw = fmax(-1, fmin(1, pose[3])), s = sqrt(fmax(0, 1 - qw * qw));
+        double angle = 2 * acos(qw), ax = 0, ay = 0, az = 1;
+        if (s > 1e-12)
+            ax = pose[4] / s, ay = pose[5] / s, az = pose[6] / s;
+        else
+            angle = 0;
+        r = sets_add(ret, "models.%u.position=[%.17g, %.17g, %.17g]", bodies[i], pose[0], pose[1],
+                     pose[2]);
+        if (r == 0)
+            r = sets_add(ret, "models.%u.rotation=[%.17g, %.17g, %.17g, %.17g]", bodies[i], ax, ay,
+                         az, angle);
+        if (r == 0) /* where it was, not dropped onto the scenery again */
+            r = sets_add(ret, "models.%u.rest_on_static=false", bodies[i]);
+    }
+    return r;
+}
+
+/* The bench rebuilt at the first kept state: built once to learn which model each joint is
+ * in, then again with the checkpoint's sets. */
+static int build_at_checkpoint(const struct hs_recording *rec, const struct hs_replay_opts *o,
+                               const struct hs_config **cfg, struct hs_bench **b, struct feed *f,
+                               uint32_t *bodies, uint32_t nbodies, struct hs_diag *d)
+{
+    struct sets s = {0};
+    int rc = checkpoint_sets(rec, o, *b, bodies, nbodies, &s);
+    hs_bench_destroy(*b);
+    *b = NULL;
+    feed_close(f);
+    hs_config_free(*cfg);
+    *cfg = NULL;
+    if (rc < 0) {
+        sets_free(&s);
+        return hs_diag_set(d, rc, rec->dir, 0, 0, "replay: out of memory");
+    }
+    struct hs_replay_opts co = *o;
+    co.sets = (const char *const *)s.v;
+    co.nsets = s.n;
+    rc = load_config(rec, &co, cfg, d);
+    if (rc == 0)
+        rc = build(*cfg, b, f, d);
+    sets_free(&s);
+    return rc;
 }
 
 static bool differs(double a, double b, double tol)
@@ -209,7 +421,7 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     struct hs_bench *b = NULL;
     struct feed f = {0};
     uint32_t bodies[HS_CFG_MAX_MODELS];
-    int rc = load_config(rec, o->config_path, &cfg, d);
+    int rc = load_config(rec, o, &cfg, d);
     if (rc < 0)
         return rc;
     if ((rc = build(cfg, &b, &f, d)) < 0)
@@ -217,6 +429,22 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     uint32_t nbodies = robot_bodies(cfg, bodies);
     if ((rc = check_layout(rec, b, nbodies, d)) < 0)
         goto out;
+    bool checkpoint = rec->first_segment > 0 && rec->nstates > 0;
+    if (checkpoint && (rc = build_at_checkpoint(rec, o, &cfg, &b, &f, bodies, nbodies, d)) < 0)
+        goto out;
+    ret->from_checkpoint = checkpoint;
+    struct hs_scenario *scen = NULL;
+    struct scen_watch watch = {.rec = rec, .mismatch_ord = -1};
+    ret->scenario_mismatch_ord = -1;
+    if (!checkpoint && !o->no_scenario && (o->scenario_path || rec->scenario_text)) {
+        if ((rc = replay_scenario(rec, o, b, &scen, d)) < 0)
+            goto out;
+        watch.tap =
+            (struct hs_bench_tap){.ctx = &watch, .slot_write = watch_slot, .event = watch_event};
+        hs_bench_set_tap(b, &watch.tap);
+        ret->scenario = true;
+        ret->scenario_events_recorded = count_scenario_events(rec);
+    }
     for (uint32_t i = 0; i < f.nbuses && i < rec->nbuses; i++) {
         f.frames[i] = rec->frames[i];
         f.nframes[i] = rec->nframes[i];
@@ -228,17 +456,27 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         goto out;
     }
     uint32_t si = 0;
-    for (uint32_t k = 0; k < rec->nstates; k++) {
+    uint64_t base = rec->first_ord; /* items' ord count from the run's start */
+    if (checkpoint) { /* the first kept state is where the replay starts, not a tick to run */
+        memcpy(ret->values, rec->values, 8 * (size_t)stride);
+        ret->ticks = 1;
+        while (si < rec->nshm && rec->shm[si].ord <= base)
+            si++;
+        if (rec->count_buses >= f.nbuses && rec->rx_counts)
+            feed_counted(&f, rec->rx_counts, true);
+    }
+    for (uint32_t k = checkpoint ? 1 : 0; k < rec->nstates; k++) {
         if (o->until_s > 0 && (double)(rec->now_ns[k] - rec->now_ns[0]) > o->until_s * 1e9)
             break;
         if (rec->count_buses >= f.nbuses && rec->rx_counts)
-            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses);
+            feed_counted(&f, rec->rx_counts + (size_t)k * rec->count_buses, false);
         else
             feed_frames(&f, rec->real_ns[k] / 1000);
-        while (si < rec->nshm && rec->shm[si].ord < k)
+        while (si < rec->nshm && rec->shm[si].ord < base + k)
             si++; /* recorded for a tick whose state was dropped: it cannot be placed */
-        for (; si < rec->nshm && rec->shm[si].ord == k; si++, ret->commands_fed++)
+        for (; si < rec->nshm && rec->shm[si].ord == base + k; si++, ret->commands_fed++)
             apply_shm(b, &rec->shm[si]);
+        watch.ord = k;
         hs_bench_set_warming_up(b, rec->flags[k] & HS_REC_STATE_WARMUP);
         if ((rec->flags[k] & HS_REC_STATE_SAFE_HOLD) && !hs_bench_in_safe_hold(b))
             hs_bench_enter_safe_hold(b);
@@ -270,6 +508,21 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         }
     }
     ret->frames_fed = f.fed;
+    if (scen) {
+        /* a recorded event the replay never posted, within the ticks replayed */
+        const struct hs_rec_event *e = next_scenario_event(&watch);
+        if (watch.mismatch_ord < 0 && e && e->ord < ret->ticks)
+            watch.mismatch_ord = (int64_t)e->ord;
+        ret->scenario_events_replayed = watch.replayed;
+        ret->scenario_mismatch_ord = watch.mismatch_ord;
+        hs_scenario_finish(scen);
+        ret->scenario_expects = hs_scenario_expect_count(scen);
+        for (uint32_t i = 0; i < ret->scenario_expects; i++) {
+            struct hs_scenario_result sr;
+            hs_scenario_result(scen, i, &sr);
+            ret->scenario_failed += sr.status != HS_SCENARIO_PASS;
+        }
+    }
     rc = 0;
 out:
     hs_bench_destroy(b);

@@ -39,6 +39,15 @@ int hs_report_health_text(const struct hs_world_health_summary *h, char *buf, si
             return w;
         n += (size_t)w;
     }
+    if (h->contacts_dropped) {
+        w = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+                     "  contacts dropped: %llu (a step found more than the %u reserved)  OVER "
+                     "BUDGET\n",
+                     (unsigned long long)h->contacts_dropped, h->contacts_reserved);
+        if (w < 0)
+            return w;
+        n += (size_t)w;
+    }
     return (int)n;
 }
 
@@ -66,6 +75,9 @@ json_t *hs_report_health_json(const struct hs_world_health_summary *h)
             json_object_set_new(e, "steps_over_budget", json_integer((json_int_t)s->over_budget));
         bad |= json_object_set_new(o, keys[i], e);
     }
+    bad |= json_object_set_new(o, "contacts_reserved", json_integer(h->contacts_reserved));
+    bad |=
+        json_object_set_new(o, "contacts_dropped", json_integer((json_int_t)h->contacts_dropped));
     if (bad) {
         json_decref(o);
         return NULL;
@@ -76,5 +88,5 @@ json_t *hs_report_health_json(const struct hs_world_health_summary *h)
 bool hs_report_health_over_budget(const struct hs_world_health_summary *h)
 {
     return h->penetration_m.over_budget || h->joint_error_m.over_budget ||
-           h->force_jump_n.over_budget;
+           h->force_jump_n.over_budget || h->contacts_dropped;
 }

@@ -29,6 +29,9 @@ enum hs__scen_kind {
     HS__SCEN_SHM_FAULT,
     HS__SCEN_PATH,
     HS__SCEN_EXPECT,
+    HS__SCEN_FRICTION, /* contact: a material pair's (or a link's) Coulomb friction */
+    HS__SCEN_MATERIAL, /* contact: the material a link is made of */
+    HS__SCEN_NODE_FAULT,
     HS__SCEN_KIND_MAX
 };
 
@@ -73,6 +76,7 @@ enum hs__scen_expect_kind {
     HS__EX_VELOCITY_LIMITS,
     HS__EX_COMMAND_TORQUE,
     HS__EX_TEMPERATURE_BELOW,
+    HS__EX_NODE_STATE,
     HS__EX_MAX
 };
 
@@ -98,6 +102,7 @@ struct hs__scen_when {
     double passes;
     int direction;
     bool first_command; /* the first command from an external source (on `joint`, or any) */
+    char node[HS_NAME_MAX], state[HS_NAME_MAX]; /* CAN node `node` enters state `state` */
     uint64_t seen;
 };
 
@@ -131,9 +136,14 @@ struct hs__scen_step_spec {
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id;  /* -1: every frame of the node (or the bus) */
-    char *path_file; /* path: the CSV (resolved; owned by the spec) */
-    double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
+    int64_t can_id;          /* -1: every frame of the node (or the bus) */
+    double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
+    uint32_t fault_code;     /* node_fault: the protocol's own error code */
+    char state[HS_NAME_MAX]; /* expect node_state: the state name */
+    char *path_file;         /* path: the CSV (resolved; owned by the spec) */
+    double kp, kd;           /* path: PD gains, NAN = the bench's hold gains */
+    /* friction and material: material names (friction: the pair; material: the new one) */
+    char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
@@ -153,12 +163,17 @@ struct hs_scenario_spec {
  * caller). */
 struct hs__ctx;
 int hs__scen_parse_root(struct hs__ctx *c, yaml_node_t *root, struct hs_scenario_spec *spec);
+/* scen_schema.c: one step mapping (live control); the step's timing defaults to after_s 0 */
+int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_step_spec *ret);
 extern const char *const hs__scen_kind_names[];
 extern const char *const hs__scen_sensor_names[];
 extern const char *const hs__scen_actuator_names[];
 extern const char *const hs__scen_expect_names[];
 
 /* ---- the compiled scenario ---- */
+struct hs_can_port;
+#define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
+
 struct hs__scen_thermal {
     double t_winding_c, t_case_c;
     bool tripped;
@@ -202,6 +217,16 @@ struct hs__scen_step {
     double *path_q;      /* path_rows x path_njoints positions */
     int32_t *path_joint; /* bench joint per column */
     uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
+    /* friction and material (scen_contact.c): the materials acted on, what was there before */
+    int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
+    double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
+    int32_t saved_material;
+    /* CAN node hooks: node_fault's, `when: {node, state}`'s and expect node_state's node;
+     * a thermal model's nodes on its joint */
+    struct hs_can_port *port, *when_port;
+    const char *prev_state;
+    struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
+    uint32_t ntemp_ports;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -214,6 +239,7 @@ struct hs__scen_can_bus {
     struct hs_can_bus *bus;
     char iface[32];
     struct hs_can_fault_filter *filter;
+    bool owned; /* created here; else the bus's filter when bound (its owner frees it) */
 };
 
 struct hs_scenario {
@@ -227,7 +253,8 @@ struct hs_scenario {
     int64_t period_ns;
     int64_t end_tick;
     double duration_s;
-    int64_t k; /* ticks played (the current tick's index during the tick) */
+    int64_t k;         /* ticks played (the current tick's index during the tick) */
+    int64_t can_clock; /* bench ticks seen, the clock of the CAN filters it owns */
     bool done, finished;
     bool in_tick; /* commands ran this tick; readings closes it */
     struct hs__scen_step_spec specs[HS_SCEN_MAX_STEPS];
@@ -240,12 +267,33 @@ struct hs_scenario {
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_can(struct hs_scenario *s);
 void hs__scen_unbind_can(struct hs_scenario *s);
+/* init only: a filter on every open bus of the config (adopting one already there), so steps
+ * bound later, while the buses run, only add rules */
+int hs__scen_can_filters(struct hs_scenario *s);
+/* RT-safe, once per bench tick: moves the clock CAN delays count in on the filters s owns */
+void hs__scen_can_clock(struct hs_scenario *s);
+/* scen_can_node.c: init only: a step's CAN node hooks (node_fault, when node state, expect
+ * node_state, thermal temperature); RT-safe: the node faults at their edges, node states, the
+ * thermal models' temperatures to their nodes */
+int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_node_faults(struct hs_scenario *s);
+void hs__scen_node_temperatures(struct hs_scenario *s);
+const char *hs__scen_node_state(const struct hs_can_port *port);
+const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);
 /* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
 int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
 void hs__scen_shm_faults(struct hs_scenario *s);
+/* scen_load.c: init only: binds s->specs[i] into s->steps[i] (names, ticks, buffers); frees
+ * what a bound step allocated (accepts an unbound, zeroed step) */
+int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag);
+void hs__scen_step_free(struct hs__scen_step *st);
+/* scen_contact.c: init only: resolves a friction or material step's materials; RT-safe:
+ * switches them with the steps (commands phase) */
+int hs__scen_bind_contact(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_contact(struct hs_scenario *s);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
 /* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator

@@ -247,6 +247,8 @@ static int bind_step(struct bind *x, uint32_t i)
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
+    if ((r = hs__scen_bind_node(s, st, x->diag)) < 0)
+        return r;
     if (sp->kind == HS__SCEN_PATH) {
         int pr = hs__scen_bind_path(s, st, x->diag);
         s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */
@@ -273,9 +275,32 @@ static int bind_step(struct bind *x, uint32_t i)
         if (!any)
             return err_step(x, sp, "temperature_below: no thermal step models joint", sp->t.joint);
     }
+    if (sp->kind == HS__SCEN_FRICTION || sp->kind == HS__SCEN_MATERIAL)
+        return hs__scen_bind_contact(s, st, x->diag);
     if (sp->kind == HS__SCEN_EXPECT)
         hs__scen_expect_describe(s, st);
     return 0;
+}
+
+int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag)
+{
+    struct bind x = {s, s->bench, hs_bench_config(s->bench), s->path, diag};
+    return bind_step(&x, i);
+}
+
+void hs__scen_step_free(struct hs__scen_step *st)
+{
+    free(st->ring);
+    free(st->stale_joints);
+    free(st->stale_sensors);
+    free(st->path_t);
+    free(st->path_q);
+    free(st->path_joint);
+    st->ring = NULL;
+    st->stale_joints = NULL;
+    st->stale_sensors = NULL;
+    st->path_t = st->path_q = NULL;
+    st->path_joint = NULL;
 }
 
 int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *bench,
@@ -314,14 +339,8 @@ void hs_scenario_destroy(struct hs_scenario *s)
     if (!s)
         return;
     hs__scen_unbind_can(s);
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        free(s->steps[i].ring);
-        free(s->steps[i].stale_joints);
-        free(s->steps[i].stale_sensors);
-        free(s->steps[i].path_t);
-        free(s->steps[i].path_q);
-        free(s->steps[i].path_joint);
-    }
+    for (uint32_t i = 0; i < s->nsteps; i++)
+        hs__scen_step_free(&s->steps[i]);
     free(s->path);
     free(s);
 }

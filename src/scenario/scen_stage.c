@@ -16,6 +16,8 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->in_tick = true;
     hs__scen_timeline(s);
     hs__scen_can(s);
+    hs__scen_node_faults(s);
+    hs__scen_contact(s);
     hs__scen_commands(s, now_ns);
 }
 
@@ -31,10 +33,12 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
 {
     struct hs_scenario *s = ctx;
     (void)b, (void)now_ns, (void)tick;
+    hs__scen_can_clock(s);
     if (!s->in_tick)
         return;
     hs__scen_sensor_faults(s);
     hs__scen_shm_faults(s);
+    hs__scen_node_temperatures(s);
     hs__scen_expect(s);
     s->in_tick = false;
     if (++s->k >= s->end_tick)
@@ -46,7 +50,7 @@ static void stage_destroy(void *ctx)
     hs_scenario_destroy(ctx);
 }
 
-static const struct hs_bench_io_ops stage_ops = {
+const struct hs_bench_io_ops hs_scenario_stage_ops = {
     .name = "scenario",
     .destroy = stage_destroy,
     .commands = stage_commands,
@@ -58,7 +62,7 @@ int hs_scenario_attach(struct hs_scenario *s, struct hs_bench *bench)
 {
     if (bench != s->bench)
         return -EINVAL;
-    return hs_bench_add_io(bench, &stage_ops, s);
+    return hs_bench_add_io(bench, &hs_scenario_stage_ops, s);
 }
 
 bool hs_scenario_done(const struct hs_scenario *s)

@@ -1,14 +1,19 @@
 /* The control socket (src/ctl/ctl.h): a Unix stream socket per bench, hilsim-BENCH.ctl in the
  * directory hs_ctl_socket_path picks, mode 0660 and owned by the service, like the shm segment.
- * A non-RT thread accepts one client at a time and answers each line with one line: "ok ..."
- * or "error: ...". Every command is parsed and checked here; only checked commands go to the
- * tick, through the control stage's queue. `stop` raises SIGTERM, the systemd stop path: the
- * supervisor stops the loop at a tick boundary and the safe stop runs. */
+ * A non-RT thread accepts one client at a time, checks its credentials (hs_ctl_peer_allowed)
+ * and answers each line with one line: "ok ..." or "error: ...". Every command is parsed and
+ * checked here (an injected step or a scenario file through the scenario's own parser and
+ * binding, which allocate here, never in the tick); only checked commands go to the tick,
+ * through the control stage's queue. The same thread frees the live steps that ended and
+ * writes the verdict of a scenario file started here once the tick gives it back. `stop`
+ * raises SIGTERM, the systemd stop path: the supervisor stops the loop at a tick boundary and
+ * the safe stop runs. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +25,12 @@
 
 #include "ctl.h"
 #include "hilsim/log.h"
+#include "hilsim/scenario_live.h"
 #include "io_module.h"
 #include "runner.h"
 
 #define CLIENT_TIMEOUT_MS 5000
+#define REAP_MS 100 /* how often the idle socket thread looks for ended steps and scenarios */
 
 struct ctl_server {
     struct hs_ctl_stage *stage; /* owned by the bench */
@@ -35,34 +42,50 @@ struct ctl_server {
     pthread_t thread;
     bool running;
     const char *clock;
-    pthread_mutex_t lock; /* guards progress: supervisor writes, the socket thread reads */
-    struct hs_tick_progress progress;
-    bool have_progress;
+    /* the scenario file started here (socket thread only) */
+    char scen_name[HS_NAME_MAX];
+    char junit[HS_CTL_LINE_MAX], json[HS_CTL_LINE_MAX];
+    double scen_duration_s;
+    uint32_t scen_count;
+    char verdict[HS_CTL_LINE_MAX]; /* the last one's, "" before any ended */
 };
+
+/* snprintf whose cut is accepted: answers are one line, a cut path still reads. */
+static void say(char *out, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *out, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, size, fmt, ap);
+    va_end(ap);
+}
+
+static const char *const scen_state_names[] = {"idle", "starting", "running", "ended"};
 
 static void status_line(struct ctl_server *s, char *out, size_t size)
 {
     struct hs_ctl_counters c;
     hs_ctl_stage_counters(s->stage, &c);
-    struct hs_tick_progress p = {0};
-    pthread_mutex_lock(&s->lock);
-    bool have = s->have_progress;
-    p = s->progress;
-    pthread_mutex_unlock(&s->lock);
-    int n = snprintf(out, size,
-                     "ok bench %s clock %s tick %llu; ctl accepted %llu applied %llu rejected %llu "
-                     "queue_full %llu last_applied_tick %llu pushes_active %u faults_active %u",
-                     hs_bench_config(s->bench)->bench.name, s->clock, (unsigned long long)c.tick,
-                     (unsigned long long)c.accepted, (unsigned long long)c.applied,
-                     (unsigned long long)c.rejected, (unsigned long long)c.queue_full,
-                     (unsigned long long)c.last_applied_tick, c.pushes_active, c.faults_active);
+    struct hs_ctl_loop p;
+    bool have = hs_ctl_stage_loop(s->stage, &p);
+    int n =
+        snprintf(out, size,
+                 "ok bench %s clock %s tick %llu; ctl accepted %llu applied %llu rejected %llu "
+                 "queue_full %llu last_applied_tick %llu pushes_active %u faults_active %u "
+                 "live_steps %u slots_full %llu unauthorised %llu scenario %s",
+                 hs_bench_config(s->bench)->bench.name, s->clock, (unsigned long long)c.tick,
+                 (unsigned long long)c.accepted, (unsigned long long)c.applied,
+                 (unsigned long long)c.rejected, (unsigned long long)c.queue_full,
+                 (unsigned long long)c.last_applied_tick, c.pushes_active, c.faults_active,
+                 c.live_steps, (unsigned long long)c.slots_full, (unsigned long long)c.unauthorised,
+                 scen_state_names[hs_ctl_stage_scenario_state(s->stage)]);
     if (n < 0 || (size_t)n >= size)
         return;
     if (!have) {
         snprintf(out + n, size - (size_t)n, "; loop starting");
         return;
     }
-    /* the loop's counters as the supervisor saw them last (about once a second) */
+    /* the loop's counters as the tick published them at its last boundary */
     snprintf(out + n, size - (size_t)n,
              "; loop %s last_tick %llu ticks %llu overruns %llu missed %llu worst_tick_ns %lld "
              "safe_hold %d lockstep_timeouts %llu",
@@ -70,6 +93,142 @@ static void status_line(struct ctl_server *s, char *out, size_t size)
              (unsigned long long)p.ticks, (unsigned long long)p.overruns,
              (unsigned long long)p.missed_periods, (long long)p.worst_tick_ns, (int)p.safe_hold,
              (unsigned long long)p.lockstep_timeouts);
+}
+
+/* The verdict of a scenario the tick gave back: summary in the log, the files, one line kept
+ * for `scenario status`. */
+static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped)
+{
+    hs_scenario_finish(scen);
+    uint32_t n = hs_scenario_expect_count(scen), passed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(scen, i, &r);
+        passed += r.status == HS_SCENARIO_PASS;
+    }
+    int wj = hs_scenario_write_junit(scen, s->junit), wr = hs_scenario_write_json(scen, s->json);
+    const char *v = hs_scenario_passed(scen) ? "PASS" : "FAIL";
+    say(s->verdict, sizeof s->verdict,
+        "scenario %s ended %s: %u of %u expectations passed (%s); junit %s%s; json %s%s",
+        s->scen_name, v, passed, n, stopped ? "stopped early" : "played to its end", s->junit,
+        wj < 0 ? " (not written)" : "", s->json, wr < 0 ? " (not written)" : "");
+    hs_log(HS_LOG_INFO, "ctl: %s", s->verdict);
+    if (wj < 0)
+        hs_log(HS_LOG_ERR, "ctl: %s: %s", s->junit, strerror(-wj));
+    if (wr < 0)
+        hs_log(HS_LOG_ERR, "ctl: %s: %s", s->json, strerror(-wr));
+    hs_scenario_destroy(scen);
+}
+
+/* Socket thread: frees the live steps that ended and takes an ended scenario. no_tick: the
+ * loop is gone, so a running scenario ends here. */
+static void reap(struct ctl_server *s, bool no_tick)
+{
+    hs_scenario_live_reap(hs_ctl_stage_live(s->stage));
+    bool stopped;
+    struct hs_scenario *scen = hs_ctl_stage_take_scenario(s->stage, no_tick, &stopped);
+    if (scen)
+        verdict(s, scen, stopped);
+}
+
+static void arg_copy(const char *line, struct hs_ctl_arg a, char *buf, size_t size)
+{
+    snprintf(buf, size, "%.*s", (int)a.len, line + a.off);
+}
+
+static void inject(struct ctl_server *s, const char *line, const struct hs_ctl_cmd *cmd, char *out,
+                   size_t size)
+{
+    struct hs_scenario_live *live = hs_ctl_stage_live(s->stage);
+    struct hs_diag d = {0};
+    uint32_t slot;
+    int r = hs_scenario_live_prepare(live, line + cmd->text.off, cmd->text.len, NULL, &slot, &d);
+    if (r < 0) {
+        if (r == -ENOSPC)
+            hs_ctl_stage_count_slots_full(s->stage);
+        else
+            hs_ctl_stage_count_rejected(s->stage);
+        char msg[512];
+        hs_diag_format(&d, msg, sizeof msg);
+        snprintf(out, size, "error: %s", msg);
+        return;
+    }
+    struct hs_ctl_cmd q = {.kind = HS_CTL_INJECT, .slot = slot};
+    if (hs_ctl_stage_push(s->stage, &q) < 0) {
+        hs_scenario_live_discard(live, slot);
+        snprintf(out, size, "error: the tick's command queue is full (%d): try again",
+                 HS_CTL_QUEUE_LEN);
+        return;
+    }
+    /* the log keeps what was done to the bench, in order, for whoever reads the run later */
+    hs_log(HS_LOG_INFO, "ctl: step queued (live slot %u): %.*s", slot, (int)cmd->text.len,
+           line + cmd->text.off);
+    snprintf(out, size, "ok step queued for the next tick (live slot %u of %d)", slot,
+             HS_SCENARIO_LIVE_SLOTS);
+}
+
+static void scenario_start(struct ctl_server *s, const char *line, const struct hs_ctl_cmd *cmd,
+                           char *out, size_t size)
+{
+    if (hs_ctl_stage_scenario_state(s->stage) != HS_CTL_SCEN_IDLE) {
+        hs_ctl_stage_count_rejected(s->stage);
+        snprintf(out, size, "error: scenario %s is still running: scenario stop first",
+                 s->scen_name);
+        return;
+    }
+    char file[HS_CTL_LINE_MAX];
+    arg_copy(line, cmd->file, file, sizeof file);
+    struct hs_diag d = {0};
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *scen = NULL;
+    int r = hs_scenario_parse_file(file, &spec, &d);
+    if (r == 0)
+        r = hs_scenario_compile(spec, s->bench, &scen, &d);
+    hs_scenario_spec_free(spec);
+    if (r < 0) {
+        hs_ctl_stage_count_rejected(s->stage);
+        char msg[512];
+        hs_diag_format(&d, msg, sizeof msg);
+        snprintf(out, size, "error: %s", msg);
+        return;
+    }
+    /* the verdict files: as given, else next to the control socket, numbered per run */
+    s->scen_count++;
+    size_t base = strlen(s->path) - strlen(".ctl");
+    if (cmd->junit.len)
+        arg_copy(line, cmd->junit, s->junit, sizeof s->junit);
+    else
+        say(s->junit, sizeof s->junit, "%.*s.scenario-%u.junit.xml", (int)base, s->path,
+            s->scen_count);
+    if (cmd->json.len)
+        arg_copy(line, cmd->json, s->json, sizeof s->json);
+    else
+        say(s->json, sizeof s->json, "%.*s.scenario-%u.json", (int)base, s->path, s->scen_count);
+    s->scen_duration_s = hs_scenario_duration_s(scen);
+    /* the name is the file's `scenario.name`, read back from the JUnit suite's */
+    snprintf(s->scen_name, sizeof s->scen_name, "%s", hs_scenario_name(scen));
+    if ((r = hs_ctl_stage_start_scenario(s->stage, scen)) < 0) {
+        hs_scenario_destroy(scen);
+        snprintf(out, size, "error: %s",
+                 r == -ENOBUFS ? "the tick's command queue is full: try again"
+                               : "a scenario is already running");
+        return;
+    }
+    hs_log(HS_LOG_INFO, "ctl: scenario %s (%s) queued to start", s->scen_name, file);
+    say(out, size, "ok scenario %s starts at the next tick (%g s); junit %s; json %s", s->scen_name,
+        s->scen_duration_s, s->junit, s->json);
+}
+
+static void scenario_status(struct ctl_server *s, char *out, size_t size)
+{
+    enum hs_ctl_scen_state st = hs_ctl_stage_scenario_state(s->stage);
+    if (st == HS_CTL_SCEN_STARTING || st == HS_CTL_SCEN_RUNNING)
+        say(out, size, "ok scenario %s %s (%g s); junit %s; json %s", s->scen_name,
+            scen_state_names[st], s->scen_duration_s, s->junit, s->json);
+    else if (s->verdict[0])
+        say(out, size, "ok %s", s->verdict);
+    else
+        snprintf(out, size, "ok no scenario started");
 }
 
 static void answer(struct ctl_server *s, const char *line, size_t len, char *out, size_t size)
@@ -81,10 +240,28 @@ static void answer(struct ctl_server *s, const char *line, size_t len, char *out
         snprintf(out, size, "error: %s", err);
         return;
     }
+    reap(s, false); /* so a scenario that just ended reads as ended */
     switch (cmd.kind) {
     case HS_CTL_STATUS:
         status_line(s, out, size);
         return;
+    case HS_CTL_INJECT:
+        inject(s, line, &cmd, out, size);
+        return;
+    case HS_CTL_SCENARIO_START:
+        scenario_start(s, line, &cmd, out, size);
+        return;
+    case HS_CTL_SCENARIO_STATUS:
+        scenario_status(s, out, size);
+        return;
+    case HS_CTL_SCENARIO_STOP:
+        if (hs_ctl_stage_scenario_state(s->stage) != HS_CTL_SCEN_RUNNING &&
+            hs_ctl_stage_scenario_state(s->stage) != HS_CTL_SCEN_STARTING) {
+            hs_ctl_stage_count_rejected(s->stage);
+            snprintf(out, size, "error: no scenario is running");
+            return;
+        }
+        break;
     case HS_CTL_STOP:
         hs_log(HS_LOG_WARNING, "ctl: stop requested on the control socket");
         kill(getpid(), SIGTERM);
@@ -131,7 +308,7 @@ static void serve_client(struct ctl_server *s, int fd)
         char *nl;
         while ((nl = memchr(buf, '\n', have))) {
             size_t len = (size_t)(nl - buf) + 1;
-            char out[1024];
+            char out[4096];
             answer(s, buf, len, out, sizeof out);
             size_t olen = strlen(out);
             out[olen++] = '\n';
@@ -151,25 +328,64 @@ static void serve_client(struct ctl_server *s, int fd)
     }
 }
 
+/* The peer's credentials as the kernel recorded them at connect. 0 when it may go on; else the
+ * one error line has been sent. */
+static int check_peer(struct ctl_server *s, int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    char err[256];
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+        snprintf(err, sizeof err, "error: cannot read the peer's credentials: %s\n",
+                 strerror(errno));
+        write_all(fd, err, strlen(err));
+        return -EACCES;
+    }
+    gid_t groups[256];
+    len = sizeof groups;
+    uint32_t ngroups = 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) == 0)
+        ngroups = len / sizeof groups[0]; /* else (more than 256): the primary group only */
+    struct stat st;
+    gid_t sock_gid = stat(s->path, &st) == 0 ? st.st_gid : getegid();
+    _Static_assert(sizeof(gid_t) == sizeof(uint32_t), "gid_t is 32 bits");
+    struct hs_ctl_peer peer = {.pid = (uint32_t)cred.pid,
+                               .uid = cred.uid,
+                               .gid = cred.gid,
+                               .groups = (const uint32_t *)groups,
+                               .ngroups = ngroups};
+    if (hs_ctl_peer_allowed(&peer, geteuid(), sock_gid, err, sizeof err - 9) == 0)
+        return 0;
+    hs_ctl_stage_count_unauthorised(s->stage);
+    hs_log(HS_LOG_WARNING, "ctl: %s", err);
+    char line[300];
+    int n = snprintf(line, sizeof line, "error: %s\n", err);
+    write_all(fd, line, (size_t)n);
+    return -EACCES;
+}
+
 static void *serve(void *arg)
 {
     struct ctl_server *s = arg;
     for (;;) {
         struct pollfd p[2] = {{.fd = s->fd, .events = POLLIN},
                               {.fd = s->wake[0], .events = POLLIN}};
-        if (poll(p, 2, -1) < 0) {
+        int r = poll(p, 2, REAP_MS);
+        if (r < 0) {
             if (errno == EINTR)
                 continue;
             break;
         }
         if (p[1].revents)
             break;
-        if (!(p[0].revents & POLLIN))
+        reap(s, false);
+        if (r == 0 || !(p[0].revents & POLLIN))
             continue;
         int c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0)
             continue;
-        serve_client(s, c);
+        if (check_peer(s, c) == 0)
+            serve_client(s, c);
         close(c);
     }
     return NULL;
@@ -246,8 +462,26 @@ static void server_free(void *arg)
 {
     struct ctl_server *s = arg;
     server_stop(s);
-    pthread_mutex_destroy(&s->lock);
+    if (s->stage)
+        reap(s, true); /* the loop has stopped: a scenario still running gets its verdict */
     free(s);
+}
+
+/* Tick thread, in the control stage's readings: the loop exists before the first tick and
+ * outlives the last, and its counters are relaxed atomics (rt/tick_loop.h). */
+static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
+{
+    struct hs_runner *r = ctx;
+    struct hs_tick_progress p;
+    hs_tick_loop_progress(r->loop, &p);
+    *ret = (struct hs_ctl_loop){.ticks = p.ticks,
+                                .last_tick = p.last_tick,
+                                .overruns = p.overruns,
+                                .missed_periods = p.missed_periods,
+                                .lockstep_timeouts = p.lockstep_timeouts,
+                                .worst_tick_ns = p.worst_tick_ns,
+                                .safe_hold = p.safe_hold,
+                                .running = p.running};
 }
 
 static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
@@ -259,7 +493,6 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     s->bench = r->bench;
     s->runner = r;
     s->clock = hs_clock_mode_name(r->tick.clock.mode);
-    pthread_mutex_init(&s->lock, NULL);
     hs_ctl_bench_names(r->bench, &s->names);
     int rc = hs_ctl_socket_path(r->cfg->bench.name, false, s->path, sizeof s->path);
     if (rc < 0) {
@@ -273,11 +506,13 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     }
     if ((rc = hs_ctl_stage_attach(s->stage, r->bench)) < 0) {
         hs_ctl_stage_destroy(s->stage);
+        s->stage = NULL;
         server_free(s);
         return hs_diag_set(d, rc, r->cfg->path, 0, 0, "ctl: no bench stage left: %s",
                            strerror(-rc));
     }
     hs_ctl_stage_on_destroy(s->stage, server_free, s);
+    hs_ctl_stage_set_loop_source(s->stage, loop_fill, r);
     /* Without its socket the bench still runs (a second bench of the same name, a directory
      * it may not write): live control is missing, which the log says once. */
     struct hs_diag sd = {0};
@@ -290,19 +525,6 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
            r->cfg->bench.name);
     *ret_state = s;
     return 0;
-}
-
-/* Supervisor thread, while the loop exists: the loop's counters for `status`. */
-static void supervise(void *state, int64_t now_ns)
-{
-    struct ctl_server *s = state;
-    (void)now_ns;
-    struct hs_tick_progress p;
-    hs_tick_loop_progress(s->runner->loop, &p);
-    pthread_mutex_lock(&s->lock);
-    s->progress = p;
-    s->have_progress = true;
-    pthread_mutex_unlock(&s->lock);
 }
 
 static void status(const void *state, char *buf, size_t size)
@@ -320,15 +542,17 @@ static void summary(const void *state, FILE *out)
     struct hs_ctl_counters c;
     hs_ctl_stage_counters(s->stage, &c);
     fprintf(out,
-            "ctl: %llu commands accepted, %llu applied, %llu rejected, %llu refused (queue full)\n",
+            "ctl: %llu commands accepted, %llu applied, %llu rejected, %llu refused (queue full), "
+            "%llu steps refused (all %d live step slots in use), %llu connections unauthorised\n",
             (unsigned long long)c.accepted, (unsigned long long)c.applied,
-            (unsigned long long)c.rejected, (unsigned long long)c.queue_full);
+            (unsigned long long)c.rejected, (unsigned long long)c.queue_full,
+            (unsigned long long)c.slots_full, HS_SCENARIO_LIVE_SLOTS,
+            (unsigned long long)c.unauthorised);
 }
 
 const struct hs_service_io hs_service_io_ctl = {
     .name = "ctl",
     .attach = attach,
-    .supervise = supervise,
     .status = status,
     .summary = summary,
 };

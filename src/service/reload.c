@@ -89,7 +89,7 @@ void hs__config_frozen_diff(const struct hs_config *a, const struct hs_config *b
     for (uint32_t i = 0; !can && i < x.can.nbuses; i++)
         can = strcmp(x.can.buses[i].name, y.can.buses[i].name) ||
               strcmp(x.can.buses[i].interface, y.can.buses[i].interface) ||
-              x.can.buses[i].bitrate != y.can.buses[i].bitrate ||
+              x.can.buses[i].bitrate_bps != y.can.buses[i].bitrate_bps ||
               x.can.buses[i].fd != y.can.buses[i].fd;
     for (uint32_t i = 0; !can && i < x.can.nnodes; i++)
         can = strcmp(x.can.nodes[i].name, y.can.nodes[i].name) ||
@@ -106,7 +106,7 @@ void hs__runner_reload(struct hs_runner *r)
 {
     const struct hs_config *fresh = NULL;
     struct hs_diag d = {0};
-    if (hs_config_load(r->o.config, &fresh, &d) < 0) {
+    if (hs_config_load_sets(r->o.config, r->o.sets, r->o.nsets, &fresh, &d) < 0) {
         char msg[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
         hs_diag_format(&d, msg, sizeof msg);
         hs_log(HS_LOG_ERR, "SIGHUP: keeping the running config: %s", msg);

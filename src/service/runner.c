@@ -19,13 +19,7 @@
 #include "hilsim/record.h"
 #include "reload.h"
 #include "sync_clock.h"
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "rt/rt_clock.h"
 
 /* ---- tick phases: the bench's, timed by the loop ----
  * Every phase gets the tick clock (now_ns): the wake in wall mode, simulated time in lockstep,
@@ -51,7 +45,7 @@ static int ph_outputs(void *ctx, const struct hs_tick_info *t)
 {
     return hs_bench_outputs(ctx, t->now_ns, t->tick);
 }
-/* The lockstep gate: the bench's release sources (shm today). */
+/* The lockstep gate: the bench's release sources (shm, or CAN: rt.clock.lockstep_source). */
 static int gate_wait(void *ctx, uint64_t tick, int64_t deadline_ns)
 {
     (void)tick;
@@ -171,7 +165,7 @@ uint64_t hs__runner_input_drops(const struct hs_runner *r)
 static int warm_up(struct hs_runner *r, uint32_t *ret_done)
 {
     uint32_t n = r->cfg->rt.warmup_ticks, k = 0;
-    int64_t t0 = mono_ns();
+    int64_t t0 = hs_rt_now_ns();
     /* Lockstep: simulated time goes on from the warm-up's last made-up time, however long the
      * warm-up took, so the demo trajectory's origin and every age are the same in every run. */
     hs_tick_loop_set_sim_start(r->loop, t0 + (int64_t)n * r->tick.period_ns);
@@ -209,7 +203,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     r->proc.dma_fd = -1;
     struct hs_diag d = {0};
     int rc;
-    if ((rc = hs_config_load(o->config, &r->cfg, &d)) < 0) {
+    if ((rc = hs_config_load_sets(o->config, o->sets, o->nsets, &r->cfg, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
@@ -250,7 +244,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
-    if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
+    if (hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }
@@ -259,7 +253,8 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "
                    "local controller releases each tick; or rt.clock.sync.source can: the "
-                   "bus's SYNC does)",
+                   "bus's SYNC does; or rt.clock.lockstep_source can_commands: the CAN nodes' "
+                   "commands do)",
                    r->cfg->path);
             return HS_EXIT_USAGE;
         }
@@ -402,7 +397,7 @@ static void on_stop_signal(struct supervisor *s, int sig)
         hs_log(HS_LOG_WARNING,
                "%s again: the loop gets %.0f ms more to stop, then the I/O is stopped without it",
                name, (double)grace_ns(s->r) / 1e6);
-        s->abandon_at_ns = mono_ns() + grace_ns(s->r);
+        s->abandon_at_ns = hs_rt_now_ns() + grace_ns(s->r);
     }
 }
 
@@ -431,7 +426,7 @@ static void *supervise(void *arg)
         }
         drain_log(r);
         hs__log_ode_messages(hs_bench_world(r->bench), false);
-        int64_t now = mono_ns();
+        int64_t now = hs_rt_now_ns();
         if (s->abandon_at_ns && now >= s->abandon_at_ns) {
             int expect = PHASE_RUNNING;
             if (atomic_compare_exchange_strong(&s->phase, &expect, PHASE_ABANDONED))

@@ -1,11 +1,16 @@
 /* The dSpaceCollide callback: filters pairs that must not touch, then either only counts the
  * colliding pair (contactless mode, as in Odin) or turns each contact point into a contact joint.
  * No allocation: contact points go to the preallocated array and contact joints into the
- * world's joint group, whose arena ODE keeps between dJointGroupEmpty calls. */
+ * world's joint group, whose arena ODE keeps between dJointGroupEmpty calls and which was grown
+ * at create for the most contacts a step may make (world_reserve.c). */
 #include <math.h>
 #include <string.h>
 
 #include "world_internal.h"
+
+#ifndef FRICTION_CFM
+#define FRICTION_CFM 1e-7 /* m/(N·s) per point: sticking creep = this × tangential force */
+#endif
 
 /* Crawler (pseudoContinuousTrack) links are rigid; the track is a conveyor surface: friction
  * direction 1 is axis × n (n pointing from the other geom into the crawler), and the crawler's
@@ -33,28 +38,37 @@ static void crawler_surface(dContact *c, const struct hs__world_link *cr, bool c
     c->surface.motion1 = s * cr->track_speed_mps;
 }
 
-void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
+bool hs__world_may_touch(const struct hs_world *w, dGeomID g1, dGeomID g2)
 {
-    struct hs_world *w = data;
     const struct hs__world_link *l1 = dGeomGetData(g1), *l2 = dGeomGetData(g2);
     dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
     if (b1 == b2) /* two geoms of one link, or two static geoms */
-        return;
+        return false;
     /* Two bodies that cannot move (static, or kinematic if a caller made one so): no contact. */
     if ((!b1 || dBodyIsKinematic(b1)) && (!b2 || dBodyIsKinematic(b2)))
-        return;
+        return false;
     if (l1->owner == l2->owner && !w->params.self_collision)
-        return;
+        return false;
     if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
-        return;
+        return false;
     /* A link and its parent touch at their joint by design; with a static (fixed) root there is
      * no body for dAreConnected to see. */
     if (l1->owner == l2->owner) {
         const struct hs_link *ml = l1->owner->model->links;
         if (ml[l1->link_index].parent == (int32_t)l2->link_index ||
             ml[l2->link_index].parent == (int32_t)l1->link_index)
-            return;
+            return false;
     }
+    return true;
+}
+
+void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
+{
+    struct hs_world *w = data;
+    if (!hs__world_may_touch(w, g1, g2))
+        return;
+    const struct hs__world_link *l1 = dGeomGetData(g1), *l2 = dGeomGetData(g2);
+    dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
     int n = dCollide(g1, g2, (int)w->params.max_contacts, w->contact_geoms, sizeof(dContactGeom));
     if (n <= 0)
         return;
@@ -70,13 +84,26 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
     /* A pair's stiffness and damping are shared by its points (world_material.c). */
     double cfm = sf->per_point ? sf->cfm1 : sf->cfm1 * n;
     for (int i = 0; i < n; i++) {
+        /* ODE's arenas were sized at create for contacts_cap contacts (world_reserve.c): one
+         * more would make ODE allocate inside the tick. Dropped points are counted. */
+        if (w->ncontacts >= w->contacts_cap) {
+            w->contacts_dropped += (uint64_t)(n - i);
+            break;
+        }
         dContact c;
         memset(&c, 0, sizeof c);
         c.geom = w->contact_geoms[i];
         if (c.geom.depth > w->step_depth)
             w->step_depth = c.geom.depth;
-        c.surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
+        /* The friction rows' own CFM (ODE's slip): left unset they take the world's CFM, the
+         * joints' compliance (1e-4 by default), which makes sticking friction a viscous damper
+         * of 1/CFM per point: a 20 kg block on a 0.3 rad slope at mu 1 crept 1.4 mm/s. Zero
+         * would make a face's redundant friction rows singular for the exact solver (a block
+         * sliding at mu 0.2 then met 3/4 of its friction, measured). */
+        c.surface.mode =
+            dContactApprox1 | dContactSoftERP | dContactSoftCFM | dContactSlip1 | dContactSlip2;
         c.surface.mu = sf->mu;
+        c.surface.slip1 = c.surface.slip2 = FRICTION_CFM;
         c.surface.soft_erp = sf->erp;
         c.surface.soft_cfm = cfm;
         if (sf->bounce > 0) {

@@ -62,7 +62,8 @@ static int collect_actuated(struct hs_world *w)
 }
 
 /* ODE allocates its step arena on the first step and grows the contact arena with the contact
- * count: run the configured steps now, then put every body back. */
+ * count: run the configured steps now, then one step with the most contacts a step may make
+ * (world_reserve.c), then put every body back. */
 static int warm_up(struct hs_world *w)
 {
     save_state(w);
@@ -71,10 +72,20 @@ static int warm_up(struct hs_world *w)
         if (r < 0)
             return r; /* the initial state itself diverges: refuse the world */
     }
+    /* warmup_steps 0 asks for no warm-up at all: ODE then allocates in the first steps. */
+    if (w->params.warmup_steps) {
+        w->sizing_contacts = w->contacts_cap;
+        int r = hs_world_step(w);
+        w->sizing_contacts = 0;
+        if (r < 0)
+            return r;
+    }
     restore_state(w);
     /* QuickStep shuffles constraints with ODE's global generator: reseed so a new world steps
      * the same way every time, whatever ran before (reproducible logs and tests). */
     dRandSetSeed(0);
+    w->iterations = 0; /* adaptive iterations start from the full count again */
+    dWorldSetQuickStepNumIterations(w->world, (int)w->params.quick_iterations);
     w->time_s = 0;
     w->nsteps = 0;
     hs__world_read_joints(w, true);
@@ -140,6 +151,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         goto fail;
     }
     hs__world_place_on_static(w, specs, nspecs);
+    hs__world_reserve_count(w);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
     if ((r = warm_up(w)) < 0) {

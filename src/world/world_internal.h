@@ -80,7 +80,12 @@ struct hs_world {
     uint32_t nall_bodies, all_bodies_cap;
     double *saved_state; /* 13 doubles per body: p, q, v, w */
     uint32_t ncontacts, npairs;
-    double step_depth; /* deepest contact point of this step, m */
+    /* Contacts per step ODE's arenas were sized for at create (world_reserve.c); more are
+     * dropped and counted, never allocated for in the tick. */
+    uint32_t contacts_cap;
+    uint64_t contacts_dropped; /* since create or the last health reset */
+    uint32_t sizing_contacts;  /* create only: worst-case contacts added to the sizing step */
+    double step_depth;         /* deepest contact point of this step, m */
     /* Contact materials (world_material.c): per material pair, ERP and the CFM of a one-point
      * contact (scaled by the pair's point count), mu, bounce. Index 0 is "default". */
     struct hs__world_surface {
@@ -105,7 +110,9 @@ struct hs_world {
         uint64_t over;
     } health_hist[3];
     uint64_t health_steps;
-    bool health_have_prev; /* cforce_prev holds a real step's sums */
+    uint32_t iterations;     /* this step's quick-step iterations (adaptive, world_step.c) */
+    uint64_t iterations_sum; /* over the health's steps */
+    bool health_have_prev;   /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
     double time_s;
     /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */
@@ -178,6 +185,17 @@ void hs__world_health_update(struct hs_world *w);
 
 /* world_contact.c: the dSpaceCollide callback; data is the hs_world. */
 void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);
+/* world_contact.c: false for a pair the callback never makes contacts for (one link, two
+ * static geoms, jointed links, self-collision off). RT-safe. */
+bool hs__world_may_touch(const struct hs_world *w, dGeomID g1, dGeomID g2);
+
+/* world_reserve.c, init only: the most contacts one step can make (every pair that may touch,
+ * at max_contacts each, up to HS__WORLD_CONTACTS_MAX) into w->contacts_cap. */
+#define HS__WORLD_CONTACTS_MAX 1024
+void hs__world_reserve_count(struct hs_world *w);
+/* world_reserve.c, RT-safe: inside the create-time sizing step, after the collision: adds
+ * contacts up to w->sizing_contacts, spread over the dynamic bodies. */
+void hs__world_reserve_fill(struct hs_world *w);
 
 /* world_mimic.c: init only, after collect_actuated: one motor per mimic joint (-ENOMEM,
  * -EINVAL for a leader that is no joint of the follower's kind). RT-safe per step: targets. */

@@ -112,6 +112,37 @@ static void test_effective_inertia_three_links(void **state)
  * needed) on the floor: no joint is clamped (its hip links are small, but each hinge's axis
  * keeps the pieces beyond it turning with it), and it stands for 5 s: the root within 5 mm of
  * its settled height at 0.1 s, bounded every tick. */
+/* A hinge (link 1, I1 about the axis through the origin) carrying a heavy link (J, centre of
+ * mass on the axis) by a fixed joint: rigid, the torque meets I1 + J; under the quick-step
+ * solver the fixed joint counts as a ball, so it meets I1 only (RH2's pan-tilt). */
+static void test_effective_inertia_loose_fixed(void **state)
+{
+    (void)state;
+    const double I1 = 2e-7, J = 0.1;
+    struct hs_link links[3];
+    memset(links, 0, sizeof links);
+    for (int k = 0; k < 3; k++) {
+        links[k].parent = k - 1;
+        links[k].mass = 0.005;
+        links[k].gear_ratio = 1.0;
+        for (int c = 0; c < 9; c += 4)
+            links[k].inertia[c] = k == 1 ? I1 : J;
+        links[k].origin.R[0] = links[k].origin.R[4] = links[k].origin.R[8] = 1.0;
+    }
+    links[0].joint_type = links[2].joint_type = HS_JOINT_FIXED;
+    links[1].joint_type = HS_JOINT_ROTATE;
+    links[1].axis[1] = 1.0;
+    struct hs_model m = {.links = links, .nlinks = 3};
+    struct hs_pose poses[3];
+    double eff[3];
+    hs__bench_model_poses(&m, poses);
+    assert_int_equal(hs__bench_effective_inertias_as(&m, poses, true, eff), 0);
+    assert_true(fabs(eff[1] - (I1 + J)) < 1e-9 * (I1 + J));
+    assert_int_equal(hs__bench_effective_inertias_as(&m, poses, false, eff), 0);
+    assert_true(fabs(eff[1] - I1) < 1e-6 * I1);
+    assert_true(eff[2] == 0.0);
+}
+
 static void test_biped_stands_under_quick_look(void **state)
 {
     (void)state;
@@ -432,6 +463,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_matches_recurrence),
         cmocka_unit_test(test_effective_inertia_three_links),
+        cmocka_unit_test(test_effective_inertia_loose_fixed),
         cmocka_unit_test(test_biped_stands_under_quick_look),
         cmocka_unit_test(test_light_palm_clamped_and_stable),
         cmocka_unit_test(test_light_palm_unclamped_diverges),

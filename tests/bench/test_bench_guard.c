@@ -203,7 +203,7 @@ static void test_runaway_torque_trips_and_stops_safely(void **state)
 {
     (void)state;
     struct fx f;
-    open_fx(&f, "torque", ", torque_limit_nm: .inf");
+    open_fx(&f, "torque", ", torque_limit_nm: .inf, velocity_limit: .inf");
     struct hs_client_state st = {0};
     assert_int_equal(hs_client_read_state(f.c, &st), 0);
     assert_int_equal(st.bench_flags, 0);

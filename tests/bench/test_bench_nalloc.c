@@ -33,6 +33,7 @@
 #include "hilsim/shm_abi.h"
 #include "ctl.h"
 #include "hilsim/scenario.h"
+#include "hilsim/scenario_live.h"
 #include "rt/clock_discipline.h"
 #include "rt/tick_loop.h"
 
@@ -43,7 +44,7 @@ enum { WARMUP = 200, MEASURED = 10000 };
 struct probe {
     struct hs_bench *bench;
     struct rusage before, after;
-    uint64_t contacts_min;
+    uint64_t contacts_min, contacts_max;
     int peer_fd; /* the boards' end of the CAN socketpair, -1 without CAN */
     uint64_t replies;
     uint64_t trip_at; /* 0, or the tick sequence number at which fault() breaks the world */
@@ -51,9 +52,13 @@ struct probe {
     int physics_rc;
     struct hs_client *client; /* recording run: commands the ELBOW over shm */
     uint64_t commands;
-    struct hs_client *stepper;        /* lockstep: the controller stepping every tick, or NULL */
-    struct hs_ctl_stage *ctl;         /* scenario run: live control commands inside the window */
+    struct hs_client *stepper; /* lockstep: the controller stepping every tick, or NULL */
+    struct hs_ctl_stage *ctl;  /* scenario run: live control commands inside the window */
+    uint32_t live_slots[HS_SCENARIO_LIVE_SLOTS]; /* steps bound before the window, started in it */
+    uint32_t nlive;
+    struct hs_scenario *live_scen;    /* a scenario file started and stopped live in the window */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
+    bool can_lockstep;                /* lockstep released by the boards' commands (can_commands) */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -79,6 +84,26 @@ static void ctl_io(struct probe *p, uint64_t seq)
         if (hs_ctl_parse(lines[i], strlen(lines[i]), &names, &c, err, sizeof err) == 0)
             hs_ctl_stage_push(p->ctl, &c);
     }
+    /* the first batch starts the injected steps (bound before the window, as the socket thread
+     * binds them) and the scenario file; the second batch's clear ends the steps, and a stop
+     * the scenario */
+    if (seq == WARMUP + 100) {
+        for (uint32_t i = 0; i < p->nlive; i++) {
+            struct hs_ctl_cmd c = {.kind = HS_CTL_INJECT, .slot = p->live_slots[i]};
+            hs_ctl_stage_push(p->ctl, &c);
+        }
+        hs_ctl_stage_start_scenario(p->ctl, p->live_scen);
+    } else {
+        struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_STOP};
+        hs_ctl_stage_push(p->ctl, &c);
+    }
+}
+
+/* The loop counters' seqlock written every tick: here from the probe's own counters. */
+static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
+{
+    const struct probe *p = ctx;
+    *ret = (struct hs_ctl_loop){.ticks = p->replies, .last_tick = p->commands, .running = true};
 }
 
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
@@ -146,6 +171,8 @@ static int physics(void *ctx, const struct hs_tick_info *t)
     uint32_t c = hs_world_contact_count(hs_bench_world(p->bench));
     if (t->seq >= WARMUP && c < p->contacts_min)
         p->contacts_min = c;
+    if (t->seq >= WARMUP && c > p->contacts_max)
+        p->contacts_max = c;
     return r;
 }
 
@@ -191,7 +218,7 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     rt.priority = 0; /* faults and heap calls do not depend on the scheduling class */
     rt.hold_dma_latency = false;
     struct hs_tick_ops ops = {inputs, actuation, physics, sensors, outputs, NULL};
-    if (p->stepper)
+    if (p->stepper || p->can_lockstep)
         tc.clock = (struct hs_tick_clock){.mode = HS_CLOCK_LOCKSTEP,
                                           .lockstep_timeout_ns = 10000 * 1000000LL,
                                           .on_timeout = HS_LOCKSTEP_STOP};
@@ -209,9 +236,10 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     long minflt = p->after.ru_minflt - p->before.ru_minflt;
     long majflt = p->after.ru_majflt - p->before.ru_majflt;
     print_message("%d ticks of %s: %ld heap calls, %ld stdio calls, %ld minor / %ld major "
-                  "faults (mlockall %s); contacts >= %llu\n",
+                  "faults (mlockall %s); contacts %llu to %llu\n",
                   MEASURED, what, heap_calls, stdio_calls, minflt, majflt,
-                  hs_rt_grant_name(rep.mlockall.state), (unsigned long long)p->contacts_min);
+                  hs_rt_grant_name(rep.mlockall.state), (unsigned long long)p->contacts_min,
+                  (unsigned long long)p->contacts_max);
     /* The contact path ran every tick where the robot stands on the floor. */
     assert_true(p->contacts_min >= min_contacts);
     assert_int_equal(heap_calls, 0);
@@ -275,6 +303,41 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(p.bench), 0, 0, &waist);
     assert_true(waist.p[2] > 0.6); /* SR1 really stood on the floor the whole time */
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
+/* Contacts that grow after the warm-up: SR1, limp (no controller), starts 0.4 m above the
+ * floor, so the warm-up at create sees no contact at all; inside the counted window it lands
+ * and collapses onto the floor, touching it with far more points than a standing robot. ODE
+ * grows its contact-joint arena and its step arena with the contact count, so this is where
+ * a world that reserved only what the warm-up saw would allocate in the tick. */
+static void test_sr1_falling_contacts_grow_without_alloc(void **state)
+{
+    (void)state;
+    const char *dir = shared_models();
+    if (!dir)
+        skip();
+    static const char yaml[] =
+        "bench: {name: nalloc-fall}\n"
+        "models:\n"
+        "  - {name: sr1, file: SR1.wrl, pose: {position: [0, 0, 1.1],\n"
+        "     rotation: [1, 0, 0, 0.3]}}\n"
+        "  - {name: floor, file: floor.wrl, static: true}\n"
+        "physics: {step_s: 0.00025, substeps: 1, contact_damping_n_s_m: 3e4}\n"
+        "rt: {period_ns: 250000}\n"
+        "controller: {type: none}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "fall.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    run_and_check(&p, "SR1 falling onto the floor", 0);
+    /* The window saw the air (no contact) and the robot lying on the floor. */
+    assert_int_equal(p.contacts_min, 0);
+    assert_true(p.contacts_max >= 12); /* standing: 4 to 8 */
     hs_bench_destroy(p.bench);
     hs_config_free(cfg);
 }
@@ -474,11 +537,74 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(hs_scenario_attach(s, p.bench), 0);
     assert_int_equal(hs_ctl_stage_create(p.bench, &p.ctl), 0);
     assert_int_equal(hs_ctl_stage_attach(p.ctl, p.bench), 0);
-    run_and_check(&p, "the arm with a scenario loaded and live control commands", 0);
+    hs_ctl_stage_set_loop_source(p.ctl, loop_fill, &p);
+    /* live steps of every kind that allocates or touches the world when bound or played */
+    static const char *const live[] = {
+        "{sensor_fault: {kind: noise, joint: ELBOW, value: 0.001}, duration_s: 0.5}",
+        "{sensor_fault: {kind: delay, joint: SHOULDER, value: 0.01}, duration_s: 0.5}",
+        "{gravity: {vector_m_s2: [0, 0, -9]}, duration_s: 0.2}",
+        "{friction: {material1: default, material2: default, mu: 0.5}, duration_s: 0.3}",
+        "{material: {link: ELBOW, material: default}, duration_s: 0.3}",
+        "{payload: {link: ELBOW, mass_kg: 0.1}, duration_s: 0.3}",
+        "{shm_fault: {kind: stale}, duration_s: 0.01}",
+        "{actuator_fault: {kind: derate, joint: SHOULDER, value: 0.9}, after_s: 0.1}",
+        "{push: {link: ELBOW, force_n: [0, 0, 1]}, on_s: 0.01, off_s: 0.01}",
+    };
+    for (size_t i = 0; i < sizeof live / sizeof live[0]; i++)
+        if (hs_scenario_live_prepare(hs_ctl_stage_live(p.ctl), live[i], strlen(live[i]), NULL,
+                                     &p.live_slots[p.nlive++], &d) < 0)
+            fail_msg("%s: %s:%d:%d: %s", live[i], d.file, d.line, d.column, d.msg);
+    static const char live_scen[] =
+        "scenario: {name: nalloc-live, duration_s: 2}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.2, sensor_fault: {joint: ELBOW, kind: offset, value: 0.1}}\n"
+        "  - {at_s: 0.2, duration_s: 0.1, friction: {link: ELBOW, mu: 0.3}}\n"
+        "  - {at_s: 0, duration_s: 2, expect: {kind: link_above, link: ELBOW, value: -10, "
+        "hold: always}}\n";
+    if (hs_scenario_parse(live_scen, strlen(live_scen), "live", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &p.live_scen, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    /* recorded too: each step's begin and end goes through the bench tap into the recorder's
+     * ring from the tick (the intermittent push alone posts dozens inside the window) */
+    struct hs_recorder *rec = NULL;
+    char recdir[512];
+    snprintf(recdir, sizeof recdir, "/tmp/hs-nalloc-scen-rec-%d", (int)getpid());
+    struct hs_rec_opts ro = {.dir = recdir, .clock_mode = "realtime", .version = "test"};
+    if (hs_rec_create(&ro, p.bench, &rec, &d) < 0)
+        fail_msg("record: %s", d.msg);
+    assert_int_equal(hs_rec_attach(rec, p.bench), 0);
+    run_and_check(&p, "the arm with a scenario loaded, live control commands, recorded", 0);
+    assert_int_equal(hs_rec_finish(rec, "test"), 0);
+    struct hs_recording *recd = NULL;
+    if (hs_recording_open(recdir, &recd, &d) < 0)
+        fail_msg("%s: %s", d.file, d.msg);
+    uint32_t scen_events = 0;
+    for (uint32_t i = 0; i < recd->nevents; i++)
+        scen_events += recd->events[i].kind == HS_REC_EV_SCENARIO;
+    print_message("recorded %u scenario events\n", scen_events);
+    assert_true(scen_events >= 40);
+    hs_recording_free(recd);
     struct hs_ctl_counters cc;
     hs_ctl_stage_counters(p.ctl, &cc);
-    assert_int_equal(cc.applied, 12); /* both batches reached the tick */
+    /* both batches, the injected steps, the scenario's start and stop reached the tick */
+    assert_int_equal(cc.applied, 12 + p.nlive + 2);
     assert_int_equal(cc.faults_active, 4);
+    assert_int_equal(cc.live_steps, 0); /* ended, or cleared by the second batch */
+    assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(p.ctl)), p.nlive);
+    const struct hs_scenario *ls = hs_scenario_live_scenario(hs_ctl_stage_live(p.ctl));
+    assert_true(hs_scenario_ticks(ls) > 9000);
+    struct hs_ctl_loop lc;
+    assert_true(hs_ctl_stage_loop(p.ctl, &lc));
+    assert_int_equal(lc.ticks, p.replies);
+    bool stopped;
+    struct hs_scenario *back = hs_ctl_stage_take_scenario(p.ctl, false, &stopped);
+    assert_ptr_equal(back, p.live_scen);
+    assert_true(stopped);
+    hs_scenario_finish(back);
+    for (uint32_t i = 0; i < 2; i++) /* both steps ran inside the window */
+        assert_true(hs_scenario_step_active_ticks(back, i) > 0);
+    hs_scenario_destroy(back);
     hs_scenario_finish(s);
     /* the steps really ran: every step started, the expectations were judged */
     for (uint32_t i = 0; i < hs_scenario_step_count(s); i++)
@@ -490,6 +616,93 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(r.status, HS_SCENARIO_FAIL);
     print_message("winding at the end: %.2f °C\n", hs_scenario_winding_temp_c(s, 0));
     hs_bench_destroy(p.bench);
+    hs_rec_destroy(rec);
+    hs_config_free(cfg);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", recdir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A scenario's CAN side in the counted window (scenario time 0.05 .. 2.55 s): delays in both
+ * directions with their queues, a duplicate, a thermal model reporting through the MIT node's
+ * AK reply, MIT and ODrive nodes raising their own errors, a node-state condition checked every
+ * tick and a node-state expectation judged every tick. */
+static void test_scenario_can_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-scan-%d}\n"
+             "models:\n" /* no floor: a faulted arm falls onto it and ODE's contact arena grows */
+             "  - {name: arm, file: arm2.wrl}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000}\n"
+             "can:\n"
+             /* the tick sends the replies, so a tx delay holds them */
+             "  buses: [{name: main, interface: vcan0, replies: tick}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+             "       mit: {reply_format: ak}}\n"
+             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n",
+             (int)getpid());
+    static const char scen[] =
+        "scenario: {name: nalloc-can, duration_s: 3}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: rx, delay_s: 0.002}}\n"
+        "  - {at_s: 0.2, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: tx, delay_s: 0.001}}\n"
+        "  - {at_s: 0.3, duration_s: 0.2, can_fault: {node: elbow, kind: duplicate, "
+        "direction: tx}}\n"
+        "  - {at_s: 0, thermal: {joint: SHOULDER}}\n"
+        "  - {at_s: 0.8, duration_s: 0.3, node_fault: {node: shoulder, code: 2}}\n"
+        "  - {at_s: 1.2, node_fault: {node: elbow, code: 0x800}}\n"
+        "  - {at_s: 0.7, duration_s: 1.5, expect: {kind: node_state, node: shoulder, "
+        "state: fault}}\n"
+        "  - {when: {node: shoulder, state: rest_mode}, duration_s: 0.1,\n"
+        "     expect: {kind: node_state, node: elbow, state: idle, hold: always}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "scan.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(scen, strlen(scen), "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm over CAN with a CAN scenario loaded", 0);
+    hs_scenario_finish(s);
+    /* the steps ran inside the window: frames were held and duplicated, the faults raised */
+    for (uint32_t i = 0; i < 6; i++)
+        assert_true(hs_scenario_step_active_ticks(s, i) > 0);
+    print_message("delayed %llu + %llu frames, duplicated %llu\n",
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 0),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 1),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 2));
+    assert_true(hs_scenario_can_frames_acted(s, 0) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 1) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 2) > 0);
+    struct hs_scenario_result r;
+    hs_scenario_result(s, 0, &r); /* the shoulder's fault state was seen */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_scenario_result(s, 1, &r); /* out of fault it rests, and the elbow was idle throughout */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
     hs_config_free(cfg);
 }
 
@@ -538,6 +751,53 @@ static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
                   (unsigned long long)p.replies, (unsigned long long)st.events);
     assert_true(p.replies > MEASURED);
     assert_true(st.events > MEASURED);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
+/* CAN lockstep released by the nodes' commands (rt.clock.lockstep_source can_commands): the gate
+ * reading the bus frame by frame adds no allocation, stdio call or fault. The boards' command
+ * sent in a tick releases the next one. */
+static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-cls-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000, clock: {mode: lockstep, lockstep_source: can_commands}}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
+             (int)getpid());
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "cls.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    assert_int_equal(hs_bench_release_sources(p.bench), 1);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm in lockstep on its CAN node's commands", 0);
+    struct hs_bench_can_node_stats ns;
+    assert_int_equal(hs_bench_can_node_stats(can, 0, &ns), 0);
+    print_message("the node took %llu commands, the boards read %llu replies\n",
+                  (unsigned long long)ns.node.frames_ok, (unsigned long long)p.replies);
+    assert_true(ns.node.frames_ok > MEASURED);
     hs_bench_destroy(p.bench);
     close(sv[1]);
     hs_config_free(cfg);
@@ -660,11 +920,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_sr1_falling_contacts_grow_without_alloc),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };

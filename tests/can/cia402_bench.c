@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         .valid = true, .type = 1, .n = 2, .map = {0x60400010, 0x607A0020}};
     cfg.tpdo[0] = (struct hs_cia402_pdo_config){
         .valid = true, .type = 1, .n = 2, .map = {0x60410010, 0x60640020}};
-    cfg.following_error_window = 0xFFFFFFFFu;
+    cfg.following_error_window_counts = 0xFFFFFFFFu;
     struct hs_mit_config mc;
     hs_mit_config_init(&mc, 1, 0);
     if (hs_cia402_node_init(&c4, &cfg, NULL) < 0 || hs_mit_node_init(&mit, &mc, NULL) < 0)

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             !isfinite(cmd.tau_ff_nm) || !isfinite(cmd.torque_limit_nm))
             __builtin_trap();
         for (int i = 0; i < k; i++)
-            if (out[i].id >> 5 != 3 || out[i].len != 8 || out[i].flags)
+            if (hs_odrive_node_of(out[i].id) != 3 || out[i].len != 8 || out[i].flags)
                 __builtin_trap();
         js.q_rad += 1e3; /* drive the encoder count toward saturation */
         t += 1;

@@ -39,7 +39,7 @@ static int send(struct rig *r, unsigned cmd, uint8_t flags, unsigned len, const 
 {
     struct hs_can_frame f;
     memset(&f, 0, sizeof f);
-    f.id = NODE << 5 | cmd, f.flags = flags, f.len = (uint8_t)len;
+    f.id = hs_odrive_can_id(NODE, cmd), f.flags = flags, f.len = (uint8_t)len;
     if (data)
         memcpy(f.data, data, len);
     return hs_can_node_on_frame(&r->node.base, &f, t);
@@ -54,7 +54,7 @@ static void poll(struct rig *r, int64_t t)
 static const struct hs_can_frame *find(struct rig *r, unsigned cmd)
 {
     for (int i = 0; i < r->n_out; i++)
-        if (r->out[i].id == (NODE << 5 | cmd))
+        if (r->out[i].id == hs_odrive_can_id(NODE, cmd))
             return &r->out[i];
     return NULL;
 }
@@ -267,7 +267,7 @@ static double settle_against_load(double ki, double load_nm, double seconds)
     struct rig r;
     struct hs_odrive_config cfg;
     hs_odrive_config_init(&cfg, NODE);
-    cfg.vel_integrator_gain = ki;
+    cfg.vel_integrator_gain_nm_turn = ki;
     memset(&r, 0, sizeof r);
     struct hs_diag d;
     assert_int_equal(hs_odrive_node_init(&r.node, &cfg, &d), 0);
@@ -454,7 +454,7 @@ static void test_bad_frames_counted_and_ignored(void **state)
     assert_int_equal(send(&r, 0x010, 0, 0, NULL, 1), -EOPNOTSUPP); /* anticogging */
     struct hs_can_frame other;
     memset(&other, 0, sizeof other);
-    other.id = (NODE + 1) << 5 | 0x00C, other.len = 8;
+    other.id = hs_odrive_can_id(NODE + 1, HS_ODRIVE_SET_INPUT_POS), other.len = 8;
     assert_int_equal(hs_can_node_on_frame(&r.node.base, &other, 1), -ENOENT);
     assert_int_equal(r.node.base.stats.frames_bad, 5);
     assert_int_equal(r.node.base.stats.frames_unknown, 1);

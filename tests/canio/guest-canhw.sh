@@ -32,7 +32,7 @@ ok() { echo "ok   $*"; }
 
 # The guest test config on can0, managed: 1 Mbit/s at 87.5 % (8 time quanta of the SJA1000's
 # 125 ns: an exact fit), auto restart 100 ms after bus-off.
-sed -e "s#interface: vcan0, send_queue_policy: drop#interface: can0, send_queue_policy: drop, manage: true, bitrate: 1000000, sample_point: 0.875, restart_ms: 100#" \
+sed -e "s#interface: vcan0, send_queue_policy: drop#interface: can0, send_queue_policy: drop, manage: true, bitrate_bps: 1000000, sample_point: 0.875, restart_ms: 100#" \
     -e "s#\.\./\.\./models#$MODELS#" "$HERE/arm2-can-guest.yaml" >"$CONFIG"
 grep -q "interface: can0.*manage: true" "$CONFIG" || {
     echo "FAIL cannot derive the can0 config from arm2-can-guest.yaml"

@@ -1,4 +1,5 @@
 """six_mit_peer.py --bench NAME --seconds S --result FILE.json [--channel vcan0]
+                  [--lockstep sync|commands --cycles N]
 
 A legged robot's control loop as many are written: it polls six MIT motors (IDs 1..6, replies
 to master ID 0) one after another on one bus, sending the next motor's command only when the
@@ -10,7 +11,16 @@ the motor it was sent to (byte 0 of the reply), in order; nothing arrives that w
 for. A reply that has not come within --timeout (generous, for emulation) counts as missing and
 the loop goes on with the next motor. The bench's tick counter (hilsim's shm view) is read at
 the start and end, so the result can say how many replies came per tick: at most one when
-nodes answer with the tick, several when they answer at once. Exit 0 when every check passed."""
+nodes answer with the tick, several when they answer at once. Exit 0 when every check passed.
+
+--lockstep (hilsim runs with --clock lockstep; the replies come from the tick), for N cycles
+instead of S seconds, judged in simulated time (the bench's tick counter, read once it has
+stood still, since a lockstep bench holds until released):
+  sync      the same sequential poll, each command followed by a SYNC (0x080) that releases one
+            tick: exactly one tick per command, and each reply in the tick its SYNC released;
+  commands  a board that sends one command to every motor per cycle and then reads the six
+            replies, with no SYNC (rt.clock.lockstep_source can_commands): exactly one tick per
+            cycle, each motor answered once per cycle."""
 import argparse
 import json
 import os
@@ -52,6 +62,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=10.0)
     ap.add_argument("--result", required=True)
     ap.add_argument("--channel", default="vcan0")
+    ap.add_argument("--lockstep", choices=("sync", "commands"))
+    ap.add_argument("--cycles", type=int, default=100)
     a = ap.parse_args()
     bus = can.Bus(interface="socketcan", channel=a.channel,
                   can_filters=[{"can_id": 0, "can_mask": 0x7FF, "extended": False}])
@@ -59,11 +71,22 @@ def main():
     pos = {m: None for m in MOTORS}
     sent = answered = missing = wrong = extra = 0
 
-    def exchange(motor, data):
-        """Sends one frame to motor, waits for its reply; returns the reply's position or None."""
-        nonlocal sent, answered, missing, wrong, extra
+    def send(motor, data):
+        nonlocal sent
         bus.send(can.Message(arbitration_id=motor, data=data, is_extended_id=False))
         sent += 1
+
+    def exchange(motor, data):
+        """Sends one frame to motor (and a SYNC in lockstep sync), waits for its reply; returns
+        the reply's position or None."""
+        send(motor, data)
+        if a.lockstep == "sync":
+            bus.send(can.Message(arbitration_id=0x080, data=b"", is_extended_id=False))
+        return reply(motor)
+
+    def reply(motor):
+        """The next reply, which must come from motor; its position or None."""
+        nonlocal answered, missing, wrong, extra
         t_end = time.monotonic() + a.timeout
         while True:
             m = bus.recv(max(0.0, t_end - time.monotonic()))
@@ -81,20 +104,40 @@ def main():
             answered += 1
             return u2f(d[1] << 8 | d[2], *P, 16)
 
-    for m in MOTORS:  # motor mode: each answers its enter frame too
-        pos[m] = exchange(m, ENTER)
-    tick0 = shm.read_state().tick
+    def cycle(data_of):
+        if a.lockstep == "commands":  # the whole cycle at once, then its replies in motor order
+            for m in MOTORS:
+                send(m, data_of(m))
+            for m in MOTORS:
+                p = reply(m)
+                if p is not None:
+                    pos[m] = p
+            return
+        for m in MOTORS:
+            p = exchange(m, data_of(m))
+            if p is not None:
+                pos[m] = p
+
+    def still_tick():
+        """Lockstep: the tick counter once it stood still for 1 s (the bench holds)."""
+        last, since = shm.read_state().tick, time.monotonic()
+        while time.monotonic() - since < 1.0:
+            time.sleep(0.1)
+            t = shm.read_state().tick
+            if t != last:
+                last, since = t, time.monotonic()
+        return last
+
+    cycle(lambda m: ENTER)  # motor mode: each answers its enter frame too
+    tick0 = still_tick() if a.lockstep else shm.read_state().tick
     t0 = time.monotonic()
     cycles = 0
     s0, a0 = sent, answered
-    while time.monotonic() - t0 < a.seconds:
-        for m in MOTORS:
-            p = exchange(m, command(pos[m] if pos[m] is not None else 0.0, 0, 20, 1, 0))
-            if p is not None:
-                pos[m] = p
+    while (cycles < a.cycles) if a.lockstep else (time.monotonic() - t0 < a.seconds):
+        cycle(lambda m: command(pos[m] if pos[m] is not None else 0.0, 0, 20, 1, 0))
         cycles += 1
     elapsed = time.monotonic() - t0
-    ticks = shm.read_state().tick - tick0
+    ticks = (still_tick() if a.lockstep else shm.read_state().tick) - tick0
     # anything still on the bus now was not asked for
     while bus.recv(0.3) is not None:
         extra += 1
@@ -112,6 +155,13 @@ def main():
     shm.detach()
     ok = missing == 0 and wrong == 0 and extra == 0 and answered == sent and cycles >= 10
     print(("ok   " if ok else "FAIL ") + "every command answered once, by its motor, in order")
+    if a.lockstep:
+        want = polled if a.lockstep == "sync" else cycles
+        what = "command (its SYNC)" if a.lockstep == "sync" else "cycle of six commands"
+        good = ticks == want
+        print("%s  lockstep %s: %d ticks for %d releases: one tick per %s"
+              % ("ok  " if good else "FAIL", a.lockstep, ticks, want, what))
+        ok = ok and good
     return 0 if ok else 1
 
 

@@ -15,13 +15,25 @@ What is judged is behaviour, not timing, so an emulated guest's stalls cannot fa
            number at the window's first and last SYNC) outnumber the commands. With no doubles,
            equal counts (+-1 for where the tick falls against the reads) mean no tick went
            without a command.
-Two identical replies to two commands the master itself sent less than half a period apart
-(the guest stalled it between its timer and its send) are counted apart, not judged.
+Two identical replies are counted apart, not judged, when the master itself put the two commands
+together, by its own frames' kernel stamps (SO_TIMESTAMP, read back), which the peer's own
+scheduling delays cannot change:
+  bunched  it sent the two commands less than half a period apart (the guest stalled it between
+           its timer and its send);
+  late     it sent the first command more than a quarter period after it was due on its own
+           schedule (a stall before its SYNC or between the two sends): hilsim's tick, half a
+           period after the SYNC was due, may have taken the SYNC and not the command, or the
+           late SYNC moved its phase; outside that window, as outside CANopen's synchronous
+           window, the command belongs to whichever tick comes next. Judged instead: at most
+           10 % of the cycles late.
 A cycle the master itself could not send on time (the emulated guest stalled it by more than a
 quarter period) is skipped, as a periodic timer would, and counted: its tick has no command.
 A free-running tick 0.5 % off beats against the master: a tick more or less every 200 cycles,
 and the doubles show. Printed besides (a figure, not judged): the reply phase, kernel receive
 stamp of the reply minus that of its SYNC (the peer reads its own frames back).
+
+Also written (for guest-sync.sh's judgement of hilsim's own count), over the whole run: how many
+SYNCs left more than a quarter period after they were due, by their kernel stamps.
 
 Phases (seconds): --acquire (not judged: hilsim pulls in), --judge, --silence (SYNC stops,
 commands go on: hilsim must free-run and say so), --resume (SYNC again: it locks again). Exit 0
@@ -72,6 +84,10 @@ class Master:
         self.marks = {}  # phase -> [(shm tick, frame index, commands) at its first and last SYNC]
         self.skipped = {}  # phase -> cycles skipped because the master itself was late
         self.sync = can.Message(arbitration_id=SYNC_ID, is_extended_id=False, data=b"")
+        self.sync_due = []  # when each SYNC was due, time.monotonic()
+        self.cmd_due = []  # when each command (index self.k) was due
+        # kernel stamps (SO_TIMESTAMP) are CLOCK_REALTIME: their offset from time.monotonic()
+        self.real_minus_mono = time.time() - time.monotonic()
 
     def command(self):
         # the feed-forward steps every cycle: about 1 A of joint current per cycle
@@ -109,27 +125,41 @@ class Master:
                 self.skipped[phase] = self.skipped.get(phase, 0) + 1
                 continue
             if with_sync:
+                self.sync_due.append(start + k * self.period)
                 self.send(self.sync)
+            self.cmd_due.append(start + k * self.period)  # for the command made below
             if edge:  # hilsim's tick count at the window's edges
                 self.marks.setdefault(phase, []).append(
                     (self.shm.read_state().tick, len(self.frames), self.k))
             self.send(self.command())
         self.drain(start + n * self.period)
 
+    def late_syncs(self):
+        """SYNCs that left (kernel stamp of the frame read back) more than a quarter period after
+        they were due, over the whole run: the master's own stalls."""
+        stamps = [t - self.real_minus_mono for t, i, _ in self.frames if i == SYNC_ID]
+        return sum(1 for t, due in zip(stamps, self.sync_due) if t - due > self.period / 4)
+
     def judge(self, phase):
         """Doubles, ticks and commands over a phase's window, and the reply phases."""
         (t0, f0, k0), (t1, f1, k1) = self.marks[phase]
         window = self.frames[f0:f1]
         replies = [d for _, i, d in window if i == MIT_MASTER]
-        sent = [t for t, i, _ in window if i == MIT_ID]  # own commands, kernel stamps
-        doubles = bunched = 0
+        sent = [t for t, i, _ in window if i == MIT_ID]  # own commands k0.., kernel stamps
+        # how long after it was due each command left (kernel stamp, on time.monotonic())
+        delay = [t - self.real_minus_mono - self.cmd_due[k0 + j] for j, t in enumerate(sent)
+                 if k0 + j < len(self.cmd_due)]
+        late_cycles = sum(1 for d in delay if d > self.period / 4)
+        doubles = bunched = late = 0
         for k, (a, b) in enumerate(zip(replies, replies[1:])):
             if a != b:
                 continue
-            # The master itself sent the two commands less than half a period apart (a stall
-            # between its clock and its send): its fault, counted apart, not hilsim's.
+            # The master itself put the two commands together (see the module's text): its
+            # fault, counted apart, not hilsim's.
             if k + 1 < len(sent) and sent[k + 1] - sent[k] < self.period / 2:
                 bunched += 1
+            elif k < len(delay) and delay[k] > self.period / 4:
+                late += 1
             else:
                 doubles += 1
         phases, last_sync = [], None
@@ -140,7 +170,8 @@ class Master:
                 phases.append(t - last_sync)
                 last_sync = None
         return {"commands": k1 - k0, "skipped": self.skipped.get(phase, 0), "ticks": t1 - t0,
-                "replies": len(replies), "bunched": bunched,
+                "replies": len(replies), "bunched": bunched, "late": late,
+                "late_cycles": late_cycles,
                 "doubles": doubles, "phases": phases,
                 "first_frames": [("%.6f" % t, i, d.hex()) for t, i, d in window[:60]]}
 
@@ -172,7 +203,8 @@ def main():
     j = m.judge("judge")
     mean, sd = stats(j["phases"])
     res = {k: v for k, v in j.items() if k != "phases"}
-    res.update(period_s=m.period, reply_phase_mean_ms=None if mean is None else mean * 1e3,
+    res.update(period_s=m.period, late_syncs=m.late_syncs(),
+               reply_phase_mean_ms=None if mean is None else mean * 1e3,
                reply_phase_sd_ms=None if sd is None else sd * 1e3)
     with open(a.result, "w") as f:
         json.dump(res, f, indent=1)
@@ -181,11 +213,17 @@ def main():
           "replies, %d doubles (two commands in one tick); reply phase after SYNC %.2f ms +- "
           "%.2f ms (sd)" % (j["commands"], j["skipped"], j["ticks"], j["replies"], j["doubles"],
                             (mean or 0) * 1e3, (sd or 0) * 1e3), flush=True)
-    if j["bunched"]:
+    if j["bunched"] or j["late"]:
         print("sync peer: %d doubles not judged: the master sent their two commands less than "
-              "half a period apart" % j["bunched"])
+              "half a period apart (%d), or the first more than a quarter period after it was "
+              "due (%d; %d such cycles in all)" % (j["bunched"] + j["late"], j["bunched"], j["late"],
+                                               j["late_cycles"]))
     if not a.expect_beat and j["skipped"] > 0.1 * (j["commands"] + j["skipped"]):
         print("FAIL the master itself was late in more than 10 %% of its cycles (%d)" % j["skipped"])
+        return 1
+    if not a.expect_beat and j["late_cycles"] > 0.1 * j["commands"]:
+        print("FAIL the master sent more than 10 %% of its commands more than a quarter period "
+              "late (%d)" % j["late_cycles"])
         return 1
     beat = j["doubles"] > 0 or abs(missing) > 1
     if j["replies"] < j["commands"] - 1:

@@ -3,7 +3,11 @@
  *   lockstep  a SYNC (0x080) releases exactly one tick; the frames sent before it drive that
  *             tick and the ones after it wait for the next; no SYNC, no release (the gate times
  *             out); a tick run anyway takes what is held; SYNC frames are not "unclaimed".
- *   sync      each SYNC's time is one clock event for the discipline; other IDs are not. */
+ *   sync      each SYNC's time is one clock event for the discipline; other IDs are not.
+ *   commands  (lockstep_source can_commands) a tick is released once the MIT shoulder and the
+ *             ODrive elbow each accepted a command: a controller 20 cycles ahead still drives
+ *             one cycle per tick, and the frames carry the clock of the tick they release, so
+ *             the MIT timeout runs out after exactly its ticks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +20,7 @@
 #include <cmocka.h>
 
 #include "canio/canio_rig.h"
+#include "hilsim/can_odrive.h"
 
 #define SYNC_ID 0x080
 
@@ -100,6 +105,88 @@ static void test_lockstep_sync_releases(void **state)
     canio_rig_close(&r);
 }
 
+static uint64_t node_stat(const struct canio_rig *r, uint32_t i, const char *name, bool timeouts)
+{
+    struct hs_bench_can_node_stats s;
+    assert_int_equal(hs_bench_can_node_stats(r->can, i, &s), 0);
+    assert_string_equal(s.name, name);
+    return timeouts ? s.node.timeouts : s.node.frames_ok;
+}
+
+/* One controller cycle: the shoulder's MIT frame and the elbow's ODrive position set point. */
+static void send_cycle(struct canio_rig *r, const uint8_t mit[8])
+{
+    static const uint8_t POS[8] = {0};
+    assert_int_equal(canio_send(r, 0, 1, mit, 8), 1);
+    assert_int_equal(canio_send(r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
+}
+
+static void test_lockstep_commands_release(void **state)
+{
+    struct canio_rig r;
+    open_rig(&r, "{mode: lockstep, lockstep_source: can_commands}");
+    assert_int_equal(hs_bench_release_sources(r.bench), 1);
+    assert_int_equal(canio_rig_tick(&r), 0); /* tick 0 runs at once */
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
+    /* the shoulder alone does not release, nor does an ODrive getter (not a command) */
+    assert_int_equal(canio_send(&r, 0, 1, MIT_ENTER, 8), 1);
+    struct hs_can_frame rtr = {.id = (2u << 5) | 0x009, .flags = HS_CAN_FLAG_RTR};
+    assert_int_equal(canio_send_frame(&r, 0, &rtr), 1);
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
+    /* the elbow's set point completes the cycle; the shoulder's next frame waits behind it */
+    static const uint8_t POS[8] = {0};
+    assert_int_equal(canio_send(&r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
+    assert_int_equal(canio_send(&r, 0, 1, MIT_CMD, 8), 1);
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 2000000000LL), 0);
+    assert_int_equal(canio_rig_tick(&r), 0);
+    assert_int_equal(node_stat(&r, 0, "shoulder", false), 1);
+    assert_int_equal(node_stat(&r, 1, "elbow", false), 2); /* the getter and the set point */
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
+    assert_int_equal(canio_send(&r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 2000000000LL), 0);
+    assert_int_equal(canio_rig_tick(&r), 0);
+    assert_int_equal(node_stat(&r, 0, "shoulder", false), 2);
+    /* a controller 20 cycles ahead: each tick takes exactly one cycle */
+    for (int k = 0; k < 20; k++)
+        send_cycle(&r, MIT_CMD);
+    for (uint64_t k = 1; k <= 20; k++) {
+        assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 2000000000LL), 0);
+        assert_int_equal(canio_rig_tick(&r), 0);
+        assert_int_equal(node_stat(&r, 0, "shoulder", false), 2 + k);
+        assert_int_equal(node_stat(&r, 1, "elbow", false), 3 + k);
+    }
+    assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
+    /* timeouts on the tick clock: the last command was stamped with its tick's clock, so the
+     * shoulder's 0.1 s MIT timeout (100 ticks of 1 ms) runs out on the 101st tick after it,
+     * however long the waits above took in wall time (ticks run as with on_timeout step) */
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(canio_rig_tick(&r), 0);
+    assert_int_equal(node_stat(&r, 0, "shoulder", true), 0);
+    assert_int_equal(canio_rig_tick(&r), 0);
+    assert_int_equal(node_stat(&r, 0, "shoulder", true), 1);
+    struct hs_bench_can_bus_stats bs;
+    assert_int_equal(hs_bench_can_bus_stats(r.can, 0, &bs), 0);
+    assert_int_equal(bs.unclaimed, 0);
+    canio_rig_close(&r);
+}
+
+/* The source must exist: a bench without CAN nodes cannot name can_commands, nor can_frame
+ * without a clock frame. */
+static void test_lockstep_source_checked(void **state)
+{
+    const char *src = getenv("HS_SOURCE_DIR");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/config", src ? src : ".");
+    struct hs_diag d = {0};
+    const struct hs_config *cfg = NULL;
+    const char *text = config_text("{mode: lockstep, lockstep_source: can_frame}");
+    assert_int_equal(hs_config_load_buffer(text, strlen(text), "arm2-can.yaml", dir, &cfg, &d),
+                     -EINVAL);
+    assert_null(cfg);
+    assert_non_null(strstr(d.msg, "rt.clock.lockstep_source"));
+    assert_non_null(strstr(d.msg, "can_frame needs rt.clock.sync.source can"));
+}
+
 static void test_sync_events(void **state)
 {
     struct canio_rig r;
@@ -137,6 +224,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_sync_releases),
+        cmocka_unit_test(test_lockstep_commands_release),
+        cmocka_unit_test(test_lockstep_source_checked),
         cmocka_unit_test(test_sync_events),
         cmocka_unit_test(test_wall_ignores),
     };

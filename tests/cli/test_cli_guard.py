@@ -20,7 +20,7 @@ def run(*args, timeout=120):
     return subprocess.run([HILSIM, *args], capture_output=True, text=True, timeout=timeout)
 
 
-UNLIMITED = "actuators: {defaults: {torque_limit_nm: .inf}}\n"
+UNLIMITED = "actuators: {defaults: {torque_limit_nm: .inf, velocity_limit: .inf}}\n"
 INF_WARNING = "torque_limit_nm of L_KNEE is .inf"
 
 

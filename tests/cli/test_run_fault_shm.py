@@ -24,12 +24,12 @@ class RunFaultWithShmClient(unittest.TestCase):
             text = f.read()
         text = text.replace("name: arm2-shm", "name: " + name)
         text = text.replace("file: ../models/", "file: %s/models/" % SRC)
-        # No torque or current limit (the case of issue 10: an unlimited actuator).
-        text = text.replace("torque_limit_nm: 80", "torque_limit_nm: .inf")
+        # No torque, current or speed limit (the case of issue 10: an unlimited actuator).
+        text = text.replace("torque_limit_nm: 80", "torque_limit_nm: .inf\n    velocity_limit: .inf")
         text = text.replace("current_limit_a: 25", "current_limit_a: .inf")
         text = text.replace("  warmup_ticks: 200\n",
                             "  warmup_ticks: 200\n  overrun_leaky: {threshold: 1000000000}\n")
-        for key in ("torque_limit_nm: .inf", "current_limit_a: .inf", "overrun_leaky"):
+        for key in ("velocity_limit: .inf", "current_limit_a: .inf", "overrun_leaky"):
             self.assertIn(key, text, "config/arm2-shm.yaml changed: update this test")
         with tempfile.TemporaryDirectory() as tmp:
             cfg = os.path.join(tmp, "bench.yaml")

@@ -31,6 +31,29 @@ static void test_pose_inverse_round_trip(void **state)
         assert_true(fabs(id.p[i]) < 1e-12);
 }
 
+/* The quaternion of an axis-angle rotation is (cos a/2, sin a/2 axis), up to sign; the rotations
+ * are picked so that each of Shepperd's four branches (trace, then the largest diagonal term of
+ * x, y or z) is taken at least once. */
+static void test_rot_to_quat_every_branch(void **state)
+{
+    (void)state;
+    static const double cases[][4] = {
+        {0, 0, 1, 0.3}, {1, 0, 0, 3.0}, {0, 1, 0, 3.1}, {0, 0, 1, 3.14}, {1, 2, 3, -2.9},
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const double *c = cases[k];
+        double n = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), R[9], q[4];
+        hs_rot_from_axis_angle(c, c[3], R);
+        hs_rot_to_quat(R, q);
+        double want[4] = {cos(c[3] / 2), sin(c[3] / 2) * c[0] / n, sin(c[3] / 2) * c[1] / n,
+                          sin(c[3] / 2) * c[2] / n};
+        double sign =
+            q[0] * want[0] + q[1] * want[1] + q[2] * want[2] + q[3] * want[3] < 0 ? -1 : 1;
+        for (int i = 0; i < 4; i++)
+            assert_true(fabs(sign * q[i] - want[i]) < 1e-12);
+    }
+}
+
 static void test_diag_format_names_file_line_column(void **state)
 {
     (void)state;
@@ -47,6 +70,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_axis_angle_quarter_turn_about_z),
         cmocka_unit_test(test_pose_inverse_round_trip),
+        cmocka_unit_test(test_rot_to_quat_every_branch),
         cmocka_unit_test(test_diag_format_names_file_line_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -391,35 +391,81 @@ static void expect_can_error(const char *nodes, const char *expected)
     expect_error(text, expected);
 }
 
+/* Keys renamed to carry their unit (config/README.md, "Units in names") are refused where they
+ * stand, naming the new key, in the core schema and in protocol sections alike. */
+static void test_renamed_keys_refused(void **state)
+{
+    (void)state;
+    expect_error("can:\n  buses:\n    - {name: main, interface: vcan0, bitrate: 500000}\n",
+                 "t.yaml:8:38: can.buses[0].bitrate: renamed to 'bitrate_bps' (units in names: "
+                 "config/README.md)");
+    expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1,\n"
+                     "       odrive: {vel_limit: 20}}\n",
+                     "t.yaml:11:17: can.nodes[0].odrive.vel_limit: renamed to 'vel_limit_turn_s' "
+                     "(units in names: config/README.md)");
+    expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1,\n"
+                     "       odrive: {pos_gain: 20, vel_gain: 0.2}}\n",
+                     "t.yaml:11:31: can.nodes[0].odrive.vel_gain: renamed to 'vel_gain_nm_s_turn' "
+                     "(units in names: config/README.md)");
+    expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1,\n"
+                     "       odrive: {vel_integrator_gain: 0}}\n",
+                     "t.yaml:11:17: can.nodes[0].odrive.vel_integrator_gain: renamed to "
+                     "'vel_integrator_gain_nm_turn' (units in names: config/README.md)");
+    expect_error("can:\n  buses:\n    - {name: main, interface: vcan0, fd: true}\n  nodes:\n"
+                 "    - {name: m1, bus: main, protocol: moteus, id: 1, joint: J1,\n"
+                 "       moteus: {kp_nm_rev: 4, kd: 0.1}}\n",
+                 "t.yaml:11:31: can.nodes[0].moteus.kd: renamed to 'kd_nm_s_rev' (units in names: "
+                 "config/README.md)");
+    /* the new names load, and a renamed key is never written back */
+    const struct hs_config *cfg = NULL;
+    char msg[1024] = "";
+    if (load_extra("can:\n  buses:\n    - {name: main, interface: vcan0, bitrate_bps: 500000}\n",
+                   &cfg, msg, sizeof msg) < 0)
+        fail_msg("%s", msg);
+    assert_int_equal(cfg->can.buses[0].bitrate_bps, 500000);
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_non_null(f);
+    assert_int_equal(hs_config_write(cfg, f), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "bitrate_bps: 500000"));
+    assert_null(strstr(out, "bitrate:"));
+    free(out);
+    hs_config_free(cfg);
+}
+
 /* The ODrive controller's keys: firmware 0.5.x defaults when absent, the given values when set,
  * and a range error naming the key. */
 static void test_odrive_controller_keys(void **state)
 {
     (void)state;
     char text[2048];
-    snprintf(text, sizeof text, "%s%s", CAN_BUS,
-             "    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1}\n"
-             "    - {name: o2, bus: main, protocol: odrive, id: 2, joint: J2,\n"
-             "       odrive: {pos_gain: 35, vel_gain: 0.5, vel_integrator_gain: 0, vel_limit: 20,\n"
-             "                vel_limit_tolerance: 0, enable_vel_limit: false,\n"
-             "                enable_torque_mode_vel_limit: false}}\n");
+    snprintf(
+        text, sizeof text, "%s%s", CAN_BUS,
+        "    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1}\n"
+        "    - {name: o2, bus: main, protocol: odrive, id: 2, joint: J2,\n"
+        "       odrive: {pos_gain: 35, vel_gain_nm_s_turn: 0.5, vel_integrator_gain_nm_turn: 0,\n"
+        "                vel_limit_turn_s: 20, vel_limit_tolerance: 0, enable_vel_limit: false,\n"
+        "                enable_torque_mode_vel_limit: false}}\n");
     const struct hs_config *cfg = NULL;
     char msg[1024] = "";
     if (load_extra(text, &cfg, msg, sizeof msg) < 0)
         fail_msg("%s", msg);
     const struct hs_cfg_odrive *a = hs_cfg_odrive(&cfg->can.nodes[0]),
                                *b = hs_cfg_odrive(&cfg->can.nodes[1]);
-    assert_true(a->pos_gain == 20.0 && a->vel_gain == 1.0 / 6.0);
-    assert_true(a->vel_integrator_gain == 2.0 / 6.0 && a->vel_limit == 2.0);
+    assert_true(a->pos_gain == 20.0 && a->vel_gain_nm_s_turn == 1.0 / 6.0);
+    assert_true(a->vel_integrator_gain_nm_turn == 2.0 / 6.0 && a->vel_limit_turn_s == 2.0);
     assert_true(a->vel_limit_tolerance == 1.2);
     assert_true(a->enable_vel_limit && a->enable_torque_mode_vel_limit);
-    assert_true(b->pos_gain == 35 && b->vel_gain == 0.5 && b->vel_integrator_gain == 0);
-    assert_true(b->vel_limit == 20 && b->vel_limit_tolerance == 0);
+    assert_true(b->pos_gain == 35 && b->vel_gain_nm_s_turn == 0.5 &&
+                b->vel_integrator_gain_nm_turn == 0);
+    assert_true(b->vel_limit_turn_s == 20 && b->vel_limit_tolerance == 0);
     assert_false(b->enable_vel_limit || b->enable_torque_mode_vel_limit);
     hs_config_free(cfg);
     expect_can_error("    - {name: o1, bus: main, protocol: odrive, id: 1, joint: J1,\n"
-                     "       odrive: {vel_limit: -1}}\n",
-                     "t.yaml:11:28: can.nodes[0].odrive.vel_limit: -1 out of range [0, "
+                     "       odrive: {vel_limit_turn_s: -1}}\n",
+                     "t.yaml:11:35: can.nodes[0].odrive.vel_limit_turn_s: -1 out of range [0, "
                      "1e+06]");
 }
 
@@ -646,14 +692,23 @@ static void test_readme_examples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_config_values), cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_defaults),           cmocka_unit_test(test_relative_paths),
-        cmocka_unit_test(test_unknown_key),        cmocka_unit_test(test_wrong_type),
-        cmocka_unit_test(test_out_of_range),       cmocka_unit_test(test_missing_required),
-        cmocka_unit_test(test_duplicate_key),      cmocka_unit_test(test_bad_enum),
-        cmocka_unit_test(test_cross_field),        cmocka_unit_test(test_clock_sync),
-        cmocka_unit_test(test_names_and_mode),     cmocka_unit_test(test_odrive_controller_keys),
-        cmocka_unit_test(test_yaml_level_errors),  cmocka_unit_test(test_check_against_models),
+        cmocka_unit_test(test_full_config_values),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_relative_paths),
+        cmocka_unit_test(test_unknown_key),
+        cmocka_unit_test(test_wrong_type),
+        cmocka_unit_test(test_out_of_range),
+        cmocka_unit_test(test_missing_required),
+        cmocka_unit_test(test_duplicate_key),
+        cmocka_unit_test(test_bad_enum),
+        cmocka_unit_test(test_cross_field),
+        cmocka_unit_test(test_clock_sync),
+        cmocka_unit_test(test_names_and_mode),
+        cmocka_unit_test(test_odrive_controller_keys),
+        cmocka_unit_test(test_renamed_keys_refused),
+        cmocka_unit_test(test_yaml_level_errors),
+        cmocka_unit_test(test_check_against_models),
         cmocka_unit_test(test_readme_examples),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

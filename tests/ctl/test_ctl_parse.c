@@ -1,6 +1,8 @@
 /* The control commands' parser: every command, and the bad input that must never reach the
  * tick (wrong arity, unknown names, NaN and infinities, values past their bounds, control
- * bytes, over-long lines), each with its one error line. */
+ * bytes, over-long lines), each with its one error line. inject and scenario start hand their
+ * text (a step mapping, absolute paths) on as places in the line; the peer check decides on
+ * made-up credentials (the real socket path is exercised by test_ctl_e2e). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -115,7 +117,8 @@ static void test_garbage(void **state)
     assert_non_null(strstr(err, "empty command"));
     assert_int_equal(parse(" \t\n", &c, err), -EINVAL);
     assert_int_equal(parse("reboot", &c, err), -EINVAL);
-    assert_string_equal(err, "unknown command 'reboot' (status, push, fault, clear, stop)");
+    assert_string_equal(
+        err, "unknown command 'reboot' (status, push, fault, inject, scenario, clear, stop)");
     assert_int_equal(parse("status\x01", &c, err), -EINVAL);
     assert_non_null(strstr(err, "control character"));
     assert_int_equal(parse("a b c d e f g h i", &c, err), -EINVAL);
@@ -137,13 +140,108 @@ static void test_garbage(void **state)
     assert_int_equal(strlen(small), 7);
 }
 
+static void text_is(const char *line, struct hs_ctl_arg a, const char *want)
+{
+    assert_int_equal(a.len, strlen(want));
+    assert_memory_equal(line + a.off, want, a.len);
+}
+
+static void test_inject(void **state)
+{
+    (void)state;
+    struct hs_ctl_cmd c;
+    char err[200];
+    const char *l =
+        "inject {sensor_fault: {kind: noise, joint: ELBOW, value: 0.01}, duration_s: 1}\n";
+    assert_int_equal(parse(l, &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_INJECT);
+    text_is(l, c.text, "{sensor_fault: {kind: noise, joint: ELBOW, value: 0.01}, duration_s: 1}");
+    /* blanks around the step go, blanks and tabs inside stay (YAML decides) */
+    l = "  inject \t {gravity: {vector_m_s2: [0,\t0, -1]}}  \r\n";
+    assert_int_equal(parse(l, &c, err), 0);
+    text_is(l, c.text, "{gravity: {vector_m_s2: [0,\t0, -1]}}");
+    /* more than the word limit: the step is one argument, however many words it has */
+    l = "inject {a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7, h: 8, i: 9}";
+    assert_int_equal(parse(l, &c, err), 0);
+    assert_int_equal(parse("inject", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "usage: inject"));
+    assert_int_equal(parse("inject   \n", &c, err), -EINVAL);
+    assert_int_equal(parse("inject {a: \x1b}", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "control character"));
+    /* injected is another word */
+    assert_int_equal(parse("injected {a: 1}", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "unknown command 'injected'"));
+}
+
+static void test_scenario(void **state)
+{
+    (void)state;
+    struct hs_ctl_cmd c;
+    char err[200];
+    const char *l = "scenario start /s/a.yaml --junit /o/j.xml --result-json /o/r.json\n";
+    assert_int_equal(parse(l, &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_SCENARIO_START);
+    text_is(l, c.file, "/s/a.yaml");
+    text_is(l, c.junit, "/o/j.xml");
+    text_is(l, c.json, "/o/r.json");
+    l = "scenario start /s/a.yaml";
+    assert_int_equal(parse(l, &c, err), 0);
+    text_is(l, c.file, "/s/a.yaml");
+    assert_int_equal(c.junit.len, 0);
+    assert_int_equal(c.json.len, 0);
+    assert_int_equal(parse("scenario stop", &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_SCENARIO_STOP);
+    assert_int_equal(parse("scenario status", &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_SCENARIO_STATUS);
+
+    assert_int_equal(parse("scenario start a.yaml", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "not an absolute path"));
+    assert_int_equal(parse("scenario start /a.yaml --junit j.xml", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "--junit: 'j.xml' is not an absolute path"));
+    assert_int_equal(parse("scenario start /a.yaml --junit", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "usage: scenario start FILE"));
+    assert_int_equal(parse("scenario start /a.yaml --junit /j --junit /k", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "--junit given twice"));
+    assert_int_equal(parse("scenario start /a.yaml --xml /j", &c, err), -EINVAL);
+    assert_non_null(strstr(err, "unknown option '--xml'"));
+    assert_int_equal(parse("scenario", &c, err), -EINVAL);
+    assert_int_equal(parse("scenario stop now", &c, err), -EINVAL);
+    assert_int_equal(parse("scenario pause", &c, err), -EINVAL);
+}
+
+static void test_peer(void **state)
+{
+    (void)state;
+    char err[200];
+    const uint32_t groups[] = {20, 24, 1500};
+    /* the bench runs as uid 990; its socket's group is 1500 */
+    struct hs_ctl_peer root = {.pid = 1, .uid = 0, .gid = 0};
+    struct hs_ctl_peer same = {.pid = 2, .uid = 990, .gid = 990};
+    struct hs_ctl_peer primary = {.pid = 3, .uid = 1000, .gid = 1500};
+    struct hs_ctl_peer member = {
+        .pid = 4, .uid = 1001, .gid = 1001, .groups = groups, .ngroups = 3};
+    struct hs_ctl_peer other = {.pid = 5, .uid = 1002, .gid = 1002, .groups = groups, .ngroups = 2};
+    struct hs_ctl_peer nobody = {.pid = 6, .uid = 65534, .gid = 65534};
+    assert_int_equal(hs_ctl_peer_allowed(&root, 990, 1500, err, sizeof err), 0);
+    assert_int_equal(hs_ctl_peer_allowed(&same, 990, 1500, err, sizeof err), 0);
+    assert_int_equal(hs_ctl_peer_allowed(&primary, 990, 1500, err, sizeof err), 0);
+    assert_int_equal(hs_ctl_peer_allowed(&member, 990, 1500, err, sizeof err), 0);
+    assert_int_equal(hs_ctl_peer_allowed(&other, 990, 1500, err, sizeof err), -EACCES);
+    assert_string_equal(err, "not authorised: uid 1002 (pid 5) is not root, not the bench's user "
+                             "(uid 990) and not in the control socket's group (gid 1500)");
+    assert_int_equal(hs_ctl_peer_allowed(&nobody, 990, 1500, err, sizeof err), -EACCES);
+    /* the same peer is let in once the bench runs as its user, or the socket is its group's */
+    assert_int_equal(hs_ctl_peer_allowed(&nobody, 65534, 1500, err, sizeof err), 0);
+    assert_int_equal(hs_ctl_peer_allowed(&other, 990, 24, err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_simple),
-        cmocka_unit_test(test_push),
-        cmocka_unit_test(test_fault),
-        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_simple), cmocka_unit_test(test_push),
+        cmocka_unit_test(test_fault),  cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_inject), cmocka_unit_test(test_scenario),
+        cmocka_unit_test(test_peer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

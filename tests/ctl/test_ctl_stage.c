@@ -1,7 +1,12 @@
 /* The control stage on a real ODE world: a live push of F for t changes a floating robot's
  * momentum by F·t (the force acts in every physics substep, for whole ticks), commands wait in
  * the queue and at most HS_CTL_POP_PER_TICK reach the tick per boundary, a full queue refuses,
- * and clear ends a push early. */
+ * and clear ends a push early. Injected scenario steps: the same push as a step gives the same
+ * F·t; gravity, friction and material steps act from the tick that takes them and are undone
+ * when they end; a full set of live slots refuses and counts, clear frees them all; a CAN node
+ * silenced live (the bench's CAN module on a socketpair bus) is silent for exactly the step's
+ * ticks. A scenario file started live plays in the stage and comes back with its verdict, or
+ * stopped early. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -12,18 +17,26 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <linux/can.h>
 #include <ode/ode.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../src/bench/io_can.h"
+#include "hilsim/can_mit.h"
 
 #include "ctl.h"
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
+#include "hilsim/scenario_live.h"
 
 /* The biped floating in zero gravity, no floor, no controller: only the push changes its
  * momentum. Two substeps per tick, so a force applied once per tick would show as half. */
 static const char *floating_biped = "bench: {name: ctl-float}\n"
                                     "models:\n"
                                     "  - {name: biped, file: biped.wrl}\n"
-                                    "physics: {substeps: 2, solver: standard, gravity: [0, 0, 0]}\n"
+                                    "physics: {substeps: 2, solver: standard, gravity: [0, 0, 0],\n"
+                                    "          materials: {R_ANKLE_R: {material: rubber}}}\n"
                                     "rt: {period_ns: 1000000}\n"
                                     "controller: {type: none}\n";
 
@@ -65,7 +78,7 @@ static void ticks(struct rig *r, uint64_t n)
     }
 }
 
-static int send(struct rig *r, const char *line)
+static int send_line(struct rig *r, const char *line)
 {
     struct hs_ctl_cmd c;
     char err[200];
@@ -99,7 +112,7 @@ static void test_push_changes_momentum_by_f_t(void **state)
     double p0[3], p1[3];
     ticks(&r, 50);
     momentum(&r, p0);
-    assert_int_equal(send(&r, "push WAIST 3 50 -2 0.2"), 0);
+    assert_int_equal(send_line(&r, "push WAIST 3 50 -2 0.2"), 0);
     ticks(&r, 300);
     momentum(&r, p1);
     /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
@@ -122,11 +135,11 @@ static void test_queue_bounds_and_clear(void **state)
     struct rig r;
     rig_open(&r);
     /* a push, then a clear in the same batch: the clear ends it at once */
-    assert_int_equal(send(&r, "push WAIST 0 100 0 1"), 0);
+    assert_int_equal(send_line(&r, "push WAIST 0 100 0 1"), 0);
     ticks(&r, 10);
     double p0[3], p1[3];
     momentum(&r, p0);
-    assert_int_equal(send(&r, "clear"), 0);
+    assert_int_equal(send_line(&r, "clear"), 0);
     ticks(&r, 10);
     momentum(&r, p1);
     /* one tick at most of the push after p0 (the clear lands at the next boundary) */
@@ -135,8 +148,8 @@ static void test_queue_bounds_and_clear(void **state)
     struct hs_ctl_counters c0, c1;
     hs_ctl_stage_counters(r.ctl, &c0);
     for (int k = 0; k < HS_CTL_QUEUE_LEN; k++)
-        assert_int_equal(send(&r, "fault sensor R_KNEE offset 0.1"), 0);
-    assert_int_equal(send(&r, "status"), -ENOBUFS);
+        assert_int_equal(send_line(&r, "fault sensor R_KNEE offset 0.1"), 0);
+    assert_int_equal(send_line(&r, "status"), -ENOBUFS);
     ticks(&r, 1);
     hs_ctl_stage_counters(r.ctl, &c1);
     assert_int_equal(c1.applied - c0.applied, HS_CTL_POP_PER_TICK);
@@ -148,11 +161,327 @@ static void test_queue_bounds_and_clear(void **state)
     rig_close(&r);
 }
 
+/* Injects a step as the socket thread does: bind into a slot, queue the slot. */
+static int inject(struct rig *r, const char *step)
+{
+    struct hs_diag d = {0};
+    uint32_t slot;
+    int rc =
+        hs_scenario_live_prepare(hs_ctl_stage_live(r->ctl), step, strlen(step), NULL, &slot, &d);
+    if (rc < 0)
+        return rc;
+    struct hs_ctl_cmd c = {.kind = HS_CTL_INJECT, .slot = slot};
+    return hs_ctl_stage_push(r->ctl, &c);
+}
+
+static uint32_t live_steps(struct rig *r)
+{
+    struct hs_ctl_counters c;
+    hs_ctl_stage_counters(r->ctl, &c);
+    return c.live_steps;
+}
+
+static void test_injected_push_is_the_scenario_push(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    double p0[3], p1[3];
+    ticks(&r, 50);
+    momentum(&r, p0);
+    assert_int_equal(inject(&r, "{push: {link: WAIST, force_n: [3, 50, -2]}, duration_s: 0.2}"), 0);
+    ticks(&r, 1);
+    assert_int_equal(live_steps(&r), 1);
+    ticks(&r, 299);
+    momentum(&r, p1);
+    double want[3] = {0.6, 10, -0.4};
+    for (int k = 0; k < 3; k++) {
+        print_message("axis %d: dp = %.6f N·s, F t = %.6f\n", k, p1[k] - p0[k], want[k]);
+        assert_true(fabs(p1[k] - p0[k] - want[k]) < 0.005 * 10);
+    }
+    /* it ended and gave its slot back; the socket thread frees it */
+    assert_int_equal(live_steps(&r), 0);
+    assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(r.ctl)), 1);
+    assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(r.ctl)), 0);
+    rig_close(&r);
+}
+
+static double gravity_z(struct rig *r)
+{
+    dVector3 g;
+    dWorldGetGravity((dWorldID)hs_world_ode_world(hs_bench_world(r->bench)), g);
+    return g[2];
+}
+
+static void test_injected_scene_changes_and_their_end(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    struct hs_world *w = hs_bench_world(r.bench);
+    int rubber = hs_world_material_find(w, "rubber");
+    assert_int_equal(rubber, 1);
+    /* R_ANKLE_R's link (the foot), for its material */
+    const struct hs_bench_joint *ankle =
+        hs_bench_joint(r.bench, (uint32_t)hs_bench_find_joint(r.bench, "R_ANKLE_R"));
+    /* until(t): run to the end of bench tick t */
+#define until(t) ticks(&r, (t)-r.tick)
+    until(5);
+    assert_int_equal(inject(&r, "{gravity: {vector_m_s2: [0, 0, -3]}, duration_s: 0.01}"), 0);
+    until(6); /* taken at tick 6: on for ticks 6..15 */
+    assert_true(gravity_z(&r) == -3);
+    assert_int_equal(
+        inject(&r, "{friction: {material1: default, material2: rubber, mu: 0.2}, after_s: 0.005, "
+                   "duration_s: 0.01}"),
+        0);
+    until(7); /* taken at 7: on for 12..21 */
+    assert_int_equal(
+        inject(&r, "{material: {link: R_ANKLE_R, material: default}, duration_s: 0.02}"), 0);
+    until(8); /* taken at 8: on for 8..27 */
+    assert_int_equal(hs_world_link_material(w, ankle->body, ankle->link), 0);
+    assert_true(hs_world_pair_friction(w, 0, 1) == 1);
+    assert_int_equal(live_steps(&r), 3);
+    until(11);
+    assert_true(hs_world_pair_friction(w, 0, 1) == 1);
+    until(12);
+    assert_true(hs_world_pair_friction(w, 1, 0) == 0.2);
+    assert_true(hs_world_pair_friction(w, 1, 1) == 1);
+    until(15);
+    assert_true(gravity_z(&r) == -3);
+    until(16);
+    assert_true(gravity_z(&r) == 0);
+    until(21);
+    assert_true(hs_world_pair_friction(w, 1, 0) == 0.2);
+    until(22);
+    assert_true(hs_world_pair_friction(w, 1, 0) == 1);
+    until(27);
+    assert_int_equal(hs_world_link_material(w, ankle->body, ankle->link), 0);
+    until(28);
+    assert_int_equal(hs_world_link_material(w, ankle->body, ankle->link), rubber);
+#undef until
+    assert_int_equal(live_steps(&r), 0);
+    assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(r.ctl)), 3);
+    rig_close(&r);
+}
+
+static void test_live_slots_refuse_when_full(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    const char *forever = "{gravity: {vector_m_s2: [0, 0, -1]}}";
+    for (int k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++)
+        assert_int_equal(inject(&r, forever), 0);
+    assert_int_equal(inject(&r, forever), -ENOSPC);
+    /* bad steps never take a slot: the parser's and the binding's errors */
+    struct hs_diag d = {0};
+    uint32_t slot;
+    struct hs_scenario_live *live = hs_ctl_stage_live(r.ctl);
+    ticks(&r, HS_SCENARIO_LIVE_SLOTS); /* one starts per tick */
+    assert_int_equal(live_steps(&r), HS_SCENARIO_LIVE_SLOTS);
+    assert_true(gravity_z(&r) == -1);
+    assert_int_equal(send_line(&r, "clear"), 0);
+    ticks(&r, 1);
+    assert_int_equal(live_steps(&r), 0);
+    /* they undid in the reverse order of their starts: the first one's gravity came back */
+    assert_true(gravity_z(&r) == 0);
+    assert_int_equal(hs_scenario_live_reap(live), HS_SCENARIO_LIVE_SLOTS);
+    static const char *const bad[] = {
+        "{push: {link: NOPE}}",
+        "{at_s: 1, push: {link: WAIST}}",
+        "{push: {link: WAIST}, nonsense: 1}",
+        "{expect: {kind: link_above, link: WAIST, value: 0}}",
+        "{after: x, after_s: 1, push: {link: WAIST}}",
+        "{friction: {material1: default, material2: glass, mu: 0.1}}",
+        "{friction: {link: WAIST, material1: default, material2: rubber, mu: 0.1}}",
+        "{sensor_fault: {kind: delay, joint: R_KNEE, value: 1000}}",
+        "[1, 2",
+        "",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        memset(&d, 0, sizeof d);
+        assert_int_equal(hs_scenario_live_prepare(live, bad[k], strlen(bad[k]), NULL, &slot, &d),
+                         -EINVAL);
+        char msg[512];
+        hs_diag_format(&d, msg, sizeof msg);
+        print_message("%s -> %s\n", bad[k], msg);
+        assert_non_null(strstr(msg, "live"));
+    }
+    for (int k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++)
+        assert_int_equal(inject(&r, forever), 0);
+    rig_close(&r); /* the bench frees the slots still running */
+}
+
+static struct hs_scenario *scenario(struct rig *r, const char *yaml)
+{
+    struct hs_diag d = {0};
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(yaml, strlen(yaml), "live.yaml", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, r->bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    return s;
+}
+
+static const char *lift =
+    "scenario: {name: lift, duration_s: 0.1}\n"
+    "steps:\n"
+    "  - {at_s: 0.01, duration_s: 0.02, gravity: {vector_m_s2: [0, 0, 5]}}\n"
+    "  - {at_s: 0.05, expect: {kind: link_above, link: WAIST, value: -10}}\n"
+    "  - {at_s: 0, duration_s: 0.1,\n"
+    "     expect: {kind: link_below, link: WAIST, value: 10, hold: always}}\n";
+
+static void test_scenario_started_live(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    ticks(&r, 3);
+    struct hs_scenario *s = scenario(&r, lift);
+    assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, s), 0);
+    assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, s), -EBUSY);
+    assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_STARTING);
+    bool stopped;
+    assert_null(hs_ctl_stage_take_scenario(r.ctl, false, &stopped));
+    ticks(&r, 11); /* its ticks 0..10 (the first bench tick took it): the gravity is on */
+    assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_RUNNING);
+    assert_true(gravity_z(&r) == 5);
+    ticks(&r, 88);
+    assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_RUNNING);
+    ticks(&r, 1); /* its 100th tick: played to the end, handed back */
+    assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_ENDED);
+    assert_true(gravity_z(&r) == 0);
+    struct hs_scenario *back = hs_ctl_stage_take_scenario(r.ctl, false, &stopped);
+    assert_ptr_equal(back, s);
+    assert_false(stopped);
+    assert_int_equal(hs_scenario_ticks(back), 100);
+    hs_scenario_finish(back);
+    assert_true(hs_scenario_passed(back));
+    hs_scenario_destroy(back);
+    assert_int_equal(hs_ctl_stage_scenario_state(r.ctl), HS_CTL_SCEN_IDLE);
+
+    /* again, stopped while its gravity is on: the gravity comes back, the verdict says so */
+    s = scenario(&r, lift);
+    assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, s), 0);
+    ticks(&r, 15);
+    assert_true(gravity_z(&r) == 5);
+    struct hs_ctl_cmd stop = {.kind = HS_CTL_SCENARIO_STOP};
+    assert_int_equal(hs_ctl_stage_push(r.ctl, &stop), 0);
+    ticks(&r, 1);
+    assert_true(gravity_z(&r) == 0);
+    back = hs_ctl_stage_take_scenario(r.ctl, false, &stopped);
+    assert_ptr_equal(back, s);
+    assert_true(stopped);
+    hs_scenario_finish(back);
+    assert_false(hs_scenario_passed(back));
+    struct hs_scenario_result res;
+    hs_scenario_result(back, 1, &res);
+    print_message("%s: %s\n", res.what, res.why);
+    assert_int_equal(res.status, HS_SCENARIO_FAIL);
+    assert_non_null(strstr(res.why, "stopped"));
+    hs_scenario_destroy(back);
+
+    /* one still running when the bench goes: the bench frees it */
+    assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, scenario(&r, lift)), 0);
+    ticks(&r, 5);
+    rig_close(&r);
+}
+
+/* The arm with an MIT shoulder node on a socketpair bus (the boards' end is *ret_peer); the
+ * control stage attaches after the CAN module, as in hilsim run. */
+static void open_can(struct rig *r, int *ret_peer)
+{
+    static const char *yaml = "bench: {name: ctl-can}\n"
+                              "models:\n"
+                              "  - name: arm\n"
+                              "    file: arm2.wrl\n"
+                              "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                              "rt: {period_ns: 1000000}\n"
+                              "can:\n"
+                              "  buses: [{name: main, interface: vcan0}]\n"
+                              "  nodes:\n"
+                              "    - {name: shoulder, bus: main, protocol: mit, id: 1, "
+                              "joint: SHOULDER, mit: {reply_id: 0}}\n";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    struct hs_diag d = {0};
+    memset(r, 0, sizeof *r);
+    if (hs_config_load_buffer(yaml, strlen(yaml), "can.yaml", dir, &r->cfg, &d) < 0 ||
+        hs_bench_create(r->cfg, &r->bench, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {
+        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    *ret_peer = sv[1];
+    assert_int_equal(hs_ctl_stage_create(r->bench, &r->ctl), 0);
+    assert_int_equal(hs_ctl_stage_attach(r->ctl, r->bench), 0);
+    hs_ctl_bench_names(r->bench, &r->names);
+    hs_bench_sensors(r->bench, 0, 0);
+}
+
+/* One tick with the boards' command sent before it; returns the node's replies to it. */
+static int can_tick(struct rig *r, int peer)
+{
+    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+    struct can_frame f = {.can_id = 1, .len = 8};
+    if (r->tick == 0)
+        hs_mit_pack_special(HS_MIT_ENTER, f.data);
+    else
+        hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
+                            f.data);
+    assert_int_equal(send(peer, &f, sizeof f, 0), (ssize_t)sizeof f);
+    ticks(r, 1);
+    int n = 0;
+    struct canfd_frame in;
+    while (recv(peer, &in, sizeof in, MSG_DONTWAIT) > 0)
+        n += in.can_id == 0 && in.data[0] == 1;
+    return n;
+}
+
+static void test_injected_can_node_silent(void **state)
+{
+    (void)state;
+    struct rig r;
+    int peer;
+    open_can(&r, &peer);
+    for (int k = 0; k < 50; k++)
+        assert_int_equal(can_tick(&r, peer), 1); /* one reply per command */
+    /* bound while the bus runs: its rules join the filter the live set put on the bus */
+    assert_int_equal(inject(&r, "{can_fault: {node: shoulder, kind: silent}, duration_s: 0.1}"), 0);
+    int answered[200];
+    for (int k = 0; k < 200; k++)
+        answered[k] = can_tick(&r, peer);
+    /* taken at tick 51 (index 0 here): replies of ticks 51..150 are lost, commands of 52..151 */
+    int silent = 0, after = 0;
+    for (int k = 0; k < 200; k++) {
+        if (k < 100)
+            silent += answered[k] == 0;
+        else if (k > 100)
+            after += answered[k] == 1;
+    }
+    print_message("silent %d of 100 ticks, answered %d of 99 after\n", silent, after);
+    assert_int_equal(silent, 100);
+    assert_int_equal(after, 99);
+    assert_int_equal(live_steps(&r), 0);
+    close(peer);
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_push_changes_momentum_by_f_t),
         cmocka_unit_test(test_queue_bounds_and_clear),
+        cmocka_unit_test(test_injected_push_is_the_scenario_push),
+        cmocka_unit_test(test_injected_scene_changes_and_their_end),
+        cmocka_unit_test(test_live_slots_refuse_when_full),
+        cmocka_unit_test(test_scenario_started_live),
+        cmocka_unit_test(test_injected_can_node_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,40 @@ static void test_velocity_limit(void **state)
     assert_true(fabs(o.motor_torque - 5) < 1e-12 && o.velocity_limited);
 }
 
+/* The speed-limit row (velocity_limit_reach > 0): a torque that could carry the joint past its
+ * limit this tick becomes an ODE motor row at the limit bounded by that torque; far from the
+ * limit, or past it (the explicit limiter brakes it back), the torque stays explicit. */
+static void test_speed_limit_row(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    p.velocity_limit_reach = 0.01; /* rad/s per N·m in one step */
+    p.coulomb = 0.5;
+    struct hs_actuator_output o;
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_TORQUE, .tau_ff = 100};
+    hs_actuator_compute(&p, &c, 0, 0, &o); /* 0 + 100 · 0.01 = 1 < 5: explicit */
+    assert_true(!o.ode_motor_drives && o.effort == 100 && o.ode_fmax == 0.5 && !o.velocity_limited);
+    hs_actuator_compute(&p, &c, 0, 4.5, &o); /* 4.5 + 1 >= 5: the row */
+    assert_true(o.ode_motor_drives && o.ode_vel == 5 && o.ode_fmax == 100 && o.velocity_limited);
+    assert_true(o.motor_torque == 100);
+    assert_true(fabs(o.effort - -0.5) < 1e-12); /* friction explicit for the tick */
+    c.tau_ff = -100;                            /* towards the other limit, from -4.5 */
+    hs_actuator_compute(&p, &c, 0, -4.5, &o);
+    assert_true(o.ode_motor_drives && o.ode_vel == -5 && o.ode_fmax == 100);
+    hs_actuator_compute(&p, &c, 0, 4.5, &o); /* braking from near the upper limit: explicit */
+    assert_true(!o.ode_motor_drives && o.effort == -100);
+    c.tau_ff = 100; /* past the limit: no row (it would hold the joint at the limit) */
+    hs_actuator_compute(&p, &c, 0, 5.5, &o);
+    assert_true(!o.ode_motor_drives && o.motor_torque == 0 && o.velocity_limited);
+    /* The ODE velocity loop's set point stays inside the limits. */
+    p.velocity_loop = HS_VELOCITY_LOOP_ODE_MOTOR;
+    c = (struct hs_joint_command){.mode = HS_JOINT_MODE_VELOCITY, .velocity = 50};
+    hs_actuator_compute(&p, &c, 0, 0, &o);
+    assert_true(o.ode_motor_drives && o.ode_vel == 5);
+    /* Off by default: the unit-level actuator keeps only the explicit limiter. */
+    assert_true(params().velocity_limit_reach == 0);
+}
+
 static void test_watchdog_fires_on_first_tick_past_timeout(void **state)
 {
     (void)state;
@@ -238,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_safe_command),
         cmocka_unit_test(test_saturation_torque_and_current),
         cmocka_unit_test(test_velocity_limit),
+        cmocka_unit_test(test_speed_limit_row),
         cmocka_unit_test(test_watchdog_fires_on_first_tick_past_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

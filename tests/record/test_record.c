@@ -27,6 +27,7 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"
+#include "hilsim/scenario.h"
 #include "hilsim/shm_abi.h"
 
 static char tmpdir[256];
@@ -69,7 +70,8 @@ struct run {
     struct hs_bench *bench;
     struct hs_recorder *rec;
     struct hs_client *client;
-    int peer; /* the boards' end of the socketpair */
+    int peer;                     /* the boards' end of the socketpair */
+    struct hs_scenario *scenario; /* owned by the bench */
     char dir[512];
 };
 
@@ -100,6 +102,14 @@ static void open_run_opts(struct run *r, const char *cfg_path, const char *tag,
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(r->bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
+    if (extra->scenario_path) { /* after the CAN module (its faults need the bus open) */
+        struct hs_scenario_spec *spec = NULL;
+        if (hs_scenario_parse_file(extra->scenario_path, &spec, &d) < 0 ||
+            hs_scenario_compile(spec, r->bench, &r->scenario, &d) < 0)
+            fail_msg("scenario: %s:%d: %s", d.file, d.line, d.msg);
+        hs_scenario_spec_free(spec);
+        assert_int_equal(hs_scenario_attach(r->scenario, r->bench), 0);
+    }
     hs_rec_can_tap_remove();
     assert_int_equal(hs_rec_attach(r->rec, r->bench), 0);
     char err[HS_CLIENT_ERRBUF_MIN];
@@ -251,6 +261,55 @@ static void test_replay_bit_exact(void **state)
     }
 }
 
+/* A scenario with a CAN fault: half the shoulder node's commands dropped at random for 0.3 s.
+ * The recorded frames are the ones the node saw, after the fault, so the replay plays the
+ * scenario again (its step events must match) but takes its fault filter off the bus: a filter
+ * left on would drop about half of the recorded frames a second time and the replay would
+ * diverge. */
+static void test_can_fault_scenario_replays_bit_exact(void **state)
+{
+    (void)state;
+    char cfg[512], scen[600];
+    snprintf(scen, sizeof scen, "%s/drop.yaml", tmpdir);
+    FILE *f = fopen(scen, "w");
+    assert_non_null(f);
+    fprintf(f, "scenario: {name: drop, duration_s: 1, seed: 11}\n"
+               "steps:\n"
+               "  - name: drop_half\n"
+               "    at_s: 0.3\n"
+               "    duration_s: 0.3\n"
+               "    can_fault: {node: shoulder, kind: drop, direction: rx, probability: 0.5}\n");
+    fclose(f);
+    struct run r;
+    struct hs_rec_opts o = {.scenario_path = scen};
+    open_run_opts(&r, write_config("candrop", 0.05, cfg, sizeof cfg), "candrop", &o);
+    drive(&r, 1000);
+    uint64_t dropped = hs_scenario_can_frames_acted(r.scenario, 0);
+    close_run(&r, NULL);
+    struct hs_recording *rec = open_rec(r.dir);
+    uint32_t rx = 0;
+    for (uint32_t i = 0; i < rec->nframes[0]; i++)
+        rx += rec->frames[0][i].rx;
+    print_message("the fault dropped %llu of the boards' %u frames; %u recorded as received\n",
+                  (unsigned long long)dropped, 1000 / 2 + 1, rx);
+    assert_true(dropped > 30 && dropped < 120); /* about half of 150 */
+    assert_int_equal(rx + dropped, 1000 / 2 + 1);
+    assert_non_null(rec->scenario_text);
+    struct hs_replay_opts ro = {0};
+    struct hs_replay_result res;
+    struct hs_diag d = {0};
+    if (hs_replay_run(rec, &ro, &res, &d) < 0)
+        fail_msg("replay: %s", d.msg);
+    assert_true(res.scenario);
+    assert_false(res.diverged);
+    assert_int_equal(res.scenario_events_recorded, 2); /* the step began and ended */
+    assert_int_equal(res.scenario_events_replayed, 2);
+    assert_int_equal(res.scenario_mismatch_ord, -1);
+    assert_int_equal(res.frames_fed, rx);
+    free(res.values);
+    hs_recording_free(rec);
+}
+
 static void test_overflow_counted(void **state)
 {
     (void)state;
@@ -271,7 +330,7 @@ static void test_overflow_counted(void **state)
 }
 
 /* Rotation: segments cut by size; all kept, the run reads back whole and replays bit-exact;
- * with keep_segments the oldest go, and a replay is refused with the reason. */
+ * with keep_segments the oldest go, and the replay starts from the first kept state. */
 static void test_rotation(void **state)
 {
     (void)state;
@@ -304,10 +363,34 @@ static void test_rotation(void **state)
     char path[700];
     snprintf(path, sizeof path, "%s/state.bin", r.dir);
     assert_int_not_equal(access(path, F_OK), 0); /* segment 0 is gone */
-    struct hs_recording *gone = NULL;
-    assert_int_equal(hs_recording_open(r.dir, &gone, &d), -EBADMSG);
-    print_message("keep_segments 2: %s\n", d.msg);
-    assert_non_null(strstr(d.msg, "keep_segments"));
+    /* The replay starts from the first kept state (a checkpoint: joints' q and dq) and feeds
+     * the kept segments' inputs from the tick after it. The MIT node here starts afresh, in
+     * rest mode: the boards' "enter" went with segment 0, so its commands are not obeyed and
+     * the shoulder sags; test_record_cli bounds the error of a run whose state the checkpoint
+     * does hold (lockstep shm). */
+    struct hs_recording *kept = open_rec(r.dir);
+    assert_true(kept->first_segment >= 1);
+    assert_true(kept->first_ord > 0);
+    assert_int_equal(kept->ticks[0], kept->first_ord); /* no warm-up: tick = state index */
+    assert_int_equal(kept->ticks[kept->nstates - 1], 599);
+    assert_int_equal(hs_replay_run(kept, &ro, &res, &d), 0);
+    print_message("keep_segments 2: from the checkpoint at tick %llu, %u ticks, max |q error| "
+                  "%.3g rad, %llu frames, %llu commands fed\n",
+                  (unsigned long long)kept->ticks[0], res.ticks, res.max_abs_q_err,
+                  (unsigned long long)res.frames_fed, (unsigned long long)res.commands_fed);
+    assert_true(res.from_checkpoint);
+    assert_int_equal(res.ticks, kept->nstates);
+    /* every kept input went in: the commands of the ticks after the checkpoint, and the
+     * frames those ticks took (the boards send every other tick) */
+    uint32_t cmds = 0;
+    for (uint32_t i = 0; i < kept->nshm; i++)
+        cmds += kept->shm[i].ord > kept->first_ord;
+    assert_int_equal(res.commands_fed, cmds);
+    assert_true(res.frames_fed >= (kept->nstates - 1) / 2);
+    /* the checkpoint itself is the recorded state */
+    assert_memory_equal(res.values, kept->values, 8 * (size_t)kept->state_stride);
+    free(res.values);
+    hs_recording_free(kept);
 }
 
 static void copy_tree(const char *from, const char *to)
@@ -415,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_overflow_counted),
         cmocka_unit_test(test_damaged_recordings),
         cmocka_unit_test(test_rotation),
+        cmocka_unit_test(test_can_fault_scenario_replays_bit_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

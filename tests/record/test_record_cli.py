@@ -3,13 +3,17 @@ them, the recording test_record leaves (HS_RECORD_KEEP) read by python-can's can
 by the Python reader in python/hilsim_record.py, and damaged recordings refused by both with
 the file and byte offset. Debian's python3 (python3-can)."""
 import csv
+import json
 import os
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import zlib
 
 SRC = os.environ.get("HS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("HS_BUILD_DIR", os.path.join(SRC, "build"))
@@ -22,6 +26,64 @@ try:
     import can
 except ImportError:
     can = None
+
+
+def read_png(path):
+    """The PNG's width, height and rows of (r, g, b): a small decoder for what cairo writes
+    (8-bit RGB or RGBA, not interlaced), after checking the signature and every chunk's CRC."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise AssertionError(f"{path}: no PNG signature")
+    pos, idat, ihdr = 8, b"", None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if zlib.crc32(kind + body) != struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0]:
+            raise AssertionError(f"{path}: bad CRC in chunk {kind}")
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    w, h, depth, ctype, _, _, interlace = ihdr
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        raise AssertionError(f"{path}: unexpected IHDR {ihdr}")
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, prev, rows, o = zlib.decompress(idat), w * bpp, bytearray(w * bpp), [], 0
+    for _ in range(h):
+        f, line = raw[o], bytearray(raw[o + 1:o + 1 + stride])
+        o += 1 + stride
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, rows
+
+
+def curve_pixels(rows, x0, x1, y0, y1):
+    """Pixels (x, y) of columns x0..x1-1, rows y0..y1-1 that are blue (the recorded curve) and
+    red (the replayed one). Over ten columns both show: the red dashes leave gaps."""
+    blue, red = [], []
+    for x in range(x0, x1):
+        for y in range(y0, y1):
+            r, g, b = rows[y][x]
+            if b > 120 and b > r + 60:
+                blue.append((x, y))
+            elif r > 140 and r > g + 50 and r > b + 40:
+                red.append((x, y))
+    return blue, red
 
 
 def hilsim(*args, check=None):
@@ -68,6 +130,46 @@ class CliRecordReplay(unittest.TestCase):
         p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
         self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
 
+    def test_set_what_if_diverges_at_a_named_tick(self):
+        # the same recording replayed with the key changed on the command line, no file edited
+        p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -98.1]", check=4)
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): "
+                                   r"(SHOULDER|ELBOW)\.\w+ recorded")
+        p = hilsim("replay", self.rec, "--set", "controller.defaults.kp=50", check=4)
+        self.assertIn("DIVERGED at tick", p.stdout)
+
+    def test_set_to_the_recorded_value_is_bit_exact(self):
+        # the default gravity and the file's own step, spelled out: nothing changes
+        p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -9.80665]",
+                   "--set", "physics.step_s=0.001", check=0)
+        self.assertIn("BIT-EXACT", p.stdout)
+
+    def test_set_bad_key_or_value_is_named(self):
+        p = hilsim("replay", self.rec, "--set", "physics.frictio=0.3", check=2)
+        self.assertIn("--set: physics.frictio=0.3: physics: unknown key 'frictio'", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.friction=abc", check=2)
+        self.assertIn("physics.friction=abc: physics.friction: expected a number", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.friction=-1", check=2)
+        self.assertIn("physics.friction=-1: physics.friction", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics.step_s.x=1", check=2)
+        self.assertIn("physics.step_s is not a mapping", p.stderr)
+        p = hilsim("replay", self.rec, "--set", "physics", check=2)
+        self.assertIn("--set KEY=VALUE", p.stderr)
+
+    def test_run_set_is_recorded_and_replayed(self):
+        # run --set: the recording keeps the override beside the unchanged config copy, and
+        # the replay applies it (bit-exact); the default back as a replay --set diverges
+        rec = os.path.join(self.tmp, "run-set")
+        hilsim("run", os.path.join(SRC, "config", "arm2-demo.yaml"), "--no-rt", "--duration",
+               "0.2", "--record", rec, "--set", "physics.gravity=[0, 0, -5]", check=0)
+        with open(os.path.join(rec, "manifest.json")) as fh:
+            self.assertEqual(json.load(fh)["config"]["sets"], ["physics.gravity=[0, 0, -5]"])
+        self.assertIn("BIT-EXACT", hilsim("replay", rec, check=0).stdout)
+        hilsim("replay", rec, "--set", "physics.gravity=[0, 0, -9.80665]", check=4)
+        p = hilsim("sim", os.path.join(SRC, "config", "arm2-demo.yaml"), "--duration", "0.01",
+                   "--set", "physics.nope=1", check=2)
+        self.assertIn("--set: physics.nope=1: physics: unknown key 'nope'", p.stderr)
+
     def test_csv_and_plot(self):
         out, svg = os.path.join(self.tmp, "r.csv"), os.path.join(self.tmp, "r.svg")
         hilsim("replay", self.rec, "--out", out, "--plot", svg, "--signal", "SHOULDER.q",
@@ -84,6 +186,32 @@ class CliRecordReplay(unittest.TestCase):
         with open(svg) as fh:
             s = fh.read()
         self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 4)
+
+    def test_png_plot_decodes_and_differs_where_the_replay_diverges(self):
+        same, diverged = os.path.join(self.tmp, "same.png"), os.path.join(self.tmp, "div.png")
+        hilsim("replay", self.rec, "--plot", same, "--signal", "SHOULDER.q", "--signal",
+               "ELBOW.q", check=0)
+        hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -30]", "--plot", diverged,
+               "--signal", "SHOULDER.q", "--signal", "ELBOW.q", check=4)
+        for path in (same, diverged):
+            w, h, rows = read_png(path)
+            self.assertEqual((w, h), (900, 30 + 2 * 180 + 24))  # two panels
+        # the first panel (SHOULDER.q): the plot area is x 80..880, y 40..190
+        gaps = {}
+        for path in (same, diverged):
+            _, _, rows = read_png(path)
+            per_col = []
+            for x in range(90, 870, 10):
+                blue, red = curve_pixels(rows, x, x + 10, 41, 190)
+                self.assertTrue(blue and red, f"{path}: no curve at x {x}")
+                per_col.append(min(max(abs(r[0] - b[0]), abs(r[1] - b[1]))
+                                   for r in red for b in blue))
+            gaps[path] = per_col
+        # bit-exact: the dashed replay lies on the recorded curve in every column
+        self.assertLessEqual(max(gaps[same]), 2, gaps[same])
+        # 3x gravity: together at the start (same initial state), far apart later
+        self.assertLessEqual(max(gaps[diverged][:2]), 2, gaps[diverged])
+        self.assertGreater(max(gaps[diverged]), 15, gaps[diverged])
 
     def test_unknown_signal_is_a_usage_error(self):
         p = hilsim("replay", self.rec, "--signal", "NOPE.q", check=2)
@@ -137,33 +265,98 @@ class LockstepShm(unittest.TestCase):
     """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
     does not depend on the host's speed, and its replay is bit-exact."""
 
-    def test_lockstep_shm_run_replays_bit_exact(self):
-        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+    def lockstep_run(self, tmp, *extra, ticks=1000, cfg_extra=""):
+        """A lockstep run of config/arm2-shm.yaml recorded into tmp/ls, the lockstep
+        controller commanding every joint every tick; returns (recording, summary)."""
         rec = os.path.join(tmp, "ls")
         bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
         cfg = os.path.join(tmp, "arm2-shm.yaml")
         with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as fh:
             text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
         with open(cfg, "w") as fh:
-            fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1))
-        try:
-            hs = subprocess.Popen([HILSIM, "run", cfg,
-                                   "--clock", "lockstep", "--duration", "1", "--no-rt",
-                                   "--record", rec], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True)
-            for _ in range(600):  # the segment exists once the bench is built
-                if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
-                    break
-                time.sleep(0.1)
-            ctl = subprocess.run([CONTROLLER, bench, "--ticks", "1000", "--timeout", "60"],
-                                 capture_output=True, text=True, timeout=300)
-            out, err = hs.communicate(timeout=300)
+            fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1) + cfg_extra)
+        hs = subprocess.Popen([HILSIM, "run", cfg, "--clock", "lockstep", "--no-rt",
+                               "--record", rec, *extra], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        for _ in range(600):  # the segment exists once the bench is built
+            if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
+                break
+            time.sleep(0.1)
+        ctl = subprocess.run([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
+                             capture_output=True, text=True, timeout=300)
+        out, err = hs.communicate(timeout=300)
+        # with a scenario the run ends with it, and the controller finds the bench gone
+        if not extra:
             self.assertEqual(ctl.returncode, 0, ctl.stdout + ctl.stderr)
-            self.assertEqual(hs.returncode, 0, err)
-            self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+        self.assertIn(hs.returncode, (0, 5), err)  # 5: the scenario's verdict is FAIL
+        self.assertRegex(out, r"recording: .*dropped 0 states, 0 items")
+        return rec, out
+
+    def test_lockstep_shm_run_replays_bit_exact(self):
+        tmp = tempfile.mkdtemp(prefix="hs-rec-ls-")
+        try:
+            rec, _ = self.lockstep_run(tmp, "--duration", "1")
             p = hilsim("replay", rec, check=0)
             self.assertRegex(p.stdout, r"\(0 frames, (\d{4,}) shm commands fed\)")
             self.assertIn("BIT-EXACT", p.stdout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_rotated_away_start_replays_from_a_checkpoint(self):
+        """record.keep_segments deleted the run's first segments: the replay starts from the
+        first kept state (every joint's q and dq as the initial state) and stays within
+        1e-3 rad of the recording on every joint, every tick (what the state records do not
+        hold starts afresh: ODE's joint drift, encoder windows, noise streams)."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-rot-")
+        try:
+            rec, out = self.lockstep_run(tmp, "--duration", "3", ticks=3000,
+                                         cfg_extra="record:\n  rotate_mib: 0.1\n"
+                                                   "  keep_segments: 2\n")
+            self.assertRegex(out, r"in 2 segments")
+            self.assertFalse(os.path.exists(os.path.join(rec, "state.bin")))
+            with open(os.path.join(rec, "manifest.json")) as fh:
+                first = json.load(fh)["segments"][0]
+            self.assertGreater(first["index"], 0)
+            p = hilsim("replay", rec, check=4)  # not bit-exact, and it says why
+            self.assertRegex(p.stdout, r"first \d+ segment\(s\) were deleted .*started from "
+                                       rf"the first kept state, tick {first['first_tick']}")
+            err = float(re.search(r"max \|q error\| (\S+)", p.stdout).group(1))
+            self.assertLess(err, 1e-3)
+            n = int(re.search(r"replayed (\d+) ticks", p.stdout).group(1))
+            self.assertGreater(n, 300)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_lockstep_scenario_run_replays_bit_exact(self):
+        """scenarios/arm-encoder-stuck.yaml (the elbow encoder stuck for 1 s, 0.5 s after the
+        first command) under lockstep: the replay plays the recording's copy of it again, its
+        step events match the recorded ones tick for tick, and the state is bit-exact."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-lss-")
+        try:
+            scen = os.path.join(tmp, "stuck.yaml")  # a copy: the recording must not need it
+            shutil.copy(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), scen)
+            rec, out = self.lockstep_run(tmp, "--scenario", scen, ticks=4000)
+            os.remove(scen)
+            with open(os.path.join(rec, "manifest.json")) as fh:
+                man = json.load(fh)
+            self.assertEqual(man["clock_mode"], "lockstep")
+            self.assertEqual(man["scenario"]["copy"], "scenario.yaml")
+            self.assertEqual(man["scenario"]["original"]["path"], scen)
+            events = [e for e in hilsim_record.open_recording(rec).events
+                      if e["kind"] == "scenario"]
+            self.assertGreaterEqual(len(events), 2)  # encoder_stuck began and ended, ...
+            verdict = re.search(r"verdict: \w+ \((\d+) of (\d+)", out).groups()
+            p = hilsim("replay", rec, check=0)
+            self.assertIn(f"scenario played again: {verdict[0]} of {verdict[1]} expectations "
+                          f"passed; {len(events)} scenario events recorded, {len(events)} "
+                          "replayed, identical", p.stdout)
+            self.assertIn("BIT-EXACT", p.stdout)
+            # without the scenario the replay misses the stuck encoder: the readings part on
+            # the step's second tick (its first repeats the reading of that very tick)
+            stuck = next(e for e in events if e["text"] == "encoder_stuck")
+            p = hilsim("replay", rec, "--no-scenario", check=4)
+            m = re.search(r"DIVERGED at tick (\d+) \(state (\d+)", p.stdout)
+            self.assertEqual(int(m.group(2)), stuck["ord"] + 1, p.stdout)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -38,6 +38,9 @@ def bench_config(tmp, edit=None):
         text = text.replace(old, new)
     if edit:
         text = edit(text)
+    # a name of its own unless edit gave one: the control socket (and any segment) is named for
+    # the bench, and other checkouts' tests may run the demo bench at the same time
+    text = text.replace("  name: arm2-demo\n", "  name: svc%d-demo\n" % os.getpid(), 1)
     path = os.path.join(tmp, "bench.yaml")
     with open(path, "w") as f:
         f.write(text)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -430,6 +431,37 @@ static void test_clock_stepping_back_does_not_extend_a_command(void **state)
 
 /* During the runner's warm-up the segment keeps its attach-time state: a client must not see
  * ticks run faster than real time. A command written meanwhile is taken at once (inputs run). */
+/* The warm-up's made-up times run ahead of the clock, 2 s here against a 1 s client timeout: a
+ * client that claimed before it and waits for its first tick is not declared lost for them. */
+static void test_warm_up_does_not_age_the_client(void **state)
+{
+    (void)state;
+    struct fx f;
+    struct hs_diag d = {0};
+    assert_int_equal(make(&f, "warmupage", 0.5, 1.0, NULL, NULL, &d), 0);
+    attach_client(&f);
+    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
+                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
+    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t real = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    f.now = real;
+    hs_bench_set_warming_up(f.b, true);
+    for (int k = 0; k < 2000; k++)
+        tick(&f);
+    hs_bench_set_warming_up(f.b, false);
+    f.now = real + 10 * PERIOD_NS; /* the loop starts on the real clock, soon after */
+    tick(&f);
+    struct hs_client_state st = {0};
+    assert_int_equal(hs_client_read_state(f.c, &st), 0);
+    assert_int_equal(st.client_status, HS_SHM_CLIENT_ACTIVE);
+    assert_int_equal(st.stale_joints, 0);
+    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0); /* still the owner */
+    done(&f);
+}
+
 static void test_warm_up_publishes_nothing(void **state)
 {
     (void)state;
@@ -521,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_encoder_counts_unwrapped),
         cmocka_unit_test(test_clock_stepping_back_does_not_extend_a_command),
         cmocka_unit_test(test_warm_up_publishes_nothing),
+        cmocka_unit_test(test_warm_up_does_not_age_the_client),
         cmocka_unit_test(test_only_shm_joints_take_commands),
         cmocka_unit_test(test_attach_errors),
     };

@@ -111,10 +111,69 @@ static void test_step_makes_no_heap_call(void **state)
     mb_free(m);
 }
 
+/* Contacts that grow after create: cubes that start in the air (the warm-up touches nothing)
+ * land on the floor, yet no step allocates, because create sized ODE's contact and step arenas
+ * for the most contacts a step can make (src/world/world_reserve.c). With more cubes than that
+ * reserve holds (1024 contacts, 4 per cube), the extra points are dropped and counted. */
+static void land_cubes(uint32_t n, uint32_t *ret_contacts, uint64_t *ret_dropped,
+                       uint32_t *ret_reserved)
+{
+    struct hs_model *floor = mb_floor();
+    struct hs_model *cube = mb_cube(0.1, 1.0);
+    struct hs_world_body_spec *s = calloc(n + 1, sizeof *s);
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    for (uint32_t i = 1; i <= n; i++) {
+        hs_world_spec_default(&s[i], cube);
+        s[i].root_pose.p[0] = 0.2 * (i % 20);
+        s[i].root_pose.p[1] = 0.2 * (i / 20);
+        s[i].root_pose.p[2] = 0.3;
+    }
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    struct hs_world *w = NULL;
+    struct hs_diag d;
+    assert_int_equal(hs_world_create(&p, s, n + 1, &w, &d), 0);
+    heap_calls = 0;
+    counting = 1;
+    for (int i = 0; i < 400; i++) /* 0.23 m of fall take 0.22 s */
+        assert_int_equal(hs_world_step(w), 0);
+    counting = 0;
+    struct hs_world_health_summary h;
+    hs_world_health_summary(w, &h);
+    *ret_contacts = hs_world_contact_count(w);
+    *ret_dropped = h.contacts_dropped;
+    *ret_reserved = h.contacts_reserved;
+    print_message("%u cubes landing: %lu heap calls in 400 steps, %u contacts at the end, %llu "
+                  "dropped, %u reserved\n",
+                  n, heap_calls, *ret_contacts, (unsigned long long)h.contacts_dropped,
+                  h.contacts_reserved);
+    assert_int_equal(heap_calls, 0);
+    hs_world_destroy(w);
+    free(s);
+    mb_free(cube);
+    mb_free(floor);
+}
+
+static void test_contacts_growing_after_create_make_no_heap_call(void **state)
+{
+    (void)state;
+    uint32_t contacts, reserved;
+    uint64_t dropped;
+    land_cubes(16, &contacts, &dropped, &reserved);
+    assert_int_equal(contacts, 16 * 4); /* every cube on its four corners */
+    assert_int_equal(dropped, 0);
+    land_cubes(300, &contacts, &dropped, &reserved);
+    assert_int_equal(reserved, 1024);
+    assert_int_equal(contacts, 1024); /* 1200 found, the reserve made */
+    assert_true(dropped >= 176);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_step_makes_no_heap_call),
+        cmocka_unit_test(test_contacts_growing_after_create_make_no_heap_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,16 +206,16 @@ struct hs_cia402_pdo_config {
 };
 
 struct hs_cia402_config {
-    uint8_t node_id;                 /* 1..127 */
-    uint32_t counts_per_rev;         /* position increments per joint revolution */
-    double rated_torque_nm;          /* 0x6076 */
-    double rated_current_a;          /* 0x6075 */
-    double torque_constant_nm_a;     /* current actual = torque / kt */
-    double max_torque_permille;      /* 0x6072 */
-    double position_kp_nm_rad;       /* the drive's position loop (CSP, PP, HM) */
-    double velocity_kd_nm_s_rad;     /* the drive's velocity loop (all position/velocity modes) */
-    uint16_t heartbeat_ms;           /* 0x1017 default */
-    uint32_t following_error_window; /* 0x6065 default, increments */
+    uint8_t node_id;             /* 1..127 */
+    uint32_t counts_per_rev;     /* position increments per joint revolution */
+    double rated_torque_nm;      /* 0x6076 */
+    double rated_current_a;      /* 0x6075 */
+    double torque_constant_nm_a; /* current actual = torque / kt */
+    double max_torque_permille;  /* 0x6072 */
+    double position_kp_nm_rad;   /* the drive's position loop (CSP, PP, HM) */
+    double velocity_kd_nm_s_rad; /* the drive's velocity loop (all position/velocity modes) */
+    uint16_t heartbeat_ms;       /* 0x1017 default */
+    uint32_t following_error_window_counts; /* 0x6065 default, increments */
     uint16_t following_error_timeout_ms;
     uint32_t vendor_id, product_code, revision, serial;
     struct hs_cia402_pdo_config rpdo[HS_CIA402_PDO_N], tpdo[HS_CIA402_PDO_N];

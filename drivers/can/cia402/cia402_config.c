@@ -18,9 +18,10 @@ static const struct hs__cfg_field cia402_f[] = {
     DBL("position_kp_nm_rad", C4, position_kp_nm_rad, 0, 1e7, 0),
     DBL("velocity_kd_nm_s_rad", C4, velocity_kd_nm_s_rad, 0, 1e6, 0),
     U32("heartbeat_ms", C4, heartbeat_ms, 0, 65535, 0),
-    U32("following_error_window", C4, following_error_window, 0, 0xFFFFFFFFu, 0),
+    U32("following_error_window_counts", C4, following_error_window_counts, 0, 0xFFFFFFFFu, 0),
     U32("following_error_timeout_ms", C4, following_error_timeout_ms, 0, 65535, 0),
     PATH("eds", C4, eds, 0),
+    RENAMED("following_error_window", "following_error_window_counts"),
 };
 #undef C4
 TABLE(hs__can_cia402_section, cia402_f, NULL);
@@ -37,7 +38,7 @@ static void cia402_defaults(void *section)
         .position_kp_nm_rad = 50,
         .velocity_kd_nm_s_rad = 1,
         .heartbeat_ms = 0,
-        .following_error_window = 131072 / 4,
+        .following_error_window_counts = 131072 / 4,
         .following_error_timeout_ms = 100,
         .eds = NULL,
     };

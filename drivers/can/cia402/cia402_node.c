@@ -19,7 +19,7 @@ void hs_cia402_config_init(struct hs_cia402_config *cfg, uint8_t node_id)
     cfg->max_torque_permille = 3000;
     cfg->position_kp_nm_rad = 50.0;
     cfg->velocity_kd_nm_s_rad = 1.0;
-    cfg->following_error_window = 131072 / 4;
+    cfg->following_error_window_counts = 131072 / 4;
     cfg->following_error_timeout_ms = 100;
     cfg->vendor_id = 0x00000000; /* unregistered: a simulator claims no vendor's id */
     cfg->product_code = 0x00000402;
@@ -60,7 +60,7 @@ static void od_defaults(struct hs_cia402_od *od, const struct hs_cia402_config *
     od->abort_connection_option = 1;
     od->quick_stop_option = 2;
     od->modes = od->modes_display = HS_CIA402_MODE_CSP;
-    od->following_error_window = c->following_error_window;
+    od->following_error_window = c->following_error_window_counts;
     od->following_error_timeout_ms = c->following_error_timeout_ms;
     od->position_window = (uint32_t)fmax(1, cpr / 1000);
     od->velocity_window = (uint16_t)fmin(65535, fmax(1, cpr / 100));

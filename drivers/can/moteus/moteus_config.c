@@ -9,13 +9,15 @@
 
 #define MT struct hs_cfg_moteus
 static const struct hs__cfg_field moteus_f[] = {
-    DBL("kp", MT, kp, 0, 1e5, 0),
-    DBL("kd", MT, kd, 0, 1e4, 0),
+    DBL("kp_nm_rev", MT, kp_nm_rev, 0, 1e5, 0),
+    DBL("kd_nm_s_rev", MT, kd_nm_s_rev, 0, 1e4, 0),
     DBL("max_torque_nm", MT, max_torque_nm, 0, 1e5, HS__F_MIN_OPEN),
     DBL("torque_constant_nm_a", MT, torque_constant_nm_a, 0, 1e3, HS__F_MIN_OPEN | HS__F_NAN_UNSET),
     DBL("default_timeout_s", MT, default_timeout_s, 0, 10, 0),
     DBL("voltage_v", MT, voltage_v, 0, 1e3, 0),
     DBL("temperature_c", MT, temperature_c, -60, 300, 0),
+    RENAMED("kp", "kp_nm_rev"),
+    RENAMED("kd", "kd_nm_s_rev"),
 };
 #undef MT
 TABLE(hs__can_moteus_section, moteus_f, NULL);
@@ -23,8 +25,8 @@ TABLE(hs__can_moteus_section, moteus_f, NULL);
 static void moteus_defaults(void *section)
 {
     *(struct hs_cfg_moteus *)section = (struct hs_cfg_moteus){
-        .kp = 4.0,
-        .kd = 0.1,
+        .kp_nm_rev = 4.0,
+        .kd_nm_s_rev = 0.1,
         .max_torque_nm = 10.0,
         .torque_constant_nm_a = NAN,
         .default_timeout_s = 0,

@@ -5,8 +5,8 @@
 #include "hilsim/config.h"
 
 struct hs_cfg_moteus {
-    double kp;                   /* servo.pid_position.kp, N·m/rev */
-    double kd;                   /* servo.pid_position.kd, N·m·s/rev */
+    double kp_nm_rev;            /* servo.pid_position.kp, N·m/rev */
+    double kd_nm_s_rev;          /* servo.pid_position.kd, N·m·s/rev */
     double max_torque_nm;        /* system-wide maximum torque */
     double torque_constant_nm_a; /* NAN: the joint's Kt x gear x eta */
     double default_timeout_s;    /* servo.default_timeout_s, 0 = none */

@@ -4,6 +4,7 @@
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
+#include "hilsim/can_odrive.h"
 #include "odrive_defaults.h"
 
 #define OD struct hs_cfg_odrive
@@ -12,12 +13,15 @@ static const struct hs__cfg_field odrive_f[] = {
     DBL("encoder_period_s", OD, encoder_period_s, 0, 10, 0),
     DBL("watchdog_timeout_s", OD, watchdog_timeout_s, 0, 10, 0),
     DBL("pos_gain", OD, pos_gain, 0, 1e6, 0),
-    DBL("vel_gain", OD, vel_gain, 0, 1e6, 0),
-    DBL("vel_integrator_gain", OD, vel_integrator_gain, 0, 1e6, 0),
-    DBL("vel_limit", OD, vel_limit, 0, 1e6, 0),
+    DBL("vel_gain_nm_s_turn", OD, vel_gain_nm_s_turn, 0, 1e6, 0),
+    DBL("vel_integrator_gain_nm_turn", OD, vel_integrator_gain_nm_turn, 0, 1e6, 0),
+    DBL("vel_limit_turn_s", OD, vel_limit_turn_s, 0, 1e6, 0),
     DBL("vel_limit_tolerance", OD, vel_limit_tolerance, 0, 100, 0),
     BOOL("enable_vel_limit", OD, enable_vel_limit),
     BOOL("enable_torque_mode_vel_limit", OD, enable_torque_mode_vel_limit),
+    RENAMED("vel_gain", "vel_gain_nm_s_turn"),
+    RENAMED("vel_integrator_gain", "vel_integrator_gain_nm_turn"),
+    RENAMED("vel_limit", "vel_limit_turn_s"),
 };
 #undef OD
 TABLE(hs__can_odrive_section, odrive_f, NULL);
@@ -29,9 +33,9 @@ static void odrive_defaults(void *section)
         .encoder_period_s = HS_ODRIVE_DEFAULT_ENCODER_S,
         .watchdog_timeout_s = HS_ODRIVE_DEFAULT_WATCHDOG_S,
         .pos_gain = HS_ODRIVE_DEFAULT_POS_GAIN,
-        .vel_gain = HS_ODRIVE_DEFAULT_VEL_GAIN,
-        .vel_integrator_gain = HS_ODRIVE_DEFAULT_VEL_INTEGRATOR_GAIN,
-        .vel_limit = HS_ODRIVE_DEFAULT_VEL_LIMIT,
+        .vel_gain_nm_s_turn = HS_ODRIVE_DEFAULT_VEL_GAIN,
+        .vel_integrator_gain_nm_turn = HS_ODRIVE_DEFAULT_VEL_INTEGRATOR_GAIN,
+        .vel_limit_turn_s = HS_ODRIVE_DEFAULT_VEL_LIMIT,
         .vel_limit_tolerance = HS_ODRIVE_DEFAULT_VEL_LIMIT_TOLERANCE,
         .enable_vel_limit = HS_ODRIVE_DEFAULT_ENABLE_VEL_LIMIT,
         .enable_torque_mode_vel_limit = HS_ODRIVE_DEFAULT_ENABLE_TORQUE_MODE_VEL_LIMIT,
@@ -58,7 +62,8 @@ static int odrive_validate(struct hs__ctx *c, uint32_t i)
 /* CAN Simple: 11-bit ID = node_id << 5 | cmd_id, so a node owns id<<5 .. id<<5|31. */
 static unsigned odrive_claims(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
 {
-    out[0] = (struct hs_cfg_can_claim){.id = n->id << 5, .mask = 0x7E0, .ext = false};
+    out[0] = (struct hs_cfg_can_claim){
+        .id = hs_odrive_can_id((uint8_t)n->id, 0), .mask = HS_ODRIVE_NODE_MASK, .ext = false};
     return 1;
 }
 

@@ -38,8 +38,8 @@ void hs_odrive_config_init(struct hs_odrive_config *cfg, uint8_t node_id)
     cfg->watchdog_timeout_ns = (int64_t)(HS_ODRIVE_DEFAULT_WATCHDOG_S * 1e9 + 0.5);
     cfg->torque_constant_nm_a = 0.04;
     cfg->pos_gain = HS_ODRIVE_DEFAULT_POS_GAIN;
-    cfg->vel_gain = HS_ODRIVE_DEFAULT_VEL_GAIN;
-    cfg->vel_integrator_gain = HS_ODRIVE_DEFAULT_VEL_INTEGRATOR_GAIN;
+    cfg->vel_gain_nm_s_turn = HS_ODRIVE_DEFAULT_VEL_GAIN;
+    cfg->vel_integrator_gain_nm_turn = HS_ODRIVE_DEFAULT_VEL_INTEGRATOR_GAIN;
     cfg->vel_limit_turn_s = HS_ODRIVE_DEFAULT_VEL_LIMIT;
     cfg->vel_limit_tolerance = HS_ODRIVE_DEFAULT_VEL_LIMIT_TOLERANCE;
     cfg->enable_vel_limit = HS_ODRIVE_DEFAULT_ENABLE_VEL_LIMIT;
@@ -71,17 +71,19 @@ int hs_odrive_node_init(struct hs_odrive_node *node, const struct hs_odrive_conf
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "odrive: node_id %u above 63", cfg->node_id);
     if (cfg->heartbeat_period_ns < 0 || cfg->encoder_period_ns < 0 || cfg->watchdog_timeout_ns < 0)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "odrive: negative period or timeout");
-    if (!(cfg->torque_constant_nm_a > 0) || !(cfg->pos_gain >= 0) || !(cfg->vel_gain >= 0) ||
-        !(cfg->current_limit_a > 0) || !isfinite(cfg->vbus_v) || !cfg->encoder_cpr)
+    if (!(cfg->torque_constant_nm_a > 0) || !(cfg->pos_gain >= 0) ||
+        !(cfg->vel_gain_nm_s_turn >= 0) || !(cfg->current_limit_a > 0) || !isfinite(cfg->vbus_v) ||
+        !cfg->encoder_cpr)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0,
                            "odrive: torque_constant, current_limit and encoder_cpr must be > 0,"
                            " gains >= 0");
-    if (!(cfg->vel_integrator_gain >= 0) || !isfinite(cfg->vel_integrator_gain) ||
+    if (!(cfg->vel_integrator_gain_nm_turn >= 0) || !isfinite(cfg->vel_integrator_gain_nm_turn) ||
         !(cfg->vel_limit_turn_s >= 0) || !isfinite(cfg->vel_limit_turn_s) ||
         !(cfg->vel_limit_tolerance >= 0) || !isfinite(cfg->vel_limit_tolerance))
-        return hs_diag_set(d, -EINVAL, NULL, 0, 0,
-                           "odrive: vel_integrator_gain, vel_limit and vel_limit_tolerance must be"
-                           " finite and >= 0");
+        return hs_diag_set(
+            d, -EINVAL, NULL, 0, 0,
+            "odrive: vel_integrator_gain_nm_turn, vel_limit_turn_s and vel_limit_tolerance must be"
+            " finite and >= 0");
     if (cfg->control_mode < HS_ODRIVE_CONTROL_TORQUE ||
         cfg->control_mode >= HS_ODRIVE_CONTROL_MODE_MAX)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "odrive: control_mode %d not simulated",
@@ -97,6 +99,12 @@ static void set_error(struct hs_odrive_node *n, uint32_t err)
 {
     n->axis_error |= err;
     n->axis_state = HS_ODRIVE_STATE_IDLE;
+}
+
+void hs_odrive_node_raise_error(struct hs_odrive_node *node, uint32_t axis_error)
+{
+    if (axis_error)
+        set_error(node, axis_error);
 }
 
 static void request_state(struct hs_odrive_node *n, uint32_t s, int64_t now_ns)
@@ -232,12 +240,13 @@ static int apply_setter(struct hs_odrive_node *n, unsigned cmd, const uint8_t *d
 static int odrive_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
 {
     struct hs_odrive_node *n = (struct hs_odrive_node *)base;
-    if ((f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR)) || f->id >> 5 != n->cfg.node_id)
+    if ((f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR)) ||
+        hs_odrive_node_of(f->id) != n->cfg.node_id)
         return -ENOENT;
     n->last_feed_ns = now_ns; /* the firmware feeds before looking at the command */
     if (f->flags & HS_CAN_FLAG_FD)
         return bad(base);
-    unsigned cmd = f->id & 0x1F;
+    unsigned cmd = hs_odrive_cmd_of(f->id);
     bool rtr = f->flags & HS_CAN_FLAG_RTR;
     if (is_getter(cmd)) {
         if (!rtr && f->len != 0) {
@@ -305,27 +314,28 @@ static void fill_command(struct hs_odrive_node *n, const struct hs_can_joint_sta
     double v_err = vel_des - vel;
     double torque = n->input_torque_nm;
     if (vel_loop) {
-        torque += k->vel_gain * v_err + n->vel_integrator_nm;
+        torque += k->vel_gain_nm_s_turn * v_err + n->vel_integrator_nm;
         c->tau_ff_nm = n->input_torque_nm + n->vel_integrator_nm;
     } else if (k->enable_torque_mode_vel_limit) {
-        torque = fmin(fmax(torque, (-vlim - vel) * k->vel_gain), (vlim - vel) * k->vel_gain);
+        torque = fmin(fmax(torque, (-vlim - vel) * k->vel_gain_nm_s_turn),
+                      (vlim - vel) * k->vel_gain_nm_s_turn);
     }
     if (!vel_loop)
         n->vel_integrator_nm = 0;
     else if (fabs(torque) > c->torque_limit_nm)
         n->vel_integrator_nm *= pow(0.99, dt_s / FW_PERIOD_S);
     else
-        n->vel_integrator_nm += k->vel_integrator_gain * dt_s * v_err;
+        n->vel_integrator_nm += k->vel_integrator_gain_nm_turn * dt_s * v_err;
 
     if (n->control_mode == HS_ODRIVE_CONTROL_POSITION && !clamped) {
         c->mode = HS_CAN_JOINT_MODE_POSITION_PD;
-        c->kp_nm_rad = k->pos_gain * k->vel_gain / TWO_PI;
-        c->kd_nm_s_rad = k->vel_gain / TWO_PI;
+        c->kp_nm_rad = k->pos_gain * k->vel_gain_nm_s_turn / TWO_PI;
+        c->kd_nm_s_rad = k->vel_gain_nm_s_turn / TWO_PI;
         c->q_ref_rad = n->input_pos_turn * TWO_PI;
         c->dq_ref_rad_s = n->input_vel_turn_s * TWO_PI;
     } else if (vel_loop) {
         c->mode = HS_CAN_JOINT_MODE_VELOCITY;
-        c->kd_nm_s_rad = k->vel_gain / TWO_PI;
+        c->kd_nm_s_rad = k->vel_gain_nm_s_turn / TWO_PI;
         c->dq_ref_rad_s = vel_des * TWO_PI;
     } else {
         c->mode = HS_CAN_JOINT_MODE_TORQUE;

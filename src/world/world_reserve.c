@@ -1,0 +1,61 @@
+/* ODE's memory for contacts, sized once at create for the worst step so that no step allocates.
+ *
+ * Two ODE arenas grow with the contact count and are kept, never shrunk, afterwards: the
+ * contact joint group's obstack (dJointCreateContact allocates a new 16 KiB block when the
+ * step's contacts outgrow the blocks it has) and the step's working memory (dWorldQuickStep and
+ * dWorldStep reallocate it when a step has more constraint rows than any step before, by ODE's
+ * reservation policy, dWorldSetStepMemoryReservationPolicy). A warm-up only grows them to what
+ * its own pose touched: a robot that starts in the air, or falls later, outgrows them in the
+ * tick (tests/bench/test_bench_nalloc.c shows it). So create counts the most contacts a step
+ * can make, every geom pair that may touch at max_contacts points each, bounded by
+ * HS__WORLD_CONTACTS_MAX; runs one sizing step with that many contacts (the step's own
+ * collisions plus placeholder contacts on the dynamic bodies, full friction rows each); and
+ * restores the state. The near callback then never makes more contacts than that: extra points
+ * are dropped and counted (hs_world_health_summary's contacts_dropped), not allocated for. */
+#include <string.h>
+
+#include "world_internal.h"
+
+void hs__world_reserve_count(struct hs_world *w)
+{
+    int n = dSpaceGetNumGeoms(w->space);
+    uint64_t pairs = 0;
+    uint64_t limit = HS__WORLD_CONTACTS_MAX / w->params.max_contacts + 1;
+    for (int i = 0; i < n && pairs < limit; i++) {
+        dGeomID a = dSpaceGetGeom(w->space, i);
+        for (int j = i + 1; j < n && pairs < limit; j++) {
+            dGeomID b = dSpaceGetGeom(w->space, j);
+            /* dSpaceCollide's own filter first: the category and collide bits. */
+            if (!(dGeomGetCategoryBits(a) & dGeomGetCollideBits(b)) &&
+                !(dGeomGetCategoryBits(b) & dGeomGetCollideBits(a)))
+                continue;
+            pairs += hs__world_may_touch(w, a, b);
+        }
+    }
+    uint64_t cap = pairs * w->params.max_contacts;
+    w->contacts_cap = cap > HS__WORLD_CONTACTS_MAX ? HS__WORLD_CONTACTS_MAX : (uint32_t)cap;
+}
+
+void hs__world_reserve_fill(struct hs_world *w)
+{
+    if (w->nall_bodies == 0)
+        return;
+    for (uint32_t k = 0; w->ncontacts < w->sizing_contacts; k++) {
+        dBodyID b = w->all_bodies[k % w->nall_bodies];
+        dContact c;
+        memset(&c, 0, sizeof c);
+        /* A contact at the body's centre that neither pushes nor pulls (zero depth, very soft)
+         * but has the normal and both friction rows of a real one. */
+        const dReal *p = dBodyGetPosition(b);
+        for (int i = 0; i < 3; i++)
+            c.geom.pos[i] = p[i];
+        c.geom.normal[2] = 1;
+        c.surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
+        c.surface.mu = 1;
+        c.surface.soft_erp = 0;
+        c.surface.soft_cfm = 1;
+        dJointID j = dJointCreateContact(w->world, w->contact_group, &c);
+        dJointAttach(j, b, NULL);
+        w->ncontacts++;
+    }
+}
