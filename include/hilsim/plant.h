@@ -1,8 +1,10 @@
 /* The plant: everything between the joint command slots and the readings a controller board
  * gets back, for one (non-static) body of an hs_world: per joint the motor model (actuator.h)
- * and an encoder (encoder.h); per model AccelerationSensor / Gyro an IMU channel (imu.h); per
- * ForceSensor a force-torque channel (ft_sensor.h); noise, saturation and quantisation
- * (noise.h); and whole-tick delay lines (delay_line.h) on commands and readings.
+ * and an encoder (encoder.h); per model sensor, its kind's ops (one file per kind in
+ * src/plant/sensors/, registered in hilsim/sensor_kinds.h: accelerometer and gyro through
+ * imu.h, force-torque through ft_sensor.h, range by ray casts; vision is not simulated);
+ * noise, saturation and quantisation (noise.h); and whole-tick delay lines (delay_line.h) on
+ * commands and readings.
  *
  * Lifecycle: hs_plant_params_init() (defaults from the model) -> adjust -> hs_plant_armature()
  * into hs_world_body_spec.armature -> hs_world_create() -> hs_plant_create() -> per tick:
