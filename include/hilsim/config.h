@@ -577,6 +577,11 @@ enum hs_cfg_lockstep_source hs_config_lockstep_source(const struct hs_config *cf
  * how many were written to out (<= HS_CFG_CAN_CLAIMS_MAX). */
 unsigned hs_config_can_node_claims(const struct hs_cfg_node *n,
                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX]);
+/* Any thread, no allocation: the IDs node n's own frames go out on (replies, cyclic frames,
+ * reports), as far as the config says; 0 when its protocol does not tell. An MIT node's replies
+ * share the master's ID with every MIT node answering that master (data[0] tells them apart). */
+unsigned hs_config_can_node_replies(const struct hs_cfg_node *n,
+                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX]);
 /* The effective command source of a joint: the actuator entry's source, with auto resolved. */
 enum hs_cfg_command_source hs_config_joint_source(const struct hs_config *config,
                                                   const char *joint);

@@ -260,7 +260,8 @@ struct hs_world_health_summary {
     double weight_n; /* weight of every dynamic body, |g| x mass; the jump ratio's base */
     struct hs_world_health_stat penetration_m, joint_error_m, force_jump_n;
     /* ODE's contact memory is sized at create for the most contacts a step can make (every geom
-     * pair that may touch, at max_contacts each, up to 1024): contacts_reserved. A step that
+     * pair that may touch, at max_contacts each, up to 1024; 256 on the exact solver):
+     * contacts_reserved. A step that
      * finds more drops the rest (counted here) rather than allocate in the tick. */
     uint32_t contacts_reserved;
     uint64_t contacts_dropped;

@@ -292,7 +292,9 @@ static bool ended(const struct hs_scenario *s, const struct hs__scen_step *st)
 void hs_scenario_live_readings(struct hs_scenario_live *l)
 {
     struct hs_scenario *s = l->run;
-    hs__scen_can_clock(s);
+    /* the filters live control put on the buses are the bind side's (set at create, only read
+     * since): their delay clock moves here, on the tick */
+    hs__scen_can_clock(l->bind);
     if (!s->in_tick)
         return;
     hs__scen_sensor_faults(s);

@@ -89,6 +89,9 @@ struct bind {
 static int err_step(struct bind *x, const struct hs__scen_step_spec *sp, const char *fmt,
                     const char *arg)
 {
+    if (x->s->end_tick == HS_SCEN_NEVER) /* a live step: one step, not a file's list */
+        return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column, "step: %s '%s'",
+                           fmt, arg);
     return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
                        "steps[%ld]: %s '%s'", (long)(sp - x->s->specs), fmt, arg);
 }

@@ -130,7 +130,8 @@ static void test_lockstep_commands_release(void **state)
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
     /* the shoulder alone does not release, nor does an ODrive getter (not a command) */
     assert_int_equal(canio_send(&r, 0, 1, MIT_ENTER, 8), 1);
-    struct hs_can_frame rtr = {.id = (2u << 5) | 0x009, .flags = HS_CAN_FLAG_RTR};
+    struct hs_can_frame rtr = {.id = hs_odrive_can_id(2, HS_ODRIVE_GET_ENCODER_ESTIMATES),
+                               .flags = HS_CAN_FLAG_RTR};
     assert_int_equal(canio_send_frame(&r, 0, &rtr), 1);
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
     /* the elbow's set point completes the cycle; the shoulder's next frame waits behind it */
