@@ -17,16 +17,6 @@ static enum hs_safe_behaviour safe_from_config(enum hs_cfg_safe_behaviour s)
     }
 }
 
-static int find_sensor(const struct hs_model *m, const char *name, enum hs_sensor_type type)
-{
-    if (!name[0])
-        return -ENOENT;
-    for (uint32_t s = 0; s < m->nsensors; s++)
-        if (m->sensors[s].type == type && !strcmp(m->sensors[s].name, name))
-            return (int)s;
-    return -ENOENT;
-}
-
 /* The torque limit when neither the config nor the model gives one: enough to take the inertia
  * the joint moves from rest to its velocity limit in HS_TORQUE_ACCEL_S while holding the larger
  * gravity moment of either side (every link's mass times its distance from the axis, at the
@@ -227,8 +217,8 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     free(eff);
     for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
         const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
-        int parts[2] = {find_sensor(model, imu->accel, HS_SENSOR_ACCEL),
-                        find_sensor(model, imu->gyro, HS_SENSOR_GYRO)};
+        int parts[2] = {hs_model_find_sensor(model, imu->accel, HS_SENSOR_ACCEL),
+                        hs_model_find_sensor(model, imu->gyro, HS_SENSOR_GYRO)};
         for (int part = 0; part < 2; part++) {
             if (parts[part] < 0)
                 continue;
@@ -247,7 +237,7 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     }
     for (uint32_t k = 0; k < cfg->sensors.nforce; k++) {
         const struct hs_cfg_force_sensor *f = &cfg->sensors.force[k];
-        int s = find_sensor(model, f->name, HS_SENSOR_FORCE);
+        int s = hs_model_find_sensor(model, f->name, HS_SENSOR_FORCE);
         if (s < 0)
             continue;
         struct hs_plant_sensor_params *sp = &pp.sensors[s];

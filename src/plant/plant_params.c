@@ -12,8 +12,7 @@ bool hs__plant_is_joint(const struct hs_link *link)
     return link->joint_type == HS_JOINT_ROTATE || link->joint_type == HS_JOINT_SLIDE;
 }
 
-/* The model writes -1 for "unlimited"; the channel treats <= 0 as unlimited too. */
-static void range_from_model(const double max[3], double ret[3])
+void hs__plant_range_from_model(const double max[3], double ret[3])
 {
     for (int i = 0; i < 3; i++)
         ret[i] = max[i] > 0 ? max[i] : INFINITY;
@@ -48,11 +47,9 @@ int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *r
         for (int c = 0; c < 2; c++)
             for (int k = 0; k < 3; k++)
                 sp->channel[c].range[k] = INFINITY;
-        if (ms->type == HS_SENSOR_ACCEL || ms->type == HS_SENSOR_GYRO ||
-            ms->type == HS_SENSOR_FORCE)
-            range_from_model(ms->max, sp->channel[0].range);
-        if (ms->type == HS_SENSOR_FORCE)
-            range_from_model(ms->max_torque, sp->channel[1].range);
+        const struct hs__sensor_ops *o = hs__sensor_ops(ms->type);
+        if (o->defaults)
+            o->defaults(ms, sp);
     }
     *ret_params = (struct hs_plant_params){.seed = 0,
                                            .njoints = nj,
