@@ -281,11 +281,12 @@ class LockstepShm(unittest.TestCase):
     """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
     does not depend on the host's speed, and its replay is bit-exact."""
 
-    def lockstep_run(self, tmp, *extra, ticks=1000, cfg_extra="", before=None):
+    def lockstep_run(self, tmp, *extra, ticks=1000, cfg_extra="", before=None, during=None):
         """A lockstep run of config/arm2-shm.yaml recorded into tmp/ls, the lockstep
         controller commanding every joint every tick; returns (recording, summary).
         before(bench, env): called once the bench is up, before the controller starts (its
-        control socket is in tmp: HILSIM_CTL_DIR in env)."""
+        control socket is in tmp: HILSIM_CTL_DIR in env); during(bench, env): once the
+        controller runs."""
         rec = os.path.join(tmp, "ls")
         bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
         env = dict(os.environ, HILSIM_CTL_DIR=tmp)
@@ -308,8 +309,11 @@ class LockstepShm(unittest.TestCase):
                     break
                 time.sleep(0.1)
             before(bench, env)
-        ctl = subprocess.run([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
-                             capture_output=True, text=True, timeout=300)
+        ctl = subprocess.Popen([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if during:
+            during(bench, env)
+        ctl.stdout, ctl.stderr = ctl.communicate(timeout=300)
         out, err = hs.communicate(timeout=300)
         # with a scenario the run ends with it, and the controller finds the bench gone
         if not extra:
@@ -430,6 +434,35 @@ class LockstepShm(unittest.TestCase):
             os.remove(os.path.join(rec, "live-step-1.yaml"))
             p = hilsim("replay", rec, check=2)
             self.assertIn("live-step-1.yaml", p.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_lockstep_live_clear_and_stop_replay_bit_exact(self):
+        """Every kind of live command in one run: a stuck elbow reading (the short `fault
+        sensor` command), a scenario file started and stopped, and `clear`. Each is recorded
+        at the tick that applied it, in the order sent, and the replay, which applies each
+        there, is bit-exact. Sent before the controller starts, they all land on the first
+        tick and undo each other there (the effect of live steps on a replay is
+        test_lockstep_live_control_replays_bit_exact's): this checks every kind's record and
+        its path through the replay's control stage."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-livemix-")
+        scen = os.path.join(tmp, "stuck.yaml")
+        shutil.copy(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), scen)
+
+        def commands(bench, env):
+            for words in (["fault", "sensor", "ELBOW", "stuck"], ["scenario", "start", scen],
+                          ["scenario", "stop"], ["clear"]):
+                p = subprocess.run([HILSIM, "ctl", bench, *words], capture_output=True,
+                                   text=True, env=env, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        try:
+            rec, _ = self.lockstep_run(tmp, "--duration", "1", ticks=1000, before=commands)
+            live = [e for e in hilsim_record.open_recording(rec).events if e["kind"] == "live"]
+            self.assertEqual([(e["a"], e["b"]) for e in live], [(1, 1), (2, 3), (0, 4), (0, 2)])
+            self.assertTrue(all(a["ord"] <= b["ord"] for a, b in zip(live, live[1:])))
+            p = hilsim("replay", rec, check=0)
+            self.assertIn("live control: 4 command(s) recorded, 4 injected again", p.stdout)
+            self.assertIn("BIT-EXACT", p.stdout)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
