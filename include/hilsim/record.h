@@ -8,6 +8,7 @@
  *   shm.bin             the shm commands as they reached the joints' command slots
  *   events.bin          overruns, policy actions, plant faults, scenario and lockstep events
  *   can-<bus>.log       per CAN bus, every frame received and sent, in candump's log format
+ *   live-step-N.yaml    a step live control injected; live-scenario-N.yaml: a file it started
  * With a rotation policy each file gets a segment number (state.1.bin, ...) and old segments
  * are deleted.
  *

@@ -12,7 +12,10 @@
  *            import (no counts) feeds each frame at the first tick whose time has passed it;
  *   safe hold entered before the first tick recorded in it (the loop enters it after a tick's
  *            outputs, once the state was recorded);
- *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran. */
+ *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran;
+ *   live     each command live control applied (hilsim ctl: an injected step, clear, a
+ *            scenario file started or stopped), to a control stage before the tick that
+ *            applied it, from the step texts and file copies the socket thread saved. */
 #include <errno.h>
 #include <linux/can.h>
 #include <math.h>
