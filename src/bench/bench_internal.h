@@ -84,7 +84,6 @@ struct hs__joint_inertia {
     double moved;        /* the links beyond the joint plus their reflected rotor inertias */
     double moment_moved; /* sum of mass x distance of the centre of mass from the axis, kg·m */
     double moment_rest;  /* the same for every link not beyond the joint */
-    double rest;         /* inertia of every link not beyond the joint, about the axis */
 };
 void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *poses, uint32_t i,
                              double *scratch, struct hs__joint_inertia *ret);
@@ -99,10 +98,6 @@ int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose 
  * inertia within one tick (RH2's 5 g pan-tilt links carrying a 0.1 kg·m² sensor). */
 int hs__bench_effective_inertias_as(const struct hs_model *m, const struct hs_pose *poses,
                                     bool fixed_rigid, double *ret);
-/* As hs__bench_effective_inertias_as, and minv (nlinks x nlinks) = (M^-1)_kl between the hinges
- * and sliders of links k and l (0 elsewhere): how strongly their torques meet. */
-int hs__bench_inverse_mass(const struct hs_model *m, const struct hs_pose *poses, bool fixed_rigid,
-                           double *ret, double *minv);
 /* Link frames at the model's zero pose with the root where the file puts it. */
 void hs__bench_model_poses(const struct hs_model *m, struct hs_pose *ret);
 

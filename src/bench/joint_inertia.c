@@ -57,26 +57,6 @@ static void add_armature(const struct hs_link *l, double I[9])
             I[r * 3 + q] += J * l->axis[r] * l->axis[q];
 }
 
-/* The tensor the world gives link l (world_mass.c): the armature J along the axis, with the
- * moments across it raised to 1/HS_BENCH_ARMATURE_ANISOTROPY of the axial one, by at most J.
- * Keep in step with hs__world_link_mass. */
-#define HS_BENCH_ARMATURE_ANISOTROPY 30.0
-static void add_armature_as_world(const struct hs_link *l, double I[9])
-{
-    double J = armature(l);
-    if (!(J > 0))
-        return;
-    const double *a = l->axis;
-    double ia = J, dmin = fmin(I[0], fmin(I[4], I[8]));
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            ia += a[r] * I[r * 3 + c] * a[c];
-    double t = fmin(J, fmax(0.0, ia / HS_BENCH_ARMATURE_ANISOTROPY - dmin));
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            I[r * 3 + c] += (J - t) * a[r] * a[c] + (r == c ? t : 0.0);
-}
-
 /* Link k's share of the inertia about the line through p along a (rotate), or its mass
  * (slide); *ret_moment gets its mass times the distance of its centre of mass from that line. */
 static double link_about(const struct hs_link *l, const struct hs_pose *pk, const double p[3],
@@ -124,7 +104,6 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
             ret->moved += scratch[k];
             ret->moment_moved += moment;
         } else {
-            ret->rest += scratch[k];
             ret->moment_rest += moment;
         }
     }
@@ -137,8 +116,7 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
  * kinetic energy of a body turning at w with the origin-point velocity v is
  *   1/2 [w;v]^T P [w;v],  P = [[Ic + m (|c|^2 1 - c c^T), m [c]x], [-m [c]x, m 1]]
  * with c its centre of mass and Ic its tensor about c, both in the world frame. */
-static void link_spatial(const struct hs_link *l, const struct hs_pose *pk, bool as_world,
-                         double P[36])
+static void link_spatial(const struct hs_link *l, const struct hs_pose *pk, double P[36])
 {
     double mass = isfinite(l->mass) && l->mass > 0 ? l->mass : HS_BENCH_MIN_MASS_KG;
     double I[9], Iw[9], c[3];
@@ -152,10 +130,7 @@ static void link_spatial(const struct hs_link *l, const struct hs_pose *pk, bool
             I[r] = r % 4 == 0 ? 0.4 * mass * HS_BENCH_FALLBACK_RADIUS_M * HS_BENCH_FALLBACK_RADIUS_M
                               : 0.0;
     }
-    if (as_world)
-        add_armature_as_world(l, I);
-    else
-        add_armature(l, I);
+    add_armature(l, I);
     /* Iw = R I R^T */
     for (int r = 0; r < 3; r++)
         for (int q = 0; q < 3; q++) {
@@ -204,30 +179,11 @@ int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose 
     return hs__bench_effective_inertias_as(m, poses, true, ret);
 }
 
-/* ret[k] = 1 / (M^-1)_kk; minv (nlinks x nlinks, or NULL) = (M^-1)_kl between actuated links
- * k and l, 0 elsewhere. */
-static int mass_inverse(const struct hs_model *m, const struct hs_pose *poses, bool fixed_rigid,
-                        double *ret, double *minv);
-
 int hs__bench_effective_inertias_as(const struct hs_model *m, const struct hs_pose *poses,
                                     bool fixed_rigid, double *ret)
 {
-    return mass_inverse(m, poses, fixed_rigid, ret, NULL);
-}
-
-int hs__bench_inverse_mass(const struct hs_model *m, const struct hs_pose *poses, bool fixed_rigid,
-                           double *ret, double *minv)
-{
-    return mass_inverse(m, poses, fixed_rigid, ret, minv);
-}
-
-static int mass_inverse(const struct hs_model *m, const struct hs_pose *poses, bool fixed_rigid,
-                        double *ret, double *minv)
-{
     uint32_t n = m->nlinks, nbase = n && m->links[0].joint_type == HS_JOINT_FREE ? 6 : 0;
     uint32_t ndof = nbase, nact = 0;
-    for (uint32_t k = 0; minv && k < n * n; k++)
-        minv[k] = 0.0;
     for (uint32_t k = 0; k < n; k++) {
         ret[k] = 0.0;
         bool actuated =
@@ -241,16 +197,15 @@ static int mass_inverse(const struct hs_model *m, const struct hs_pose *poses, b
     double *S = calloc((size_t)ndof * 6, sizeof *S);
     uint32_t *owner = calloc(ndof, sizeof *owner);
     double *M = calloc((size_t)ndof * ndof, sizeof *M);
-    /* L^-1 e_i for every coordinate when the off-diagonal terms are wanted, else one. */
-    double *cols = calloc(minv ? (size_t)ndof * ndof : ndof, sizeof *cols);
+    double *col = calloc(ndof, sizeof *col);
     int r = 0;
-    if (!comp || !S || !owner || !M || !cols) {
+    if (!comp || !S || !owner || !M || !col) {
         r = -ENOMEM;
         goto out;
     }
     /* Composite inertia of each link's subtree (links are ordered parent first). */
     for (uint32_t k = 0; k < n; k++)
-        link_spatial(&m->links[k], &poses[k], minv != NULL, &comp[(size_t)k * 36]);
+        link_spatial(&m->links[k], &poses[k], &comp[(size_t)k * 36]);
     for (uint32_t k = n; k-- > 1;)
         for (int e = 0; e < 36; e++)
             comp[(size_t)m->links[k].parent * 36 + e] += comp[(size_t)k * 36 + e];
@@ -325,7 +280,7 @@ static int mass_inverse(const struct hs_model *m, const struct hs_pose *poses, b
     }
     /* (M^-1)_ii = |L^-1 e_i|^2: solve L y = e_i by forward substitution. */
     for (uint32_t i = nbase; i < ndof; i++) {
-        double sum = 0.0, *col = minv ? &cols[(size_t)i * ndof] : cols;
+        double sum = 0.0;
         for (uint32_t q = 0; q < ndof; q++) {
             double v = q == i ? 1.0 : 0.0;
             if (q < i) {
@@ -340,22 +295,12 @@ static int mass_inverse(const struct hs_model *m, const struct hs_pose *poses, b
         if (!loose_fixed(m, owner[i], fixed_rigid))
             ret[owner[i]] = sum > 0 ? 1.0 / sum : 0.0;
     }
-    /* (M^-1)_ij = (L^-1 e_i) . (L^-1 e_j). */
-    for (uint32_t i = nbase; minv && i < ndof; i++)
-        for (uint32_t j = nbase; j < ndof; j++) {
-            if (loose_fixed(m, owner[i], fixed_rigid) || loose_fixed(m, owner[j], fixed_rigid))
-                continue;
-            double v = 0.0;
-            for (uint32_t q = 0; q < ndof; q++)
-                v += cols[(size_t)i * ndof + q] * cols[(size_t)j * ndof + q];
-            minv[(size_t)owner[i] * n + owner[j]] = v;
-        }
 out:
     free(comp);
     free(S);
     free(owner);
     free(M);
-    free(cols);
+    free(col);
     return r;
 }
 
