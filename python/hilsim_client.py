@@ -70,6 +70,32 @@ class ClientState(ctypes.Structure):
                 ("fts", ctypes.POINTER(FtState))]
 
 
+class ReadingDesc(ctypes.Structure):
+    """struct hs_shm_reading_desc: one sensor of any kind in the readings section (ABI 1.3)."""
+    _fields_ = [("name", ctypes.c_char * 48), ("kind", ctypes.c_char * 16),
+                ("unit", ctypes.c_char * 16), ("value_count", _u32), ("value_index", _u32),
+                ("group", _u32), ("reserved", _u32), ("param", _f64 * 4)]
+
+
+class ReadingStamp(ctypes.Structure):
+    _fields_ = [("samples", _u64), ("time_ns", _i64)]
+
+
+class Reading:
+    """One sensor's reading: name, kind ("accel", "gyro", "force", "range", ...), unit, params,
+    samples (a change means a new sample or scan), time_ns and values (a list of floats)."""
+
+    def __init__(self, desc, stamp, values):
+        self.name = desc.name.decode()
+        self.kind = desc.kind.decode()
+        self.unit = desc.unit.decode()
+        self.group = desc.group
+        self.param = list(desc.param)
+        self.samples = stamp.samples
+        self.time_ns = stamp.time_ns
+        self.values = values[desc.value_index:desc.value_index + desc.value_count]
+
+
 class Command(ctypes.Structure):
     _fields_ = [("mode", _u32), ("reserved", _u32), ("q", _f64), ("dq", _f64), ("tau_ff", _f64),
                 ("current_a", _f64), ("kp", _f64), ("kd", _f64)]
@@ -78,6 +104,7 @@ class Command(ctypes.Structure):
 # Must match the C ABI (shm_abi.h static asserts); a mismatch means this file is out of date.
 assert ctypes.sizeof(JointState) == 40 and ctypes.sizeof(ImuState) == 48
 assert ctypes.sizeof(FtState) == 48 and ctypes.sizeof(Command) == 56
+assert ctypes.sizeof(ReadingDesc) == 128 and ctypes.sizeof(ReadingStamp) == 16
 
 
 class HilsimError(OSError):
@@ -134,6 +161,12 @@ def _library():
         "hs_client_heartbeat": (None, [p]),
         "hs_client_step": (ctypes.c_int, [p]),
         "hs_client_server_check": (ctypes.c_int, [p]),
+        "hs_client_reading_count": (_u32, [p]),
+        "hs_client_reading_value_count": (_u32, [p]),
+        "hs_client_reading": (ctypes.POINTER(ReadingDesc), [p, _u32]),
+        "hs_client_read_readings": (ctypes.c_int, [p, ctypes.POINTER(_u64),
+                                                   ctypes.POINTER(ReadingStamp),
+                                                   ctypes.POINTER(_f64)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -223,6 +256,25 @@ class Client:
         _check(self._lib.hs_client_find_sensor(self._c, name.encode(), ctypes.byref(kind),
                                                ctypes.byref(idx)), "sensor %r" % name)
         return kind.value, idx.value
+
+    def reading_names(self):
+        """Names of every sensor in the readings section (any kind; empty before ABI 1.3)."""
+        n = self._lib.hs_client_reading_count(self._c)
+        return [self._lib.hs_client_reading(self._c, i).contents.name.decode() for i in range(n)]
+
+    def read_readings(self):
+        """Returns (tick, {name: Reading}) for every sensor of one published tick."""
+        n = self._lib.hs_client_reading_count(self._c)
+        nv = self._lib.hs_client_reading_value_count(self._c)
+        stamps, values, tick = (ReadingStamp * max(n, 1))(), (_f64 * max(nv, 1))(), _u64()
+        _check(self._lib.hs_client_read_readings(self._c, ctypes.byref(tick), stamps, values),
+               "read_readings")
+        vals = list(values)[:nv]
+        out = {}
+        for i in range(n):
+            r = Reading(self._lib.hs_client_reading(self._c, i).contents, stamps[i], vals)
+            out[r.name] = r
+        return tick.value, out
 
     def wait_tick(self, timeout_s=1.0):
         """Blocks until a new tick; returns (tick, missed). TimeoutError if none came."""

@@ -58,7 +58,37 @@ int hs__shm_layout_check(const struct hs_shm_layout *l, struct hs_diag *diag)
                                    "shm layout: sensors[%u].name '%s' duplicates sensors[%u]", i,
                                    d->name, k);
     }
+    uint64_t values = 0;
+    if (l->reading_count > HS_SHM_SENSORS_MAX || (l->reading_count && !l->readings))
+        return hs_diag_set(diag, -EINVAL, NULL, 0, 0, "shm layout: reading_count %u (max %u)",
+                           l->reading_count, HS_SHM_SENSORS_MAX);
+    for (uint32_t i = 0; i < l->reading_count; i++) {
+        const struct hs_shm_reading_desc *d = &l->readings[i];
+        if (!d->name[0] || !memchr(d->name, 0, sizeof d->name) ||
+            !memchr(d->kind, 0, sizeof d->kind) || !memchr(d->unit, 0, sizeof d->unit))
+            return hs_diag_set(diag, -EINVAL, NULL, 0, 0,
+                               "shm layout: readings[%u]: name empty, or a string not terminated",
+                               i);
+        values += d->value_count;
+        if (values > HS_SHM_READING_VALUES_MAX)
+            return hs_diag_set(diag, -EINVAL, NULL, 0, 0,
+                               "shm layout: readings: more than %u values",
+                               HS_SHM_READING_VALUES_MAX);
+        for (uint32_t k = 0; k < i; k++)
+            if (!strcmp(l->readings[k].name, d->name))
+                return hs_diag_set(diag, -EINVAL, NULL, 0, 0,
+                                   "shm layout: readings[%u].name '%s' duplicates readings[%u]", i,
+                                   d->name, k);
+    }
     return 0;
+}
+
+uint32_t hs__shm_layout_reading_values(const struct hs_shm_layout *l)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < l->reading_count; i++)
+        n += l->readings[i].value_count;
+    return n;
 }
 
 static void count_sensors(const struct hs_shm_layout *l, uint32_t *imus, uint32_t *fts)
@@ -73,7 +103,8 @@ static void count_sensors(const struct hs_shm_layout *l, uint32_t *imus, uint32_
 }
 
 struct offsets {
-    uint64_t names, names_size, state, state_size, command, command_size, total;
+    uint64_t names, names_size, state, state_size, command, command_size, readings, readings_size,
+        total;
 };
 
 static struct offsets layout_offsets(const struct hs_shm_layout *l, uint32_t imus, uint32_t fts)
@@ -83,7 +114,11 @@ static struct offsets layout_offsets(const struct hs_shm_layout *l, uint32_t imu
     o.names_size = (uint64_t)(l->joint_count + l->sensor_count) * sizeof(struct hs_shm_name);
     o.state = hs_shm_align(o.names + o.names_size);
     o.state_size = hs_shm_state_bytes(l->joint_count, imus, fts);
-    o.command = hs_shm_align(o.state + o.state_size);
+    /* The readings section sits between state and commands: like the state, only the server
+     * writes it, and the command section, the one clients write, stays last. */
+    o.readings = hs_shm_align(o.state + o.state_size);
+    o.readings_size = hs_shm_readings_bytes(l->reading_count, hs__shm_layout_reading_values(l));
+    o.command = hs_shm_align(o.readings + o.readings_size);
     o.command_size = hs_shm_command_bytes(l->joint_count);
     o.total = hs_shm_align(o.command + o.command_size);
     return o;
@@ -134,6 +169,24 @@ void hs__shm_layout_fill(unsigned char *base, const struct hs_shm_layout *l, uin
     h->state_size = o.state_size;
     h->command_offset = o.command;
     h->command_size = o.command_size;
+    h->readings_offset = o.readings;
+    h->readings_size = o.readings_size;
+
+    struct hs_shm_readings_head *rh = (struct hs_shm_readings_head *)(base + o.readings);
+    rh->count = l->reading_count;
+    rh->value_count = hs__shm_layout_reading_values(l);
+    rh->desc_offset = sizeof *rh;
+    rh->stamp_offset = rh->desc_offset + (uint64_t)rh->count * sizeof(struct hs_shm_reading_desc);
+    rh->value_offset = rh->stamp_offset + (uint64_t)rh->count * sizeof(struct hs_shm_reading_stamp);
+    struct hs_shm_reading_desc *rd =
+        (struct hs_shm_reading_desc *)(base + o.readings + rh->desc_offset);
+    uint32_t vi = 0;
+    for (uint32_t i = 0; i < l->reading_count; i++) {
+        rd[i] = l->readings[i];
+        rd[i].value_index = vi;
+        rd[i].reserved = 0;
+        vi += rd[i].value_count;
+    }
 
     struct hs_shm_name *names = (struct hs_shm_name *)(base + o.names);
     uint32_t n = 0, imu_i = 0, ft_i = 0;

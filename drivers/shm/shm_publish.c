@@ -24,6 +24,8 @@ void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_ti
     uint32_t odd = hs_shm_seq_write_begin(&s->state->seq);
     hs_shm_words_store((unsigned char *)s->state + HS_SHM_SEQ_DATA_OFFSET,
                        s->staging + HS_SHM_SEQ_DATA_OFFSET, words);
+    /* The readings section's stamps and values, in the same write section (shm_abi.h). */
+    hs_shm_words_store(s->readings_data, s->readings_staging, s->readings_words);
     hs_shm_seq_write_end(&s->state->seq, odd);
 
     /* seq_cst store then seq_cst load, paired with the client's seq_cst waiters increment and

@@ -53,7 +53,9 @@ static int alloc_private(struct hs_shm_server *s, uint64_t state_size)
 static void free_private(struct hs_shm_server *s)
 {
     free(s->pristine);
+    free(s->readings_pristine);
     free(s->staging);
+    free(s->readings_staging);
     free(s->scratch);
     free(s->inputs);
     free(s->received_ns);
@@ -89,7 +91,14 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     s->client_timeout_ns = layout->client_timeout_ns;
     uint64_t state_size = hs_shm_state_bytes(s->joint_count, s->imu_count, s->ft_count);
     s->state_words = (state_size - HS_SHM_SEQ_DATA_OFFSET) / 8;
-    if (alloc_private(s, state_size) < 0) {
+    s->reading_count = layout->reading_count;
+    uint64_t readings_data =
+        hs_shm_readings_bytes(layout->reading_count, hs__shm_layout_reading_values(layout)) -
+        sizeof(struct hs_shm_readings_head) -
+        (uint64_t)layout->reading_count * sizeof(struct hs_shm_reading_desc);
+    s->readings_words = readings_data / 8;
+    s->readings_staging = calloc(1, readings_data ? readings_data : 8);
+    if (!s->readings_staging || alloc_private(s, state_size) < 0) {
         free_private(s);
         return hs_diag_set(diag, -ENOMEM, NULL, 0, 0, "shm: out of memory");
     }
@@ -122,6 +131,15 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
         goto fail;
     }
     memcpy(s->pristine, s->base, s->pristine_size);
+    s->readings_pristine_size =
+        sizeof(struct hs_shm_readings_head) +
+        (uint64_t)layout->reading_count * sizeof(struct hs_shm_reading_desc);
+    s->readings_pristine = malloc(s->readings_pristine_size);
+    if (!s->readings_pristine) {
+        r = hs_diag_set(diag, -ENOMEM, NULL, 0, 0, "shm: out of memory");
+        goto fail;
+    }
+    memcpy(s->readings_pristine, s->base + s->hdr->readings_offset, s->readings_pristine_size);
     s->audit_cursor = sizeof(struct hs_shm_header);
     if ((r = hs__shm_guard_add(s->base, s->size, &s->guard)) < 0) {
         r = hs_diag_set(diag, r, NULL, 0, 0, "shm: arming the SIGBUS guard: %s", strerror(-r));
@@ -131,6 +149,11 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     s->cmd = (struct hs_shm_command_head *)(s->base + s->hdr->command_offset);
     s->shm_cmds = (struct hs_shm_joint_command *)(s->cmd + 1);
     s->staging_head = (struct hs_shm_state_head *)s->staging;
+    {
+        const struct hs_shm_readings_head *rh =
+            (const struct hs_shm_readings_head *)(s->base + s->hdr->readings_offset);
+        s->readings_data = s->base + s->hdr->readings_offset + rh->stamp_offset;
+    }
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
     /* Magic last: a client that sees it sees a complete segment. */
     atomic_store_explicit(&s->hdr->magic, HS_SHM_MAGIC, memory_order_release);
@@ -144,6 +167,12 @@ fail:
     close(s->fd);
     free_private(s);
     return r;
+}
+
+/* From the server's private copy of the header, never from the segment. */
+static uint64_t readings_offset(const struct hs_shm_server *s)
+{
+    return ((const struct hs_shm_header *)s->pristine)->readings_offset;
 }
 
 void hs__shm_server_repair(struct hs_shm_server *s)
@@ -162,6 +191,7 @@ void hs__shm_server_repair(struct hs_shm_server *s)
      * zero (no owner, no command), header and names as created. */
     memset(s->base + s->pristine_size, 0, s->size - s->pristine_size);
     memcpy(s->base, s->pristine, s->pristine_size);
+    memcpy(s->base + readings_offset(s), s->readings_pristine, s->readings_pristine_size);
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_RUNNING, memory_order_relaxed);
     s->tracked_owner = 0;
 }
@@ -188,6 +218,31 @@ void hs__shm_server_audit(struct hs_shm_server *s)
     }
     off += n;
     s->audit_cursor = off >= s->pristine_size ? sizeof(struct hs_shm_header) : off;
+    /* The readings section's location (in the control line, written once) and its head every
+     * tick, then one chunk of its descriptors in turn: the same bounded work. */
+    const size_t loc = offsetof(struct hs_shm_header, readings_offset);
+    const size_t loc_n = 2 * sizeof(uint64_t);
+    if (memcmp(s->base + loc, s->pristine + loc, loc_n)) {
+        memcpy(s->base + loc, s->pristine + loc, loc_n);
+        bad = 1;
+    }
+    unsigned char *rs = s->base + readings_offset(s);
+    const size_t head = sizeof(struct hs_shm_readings_head);
+    if (memcmp(rs, s->readings_pristine, head)) {
+        memcpy(rs, s->readings_pristine, head);
+        bad = 1;
+    }
+    if (s->readings_pristine_size > head) {
+        uint64_t ro = s->readings_cursor < head ? head : s->readings_cursor;
+        uint64_t rn = s->readings_pristine_size - ro < AUDIT_CHUNK ? s->readings_pristine_size - ro
+                                                                   : AUDIT_CHUNK;
+        if (memcmp(rs + ro, s->readings_pristine + ro, rn)) {
+            memcpy(rs + ro, s->readings_pristine + ro, rn);
+            bad = 1;
+        }
+        ro += rn;
+        s->readings_cursor = ro >= s->readings_pristine_size ? head : ro;
+    }
     /* Only destroy and mark_stopped say STOPPED; a client must not fake it to the others. */
     if (atomic_load_explicit(&s->hdr->server_state, memory_order_relaxed) !=
         HS_SHM_SERVER_RUNNING) {
@@ -290,6 +345,17 @@ struct hs_shm_imu_state *hs_shm_server_imus(struct hs_shm_server *s)
 struct hs_shm_ft_state *hs_shm_server_fts(struct hs_shm_server *s)
 {
     return (struct hs_shm_ft_state *)(hs_shm_server_imus(s) + s->imu_count);
+}
+
+struct hs_shm_reading_stamp *hs_shm_server_reading_stamps(struct hs_shm_server *s)
+{
+    return (struct hs_shm_reading_stamp *)s->readings_staging;
+}
+
+double *hs_shm_server_reading_values(struct hs_shm_server *s)
+{
+    return (double *)(s->readings_staging +
+                      (uint64_t)s->reading_count * sizeof(struct hs_shm_reading_stamp));
 }
 
 uint32_t hs_shm_server_joint_count(const struct hs_shm_server *s)

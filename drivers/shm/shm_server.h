@@ -49,6 +49,12 @@ struct hs_shm_layout {
     uint64_t command_timeout_ns; /* > 0: a joint command unchanged this long is stale */
     uint64_t client_timeout_ns;  /* > 0: a heartbeat silent this long means the client is lost */
     uint32_t clock_mode;         /* enum hs_shm_clock_mode, for clients (0: wall) */
+    /* The readings section (shm_abi.h, ABI 1.3): one descriptor per sensor of any kind, as
+     * the sensor kind's layout declares it; value_index is assigned by the server (in order).
+     * Names < HS_SHM_NAME_MAX bytes and unique, kinds and units NUL-terminated in their
+     * arrays, at most HS_SHM_READING_VALUES_MAX values in all. */
+    const struct hs_shm_reading_desc *readings;
+    uint32_t reading_count; /* 0 .. HS_SHM_SENSORS_MAX */
 };
 
 enum hs_shm_cmd_status {
@@ -142,6 +148,10 @@ struct hs_shm_ft_state *hs_shm_server_fts(struct hs_shm_server *s);
 uint32_t hs_shm_server_joint_count(const struct hs_shm_server *s);
 uint32_t hs_shm_server_imu_count(const struct hs_shm_server *s);
 uint32_t hs_shm_server_ft_count(const struct hs_shm_server *s);
+/* RT-safe. Staging of the readings section: reading_count stamps, and the values (reading i
+ * at its descriptor's value_index), published with the state. */
+struct hs_shm_reading_stamp *hs_shm_server_reading_stamps(struct hs_shm_server *s);
+double *hs_shm_server_reading_values(struct hs_shm_server *s);
 
 /* RT-safe. Copies the staging arrays into the state section under the seqlock, then advances the
  * tick futex word and wakes waiting clients (FUTEX_WAKE only when some are waiting). */

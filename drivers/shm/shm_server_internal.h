@@ -25,6 +25,11 @@ struct hs_shm_server {
     /* Staging copy of the state section, same layout (published word by word). */
     unsigned char *staging;
     struct hs_shm_state_head *staging_head;
+    /* The readings section's seqlocked part (stamps then values), staged the same way. */
+    uint32_t reading_count;
+    uint64_t readings_words;
+    unsigned char *readings_staging;
+    unsigned char *readings_data; /* in the segment */
 
     /* Command bookkeeping (all preallocated at create). */
     struct hs_shm_joint_command *scratch; /* copy being validated */
@@ -48,7 +53,10 @@ struct hs_shm_server {
     unsigned char *pristine; /* header and name table as created, for repair */
     uint64_t pristine_size;
     uint64_t audit_cursor; /* next name-table chunk hs__shm_server_audit compares */
-    char note[256];        /* takeover note for the caller to log ("" when none) */
+    /* The readings section's head and descriptors as created (also never change). */
+    unsigned char *readings_pristine;
+    uint64_t readings_pristine_size, readings_cursor;
+    char note[256]; /* takeover note for the caller to log ("" when none) */
 };
 
 /* What occupies a segment name (read with pread: a shrinking file cannot fault us). */
@@ -72,6 +80,8 @@ void hs__shm_layout_fill(unsigned char *base, const struct hs_shm_layout *layout
 /* init only. Total segment size for a layout. */
 uint64_t hs__shm_layout_total(const struct hs_shm_layout *layout, uint32_t *ret_imus,
                               uint32_t *ret_fts);
+/* init only. Values in the readings section, all sensors together. */
+uint32_t hs__shm_layout_reading_values(const struct hs_shm_layout *layout);
 
 /* init only. Creates, sizes, chowns/chmods and maps the segment; on -EEXIST the diag explains
  * whether the occupant is alive or stale. */

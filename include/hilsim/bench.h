@@ -36,13 +36,16 @@ struct hs_bench_joint {
     bool external;                /* an I/O module drives it: the demo controller keeps off */
 };
 
-/* One simulated sensor: every AccelerationSensor, Gyro and ForceSensor of the robots. */
+/* One simulated sensor: every sensor of the robots whose kind the plant simulates (the
+ * registry hilsim/sensor_kinds.h; today all but VisionSensor), in model order. */
 struct hs_bench_sensor {
     const char *name;         /* the model sensor's name (owned by the model) */
-    enum hs_sensor_type type; /* HS_SENSOR_ACCEL, HS_SENSOR_GYRO or HS_SENSOR_FORCE */
+    enum hs_sensor_type type; /* its kind */
     uint32_t body;
     uint32_t model_sensor; /* index into the model's sensors */
     struct hs_plant *plant;
+    struct hs_sensor_layout layout; /* what its reading holds (plant.h) */
+    const double *values;           /* layout.nvalues published values (hs_plant_sensor_values) */
 };
 
 struct hs_bench;
@@ -154,6 +157,8 @@ uint32_t hs_bench_joint_count(const struct hs_bench *bench);
 const struct hs_bench_joint *hs_bench_joint(const struct hs_bench *bench, uint32_t i);
 int hs_bench_find_joint(const struct hs_bench *bench, const char *name); /* i or -ENOENT */
 uint32_t hs_bench_sensor_count(const struct hs_bench *bench);
+/* The bench sensor of that kind and model sensor name: i or -ENOENT (also for ""). */
+int hs_bench_find_sensor(const struct hs_bench *bench, const char *name, enum hs_sensor_type type);
 const struct hs_bench_sensor *hs_bench_sensor(const struct hs_bench *bench, uint32_t i);
 const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *bench, uint32_t i);
 const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *bench, uint32_t i);

@@ -97,6 +97,20 @@ int hs_client_find_joint(const struct hs_client *c, const char *name, uint32_t *
 /* RT-safe. ret_kind: HS_SHM_KIND_IMU or HS_SHM_KIND_FORCE; ret_index into that kind's array. */
 int hs_client_find_sensor(const struct hs_client *c, const char *name, uint32_t *ret_kind,
                           uint32_t *ret_index);
+/* The readings section (shm_abi.h, ABI 1.3): every sensor of every kind, each with its kind's
+ * name, unit, value count and parameters; a server before 1.3 has none (count 0). RT-safe.
+ * Descriptors are the client's copy, valid until detach; NULL when i is out of range. */
+uint32_t hs_client_reading_count(const struct hs_client *c);
+uint32_t hs_client_reading_value_count(const struct hs_client *c); /* all readings together */
+const struct hs_shm_reading_desc *hs_client_reading(const struct hs_client *c, uint32_t i);
+int hs_client_find_reading(const struct hs_client *c, const char *name, uint32_t *ret_index);
+/* RT-safe. Copies every reading's stamp (reading_count entries) and the values
+ * (reading_value_count doubles; reading i at its descriptor's value_index) of one published
+ * tick (*ret_tick), through the state seqlock; NULL arguments are skipped. -EAGAIN if every
+ * attempt overlapped a publish, -ESHUTDOWN (data filled) when the server stopped. */
+int hs_client_read_readings(const struct hs_client *c, uint64_t *ret_tick,
+                            struct hs_shm_reading_stamp *stamps, double *values);
+
 /* RT-safe. Joint name and unit by index (pointers owned by the client, valid until detach);
  * NULL when out of range. */
 const char *hs_client_joint_name(const struct hs_client *c, uint32_t index);

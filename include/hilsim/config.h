@@ -531,8 +531,8 @@ int hs_config_load_buffer(const char *data, unsigned long size, const char *name
                           struct hs_diag *diag);
 void hs_config_free(const struct hs_config *config); /* accepts NULL */
 /* The same with overrides for a "what if" (`--set physics.friction=0.3`): each "KEY=VALUE"
- * (a dotted key, list elements by index: models.0.position or models[0].position; the value
- * as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
+ * (a dotted key, list elements by index: models.0.pose.position or models[0].pose.position; the
+ * value as YAML: 0.3, [0, 0, -9.81], true) replaces or adds that key in the file's document before
  * it is read, so it is checked like a value in the file; a bad key or value gives a diag whose
  * file is "--set" and whose message starts with the KEY=VALUE. */
 int hs_config_load_sets(const char *path, const char *const *sets, uint32_t nsets,
@@ -577,6 +577,11 @@ enum hs_cfg_lockstep_source hs_config_lockstep_source(const struct hs_config *cf
  * how many were written to out (<= HS_CFG_CAN_CLAIMS_MAX). */
 unsigned hs_config_can_node_claims(const struct hs_cfg_node *n,
                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX]);
+/* Any thread, no allocation: the IDs node n's own frames go out on (replies, cyclic frames,
+ * reports), as far as the config says; 0 when its protocol does not tell. An MIT node's replies
+ * share the master's ID with every MIT node answering that master (data[0] tells them apart). */
+unsigned hs_config_can_node_replies(const struct hs_cfg_node *n,
+                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX]);
 /* The effective command source of a joint: the actuator entry's source, with auto resolved. */
 enum hs_cfg_command_source hs_config_joint_source(const struct hs_config *config,
                                                   const char *joint);

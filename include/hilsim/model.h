@@ -12,6 +12,7 @@
 
 #include "hilsim/diag.h"
 #include "hilsim/pose.h"
+#include "hilsim/sensor_kinds.h"
 
 #define HS_NAME_MAX 64
 
@@ -116,13 +117,12 @@ struct hs_link {
                               * owned by the model */
 };
 
+/* One value per line of the registry (hilsim/sensor_kinds.h), in its order. */
 enum hs_sensor_type {
-    HS_SENSOR_ACCEL,
-    HS_SENSOR_GYRO,
-    HS_SENSOR_FORCE,
-    HS_SENSOR_VISION,
-    HS_SENSOR_RANGE,
-    HS_SENSOR_TYPE_MAX
+#define HS_SENSOR_ENUM(name, NAME, node) HS_SENSOR_##NAME,
+    HS_SENSOR_KINDS(HS_SENSOR_ENUM)
+#undef HS_SENSOR_ENUM
+        HS_SENSOR_TYPE_MAX
 };
 
 struct hs_sensor {
@@ -138,8 +138,9 @@ struct hs_sensor {
     double field_of_view, front_clip, back_clip, frame_rate;
     int32_t width, height;
     char vision_type[16];
-    /* range */
-    double scan_angle, scan_step, scan_rate, max_distance;
+    /* range: scanAngle, scanStep rad; scanRate Hz; maxDistance, minDistance m (minDistance is
+     * Choreonoid's addition to the OpenHRP node, 0 when absent) */
+    double scan_angle, scan_step, scan_rate, max_distance, min_distance;
 };
 
 enum hs_extra_joint_type { HS_EXTRA_BALL, HS_EXTRA_PISTON, HS_EXTRA_TYPE_MAX };
@@ -223,9 +224,13 @@ const char *hs_model_format_of(const char *data, unsigned long size, const char 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */
 int hs_model_find_link(const struct hs_model *model, const char *name);
 int hs_model_link_of_joint_id(const struct hs_model *model, int32_t joint_id);
+/* The sensor of that type and name (the one find-sensor-by-name of the tree): its index in
+ * model->sensors, or -ENOENT (also for an empty name). */
+int hs_model_find_sensor(const struct hs_model *model, const char *name, enum hs_sensor_type type);
 double hs_model_total_mass(const struct hs_model *model);
 
 const char *hs_joint_type_name(enum hs_joint_type t);
-const char *hs_sensor_type_name(enum hs_sensor_type t);
+const char *hs_sensor_type_name(enum hs_sensor_type t); /* registry name: "accel", ... "?" */
+const char *hs_sensor_type_node(enum hs_sensor_type t); /* OpenHRP node: "Gyro", ... "?" */
 
 #endif

@@ -1,8 +1,10 @@
 /* The plant: everything between the joint command slots and the readings a controller board
  * gets back, for one (non-static) body of an hs_world: per joint the motor model (actuator.h)
- * and an encoder (encoder.h); per model AccelerationSensor / Gyro an IMU channel (imu.h); per
- * ForceSensor a force-torque channel (ft_sensor.h); noise, saturation and quantisation
- * (noise.h); and whole-tick delay lines (delay_line.h) on commands and readings.
+ * and an encoder (encoder.h); per model sensor, its kind's ops (one file per kind in
+ * src/plant/sensors/, registered in hilsim/sensor_kinds.h: accelerometer and gyro through
+ * imu.h, force-torque through ft_sensor.h, range by ray casts; vision is not simulated);
+ * noise, saturation and quantisation (noise.h); and whole-tick delay lines (delay_line.h) on
+ * commands and readings.
  *
  * Lifecycle: hs_plant_params_init() (defaults from the model) -> adjust -> hs_plant_armature()
  * into hs_world_body_spec.armature -> hs_world_create() -> hs_plant_create() -> per tick:
@@ -24,6 +26,7 @@
 #define HILSIM_PLANT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hilsim/actuator.h"
@@ -63,6 +66,13 @@ struct hs_plant_params {
 int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *ret_params);
 void hs_plant_params_free(struct hs_plant_params *params); /* accepts NULL; zeroes it */
 
+struct hs_config;
+/* init only, no allocation. The sensors' params from a bench config's sensors section (noise,
+ * bias, rate, delay), each through its kind's ops (src/plant/sensors/): for every sensor of
+ * model, in params->sensors. Call after hs_plant_params_init. */
+void hs_plant_params_from_config(const struct hs_config *cfg, const struct hs_model *model,
+                                 struct hs_plant_params *params);
+
 /* init only. Fills ret_armature[model->nlinks] with N² J_rotor for each rotate joint (0
  * elsewhere) from params (NULL: the model's fields), for hs_world_body_spec.armature: the world
  * adds it to the child body's inertia about the joint axis, because ODE has no armature term
@@ -83,11 +93,35 @@ struct hs_joint_reading {
 };
 
 struct hs_sensor_reading {
-    double value[3];  /* accel: specific force m/s²; gyro: rate rad/s; force: force N */
-    double torque[3]; /* force sensors: torque N·m about the sensor origin; else 0 */
+    union {
+        struct {
+            double value[3];  /* accel: specific force m/s²; gyro: rate rad/s; force: force N */
+            double torque[3]; /* force sensors: torque N·m about the sensor origin; else 0 */
+        };
+        double v[6]; /* the same six values in a row: a small kind's whole reading */
+    };
     uint64_t samples; /* samples taken so far (grows every rate_divider ticks) */
     int64_t time_ns;  /* now_ns of the update that took the sample (before the delay) */
 };
+
+/* A sensor kind's reading as its ops declare it (src/plant/sensors/, one file per kind of the
+ * registry hilsim/sensor_kinds.h). Users that carry readings (shm, CSV, recordings, DBC) read
+ * this instead of switching on the kind. */
+struct hs_sensor_layout {
+    const char *kind; /* registry name, "accel" ... */
+    bool simulated;   /* false: the plant leaves it idle (VisionSensor), no reading */
+    uint32_t nvalues; /* doubles in the reading (0 when not simulated) */
+    uint32_t group;   /* values per group: 3 for vectors, 1 for a range scan */
+    const char *unit; /* per group, comma separated: "m/s2", "N,Nm", "m" */
+    double param[4];  /* kind-defined, see the kind's file (range: first ray angle rad, step
+                       * rad, minDistance m, maxDistance m); unused ones 0 */
+};
+
+/* Any thread, no allocation. The layout of a model sensor's reading. */
+void hs_sensor_layout(const struct hs_sensor *sensor, struct hs_sensor_layout *ret_layout);
+/* Any thread. Writes the name of value i of that sensor's reading ("x", "fz", "r12"), used as
+ * CSV column suffix and recording field name. */
+void hs_sensor_value_name(const struct hs_sensor *sensor, uint32_t i, char *buf, size_t size);
 
 struct hs_plant_joint_counters {
     bool stale;                   /* the safe behaviour is active now */
@@ -139,6 +173,10 @@ int hs_plant_find_joint_id(const struct hs_plant *plant, int32_t joint_id); /* j
 const struct hs_joint_reading *hs_plant_joint_reading(const struct hs_plant *plant, uint32_t j);
 const struct hs_sensor_reading *hs_plant_sensor_reading(const struct hs_plant *plant,
                                                         uint32_t sensor);
+/* The published reading as hs_sensor_layout describes it (nvalues doubles): for the small kinds
+ * the v[] of hs_plant_sensor_reading (so a scenario's edit shows), for a range sensor its scan.
+ * Stable for the plant's life. */
+const double *hs_plant_sensor_values(const struct hs_plant *plant, uint32_t sensor);
 /* RT-safe: the published readings, writable, for the bench's scenario stage between
  * hs_plant_update_sensors and the outputs (a sensor fault). The next update overwrites them
  * from the plant's own state, so an edit lasts one tick and never feeds back into the model. */

@@ -7,7 +7,10 @@
  *   offset 0               struct hs_shm_header (magic, ABI version, sizes, offsets, control)
  *   header.names_offset    struct hs_shm_name[name_count]: joints, then sensors
  *   header.state_offset    struct hs_shm_state_head, then joint, IMU and F/T states
+ *   header.readings_offset struct hs_shm_readings_head, then the reading descriptors, stamps
+ *                          and values of every sensor, of any kind (ABI 1.3; 0: absent)
  *   header.command_offset  struct hs_shm_command_head, then struct hs_shm_joint_command[]
+ * (readers locate every section by its offset, never by the order above)
  *
  * Access marks per field: rt = the server's tick thread, client = local controllers.
  * Only the words marked _Atomic (and the seqlocked data, word by word) change after creation.
@@ -51,15 +54,28 @@
  *   1.1  creator_start;
  *   1.2  clock_mode, release_futex, release_waiting (lockstep). A client that predates them
  *        never releases a lockstep tick: such a server runs it at its lockstep timeout (on_timeout
- *        step), holds, or stops, as configured. */
-#define HS_SHM_ABI_MINOR 2u
+ *        step), holds, or stops, as configured.
+ *   1.3  readings_offset, readings_size: the generic readings section (below).
+ *
+ * Sensor kinds and the ABI. The IMU and F/T state arrays and their name-table entries are the
+ * 1.0 layout and stay as they are (old clients size the name table and the state section from
+ * their counts). Every sensor of every kind (hilsim/sensor_kinds.h: accel, gyro, force, range,
+ * and whatever is added later) is described in the readings section instead: a descriptor per
+ * sensor says its name, its kind's name, its unit, how many values it has and where they are,
+ * with four kind-defined parameters. So a new sensor kind is new descriptors with a new kind
+ * string, never a new field, kind number or section: no ABI change at all, not even a minor.
+ * The rule for readers: find sensors by name (and check the kind string if it matters), take
+ * value_count values from value_index, and ignore kinds you do not know. The section itself
+ * changes only under the rules above: new words come from its reserved space. */
+#define HS_SHM_ABI_MINOR 3u
 #define HS_SHM_PATH_PREFIX "/hilsim-" /* shm_open name: "/hilsim-<bench>" */
 #define HS_SHM_BENCH_MAX 64           /* bench name length limit, bytes, without NUL */
 #define HS_SHM_NAME_MAX 48            /* joint or sensor name, bytes, with NUL */
 #define HS_SHM_UNIT_MAX 16            /* unit string, bytes, with NUL */
 #define HS_SHM_JOINTS_MAX 1024
 #define HS_SHM_SENSORS_MAX 1024
-#define HS_SHM_ALIGN 64 /* sections start on cache lines */
+#define HS_SHM_READING_VALUES_MAX (1u << 20) /* values in the readings section, all sensors */
+#define HS_SHM_ALIGN 64                      /* sections start on cache lines */
 
 enum hs_shm_kind {
     HS_SHM_KIND_JOINT = 1, /* index into joint states/commands */
@@ -153,7 +169,12 @@ struct hs_shm_header {
     /* rt:w client:r  nonzero while the server waits in FUTEX_WAIT on release_futex: a client
      * that releases wakes it only then (as waiters, with roles swapped). */
     _Atomic uint32_t release_waiting;
-    uint8_t reserved2[64 - 28];
+    uint32_t reserved3;
+    /* The readings section (ABI 1.3; both 0 from older servers). Written once at create like
+     * the offsets above; they live in the control line only because that is where the header
+     * had reserved words left. */
+    uint64_t readings_offset, readings_size;
+    uint8_t reserved2[16];
 };
 
 /* Name table entry: how a client finds "RARM_ELBOW". */
@@ -197,6 +218,41 @@ struct hs_shm_ft_state {
     double torque_nm[3]; /* in the sensor frame */
 };
 
+/* Readings section head at readings_offset (ABI 1.3). Offsets are from readings_offset. */
+struct hs_shm_readings_head {
+    uint32_t count;        /* sensors described: struct hs_shm_reading_desc[count] */
+    uint32_t value_count;  /* doubles in the values array, all sensors together */
+    uint64_t desc_offset;  /* struct hs_shm_reading_desc[count] (written once at create) */
+    uint64_t stamp_offset; /* struct hs_shm_reading_stamp[count] (seqlocked, see below) */
+    uint64_t value_offset; /* double[value_count] (seqlocked) */
+    uint64_t reserved[4];
+};
+
+/* One sensor's reading, whatever its kind. */
+struct hs_shm_reading_desc {
+    char name[HS_SHM_NAME_MAX]; /* the model sensor's name, NUL-terminated */
+    char kind[16];              /* the kind's registry name: "accel", "gyro", "force", "range" */
+    char unit[HS_SHM_UNIT_MAX]; /* per group of values, comma separated: "m/s2", "N,Nm", "m" */
+    uint32_t value_count;       /* doubles in this reading */
+    uint32_t value_index;       /* index of its first value in the values array */
+    uint32_t group;             /* values per group (3: x y z vectors; 1: a range scan) */
+    uint32_t reserved;
+    /* Kind-defined (src/plant/sensors/sensor_<kind>.c), unused ones 0. range: first ray angle
+     * rad, angle step rad, minDistance m, maxDistance m (values: distances in m per ray, +inf
+     * nothing within maxDistance, -inf closer than minDistance). */
+    double param[4];
+};
+
+/* Per sensor, next to its values: when its current reading was taken. */
+struct hs_shm_reading_stamp {
+    uint64_t samples; /* readings taken so far: a change means a new sample (or scan) */
+    int64_t time_ns;  /* the server's tick time when it was taken, ns */
+};
+
+/* Stamps and values are published under the state head's seq, in the same write section as
+ * the state: a reader copies them between hs_shm_seq_read_begin(&state->seq) and
+ * hs_shm_seq_read_valid, as it copies the state. */
+
 /* Command head at command_offset. owner and heartbeat are outside the seqlock. */
 struct hs_shm_command_head {
     /* client:rw (CAS) rt:r  ((uint64_t)generation << 32) | pid; pid 0 = free. The generation
@@ -228,6 +284,12 @@ _Static_assert(offsetof(struct hs_shm_header, tick_futex) == 128, "control line"
 _Static_assert(offsetof(struct hs_shm_header, clock_mode) == 120, "clock mode in old reserved0");
 _Static_assert(offsetof(struct hs_shm_header, release_futex) == 140, "in old reserved1");
 _Static_assert(offsetof(struct hs_shm_header, release_waiting) == 152, "in old reserved2");
+_Static_assert(offsetof(struct hs_shm_header, readings_offset) == 160, "in old reserved2");
+_Static_assert(offsetof(struct hs_shm_header, readings_size) == 168, "in old reserved2");
+_Static_assert(sizeof(struct hs_shm_readings_head) == 64, "readings head layout");
+_Static_assert(sizeof(struct hs_shm_reading_desc) == 128, "reading descriptor layout");
+_Static_assert(offsetof(struct hs_shm_reading_desc, param) == 96, "reading params");
+_Static_assert(sizeof(struct hs_shm_reading_stamp) == 16, "reading stamp layout");
 _Static_assert(sizeof(struct hs_shm_name) == 72, "name layout");
 _Static_assert(sizeof(struct hs_shm_state_head) == 64, "state head layout");
 _Static_assert(sizeof(struct hs_shm_joint_state) == 40, "joint state layout");
@@ -307,6 +369,16 @@ static inline uint64_t hs_shm_state_bytes(uint32_t joints, uint32_t imus, uint32
     return sizeof(struct hs_shm_state_head) + (uint64_t)joints * sizeof(struct hs_shm_joint_state) +
            (uint64_t)imus * sizeof(struct hs_shm_imu_state) +
            (uint64_t)fts * sizeof(struct hs_shm_ft_state);
+}
+
+/* The readings section for count sensors with value_count values in all: head, descriptors,
+ * stamps, values (each part 8-byte aligned by construction). */
+static inline uint64_t hs_shm_readings_bytes(uint32_t count, uint32_t value_count)
+{
+    return sizeof(struct hs_shm_readings_head) +
+           (uint64_t)count *
+               (sizeof(struct hs_shm_reading_desc) + sizeof(struct hs_shm_reading_stamp)) +
+           (uint64_t)value_count * sizeof(double);
 }
 
 static inline uint64_t hs_shm_command_bytes(uint32_t joints)

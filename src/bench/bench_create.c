@@ -107,8 +107,11 @@ static int build_tables(struct hs_bench *b)
         if (!b->plants[i])
             continue;
         nj += hs_plant_joint_count(b->plants[i]);
-        for (uint32_t s = 0; s < b->models[i]->nsensors; s++)
-            ns += b->models[i]->sensors[s].type <= HS_SENSOR_FORCE;
+        for (uint32_t s = 0; s < b->models[i]->nsensors; s++) {
+            struct hs_sensor_layout lay;
+            hs_sensor_layout(&b->models[i]->sensors[s], &lay);
+            ns += lay.simulated;
+        }
     }
     b->joints = calloc(nj ? nj : 1, sizeof *b->joints);
     b->sensors = calloc(ns ? ns : 1, sizeof *b->sensors);
@@ -136,15 +139,19 @@ static int build_tables(struct hs_bench *b)
                 .kd = g->kd,
             };
         }
-        for (uint32_t s = 0; s < m->nsensors; s++)
-            if (m->sensors[s].type <= HS_SENSOR_FORCE)
-                b->sensors[b->nsensors++] = (struct hs_bench_sensor){
-                    .name = m->sensors[s].name,
-                    .type = m->sensors[s].type,
-                    .body = i,
-                    .model_sensor = s,
-                    .plant = p,
-                };
+        for (uint32_t s = 0; s < m->nsensors; s++) {
+            struct hs_bench_sensor bs = {
+                .name = m->sensors[s].name,
+                .type = m->sensors[s].type,
+                .body = i,
+                .model_sensor = s,
+                .plant = p,
+                .values = hs_plant_sensor_values(p, s),
+            };
+            hs_sensor_layout(&m->sensors[s], &bs.layout);
+            if (bs.layout.simulated)
+                b->sensors[b->nsensors++] = bs;
+        }
     }
     b->trajectory_joint = -1;
     if (b->cfg->controller.type == HS_CFG_CONTROLLER_TRAJECTORY)

@@ -284,6 +284,16 @@ int hs_bench_find_joint(const struct hs_bench *b, const char *name)
     return -ENOENT;
 }
 
+int hs_bench_find_sensor(const struct hs_bench *b, const char *name, enum hs_sensor_type type)
+{
+    if (!name || !name[0])
+        return -ENOENT;
+    for (uint32_t i = 0; i < b->nsensors; i++)
+        if (b->sensors[i].type == type && !strcmp(b->sensors[i].name, name))
+            return (int)i;
+    return -ENOENT;
+}
+
 uint32_t hs_bench_sensor_count(const struct hs_bench *b)
 {
     return b->nsensors;

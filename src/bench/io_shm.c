@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,6 +32,12 @@ struct shm_imu {
 
 static const struct hs_sensor_reading zero_reading;
 
+struct shm_reading {
+    const struct hs_sensor_reading *src; /* samples and time */
+    const double *values;                /* the layout's values */
+    uint32_t nvalues, value_index;
+};
+
 struct hs_bench_shm {
     struct hs_shm_server *srv;
     uint32_t njoints;
@@ -40,6 +47,9 @@ struct hs_bench_shm {
     struct shm_imu *imus;
     uint32_t nfts;
     const struct hs_sensor_reading **ft_src;
+    /* The readings section: every bench sensor, as its kind's layout says (shm_abi.h). */
+    uint32_t nreadings;
+    struct shm_reading *readings;
     uint64_t tick_offset, last_tick; /* published tick = loop tick + 1 + tick_offset, increasing */
     bool sync_events; /* rt.clock sync with source shm: a new command is the clock's event */
     /* The server's clock: now_ns + time_offset, kept increasing. The runner's warm-up ticks
@@ -234,6 +244,13 @@ static void publish(struct hs_bench_shm *s, struct hs_bench *b, uint64_t tick, i
         copy3(ft[k].force_n, s->ft_src[k]->value);
         copy3(ft[k].torque_nm, s->ft_src[k]->torque);
     }
+    struct hs_shm_reading_stamp *stamp = hs_shm_server_reading_stamps(s->srv);
+    double *values = hs_shm_server_reading_values(s->srv);
+    for (uint32_t k = 0; k < s->nreadings; k++) {
+        const struct shm_reading *sr = &s->readings[k];
+        stamp[k] = (struct hs_shm_reading_stamp){sr->src->samples, sr->src->time_ns};
+        memcpy(values + sr->value_index, sr->values, sr->nvalues * sizeof *values);
+    }
     /* Warm-up ticks and the loop both count from 0: keep the published number increasing. */
     uint64_t t = tick + 1 + s->tick_offset;
     if (t <= s->last_tick) {
@@ -275,6 +292,7 @@ static void shm_destroy(void *ctx)
     free(s->joint_src);
     free(s->imus);
     free(s->ft_src);
+    free(s->readings);
     free(s);
 }
 
@@ -306,18 +324,6 @@ static const struct hs_bench_io_ops shm_ops_free = {
 
 /* ---- attach ---- */
 
-static int find_sensor(const struct hs_bench *b, const char *name, enum hs_sensor_type type)
-{
-    if (!name[0])
-        return -1;
-    for (uint32_t i = 0; i < hs_bench_sensor_count(b); i++) {
-        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
-        if (bs->type == type && !strcmp(bs->name, name))
-            return (int)i;
-    }
-    return -1;
-}
-
 static int32_t sensor_link(const struct hs_bench *b, uint32_t i)
 {
     const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
@@ -333,8 +339,9 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
     if (cfg->sensors.nimus > 0) {
         for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
             const struct hs_cfg_imu *ci = &cfg->sensors.imus[k];
-            imus[n] = (struct shm_imu){.accel = find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
-                                       .gyro = find_sensor(b, ci->gyro, HS_SENSOR_GYRO)};
+            int a = hs_bench_find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
+                g = hs_bench_find_sensor(b, ci->gyro, HS_SENSOR_GYRO);
+            imus[n] = (struct shm_imu){.accel = a < 0 ? -1 : a, .gyro = g < 0 ? -1 : g};
             descs[n++] = (struct hs_shm_sensor_desc){ci->name, HS_SHM_KIND_IMU};
         }
         return n;
@@ -458,7 +465,32 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
             sd[nsd++] = (struct hs_shm_sensor_desc){bs->name, HS_SHM_KIND_FORCE};
         }
     }
+    struct hs_shm_reading_desc *rd = calloc(ns ? ns : 1, sizeof *rd);
+    s->readings = calloc(ns ? ns : 1, sizeof *s->readings);
+    if (!rd || !s->readings) {
+        free(rd);
+        goto nomem;
+    }
+    uint32_t vi = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        struct hs_shm_reading_desc *rdesc = &rd[i];
+        snprintf(rdesc->name, sizeof rdesc->name, "%s", bs->name);
+        snprintf(rdesc->kind, sizeof rdesc->kind, "%s", bs->layout.kind);
+        snprintf(rdesc->unit, sizeof rdesc->unit, "%s", bs->layout.unit);
+        rdesc->value_count = bs->layout.nvalues;
+        rdesc->group = bs->layout.group;
+        memcpy(rdesc->param, bs->layout.param, sizeof rdesc->param);
+        s->readings[i] = (struct shm_reading){.src = hs_bench_sensor_reading(b, i),
+                                              .values = bs->values,
+                                              .nvalues = bs->layout.nvalues,
+                                              .value_index = vi};
+        vi += bs->layout.nvalues;
+    }
+    s->nreadings = ns;
     struct hs_shm_layout layout = {
+        .readings = rd,
+        .reading_count = ns,
         .joints = jd,
         .joint_count = nj,
         .sensors = sd,
@@ -472,6 +504,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     };
     r = hs_shm_server_create(cfg->bench.name, &layout, cfg->shm.group[0] ? cfg->shm.group : NULL,
                              (mode_t)cfg->shm.mode, &s->srv, d);
+    free(rd);
     if (r < 0)
         goto fail;
     s->sync_events =

@@ -16,13 +16,15 @@ void hs__sim_csv_header(FILE *out, struct hs_bench *b)
             const char *n = cfg->models[m].name;
             fprintf(out, ",%s.x,%s.y,%s.z,%s.qw,%s.qx,%s.qy,%s.qz", n, n, n, n, n, n, n);
         }
+    /* Sensor columns as each kind's ops name its values (plant.h, hs_sensor_value_name). */
     for (uint32_t s = 0; s < hs_bench_sensor_count(b); s++) {
         const struct hs_bench_sensor *bs = hs_bench_sensor(b, s);
-        if (bs->type == HS_SENSOR_FORCE)
-            fprintf(out, ",%s.fx,%s.fy,%s.fz,%s.tx,%s.ty,%s.tz", bs->name, bs->name, bs->name,
-                    bs->name, bs->name, bs->name);
-        else
-            fprintf(out, ",%s.x,%s.y,%s.z", bs->name, bs->name, bs->name);
+        const struct hs_sensor *ms = &hs_bench_model(b, bs->body)->sensors[bs->model_sensor];
+        for (uint32_t k = 0; k < bs->layout.nvalues; k++) {
+            char field[16];
+            hs_sensor_value_name(ms, k, field, sizeof field);
+            fprintf(out, ",%s.%s", bs->name, field);
+        }
     }
     fprintf(out, "\n");
 }
@@ -46,10 +48,9 @@ void hs__sim_csv_row(FILE *out, struct hs_bench *b, double t_s)
                     q[2], q[3]);
         }
     for (uint32_t s = 0; s < hs_bench_sensor_count(b); s++) {
-        const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, s);
-        fprintf(out, ",%.9g,%.9g,%.9g", r->value[0], r->value[1], r->value[2]);
-        if (hs_bench_sensor(b, s)->type == HS_SENSOR_FORCE)
-            fprintf(out, ",%.9g,%.9g,%.9g", r->torque[0], r->torque[1], r->torque[2]);
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, s);
+        for (uint32_t k = 0; k < bs->layout.nvalues; k++)
+            fprintf(out, ",%.9g", bs->values[k]);
     }
     fprintf(out, "\n");
 }

@@ -101,7 +101,8 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
     c->hdr = (struct hs_shm_header *)base;
     if ((r = hs__client_check_header(c->hdr, size, errbuf, errbuf_size)) < 0)
         goto fail;
-    if ((r = copy_names(c, errbuf, errbuf_size)) < 0)
+    if ((r = copy_names(c, errbuf, errbuf_size)) < 0 ||
+        (r = hs__client_copy_readings(c, errbuf, errbuf_size)) < 0)
         goto fail;
     c->joint_count = c->hdr->joint_count;
     c->imu_count = c->hdr->imu_count;
@@ -144,6 +145,8 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
 fail:
     if (c)
         free(c->names);
+    if (c)
+        free(c->readings);
     free(c);
     munmap(base, size);
     return r;
@@ -156,6 +159,7 @@ void hs_client_detach(struct hs_client *c)
     hs_client_release(c);
     munmap(c->base, c->size);
     free(c->names);
+    free(c->readings);
     free(c);
 }
 

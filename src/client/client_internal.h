@@ -18,6 +18,9 @@ struct hs_client {
     struct hs_shm_joint_command *shm_cmds;
     struct hs_shm_name *names; /* private copy of the name table */
     uint32_t name_count, joint_count, imu_count, ft_count;
+    struct hs_shm_reading_desc *readings; /* private copy of the readings descriptors */
+    uint32_t reading_count, reading_values;
+    const unsigned char *reading_data; /* stamps then values, in the segment */
 
     uint32_t last_futex; /* tick word at the last wait */
     uint64_t last_tick;  /* 64-bit tick matching last_futex */
@@ -45,5 +48,8 @@ int hs__client_check_header(const struct hs_shm_header *h, uint64_t file_size, c
 /* RT-safe. Formats into errbuf when it is non-NULL; returns err. */
 int hs__client_err(char *errbuf, size_t errbuf_size, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* init only: allocates. Copies and checks the readings section (none before ABI 1.3). */
+int hs__client_copy_readings(struct hs_client *c, char *errbuf, size_t errbuf_size);
 
 #endif

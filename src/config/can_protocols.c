@@ -25,6 +25,15 @@ const char *hs__cfg_node_joint(const struct hs_config *cfg, const struct hs_cfg_
     return p->joint_at ? p->joint_at(cfg, n, k, key, key_size) : NULL;
 }
 
+unsigned hs_config_can_node_replies(const struct hs_cfg_node *n,
+                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX])
+{
+    if ((unsigned)n->protocol >= HS_CFG_CAN_PROTOCOL_MAX ||
+        !hs__can_proto_cfgs[n->protocol]->replies)
+        return 0;
+    return hs__can_proto_cfgs[n->protocol]->replies(n, out);
+}
+
 unsigned hs_config_can_node_claims(const struct hs_cfg_node *n,
                                    struct hs_cfg_can_claim out[HS_CFG_CAN_CLAIMS_MAX])
 {

@@ -30,6 +30,9 @@ struct hs__can_proto_cfg {
     /* The IDs the node owns on its bus, known from the config alone (kernel filters and the
      * clash check). Returns how many (<= HS_CFG_CAN_CLAIMS_MAX); 0: none known here. */
     unsigned (*claims)(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out);
+    /* Optional: the IDs the node's own frames (replies, cyclic, reports) go out on, from the
+     * config alone, for CAN faults on what it says. NULL: not known here. */
+    unsigned (*replies)(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out);
     /* Multi-joint protocols: the k-th joint the node drives (NULL past the end), and the path
      * of the key that names it for messages. */
     const char *(*joint_at)(const struct hs_config *cfg, const struct hs_cfg_node *n, uint32_t k,

@@ -77,21 +77,19 @@ static int check_joint(const struct mctx *m, const char *what, const char *joint
     return 0;
 }
 
-static const struct hs_sensor *find_sensor(const struct mctx *m, const char *name,
-                                           enum hs_sensor_type type)
+/* Whether any robot model has that sensor (hs_model_find_sensor per model). */
+static bool any_sensor(const struct mctx *m, const char *name, enum hs_sensor_type type)
 {
     for (uint32_t i = 0; i < m->nmodels; i++)
-        for (uint32_t s = 0; s < m->models[i]->nsensors; s++)
-            if (m->models[i]->sensors[s].type == type &&
-                !strcmp(m->models[i]->sensors[s].name, name))
-                return &m->models[i]->sensors[s];
-    return NULL;
+        if (hs_model_find_sensor(m->models[i], name, type) >= 0)
+            return true;
+    return false;
 }
 
 static int check_sensor(const struct mctx *m, const char *what, const char *name,
                         enum hs_sensor_type type, struct hs_cfg_src src)
 {
-    if (!name[0] || find_sensor(m, name, type))
+    if (!name[0] || any_sensor(m, name, type))
         return 0;
     return err(m, src, "%s: no %s sensor '%s' in the models", what, sensor_type_word(type), name);
 }
@@ -197,7 +195,7 @@ static int check_bindings(const struct mctx *m)
         }
         if (accel || gyro)
             return err(m, b->src, "%s: '%s' is not an IMU in sensors.imu", what, b->ref.name);
-        if (!find_sensor(m, b->ref.name, HS_SENSOR_FORCE))
+        if (!any_sensor(m, b->ref.name, HS_SENSOR_FORCE))
             return err(m, b->src, "%s: no force sensor '%s' in the models", what, b->ref.name);
     }
     return 0;

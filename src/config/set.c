@@ -87,6 +87,39 @@ static int value_node(yaml_document_t *doc, const char *text, uint32_t set, cons
     return r ? r : hs_diag_set(d, -ENOMEM, "--set", 0, 0, "%s: out of memory", arg);
 }
 
+/* A shallow copy of mapping or sequence id (its pairs or items refer to the same children), with
+ * its marks: a YAML alias (*name) makes several parents share one node, and a set must change
+ * the path it names only. Returns the copy's id, id itself for a scalar, 0 when out of memory. */
+static int unshare(yaml_document_t *doc, int id)
+{
+    yaml_node_t *n = node(doc, id);
+    yaml_mark_t start = n->start_mark, end = n->end_mark;
+    int c = 0;
+    if (n->type == YAML_MAPPING_NODE) {
+        ptrdiff_t len = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
+        c = yaml_document_add_mapping(doc, NULL, n->data.mapping.style);
+        for (ptrdiff_t i = 0; c && i < len; i++) {
+            yaml_node_pair_t p = node(doc, id)->data.mapping.pairs.start[i];
+            if (!yaml_document_append_mapping_pair(doc, c, p.key, p.value))
+                return 0;
+        }
+    } else if (n->type == YAML_SEQUENCE_NODE) {
+        ptrdiff_t len = n->data.sequence.items.top - n->data.sequence.items.start;
+        c = yaml_document_add_sequence(doc, NULL, n->data.sequence.style);
+        for (ptrdiff_t i = 0; c && i < len; i++)
+            if (!yaml_document_append_sequence_item(doc, c,
+                                                    node(doc, id)->data.sequence.items.start[i]))
+                return 0;
+    } else {
+        return id;
+    }
+    if (c) {
+        node(doc, c)->start_mark = start;
+        node(doc, c)->end_mark = end;
+    }
+    return c;
+}
+
 static int add_key(yaml_document_t *doc, const char *key, uint32_t set)
 {
     int k = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)key, (int)strlen(key),
@@ -106,7 +139,7 @@ static int apply_one(yaml_document_t *doc, const char *arg, uint32_t set, struct
         return hs_diag_set(d, -EINVAL, "--set", 0, 0,
                            "'%s': expected KEY=VALUE with a dotted key (physics.friction=0.3)",
                            arg);
-    /* "models[0].position" is "models.0.position" */
+    /* "models[0].pose" is "models.0.pose" */
     size_t o = 0;
     for (size_t i = 0; i < kl; i++)
         if (arg[i] == '[')
@@ -136,7 +169,11 @@ static int apply_one(yaml_document_t *doc, const char *arg, uint32_t set, struct
                 node(doc, cur)->data.sequence.items.start[i] = v;
                 return 0;
             }
-            cur = n->data.sequence.items.start[i];
+            int c = unshare(doc, n->data.sequence.items.start[i]);
+            if (!c)
+                return hs_diag_set(d, -ENOMEM, "--set", 0, 0, "out of memory");
+            node(doc, cur)->data.sequence.items.start[i] = c;
+            cur = c;
             continue;
         }
         if (n->type != YAML_MAPPING_NODE) {
@@ -167,7 +204,12 @@ static int apply_one(yaml_document_t *doc, const char *arg, uint32_t set, struct
                        : hs_diag_set(d, -ENOMEM, "--set", 0, 0, "out of memory");
         }
         if (hit) {
-            cur = hit->value;
+            ptrdiff_t at = hit - n->data.mapping.pairs.start;
+            int c = unshare(doc, hit->value);
+            if (!c)
+                return hs_diag_set(d, -ENOMEM, "--set", 0, 0, "out of memory");
+            node(doc, cur)->data.mapping.pairs.start[at].value = c;
+            cur = c;
             continue;
         }
         int k = add_key(doc, seg, set);

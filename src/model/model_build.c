@@ -216,16 +216,12 @@ int hs__build_visit(struct hs__builder *b, const struct hs__vnode *n, const stru
         return hs__build_segment(b, n, &c);
     if (strcmp(t, "ExtraJoint") == 0)
         return hs__build_extra_joint(b, n, &c);
-    if (strcmp(t, "AccelerationSensor") == 0)
-        return hs__build_sensor(b, n, HS_SENSOR_ACCEL, &c);
-    if (strcmp(t, "Gyro") == 0 || strcmp(t, "GyroSensor") == 0)
+    /* Sensor nodes by the registry (hilsim/sensor_kinds.h); "GyroSensor" is an old alias. */
+    for (int k = 0; k < HS_SENSOR_TYPE_MAX; k++)
+        if (strcmp(t, hs_sensor_type_node((enum hs_sensor_type)k)) == 0)
+            return hs__build_sensor(b, n, (enum hs_sensor_type)k, &c);
+    if (strcmp(t, "GyroSensor") == 0)
         return hs__build_sensor(b, n, HS_SENSOR_GYRO, &c);
-    if (strcmp(t, "ForceSensor") == 0)
-        return hs__build_sensor(b, n, HS_SENSOR_FORCE, &c);
-    if (strcmp(t, "VisionSensor") == 0)
-        return hs__build_sensor(b, n, HS_SENSOR_VISION, &c);
-    if (strcmp(t, "RangeSensor") == 0)
-        return hs__build_sensor(b, n, HS_SENSOR_RANGE, &c);
     if (strcmp(t, "Transform") == 0)
         return visit_transform(b, n, &c, "children");
     if (strcmp(t, "Group") == 0 || strcmp(t, "Collision") == 0 || strcmp(t, "Billboard") == 0 ||

@@ -401,9 +401,26 @@ const char *hs_joint_type_name(enum hs_joint_type t)
 
 const char *hs_sensor_type_name(enum hs_sensor_type t)
 {
-    static const char *const names[HS_SENSOR_TYPE_MAX] = {
-        [HS_SENSOR_ACCEL] = "accel",   [HS_SENSOR_GYRO] = "gyro",   [HS_SENSOR_FORCE] = "force",
-        [HS_SENSOR_VISION] = "vision", [HS_SENSOR_RANGE] = "range",
-    };
+#define HS_SENSOR_NAME(name, NAME, node) [HS_SENSOR_##NAME] = #name,
+    static const char *const names[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(HS_SENSOR_NAME)};
+#undef HS_SENSOR_NAME
     return (unsigned)t < HS_SENSOR_TYPE_MAX ? names[t] : "?";
+}
+
+const char *hs_sensor_type_node(enum hs_sensor_type t)
+{
+#define HS_SENSOR_NODE(name, NAME, node) [HS_SENSOR_##NAME] = node,
+    static const char *const nodes[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(HS_SENSOR_NODE)};
+#undef HS_SENSOR_NODE
+    return (unsigned)t < HS_SENSOR_TYPE_MAX ? nodes[t] : "?";
+}
+
+int hs_model_find_sensor(const struct hs_model *model, const char *name, enum hs_sensor_type type)
+{
+    if (!name || !name[0])
+        return -ENOENT;
+    for (uint32_t s = 0; s < model->nsensors; s++)
+        if (model->sensors[s].type == type && !strcmp(model->sensors[s].name, name))
+            return (int)s;
+    return -ENOENT;
 }

@@ -7,12 +7,6 @@
 
 #include "model_internal.h"
 
-static const char *const sensor_names[HS_SENSOR_TYPE_MAX] = {
-    [HS_SENSOR_ACCEL] = "AccelerationSensor", [HS_SENSOR_GYRO] = "Gyro",
-    [HS_SENSOR_FORCE] = "ForceSensor",        [HS_SENSOR_VISION] = "VisionSensor",
-    [HS_SENSOR_RANGE] = "RangeSensor",
-};
-
 static int read_type_fields(struct hs__builder *b, const struct hs__vnode *n,
                             const struct hs__venv *env, struct hs_sensor *s)
 {
@@ -44,7 +38,8 @@ static int read_type_fields(struct hs__builder *b, const struct hs__vnode *n,
         if ((r = hs__get_float(b, n, env, "scanAngle", 3.14159, &s->scan_angle)) < 0 ||
             (r = hs__get_float(b, n, env, "scanStep", 0.1, &s->scan_step)) < 0 ||
             (r = hs__get_float(b, n, env, "scanRate", 10, &s->scan_rate)) < 0 ||
-            (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0)
+            (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0 ||
+            (r = hs__get_float(b, n, env, "minDistance", 0, &s->min_distance)) < 0)
             return r;
         return 0;
     default:
@@ -58,7 +53,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     if (ctx->link < 0)
         return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "%s outside any Joint (expected it in a Joint's children)",
-                           sensor_names[type]);
+                           hs_sensor_type_node(type));
     struct hs_sensor s = {.type = type, .link = ctx->link};
     for (int i = 0; i < 3; i++)
         s.max[i] = s.max_torque[i] = -1;
@@ -71,7 +66,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     if ((r = hs__get_int(b, n, ctx->env, "sensorId", -1, &s.sensor_id)) < 0)
         return r;
     if (!s.name[0])
-        snprintf(s.name, sizeof s.name, "%s%d", sensor_names[type], s.sensor_id);
+        snprintf(s.name, sizeof s.name, "%s%d", hs_sensor_type_node(type), s.sensor_id);
     static const double zero[3] = {0, 0, 0};
     double t[3], rot[4];
     if ((r = hs__get_vec3(b, n, ctx->env, "translation", zero, t)) < 0 ||
@@ -86,7 +81,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     if (!hs__affine_is_rigid(&pose))
         return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "%s under a scaled Transform (expected a rigid sensor frame)",
-                           sensor_names[type]);
+                           hs_sensor_type_node(type));
     hs__affine_to_pose(&pose, &s.pose);
     if (hs__grow((void **)&b->sensors, &b->sensors_cap, b->nsensors + 1, sizeof s) < 0)
         return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");

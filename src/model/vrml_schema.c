@@ -170,6 +170,7 @@ static const struct hs__vschema_field s_range[] = {
     F("scanStep", SFFLOAT),
     F("scanRate", SFFLOAT),
     F("maxDistance", SFFLOAT),
+    F("minDistance", SFFLOAT), /* Choreonoid's addition */
 };
 #undef F
 

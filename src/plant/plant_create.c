@@ -61,28 +61,19 @@ static int init_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, uint32_t
 {
     const struct hs_sensor *ms = &pl->model->sensors[index];
     s->type = ms->type;
+    s->ops = hs__sensor_ops(ms->type);
     s->link = (uint32_t)ms->link;
     s->pose = ms->pose;
     s->p = *p;
     s->body = hs_world_ode_body(pl->world, pl->body, s->link);
+    s->values = s->reading.v;
+    s->nvalues = s->ops->simulated ? s->ops->nvalues(ms) : 0;
     for (int c = 0; c < 2; c++)
         hs_channel_init(&s->channel[c], &p->channel[c], seed, (uint64_t)index * 2 + (uint64_t)c);
-    if (s->type == HS_SENSOR_ACCEL || s->type == HS_SENSOR_GYRO) {
-        /* On a static link (a fixed root) the IMU is at rest: it feels gravity only. */
-        s->active = true;
-        if (s->body)
-            hs_imu_kin_reset(&s->kin, dBodyGetLinearVel(s->body), dBodyGetAngularVel(s->body));
-    } else if (s->type == HS_SENSOR_FORCE) {
-        s->joint = hs_world_ode_joint(pl->world, pl->body, s->link);
-        s->active = s->joint != NULL && s->body != NULL;
-        if (s->active) {
-            int j = hs_plant_find_joint(pl, s->link);
-            s->actuated = j >= 0 ? &pl->joints[j] : NULL;
-            s->feedback = &pl->feedback[s->link];
-            dJointSetFeedback(s->joint, s->feedback);
-        }
-    }
     s->last_sample_time_s = hs_world_time(pl->world);
+    int r = s->ops->init(pl, s);
+    if (r)
+        return r;
     return hs_delay_line_init(&s->delay, sizeof(struct hs_sensor_reading), p->delay_ticks,
                               &s->reading);
 }
@@ -165,9 +156,12 @@ void hs_plant_destroy(struct hs_plant *pl)
         hs_delay_line_free(&jt->reading_delay);
     }
     for (uint32_t s = 0; pl->sensors && s < pl->nsensors; s++) {
-        if (pl->sensors[s].feedback)
-            dJointSetFeedback(pl->sensors[s].joint, NULL);
-        hs_delay_line_free(&pl->sensors[s].delay);
+        struct hs__plant_sensor *ps = &pl->sensors[s];
+        if (ps->feedback)
+            dJointSetFeedback(ps->joint, NULL);
+        hs_delay_line_free(&ps->delay);
+        if (ps->ops && ps->ops->destroy)
+            ps->ops->destroy(ps);
     }
     free(pl->joints);
     free(pl->sensors);
@@ -214,6 +208,11 @@ const struct hs_joint_reading *hs_plant_joint_reading(const struct hs_plant *pl,
 const struct hs_sensor_reading *hs_plant_sensor_reading(const struct hs_plant *pl, uint32_t s)
 {
     return &pl->sensors[s].reading;
+}
+
+const double *hs_plant_sensor_values(const struct hs_plant *pl, uint32_t s)
+{
+    return pl->sensors[s].values;
 }
 
 struct hs_joint_reading *hs_plant_joint_reading_edit(struct hs_plant *pl, uint32_t j)

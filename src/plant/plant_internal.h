@@ -7,6 +7,7 @@
 #include "hilsim/delay_line.h"
 #include "hilsim/imu.h"
 #include "hilsim/plant.h"
+#include "sensor_ops.h"
 
 struct hs__plant_joint {
     uint32_t link;
@@ -27,7 +28,8 @@ struct hs__plant_joint {
 
 struct hs__plant_sensor {
     enum hs_sensor_type type;
-    bool active; /* accel, gyro, or force with an ODE joint on its link */
+    const struct hs__sensor_ops *ops; /* the kind's (sensor_ops.h) */
+    bool active; /* set by the kind's init: it samples (e.g. a force sensor with a joint) */
     uint32_t link;
     dBodyID body;
     dJointID joint;                         /* force sensors: the joint of the link */
@@ -41,6 +43,9 @@ struct hs__plant_sensor {
     double last_sample_time_s;
     struct hs_delay_line delay;
     struct hs_sensor_reading reading; /* published */
+    const double *values;             /* published values (hs_plant_sensor_values) */
+    uint32_t nvalues;
+    void *state; /* the kind's own, allocated by its init, freed by its destroy */
 };
 
 struct hs_plant {

@@ -1,8 +1,9 @@
-/* The per-tick sensing path: joints and encoders, IMUs, force-torque sensors, each through its
- * error model and delay line. RT-safe: no allocation, O(joints + sensors). */
+/* The per-tick sensing path: joints and encoders, then every active sensor through its kind's
+ * update op (src/plant/sensors/, one file per kind of hilsim/sensor_kinds.h), with the steps
+ * the kinds share: the sensor frame, the IMU kinematics, the error model and the delay line.
+ * RT-safe: no allocation; O(joints + sensors) plus what each kind bounds per tick. */
 #include <string.h>
 
-#include "hilsim/ft_sensor.h"
 #include "plant_internal.h"
 #include "hilsim/pose.h"
 
@@ -48,9 +49,8 @@ static void update_joint(struct hs_plant *pl, struct hs__plant_joint *j, int64_t
     j->reading = *(const struct hs_joint_reading *)hs_delay_line_push(&j->reading_delay, &r);
 }
 
-/* Sensor frame in the world and the sensor origin, from the link's pose. */
-static void sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, double R_ws[9],
-                         double p_ws[3])
+void hs__plant_sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, double R_ws[9],
+                            double p_ws[3])
 {
     struct hs_pose link;
     hs_world_link_pose(pl->world, pl->body, s->link, &link);
@@ -58,10 +58,21 @@ static void sensor_frame(struct hs_plant *pl, const struct hs__plant_sensor *s, 
     hs_pose_apply(&link, s->pose.p, p_ws);
 }
 
-static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, double ret[3])
+int hs__plant_imu_init(struct hs_plant *pl, struct hs__plant_sensor *s)
+{
+    (void)pl;
+    /* On a static link (a fixed root) the IMU is at rest: it feels gravity only. */
+    s->active = true;
+    if (s->body)
+        hs_imu_kin_reset(&s->kin, dBodyGetLinearVel(s->body), dBodyGetAngularVel(s->body));
+    return 0;
+}
+
+void hs__plant_imu_sample(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, bool gyro,
+                          double ret[3])
 {
     double R[9], p[3], a_com[3] = {0}, alpha[3] = {0}, r[3], wv[3] = {0}, c[3];
-    sensor_frame(pl, s, R, p);
+    hs__plant_sensor_frame(pl, s, R, p);
     memcpy(c, p, sizeof c); /* a static link (fixed root): at rest, r = 0 */
     if (s->body) {
         const dReal *w = dBodyGetAngularVel(s->body), *cb = dBodyGetPosition(s->body);
@@ -69,7 +80,7 @@ static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double d
         for (int k = 0; k < 3; k++)
             wv[k] = w[k], c[k] = cb[k];
     }
-    if (s->type == HS_SENSOR_GYRO) {
+    if (gyro) {
         hs_imu_angular_rate(wv, R, ret);
         return;
     }
@@ -78,71 +89,32 @@ static void sample_imu(struct hs_plant *pl, struct hs__plant_sensor *s, double d
     hs_imu_specific_force(a_com, alpha, wv, r, hs_world_params(pl->world)->gravity, R, ret);
 }
 
-static void sample_ft(struct hs_plant *pl, struct hs__plant_sensor *s, double ret_f[3],
-                      double ret_t[3])
+void hs__plant_sensor_hold(struct hs__plant_sensor *s, const double v[3], const double t[3],
+                           const struct hs__sense_tick *tk)
 {
-    double R[9], p[3], f[3], t[3];
-    const dJointFeedback *fb = s->feedback;
-    /* The world attaches each joint as (link, parent), so the link's side is body 1; read the
-     * other side if that ever changes. */
-    bool link_is_1 = dJointGetBody(s->joint, 0) == s->body;
-    for (int k = 0; k < 3; k++) {
-        f[k] = link_is_1 ? fb->f1[k] : fb->f2[k];
-        t[k] = link_is_1 ? fb->t1[k] : fb->t2[k];
-    }
-    /* The actuator's explicit effort (dJointAddHingeTorque / AddSliderForce, applied as body
-     * forces) passes through the joint too, but ODE's feedback holds only constraint rows:
-     * add it, or an ankle sensor would miss the ankle torque. It acts +axis on body 1. */
-    if (s->actuated) {
-        const struct hs__plant_joint *j = s->actuated;
-        double e = link_is_1 ? j->out.effort : -j->out.effort;
-        dVector3 axis;
-        if (j->type == HS_JOINT_ROTATE) {
-            dJointGetHingeAxis(j->joint, axis);
-            for (int k = 0; k < 3; k++)
-                t[k] += e * axis[k];
-        } else {
-            dJointGetSliderAxis(j->joint, axis);
-            for (int k = 0; k < 3; k++)
-                f[k] += e * axis[k];
-        }
-    }
-    const dReal *c = dBodyGetPosition(s->body);
-    double cv[3] = {c[0], c[1], c[2]};
-    sensor_frame(pl, s, R, p);
-    hs_ft_from_joint_wrench(f, t, cv, p, R, ret_f, ret_t);
+    double sample_dt = tk->now_s - s->last_sample_time_s;
+    s->last_sample_time_s = tk->now_s;
+    hs_channel_apply(&s->channel[0], v, sample_dt, s->held.value);
+    if (t)
+        hs_channel_apply(&s->channel[1], t, sample_dt, s->held.torque);
+    s->held.samples++;
+    s->held.time_ns = tk->now_ns;
 }
 
-static void update_sensor(struct hs_plant *pl, struct hs__plant_sensor *s, int64_t now_ns,
-                          double now_s, double dt_s, uint64_t tick)
+void hs__plant_sensor_publish(struct hs__plant_sensor *s)
 {
-    double v[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-    /* Kinematic differences run every tick so a slow output rate still sees tick-exact
-     * accelerations; only the output is decimated. */
-    if (s->type == HS_SENSOR_ACCEL || s->type == HS_SENSOR_GYRO)
-        sample_imu(pl, s, dt_s, v);
-    if (tick % s->p.rate_divider == 0) {
-        if (s->type == HS_SENSOR_FORCE)
-            sample_ft(pl, s, v, t);
-        double sample_dt = now_s - s->last_sample_time_s;
-        s->last_sample_time_s = now_s;
-        hs_channel_apply(&s->channel[0], v, sample_dt, s->held.value);
-        if (s->type == HS_SENSOR_FORCE)
-            hs_channel_apply(&s->channel[1], t, sample_dt, s->held.torque);
-        s->held.samples++;
-        s->held.time_ns = now_ns;
-    }
     s->reading = *(const struct hs_sensor_reading *)hs_delay_line_push(&s->delay, &s->held);
 }
 
 void hs_plant_update_sensors(struct hs_plant *pl, int64_t now_ns, uint64_t tick)
 {
     double now_s = hs_world_time(pl->world);
-    double dt_s = now_s - pl->last_update_time_s;
+    struct hs__sense_tick t = {
+        .now_ns = now_ns, .now_s = now_s, .dt_s = now_s - pl->last_update_time_s, .tick = tick};
     pl->last_update_time_s = now_s;
     for (uint32_t i = 0; i < pl->njoints; i++)
         update_joint(pl, &pl->joints[i], now_ns);
     for (uint32_t i = 0; i < pl->nsensors; i++)
         if (pl->sensors[i].active)
-            update_sensor(pl, &pl->sensors[i], now_ns, now_s, dt_s, tick);
+            pl->sensors[i].ops->update(pl, &pl->sensors[i], &t);
 }

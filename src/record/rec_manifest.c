@@ -56,8 +56,6 @@ static json_t *file_entry(const char *path)
 
 static json_t *signals(const struct hs_recorder *rec)
 {
-    static const char *const stypes[] = {
-        [HS_SENSOR_ACCEL] = "accel", [HS_SENSOR_GYRO] = "gyro", [HS_SENSOR_FORCE] = "force"};
     json_t *s = json_object();
     json_t *j = json_array(), *se = json_array(), *b = json_array();
     for (uint32_t i = 0; i < rec->njoints; i++)
@@ -66,8 +64,7 @@ static json_t *signals(const struct hs_recorder *rec)
         const struct hs_bench_sensor *bs = hs_bench_sensor(rec->bench, i);
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(bs->name));
-        unsigned t = (unsigned)bs->type;
-        json_object_set_new(o, "type", json_string(t < 3 && stypes[t] ? stypes[t] : "other"));
+        json_object_set_new(o, "type", json_string(bs->layout.kind));
         json_array_append_new(se, o);
     }
     for (uint32_t i = 0; i < rec->nbodies; i++)

@@ -330,11 +330,11 @@ static int checkpoint_sets(const struct hs_recording *rec, const struct hs_repla
             ax = pose[4] / s, ay = pose[5] / s, az = pose[6] / s;
         else
             angle = 0;
-        r = sets_add(ret, "models.%u.position=[%.17g, %.17g, %.17g]", bodies[i], pose[0], pose[1],
-                     pose[2]);
+        r = sets_add(ret, "models.%u.pose.position=[%.17g, %.17g, %.17g]", bodies[i], pose[0],
+                     pose[1], pose[2]);
         if (r == 0)
-            r = sets_add(ret, "models.%u.rotation=[%.17g, %.17g, %.17g, %.17g]", bodies[i], ax, ay,
-                         az, angle);
+            r = sets_add(ret, "models.%u.pose.rotation=[%.17g, %.17g, %.17g, %.17g]", bodies[i], ax,
+                         ay, az, angle);
         if (r == 0) /* where it was, not dropped onto the scenery again */
             r = sets_add(ret, "models.%u.rest_on_static=false", bodies[i]);
     }

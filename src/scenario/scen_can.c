@@ -1,15 +1,13 @@
-/* CAN faults of a scenario: each can_fault step becomes one or two rules of a fault filter on
- * its bus (drivers/can/can_fault_filter.c), switched on and off with the step. The frames a
- * node owns come from its protocol: MIT commands carry the node id as CAN ID and its replies
- * carry it in data[0] of the master's ID; every protocol's node claims its IDs
- * (hs_config_can_node_claims), in both directions. */
+/* CAN faults of a scenario: each can_fault step becomes rules of a fault filter on its bus
+ * (drivers/can/can_fault_filter.c), switched on and off with the step. The frames of a node come
+ * from its protocol's registry entries: what it hears (hs_config_can_node_claims) and what it
+ * sends (hs_config_can_node_replies; MIT replies carry the node id in data[0] of the master's
+ * ID). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
-#include "../../drivers/can/mit/mit_config.h"
 #include "hilsim/can_fault.h"
-#include "mit/mit_config.h"
 #include "scen_internal.h"
 
 static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
@@ -102,7 +100,7 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
                     : sp->can_dir == HS__CD_RX    ? HS_CAN_FAULT_RX
                     : sp->can_dir == HS__CD_TX    ? HS_CAN_FAULT_TX
                                                   : HS_CAN_FAULT_RX | HS_CAN_FAULT_TX;
-    struct hs_can_fault_rule rules[HS_CFG_CAN_CLAIMS_MAX + 1];
+    struct hs_can_fault_rule rules[2 * HS_CFG_CAN_CLAIMS_MAX];
     int n = 0;
     if (sp->can_id >= 0) {
         rule.id = (uint32_t)sp->can_id;
@@ -110,27 +108,37 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
         rule.direction = dirs;
         rules[n++] = rule;
     } else {
-        /* What the node hears: the IDs its protocol claims (the registry's, one rule each).
-         * What it says: ODrive answers within its claimed range; MIT answers on the master's
-         * ID with the node ID in data[0]; other protocols' replies are told by their frame ID. */
+        /* What the node hears: the IDs its protocol claims; what it says: the IDs its own
+         * frames go out on (both from the protocol registry, one rule each, one rule for an ID
+         * both ways). An MIT node's replies share the master's ID: data[0] is the node. */
         struct hs_cfg_can_claim cl[HS_CFG_CAN_CLAIMS_MAX];
-        unsigned nc = hs_config_can_node_claims(node, cl);
-        if (nc == 0)
+        unsigned nc = (dirs & HS_CAN_FAULT_RX) ? hs_config_can_node_claims(node, cl) : 0;
+        if ((dirs & HS_CAN_FAULT_RX) && nc == 0)
             return ERR("steps[%ld].can_fault: node %s claims no IDs of its own (a DBC node): "
                        "give the frame's id",
                        idx, node->name);
-        bool tx_in_claims = node->protocol == HS_CFG_PROTO_ODRIVE;
-        if ((dirs & HS_CAN_FAULT_TX) && !tx_in_claims && node->protocol != HS_CFG_PROTO_MIT)
-            return ERR("steps[%ld].can_fault: node %s's replies are not told by its claimed IDs: "
-                       "give the reply frame's id for a tx fault",
-                       idx, node->name);
-        unsigned cdirs = dirs & (tx_in_claims ? ~0u : ~(unsigned)HS_CAN_FAULT_TX);
-        for (unsigned k = 0; cdirs && k < nc; k++) {
-            rule.id = cl[k].id & cl[k].mask, rule.mask = cl[k].mask, rule.direction = cdirs;
+        for (unsigned k = 0; k < nc; k++) {
+            rule.id = cl[k].id & cl[k].mask, rule.mask = cl[k].mask;
+            rule.direction = HS_CAN_FAULT_RX;
             rules[n++] = rule;
         }
-        if (node->protocol == HS_CFG_PROTO_MIT && (dirs & HS_CAN_FAULT_TX)) {
-            rule.id = hs_cfg_mit(node)->reply_id, rule.mask = 0x7ff, rule.data0 = (int)node->id;
+        unsigned nr = (dirs & HS_CAN_FAULT_TX) ? hs_config_can_node_replies(node, cl) : 0;
+        if ((dirs & HS_CAN_FAULT_TX) && nr == 0)
+            return ERR("steps[%ld].can_fault: node %s's own frames are not known from the "
+                       "config (a DBC node): give the frame's id for a tx fault",
+                       idx, node->name);
+        int data0 = node->protocol == HS_CFG_PROTO_MIT ? (int)node->id : -1;
+        for (unsigned k = 0; k < nr; k++) {
+            uint32_t id = cl[k].id & cl[k].mask;
+            int both = -1;
+            for (int j = 0; j < n && both < 0; j++)
+                if (rules[j].id == id && rules[j].mask == cl[k].mask && data0 < 0)
+                    both = j;
+            if (both >= 0) {
+                rules[both].direction |= HS_CAN_FAULT_TX;
+                continue;
+            }
+            rule.id = id, rule.mask = cl[k].mask, rule.data0 = data0;
             rule.direction = HS_CAN_FAULT_TX;
             rules[n++] = rule;
         }

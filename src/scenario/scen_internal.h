@@ -216,7 +216,7 @@ struct hs__scen_step {
     double *path_t;      /* path_rows times, s from the step's start */
     double *path_q;      /* path_rows x path_njoints positions */
     int32_t *path_joint; /* bench joint per column */
-    uint32_t can_rule[HS_CFG_CAN_CLAIMS_MAX + 1], can_nrules;
+    uint32_t can_rule[2 * HS_CFG_CAN_CLAIMS_MAX], can_nrules;
     /* friction and material (scen_contact.c): the materials acted on, what was there before */
     int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
     double saved_mu[HS_WORLD_MATERIALS_MAX + 1];

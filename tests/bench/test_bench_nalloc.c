@@ -292,6 +292,42 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* Range sensors (tests/sensors/range_mast.wrl: six, one scanning five rays over 40 ticks)
+ * cast their rays against the scene every tick, and the shm module publishes every sensor's
+ * values in the readings section: neither may allocate or print. */
+static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    char yaml[1024], dir[4096];
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-range-%d}\n"
+             "models:\n"
+             "  - {name: mast, file: range_mast.wrl}\n"
+             "  - {name: scene, file: range_scene.wrl, static: true}\n"
+             "rt: {period_ns: 250000}\n"
+             "controller: {type: pd_hold, defaults: {kp: 10, kd: 1}}\n"
+             "shm: {enabled: true}\n",
+             (int)getpid());
+    const char *src = getenv("HS_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s/tests/sensors", src ? src : ".");
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "range.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    struct hs_bench_shm *shm;
+    if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
+        fail_msg("shm: %s", d.msg);
+    run_and_check(&p, "range sensors", 0);
+    int down = hs_bench_find_sensor(p.bench, "DOWN", HS_SENSOR_RANGE);
+    assert_true(down >= 0);
+    assert_true(fabs(hs_bench_sensor(p.bench, (uint32_t)down)->values[0] - 1.0) < 1e-9);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
 /* Contacts that grow after the warm-up: SR1, limp (no controller), starts 0.4 m above the
  * floor, so the warm-up at create sees no contact at all; inside the counted window it lands
  * and collapses onto the floor, touching it with far more points than a standing robot. ODE
@@ -924,6 +960,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sr1_falling_contacts_grow_without_alloc),
+        cmocka_unit_test(test_range_sensors_tick_without_alloc_or_stdio),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),

@@ -170,6 +170,22 @@ class CliRecordReplay(unittest.TestCase):
                    "--set", "physics.nope=1", check=2)
         self.assertIn("--set: physics.nope=1: physics: unknown key 'nope'", p.stderr)
 
+    def test_free_root_robot_replays_from_a_checkpoint(self):
+        # the standing biped (a free root), rotation set on the command line: the replay of
+        # its last two segments places the root at its recorded pose (velocity zero, as it
+        # stands) and stays within 5e-3 rad on every joint
+        rec = os.path.join(self.tmp, "biped")
+        hilsim("run", os.path.join(SRC, "config", "biped-stand.yaml"), "--no-rt", "--duration",
+               "1.5", "--record", rec, "--set", "record.rotate_mib=0.2", "--set",
+               "record.keep_segments=2", check=0)
+        p = hilsim("replay", rec)
+        # (the accelerometers differentiate velocity: their first tick after it is off, and
+        # the replay says DIVERGED, exit 4)
+        self.assertIn(p.returncode, (0, 4), p.stderr)
+        self.assertIn("started from the first kept state", p.stdout)
+        err = float(re.search(r"max \|q error\| (\S+)", p.stdout).group(1))
+        self.assertLess(err, 5e-3)
+
     def test_csv_and_plot(self):
         out, svg = os.path.join(self.tmp, "r.csv"), os.path.join(self.tmp, "r.svg")
         hilsim("replay", self.rec, "--out", out, "--plot", svg, "--signal", "SHOULDER.q",
@@ -322,8 +338,9 @@ class LockstepShm(unittest.TestCase):
                                        rf"the first kept state, tick {first['first_tick']}")
             err = float(re.search(r"max \|q error\| (\S+)", p.stdout).group(1))
             self.assertLess(err, 1e-3)
+            # a 0.1 MiB segment holds about 180 ticks here (state, two commands)
             n = int(re.search(r"replayed (\d+) ticks", p.stdout).group(1))
-            self.assertGreater(n, 300)
+            self.assertGreater(n, 150)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

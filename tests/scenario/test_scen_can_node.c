@@ -185,11 +185,13 @@ static void test_robstride_temperature_and_fault_word(void **state)
              "steps:\n"
              "  - {at_s: 0, thermal: {joint: SHOULDER, ambient_c: 31.23, r_winding_ohm: 50,\n"
              "     c_winding_j_per_k: 0.05}}\n"
+             "  - {name: gone, at_s: 0.05, duration_s: 0.05, can_fault: {node: shoulder,\n"
+             "     kind: silent}}\n"
              "  - {name: hot, at_s: 0.2, node_fault: {node: shoulder, code: 0x1}}\n"
              "  - {at_s: 0.25, expect: {kind: node_state, node: shoulder, state: fault}}\n");
     rig_before_scenario = NULL;
     const struct hs_rs_limits *lim = hs_rs_model_limits(HS_RS_MODEL_CYBERGEAR);
-    int feedback = 0, bad_temp = 0, bad_fault = 0, reports = 0, report_tick = -1;
+    int feedback = 0, bad_temp = 0, bad_fault = 0, reports = 0, report_tick = -1, silent_bad = 0;
     double temp_prev = NAN, temp_max = 0;
     uint32_t report_word = 0;
     while (!hs_scenario_done(r.scen)) {
@@ -207,6 +209,9 @@ static void test_robstride_temperature_and_fault_word(void **state)
             uint32_t id = in.can_id & CAN_EFF_MASK;
             if (hs_rs_id_type(id) == HS_RS_FEEDBACK) {
                 feedback++;
+                /* silent from tick 50's commands stage to tick 100's: the node hears no
+                 * command of ticks 51..100 and says nothing in ticks 50..99 */
+                silent_bad += k >= 50 && k <= 100;
                 unsigned t10 = (unsigned)in.data[6] << 8 | in.data[7];
                 long want = k == 0 ? 250 : lround(temp_prev * 10);
                 bad_temp += (long)t10 != want;
@@ -228,7 +233,13 @@ static void test_robstride_temperature_and_fault_word(void **state)
     print_message("Robstride: %d feedback frames, %d with a wrong temperature (winding up to "
                   "%.2f °C), %d with wrong fault bits; %d fault report(s), word 0x%x at tick %d\n",
                   feedback, bad_temp, temp_max, bad_fault, reports, report_word, report_tick);
-    assert_int_equal(feedback, 300);
+    print_message("Robstride silent: %d feedback frames in its window; %llu frames swallowed\n",
+                  silent_bad, (unsigned long long)hs_scenario_can_frames_acted(r.scen, 1));
+    assert_int_equal(silent_bad, 0);
+    /* 50 commands unheard (ticks 51..100), 1 reply swallowed (tick 50's command, answered in
+     * tick 50) and 249 answered: feedback for ticks 0..49 and 101..299 */
+    assert_int_equal(hs_scenario_can_frames_acted(r.scen, 1), 51);
+    assert_int_equal(feedback, 249);
     assert_int_equal(bad_temp, 0);
     assert_true(temp_max > 35);
     assert_int_equal(bad_fault, 0);

@@ -62,6 +62,15 @@ static unsigned cia402_claims(const struct hs_cfg_node *n, struct hs_cfg_can_cla
     return 4;
 }
 
+/* What the node sends, on the predefined connection set: EMCY 0x080, TPDOs 0x180-0x480, SDO
+ * responses 0x580 and the heartbeat 0x700, each + node-ID: every 11-bit ID whose low 7 bits
+ * are the node-ID (hilsim sends none of the others: NMT, SYNC, RPDOs, SDO requests). */
+static unsigned cia402_replies(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
+{
+    out[0] = (struct hs_cfg_can_claim){.id = n->id, .mask = 0x1FFFF87Fu, .ext = false};
+    return 1;
+}
+
 const struct hs__can_proto_cfg hs__can_cia402_cfg = {
     .section = &hs__can_cia402_section,
     .section_size = sizeof(struct hs_cfg_cia402),
@@ -71,4 +80,5 @@ const struct hs__can_proto_cfg hs__can_cia402_cfg = {
     .id_min = 1,
     .id_max = 127, /* CANopen node-IDs */
     .claims = cia402_claims,
+    .replies = cia402_replies,
 };

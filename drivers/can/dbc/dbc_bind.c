@@ -302,16 +302,6 @@ static int bind_err(struct hs_diag *d, const struct hs_config *cfg, const struct
                        "can.nodes[%u].dbc: %s '%s' is not in %s", node, what, name, file);
 }
 
-static int sensor_index(struct hs_bench *bench, const char *model_name, enum hs_sensor_type type)
-{
-    for (uint32_t i = 0; i < hs_bench_sensor_count(bench); i++) {
-        const struct hs_bench_sensor *s = hs_bench_sensor(bench, i);
-        if (s->type == type && !strcmp(s->name, model_name))
-            return (int)i;
-    }
-    return -ENOENT;
-}
-
 /* The bench sensor and component a sensor.<name>.<quantity> reference reads. */
 static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, struct from_sig *fs)
 {
@@ -322,12 +312,12 @@ static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, 
         bool accel = q <= HS_CFG_Q_ACCEL_Z;
         for (uint32_t i = 0; i < cfg->sensors.nimus; i++)
             if (!strcmp(cfg->sensors.imus[i].name, ref->name))
-                idx = sensor_index(bench,
-                                   accel ? cfg->sensors.imus[i].accel : cfg->sensors.imus[i].gyro,
-                                   accel ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO);
+                idx = hs_bench_find_sensor(
+                    bench, accel ? cfg->sensors.imus[i].accel : cfg->sensors.imus[i].gyro,
+                    accel ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO);
         fs->component = (unsigned)(q - (accel ? HS_CFG_Q_ACCEL_X : HS_CFG_Q_GYRO_X));
     } else {
-        idx = sensor_index(bench, ref->name, HS_SENSOR_FORCE);
+        idx = hs_bench_find_sensor(bench, ref->name, HS_SENSOR_FORCE);
         fs->component = (unsigned)(q - HS_CFG_Q_FORCE_X); /* force x..z, torque x..z */
     }
     if (idx < 0)

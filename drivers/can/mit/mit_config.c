@@ -81,6 +81,14 @@ static unsigned mit_claims(const struct hs_cfg_node *n, struct hs_cfg_can_claim 
     return 1;
 }
 
+/* Replies go to the master's ID, the node's id in data[0]. */
+static unsigned mit_replies(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
+{
+    const struct hs_cfg_mit *m = hs_cfg_mit(n);
+    out[0] = (struct hs_cfg_can_claim){.id = m->reply_id, .mask = 0x7FF, .ext = false};
+    return 1;
+}
+
 const struct hs__can_proto_cfg hs__can_mit_cfg = {
     .section = &hs__can_mit_section,
     .section_size = sizeof(struct hs_cfg_mit),
@@ -89,4 +97,5 @@ const struct hs__can_proto_cfg hs__can_mit_cfg = {
     .id_min = 0,
     .id_max = 0xFF, /* the reply's first byte carries it */
     .claims = mit_claims,
+    .replies = mit_replies,
 };

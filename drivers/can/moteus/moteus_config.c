@@ -56,6 +56,15 @@ static unsigned moteus_claims(const struct hs_cfg_node *n, struct hs_cfg_can_cla
     return 2;
 }
 
+/* Replies: the servo is the source (high byte of the 16-bit ID, bit 15 clear), the requester
+ * the destination (low byte). */
+static unsigned moteus_replies(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
+{
+    out[0] = (struct hs_cfg_can_claim){.id = n->id << 8, .mask = 0x1FFFFF00u, .ext = false};
+    out[1] = (struct hs_cfg_can_claim){.id = n->id << 8, .mask = 0x1FFFFF00u, .ext = true};
+    return 2;
+}
+
 const struct hs__can_proto_cfg hs__can_moteus_cfg = {
     .section = &hs__can_moteus_section,
     .section_size = sizeof(struct hs_cfg_moteus),
@@ -65,4 +74,5 @@ const struct hs__can_proto_cfg hs__can_moteus_cfg = {
     .id_max = 127,
     .validate = moteus_validate,
     .claims = moteus_claims,
+    .replies = moteus_replies,
 };

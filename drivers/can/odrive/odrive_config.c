@@ -76,4 +76,5 @@ const struct hs__can_proto_cfg hs__can_odrive_cfg = {
     .id_max = 63,
     .validate = odrive_validate,
     .claims = odrive_claims,
+    .replies = odrive_claims, /* answers and cyclic frames carry the node's own IDs */
 };

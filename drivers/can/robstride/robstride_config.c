@@ -54,6 +54,17 @@ static unsigned robstride_claims(const struct hs_cfg_node *n, struct hs_cfg_can_
     return 1;
 }
 
+/* The motor's frames carry its ID in bits 15-8 (feedback type 2, parameter reads 17, the
+ * fault report 21, the device ID 0), its mode, faults or status above, the host in 7-0. */
+static unsigned robstride_replies(const struct hs_cfg_node *n, struct hs_cfg_can_claim *out)
+{
+    static const uint32_t types[] = {2, 21, 17, 0};
+    for (unsigned i = 0; i < 4; i++)
+        out[i] = (struct hs_cfg_can_claim){
+            .id = types[i] << 24 | n->id << 8, .mask = 0x1F00FF00u, .ext = true};
+    return 4;
+}
+
 const struct hs__can_proto_cfg hs__can_robstride_cfg = {
     .section = &hs__can_robstride_section,
     .section_size = sizeof(struct hs_cfg_robstride),
@@ -62,4 +73,5 @@ const struct hs__can_proto_cfg hs__can_robstride_cfg = {
     .id_min = 0,
     .id_max = 127, /* the motor's CAN_ID parameter range */
     .claims = robstride_claims,
+    .replies = robstride_replies,
 };
