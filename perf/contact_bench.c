@@ -24,15 +24,25 @@
 #define K0 2e6
 #define C0 1e4
 #define J0 1e-4
-#define Q(name, it, k, c, w, mc, jcfm)                                                             \
+#define Q(nm, it, k, c, w, mc, jcfm)                                                               \
     {                                                                                              \
-        name, HS_SOLVER_QUICK, it, k, c, 0, 0, w, mc, false, jcfm                                  \
+        .name = nm, .solver = HS_SOLVER_QUICK, .iterations = it, .stiffness_n_m = k,               \
+        .damping_n_s_m = c, .sor_w = w, .max_contacts = mc, .joint_cfm = jcfm                      \
+    }
+#define OLD(nm, sv, it, pcfm)                                                                      \
+    {                                                                                              \
+        .name = nm, .solver = sv, .iterations = it, .erp = 0.2, .cfm = pcfm, .joint_cfm = 1e-10    \
     }
 
 /* Row 0 is the reference: the exact solver on the default contact. Each later row changes one
  * lever from the default (quick 20) or shows the old contact (0.2 / 1e-5 per point). */
 static const struct hs_contact_variant variants[] = {
-    {"standard (exact), defaults", HS_SOLVER_STANDARD, 20, K0, C0, 0, 0, 0, 0, false, J0},
+    {.name = "standard (exact), defaults",
+     .solver = HS_SOLVER_STANDARD,
+     .iterations = 20,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0},
     Q("quick 20, defaults", 20, K0, C0, 0, 0, J0),
     Q("quick 10", 10, K0, C0, 0, 0, J0),
     Q("quick 30", 30, K0, C0, 0, 0, J0),
@@ -40,6 +50,9 @@ static const struct hs_contact_variant variants[] = {
     Q("joint cfm 1e-10 (rigid)", 20, K0, C0, 0, 0, 1e-10),
     Q("joint cfm 1e-5", 20, K0, C0, 0, 0, 1e-5),
     Q("joint cfm 1e-10, quick 50", 50, K0, C0, 0, 0, 1e-10),
+    Q("joint cfm 1e-3", 20, K0, C0, 0, 0, 1e-3),
+    Q("joint cfm 1e-3, quick 50", 50, K0, C0, 0, 0, 1e-3),
+    Q("quick 100", 100, K0, C0, 0, 0, J0),
     Q("contact k 5e5", 20, 5e5, C0, 0, 0, J0),
     Q("contact k 1e7", 20, 1e7, C0, 0, 0, J0),
     Q("contact c 3e3", 20, K0, 3e3, 0, 0, J0),
@@ -47,14 +60,42 @@ static const struct hs_contact_variant variants[] = {
     Q("SOR w 1.0", 20, K0, C0, 1.0, 0, J0),
     Q("SOR w 1.5", 20, K0, C0, 1.5, 0, J0),
     Q("1 contact/pair", 20, K0, C0, 0, 1, J0),
+    Q("2 contacts/pair", 20, K0, C0, 0, 2, J0),
+    Q("3 contacts/pair", 20, K0, C0, 0, 3, J0),
     Q("8 contacts/pair", 20, K0, C0, 0, 8, J0),
-    {"old: quick 20, cfm 1e-5/pt, rigid joints", HS_SOLVER_QUICK, 20, 0, 0, 0.2, 1e-5, 0, 0, false,
-     1e-10},
-    {"old: quick 100, same", HS_SOLVER_QUICK, 100, 0, 0, 0.2, 1e-5, 0, 0, false, 1e-10},
-    {"old: standard, same", HS_SOLVER_STANDARD, 20, 0, 0, 0.2, 1e-5, 0, 0, false, 1e-10},
-    {"old contact, quick 50, cfm 1e-3/pt", HS_SOLVER_QUICK, 50, 0, 0, 0.2, 1e-3, 0, 0, false,
-     1e-10},
-    {"the config's own physics", HS_SOLVER_QUICK, 0, 0, 0, 0, 0, 0, 0, true, 0},
+    {.name = "adaptive 10..20",
+     .solver = HS_SOLVER_QUICK,
+     .iterations = 20,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0,
+     .iterations_min = 10},
+    {.name = "adaptive 10..30",
+     .solver = HS_SOLVER_QUICK,
+     .iterations = 30,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0,
+     .iterations_min = 10},
+    {.name = "adaptive 5..40",
+     .solver = HS_SOLVER_QUICK,
+     .iterations = 40,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0,
+     .iterations_min = 5},
+    {.name = "step memory: exact arena, own allocator",
+     .solver = HS_SOLVER_QUICK,
+     .iterations = 20,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0,
+     .exact_step_memory = true},
+    OLD("old: quick 20, cfm 1e-5/pt, rigid joints", HS_SOLVER_QUICK, 20, 1e-5),
+    OLD("old: quick 100, same", HS_SOLVER_QUICK, 100, 1e-5),
+    OLD("old: standard, same", HS_SOLVER_STANDARD, 20, 1e-5),
+    OLD("old contact, quick 50, cfm 1e-3/pt", HS_SOLVER_QUICK, 50, 1e-3),
+    {.name = "the config's own physics", .config_physics = true},
 };
 #define NV (sizeof variants / sizeof variants[0])
 
@@ -111,8 +152,8 @@ static int bench_robot(const char *path, double sway_rad)
     printf("| physics | step median µs | step p99 µs | ankle Fz std L / R %% | worst Fz jump %% | "
            "IMU z std m/s² | ΣFz − weight %% | CoP vs exact mm | sinkage mm | sway Fz noise "
            "L / R %% | sway jump %% | sway IMU noise m/s² | sway CoP vs exact mm | health: "
-           "jump p99 N / joint err max mm | contacts |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "jump p99 N / joint err max mm | contacts | iterations mean rest / sway |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t v = 0; v < NV; v++) {
         if (skip[v])
             continue;
@@ -123,7 +164,7 @@ static int bench_robot(const char *path, double sway_rad)
         struct hs_contact_metrics m;
         hs_contact_run_metrics(runs[v], &m);
         printf("| %s | %.1f | %.1f | %.3f / %.3f | %.3f | %.4f | %+.3f | %.2f | %.3f | %.3f / "
-               "%.3f | %.3f | %.4f | %.2f | %.2f / %.3f | %.1f |\n",
+               "%.3f | %.3f | %.4f | %.2f | %.2f / %.3f | %.1f | %.1f / %.1f |\n",
                variants[v].name, m.step_median_us, m.step_p99_us, m.rest_std_pct[0],
                m.rest_std_pct[1], m.rest_jump_pct, m.imu_z_std, m.sum_err_pct,
                1e3 * hs_contact_run_cop_diff_rest(runs[v], runs[0]),
@@ -131,7 +172,8 @@ static int bench_robot(const char *path, double sway_rad)
                m.sway_jump_pct, m.sway_imu_noise,
                failed[0] ? NAN : 1e3 * hs_contact_run_cop_diff_sway(runs[v], runs[0]),
                m.health_rest.force_jump_n.p99, 1e3 * m.health_sway.joint_error_m.max,
-               m.contacts_mean);
+               m.contacts_mean, m.health_rest.quick_iterations_mean,
+               m.health_sway.quick_iterations_mean);
     }
 #ifdef HS_HAVE_MUJOCO
     if (mj) {

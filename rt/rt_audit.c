@@ -221,11 +221,12 @@ int hs_rt_audit_collect(struct hs_rt_audit *a, const char *root, const struct hs
         hs_rt_parse_cmdline(text, "rcu_nocbs", a->cmdline_rcu_nocbs, sizeof a->cmdline_rcu_nocbs);
     }
     struct rlimit rl;
-    a->rtprio_cur = a->rtprio_max = a->memlock_cur = a->memlock_max = 0;
+    a->rtprio_cur = a->rtprio_max = a->memlock_cur_bytes = a->memlock_max_bytes = 0;
     if (getrlimit(RLIMIT_RTPRIO, &rl) == 0)
         a->rtprio_cur = rlim_value(rl.rlim_cur), a->rtprio_max = rlim_value(rl.rlim_max);
     if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
-        a->memlock_cur = rlim_value(rl.rlim_cur), a->memlock_max = rlim_value(rl.rlim_max);
+        a->memlock_cur_bytes = rlim_value(rl.rlim_cur),
+        a->memlock_max_bytes = rlim_value(rl.rlim_max);
     read_dma_latency(a, root);
     collect_governors(a, root);
     if (rep) {
@@ -283,8 +284,8 @@ size_t hs_rt_audit_format_text(const struct hs_rt_audit *a, char *buf, size_t si
                 or_none(a->cmdline_rcu_nocbs));
     hs__out_put(&o, "  %-22s cur %lld max %lld (-1 = unlimited)\n", "RLIMIT_RTPRIO", a->rtprio_cur,
                 a->rtprio_max);
-    hs__out_put(&o, "  %-22s cur %lld max %lld bytes\n", "RLIMIT_MEMLOCK", a->memlock_cur,
-                a->memlock_max);
+    hs__out_put(&o, "  %-22s cur %lld max %lld bytes\n", "RLIMIT_MEMLOCK", a->memlock_cur_bytes,
+                a->memlock_max_bytes);
     hs__out_put(&o, "  %-22s %s\n", "cpufreq governors",
                 a->governors[0] ? a->governors : "(no cpufreq)");
     if (!a->dma_latency_present)
@@ -338,14 +339,15 @@ size_t hs_rt_audit_format_json(const struct hs_rt_audit *a, char *buf, size_t si
         hs__out_put(&o, "%s\"%s\": ", i ? ", " : "", strs[i].key);
         hs__out_json_str(&o, strs[i].val);
     }
-    hs__out_put(&o,
-                ", \"preempt_rt\": %s, \"sys_realtime\": %d, \"isolated_count\": %d, "
-                "\"cpus_online\": %d, \"rtprio_cur\": %lld, \"rtprio_max\": %lld, "
-                "\"memlock_cur\": %lld, \"memlock_max\": %lld, \"dma_latency_present\": %s, "
-                "\"dma_latency_us\": %lld",
-                a->preempt_rt ? "true" : "false", a->sys_realtime, a->isolated_count,
-                a->cpus_online, a->rtprio_cur, a->rtprio_max, a->memlock_cur, a->memlock_max,
-                a->dma_latency_present ? "true" : "false", a->dma_latency_us);
+    hs__out_put(
+        &o,
+        ", \"preempt_rt\": %s, \"sys_realtime\": %d, \"isolated_count\": %d, "
+        "\"cpus_online\": %d, \"rtprio_cur\": %lld, \"rtprio_max\": %lld, "
+        "\"memlock_cur_bytes\": %lld, \"memlock_max_bytes\": %lld, \"dma_latency_present\": %s, "
+        "\"dma_latency_us\": %lld",
+        a->preempt_rt ? "true" : "false", a->sys_realtime, a->isolated_count, a->cpus_online,
+        a->rtprio_cur, a->rtprio_max, a->memlock_cur_bytes, a->memlock_max_bytes,
+        a->dma_latency_present ? "true" : "false", a->dma_latency_us);
     if (a->have_report) {
         step_json(&o, "sched_fifo", &a->report.sched_fifo);
         step_json(&o, "affinity", &a->report.affinity);

@@ -25,12 +25,12 @@ struct hs_rt_audit {
     char cmdline_rcu_nocbs[HS_RT_AUDIT_STR];
     int isolated_count; /* CPUs in the isolated list */
     int cpus_online;
-    long long rtprio_cur, rtprio_max;   /* RLIMIT_RTPRIO; -1 = unlimited */
-    long long memlock_cur, memlock_max; /* RLIMIT_MEMLOCK in bytes; -1 = unlimited */
-    bool dma_latency_present;           /* /dev/cpu_dma_latency exists */
-    long long dma_latency_us;           /* current system-wide target in us, -1 when unreadable;
-                                           2000000000 is the kernel default "no request" */
-    char governors[HS_RT_AUDIT_STR];    /* distinct cpufreq governors, comma-separated; "" none */
+    long long rtprio_cur, rtprio_max;               /* RLIMIT_RTPRIO; -1 = unlimited */
+    long long memlock_cur_bytes, memlock_max_bytes; /* RLIMIT_MEMLOCK in bytes; -1 = unlimited */
+    bool dma_latency_present;                       /* /dev/cpu_dma_latency exists */
+    long long dma_latency_us;        /* current system-wide target in us, -1 when unreadable;
+                                        2000000000 is the kernel default "no request" */
+    char governors[HS_RT_AUDIT_STR]; /* distinct cpufreq governors, comma-separated; "" none */
     bool governors_all_performance;
     bool have_report;           /* the fields below are valid */
     struct hs_rt_report report; /* what hs_rt_setup_* were granted */

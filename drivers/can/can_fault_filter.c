@@ -1,6 +1,8 @@
 /* The CAN fault filter (include/hilsim/can_fault.h) and the registry of open buses the
- * scenario binds faults with. RT-safe per frame: bounded loops over the batch and at most
- * HS_CAN_FAULT_RULES_MAX rules, preallocated scratch. */
+ * scenario binds faults with. RT-safe per frame: bounded loops over the batch, at most
+ * HS_CAN_FAULT_RULES_MAX rules and HS_CAN_FAULT_DELAY_MAX held frames, preallocated scratch.
+ * Each direction has its own scratch and queue: the receiving and the sending thread of a bus
+ * may differ (a reply thread receives while the tick sends). */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -15,7 +17,18 @@ struct rule {
     atomic_bool active;
     uint64_t pattern_pos[2]; /* per direction: the threads never share one */
     uint64_t rng[2];
-    _Atomic uint64_t matched, acted;
+    _Atomic uint64_t matched, acted, overflow;
+};
+
+struct held {
+    struct hs_can_frame fr;
+    int64_t due; /* the filter tick it comes out at */
+};
+
+/* Frames a delay holds, in arrival order (due ticks differ when rules' delays do). */
+struct delay_queue {
+    struct held q[HS_CAN_FAULT_DELAY_MAX];
+    uint32_t n;
 };
 
 struct hs_can_fault_filter {
@@ -23,9 +36,12 @@ struct hs_can_fault_filter {
     /* published with release after the rule is written, so a rule can be added while the bus
      * runs (live control); rules are never removed */
     _Atomic uint32_t nrules;
-    /* tx: the filtered copy of a batch (duplicates can double it); rx: frames moved to the end */
+    _Atomic int64_t tick;
+    /* tx: the filtered copy of a batch (duplicates can double it); moved: frames that go to
+     * the end of their batch, per direction */
     struct hs_can_frame tx[2 * HS_CAN_BATCH_MAX];
-    struct hs_can_frame moved[HS_CAN_BATCH_MAX];
+    struct hs_can_frame moved[2][HS_CAN_BATCH_MAX];
+    struct delay_queue held[2];
 };
 
 static uint64_t next(uint64_t *s)
@@ -61,6 +77,9 @@ int hs_can_fault_filter_add(struct hs_can_fault_filter *f, const struct hs_can_f
     uint32_t n = atomic_load_explicit(&f->nrules, memory_order_relaxed);
     if (n >= HS_CAN_FAULT_RULES_MAX)
         return -ENOSPC;
+    if (rule->kind == HS_CAN_FAULT_DELAY &&
+        (rule->delay_ticks < 1 || rule->delay_ticks > HS_CAN_FAULT_DELAY_TICKS_MAX))
+        return -EINVAL;
     if ((unsigned)rule->kind >= HS_CAN_FAULT_KIND_MAX || !(rule->probability >= 0) ||
         rule->probability > 1 || !(rule->direction & (HS_CAN_FAULT_RX | HS_CAN_FAULT_TX)) ||
         !memchr(rule->pattern, 0, sizeof rule->pattern))
@@ -82,11 +101,51 @@ void hs_can_fault_filter_set_active(struct hs_can_fault_filter *f, uint32_t rule
     atomic_store_explicit(&f->rules[rule].active, on, memory_order_release);
 }
 
+void hs_can_fault_filter_set_tick(struct hs_can_fault_filter *f, int64_t tick)
+{
+    atomic_store_explicit(&f->tick, tick, memory_order_release);
+}
+
 void hs_can_fault_filter_counts(const struct hs_can_fault_filter *f, uint32_t rule,
                                 struct hs_can_fault_counts *ret)
 {
     ret->matched = atomic_load(&f->rules[rule].matched);
     ret->acted = atomic_load(&f->rules[rule].acted);
+    ret->overflow = atomic_load(&f->rules[rule].overflow);
+}
+
+static void hold(struct hs_can_fault_filter *f, struct rule *r, const struct hs_can_frame *fr,
+                 int dir)
+{
+    struct delay_queue *d = &f->held[dir];
+    if (d->n >= HS_CAN_FAULT_DELAY_MAX) {
+        atomic_fetch_add_explicit(&r->overflow, 1, memory_order_relaxed);
+        return;
+    }
+    int64_t now = atomic_load_explicit(&f->tick, memory_order_acquire);
+    d->q[d->n++] = (struct held){*fr, now + (int64_t)r->r.delay_ticks};
+}
+
+/* Appends the held frames that are due to out[*n, max), in arrival order; the rest stay. */
+static void release(struct hs_can_fault_filter *f, int dir, struct hs_can_frame *out, unsigned *n,
+                    unsigned max)
+{
+    struct delay_queue *d = &f->held[dir];
+    if (!d->n)
+        return;
+    int64_t now = atomic_load_explicit(&f->tick, memory_order_acquire);
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < d->n; i++) {
+        if (d->q[i].due <= now && *n < max) {
+            out[*n] = d->q[i].fr;
+            if (dir == 0)
+                out[*n].rx_time_ns = 0; /* it arrives now, not when the wire carried it */
+            (*n)++;
+        } else {
+            d->q[keep++] = d->q[i];
+        }
+    }
+    d->n = keep;
 }
 
 /* The first active rule for this frame and direction that decides to act on it, or NULL. */
@@ -126,8 +185,8 @@ static void corrupt(struct rule *r, struct hs_can_frame *fr, int dir)
 static int filter_rx(void *ctx, struct hs_can_frame *frames, int n, unsigned max)
 {
     struct hs_can_fault_filter *f = ctx;
-    if (n <= 0)
-        return n;
+    if (n < 0)
+        return n; /* an error: held frames wait for the next good receive */
     int out = 0, nmoved = 0;
     for (int i = 0; i < n; i++) {
         struct hs_can_frame fr = frames[i];
@@ -144,25 +203,30 @@ static int filter_rx(void *ctx, struct hs_can_frame *frames, int n, unsigned max
             frames[out++] = fr;
             break;
         case HS_CAN_FAULT_REORDER:
-            f->moved[nmoved++] = fr;
+            f->moved[0][nmoved++] = fr;
             break;
         case HS_CAN_FAULT_DUPLICATE:
             frames[out++] = fr;
             /* the copy goes after the batch's frames, where there is room; else it is lost */
             if ((unsigned)(n + nmoved) < max)
-                f->moved[nmoved++] = fr;
+                f->moved[0][nmoved++] = fr;
+            break;
+        case HS_CAN_FAULT_DELAY:
+            hold(f, r, &fr, 0);
             break;
         default:
             frames[out++] = fr;
         }
     }
     for (int k = 0; k < nmoved && (unsigned)out < max; k++)
-        frames[out++] = f->moved[k];
-    return out;
+        frames[out++] = f->moved[0][k];
+    unsigned total = (unsigned)out;
+    release(f, 0, frames, &total, max);
+    return (int)total;
 }
 
 static const struct hs_can_frame *filter_tx(void *ctx, const struct hs_can_frame *frames,
-                                            unsigned *n)
+                                            unsigned *n, unsigned max)
 {
     struct hs_can_fault_filter *f = ctx;
     unsigned out = 0, nmoved = 0;
@@ -185,14 +249,19 @@ static const struct hs_can_frame *filter_tx(void *ctx, const struct hs_can_frame
             f->tx[out++] = fr;
             break;
         case HS_CAN_FAULT_REORDER:
-            f->moved[nmoved++] = fr;
+            f->moved[1][nmoved++] = fr;
+            break;
+        case HS_CAN_FAULT_DELAY:
+            hold(f, r, &fr, 1);
             break;
         default:
             f->tx[out++] = fr;
         }
     }
     for (unsigned k = 0; k < nmoved; k++)
-        f->tx[out++] = f->moved[k];
+        f->tx[out++] = f->moved[1][k];
+    /* due frames go out behind this call's own, as far as one send batch takes them */
+    release(f, 1, f->tx, &out, max);
     *n = out;
     return f->tx;
 }
@@ -203,9 +272,10 @@ static int no_rx(void *ctx, struct hs_can_frame *frames, int n, unsigned max)
     return n;
 }
 
-static const struct hs_can_frame *no_tx(void *ctx, const struct hs_can_frame *frames, unsigned *n)
+static const struct hs_can_frame *no_tx(void *ctx, const struct hs_can_frame *frames, unsigned *n,
+                                        unsigned max)
 {
-    (void)ctx, (void)n;
+    (void)ctx, (void)n, (void)max;
     return frames;
 }
 

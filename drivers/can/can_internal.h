@@ -25,7 +25,7 @@ struct hs_can_bus {
     /* CAN faults (can_fault_filter.c): no-ops unless a scenario installed a filter */
     int (*fault_rx)(void *ctx, struct hs_can_frame *frames, int n, unsigned max);
     const struct hs_can_frame *(*fault_tx)(void *ctx, const struct hs_can_frame *frames,
-                                           unsigned *n);
+                                           unsigned *n, unsigned max);
     void *fault_ctx;
 };
 

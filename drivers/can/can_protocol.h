@@ -81,7 +81,26 @@ struct hs_can_protocol {
     int (*command_heard)(const struct hs_can_port *port);
     /* Command-to-reply latency is sampled for this protocol's nodes answered by the tick. */
     bool reply_latency;
+    /* ---- scenario hooks (src/scenario): optional, tick thread ---- */
+    /* init only: NULL when the node can raise `code`, its protocol's own error in the
+     * protocol's own encoding; else why not (static text). */
+    const char *(*fault_check)(const struct hs_can_port *port, uint32_t code);
+    /* RT-safe: on: the node raises `code` as its firmware does on detecting that fault (the
+     * output goes off, the frames carry the code, it latches as the firmware latches it);
+     * off: the fault's cause is gone (what stays latched is the protocol's business). */
+    void (*raise_fault)(struct hs_can_port *port, uint32_t code, bool on);
+    /* The names state may return (NULL-terminated), and RT-safe: the node's state now. */
+    const char *const *state_names;
+    const char *(*state)(const struct hs_can_port *port);
+    /* RT-safe: the winding temperature the node reports (°C) from now on; NAN: its configured
+     * temperature again. Every single-joint protocol's port takes it (hs_can_joint_port). */
 };
+
+/* init only: the port built for config node cfg (compared by address: one config, one bench),
+ * or NULL. Single-joint ports register when bound and leave when freed. */
+struct hs_can_port *hs_can_port_find(const struct hs_cfg_node *cfg);
+/* RT-safe: the reported temperature (see above) of a port hs_can_port_find returned. */
+void hs_can_port_set_temperature(struct hs_can_port *port, double temp_c);
 
 /* The registered protocol for p (never NULL for p < HS_CFG_CAN_PROTOCOL_MAX). */
 const struct hs_can_protocol *hs_can_protocol_get(enum hs_cfg_can_protocol p);
@@ -101,6 +120,7 @@ struct hs_can_joint_port {
     double gear, eta;   /* motor turns per joint turn, gear efficiency */
     double kt;          /* motor torque constant, N·m/A */
     double current_max; /* actuator current limit, A (inf: none) */
+    double temp_c;      /* reported winding temperature, °C; NAN: the node's configured one */
     uint32_t node_seq;  /* node command seq at the last mapping */
     uint32_t slot_mode; /* mode written at the last mapping */
     uint64_t slot_seq;

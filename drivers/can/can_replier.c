@@ -25,8 +25,10 @@ struct slot {
     bool odrive;      /* else MIT */
     uint8_t motor_id; /* MIT: the command ID; ODrive: the node ID */
     uint16_t master_id;
-    uint32_t getters;        /* ODrive: cmd IDs answered on request */
-    struct hs_mit_limits rl; /* reply ranges */
+    uint32_t getters;           /* ODrive: cmd IDs answered on request */
+    struct hs_mit_limits rl;    /* reply ranges */
+    bool ak;                    /* MIT: the 8-byte AK reply (+ temperature byte, error code) */
+    _Atomic uint32_t ak_status; /* MIT AK: bytes 6 and 7 of the reply, as the tick built them */
     /* seqlock: odd while the tick writes; MIT: p, v, t as double bit patterns; ODrive: the
      * 8 data bytes of each getter's answer */
     _Atomic uint32_t seq;
@@ -89,6 +91,10 @@ int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config 
     s->motor_id = cfg->motor_id;
     s->master_id = cfg->master_id;
     s->rl = cfg->limits;
+    s->ak = cfg->reply_ak;
+    uint8_t st[8] = {0};
+    hs_mit_pack_reply_ak_status(cfg->temperature_c, 0, st);
+    atomic_init(&s->ak_status, (uint32_t)st[6] | (uint32_t)st[7] << 8);
     if (cfg->reply_current && cfg->i_min < cfg->i_max)
         s->rl.t_min = cfg->i_min, s->rl.t_max = cfg->i_max;
     *ret_slot = r->nslots++;
@@ -157,6 +163,16 @@ void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_ra
     atomic_store_explicit(&s->v, bits(v_rad_s), memory_order_relaxed);
     atomic_store_explicit(&s->t, bits(t), memory_order_relaxed);
     atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+}
+
+/* RT-safe */
+void hs_can_replier_publish_ak_status(struct hs_can_replier *r, uint32_t slot, double temp_c,
+                                      uint8_t error)
+{
+    uint8_t st[8] = {0};
+    hs_mit_pack_reply_ak_status(temp_c, error, st);
+    atomic_store_explicit(&r->slots[slot].ak_status, (uint32_t)st[6] | (uint32_t)st[7] << 8,
+                          memory_order_relaxed);
 }
 
 /* false until the tick has published once */
@@ -236,8 +252,12 @@ static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
         struct hs_can_frame out;
         memset(&out, 0, sizeof out);
         out.id = s->master_id;
-        out.len = 6;
+        out.len = s->ak ? 8 : 6;
         hs_mit_pack_reply(&s->rl, s->motor_id, p, v, t, out.data);
+        if (s->ak) { /* one word: the temperature and the error code of one tick */
+            uint32_t st = atomic_load_explicit(&s->ak_status, memory_order_relaxed);
+            out.data[6] = (uint8_t)st, out.data[7] = (uint8_t)(st >> 8);
+        }
         send_reply(r, s, &out);
         return;
     }

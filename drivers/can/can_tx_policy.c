@@ -66,7 +66,8 @@ int hs_can_bus_send(struct hs_can_bus *bus, const struct hs_can_frame *frames, u
     }
     /* CAN faults: the batch as the wire gets it; what the fault took counts as sent */
     unsigned wire_n = n;
-    const struct hs_can_frame *wire = bus->fault_tx(bus->fault_ctx, frames, &wire_n);
+    const struct hs_can_frame *wire =
+        bus->fault_tx(bus->fault_ctx, frames, &wire_n, bus->cfg.batch_max);
     int r = wire_n ? bus->ops->send_batch(bus, wire, wire_n) : 0;
     if (r < 0) {
         bus->state.tx_errors += n;

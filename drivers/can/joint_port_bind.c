@@ -29,6 +29,7 @@ int hs_can_joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_pro
     jp->eta = isnan(a->gear_efficiency) ? l->gear_efficiency : a->gear_efficiency;
     jp->kt = isnan(a->torque_const) ? l->torque_const : a->torque_const;
     jp->current_max = a->current_limit_a;
+    jp->temp_c = NAN;
     return 0;
 }
 
@@ -46,6 +47,7 @@ struct hs_can_joint_state hs_can_joint_port_state(const struct hs_can_joint_port
         js.tau_nm = r->torque;
     }
     js.current_a = r->current;
+    js.temp_c = jp->temp_c;
     return js;
 }
 
@@ -115,17 +117,43 @@ int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, i
                        index, cn->name, node_diag->msg);
 }
 
+/* The ports a scenario may reach (hs_can_port_find), registered at bind: init only. */
+#define PORTS_MAX 256
+static struct hs_can_joint_port *ports[PORTS_MAX];
+
 void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
                             struct hs_bench *bench, struct hs_can_port **ret_port)
 {
     jp->port.node = node;
     hs_bench_claim_joint(bench, jp->joint);
     *ret_port = &jp->port;
+    for (unsigned i = 0; i < PORTS_MAX; i++)
+        if (!ports[i]) {
+            ports[i] = jp;
+            break;
+        }
 }
 
 void hs_can_joint_port_free(struct hs_can_port *port)
 {
+    for (unsigned i = 0; port && i < PORTS_MAX; i++)
+        if (ports[i] && &ports[i]->port == port)
+            ports[i] = NULL;
     free(port);
+}
+
+struct hs_can_port *hs_can_port_find(const struct hs_cfg_node *cfg)
+{
+    for (unsigned i = 0; i < PORTS_MAX; i++)
+        if (ports[i] && ports[i]->port.cfg == cfg)
+            return &ports[i]->port;
+    return NULL;
+}
+
+void hs_can_port_set_temperature(struct hs_can_port *port, double temp_c)
+{
+    /* every port hs_can_port_find returns is a single-joint one */
+    ((struct hs_can_joint_port *)port)->temp_c = temp_c;
 }
 
 int hs_can_joint_port_poll_op(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,

@@ -44,7 +44,7 @@ struct hs_can_joint_state {
     double tau_nm;    /* applied joint torque */
     double current_a; /* motor q-axis current */
     double vbus_v;    /* supply voltage (0: node uses its configured value) */
-    double temp_c;
+    double temp_c;    /* winding temperature, °C (NAN: the node uses its configured value) */
 };
 
 struct hs_can_node_stats {

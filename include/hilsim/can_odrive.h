@@ -100,6 +100,10 @@ struct hs_odrive_node {
 /* init only: validates cfg. */
 int hs_odrive_node_init(struct hs_odrive_node *node, const struct hs_odrive_config *cfg,
                         struct hs_diag *d);
+/* RT-safe: the axis detects an error (axis error bits, firmware 0.5.x Axis::Error): the bits
+ * latch into the heartbeat's axis error and the axis drops to idle, as set by the firmware
+ * itself; Clear_Errors clears them and closed loop needs a new Set_Axis_State. */
+void hs_odrive_node_raise_error(struct hs_odrive_node *node, uint32_t axis_error);
 
 /* RT-safe helpers for building and reading frames (also used by tests and tools): the one
  * place that knows CAN Simple's addressing. */

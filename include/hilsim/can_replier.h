@@ -46,6 +46,10 @@ int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct
 /* RT-safe, tick thread: the state a reply carries (the node's zero offset already applied). */
 void hs_can_replier_publish(struct hs_can_replier *r, uint32_t slot, double p_rad, double v_rad_s,
                             double t);
+/* RT-safe, tick thread: an AK-format MIT slot's temperature (°C) and error code, bytes 6 and 7
+ * of its replies (hs_mit_pack_reply_ak_status). */
+void hs_can_replier_publish_ak_status(struct hs_can_replier *r, uint32_t slot, double temp_c,
+                                      uint8_t error);
 /* RT-safe, tick thread: an ODrive slot's answers (8 data bytes each, the cmd ID in id's low 5
  * bits), as the node's own code built them from this tick's state. */
 void hs_can_replier_publish_answers(struct hs_can_replier *r, uint32_t slot,

@@ -52,16 +52,18 @@ struct hs_rec_opts {
     const char *dir;           /* the recording folder: created; must not exist or be empty */
     const char *config_path;   /* the config file to copy (NULL: none) */
     const char *scenario_path; /* the scenario file the run plays, copied (NULL: none) */
-    const char *clock_mode;    /* "realtime", "simulated", ... (manifest only) */
-    const char *version;       /* hilsim version string */
-    const char *audit_json;    /* host audit as JSON text (NULL: none) */
-    uint32_t ring_items;       /* frame/command/event ring slots (0: 65536) */
-    uint32_t ring_states;      /* state ring slots (0: 4096) */
-    uint64_t rotate_bytes;     /* start a new segment past this many bytes (0: never) */
-    double rotate_s;           /* ... or past this many seconds of recording (0: never) */
-    uint32_t keep_segments;    /* delete older segments beyond this many (0: keep all) */
-    bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
-                           than the ring overflows it for certain */
+    const char *const *sets;   /* --set overrides the config was loaded with (manifest) */
+    uint32_t nsets;
+    const char *clock_mode; /* "realtime", "simulated", ... (manifest only) */
+    const char *version;    /* hilsim version string */
+    const char *audit_json; /* host audit as JSON text (NULL: none) */
+    uint32_t ring_items;    /* frame/command/event ring slots (0: 65536) */
+    uint32_t ring_states;   /* state ring slots (0: 4096) */
+    uint64_t rotate_bytes;  /* start a new segment past this many bytes (0: never) */
+    double rotate_s;        /* ... or past this many seconds of recording (0: never) */
+    uint32_t keep_segments; /* delete older segments beyond this many (0: keep all) */
+    bool writer_paused;     /* tests: the writer drains nothing until hs_rec_finish, so a run longer
+                               than the ring overflows it for certain */
 };
 
 struct hs_rec_stats {
@@ -159,7 +161,9 @@ struct hs_recording {
     char *config_text; /* config.yaml */
     size_t config_len;
     char *config_base_dir; /* where the config's relative paths resolve */
-    char *scenario_text;   /* scenario.yaml: the scenario the run played (NULL: none) */
+    char **config_sets;    /* the run's --set overrides of config.yaml (replayed first) */
+    uint32_t nconfig_sets;
+    char *scenario_text; /* scenario.yaml: the scenario the run played (NULL: none) */
     size_t scenario_len;
     char *scenario_base_dir;
     char *clock_mode;
@@ -193,6 +197,9 @@ struct hs_recording {
 /* Non-RT: allocates. A truncated, corrupted or inconsistent recording gives -EBADMSG (or the
  * open error) with d naming the file and the byte offset. */
 int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag *d);
+/* The same with the manifest's text given (fuzzing): its files are read from dir. */
+int hs_recording_open_manifest(const char *dir, const char *text, size_t len,
+                               struct hs_recording **ret, struct hs_diag *d);
 void hs_recording_free(struct hs_recording *r);
 /* Parsers the reader uses, exposed for tests and fuzzing. Each validates every byte: buf is a
  * whole file, name is used in messages. */

@@ -84,6 +84,8 @@ uint64_t hs_scenario_step_activations(const struct hs_scenario *s, uint32_t step
 int64_t hs_scenario_step_onset(const struct hs_scenario *s, uint32_t step); /* tick or -1 */
 /* Frames a can_fault step dropped, duplicated, corrupted or moved so far (0 for other steps). */
 uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step);
+/* Frames a can_fault delay step lost because its bus's delay queue was full. */
+uint64_t hs_scenario_can_frames_overflow(const struct hs_scenario *s, uint32_t step);
 /* RT-safe: winding temperature (°C) of a joint's thermal model, NAN without one. */
 double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_joint);
 

@@ -75,7 +75,11 @@ struct hs_world_params {
     double step_s;     /* ODE step, s (1e-5 .. 0.1) */
     uint32_t substeps; /* ODE steps per tick (1 .. 100); used by callers, not by step() */
     enum hs_solver solver;
-    uint32_t quick_iterations;       /* dWorldQuickStep iterations (1 .. 1000) */
+    uint32_t quick_iterations; /* dWorldQuickStep iterations (1 .. 1000) */
+    /* Adaptive iterations (world_step.c): 0 keeps quick_iterations every step; otherwise each
+     * step runs between this (1 .. quick_iterations) and quick_iterations, the bounded worst
+     * case, raised when the contact force jump of the step before came near its budget. */
+    uint32_t quick_iterations_min;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -256,10 +260,12 @@ struct hs_world_health_summary {
     double weight_n; /* weight of every dynamic body, |g| x mass; the jump ratio's base */
     struct hs_world_health_stat penetration_m, joint_error_m, force_jump_n;
     /* ODE's contact memory is sized at create for the most contacts a step can make (every geom
-     * pair that may touch, at max_contacts each, up to 1024): contacts_reserved. A step that
+     * pair that may touch, at max_contacts each, up to 1024; 256 on the exact solver):
+     * contacts_reserved. A step that
      * finds more drops the rest (counted here) rather than allocate in the tick. */
     uint32_t contacts_reserved;
     uint64_t contacts_dropped;
+    double quick_iterations_mean; /* quick-step iterations per step (adaptive: the mean) */
 };
 /* RT-safe: the last step's values. */
 void hs_world_health_last(const struct hs_world *world, struct hs_world_health_sample *ret);
@@ -289,6 +295,10 @@ void *hs_world_ode_world(const struct hs_world *world);
 void *hs_world_ode_space(const struct hs_world *world);
 void *hs_world_ode_contact_group(const struct hs_world *world);
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);
+/* RT-safe: a step of the caller's own (dSpaceCollide with the callback above, a solver step,
+ * dJointGroupEmpty) begins: the per-step contact counts start again, as hs_world_step does
+ * (the callback makes at most the contacts ODE's memory was sized for per step). */
+void hs_world_ode_step_begin(struct hs_world *world);
 
 /* Where the link's ODE body frame (its centre of mass) sits in the link frame: the model's
  * centre of mass, except on link1 of a piston ExtraJoint, which gives up the slider block's mass

@@ -443,6 +443,10 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
                                        b->tx[k].len);
             off += n; /* refused frames are dropped (and counted) by the bus's policy */
         }
+        /* nothing of its own to say: the send still runs, so frames a CAN delay fault holds
+         * (can_fault_filter.c) and the kept backlog go out on their tick */
+        if (!b->ntx && hs_can_bus_send(b->bus, b->tx, 0) < 0)
+            b->send_errors++;
         b->ntx = 0;
     }
     record_latency(c, hs_rt_now_ns());

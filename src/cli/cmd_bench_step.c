@@ -5,7 +5,8 @@
  * same in both variants. The two variants run interleaved in blocks on the same world so that
  * machine noise hits both alike:
  *   hilsim: hs_world_step (efforts, collide, step, empty contacts, read-backs);
- *   bare:   dSpaceCollide with the world's near callback + dWorldQuickStep + dJointGroupEmpty.
+ *   bare:   dSpaceCollide with the world's near callback (its per-step counts reset first) +
+ *           dWorldQuickStep + dJointGroupEmpty.
  * Heap calls during the measured steps are counted by heap_counter.c, which the hilsim executable
  * links (see heap_counter.h); counting is on only around the measured calls. */
 #include <errno.h>
@@ -271,6 +272,7 @@ int hs_cmd_bench_step(int argc, char **argv)
                     long before = hs_heap_calls;
                     hs_heap_counting = 1;
                     double t0 = (double)hs_rt_now_ns();
+                    hs_world_ode_step_begin(w);
                     dSpaceCollide(space, w, bare_near);
                     dWorldQuickStep(ow, p.step_s);
                     dJointGroupEmpty(group);

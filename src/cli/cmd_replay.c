@@ -275,6 +275,9 @@ int hs_cmd_replay(int argc, char **argv)
                "started from the first kept state, tick %llu (joint q and dq, free roots' "
                "poses; actuator and filter history afresh): expect a small error\n",
                rec->first_segment, (unsigned long long)rec->ticks[0]);
+    if (res.from_checkpoint && rec->scenario_text && !o.no_scenario)
+        printf("the run's scenario is not played: its state at the checkpoint is not in the "
+               "recording\n");
     if (res.scenario) {
         printf("scenario played again: %u of %u expectations passed; %u scenario events "
                "recorded, %u replayed",

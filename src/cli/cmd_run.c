@@ -35,6 +35,8 @@ static void usage(FILE *f)
             "  --record DIR      record the run into the new folder DIR: every CAN frame\n"
             "                    (candump logs), shm command, event and the plant's state per\n"
             "                    tick; `hilsim replay DIR` replays it (also record: in CONFIG)\n"
+            "  --set KEY=VALUE   override one config key (physics.friction=0.3), checked as in\n"
+            "                    the file; repeatable; a recording keeps the overrides\n"
             "  --systemd         syslog priority prefixes on log lines (default under journald)\n"
             "  --log-level L     error, warning, info (default) or debug\n"
             "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
@@ -65,8 +67,9 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
         {"log-level", required_argument, 0, 'L'}, {"help", no_argument, 0, 'h'},
         {"clock", required_argument, 0, 'C'},     {"scenario", required_argument, 0, 1001},
         {"junit", required_argument, 0, 1002},    {"result-json", required_argument, 0, 1003},
+        {"set", required_argument, 0, 1004},
     };
-    int n = 10;
+    int n = 11;
     for (int i = 0; extra && extra[i].name && n < 15; i++)
         longopts[n++] = extra[i];
     memset(&longopts[n], 0, sizeof longopts[n]);
@@ -97,6 +100,14 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
             break;
         case 1003:
             o->result_json = optarg;
+            break;
+        case 1004:
+            if (o->nsets == HS_RUNNER_MAX_SETS || !strchr(optarg, '=')) {
+                fprintf(stderr, "hilsim %s: --set KEY=VALUE (at most %d), not '%s'\n", argv[0],
+                        HS_RUNNER_MAX_SETS, optarg);
+                return HS_EXIT_USAGE;
+            }
+            o->sets[o->nsets++] = optarg;
             break;
         case 'C': {
             static const char *const modes[] = {"wall", "lockstep", "sync"};

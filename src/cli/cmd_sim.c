@@ -37,6 +37,8 @@ struct sim_opts {
         double value;
     } torques[MAX_TORQUES];
     unsigned ntorques;
+    const char *sets[MAX_TORQUES]; /* --set KEY=VALUE */
+    uint32_t nsets;
 };
 
 static void usage(FILE *f)
@@ -58,6 +60,8 @@ static void usage(FILE *f)
             "  --model FILE      quick look: this robot with default physics and a PD hold\n"
             "                    tuned per joint (critically damped, 30 rad/s)\n"
             "  --env FILE        quick look: a static environment (e.g. a floor)\n"
+            "  --set KEY=VALUE   override one config key (physics.friction=0.3), checked as in\n"
+            "                    the file; repeatable\n"
             "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
             "                    its duration_s unless --duration is given\n"
             "  --junit FILE      with --scenario: the verdict as JUnit XML\n"
@@ -124,6 +128,7 @@ static int parse(int argc, char **argv, struct sim_opts *o)
                                              {"scenario", required_argument, 0, 's'},
                                              {"junit", required_argument, 0, 'j'},
                                              {"result-json", required_argument, 0, 'J'},
+                                             {"set", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     *o = (struct sim_opts){.duration_s = 5, .log_every = 1};
@@ -145,6 +150,14 @@ static int parse(int argc, char **argv, struct sim_opts *o)
             break;
         case 'j':
             o->junit = optarg;
+            break;
+        case 'S':
+            if (o->nsets == MAX_TORQUES || !strchr(optarg, '=')) {
+                fprintf(stderr, "hilsim sim: --set KEY=VALUE (at most %d), not '%s'\n", MAX_TORQUES,
+                        optarg);
+                return HS_EXIT_USAGE;
+            }
+            o->sets[o->nsets++] = optarg;
             break;
         case 'J':
             o->result_json = optarg;
@@ -228,7 +241,8 @@ static int load_quick_look(const struct sim_opts *o, const struct hs_config **re
     }
     snprintf(yaml + n, sizeof yaml - (size_t)n, "controller: {type: %s}\n",
              o->free_joints ? "none" : "pd_hold");
-    return hs_config_load_buffer(yaml, strlen(yaml), "<quick look>", NULL, ret, d);
+    return hs_config_load_buffer_sets(yaml, strlen(yaml), "<quick look>", NULL, o->sets, o->nsets,
+                                      ret, d);
 }
 
 struct torque_io {
@@ -266,7 +280,8 @@ int hs_cmd_sim(int argc, char **argv)
     struct hs_bench *b = NULL;
     FILE *out = NULL;
     int rc = HS_EXIT_USAGE;
-    r = o.config ? hs_config_load(o.config, &cfg, &d) : load_quick_look(&o, &cfg, &d);
+    r = o.config ? hs_config_load_sets(o.config, o.sets, o.nsets, &cfg, &d)
+                 : load_quick_look(&o, &cfg, &d);
     if (r < 0) {
         hs_log_diag(&d);
         goto done;

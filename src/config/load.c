@@ -35,12 +35,11 @@ void hs_config_free(const struct hs_config *config)
 
 int hs__cfg_syntax_error(const yaml_parser_t *p, const char *name, struct hs_diag *diag)
 {
-    const yaml_mark_t *m = p->context ? &p->context_mark : &p->problem_mark;
     if (p->error == YAML_MEMORY_ERROR)
         return hs_diag_set(diag, -ENOMEM, name, 0, 0, "out of memory");
     /* libyaml reports the problem at problem_mark; the context (e.g. "while parsing a block
      * mapping") starts earlier, so point at the problem itself */
-    m = &p->problem_mark;
+    const yaml_mark_t *m = &p->problem_mark;
     return hs_diag_set(diag, -EINVAL, name, (int)m->line + 1, (int)m->column + 1,
                        "YAML syntax error: %s%s%s", p->problem ? p->problem : "unknown",
                        p->context ? " " : "", p->context ? p->context : "");

@@ -2,6 +2,9 @@
  * read from the bench's control socket, parsed and checked in full on the socket's thread,
  * then handed to the tick through a preallocated single-producer single-consumer queue and
  * applied at the next tick boundary by the control stage (a bench stage after the scenario's).
+ * Injected scenario steps (inject) and scenario files (scenario start) are checked by the
+ * scenario's own parser and binding on the socket's thread (hilsim/scenario_live.h); the queue
+ * carries only their bound slot or compiled scenario, and the stage plays them.
  *
  * Threads: hs_ctl_parse and the producer side of the queue run on the control socket's thread;
  * the stage (commands, substep, readings) on the tick thread: RT-safe, pops at most
@@ -72,6 +75,10 @@ struct hs_ctl_names {
  * is wrong. Never reads past size. */
 int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names,
                  struct hs_ctl_cmd *ret, char *err, size_t errsize);
+/* Any thread: the scenario step a short command (push, fault sensor, fault actuator) stands
+ * for, as one YAML flow mapping for hs_scenario_live_prepare: its length, -EINVAL for another
+ * kind, -ENAMETOOLONG when size is too small. */
+int hs_ctl_step_text(const struct hs_ctl_cmd *c, const struct hs_bench *b, char *buf, size_t size);
 /* Names of a bench: links as "LINK" (unique across the models) or "MODEL/LINK". */
 void hs_ctl_bench_names(struct hs_bench *bench, struct hs_ctl_names *ret);
 
@@ -86,7 +93,6 @@ struct hs_ctl_counters {
     uint64_t applied;      /* applied at a tick boundary (tick thread) */
     uint64_t last_applied_tick;
     uint64_t tick; /* the last tick the stage saw (0: none yet; warm-up ticks do not count) */
-    uint32_t pushes_active, faults_active;
 };
 
 /* The tick loop's counters as of the last tick boundary, published by the tick (a seqlock the

@@ -1,40 +1,19 @@
 /* The control stage: the tick's side of live control. At each tick boundary (the commands
  * phase) it pops at most HS_CTL_POP_PER_TICK checked commands from the queue the control socket
- * fills, and keeps what they started going: pushes act before every physics step (ODE clears
- * forces after each), actuator faults edit the drive's output after the motor model, sensor
- * faults edit the readings the plants published before any I/O module sends them (so CAN, shm
- * and the log all carry the faulty value). Injected scenario steps and a scenario file started
- * live are played here with the scenario's own code (hilsim/scenario_live.h), after the
- * bench's own scenario stage. RT-safe: everything is preallocated at create. */
+ * fills, and plays what they started with the scenario's own code (hilsim/scenario_live.h):
+ * injected steps (the short push and fault commands are such steps too) and a scenario file
+ * started live, after the bench's own scenario stage. So pushes act before every physics step,
+ * actuator faults on the drive's output after the motor model, and sensor faults edit the
+ * readings before any I/O module sends them (CAN, shm and the log all carry the faulty value).
+ * It also copies the loop's counters for `status`. RT-safe: everything is preallocated at
+ * create. */
 #include <errno.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <ode/ode.h>
-
 #include "ctl.h"
 #include "hilsim/scenario_live.h"
-
-#define MAX_PUSHES 8
-
-struct push {
-    uint32_t body, link;
-    double f[3];
-    int64_t ticks_left; /* 0: free slot */
-};
-
-struct joint_fault {
-    enum hs_ctl_kind sensor; /* HS_CTL_KIND_MAX: none */
-    double offset;
-    bool have_held;
-    struct hs_joint_reading held;
-    enum hs_ctl_kind actuator; /* HS_CTL_KIND_MAX: none */
-    double share;
-    bool have_cmd;
-    struct hs_joint_command held_cmd;
-};
 
 struct hs_ctl_stage {
     struct hs_bench *bench;
@@ -44,8 +23,7 @@ struct hs_ctl_stage {
     _Alignas(64) _Atomic uint64_t tail;                             /* tick thread writes */
     _Alignas(64) _Atomic uint64_t accepted, rejected, queue_full;   /* socket thread */
     _Alignas(64) _Atomic uint64_t applied, last_applied_tick, tick; /* tick thread */
-    _Atomic uint32_t pushes_active, faults_active;
-    _Atomic uint64_t slots_full, unauthorised; /* socket thread */
+    _Atomic uint64_t slots_full, unauthorised;                      /* socket thread */
     bool applied_now;
     /* injected steps: slots bound by the socket thread, played by the tick */
     struct hs_scenario_live *live;
@@ -62,20 +40,11 @@ struct hs_ctl_stage {
     _Alignas(64) _Atomic uint32_t loop_seq;
     _Atomic uint64_t loop_v[7]; /* tick, ticks, last_tick, overruns, missed, timeouts, worst */
     atomic_bool loop_safe_hold, loop_running;
-    struct push pushes[MAX_PUSHES];
-    struct joint_fault *joints;
-    uint32_t njoints;
     void (*on_destroy)(void *);
     void *on_destroy_arg;
 };
 
 _Static_assert((HS_CTL_QUEUE_LEN & (HS_CTL_QUEUE_LEN - 1)) == 0, "queue length: a power of two");
-
-static void clear_faults(struct hs_ctl_stage *s)
-{
-    for (uint32_t i = 0; i < s->njoints; i++)
-        s->joints[i] = (struct joint_fault){.sensor = HS_CTL_KIND_MAX, .actuator = HS_CTL_KIND_MAX};
-}
 
 int hs_ctl_stage_create(struct hs_bench *bench, struct hs_ctl_stage **ret)
 {
@@ -84,16 +53,8 @@ int hs_ctl_stage_create(struct hs_bench *bench, struct hs_ctl_stage **ret)
         return -ENOMEM;
     s->bench = bench;
     s->period_ns = hs_bench_tick_period_ns(bench);
-    s->njoints = hs_bench_joint_count(bench);
-    s->joints = calloc(s->njoints ? s->njoints : 1, sizeof *s->joints);
-    if (!s->joints) {
-        free(s);
-        return -ENOMEM;
-    }
-    clear_faults(s);
     int r = hs_scenario_live_create(bench, 0, &s->live);
     if (r < 0) {
-        free(s->joints);
         free(s);
         return r;
     }
@@ -110,7 +71,6 @@ void hs_ctl_stage_destroy(struct hs_ctl_stage *s)
     bool stopped;
     hs_scenario_destroy(hs_ctl_stage_take_scenario(s, true, &stopped));
     hs_scenario_live_destroy(s->live);
-    free(s->joints);
     free(s);
 }
 
@@ -271,46 +231,13 @@ void hs_ctl_stage_counters(const struct hs_ctl_stage *s, struct hs_ctl_counters 
         .applied = atomic_load_explicit(&m->applied, memory_order_relaxed),
         .last_applied_tick = atomic_load_explicit(&m->last_applied_tick, memory_order_relaxed),
         .tick = atomic_load_explicit(&m->tick, memory_order_relaxed),
-        .pushes_active = atomic_load_explicit(&m->pushes_active, memory_order_relaxed),
-        .faults_active = atomic_load_explicit(&m->faults_active, memory_order_relaxed),
     };
-}
-
-/* A new push takes a free slot, or the one closest to its end: the newest command wins. */
-static void start_push(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
-{
-    struct push *slot = &s->pushes[0];
-    for (uint32_t k = 0; k < MAX_PUSHES; k++)
-        if (s->pushes[k].ticks_left < slot->ticks_left)
-            slot = &s->pushes[k];
-    int64_t ticks = llround(c->value * 1e9 / (double)s->period_ns);
-    *slot = (struct push){.body = c->body,
-                          .link = c->link,
-                          .f = {c->force_n[0], c->force_n[1], c->force_n[2]},
-                          .ticks_left = ticks < 1 ? 1 : ticks};
 }
 
 static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
 {
-    struct joint_fault *j = c->joint < s->njoints ? &s->joints[c->joint] : NULL;
     switch (c->kind) {
-    case HS_CTL_PUSH:
-        start_push(s, c);
-        break;
-    case HS_CTL_SENSOR_STUCK:
-    case HS_CTL_SENSOR_OFFSET:
-        if (j)
-            j->sensor = c->kind, j->offset = c->value, j->have_held = false;
-        break;
-    case HS_CTL_ACT_DERATE:
-    case HS_CTL_ACT_NO_RESPONSE:
-        if (j)
-            j->actuator = c->kind, j->share = c->value, j->have_cmd = false;
-        break;
     case HS_CTL_CLEAR:
-        clear_faults(s);
-        for (uint32_t k = 0; k < MAX_PUSHES; k++)
-            s->pushes[k].ticks_left = 0;
         hs_scenario_live_clear(s->live);
         break;
     case HS_CTL_INJECT:
@@ -328,7 +255,8 @@ static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
             s->scen_stopping = true;
         }
         break;
-    default: /* status and stop never reach the queue */
+    default: /* the others never reach the queue: status, stop, and the short commands (the
+              * server queues the steps they stand for) */
         break;
     }
 }
@@ -360,54 +288,16 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     hs_scenario_live_commands(s->live, now_ns);
     if (s->scen)
         hs_scenario_stage_ops.commands(s->scen, b, now_ns);
-    /* no-response: the drive keeps the command it had when the fault began */
-    for (uint32_t i = 0; i < s->njoints; i++) {
-        struct joint_fault *j = &s->joints[i];
-        if (j->actuator != HS_CTL_ACT_NO_RESPONSE)
-            continue;
-        struct hs_joint_command *cmd = hs_bench_joint(b, i)->cmd;
-        if (!j->have_cmd)
-            j->held_cmd = *cmd, j->have_cmd = true;
-        *cmd = j->held_cmd;
-    }
-}
-
-static void derate(struct hs_bench *b, uint32_t i, double share)
-{
-    const struct hs_bench_joint *bj = hs_bench_joint(b, i);
-    struct hs_world *w = hs_bench_world(b);
-    hs_world_set_joint_effort(w, bj->body, bj->link,
-                              hs_world_joint_effort(w, bj->body, bj->link) * share);
-    /* a velocity-mode drive acts through the joint's motor row: cap its force too */
-    dJointID jt = (dJointID)hs_world_ode_joint(w, bj->body, bj->link);
-    if (!jt)
-        return;
-    if (dJointGetType(jt) == dJointTypeSlider)
-        dJointSetSliderParam(jt, dParamFMax, dJointGetSliderParam(jt, dParamFMax) * share);
-    else if (dJointGetType(jt) == dJointTypeHinge)
-        dJointSetHingeParam(jt, dParamFMax, dJointGetHingeParam(jt, dParamFMax) * share);
 }
 
 static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
 {
     struct hs_ctl_stage *s = ctx;
-    (void)substep;
     if (hs_bench_warming_up(b))
         return;
     hs_scenario_live_substep(s->live);
     if (s->scen)
         hs_scenario_stage_ops.substep(s->scen, b, substep);
-    for (uint32_t k = 0; k < MAX_PUSHES; k++) {
-        const struct push *p = &s->pushes[k];
-        if (p->ticks_left <= 0)
-            continue;
-        dBodyID body = (dBodyID)hs_world_ode_body(hs_bench_world(b), p->body, p->link);
-        if (body)
-            dBodyAddForce(body, p->f[0], p->f[1], p->f[2]);
-    }
-    for (uint32_t i = 0; i < s->njoints; i++)
-        if (s->joints[i].actuator == HS_CTL_ACT_DERATE)
-            derate(b, i, s->joints[i].share);
 }
 
 static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
@@ -415,29 +305,6 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     struct hs_ctl_stage *s = ctx;
     if (hs_bench_warming_up(b))
         return;
-    uint32_t pushes = 0, faults = 0;
-    for (uint32_t k = 0; k < MAX_PUSHES; k++)
-        if (s->pushes[k].ticks_left > 0)
-            pushes += --s->pushes[k].ticks_left > 0;
-    for (uint32_t i = 0; i < s->njoints; i++) {
-        struct joint_fault *j = &s->joints[i];
-        faults += (j->sensor != HS_CTL_KIND_MAX) + (j->actuator != HS_CTL_KIND_MAX);
-        if (j->sensor == HS_CTL_KIND_MAX)
-            continue;
-        const struct hs_bench_joint *bj = hs_bench_joint(b, i);
-        struct hs_joint_reading *r = hs_plant_joint_reading_edit(bj->plant, bj->plant_joint);
-        if (j->sensor == HS_CTL_SENSOR_OFFSET) {
-            r->q += j->offset;
-            r->encoder_position += j->offset;
-            continue;
-        }
-        /* stuck: the reading of the fault's first tick, repeated exactly; only its time moves */
-        if (!j->have_held)
-            j->held = *r, j->have_held = true;
-        int64_t t = r->time_ns;
-        *r = j->held;
-        r->time_ns = t;
-    }
     hs_scenario_live_readings(s->live);
     if (s->scen) {
         hs_scenario_stage_ops.readings(s->scen, b, now_ns, tick);
@@ -451,8 +318,6 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     }
     publish_loop(s, tick);
     atomic_store_explicit(&s->tick, tick, memory_order_relaxed);
-    atomic_store_explicit(&s->pushes_active, pushes, memory_order_relaxed);
-    atomic_store_explicit(&s->faults_active, faults, memory_order_relaxed);
     if (s->applied_now) {
         atomic_store_explicit(&s->last_applied_tick, tick, memory_order_relaxed);
         s->applied_now = false;

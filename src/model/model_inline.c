@@ -39,7 +39,7 @@ int hs__read_file(const char *path, char **ret_data, size_t *ret_size, struct hs
         int e = buf ? EIO : ENOMEM;
         free(buf);
         fclose(f);
-        return hs_diag_set(diag, e, df, from_line, from_column, "cannot read '%s'", path);
+        return hs_diag_set(diag, -e, df, from_line, from_column, "cannot read '%s'", path);
     }
     fclose(f);
     buf[n] = '\0';

@@ -100,6 +100,8 @@ struct hs__bctx {
 };
 
 int hs__grow(void **data, uint32_t *cap, uint32_t need, size_t elem);
+/* A model's default name: the file name up to its first dot (VRML and URDF alike). */
+void hs__model_name_from_path(const char *path, char *buf, size_t size);
 /* Adds "file:line:column: msg" to the model's warnings (line or column 0: left out). */
 int hs__builder_warn(struct hs__builder *b, const char *file, int line, int column, const char *fmt,
                      ...) __attribute__((format(printf, 5, 6)));

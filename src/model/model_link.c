@@ -269,7 +269,7 @@ int hs__build_joint(struct hs__builder *b, const struct hs__vnode *n, const stru
         return r;
     hs__affine_mul(&ctx->M, &rigid, &origin);
     hs__affine_to_pose(&origin, &l.origin);
-    if ((r = hs__grow((void **)&b->links, &b->links_cap, b->nlinks + 1, sizeof *b->links)) < 0)
+    if (hs__grow((void **)&b->links, &b->links_cap, b->nlinks + 1, sizeof *b->links) < 0)
         return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->links[b->nlinks] = (struct hs__link_acc){.link = l, .file = n->file, .column = n->column};
     struct hs__bctx c = *ctx;

@@ -222,7 +222,7 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
         memcpy(l->inertia, b->links[i].mass.inertia, sizeof l->inertia);
     }
     for (uint32_t i = 0; i < b->nlinks; i++)
-        if ((r = set_source_file(m, &m->links[i], b->links[i].file)) < 0) {
+        if (set_source_file(m, &m->links[i], b->links[i].file) < 0) {
             r = fail_oom(b->diag, path);
             goto fail;
         }
@@ -232,7 +232,7 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
     m->nextra_joints = b->nextras;
     if ((r = resolve_extras(b, m)) < 0 || (r = check_finite_masses(b, m)) < 0)
         goto fail;
-    if ((r = check_joint_ids(b, m)) < 0 || (r = check_masses(b, m)) < 0) {
+    if (check_joint_ids(b, m) < 0 || check_masses(b, m) < 0) { /* they fail only for memory */
         r = fail_oom(b->diag, path);
         goto fail;
     }
@@ -263,7 +263,8 @@ fail:
     return r;
 }
 
-static void base_name(const char *path, char *buf, size_t size)
+/* A model's default name: its file name up to the first dot ("robots/sr1.wrl" -> "sr1"). */
+void hs__model_name_from_path(const char *path, char *buf, size_t size)
 {
     const char *s = strrchr(path, '/');
     s = s ? s + 1 : path;
@@ -311,7 +312,7 @@ int hs__vrml_load_buffer(const char *data, unsigned long size, const char *name,
         r = fail_oom(diag, file);
         goto out;
     }
-    base_name(file, b.name, sizeof b.name);
+    hs__model_name_from_path(file, b.name, sizeof b.name);
     struct hs__bctx ctx = {.link = -1, .dir = dirp};
     hs__affine_identity(&ctx.M);
     for (uint32_t i = 0; r == 0 && i < doc->nroots; i++)

@@ -1,5 +1,6 @@
 /* What a URDF's <gazebo> extensions say beyond sensors (urdf_sensor.c):
- *   <gazebo reference="LINK"> mu1, mu2, kp, kd -> the link's contact surface (hs_link.mu1 ...,
+ *   <gazebo reference="LINK"> mu1, mu2, kp, kd (as text or, as Gazebo also reads them, a
+ *     `value` attribute) -> the link's contact surface (hs_link.mu1 ...,
  *     surface_given); the world combines them with the other side's (src/world/world_surface.c);
  *   everything that would change the physics and hilsim does not model (selfCollide, maxVel,
  *   minDepth, gravity, fdir1, joint stop ERP/CFM, plugins other than ros2_control's) -> one
@@ -60,8 +61,13 @@ static int surface(struct hs__urdf *u, const xmlNode *e, struct hs_link *l)
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
         if (!hs__urdf_is(e, f[k].name))
             continue;
+        /* Gazebo reads an extension's value from a `value` attribute first, then the text
+         * (sdformat's URDF converter): Unitree's A1, Go1 and Aliengo write <kp value="1e6"/>. */
         double v;
-        int r = hs__urdf_text_num(u, e, &v);
+        xmlChar *attr = xmlGetProp(e, (const xmlChar *)"value");
+        int r =
+            attr ? hs__urdf_attr_num(u, e, "value", true, 0.0, &v) : hs__urdf_text_num(u, e, &v);
+        xmlFree(attr);
         if (r)
             return r;
         if (v < 0 || (f[k].bit == HS_SURFACE_KP && v == 0))

@@ -538,17 +538,6 @@ static void dir_of(const char *base_path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash - base_path), base_path);
 }
 
-static void base_name(const char *path, char *buf, size_t size)
-{
-    const char *s = strrchr(path, '/');
-    s = s ? s + 1 : path;
-    size_t n = strcspn(s, ".");
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, s, n);
-    buf[n] = '\0';
-}
-
 /* libxml2 reports some problems (input encoding) through its generic error handler, which
  * prints to stderr by default; library code must not print, and the parser context's last
  * error carries the message anyway. The handler is per thread in libxml2. */
@@ -615,7 +604,7 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
         char rname[HS_NAME_MAX];
         r = hs__urdf_attr_str(&u, robot, "name", false, rname, sizeof rname);
         if (r == 0 && !rname[0])
-            base_name(file, rname, sizeof rname);
+            hs__model_name_from_path(file, rname, sizeof rname);
         if (r == 0) {
             memcpy(u.m->name, rname, sizeof rname);
             u.m->path = strdup(file);

@@ -276,7 +276,7 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
     FILE *f = fopen(path, "w");
     if (!f) {
         int e = errno;
-        return hs_diag_set(diag, e, path, 0, 0, "cannot create the file: %s", strerror(e));
+        return hs_diag_set(diag, -e, path, 0, 0, "cannot create the file: %s", strerror(e));
     }
     uint32_t lost = m->nextra_joints;
     for (uint32_t k = 0; k < m->nsensors; k++)

@@ -238,7 +238,7 @@ int hs__vp_parse_node_stmt(struct hs__vparser *p, struct hs__vnode **ret_node)
         return r;
     if (def) {
         struct hs__vdef d = {.name = def, .node = n};
-        if ((r = hs__vec_push(p->arena, &p->scope->defs, &d, sizeof d)) < 0)
+        if (hs__vec_push(p->arena, &p->scope->defs, &d, sizeof d) < 0)
             return hs__vp_error(p, &type_tok, "too many DEF names");
     }
     *ret_node = n;
@@ -325,7 +325,7 @@ int hs__vp_parse_value(struct hs__vparser *p, const char *field, struct hs__vval
                 struct hs__vnode *n = NULL;
                 if ((r = hs__vp_parse_node_stmt(p, &n)) < 0)
                     return r;
-                if ((r = hs__vec_push(p->arena, &nodes, &n, sizeof n)) < 0)
+                if (hs__vec_push(p->arena, &nodes, &n, sizeof n) < 0)
                     return hs__vp_error(p, &p->tok, "node list too long");
             } else {
                 return hs__vp_error(p, &p->tok, "expected a value or ']' in '%s', got %s", field,
@@ -511,12 +511,12 @@ static int parse_node_body(struct hs__vparser *p, const struct hs__vtoken *type_
             struct hs__vwarning w = {.line = f.line,
                                      .column = f.column,
                                      .msg = hs__arena_dup(p->arena, msg, strlen(msg) + 1)};
-            if (!w.msg || (r = hs__vec_push(p->arena, &p->warnings, &w, sizeof w)) < 0)
+            if (!w.msg || hs__vec_push(p->arena, &p->warnings, &w, sizeof w) < 0)
                 return -ENOMEM;
             *twice = f;
             continue;
         }
-        if ((r = hs__vec_push(p->arena, &fields, &f, sizeof f)) < 0)
+        if (hs__vec_push(p->arena, &fields, &f, sizeof f) < 0)
             return hs__vp_error(p, &p->tok, "too many fields");
     }
     p->depth--;
@@ -547,7 +547,7 @@ int hs__vp_parse_statements(struct hs__vparser *p, enum hs__vtok until, struct h
         struct hs__vnode *n = NULL;
         if ((r = hs__vp_parse_node_stmt(p, &n)) < 0)
             return r;
-        if ((r = hs__vec_push(p->arena, nodes, &n, sizeof n)) < 0)
+        if (hs__vec_push(p->arena, nodes, &n, sizeof n) < 0)
             return hs__vp_error(p, &p->tok, "too many nodes");
     }
     return 0;

@@ -90,7 +90,7 @@ int hs__vp_parse_proto(struct hs__vparser *p)
         for (uint32_t i = 0; i < ifaces.n; i++)
             if (strcmp(((struct hs__viface *)ifaces.data)[i].name, f.name) == 0)
                 return hs__vp_error(p, &kw, "PROTO %s declares '%s' twice", pr->name, f.name);
-        if ((r = hs__vec_push(p->arena, &ifaces, &f, sizeof f)) < 0)
+        if (hs__vec_push(p->arena, &ifaces, &f, sizeof f) < 0)
             return hs__vp_error(p, &p->tok, "PROTO interface too long");
     }
     if ((r = hs__vp_next(p)) < 0)

@@ -156,6 +156,12 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         json_object_set_new(c, "copy", json_string("config.yaml"));
     }
     json_object_set_new(c, "base_dir", json_string(cfg->base_dir ? cfg->base_dir : ""));
+    if (rec->o.nsets) { /* the run's --set overrides: config.yaml is the file as it was */
+        json_t *sets = json_array();
+        for (uint32_t i = 0; i < rec->o.nsets; i++)
+            json_array_append_new(sets, json_string(rec->o.sets[i]));
+        json_object_set_new(c, "sets", sets);
+    }
     json_object_set_new(m, "config", c);
     /* The scenario the run played, copied as the config is: a replay plays it again. */
     if (rec->o.scenario_path) {

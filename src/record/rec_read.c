@@ -176,6 +176,8 @@ int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, c
         if (hs__rec_crc32(&it, sizeof it) != crc)
             return bad(d, name, off, "corrupted record (CRC mismatch)");
         if (it.type == HS__REC_ITEM_SHM) {
+            if (it.u.shm.mode >= HS_JOINT_MODE_MAX) /* it goes into a plant's command slot */
+                return bad(d, name, off + 32, "shm command with an unknown joint mode");
             if (grow((void **)&r->shm, sizeof *r->shm, r->nshm, 1))
                 return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
             struct hs_rec_shm *s = &r->shm[r->nshm++];
@@ -364,7 +366,7 @@ static int names(json_t *arr, const char *key, char ***ret, uint32_t *ret_n, con
                  struct hs_diag *d)
 {
     if (!json_is_array(arr))
-        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "signals.%s: not an array", key);
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s: not an array", key);
     size_t n = json_array_size(arr);
     char **v = calloc(n ? n : 1, sizeof *v);
     if (!v)
@@ -377,7 +379,7 @@ static int names(json_t *arr, const char *key, char ***ret, uint32_t *ret_n, con
             for (size_t k = 0; k < i; k++)
                 free(v[k]);
             free(v);
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "signals.%s[%zu]: no name", key, i);
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s[%zu]: no name", key, i);
         }
     }
     *ret = v;
@@ -464,16 +466,39 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
     return 0;
 }
 
+static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
+                       struct hs_diag *d);
+
+static int json_error(const json_error_t *je, const char *mpath, struct hs_diag *d)
+{
+    return hs_diag_set(d, -EBADMSG, mpath, je->line > 0 ? je->line : 0,
+                       je->column > 0 ? je->column : 0, "%s (byte offset %d)", je->text,
+                       je->position);
+}
+
 int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag *d)
 {
     char mpath[4096];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
     json_error_t je;
     json_t *m = json_load_file(mpath, 0, &je);
-    if (!m)
-        return hs_diag_set(d, -EBADMSG, mpath, je.line > 0 ? je.line : 0,
-                           je.column > 0 ? je.column : 0, "%s (byte offset %d)", je.text,
-                           je.position);
+    return m ? open_parsed(dir, m, mpath, ret, d) : json_error(&je, mpath, d);
+}
+
+int hs_recording_open_manifest(const char *dir, const char *text, size_t len,
+                               struct hs_recording **ret, struct hs_diag *d)
+{
+    char mpath[4096];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+    json_error_t je;
+    json_t *m = json_loadb(text, len, 0, &je);
+    return m ? open_parsed(dir, m, mpath, ret, d) : json_error(&je, mpath, d);
+}
+
+/* Takes m. */
+static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
+                       struct hs_diag *d)
+{
     struct hs_recording *r = calloc(1, sizeof *r);
     int rc = r ? 0 : -ENOMEM;
     if (rc == 0 &&
@@ -504,6 +529,9 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
         r->config_text = (char *)buf;
         r->config_len = len;
     }
+    json_t *sets = json_object_get(cfg, "sets");
+    if (sets && (rc = names(sets, "config.sets", &r->config_sets, &r->nconfig_sets, mpath, d)) < 0)
+        goto out;
     json_t *scen = json_object_get(m, "scenario");
     const char *scopy = json_string_value(json_object_get(scen, "copy"));
     if (scopy) {
@@ -518,12 +546,12 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
         r->scenario_base_dir = strdup_or_null(json_string_value(json_object_get(scen, "base_dir")));
     }
     json_t *sig = json_object_get(m, "signals");
-    if ((rc = names(json_object_get(sig, "joints"), "joints", &r->joint_names, &r->njoints, mpath,
-                    d)) < 0 ||
-        (rc = names(json_object_get(sig, "sensors"), "sensors", &r->sensor_names, &r->nsensors,
+    if ((rc = names(json_object_get(sig, "joints"), "signals.joints", &r->joint_names, &r->njoints,
                     mpath, d)) < 0 ||
-        (rc = names(json_object_get(sig, "bodies"), "bodies", &r->body_names, &r->nbodies, mpath,
-                    d)) < 0)
+        (rc = names(json_object_get(sig, "sensors"), "signals.sensors", &r->sensor_names,
+                    &r->nsensors, mpath, d)) < 0 ||
+        (rc = names(json_object_get(sig, "bodies"), "signals.bodies", &r->body_names, &r->nbodies,
+                    mpath, d)) < 0)
         goto out;
     r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensors * 6 + r->nbodies * 7;
     rc =
@@ -556,6 +584,7 @@ void hs_recording_free(struct hs_recording *r)
     free(r->dir);
     free(r->config_text);
     free(r->config_base_dir);
+    free_names(r->config_sets, r->nconfig_sets);
     free(r->scenario_text);
     free(r->scenario_base_dir);
     free(r->clock_mode);

@@ -228,6 +228,19 @@ static int make_dir(const char *dir, struct hs_diag *d)
     return rc;
 }
 
+/* Everything create allocates, for its error path and for destroy. */
+static void free_parts(struct hs_recorder *rec)
+{
+    hs__rec_manifest_free(rec);
+    hs__rec_items_free(&rec->items);
+    hs__rec_states_free(&rec->states);
+    free(rec->sortbuf);
+    free(rec->seg_first_tick);
+    free(rec->seg_first_ord);
+    free(rec->dir);
+    free(rec);
+}
+
 int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
                   struct hs_recorder **ret_rec, struct hs_diag *d)
 {
@@ -291,14 +304,7 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
     return 0;
 fail:
     hs__rec_close_segment(rec);
-    hs__rec_manifest_free(rec);
-    hs__rec_items_free(&rec->items);
-    hs__rec_states_free(&rec->states);
-    free(rec->sortbuf);
-    free(rec->seg_first_tick);
-    free(rec->seg_first_ord);
-    free(rec->dir);
-    free(rec);
+    free_parts(rec);
     return r;
 }
 
@@ -363,12 +369,5 @@ void hs_rec_destroy(struct hs_recorder *rec)
         return;
     hs_rec_finish(rec, NULL);
     hs_rec_can_tap_remove(); /* in case the CAN module failed before the tap was taken off */
-    hs__rec_manifest_free(rec);
-    hs__rec_items_free(&rec->items);
-    hs__rec_states_free(&rec->states);
-    free(rec->sortbuf);
-    free(rec->seg_first_tick);
-    free(rec->seg_first_ord);
-    free(rec->dir);
-    free(rec);
+    free_parts(rec);
 }

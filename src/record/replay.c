@@ -55,8 +55,19 @@ static int load_config(const struct hs_recording *rec, const struct hs_replay_op
     char name[4096];
     snprintf(name, sizeof name, "%s/config.yaml", rec->dir);
     const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
-    return hs_config_load_buffer_sets(rec->config_text, rec->config_len, name, base, o->sets,
-                                      o->nsets, ret, d);
+    /* the run's own --set overrides first, then the replay's (a later set of a key wins) */
+    uint32_t n = rec->nconfig_sets + o->nsets;
+    const char **sets = calloc(n ? n : 1, sizeof *sets);
+    if (!sets)
+        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < rec->nconfig_sets; i++)
+        sets[i] = rec->config_sets[i];
+    for (uint32_t i = 0; i < o->nsets; i++)
+        sets[rec->nconfig_sets + i] = o->sets[i];
+    int rc =
+        hs_config_load_buffer_sets(rec->config_text, rec->config_len, name, base, sets, n, ret, d);
+    free(sets);
+    return rc;
 }
 
 /* The bench with its CAN module on socketpairs (the feed holds the boards' ends). */
@@ -68,6 +79,10 @@ static int build(const struct hs_config *cfg, struct hs_bench **ret_b, struct fe
     int rc = hs_bench_create(cfg, ret_b, d);
     if (rc < 0)
         return rc;
+    /* Whatever clock the run had (wall, lockstep, sync), each replayed tick runs at its
+     * recorded now_ns: none of the clock machinery (a lockstep gate, a CAN SYNC holding
+     * buffer) has a part in a replay. */
+    hs_bench_set_clock_mode(*ret_b, HS_CFG_CLOCK_WALL);
     /* The shm module is not attached (the recorded slot writes are), but its joints are
      * claimed as it claims them: a scenario's first_command condition asks for that. */
     for (uint32_t i = 0; i < hs_bench_joint_count(*ret_b); i++)

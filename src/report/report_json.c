@@ -118,8 +118,8 @@ json_t *hs_report_audit_json(const struct hs_rt_audit *a)
     put(j, "cpus_online", json_integer(a->cpus_online), &bad);
     put(j, "rtprio_cur", json_integer(a->rtprio_cur), &bad);
     put(j, "rtprio_max", json_integer(a->rtprio_max), &bad);
-    put(j, "memlock_cur", json_integer(a->memlock_cur), &bad);
-    put(j, "memlock_max", json_integer(a->memlock_max), &bad);
+    put(j, "memlock_cur_bytes", json_integer(a->memlock_cur_bytes), &bad);
+    put(j, "memlock_max_bytes", json_integer(a->memlock_max_bytes), &bad);
     put(j, "dma_latency_present", json_boolean(a->dma_latency_present), &bad);
     put(j, "dma_latency_us", json_integer(a->dma_latency_us), &bad);
     if (a->have_report) {

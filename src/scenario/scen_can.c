@@ -4,6 +4,7 @@
  * carry it in data[0] of the master's ID; every protocol's node claims its IDs
  * (hs_config_can_node_claims), in both directions. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "../../drivers/can/mit/mit_config.h"
@@ -49,9 +50,6 @@ static bool owned(const struct hs_scenario *s, const struct hs_can_fault_filter 
     return false;
 }
 
-static const char *const kind_text[] = {"drop",    "delay",   "duplicate",
-                                        "reorder", "corrupt", "silent"};
-
 int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
@@ -74,9 +72,13 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
     if (!bus)
         return ERR("steps[%ld].can_fault: %s", idx,
                    bus_name[0] ? "no such CAN bus" : "name the bus (the bench has several)");
-    if (sp->can_kind == HS__CF_DELAY)
-        return ERR("steps[%ld].can_fault: kind %s is not implemented (scenarios/README.md)", idx,
-                   kind_text[sp->can_kind]);
+    int64_t delay = 0;
+    if (sp->can_kind == HS__CF_DELAY) {
+        delay = (int64_t)llround(sp->delay_s * 1e9 / (double)s->period_ns);
+        if (delay < 1 || delay > (int64_t)HS_CAN_FAULT_DELAY_TICKS_MAX)
+            return ERR("steps[%ld].can_fault: delay_s %g is %lld ticks; it must be 1 to %u", idx,
+                       sp->delay_s, (long long)delay, HS_CAN_FAULT_DELAY_TICKS_MAX);
+    }
     struct hs_can_fault_filter *f;
     int r = bus_filter(s, bus->interface, &f);
     if (r == -ENODEV)
@@ -86,12 +88,13 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
     if (r < 0)
         return hs_diag_set(diag, r, s->path, sp->src.line, sp->src.column,
                            "steps[%ld].can_fault: %s", idx, strerror(-r));
-    struct hs_can_fault_rule rule = {.data0 = -1, .probability = sp->probability};
+    struct hs_can_fault_rule rule = {
+        .data0 = -1, .probability = sp->probability, .delay_ticks = (uint32_t)delay};
     snprintf(rule.pattern, sizeof rule.pattern, "%s", sp->pattern);
     static const enum hs_can_fault_kind kinds[] = {
         [HS__CF_DROP] = HS_CAN_FAULT_DROP,       [HS__CF_DUPLICATE] = HS_CAN_FAULT_DUPLICATE,
         [HS__CF_REORDER] = HS_CAN_FAULT_REORDER, [HS__CF_CORRUPT] = HS_CAN_FAULT_CORRUPT,
-        [HS__CF_SILENT] = HS_CAN_FAULT_DROP,
+        [HS__CF_SILENT] = HS_CAN_FAULT_DROP,     [HS__CF_DELAY] = HS_CAN_FAULT_DELAY,
     };
     rule.kind = kinds[sp->can_kind];
     /* a silent node is gone from the bus: it hears nothing and says nothing */
@@ -156,6 +159,18 @@ void hs__scen_can(struct hs_scenario *s)
     }
 }
 
+void hs__scen_can_clock(struct hs_scenario *s)
+{
+    /* The clock CAN delays count in: moved once per bench tick (warm-up and a finished
+     * scenario's ticks too) by the scenario that owns the filter, so every scenario sharing it
+     * counts in one clock. It moves after the tick's physics: a frame held at a tick's receive
+     * (the inputs) or send (the outputs) comes out at the same phase d ticks later. */
+    s->can_clock++;
+    for (uint32_t i = 0; i < s->nbuses; i++)
+        if (s->can[i].owned)
+            hs_can_fault_filter_set_tick(s->can[i].filter, s->can_clock);
+}
+
 int hs__scen_can_filters(struct hs_scenario *s)
 {
     const struct hs_config *cfg = hs_bench_config(s->bench);
@@ -193,6 +208,18 @@ uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step
         struct hs_can_fault_counts c;
         hs_can_fault_filter_counts(st->can_filter, st->can_rule[k], &c);
         n += c.acted;
+    }
+    return n;
+}
+
+uint64_t hs_scenario_can_frames_overflow(const struct hs_scenario *s, uint32_t step)
+{
+    const struct hs__scen_step *st = &s->steps[step];
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < st->can_nrules; k++) {
+        struct hs_can_fault_counts c;
+        hs_can_fault_filter_counts(st->can_filter, st->can_rule[k], &c);
+        n += c.overflow;
     }
     return n;
 }

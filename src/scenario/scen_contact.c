@@ -13,6 +13,11 @@ static int material(struct hs_scenario *s, const struct hs__scen_step_spec *sp, 
                     struct hs_diag *diag)
 {
     int m = hs_world_material_find(hs_bench_world(s->bench), name);
+    if (m < 0 && s->end_tick == HS_SCEN_NEVER) /* a live step */
+        return hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column,
+                           "step.%s: no material '%s' (default, or one given in "
+                           "physics.materials)",
+                           hs__scen_kind_names[sp->kind], name);
     if (m < 0)
         return hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column,
                            "steps[%ld].%s: no material '%s' (default, or one given in "

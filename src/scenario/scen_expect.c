@@ -4,6 +4,7 @@
  * the first tick it does not hold, passes when the window closes. RT-safe. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "scen_internal.h"
 
@@ -25,6 +26,15 @@ static double commanded_torque(struct hs_scenario *s, uint32_t ji)
     default: /* current and velocity loops: what the motor model made of them */
         return hs_bench_joint_reading(s->bench, ji)->torque;
     }
+}
+
+static int state_index(const struct hs__scen_step *st, const char *state)
+{
+    const char *const *names = hs__scen_node_state_names(st->port);
+    for (int i = 0; names && names[i]; i++)
+        if (!strcmp(names[i], state))
+            return i;
+    return -1;
 }
 
 /* Returns whether the condition holds; *ret_value is the quantity it judged. */
@@ -63,6 +73,12 @@ static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double 
     case HS__EX_TEMPERATURE_BELOW:
         *ret_value = hs_scenario_winding_temp_c(s, (uint32_t)st->joint);
         return *ret_value < sp->value;
+    case HS__EX_NODE_STATE: {
+        /* the value: the state's place in the protocol's list (the summary names it) */
+        const char *now = hs__scen_node_state(st->port);
+        *ret_value = (double)state_index(st, now);
+        return !strcmp(now, sp->state);
+    }
     default:
         *ret_value = NAN;
         return false;
@@ -156,6 +172,12 @@ void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st)
     case HS__EX_TEMPERATURE_BELOW:
         snprintf(st->what, sizeof st->what, "winding of %s below %g °C %s", sp->t.joint, sp->value,
                  window);
+        break;
+    case HS__EX_NODE_STATE:
+        snprintf(st->what, sizeof st->what,
+                 "CAN node %s in state %s %s (value: the state's index "
+                 "in its protocol's list)",
+                 sp->node, sp->state, window);
         break;
     default:
         break;

@@ -31,6 +31,7 @@ enum hs__scen_kind {
     HS__SCEN_EXPECT,
     HS__SCEN_FRICTION, /* contact: a material pair's (or a link's) Coulomb friction */
     HS__SCEN_MATERIAL, /* contact: the material a link is made of */
+    HS__SCEN_NODE_FAULT,
     HS__SCEN_KIND_MAX
 };
 
@@ -75,6 +76,7 @@ enum hs__scen_expect_kind {
     HS__EX_VELOCITY_LIMITS,
     HS__EX_COMMAND_TORQUE,
     HS__EX_TEMPERATURE_BELOW,
+    HS__EX_NODE_STATE,
     HS__EX_MAX
 };
 
@@ -100,6 +102,7 @@ struct hs__scen_when {
     double passes;
     int direction;
     bool first_command; /* the first command from an external source (on `joint`, or any) */
+    char node[HS_NAME_MAX], state[HS_NAME_MAX]; /* CAN node `node` enters state `state` */
     uint64_t seen;
 };
 
@@ -133,9 +136,12 @@ struct hs__scen_step_spec {
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id;  /* -1: every frame of the node (or the bus) */
-    char *path_file; /* path: the CSV (resolved; owned by the spec) */
-    double kp, kd;   /* path: PD gains, NAN = the bench's hold gains */
+    int64_t can_id;          /* -1: every frame of the node (or the bus) */
+    double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
+    uint32_t fault_code;     /* node_fault: the protocol's own error code */
+    char state[HS_NAME_MAX]; /* expect node_state: the state name */
+    char *path_file;         /* path: the CSV (resolved; owned by the spec) */
+    double kp, kd;           /* path: PD gains, NAN = the bench's hold gains */
     /* friction and material: material names (friction: the pair; material: the new one) */
     char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* thermal model */
@@ -165,6 +171,9 @@ extern const char *const hs__scen_actuator_names[];
 extern const char *const hs__scen_expect_names[];
 
 /* ---- the compiled scenario ---- */
+struct hs_can_port;
+#define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
+
 struct hs__scen_thermal {
     double t_winding_c, t_case_c;
     bool tripped;
@@ -212,6 +221,12 @@ struct hs__scen_step {
     int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
     double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
     int32_t saved_material;
+    /* CAN node hooks: node_fault's, `when: {node, state}`'s and expect node_state's node;
+     * a thermal model's nodes on its joint */
+    struct hs_can_port *port, *when_port;
+    const char *prev_state;
+    struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
+    uint32_t ntemp_ports;
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -238,7 +253,8 @@ struct hs_scenario {
     int64_t period_ns;
     int64_t end_tick;
     double duration_s;
-    int64_t k; /* ticks played (the current tick's index during the tick) */
+    int64_t k;         /* ticks played (the current tick's index during the tick) */
+    int64_t can_clock; /* bench ticks seen, the clock of the CAN filters it owns */
     bool done, finished;
     bool in_tick; /* commands ran this tick; readings closes it */
     struct hs__scen_step_spec specs[HS_SCEN_MAX_STEPS];
@@ -254,6 +270,16 @@ void hs__scen_unbind_can(struct hs_scenario *s);
 /* init only: a filter on every open bus of the config (adopting one already there), so steps
  * bound later, while the buses run, only add rules */
 int hs__scen_can_filters(struct hs_scenario *s);
+/* RT-safe, once per bench tick: moves the clock CAN delays count in on the filters s owns */
+void hs__scen_can_clock(struct hs_scenario *s);
+/* scen_can_node.c: init only: a step's CAN node hooks (node_fault, when node state, expect
+ * node_state, thermal temperature); RT-safe: the node faults at their edges, node states, the
+ * thermal models' temperatures to their nodes */
+int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_node_faults(struct hs_scenario *s);
+void hs__scen_node_temperatures(struct hs_scenario *s);
+const char *hs__scen_node_state(const struct hs_can_port *port);
+const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);

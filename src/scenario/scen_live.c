@@ -263,6 +263,7 @@ void hs_scenario_live_commands(struct hs_scenario_live *l, int64_t now_ns)
     s->in_tick = true;
     hs__scen_timeline(s);
     hs__scen_can(s);
+    hs__scen_node_faults(s);
     hs__scen_contact(s);
     hs__scen_commands(s, now_ns);
 }
@@ -291,10 +292,14 @@ static bool ended(const struct hs_scenario *s, const struct hs__scen_step *st)
 void hs_scenario_live_readings(struct hs_scenario_live *l)
 {
     struct hs_scenario *s = l->run;
+    /* the filters live control put on the buses are the bind side's (set at create, only read
+     * since): their delay clock moves here, on the tick */
+    hs__scen_can_clock(l->bind);
     if (!s->in_tick)
         return;
     hs__scen_sensor_faults(s);
     hs__scen_shm_faults(s);
+    hs__scen_node_temperatures(s);
     s->in_tick = false;
     for (uint32_t i = s->nsteps; i-- > 0;) {
         if (!ended(s, &s->steps[i]))

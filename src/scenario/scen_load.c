@@ -89,6 +89,9 @@ struct bind {
 static int err_step(struct bind *x, const struct hs__scen_step_spec *sp, const char *fmt,
                     const char *arg)
 {
+    if (x->s->end_tick == HS_SCEN_NEVER) /* a live step: one step, not a file's list */
+        return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column, "step: %s '%s'",
+                           fmt, arg);
     return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
                        "steps[%ld]: %s '%s'", (long)(sp - x->s->specs), fmt, arg);
 }
@@ -247,6 +250,8 @@ static int bind_step(struct bind *x, uint32_t i)
     }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
+    if ((r = hs__scen_bind_node(s, st, x->diag)) < 0)
+        return r;
     if (sp->kind == HS__SCEN_PATH) {
         int pr = hs__scen_bind_path(s, st, x->diag);
         s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */

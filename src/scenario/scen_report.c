@@ -25,11 +25,16 @@ int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
         fprintf(out, "  step %-20s %-14s ", s->specs[i].name[0] ? s->specs[i].name : "-",
                 hs__scen_kind_names[st->kind]);
         if (st->onset < 0 || !st->activations)
-            fprintf(out, "never started\n");
+            fprintf(out, "never started");
         else
-            fprintf(out, "from tick %lld, %llu activation(s), %llu tick(s) active\n",
+            fprintf(out, "from tick %lld, %llu activation(s), %llu tick(s) active",
                     (long long)st->onset, (unsigned long long)st->activations,
                     (unsigned long long)st->active_ticks);
+        if (st->kind == HS__SCEN_CAN_FAULT)
+            fprintf(out, "; %llu frame(s) acted on, %llu lost to a full delay queue",
+                    (unsigned long long)hs_scenario_can_frames_acted(s, i),
+                    (unsigned long long)hs_scenario_can_frames_overflow(s, i));
+        fputc('\n', out);
     }
     for (uint32_t i = 0; i < n; i++) {
         struct hs_scenario_result r;

@@ -24,10 +24,10 @@
 #define TABLE(name, fields, chk)                                                                   \
     static const struct hs__cfg_table name = {fields, sizeof fields / sizeof fields[0], chk}
 
-const char *const hs__scen_kind_names[] = {
-    "push",         "payload",        "set_pose", "gravity",   "joint",
-    "sensor_fault", "actuator_fault", "thermal",  "can_fault", "shm_fault",
-    "path",         "expect",         "friction", "material",  NULL};
+const char *const hs__scen_kind_names[] = {"push",      "payload",      "set_pose",       "gravity",
+                                           "joint",     "sensor_fault", "actuator_fault", "thermal",
+                                           "can_fault", "shm_fault",    "path",           "expect",
+                                           "friction",  "material",     "node_fault",     NULL};
 const char *const hs__scen_sensor_names[] = {"off",         "stuck",      "offset",   "scale",
                                              "noise",       "spikes",     "delay",    "quantize",
                                              "skip_counts", "lose_index", "saturate", NULL};
@@ -35,7 +35,7 @@ const char *const hs__scen_actuator_names[] = {"derate",   "no_response", "brake
                                                "friction", "broken_gear", NULL};
 const char *const hs__scen_expect_names[] = {
     "joint_near",     "link_above",        "link_below", "velocity_limits",
-    "command_torque", "temperature_below", NULL};
+    "command_torque", "temperature_below", "node_state", NULL};
 static const char *const field_names[] = {"position", "velocity", "torque", "current", NULL};
 static const char *const hold_names[] = {"within", "always", NULL};
 static const char *const direction_names[] = {"any", "rising", "falling", NULL};
@@ -174,8 +174,8 @@ static int can_fault_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_nod
     for (const char *p = st->pattern; *p; p++)
         if (*p != '0' && *p != '1')
             return hs__cfg_err(c, node, "%s: pattern is made of 0 and 1", path);
-    if (st->can_kind == HS__CF_DELAY && !(st->value > 0))
-        return hs__cfg_err(c, node, "%s: delay needs value (ticks) > 0", path);
+    if ((st->can_kind == HS__CF_DELAY) != !isnan(st->delay_s))
+        return hs__cfg_err(c, node, "%s: delay_s goes with kind delay, and delay needs it", path);
     return 0;
 }
 
@@ -187,7 +187,7 @@ static const struct hs__cfg_field can_fault_f[] = {
     ENUM("direction", can_dir, can_dir_names, 0),
     DBL("probability", probability, 0, 1, 0),
     NAME("pattern", pattern, 0),
-    DBL("value", value, 0, 1e6, 0),
+    DBL("delay_s", delay_s, 0, 1000, HS__F_MIN_OPEN),
 };
 TABLE(can_fault_t, can_fault_f, can_fault_check);
 
@@ -220,6 +220,10 @@ static int expect_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t
             return hs__cfg_err(c, node, "%s: %s needs link and value (m)", path,
                                hs__scen_expect_names[st->expect_kind]);
         break;
+    case HS__EX_NODE_STATE:
+        if (!st->node[0] || !st->state[0])
+            return hs__cfg_err(c, node, "%s: node_state needs node and state", path);
+        break;
     case HS__EX_COMMAND_TORQUE:
     case HS__EX_TEMPERATURE_BELOW:
         if (!st->t.joint[0] || isnan(st->value))
@@ -240,6 +244,8 @@ static const struct hs__cfg_field expect_f[] = {
     DBL("value", value, -1e9, 1e9, 0),
     DBL("tolerance", tolerance, 0, 1e9, 0),
     ENUM("hold", hold, hold_names, 0),
+    NAME("node", node, 0),
+    NAME("state", state, 0),
 };
 TABLE(expect_t, expect_f, expect_check);
 
@@ -272,6 +278,14 @@ static const struct hs__cfg_field material_f[] = {
     NAME("material", material, HS__F_REQUIRED),
 };
 TABLE(material_t, material_f, NULL);
+/* node_fault: the node raises its protocol's own error (scen_can_node.c checks the code
+ * against the node's protocol) */
+static const struct hs__cfg_field node_fault_f[] = {
+    NAME("node", node, HS__F_REQUIRED),
+    FS("code", HS__K_U32, fault_code, .min = 0, .max = 0xffffffffu,
+       .flags = HS__F_REQUIRED | HS__F_HEX),
+};
+TABLE(node_fault_t, node_fault_f, NULL);
 
 /* ---- when ---- */
 #define W struct hs__scen_when
@@ -279,11 +293,18 @@ static int when_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
                       const char *path)
 {
     W *w = obj;
-    bool crossing = (seen & 3u) == 3u; /* joint and passes */
+    bool crossing = (seen & 3u) == 3u;     /* joint and passes */
+    bool node_state = (seen & 48u) == 48u; /* node and state */
+    if ((seen & 48u) && (!node_state || (seen & 15u)))
+        return hs__cfg_err(c, node, "%s: node with state, alone (not with joint or passes)", path);
+    if (node_state) {
+        w->seen = seen;
+        return 0;
+    }
     if (crossing == w->first_command || (!crossing && (seen & 3u)))
         return hs__cfg_err(c, node,
-                           "%s: either joint with passes, or first_command: true (with an "
-                           "optional joint)",
+                           "%s: either joint with passes, first_command: true (with an "
+                           "optional joint), or node with state",
                            path);
     if (w->first_command && (seen & 2u))
         return hs__cfg_err(c, node, "%s: passes does not go with first_command", path);
@@ -303,6 +324,16 @@ static const struct hs__cfg_field when_f[] = {
      .off = offsetof(W, direction),
      .names = direction_names},
     {.key = "first_command", .kind = HS__K_BOOL, .off = offsetof(W, first_command)},
+    {.key = "node",
+     .kind = HS__K_NAME,
+     .off = offsetof(W, node),
+     .n = HS_NAME_MAX,
+     .cs = HS__CS_IDENT},
+    {.key = "state",
+     .kind = HS__K_NAME,
+     .off = offsetof(W, state),
+     .n = HS_NAME_MAX,
+     .cs = HS__CS_IDENT},
 };
 TABLE(when_t, when_f, when_check);
 
@@ -317,7 +348,7 @@ static int step_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
             c, node,
             "%s: exactly one action (push, payload, set_pose, gravity, joint, "
             "sensor_fault, actuator_fault, thermal, can_fault, shm_fault, path, expect, "
-            "friction, material)",
+            "friction, material, node_fault)",
             path);
     st->kind = (enum hs__scen_kind)__builtin_ctzll(actions);
     int timings = !isnan(st->at_s) + (st->when.seen != 0);
@@ -350,6 +381,7 @@ static const struct hs__cfg_field step_f[] = {
     ACTION("expect", expect_t),
     ACTION("friction", friction_t),
     ACTION("material", material_t),
+    ACTION("node_fault", node_fault_t),
     NAME("name", name, 0),
     DBL("at_s", at_s, 0, 1e6, 0),
     DBL("after_s", after_s, 0, 1e6, 0),
@@ -369,7 +401,7 @@ static void step_init(void *elem)
     memset(st, 0, sizeof *st);
     st->at_s = st->after_s = st->duration_s = NAN;
     st->repeat = 1;
-    st->value = st->tolerance = NAN;
+    st->value = st->tolerance = st->delay_s = NAN;
     st->kp = st->kd = NAN;
     st->probability = 1;
     st->can_id = -1;

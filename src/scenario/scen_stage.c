@@ -16,6 +16,7 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     s->in_tick = true;
     hs__scen_timeline(s);
     hs__scen_can(s);
+    hs__scen_node_faults(s);
     hs__scen_contact(s);
     hs__scen_commands(s, now_ns);
 }
@@ -32,10 +33,12 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
 {
     struct hs_scenario *s = ctx;
     (void)b, (void)now_ns, (void)tick;
+    hs__scen_can_clock(s);
     if (!s->in_tick)
         return;
     hs__scen_sensor_faults(s);
     hs__scen_shm_faults(s);
+    hs__scen_node_temperatures(s);
     hs__scen_expect(s);
     s->in_tick = false;
     if (++s->k >= s->end_tick)

@@ -1,6 +1,8 @@
 /* When each step is active: its onset (an absolute tick, a tick relative to an earlier step's
  * onset, or the tick a condition came true plus a delay), its repeats, duration and on/off
  * intermittency. RT-safe: one pass over the steps per tick. */
+#include <string.h>
+
 #include "scen_internal.h"
 
 #include "hilsim/record.h"
@@ -22,6 +24,14 @@ static bool crossed(const struct hs__scen_step *st, double q)
 static bool condition(struct hs_scenario *s, struct hs__scen_step *st)
 {
     struct hs_bench *b = s->bench;
+    if (st->sp->when.node[0]) {
+        /* entering: in the state now, in another one at the previous check */
+        const char *now = hs__scen_node_state(st->when_port);
+        bool entered =
+            st->prev_state && strcmp(st->prev_state, now) && !strcmp(now, st->sp->when.state);
+        st->prev_state = now;
+        return entered;
+    }
     if (st->sp->when.first_command) {
         /* safe hold writes every slot itself: that is not the controller speaking */
         if (hs_bench_in_safe_hold(b))

@@ -39,8 +39,7 @@ static void nap_ms(long ms)
 
 void hs__emergency_clear(void)
 {
-    int s;
-    while ((s = atomic_load(&state)) == RUNNING)
+    while (atomic_load(&state) == RUNNING)
         nap_ms(10);
     atomic_store(&nhooks, 0);
     atomic_store(&state, ARMED);

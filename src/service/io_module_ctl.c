@@ -68,17 +68,16 @@ static void status_line(struct ctl_server *s, char *out, size_t size)
     hs_ctl_stage_counters(s->stage, &c);
     struct hs_ctl_loop p;
     bool have = hs_ctl_stage_loop(s->stage, &p);
-    int n =
-        snprintf(out, size,
-                 "ok bench %s clock %s tick %llu; ctl accepted %llu applied %llu rejected %llu "
-                 "queue_full %llu last_applied_tick %llu pushes_active %u faults_active %u "
-                 "live_steps %u slots_full %llu unauthorised %llu scenario %s",
-                 hs_bench_config(s->bench)->bench.name, s->clock, (unsigned long long)c.tick,
-                 (unsigned long long)c.accepted, (unsigned long long)c.applied,
-                 (unsigned long long)c.rejected, (unsigned long long)c.queue_full,
-                 (unsigned long long)c.last_applied_tick, c.pushes_active, c.faults_active,
-                 c.live_steps, (unsigned long long)c.slots_full, (unsigned long long)c.unauthorised,
-                 scen_state_names[hs_ctl_stage_scenario_state(s->stage)]);
+    int n = snprintf(out, size,
+                     "ok bench %s clock %s tick %llu; ctl accepted %llu applied %llu rejected %llu "
+                     "queue_full %llu last_applied_tick %llu live_steps %u slots_full %llu "
+                     "unauthorised %llu scenario %s",
+                     hs_bench_config(s->bench)->bench.name, s->clock, (unsigned long long)c.tick,
+                     (unsigned long long)c.accepted, (unsigned long long)c.applied,
+                     (unsigned long long)c.rejected, (unsigned long long)c.queue_full,
+                     (unsigned long long)c.last_applied_tick, c.live_steps,
+                     (unsigned long long)c.slots_full, (unsigned long long)c.unauthorised,
+                     scen_state_names[hs_ctl_stage_scenario_state(s->stage)]);
     if (n < 0 || (size_t)n >= size)
         return;
     if (!have) {
@@ -136,13 +135,13 @@ static void arg_copy(const char *line, struct hs_ctl_arg a, char *buf, size_t si
     snprintf(buf, size, "%.*s", (int)a.len, line + a.off);
 }
 
-static void inject(struct ctl_server *s, const char *line, const struct hs_ctl_cmd *cmd, char *out,
-                   size_t size)
+/* A step (injected, or the one a short command stands for) bound into a live slot and queued. */
+static void inject(struct ctl_server *s, const char *text, size_t len, char *out, size_t size)
 {
     struct hs_scenario_live *live = hs_ctl_stage_live(s->stage);
     struct hs_diag d = {0};
     uint32_t slot;
-    int r = hs_scenario_live_prepare(live, line + cmd->text.off, cmd->text.len, NULL, &slot, &d);
+    int r = hs_scenario_live_prepare(live, text, len, NULL, &slot, &d);
     if (r < 0) {
         if (r == -ENOSPC)
             hs_ctl_stage_count_slots_full(s->stage);
@@ -160,6 +159,8 @@ static void inject(struct ctl_server *s, const char *line, const struct hs_ctl_c
                  HS_CTL_QUEUE_LEN);
         return;
     }
+    /* the log keeps what was done to the bench, in order, for whoever reads the run later */
+    hs_log(HS_LOG_INFO, "ctl: step queued (live slot %u): %.*s", slot, (int)len, text);
     snprintf(out, size, "ok step queued for the next tick (live slot %u of %d)", slot,
              HS_SCENARIO_LIVE_SLOTS);
 }
@@ -211,6 +212,7 @@ static void scenario_start(struct ctl_server *s, const char *line, const struct 
                                : "a scenario is already running");
         return;
     }
+    hs_log(HS_LOG_INFO, "ctl: scenario %s (%s) queued to start", s->scen_name, file);
     say(out, size, "ok scenario %s starts at the next tick (%g s); junit %s; json %s", s->scen_name,
         s->scen_duration_s, s->junit, s->json);
 }
@@ -242,8 +244,23 @@ static void answer(struct ctl_server *s, const char *line, size_t len, char *out
         status_line(s, out, size);
         return;
     case HS_CTL_INJECT:
-        inject(s, line, &cmd, out, size);
+        inject(s, line + cmd.text.off, cmd.text.len, out, size);
         return;
+    case HS_CTL_PUSH:
+    case HS_CTL_SENSOR_STUCK:
+    case HS_CTL_SENSOR_OFFSET:
+    case HS_CTL_ACT_DERATE:
+    case HS_CTL_ACT_NO_RESPONSE: {
+        char step[HS_CTL_LINE_MAX];
+        int n = hs_ctl_step_text(&cmd, s->bench, step, sizeof step);
+        if (n < 0) {
+            hs_ctl_stage_count_rejected(s->stage);
+            snprintf(out, size, "error: %s", strerror(-n));
+            return;
+        }
+        inject(s, step, (size_t)n, out, size);
+        return;
+    }
     case HS_CTL_SCENARIO_START:
         scenario_start(s, line, &cmd, out, size);
         return;

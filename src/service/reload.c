@@ -106,7 +106,7 @@ void hs__runner_reload(struct hs_runner *r)
 {
     const struct hs_config *fresh = NULL;
     struct hs_diag d = {0};
-    if (hs_config_load(r->o.config, &fresh, &d) < 0) {
+    if (hs_config_load_sets(r->o.config, r->o.sets, r->o.nsets, &fresh, &d) < 0) {
         char msg[HS_DIAG_FILE_MAX + HS_DIAG_MSG_MAX + 32];
         hs_diag_format(&d, msg, sizeof msg);
         hs_log(HS_LOG_ERR, "SIGHUP: keeping the running config: %s", msg);

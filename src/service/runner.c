@@ -203,7 +203,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
     r->proc.dma_fd = -1;
     struct hs_diag d = {0};
     int rc;
-    if ((rc = hs_config_load(o->config, &r->cfg, &d)) < 0) {
+    if ((rc = hs_config_load_sets(o->config, o->sets, o->nsets, &r->cfg, &d)) < 0) {
         hs_log_diag(&d);
         return rc == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
     }
@@ -244,7 +244,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return rc == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
-    if ((rc = hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d)) < 0) {
+    if (hs_tick_loop_create(&r->tick, &r->rt, &bench_ops, r->bench, &r->loop, &d) < 0) {
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }

@@ -16,6 +16,8 @@
 
 struct hs_recorder;
 
+#define HS_RUNNER_MAX_SETS 64
+
 struct hs_runner_opts {
     const char *config;
     double duration_s; /* 0: until SIGINT/SIGTERM */
@@ -26,6 +28,9 @@ struct hs_runner_opts {
     bool clock_given;
     enum hs_cfg_clock_mode clock_mode;
     const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
+    /* --set KEY=VALUE overrides of the config (hs_config_load_sets; a reload keeps them) */
+    const char *sets[HS_RUNNER_MAX_SETS];
+    uint32_t nsets;
 };
 
 /* An attached I/O module: its registry entry and its handle (owned by the bench). */

@@ -84,6 +84,8 @@ static int warm_up(struct hs_world *w)
     /* QuickStep shuffles constraints with ODE's global generator: reseed so a new world steps
      * the same way every time, whatever ran before (reproducible logs and tests). */
     dRandSetSeed(0);
+    w->iterations = 0; /* adaptive iterations start from the full count again */
+    dWorldSetQuickStepNumIterations(w->world, (int)w->params.quick_iterations);
     w->time_s = 0;
     w->nsteps = 0;
     hs__world_read_joints(w, true);

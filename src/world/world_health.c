@@ -135,6 +135,9 @@ void hs__world_health_update(struct hs_world *w)
     record(&w->health_hist[1], err, bu->max_joint_error_m);
     record(&w->health_hist[2], jump, bu->max_force_jump_ratio * w->weight_n);
     w->health_steps++;
+    w->iterations_sum += w->params.solver == HS_SOLVER_QUICK
+                             ? (w->iterations ? w->iterations : w->params.quick_iterations)
+                             : 0;
 }
 
 void hs_world_health_last(const struct hs_world *w, struct hs_world_health_sample *ret)
@@ -181,6 +184,8 @@ void hs_world_health_summary(const struct hs_world *w, struct hs_world_health_su
     stat(&w->health_hist[2], w->health_steps, bu->max_force_jump_ratio * w->weight_n,
          &ret->force_jump_n);
     ret->contacts_reserved = w->contacts_cap;
+    ret->quick_iterations_mean =
+        w->health_steps ? (double)w->iterations_sum / (double)w->health_steps : 0;
     ret->contacts_dropped = w->contacts_dropped;
 }
 
@@ -188,5 +193,6 @@ void hs_world_health_reset(struct hs_world *w)
 {
     memset(w->health_hist, 0, sizeof w->health_hist);
     w->health_steps = 0;
+    w->iterations_sum = 0;
     w->contacts_dropped = 0;
 }

@@ -110,7 +110,9 @@ struct hs_world {
         uint64_t over;
     } health_hist[3];
     uint64_t health_steps;
-    bool health_have_prev; /* cforce_prev holds a real step's sums */
+    uint32_t iterations;     /* this step's quick-step iterations (adaptive, world_step.c) */
+    uint64_t iterations_sum; /* over the health's steps */
+    bool health_have_prev;   /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
     double time_s;
     /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */
@@ -188,8 +190,10 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);
 bool hs__world_may_touch(const struct hs_world *w, dGeomID g1, dGeomID g2);
 
 /* world_reserve.c, init only: the most contacts one step can make (every pair that may touch,
- * at max_contacts each, up to HS__WORLD_CONTACTS_MAX) into w->contacts_cap. */
+ * at max_contacts each, up to HS__WORLD_CONTACTS_MAX, or _EXACT for the exact solver; none in
+ * contactless mode) into w->contacts_cap. */
 #define HS__WORLD_CONTACTS_MAX 1024
+#define HS__WORLD_CONTACTS_MAX_EXACT 256 /* solver standard */
 void hs__world_reserve_count(struct hs_world *w);
 /* world_reserve.c, RT-safe: inside the create-time sizing step, after the collision: adds
  * contacts up to w->sizing_contacts, spread over the dynamic bodies. */

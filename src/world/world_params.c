@@ -18,6 +18,10 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "substeps %u outside 1 .. 100", p->substeps);
     if (p->solver >= HS_SOLVER_MAX)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "solver %d unknown", (int)p->solver);
+    if (p->quick_iterations_min > p->quick_iterations)
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
+                           "quick_iterations_min %u above quick_iterations %u",
+                           p->quick_iterations_min, p->quick_iterations);
     if (p->quick_iterations < 1 || p->quick_iterations > 1000)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "quick_iterations %u outside 1 .. 1000",
                            p->quick_iterations);

@@ -62,31 +62,16 @@ struct probe {
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
- * queue's producer side allocates nothing either): every per-tick path of the control stage
- * runs there, twice, with a clear between. */
+ * queue's producer side allocates nothing either): the first batch, a clear, every step bound
+ * before the window (the short commands' steps and injected ones, as the socket thread binds
+ * them) and a scenario file; the second batch, a clear that ends the steps and a stop that ends
+ * the scenario. Every per-tick path of the control stage runs in between. */
 static void ctl_io(struct probe *p, uint64_t seq)
 {
     if (!p->ctl || (seq != WARMUP + 100 && seq != WARMUP + 5000))
         return;
-    struct hs_ctl_names names;
-    hs_ctl_bench_names(p->bench, &names);
-    static const char *const lines[] = {
-        "clear",
-        "push ELBOW 1 2 3 1",
-        "fault sensor ELBOW stuck",
-        "fault sensor SHOULDER offset 0.001",
-        "fault actuator SHOULDER derate 0.9",
-        "fault actuator ELBOW no-response",
-    };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        struct hs_ctl_cmd c;
-        char err[160];
-        if (hs_ctl_parse(lines[i], strlen(lines[i]), &names, &c, err, sizeof err) == 0)
-            hs_ctl_stage_push(p->ctl, &c);
-    }
-    /* the first batch starts the injected steps (bound before the window, as the socket thread
-     * binds them) and the scenario file; the second batch's clear ends the steps, and a stop
-     * the scenario */
+    struct hs_ctl_cmd clear = {.kind = HS_CTL_CLEAR};
+    hs_ctl_stage_push(p->ctl, &clear);
     if (seq == WARMUP + 100) {
         for (uint32_t i = 0; i < p->nlive; i++) {
             struct hs_ctl_cmd c = {.kind = HS_CTL_INJECT, .slot = p->live_slots[i]};
@@ -337,7 +322,7 @@ static void test_sr1_falling_contacts_grow_without_alloc(void **state)
     run_and_check(&p, "SR1 falling onto the floor", 0);
     /* The window saw the air (no contact) and the robot lying on the floor. */
     assert_int_equal(p.contacts_min, 0);
-    assert_true(p.contacts_max >= 12); /* standing: 4 to 8 */
+    assert_true(p.contacts_max >= 10); /* standing: 4 to 8; lying: 12 here */
     hs_bench_destroy(p.bench);
     hs_config_free(cfg);
 }
@@ -353,7 +338,10 @@ static void io_ticks(bool record)
              "bench: {name: nalloc-%d}\n"
              "models:\n"
              "  - {name: arm, file: arm2.wrl}\n"
-             "%s"
+             /* The floor in both runs: ODE's contact memory is sized at create for the most
+              * contacts, so an arm pose that reaches it allocates nothing either (these
+              * commands keep the arm off it; the falling SR1 above makes contacts grow). */
+             "  - {name: floor, file: floor.wrl, static: true}\n"
              "physics: {step_s: 0.00025, substeps: 1}\n"
              "rt: {period_ns: 250000}\n"
              "can:\n"
@@ -363,10 +351,6 @@ static void io_ticks(bool record)
              "%s"
              "shm: {enabled: true}\n",
              (int)getpid(),
-             /* Recorded: no floor. When the arm finds a pose with more floor contacts than the
-              * warm-up saw, ODE's contact arena grows inside the window (the world's allocation,
-              * not the recording's; SR1 above covers the contact path). */
-             record ? "" : "  - {name: floor, file: floor.wrl, static: true}\n",
              record ? "actuators: {joints: {ELBOW: {source: shm, command_timeout_s: 0.1}}}\n"
                     : "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
                       "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n");
@@ -550,6 +534,26 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         "{actuator_fault: {kind: derate, joint: SHOULDER, value: 0.9}, after_s: 0.1}",
         "{push: {link: ELBOW, force_n: [0, 0, 1]}, on_s: 0.01, off_s: 0.01}",
     };
+    /* the short commands, as the server turns them into steps */
+    static const char *const lines[] = {
+        "push ELBOW 1 2 3 1",
+        "fault sensor ELBOW stuck",
+        "fault sensor SHOULDER offset 0.001",
+        "fault actuator SHOULDER derate 0.9",
+        "fault actuator ELBOW no-response",
+    };
+    struct hs_ctl_names names;
+    hs_ctl_bench_names(p.bench, &names);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct hs_ctl_cmd c;
+        char err[160], step[HS_CTL_LINE_MAX];
+        int n;
+        if (hs_ctl_parse(lines[i], strlen(lines[i]), &names, &c, err, sizeof err) < 0 ||
+            (n = hs_ctl_step_text(&c, p.bench, step, sizeof step)) < 0 ||
+            hs_scenario_live_prepare(hs_ctl_stage_live(p.ctl), step, (size_t)n, NULL,
+                                     &p.live_slots[p.nlive++], &d) < 0)
+            fail_msg("%s: %s", lines[i], d.msg);
+    }
     for (size_t i = 0; i < sizeof live / sizeof live[0]; i++)
         if (hs_scenario_live_prepare(hs_ctl_stage_live(p.ctl), live[i], strlen(live[i]), NULL,
                                      &p.live_slots[p.nlive++], &d) < 0)
@@ -565,12 +569,30 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         hs_scenario_compile(spec, p.bench, &p.live_scen, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     hs_scenario_spec_free(spec);
-    run_and_check(&p, "the arm with a scenario loaded and live control commands", 0);
+    /* recorded too: each step's begin and end goes through the bench tap into the recorder's
+     * ring from the tick (the intermittent push alone posts dozens inside the window) */
+    struct hs_recorder *rec = NULL;
+    char recdir[512];
+    snprintf(recdir, sizeof recdir, "/tmp/hs-nalloc-scen-rec-%d", (int)getpid());
+    struct hs_rec_opts ro = {.dir = recdir, .clock_mode = "realtime", .version = "test"};
+    if (hs_rec_create(&ro, p.bench, &rec, &d) < 0)
+        fail_msg("record: %s", d.msg);
+    assert_int_equal(hs_rec_attach(rec, p.bench), 0);
+    run_and_check(&p, "the arm with a scenario loaded, live control commands, recorded", 0);
+    assert_int_equal(hs_rec_finish(rec, "test"), 0);
+    struct hs_recording *recd = NULL;
+    if (hs_recording_open(recdir, &recd, &d) < 0)
+        fail_msg("%s: %s", d.file, d.msg);
+    uint32_t scen_events = 0;
+    for (uint32_t i = 0; i < recd->nevents; i++)
+        scen_events += recd->events[i].kind == HS_REC_EV_SCENARIO;
+    print_message("recorded %u scenario events\n", scen_events);
+    assert_true(scen_events >= 40);
+    hs_recording_free(recd);
     struct hs_ctl_counters cc;
     hs_ctl_stage_counters(p.ctl, &cc);
-    /* both batches, the injected steps, the scenario's start and stop reached the tick */
-    assert_int_equal(cc.applied, 12 + p.nlive + 2);
-    assert_int_equal(cc.faults_active, 4);
+    /* both batches' clears, the injected steps, the scenario's start and stop reached the tick */
+    assert_int_equal(cc.applied, 2 + p.nlive + 2);
     assert_int_equal(cc.live_steps, 0); /* ended, or cleared by the second batch */
     assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(p.ctl)), p.nlive);
     const struct hs_scenario *ls = hs_scenario_live_scenario(hs_ctl_stage_live(p.ctl));
@@ -597,6 +619,93 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     assert_int_equal(r.status, HS_SCENARIO_FAIL);
     print_message("winding at the end: %.2f °C\n", hs_scenario_winding_temp_c(s, 0));
     hs_bench_destroy(p.bench);
+    hs_rec_destroy(rec);
+    hs_config_free(cfg);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", recdir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A scenario's CAN side in the counted window (scenario time 0.05 .. 2.55 s): delays in both
+ * directions with their queues, a duplicate, a thermal model reporting through the MIT node's
+ * AK reply, MIT and ODrive nodes raising their own errors, a node-state condition checked every
+ * tick and a node-state expectation judged every tick. */
+static void test_scenario_can_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-scan-%d}\n"
+             "models:\n" /* no floor: a faulted arm falls onto it and ODE's contact arena grows */
+             "  - {name: arm, file: arm2.wrl}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000}\n"
+             "can:\n"
+             /* the tick sends the replies, so a tx delay holds them */
+             "  buses: [{name: main, interface: vcan0, replies: tick}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+             "       mit: {reply_format: ak}}\n"
+             "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
+             "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n",
+             (int)getpid());
+    static const char scen[] =
+        "scenario: {name: nalloc-can, duration_s: 3}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: rx, delay_s: 0.002}}\n"
+        "  - {at_s: 0.2, duration_s: 0.5, can_fault: {node: shoulder, kind: delay, "
+        "direction: tx, delay_s: 0.001}}\n"
+        "  - {at_s: 0.3, duration_s: 0.2, can_fault: {node: elbow, kind: duplicate, "
+        "direction: tx}}\n"
+        "  - {at_s: 0, thermal: {joint: SHOULDER}}\n"
+        "  - {at_s: 0.8, duration_s: 0.3, node_fault: {node: shoulder, code: 2}}\n"
+        "  - {at_s: 1.2, node_fault: {node: elbow, code: 0x800}}\n"
+        "  - {at_s: 0.7, duration_s: 1.5, expect: {kind: node_state, node: shoulder, "
+        "state: fault}}\n"
+        "  - {when: {node: shoulder, state: rest_mode}, duration_s: 0.1,\n"
+        "     expect: {kind: node_state, node: elbow, state: idle, hold: always}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), "scan.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(scen, strlen(scen), "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm over CAN with a CAN scenario loaded", 0);
+    hs_scenario_finish(s);
+    /* the steps ran inside the window: frames were held and duplicated, the faults raised */
+    for (uint32_t i = 0; i < 6; i++)
+        assert_true(hs_scenario_step_active_ticks(s, i) > 0);
+    print_message("delayed %llu + %llu frames, duplicated %llu\n",
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 0),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 1),
+                  (unsigned long long)hs_scenario_can_frames_acted(s, 2));
+    assert_true(hs_scenario_can_frames_acted(s, 0) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 1) > 1000);
+    assert_true(hs_scenario_can_frames_acted(s, 2) > 0);
+    struct hs_scenario_result r;
+    hs_scenario_result(s, 0, &r); /* the shoulder's fault state was seen */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_scenario_result(s, 1, &r); /* out of fault it rests, and the elbow was idle throughout */
+    assert_int_equal(r.status, HS_SCENARIO_PASS);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
     hs_config_free(cfg);
 }
 
@@ -821,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };

@@ -75,6 +75,7 @@ struct rig {
 static void rig_init(struct rig *r, int64_t timeout_ns)
 {
     memset(r, 0, sizeof *r);
+    r->js.temp_c = NAN; /* the node's configured temperature */
     struct hs_rs_config cfg;
     hs_rs_config_init(&cfg, HS_RS_MODEL_CYBERGEAR, MOTOR);
     cfg.timeout_ns = timeout_ns;

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "canio/canio_rig.h"
+#include "hilsim/can_odrive.h"
 
 #define SYNC_ID 0x080
 
@@ -117,7 +118,7 @@ static void send_cycle(struct canio_rig *r, const uint8_t mit[8])
 {
     static const uint8_t POS[8] = {0};
     assert_int_equal(canio_send(r, 0, 1, mit, 8), 1);
-    assert_int_equal(canio_send(r, 0, (2u << 5) | 0x00C, POS, 8), 1);
+    assert_int_equal(canio_send(r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
 }
 
 static void test_lockstep_commands_release(void **state)
@@ -129,19 +130,20 @@ static void test_lockstep_commands_release(void **state)
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
     /* the shoulder alone does not release, nor does an ODrive getter (not a command) */
     assert_int_equal(canio_send(&r, 0, 1, MIT_ENTER, 8), 1);
-    struct hs_can_frame rtr = {.id = (2u << 5) | 0x009, .flags = HS_CAN_FLAG_RTR};
+    struct hs_can_frame rtr = {.id = hs_odrive_can_id(2, HS_ODRIVE_GET_ENCODER_ESTIMATES),
+                               .flags = HS_CAN_FLAG_RTR};
     assert_int_equal(canio_send_frame(&r, 0, &rtr), 1);
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
     /* the elbow's set point completes the cycle; the shoulder's next frame waits behind it */
     static const uint8_t POS[8] = {0};
-    assert_int_equal(canio_send(&r, 0, (2u << 5) | 0x00C, POS, 8), 1);
+    assert_int_equal(canio_send(&r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
     assert_int_equal(canio_send(&r, 0, 1, MIT_CMD, 8), 1);
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 2000000000LL), 0);
     assert_int_equal(canio_rig_tick(&r), 0);
     assert_int_equal(node_stat(&r, 0, "shoulder", false), 1);
     assert_int_equal(node_stat(&r, 1, "elbow", false), 2); /* the getter and the set point */
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 30000000LL), -ETIMEDOUT);
-    assert_int_equal(canio_send(&r, 0, (2u << 5) | 0x00C, POS, 8), 1);
+    assert_int_equal(canio_send(&r, 0, hs_odrive_can_id(2, HS_ODRIVE_SET_INPUT_POS), POS, 8), 1);
     assert_int_equal(hs_bench_wait_release(r.bench, mono_ns() + 2000000000LL), 0);
     assert_int_equal(canio_rig_tick(&r), 0);
     assert_int_equal(node_stat(&r, 0, "shoulder", false), 2);

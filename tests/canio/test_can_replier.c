@@ -23,6 +23,7 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
 #include "hilsim/config.h"
+#include "can_protocol.h"
 
 static const struct hs_mit_limits LIM = {-12.5, 12.5, -50, 50, 0, 500, 0, 10, -80, 80};
 
@@ -45,6 +46,8 @@ static void open_rig(struct rig *r, const char *replies)
         fail_msg("can: %s", d.msg);
 }
 
+static const char *mit_extra = ""; /* keys put first in the MIT node's mit section */
+
 static int open_rig_rc(struct rig *r, const char *replies, struct hs_diag *ret_d)
 {
     char path[4096], text[1 << 15];
@@ -63,6 +66,13 @@ static int open_rig_rc(struct rig *r, const char *replies, struct hs_diag *ret_d
     snprintf(out, sizeof out, "%.*ssend_queue_policy: drop, replies: %s}%s", (int)pre, text,
              replies, at + strlen(key));
     memcpy(text, out, sizeof text);
+    if (mit_extra[0]) {
+        char *m = strstr(text, "mit: {");
+        assert_non_null(m);
+        pre = (size_t)(m - text) + strlen("mit: {");
+        snprintf(out, sizeof out, "%.*s%s, %s", (int)pre, text, mit_extra, text + pre);
+        memcpy(text, out, sizeof text);
+    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/config", getenv("HS_SOURCE_DIR"));
     struct hs_diag d = {0};
@@ -214,6 +224,55 @@ static void test_immediate(void **state)
     close_rig(&r);
 }
 
+/* The AK reply from the I/O thread: the 8 bytes with the temperature and error code the tick
+ * last published, before any tick (the configured temperature) and after a fault the node raised
+ * through its protocol's scenario hook (published by the next tick). */
+static bool ak_reply(struct rig *r, int timeout_ms, uint8_t ret[8])
+{
+    struct pollfd pfd = {.fd = hs_can_bus_fd(r->peer), .events = POLLIN};
+    for (int waited = 0; waited <= timeout_ms; waited += 10) {
+        struct hs_can_frame f[16];
+        int k = hs_can_bus_recv(r->peer, f, 16);
+        for (int i = 0; i < k; i++)
+            if (f[i].id == 0 && f[i].len == 8 && f[i].data[0] == 1) {
+                memcpy(ret, f[i].data, 8);
+                return true;
+            }
+        if (k <= 0)
+            poll(&pfd, 1, 10);
+    }
+    return false;
+}
+
+static void test_immediate_ak_reply(void **state)
+{
+    (void)state;
+    struct rig r;
+    mit_extra = "reply_format: ak, temperature_c: -7";
+    open_rig(&r, "immediate");
+    mit_extra = "";
+    uint8_t enter[8], d[8];
+    hs_mit_pack_special(HS_MIT_ENTER, enter);
+    send_mit(&r, enter);
+    assert_true(ak_reply(&r, 5000, d));
+    assert_int_equal((int8_t)d[6], -7);
+    assert_int_equal(d[7], 0);
+    struct hs_can_port *port = hs_can_port_find(&r.cfg->can.nodes[0]);
+    assert_non_null(port);
+    assert_null(port->proto->fault_check(port, HS_MIT_AK_OVERVOLTAGE));
+    port->proto->raise_fault(port, HS_MIT_AK_OVERVOLTAGE, true);
+    hs_can_port_set_temperature(port, 55.4);
+    assert_string_equal(port->proto->state(port), "fault");
+    tick(&r, 0);
+    send_mit(&r, enter);
+    assert_true(ak_reply(&r, 5000, d));
+    print_message("AK reply from the I/O thread after the fault: temperature %d, error %u\n",
+                  (int8_t)d[6], d[7]);
+    assert_int_equal(d[6], 55);
+    assert_int_equal(d[7], HS_MIT_AK_OVERVOLTAGE);
+    close_rig(&r);
+}
+
 static void test_tick(void **state)
 {
     (void)state;
@@ -255,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_immediate),
+        cmocka_unit_test(test_immediate_ak_reply),
         cmocka_unit_test(test_tick),
         cmocka_unit_test(test_reply_thread_cpu),
     };

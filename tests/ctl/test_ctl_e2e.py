@@ -24,12 +24,16 @@ applied once `status` says so; effects are compared over the same number of tick
                    (written where asked, relative to the client's directory) say PASS with one
                    test case; started again and stopped early, it says FAIL, stopped early, and
                    its default files appear next to the control socket
+  unauthorised     (as root only) with the socket's mode widened to 0666 by hand, a process
+                   of another user (nobody) connects but gets one "error: not authorised" line
+                   and is counted; its command never runs
   stop             the run ends by itself with exit 0 and its summary counts the commands
 
 Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR, HILSIM_CLIENT_LIB.
 """
 
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -307,6 +311,51 @@ steps:
         self.assertEqual(len(list(suite.iter("failure"))), 1)
         self.assertTrue(os.path.exists(self.sock[:-len(".ctl")] + ".scenario-2.json"))
 
+    def test_8b_unauthorised(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root to connect as another user")
+        unauthorised = lambda: int(self.ctl("status")[1].split("unauthorised ")[1].split()[0])
+        before, applied = unauthorised(), self.counters()["applied"]
+        mode_dir, mode_sock = os.stat(self.tmp.name).st_mode, os.stat(self.sock).st_mode
+        os.chmod(self.tmp.name, 0o711)
+        os.chmod(self.sock, 0o666)  # widened by hand: the credentials still decide
+        # a forked child that becomes nobody: no program to exec that nobody could not read
+        rfd, wfd = os.pipe()
+        try:
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    os.close(rfd)
+                    os.setgroups([])
+                    os.setgid(65534)
+                    os.setuid(65534)
+                    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    c.settimeout(30)
+                    c.connect(self.sock)
+                    try:  # the server may have answered and closed before this
+                        c.sendall(b"inject {push: {link: ELBOW, force_n: [0, 0, 200]}}\n")
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    os.write(wfd, c.makefile().readline().encode())
+                    code = 0
+                except BaseException as e:  # said in the parent's failure message
+                    os.write(wfd, ("child: %r" % e).encode())
+                finally:
+                    os._exit(code)
+            os.close(wfd)
+            answer = os.fdopen(rfd).read()
+            _, status = os.waitpid(pid, 0)
+        finally:
+            os.chmod(self.sock, mode_sock & 0o7777)
+            os.chmod(self.tmp.name, mode_dir & 0o7777)
+        print(answer.strip())
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, answer)
+        self.assertTrue(answer.startswith("error: not authorised: uid 65534 "), answer)
+        self.assertIn("not in the control socket's group (gid 0)", answer)
+        self.assertEqual(unauthorised(), before + 1)
+        self.assertEqual(self.counters()["applied"], applied)
+
     def test_9_stop(self):
         rc, out, err = self.ctl("stop")
         self.assertEqual(rc, 0, err)
@@ -314,7 +363,7 @@ steps:
         self.assertEqual(self.bench.returncode, 0, out)
         self.assertRegex(out, r"ctl: \d+ commands accepted, \d+ applied, [1-9]\d* rejected, 0 refused "
                               r"\(queue full\), 0 steps refused \(all 16 live step slots in use\), "
-                              r"0 connections unauthorised")
+                              r"\d+ connections unauthorised")
         self.assertFalse(os.path.exists(self.sock), "the socket outlived the run")
 
 

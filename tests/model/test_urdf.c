@@ -128,9 +128,11 @@ static void test_full(void **state)
     assert_true(fi->mimics);
     assert_int_equal(fi->mimic_of, hs_model_find_link(m, "lift"));
     assert_near(fi->mimic_multiplier, 0.1, 0);
-    /* Gazebo friction on the URDF link "upper" (the shoulder's child). */
-    assert_int_equal(sh->surface_given, HS_SURFACE_MU1 | HS_SURFACE_MU2);
+    /* Gazebo friction on the URDF link "upper" (the shoulder's child), and a stiffness in the
+     * `value` attribute form Gazebo also reads (Unitree's A1, Go1, Aliengo). */
+    assert_int_equal(sh->surface_given, HS_SURFACE_MU1 | HS_SURFACE_MU2 | HS_SURFACE_KP);
     assert_near(sh->mu1, 0.8, 0);
+    assert_near(sh->contact_kp, 1e6, 0);
 
     /* fixed with rpy: R = Ry(0.5); a link without inertial is massless. */
     const struct hs_link *cam = link_named(m, "camera_joint");

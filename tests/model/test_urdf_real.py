@@ -16,9 +16,11 @@ and above the floor.
 
 Stdlib only. Environment: HILSIM, HS_ROBOTS_DIR.
 """
+import csv
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -126,6 +128,30 @@ class RealRobots(unittest.TestCase):
         # The root ends above the floor (it crouches under the PD hold at the calves' limit).
         z = float(r.stdout.split("robot root at (")[1].split(")")[0].split(",")[2])
         self.assertGreater(z, 0.1)
+
+    def test_unitree_quadrupeds_rest_on_the_floor(self):
+        """Unitree's A1, Go1 and Aliengo (unitree_ros, <kp value="..."/> Gazebo surfaces) in the
+        quick look: placed on the floor before the first step (the base starts at the origin,
+        the feet would be 0.3 m inside it), no guard trip, and they end standing on it."""
+        floor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                             "shared", "models", "openhrp", "floor.wrl")
+        for name in ("a1", "go1", "aliengo"):
+            path = os.path.join(UNITREE, "robots/%s_description/urdf/%s.urdf" % (name, name))
+            if not os.path.exists(path) or not os.path.exists(floor):
+                continue
+            with self.subTest(robot=name), tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "log.csv")
+                r = subprocess.run([HILSIM, "sim", "--model", path, "--env", floor, "--duration",
+                                    "3", "--log-every", "100", "--out", out],
+                                   capture_output=True, text=True, timeout=300, env=env())
+                self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+                self.assertNotIn("inside models[1]", r.stderr)  # no overlap left at start
+                with open(out) as f:
+                    rows = list(csv.reader(f))
+                z = rows[0].index("robot.z")
+                z0, z1 = float(rows[1][z]), float(rows[-1][z])
+                self.assertGreater(z0, 0.3)  # raised from the origin onto the floor
+                self.assertGreater(z1, 0.15)  # standing, crouched under the PD hold
 
 
 if __name__ == "__main__":

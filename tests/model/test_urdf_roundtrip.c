@@ -177,9 +177,33 @@ static void test_full_roundtrip(void **state)
     hs_model_free(a);
 }
 
+/* A file that cannot be created is an error: negative errno, the diag naming the path (and
+ * nothing left behind). */
+static void test_write_into_missing_dir_fails(void **state)
+{
+    (void)state;
+    const char *src = getenv("HS_SOURCE_DIR");
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/tests/model/urdf/full.urdf", src ? src : ".");
+    struct hs_model *a = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load(path, &a, &d), 0);
+    char out[] = "/tmp/hs_urdf_noXXXXXX", urdf[PATH_MAX + 32];
+    assert_non_null(mkdtemp(out));
+    snprintf(urdf, sizeof urdf, "%s/missing/rt.urdf", out);
+    uint32_t lost = 0;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_write_urdf(a, urdf, &lost, &d), -ENOENT);
+    assert_string_equal(d.file, urdf);
+    assert_int_equal(rmdir(out), 0);
+    hs_model_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_sr1_roundtrip),
-                                       cmocka_unit_test(test_full_roundtrip)};
+                                       cmocka_unit_test(test_full_roundtrip),
+                                       cmocka_unit_test(test_write_into_missing_dir_fails)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
-/* libFuzzer target: the recording reader's three parsers on one input. The first byte picks
- * the parser (state file, item file, candump log); the rest is the file. Whatever the bytes,
+/* libFuzzer target: the recording reader's parsers on one input. The first byte picks the
+ * parser (state file, item file, candump log, manifest); the rest is the file. The manifest's
+ * files are looked for in a folder that does not exist, so every path through its checks up to
+ * the first file read is taken. Whatever the bytes,
  * the parsers return 0 or a negative errno with a message, never read outside the buffer, and
  * whatever they accept is consistent (counts match the arrays, FD lengths are legal ones). */
 #include <stdbool.h>
@@ -17,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
-    uint8_t which = data[0] % 3;
+    uint8_t which = data[0] % 4;
     data++, size--;
     /* a copy of exactly size bytes, so ASan sees any read past the end */
     uint8_t *buf = malloc(size ? size : 1);
@@ -34,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint32_t i = 0; i < r->nevents; i++)
             if (memchr(r->events[i].text, 0, HS_REC_TEXT_MAX) == NULL)
                 __builtin_trap();
+    } else if (which == 3) {
+        struct hs_recording *m = NULL;
+        if (hs_recording_open_manifest("/nonexistent/hilsim-fuzz", (const char *)buf, size, &m,
+                                       &d) == 0) {
+            /* only a manifest without segments' files could pass: then nothing was loaded */
+            if (m->nstates || (m->nbuses && !m->bus_names))
+                __builtin_trap();
+            hs_recording_free(m);
+        } else if (!d.msg[0]) {
+            __builtin_trap(); /* an error always says why */
+        }
     } else {
         struct hs_rec_frame *fr = NULL;
         uint32_t n = 0;

@@ -27,6 +27,7 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"
+#include "hilsim/scenario.h"
 #include "hilsim/shm_abi.h"
 
 static char tmpdir[256];
@@ -69,7 +70,8 @@ struct run {
     struct hs_bench *bench;
     struct hs_recorder *rec;
     struct hs_client *client;
-    int peer; /* the boards' end of the socketpair */
+    int peer;                     /* the boards' end of the socketpair */
+    struct hs_scenario *scenario; /* owned by the bench */
     char dir[512];
 };
 
@@ -100,6 +102,14 @@ static void open_run_opts(struct run *r, const char *cfg_path, const char *tag,
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(r->bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
+    if (extra->scenario_path) { /* after the CAN module (its faults need the bus open) */
+        struct hs_scenario_spec *spec = NULL;
+        if (hs_scenario_parse_file(extra->scenario_path, &spec, &d) < 0 ||
+            hs_scenario_compile(spec, r->bench, &r->scenario, &d) < 0)
+            fail_msg("scenario: %s:%d: %s", d.file, d.line, d.msg);
+        hs_scenario_spec_free(spec);
+        assert_int_equal(hs_scenario_attach(r->scenario, r->bench), 0);
+    }
     hs_rec_can_tap_remove();
     assert_int_equal(hs_rec_attach(r->rec, r->bench), 0);
     char err[HS_CLIENT_ERRBUF_MIN];
@@ -249,6 +259,55 @@ static void test_replay_bit_exact(void **state)
         snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s'", keep, r.dir, keep);
         assert_int_equal(system(cmd), 0);
     }
+}
+
+/* A scenario with a CAN fault: half the shoulder node's commands dropped at random for 0.3 s.
+ * The recorded frames are the ones the node saw, after the fault, so the replay plays the
+ * scenario again (its step events must match) but takes its fault filter off the bus: a filter
+ * left on would drop about half of the recorded frames a second time and the replay would
+ * diverge. */
+static void test_can_fault_scenario_replays_bit_exact(void **state)
+{
+    (void)state;
+    char cfg[512], scen[600];
+    snprintf(scen, sizeof scen, "%s/drop.yaml", tmpdir);
+    FILE *f = fopen(scen, "w");
+    assert_non_null(f);
+    fprintf(f, "scenario: {name: drop, duration_s: 1, seed: 11}\n"
+               "steps:\n"
+               "  - name: drop_half\n"
+               "    at_s: 0.3\n"
+               "    duration_s: 0.3\n"
+               "    can_fault: {node: shoulder, kind: drop, direction: rx, probability: 0.5}\n");
+    fclose(f);
+    struct run r;
+    struct hs_rec_opts o = {.scenario_path = scen};
+    open_run_opts(&r, write_config("candrop", 0.05, cfg, sizeof cfg), "candrop", &o);
+    drive(&r, 1000);
+    uint64_t dropped = hs_scenario_can_frames_acted(r.scenario, 0);
+    close_run(&r, NULL);
+    struct hs_recording *rec = open_rec(r.dir);
+    uint32_t rx = 0;
+    for (uint32_t i = 0; i < rec->nframes[0]; i++)
+        rx += rec->frames[0][i].rx;
+    print_message("the fault dropped %llu of the boards' %u frames; %u recorded as received\n",
+                  (unsigned long long)dropped, 1000 / 2 + 1, rx);
+    assert_true(dropped > 30 && dropped < 120); /* about half of 150 */
+    assert_int_equal(rx + dropped, 1000 / 2 + 1);
+    assert_non_null(rec->scenario_text);
+    struct hs_replay_opts ro = {0};
+    struct hs_replay_result res;
+    struct hs_diag d = {0};
+    if (hs_replay_run(rec, &ro, &res, &d) < 0)
+        fail_msg("replay: %s", d.msg);
+    assert_true(res.scenario);
+    assert_false(res.diverged);
+    assert_int_equal(res.scenario_events_recorded, 2); /* the step began and ended */
+    assert_int_equal(res.scenario_events_replayed, 2);
+    assert_int_equal(res.scenario_mismatch_ord, -1);
+    assert_int_equal(res.frames_fed, rx);
+    free(res.values);
+    hs_recording_free(rec);
 }
 
 static void test_overflow_counted(void **state)
@@ -439,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_overflow_counted),
         cmocka_unit_test(test_damaged_recordings),
         cmocka_unit_test(test_rotation),
+        cmocka_unit_test(test_can_fault_scenario_replays_bit_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -156,6 +156,20 @@ class CliRecordReplay(unittest.TestCase):
         p = hilsim("replay", self.rec, "--set", "physics", check=2)
         self.assertIn("--set KEY=VALUE", p.stderr)
 
+    def test_run_set_is_recorded_and_replayed(self):
+        # run --set: the recording keeps the override beside the unchanged config copy, and
+        # the replay applies it (bit-exact); the default back as a replay --set diverges
+        rec = os.path.join(self.tmp, "run-set")
+        hilsim("run", os.path.join(SRC, "config", "arm2-demo.yaml"), "--no-rt", "--duration",
+               "0.2", "--record", rec, "--set", "physics.gravity=[0, 0, -5]", check=0)
+        with open(os.path.join(rec, "manifest.json")) as fh:
+            self.assertEqual(json.load(fh)["config"]["sets"], ["physics.gravity=[0, 0, -5]"])
+        self.assertIn("BIT-EXACT", hilsim("replay", rec, check=0).stdout)
+        hilsim("replay", rec, "--set", "physics.gravity=[0, 0, -9.80665]", check=4)
+        p = hilsim("sim", os.path.join(SRC, "config", "arm2-demo.yaml"), "--duration", "0.01",
+                   "--set", "physics.nope=1", check=2)
+        self.assertIn("--set: physics.nope=1: physics: unknown key 'nope'", p.stderr)
+
     def test_csv_and_plot(self):
         out, svg = os.path.join(self.tmp, "r.csv"), os.path.join(self.tmp, "r.svg")
         hilsim("replay", self.rec, "--out", out, "--plot", svg, "--signal", "SHOULDER.q",
@@ -325,6 +339,7 @@ class LockstepShm(unittest.TestCase):
             os.remove(scen)
             with open(os.path.join(rec, "manifest.json")) as fh:
                 man = json.load(fh)
+            self.assertEqual(man["clock_mode"], "lockstep")
             self.assertEqual(man["scenario"]["copy"], "scenario.yaml")
             self.assertEqual(man["scenario"]["original"]["path"], scen)
             events = [e for e in hilsim_record.open_recording(rec).events

@@ -101,7 +101,7 @@ static void test_audit(void **state)
     a.isolated_count = 2;
     a.cpus_online = 4;
     a.rtprio_cur = -1;
-    a.memlock_max = 1LL << 40;
+    a.memlock_max_bytes = 1LL << 40;
     a.dma_latency_present = true;
     a.dma_latency_us = 2000000000;
     static char buf[16 * 1024];

@@ -2,6 +2,7 @@
  * frame semantics): a drop pattern drops exactly the frames it names, counted; probabilities
  * repeat with the seed and land near their rate; duplicate, corrupt and reorder do what they
  * say in both directions; an inactive rule and an uninstalled filter change nothing. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -201,12 +202,101 @@ static void test_duplicate_corrupt_reorder(void **state)
     close_pair(&p);
 }
 
+/* A delay of 4 ticks on the receiving side and 2 on the sending side of one filter: every held
+ * frame comes out at exactly its due tick, in order, behind that call's own frames, with its
+ * receive stamp cleared (it arrives then); frames held before the rule went off still come out
+ * on time; a queue held full loses the rest, counted as overflow. */
+static void test_delay_holds_exact_ticks(void **state)
+{
+    (void)state;
+    struct pair p;
+    open_pair(&p);
+    struct hs_can_fault_filter *f;
+    assert_int_equal(hs_can_fault_filter_create(5, &f), 0);
+    struct hs_can_fault_rule rule = {.id = 0x21,
+                                     .mask = 0x7ff,
+                                     .data0 = -1,
+                                     .direction = HS_CAN_FAULT_RX,
+                                     .kind = HS_CAN_FAULT_DELAY,
+                                     .probability = 1,
+                                     .delay_ticks = 4};
+    uint32_t rx_rule, tx_rule;
+    assert_int_equal(hs_can_fault_filter_add(f, &rule, &rx_rule), 0);
+    rule.id = 0x42, rule.direction = HS_CAN_FAULT_TX, rule.delay_ticks = 2;
+    assert_int_equal(hs_can_fault_filter_add(f, &rule, &tx_rule), 0);
+    rule.delay_ticks = 0;
+    assert_int_equal(hs_can_fault_filter_add(f, &rule, &(uint32_t){0}), -EINVAL);
+    hs_can_bus_set_fault_filter(p.a, f);
+    hs_can_bus_set_fault_filter(p.b, f);
+    hs_can_fault_filter_set_active(f, rx_rule, true);
+    hs_can_fault_filter_set_active(f, tx_rule, true);
+    /* ticks 0..29: each tick a sends 0x21 (rx-delayed at b), 0x42 (tx-delayed at a) and 0x63
+     * (never delayed), tagged with the tick; b receives once per tick. Rules off from tick 20. */
+    int arrived[40][3], order_ok = 1;
+    memset(arrived, -1, sizeof arrived);
+    for (int t = 0; t < 40; t++) {
+        hs_can_fault_filter_set_tick(f, t);
+        if (t == 20) {
+            hs_can_fault_filter_set_active(f, rx_rule, false);
+            hs_can_fault_filter_set_active(f, tx_rule, false);
+        }
+        struct hs_can_frame tx[3] = {frame(0x21, (uint8_t)t), frame(0x42, (uint8_t)t),
+                                     frame(0x63, (uint8_t)t)};
+        tx[0].rx_time_ns = tx[1].rx_time_ns = 0;
+        assert_int_equal(hs_can_bus_send(p.a, tx, t < 30 ? 3 : 0), t < 30 ? 3 : 0);
+        struct hs_can_frame rx[16];
+        int got = 0, r;
+        while ((r = hs_can_bus_recv(p.b, rx + got, 16u - (unsigned)got)) > 0)
+            got += r;
+        for (int k = 0; k < got; k++) {
+            int which = rx[k].id == 0x21 ? 0 : rx[k].id == 0x42 ? 1 : 2;
+            assert_int_equal(arrived[rx[k].data[1]][which], -1);
+            arrived[rx[k].data[1]][which] = t;
+            if (which == 0 && rx[k].data[1] < 20 && rx[k].rx_time_ns != 0)
+                order_ok = 0;
+        }
+    }
+    for (int t = 0; t < 30; t++) {
+        assert_int_equal(arrived[t][0], t < 20 ? t + 4 : t);
+        assert_int_equal(arrived[t][1], t < 20 ? t + 2 : t);
+        assert_int_equal(arrived[t][2], t);
+    }
+    assert_true(order_ok);
+    struct hs_can_fault_counts c;
+    hs_can_fault_filter_counts(f, rx_rule, &c);
+    assert_int_equal(c.acted, 20);
+    assert_int_equal(c.overflow, 0);
+    hs_can_fault_filter_counts(f, tx_rule, &c);
+    assert_int_equal(c.acted, 20);
+    /* a delay longer than the run with 300 frames: 256 are held, 44 lost and counted */
+    hs_can_fault_filter_set_active(f, tx_rule, true);
+    hs_can_fault_filter_set_tick(f, 100);
+    struct hs_can_frame many[50];
+    for (int i = 0; i < 50; i++)
+        many[i] = frame(0x42, (uint8_t)i);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(hs_can_bus_send(p.a, many, 50), 50);
+    hs_can_fault_filter_counts(f, tx_rule, &c);
+    print_message("delay: 20 + 20 frames held 4 and 2 ticks exactly; queue full: %llu of 300 "
+                  "lost\n",
+                  (unsigned long long)c.overflow);
+    assert_int_equal(c.acted, 320);
+    assert_int_equal(c.overflow, 300 - HS_CAN_FAULT_DELAY_MAX);
+    struct hs_can_frame rx[64];
+    assert_int_equal(hs_can_bus_recv(p.b, rx, 64), 0);
+    hs_can_bus_set_fault_filter(p.a, NULL);
+    hs_can_bus_set_fault_filter(p.b, NULL);
+    hs_can_fault_filter_destroy(f);
+    close_pair(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drop_pattern_drops_exactly_those_frames),
         cmocka_unit_test(test_probability_repeats_with_seed),
         cmocka_unit_test(test_duplicate_corrupt_reorder),
+        cmocka_unit_test(test_delay_holds_exact_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

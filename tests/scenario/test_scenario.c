@@ -752,6 +752,75 @@ static void test_can_node_silent_and_back(void **state)
     rig_close(&r);
 }
 
+/* CAN delay through the bench's CAN module, in tick time: the shoulder's commands are held 5
+ * ticks for the first 100 ticks, its replies 3 ticks for ticks 300..399. The MIT node answers
+ * each command it hears in that tick's outputs, so the replies the board sees per tick show
+ * the delay exactly: a gap of 5 (then 3) ticks, one a tick, and two a tick while the frames
+ * held before the step ended come out on time beside the fresh ones. */
+static void test_can_delay_exact_ticks(void **state)
+{
+    (void)state;
+    const char *bench = "bench: {name: scen-can-delay}\n"
+                        "models:\n"
+                        "  - name: arm\n"
+                        "    file: @SRC@/models/arm2.wrl\n"
+                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+                        "rt: {period_ns: 1000000}\n"
+                        "can:\n"
+                        "  buses: [{name: main, interface: vcan0}]\n"
+                        "  nodes:\n"
+                        "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+                        "       mit: {reply_id: 0}}\n";
+    rig_before_scenario = attach_can;
+    struct scen_rig r;
+    rig_open(&r, bench,
+             "scenario: {name: delay, duration_s: 0.5}\n"
+             "steps:\n"
+             "  - {name: late_cmd, at_s: 0, duration_s: 0.1, can_fault: {node: shoulder, "
+             "kind: delay, direction: rx, delay_s: 0.005}}\n"
+             "  - {name: late_reply, at_s: 0.3, duration_s: 0.1, can_fault: {node: shoulder, "
+             "kind: delay, direction: tx, delay_s: 0.003}}\n");
+    rig_before_scenario = NULL;
+    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+    int replies[500] = {0};
+    while (!hs_scenario_done(r.scen)) {
+        struct can_frame f = {.can_id = 1, .len = 8};
+        if (r.tick == 0)
+            hs_mit_pack_special(HS_MIT_ENTER, f.data);
+        else
+            hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
+                                f.data);
+        assert_int_equal(send(r.peer_fd, &f, sizeof f, 0), (ssize_t)sizeof f);
+        uint64_t k = r.tick;
+        assert_int_equal(rig_tick(&r), 0);
+        struct canfd_frame in;
+        while (recv(r.peer_fd, &in, sizeof in, MSG_DONTWAIT) > 0)
+            if (in.can_id == 0 && in.data[0] == 1)
+                replies[k]++;
+    }
+    /* rx: the step is on from tick 0's commands stage, so tick 0's command is on time and the
+     * command of tick j (1..100) is heard at tick j + 5; tx: replies of ticks 300..399 go out
+     * at tick + 3 */
+    int bad = 0;
+    for (int k = 0; k < 500; k++) {
+        int want = (k >= 1 && k <= 5) || (k >= 300 && k <= 302)       ? 0
+                   : (k >= 101 && k <= 105) || (k >= 400 && k <= 402) ? 2
+                                                                      : 1;
+        if (replies[k] != want && bad++ < 5)
+            print_message("tick %d: %d replies, want %d\n", k, replies[k], want);
+    }
+    uint64_t a0 = hs_scenario_can_frames_acted(r.scen, 0),
+             a1 = hs_scenario_can_frames_acted(r.scen, 1);
+    print_message("commands held 5 ticks: %llu, replies held 3 ticks: %llu; every tick's reply "
+                  "count as predicted: %s\n",
+                  (unsigned long long)a0, (unsigned long long)a1, bad ? "no" : "yes");
+    assert_int_equal(bad, 0);
+    assert_int_equal(a0, 100);
+    assert_int_equal(a1, 100);
+    close(r.peer_fd);
+    rig_close(&r);
+}
+
 /* shm faults seen by a real client of the bench's segment: while frozen, the published tick
  * stops (then jumps on); while stale, ticks keep coming and every joint reading repeats the
  * fault's first tick bit for bit although the shoulder moves. */
@@ -942,6 +1011,7 @@ int main(void)
         cmocka_unit_test(test_thermal_steady_state),
         cmocka_unit_test(test_thermal_derate_and_trip),
         cmocka_unit_test(test_can_node_silent_and_back),
+        cmocka_unit_test(test_can_delay_exact_ticks),
         cmocka_unit_test(test_shm_freeze_and_stale),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),

@@ -4,6 +4,7 @@
  * Labelled "nosan": sanitizers interpose malloc themselves. */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -115,7 +116,7 @@ static void test_step_makes_no_heap_call(void **state)
  * land on the floor, yet no step allocates, because create sized ODE's contact and step arenas
  * for the most contacts a step can make (src/world/world_reserve.c). With more cubes than that
  * reserve holds (1024 contacts, 4 per cube), the extra points are dropped and counted. */
-static void land_cubes(uint32_t n, uint32_t *ret_contacts, uint64_t *ret_dropped,
+static void land_cubes(uint32_t n, bool stacked, uint32_t *ret_contacts, uint64_t *ret_dropped,
                        uint32_t *ret_reserved)
 {
     struct hs_model *floor = mb_floor();
@@ -125,9 +126,9 @@ static void land_cubes(uint32_t n, uint32_t *ret_contacts, uint64_t *ret_dropped
     s[0].is_static = true;
     for (uint32_t i = 1; i <= n; i++) {
         hs_world_spec_default(&s[i], cube);
-        s[i].root_pose.p[0] = 0.2 * (i % 20);
-        s[i].root_pose.p[1] = 0.2 * (i / 20);
-        s[i].root_pose.p[2] = 0.3;
+        s[i].root_pose.p[0] = stacked ? 0.01 * (i % 3) : 0.2 * (i % 20);
+        s[i].root_pose.p[1] = stacked ? 0 : 0.2 * (i / 20);
+        s[i].root_pose.p[2] = stacked ? 0.06 + 0.102 * i : 0.3;
     }
     struct hs_world_params p;
     hs_world_params_default(&p);
@@ -144,10 +145,10 @@ static void land_cubes(uint32_t n, uint32_t *ret_contacts, uint64_t *ret_dropped
     *ret_contacts = hs_world_contact_count(w);
     *ret_dropped = h.contacts_dropped;
     *ret_reserved = h.contacts_reserved;
-    print_message("%u cubes landing: %lu heap calls in 400 steps, %u contacts at the end, %llu "
+    print_message("%u cubes landing%s: %lu heap calls in 400 steps, %u contacts at the end, %llu "
                   "dropped, %u reserved\n",
-                  n, heap_calls, *ret_contacts, (unsigned long long)h.contacts_dropped,
-                  h.contacts_reserved);
+                  n, stacked ? " on each other" : "", heap_calls, *ret_contacts,
+                  (unsigned long long)h.contacts_dropped, h.contacts_reserved);
     assert_int_equal(heap_calls, 0);
     hs_world_destroy(w);
     free(s);
@@ -160,13 +161,17 @@ static void test_contacts_growing_after_create_make_no_heap_call(void **state)
     (void)state;
     uint32_t contacts, reserved;
     uint64_t dropped;
-    land_cubes(16, &contacts, &dropped, &reserved);
+    land_cubes(16, false, &contacts, &dropped, &reserved);
     assert_int_equal(contacts, 16 * 4); /* every cube on its four corners */
     assert_int_equal(dropped, 0);
-    land_cubes(300, &contacts, &dropped, &reserved);
+    land_cubes(300, false, &contacts, &dropped, &reserved);
     assert_int_equal(reserved, 1024);
     assert_int_equal(contacts, 1024); /* 1200 found, the reserve made */
     assert_true(dropped >= 176);
+    /* A tower: the cubes land on each other, one island of every body and contact, the largest
+     * ODE's step memory must hold. */
+    land_cubes(60, true, &contacts, &dropped, &reserved);
+    assert_true(contacts > 60); /* on the floor and on each other */
 }
 
 int main(void)

@@ -140,8 +140,8 @@ static void test_slides_when_mu_drops(void **state)
     steps(&s, 300);
     double creep = along(&s) - x0, v_before = speed(&s);
     printf("mu 1: moved %.3g m in 0.3 s, speed %.3g m/s\n", creep, v_before);
-    assert_true(fabs(creep) < 1e-4);
-    assert_true(fabs(v_before) < 1e-3);
+    assert_true(fabs(creep) < 1e-5); /* no creep at rest (tests/world/test_world_slope.c) */
+    assert_true(fabs(v_before) < 1e-4);
 
     /* mu 0.1 from this step on */
     assert_int_equal(hs_world_set_pair_friction(s.w, stone, rubber, 0.1), 0);

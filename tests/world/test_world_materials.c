@@ -180,6 +180,50 @@ static void test_landing_shows_as_a_force_jump(void **state)
     free_models(mods);
 }
 
+/* Adaptive iterations (quick_iterations_min): the count stays within its bounds, sinks towards
+ * the minimum while nothing jumps (two cubes falling), rises towards the worst case when they
+ * land (the contact force jumps past its budget), and at rest keeps the noise within budget. */
+static void test_adaptive_iterations_stay_bounded(void **state)
+{
+    (void)state;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.quick_iterations = 40;
+    p.quick_iterations_min = 5;
+    struct hs_model *mods[3];
+    struct hs_diag d;
+    int rc;
+    struct hs_world *w = cubes(&p, mods, 1.0, 1.0, A / 2 + 0.05, &rc, &d); /* lands at ~100 ms */
+    assert_int_equal(rc, 0);
+    struct hs_world_health_summary fall, land, rest;
+    for (int i = 0; i < 90; i++)
+        assert_int_equal(hs_world_step(w), 0);
+    hs_world_health_summary(w, &fall);
+    hs_world_health_reset(w);
+    for (int i = 0; i < 60; i++)
+        assert_int_equal(hs_world_step(w), 0);
+    hs_world_health_summary(w, &land);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(hs_world_step(w), 0);
+    hs_world_health_reset(w);
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(hs_world_step(w), 0);
+    hs_world_health_summary(w, &rest);
+    print_message("adaptive 5..40: mean iterations falling %.1f, landing %.1f, resting %.1f\n",
+                  fall.quick_iterations_mean, land.quick_iterations_mean,
+                  rest.quick_iterations_mean);
+    /* Falling: 40 down by one per step to 5 in the first 36 steps, then 5. */
+    assert_true(fall.quick_iterations_mean < 15 && fall.quick_iterations_mean > 5);
+    assert_true(land.quick_iterations_mean > 7);
+    assert_true(land.quick_iterations_mean <= 40);
+    /* Resting: the count settles where the tick-to-tick force noise stays within its budget,
+     * below the worst case. */
+    assert_true(rest.quick_iterations_mean >= 5 && rest.quick_iterations_mean < 40);
+    assert_int_equal(rest.force_jump_n.over_budget, 0);
+    hs_world_destroy(w);
+    free_models(mods);
+}
+
 static void test_unknown_names_are_refused(void **state)
 {
     (void)state;
@@ -213,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_sinkage_is_weight_over_pair_stiffness),
         cmocka_unit_test(test_friction_per_material_pair),
         cmocka_unit_test(test_landing_shows_as_a_force_jump),
+        cmocka_unit_test(test_adaptive_iterations_stay_bounded),
         cmocka_unit_test(test_unknown_names_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

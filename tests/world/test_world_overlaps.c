@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <ode/ode.h>
 
 #include "hilsim/world.h"
 #include "world/model_builders.h"
@@ -141,8 +142,9 @@ static void test_fixed_root_never_moves(void **state)
     mb_free(small);
 }
 
-/* rest_on_static raises a free robot whose geoms start inside the floor to 1 mm above it, and
- * leaves alone one that did not ask and one bolted to the world. */
+/* rest_on_static raises a robot whose geoms start inside the floor to 1 mm above it, a free
+ * one or one bolted to the world (before the first step; never after), and leaves alone one
+ * that did not ask. */
 static void test_rest_on_static(void **state)
 {
     (void)state;
@@ -171,12 +173,59 @@ static void test_rest_on_static(void **state)
     assert_true(fabs(a.p[2] - (0.1 + 1e-3)) < 1e-9);
     assert_true(a.p[0] == 0.0 && a.p[1] == 0.0);
     assert_true(b.p[2] == 0.0);
-    assert_true(c.p[2] == 0.0);
+    assert_true(fabs(c.p[2] - (0.1 + 1e-3)) < 1e-9);
+    assert_true(c.p[0] == -2.0);
     hs_world_destroy(w);
     mb_free(floor);
     mb_free(c1);
     mb_free(c2);
     mb_free(fixed);
+}
+
+/* A fixed-root arm lying in the floor (OpenHRP's ClosedLinkSample in the quick look) is raised
+ * with its hinge: the hinge is anchored where its link now is (no joint error), the link's
+ * geometry clears the floor, and from then on the root never moves while the link swings. */
+static void test_rest_on_static_fixed_root_arm(void **state)
+{
+    (void)state;
+    struct hs_model *floor = mb_floor(), *arm = mb_new("arm", 2, 2, 0);
+    mb_joint(&arm->links[0], HS_JOINT_FIXED, 0, 0, 0);
+    mb_box(arm, 0, 0.2, 0.2, 0.2, 0, 0, 0);
+    arm->links[1].origin.p[0] = 0.1; /* on the base's +x face, about x: it can swing freely */
+    mb_joint(&arm->links[1], HS_JOINT_ROTATE, 1, 0, 0);
+    mb_mass(&arm->links[1], 1.0, 0.2, 0.1, 0, 0.004, 0.004, 0.004);
+    mb_box(arm, 1, 0.1, 0.3, 0.1, 0.2, 0.1, 0); /* reaches 0.05 m below the root */
+    struct hs_world_body_spec s[2];
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    hs_world_spec_default(&s[1], arm);
+    s[1].rest_on_static = true;
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.warmup_steps = 0;
+    struct hs_world *w = make(&p, s, 2);
+    struct hs_pose root, link, after;
+    hs_world_link_pose(w, 1, 0, &root);
+    hs_world_link_pose(w, 1, 1, &link);
+    assert_true(fabs(root.p[2] - (0.1 + 1e-3)) < 1e-9); /* the lower of base and link: 0.1 */
+    assert_true(fabs(link.p[2] - root.p[2]) < 1e-9 && fabs(link.p[0] - 0.1) < 1e-9);
+    dJointID j = (dJointID)hs_world_ode_joint(w, 1, 1);
+    dVector3 a1, a2;
+    dJointGetHingeAnchor(j, a1);
+    dJointGetHingeAnchor2(j, a2);
+    assert_true(fabs(a1[2] - root.p[2]) < 1e-9 && fabs(a2[2] - a1[2]) < 1e-9);
+    assert_true(fabs(hs_world_joint_position(w, 1, 1)) < 1e-12);
+    for (int i = 0; i < 500; i++)
+        assert_int_equal(hs_world_step(w), 0);
+    hs_world_link_pose(w, 1, 0, &after);
+    assert_memory_equal(&root, &after, sizeof root);
+    hs_world_link_pose(w, 1, 1, &link);
+    assert_true(fabs(link.p[2] - root.p[2]) < 1e-4 && fabs(link.p[0] - 0.1) < 1e-4);
+    /* It swung down until its far edge met the floor (about 0.2 rad). */
+    assert_true(fabs(hs_world_joint_position(w, 1, 1)) > 0.1);
+    hs_world_destroy(w);
+    mb_free(floor);
+    mb_free(arm);
 }
 
 int main(void)
@@ -185,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_overlaps_reported_with_depth),
         cmocka_unit_test(test_fixed_root_never_moves),
         cmocka_unit_test(test_rest_on_static),
+        cmocka_unit_test(test_rest_on_static_fixed_root_arm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,39 @@ static int c4_command_heard(const struct hs_can_port *port)
     return p->node.syncs != p->syncs_at_poll;
 }
 
+/* Scenario hooks: a drive fault with its EMCY error code (0x603F), taken at the next poll
+ * (fault reaction, then fault; cleared by the controlword's fault reset), and the power drive
+ * system state. */
+static const char *c4_fault_check(const struct hs_can_port *port, uint32_t code)
+{
+    (void)port;
+    return code >= 1 && code <= 0xFFFF ? NULL : "a CiA 402 error code is 0x0001..0xFFFF";
+}
+
+static void c4_raise_fault(struct hs_can_port *port, uint32_t code, bool on)
+{
+    if (on)
+        hs_cia402_node_raise_fault(&((struct c4_port *)port)->node, (uint16_t)code);
+}
+
+static const char *const c4_states[] = {
+    [HS_CIA402_NOT_READY_TO_SWITCH_ON] = "not_ready_to_switch_on",
+    [HS_CIA402_SWITCH_ON_DISABLED] = "switch_on_disabled",
+    [HS_CIA402_READY_TO_SWITCH_ON] = "ready_to_switch_on",
+    [HS_CIA402_SWITCHED_ON] = "switched_on",
+    [HS_CIA402_OPERATION_ENABLED] = "operation_enabled",
+    [HS_CIA402_QUICK_STOP_ACTIVE] = "quick_stop_active",
+    [HS_CIA402_FAULT_REACTION_ACTIVE] = "fault_reaction_active",
+    [HS_CIA402_FAULT] = "fault",
+    [HS_CIA402_STATE_MAX] = NULL,
+};
+
+static const char *c4_state(const struct hs_can_port *port)
+{
+    enum hs_cia402_state st = hs_cia402_node_state(&((const struct c4_port *)port)->node);
+    return (unsigned)st < HS_CIA402_STATE_MAX ? c4_states[st] : c4_states[0];
+}
+
 const struct hs_can_protocol hs_can_cia402_protocol = {
     .name = "cia402",
     .create = c4_create,
@@ -124,4 +157,8 @@ const struct hs_can_protocol hs_can_cia402_protocol = {
     .stop_frame = c4_stop_frame,
     .stop = c4_stop,
     .command_heard = c4_command_heard,
+    .fault_check = c4_fault_check,
+    .raise_fault = c4_raise_fault,
+    .state_names = c4_states,
+    .state = c4_state,
 };

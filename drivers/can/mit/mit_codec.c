@@ -80,6 +80,17 @@ void hs_mit_pack_reply(const struct hs_mit_limits *lim, uint8_t motor_id, double
     data[5] = (uint8_t)t;
 }
 
+void hs_mit_pack_reply_ak_status(double temp_c, uint8_t error, uint8_t data[8])
+{
+    double t = round(temp_c);
+    if (!(t >= -128)) /* also NaN */
+        t = isnan(t) ? 0 : -128;
+    if (t > 127)
+        t = 127;
+    data[6] = (uint8_t)(int8_t)t;
+    data[7] = error;
+}
+
 int hs_mit_unpack_reply(const struct hs_mit_limits *lim, const uint8_t *data, unsigned len,
                         uint8_t *ret_id, double *ret_p, double *ret_v, double *ret_t)
 {

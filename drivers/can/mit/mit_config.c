@@ -7,6 +7,7 @@
 #include "mit_defaults.h"
 
 static const char *const reply_names[] = {"current", "torque", NULL};
+static const char *const format_names[] = {"mini_cheetah", "ak", NULL};
 
 #define MI struct hs_cfg_mit
 static const struct hs__cfg_field mit_f[] = {
@@ -23,6 +24,8 @@ static const struct hs__cfg_field mit_f[] = {
     ENUM("reply", MI, reply, reply_names),
     F_("reply_id", HS__K_U32, MI, reply_id, .min = 0, .max = 0x7ff, .flags = HS__F_HEX),
     DBL("timeout_s", MI, timeout_s, 0, 10, 0),
+    ENUM("reply_format", MI, reply_format, format_names),
+    DBL("temperature_c", MI, temperature_c, -128, 127, 0),
 };
 #undef MI
 
@@ -66,6 +69,8 @@ static void mit_defaults(void *section)
         .reply = HS_MIT_DEFAULT_REPLY_CURRENT ? HS_CFG_MIT_REPLY_CURRENT : HS_CFG_MIT_REPLY_TORQUE,
         .reply_id = 0,
         .timeout_s = HS_MIT_DEFAULT_TIMEOUT_S,
+        .reply_format = HS_CFG_MIT_FORMAT_MINI_CHEETAH,
+        .temperature_c = HS_MIT_DEFAULT_TEMPERATURE_C,
     };
 }
 

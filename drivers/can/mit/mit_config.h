@@ -5,6 +5,12 @@
 #include "hilsim/config.h"
 
 enum hs_cfg_mit_reply { HS_CFG_MIT_REPLY_CURRENT, HS_CFG_MIT_REPLY_TORQUE, HS_CFG_MIT_REPLY_MAX };
+/* mini_cheetah: the 6-byte reply; ak: CubeMars AK's 8-byte reply (+ temperature, error code) */
+enum hs_cfg_mit_format {
+    HS_CFG_MIT_FORMAT_MINI_CHEETAH,
+    HS_CFG_MIT_FORMAT_AK,
+    HS_CFG_MIT_FORMAT_MAX
+};
 
 struct hs_cfg_mit {
     double p_min, p_max; /* rad */
@@ -16,6 +22,8 @@ struct hs_cfg_mit {
     enum hs_cfg_mit_reply reply;
     uint32_t reply_id; /* master CAN ID replies go to, 0 .. 0x7ff */
     double timeout_s;  /* no command for this long: output off, s; 0 = never */
+    enum hs_cfg_mit_format reply_format;
+    double temperature_c; /* ak: the reply's temperature when nothing models it, °C */
 };
 
 _Static_assert(sizeof(struct hs_cfg_mit) <= HS_CFG_PROTO_SECTION_MAX, "mit section too large");

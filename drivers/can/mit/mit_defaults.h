@@ -19,5 +19,6 @@
 #define HS_MIT_DEFAULT_REPLY_CURRENT 1 /* the reply's 12-bit field carries current */
 #define HS_MIT_DEFAULT_TIMEOUT_S 0.1
 #define HS_MIT_DEFAULT_KT_NM_A 0.091
+#define HS_MIT_DEFAULT_TEMPERATURE_C 25.0 /* the AK reply's temperature without a thermal model */
 
 #endif

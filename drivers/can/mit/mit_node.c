@@ -36,6 +36,7 @@ void hs_mit_config_init(struct hs_mit_config *cfg, uint8_t motor_id, uint16_t ma
     cfg->i_min = HS_MIT_DEFAULT_I_MIN;
     cfg->i_max = HS_MIT_DEFAULT_I_MAX;
     cfg->torque_constant_nm_a = HS_MIT_DEFAULT_KT_NM_A; /* AK80-6 at the output shaft */
+    cfg->temperature_c = HS_MIT_DEFAULT_TEMPERATURE_C;
 }
 
 static bool range_ok(double lo, double hi)
@@ -91,6 +92,8 @@ static int mit_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, 
         n->replies_pending++;
     switch (hs_mit_special_kind(f->data, f->len)) {
     case HS_MIT_ENTER:
+        if (n->fault)
+            break; /* the board will not drive while its fault lasts; it still answers */
         if (!n->motor_mode)
             zero_command(n);
         n->motor_mode = true;
@@ -148,13 +151,24 @@ static int mit_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_ca
         rl.t_min = n->cfg.i_min, rl.t_max = n->cfg.i_max;
     memset(out, 0, sizeof *out);
     out->id = n->cfg.master_id;
-    out->len = 6;
+    out->len = n->cfg.reply_ak ? 8 : 6;
     hs_mit_pack_reply(&rl, n->cfg.motor_id, js->q_rad - n->zero_offset_rad, js->dq_rad_s, t,
                       out->data);
+    if (n->cfg.reply_ak)
+        hs_mit_pack_reply_ak_status(isnan(js->temp_c) ? n->cfg.temperature_c : js->temp_c, n->error,
+                                    out->data);
     for (unsigned r = 1; r < k; r++)
         out[r] = out[0]; /* one answer per frame, all from this tick's state */
     base->stats.tx_frames += k;
     return (int)k;
+}
+
+void hs_mit_node_fault(struct hs_mit_node *n, uint8_t error, bool on)
+{
+    n->fault = on;
+    n->error = on ? error : 0;
+    if (on)
+        n->motor_mode = false;
 }
 
 static const struct hs_can_node_ops mit_ops = {

@@ -57,10 +57,52 @@ static void mt_stop(struct hs_can_port *port)
     ((struct mt_port *)port)->node.mode = HS_MT_MODE_STOPPED;
 }
 
+/* Scenario hooks: a fault code in register 0x00F with mode 1 (fault), held until the host
+ * writes stop, as the servo does; the mode register's state. */
+static const char *mt_fault_check(const struct hs_can_port *port, uint32_t code)
+{
+    (void)port;
+    return code >= 32 && code <= 48 ? NULL
+                                    : "moteus fault codes are 32..48 (e.g. 38 over temperature)";
+}
+
+static void mt_raise_fault(struct hs_can_port *port, uint32_t code, bool on)
+{
+    if (on)
+        hs_mt_node_fault(&((struct mt_port *)port)->node, (uint8_t)code);
+}
+
+static const char *const mt_states[] = {"stopped", "fault",         "current", "position",
+                                        "timeout", "zero_velocity", "brake",   NULL};
+
+static const char *mt_state(const struct hs_can_port *port)
+{
+    switch (((const struct mt_port *)port)->node.mode) {
+    case HS_MT_MODE_FAULT:
+        return mt_states[1];
+    case HS_MT_MODE_CURRENT:
+        return mt_states[2];
+    case HS_MT_MODE_POSITION:
+        return mt_states[3];
+    case HS_MT_MODE_TIMEOUT:
+        return mt_states[4];
+    case HS_MT_MODE_ZERO_VELOCITY:
+        return mt_states[5];
+    case HS_MT_MODE_BRAKE:
+        return mt_states[6];
+    default:
+        return mt_states[0];
+    }
+}
+
 const struct hs_can_protocol hs_can_moteus_protocol = {
     .name = "moteus",
     .create = mt_create,
     .destroy = hs_can_joint_port_free,
     .poll = hs_can_joint_port_poll_op,
     .stop = mt_stop,
+    .fault_check = mt_fault_check,
+    .raise_fault = mt_raise_fault,
+    .state_names = mt_states,
+    .state = mt_state,
 };

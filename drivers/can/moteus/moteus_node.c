@@ -279,7 +279,7 @@ static double read_reg(const struct hs_mt_node *n, uint32_t reg,
     case HS_MT_R_VOLTAGE:
         return js->vbus_v > 0 ? js->vbus_v : n->cfg.voltage_v;
     case HS_MT_R_TEMPERATURE:
-        return js->temp_c > 0 ? js->temp_c : n->cfg.temperature_c;
+        return isnan(js->temp_c) ? n->cfg.temperature_c : js->temp_c;
     case HS_MT_R_FAULT:
         return n->fault;
     case HS_MT_R_CMD_Q_CURRENT:

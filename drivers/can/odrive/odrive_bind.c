@@ -138,6 +138,29 @@ static int odrive_command_heard(const struct hs_can_port *port)
     return p->node.base.cmd.seq != p->jp.node_seq;
 }
 
+/* Scenario hooks: the axis error the heartbeat carries (Axis::Error bits), latched until the
+ * host's Clear_Errors as on the firmware; the axis state as the heartbeat names it. */
+static const char *odrive_fault_check(const struct hs_can_port *port, uint32_t code)
+{
+    (void)port;
+    return code ? NULL : "an ODrive axis error needs at least one bit (e.g. 0x800 watchdog)";
+}
+
+static void odrive_raise_fault(struct hs_can_port *port, uint32_t code, bool on)
+{
+    if (on)
+        hs_odrive_node_raise_error(&((struct odrive_port *)port)->node, code);
+}
+
+/* The node only rests in these two: calibration requests complete at once and leave it idle */
+static const char *const odrive_states[] = {"idle", "closed_loop_control", NULL};
+
+static const char *odrive_state(const struct hs_can_port *port)
+{
+    const struct odrive_port *p = (const struct odrive_port *)port;
+    return odrive_states[p->node.axis_state == HS_ODRIVE_STATE_CLOSED_LOOP];
+}
+
 const struct hs_can_protocol hs_can_odrive_protocol = {
     .name = "odrive",
     .create = odrive_create,
@@ -148,4 +171,8 @@ const struct hs_can_protocol hs_can_odrive_protocol = {
     .replier_add = odrive_replier_add,
     .replier_publish = odrive_publish,
     .command_heard = odrive_command_heard,
+    .fault_check = odrive_fault_check,
+    .raise_fault = odrive_raise_fault,
+    .state_names = odrive_states,
+    .state = odrive_state,
 };

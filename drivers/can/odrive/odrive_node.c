@@ -101,6 +101,12 @@ static void set_error(struct hs_odrive_node *n, uint32_t err)
     n->axis_state = HS_ODRIVE_STATE_IDLE;
 }
 
+void hs_odrive_node_raise_error(struct hs_odrive_node *node, uint32_t axis_error)
+{
+    if (axis_error)
+        set_error(node, axis_error);
+}
+
 static void request_state(struct hs_odrive_node *n, uint32_t s, int64_t now_ns)
 {
     switch (s) {

@@ -76,7 +76,7 @@ static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *
         .p_rad = r->q - n->zero_offset_rad,
         .v_rad_s = r->dq,
         .t_nm = 0,
-        .temp_c = n->cfg.temp_c,
+        .temp_c = isnan(p->jp.temp_c) ? n->cfg.temp_c : p->jp.temp_c,
     };
     memset(f, 0, sizeof *f);
     f->flags = HS_CAN_FLAG_EXT;
@@ -90,6 +90,40 @@ static void rs_stop(struct hs_can_port *port)
     ((struct rs_port *)port)->node.mode = HS_RS_MODE_RESET;
 }
 
+/* Scenario hooks: fault word bits of the type 21 report (the feedback's fault flags follow),
+ * reset mode until the host's stop with data[0] = 1 clears them; the feedback's mode, or fault
+ * while a fault bit is set. */
+#define RS_FAULT_BITS                                                                              \
+    (HS_RS_FAULT_OVERTEMP | HS_RS_FAULT_DRIVER | HS_RS_FAULT_UNDERVOLTAGE |                        \
+     HS_RS_FAULT_OVERVOLTAGE | HS_RS_FAULT_OVERCURRENT_B | HS_RS_FAULT_OVERCURRENT_C |             \
+     HS_RS_FAULT_UNCALIBRATED | HS_RS_FAULT_OVERLOAD | HS_RS_FAULT_OVERCURRENT_A)
+
+static const char *rs_fault_check(const struct hs_can_port *port, uint32_t code)
+{
+    (void)port;
+    return code && !(code & ~(uint32_t)RS_FAULT_BITS)
+               ? NULL
+               : "a Robstride fault word has only the documented bits (0x1FFBF)";
+}
+
+static void rs_raise_fault(struct hs_can_port *port, uint32_t code, bool on)
+{
+    if (on)
+        hs_rs_node_fault(&((struct rs_port *)port)->node, code);
+}
+
+static const char *const rs_states[] = {"reset", "calibration", "run", "fault", NULL};
+
+static const char *rs_state(const struct hs_can_port *port)
+{
+    const struct hs_rs_node *n = &((const struct rs_port *)port)->node;
+    if (n->faults || n->fault_word)
+        return rs_states[3];
+    return n->mode == HS_RS_MODE_RUN    ? rs_states[2]
+           : n->mode == HS_RS_MODE_CALI ? rs_states[1]
+                                        : rs_states[0];
+}
+
 const struct hs_can_protocol hs_can_robstride_protocol = {
     .name = "robstride",
     .create = rs_create,
@@ -97,4 +131,8 @@ const struct hs_can_protocol hs_can_robstride_protocol = {
     .poll = hs_can_joint_port_poll_op,
     .stop_frame = rs_stop_frame,
     .stop = rs_stop,
+    .fault_check = rs_fault_check,
+    .raise_fault = rs_raise_fault,
+    .state_names = rs_states,
+    .state = rs_state,
 };

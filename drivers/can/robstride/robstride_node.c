@@ -371,7 +371,7 @@ static int rs_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
         .p_rad = n->last_q_rad,
         .v_rad_s = js->dq_rad_s,
         .t_nm = js->tau_nm,
-        .temp_c = js->temp_c > 0 ? js->temp_c : n->cfg.temp_c,
+        .temp_c = isnan(js->temp_c) ? n->cfg.temp_c : js->temp_c,
     };
     unsigned r = 0;
     for (; r < n->nreplies && k < out_max; r++) {

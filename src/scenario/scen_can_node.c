@@ -1,0 +1,138 @@
+/* A scenario's hooks into CAN nodes, through the protocol registry's scenario ops
+ * (drivers/can/can_protocol.h), so the scenario names no protocol: a node raising its
+ * protocol's own error (node_fault), a node's state as a condition (`when: {node, state}`) and
+ * an expectation (node_state), and a thermal model's winding temperature in the frames of the
+ * nodes that drive its joint. The nodes are the CAN module's ports, so these need `hilsim run`. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "can_protocol.h"
+#include "scen_internal.h"
+
+static const struct hs_cfg_node *config_node(const struct hs_config *cfg, const char *name)
+{
+    for (uint32_t i = 0; i < cfg->can.nnodes; i++)
+        if (!strcmp(cfg->can.nodes[i].name, name))
+            return &cfg->can.nodes[i];
+    return NULL;
+}
+
+static bool state_known(const struct hs_can_protocol *proto, const char *state)
+{
+    for (const char *const *p = proto->state_names; p && *p; p++)
+        if (!strcmp(*p, state))
+            return true;
+    return false;
+}
+
+static void list_states(const struct hs_can_protocol *proto, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (const char *const *p = proto->state_names; p && *p && n < size; p++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", *p);
+}
+
+/* The port of node `name`, or an error naming the step. */
+static int find_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
+                     const char *what, struct hs_can_port **ret, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    long idx = (long)(sp - s->specs);
+    const struct hs_cfg_node *node = config_node(hs_bench_config(s->bench), name);
+#define ERR(...) hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, __VA_ARGS__)
+    if (!node)
+        return ERR("steps[%ld].%s: the bench has no CAN node '%s'", idx, what, name);
+    *ret = hs_can_port_find(node);
+    if (!*ret)
+        return ERR("steps[%ld].%s: node %s is not running: this needs the CAN module (hilsim "
+                   "run) and a protocol with a node state machine (not dbc)",
+                   idx, what, name);
+    return 0;
+}
+
+static int check_state(struct hs_scenario *s, struct hs__scen_step *st,
+                       const struct hs_can_port *port, const char *state, const char *what,
+                       struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    const struct hs_can_protocol *proto = port->proto;
+    if (proto->state && state_known(proto, state))
+        return 0;
+    char names[256];
+    list_states(proto, names, sizeof names);
+    return ERR("steps[%ld].%s: a %s node has no state '%s'%s%s", (long)(sp - s->specs), what,
+               proto->name, state, names[0] ? "; its states: " : "", names);
+}
+
+int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    long idx = (long)(sp - s->specs);
+    int r = 0;
+    if (sp->kind == HS__SCEN_NODE_FAULT) {
+        if ((r = find_port(s, st, sp->node, "node_fault", &st->port, diag)) < 0)
+            return r;
+        const struct hs_can_protocol *proto = st->port->proto;
+        const char *why = proto->fault_check ? proto->fault_check(st->port, sp->fault_code)
+                                             : "the protocol has no error of its own to raise";
+        if (why)
+            return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", idx, sp->fault_code,
+                       proto->name, sp->node, why);
+    } else if (sp->kind == HS__SCEN_EXPECT && sp->expect_kind == HS__EX_NODE_STATE) {
+        if ((r = find_port(s, st, sp->node, "expect", &st->port, diag)) < 0 ||
+            (r = check_state(s, st, st->port, sp->state, "expect", diag)) < 0)
+            return r;
+    }
+    if (sp->when.node[0]) {
+        if ((r = find_port(s, st, sp->when.node, "when", &st->when_port, diag)) < 0 ||
+            (r = check_state(s, st, st->when_port, sp->when.state, "when", diag)) < 0)
+            return r;
+    }
+    if (sp->kind == HS__SCEN_THERMAL) {
+        /* every CAN node driving the joint reports the model's winding temperature */
+        const struct hs_config *cfg = hs_bench_config(s->bench);
+        for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
+            struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, sp->t.joint)
+                                        ? hs_can_port_find(&cfg->can.nodes[i])
+                                        : NULL;
+            if (p)
+                st->temp_port[st->ntemp_ports++] = p;
+        }
+    }
+    return 0;
+}
+#undef ERR
+
+void hs__scen_node_faults(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        if (st->kind != HS__SCEN_NODE_FAULT || st->active == st->was_active)
+            continue;
+        st->port->proto->raise_fault(st->port, st->sp->fault_code, st->active);
+    }
+}
+
+void hs__scen_node_temperatures(struct hs_scenario *s)
+{
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        struct hs__scen_step *st = &s->steps[i];
+        /* from the model's first tick on; it stays at its last value after its step */
+        if (st->kind != HS__SCEN_THERMAL || !st->activations)
+            continue;
+        for (uint32_t k = 0; k < st->ntemp_ports; k++)
+            hs_can_port_set_temperature(st->temp_port[k], st->thermal.t_winding_c);
+    }
+}
+
+const char *hs__scen_node_state(const struct hs_can_port *port)
+{
+    return port->proto->state(port);
+}
+
+const char *const *hs__scen_node_state_names(const struct hs_can_port *port)
+{
+    return port->proto->state_names;
+}
