@@ -66,6 +66,13 @@ struct hs_plant_params {
 int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *ret_params);
 void hs_plant_params_free(struct hs_plant_params *params); /* accepts NULL; zeroes it */
 
+struct hs_config;
+/* init only, no allocation. The sensors' params from a bench config's sensors section (noise,
+ * bias, rate, delay), each through its kind's ops (src/plant/sensors/): for every sensor of
+ * model, in params->sensors. Call after hs_plant_params_init. */
+void hs_plant_params_from_config(const struct hs_config *cfg, const struct hs_model *model,
+                                 struct hs_plant_params *params);
+
 /* init only. Fills ret_armature[model->nlinks] with N² J_rotor for each rotate joint (0
  * elsewhere) from params (NULL: the model's fields), for hs_world_body_spec.armature: the world
  * adds it to the child body's inertia about the joint axis, because ODE has no armature term

@@ -154,15 +154,6 @@ static void map_joint(const struct hs_config *cfg, const struct hs_model *m,
     jp->reading_delay_ticks = e->delay_ticks;
 }
 
-static uint32_t rate_divider(const struct hs_config *cfg, double rate_hz)
-{
-    if (rate_hz <= 0)
-        return 1;
-    double tick_hz = 1e9 / (double)cfg->rt.period_ns;
-    long d = lround(tick_hz / rate_hz);
-    return d < 1 ? 1 : (uint32_t)d;
-}
-
 int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *model,
                            struct hs_plant_params *ret_params, struct hs_diag *diag)
 {
@@ -215,38 +206,8 @@ int hs__bench_plant_params(const struct hs_config *cfg, const struct hs_model *m
     free(poses);
     free(scratch);
     free(eff);
-    for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
-        const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
-        int parts[2] = {hs_model_find_sensor(model, imu->accel, HS_SENSOR_ACCEL),
-                        hs_model_find_sensor(model, imu->gyro, HS_SENSOR_GYRO)};
-        for (int part = 0; part < 2; part++) {
-            if (parts[part] < 0)
-                continue;
-            struct hs_plant_sensor_params *sp = &pp.sensors[parts[part]];
-            struct hs_channel_params *ch = &sp->channel[0];
-            sp->rate_divider = rate_divider(cfg, imu->rate_hz);
-            sp->delay_ticks = imu->delay_ticks;
-            double fs = 1e9 / (double)cfg->rt.period_ns / sp->rate_divider;
-            /* A noise density (unit/√Hz) sampled at fs has a per-sample std of density·√fs. */
-            double density = part == 0 ? imu->noise_density.accel : imu->noise_density.gyro;
-            ch->white_std = density * sqrt(fs);
-            ch->bias_rw_std = part == 0 ? imu->bias_random_walk.accel : imu->bias_random_walk.gyro;
-            memcpy(ch->bias, part == 0 ? imu->accel_bias : imu->gyro_bias, sizeof ch->bias);
-            ch->quantum = part == 0 ? imu->accel_lsb : imu->gyro_lsb;
-        }
-    }
-    for (uint32_t k = 0; k < cfg->sensors.nforce; k++) {
-        const struct hs_cfg_force_sensor *f = &cfg->sensors.force[k];
-        int s = hs_model_find_sensor(model, f->name, HS_SENSOR_FORCE);
-        if (s < 0)
-            continue;
-        struct hs_plant_sensor_params *sp = &pp.sensors[s];
-        sp->delay_ticks = f->delay_ticks;
-        sp->channel[0].white_std = f->force_noise_n;
-        sp->channel[1].white_std = f->torque_noise_nm;
-        memcpy(sp->channel[0].bias, f->force_bias, sizeof f->force_bias);
-        memcpy(sp->channel[1].bias, f->torque_bias, sizeof f->torque_bias);
-    }
+    /* The sensors' config keys, each through its kind (src/plant/sensors/). */
+    hs_plant_params_from_config(cfg, model, &pp);
     *ret_params = pp;
     return 0;
 }

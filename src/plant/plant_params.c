@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hilsim/config.h"
 #include "plant_internal.h"
 
 bool hs__plant_is_joint(const struct hs_link *link)
@@ -57,6 +58,46 @@ int hs_plant_params_init(const struct hs_model *model, struct hs_plant_params *r
                                            .nsensors = model->nsensors,
                                            .sensors = sensors};
     return 0;
+}
+
+void hs_plant_params_from_config(const struct hs_config *cfg, const struct hs_model *model,
+                                 struct hs_plant_params *params)
+{
+    for (uint32_t s = 0; s < model->nsensors && s < params->nsensors; s++) {
+        const struct hs__sensor_ops *o = hs__sensor_ops(model->sensors[s].type);
+        if (o->from_config)
+            o->from_config(cfg, model, s, &params->sensors[s]);
+    }
+}
+
+static uint32_t rate_divider(const struct hs_config *cfg, double rate_hz)
+{
+    if (rate_hz <= 0)
+        return 1;
+    double tick_hz = 1e9 / (double)cfg->rt.period_ns;
+    long d = lround(tick_hz / rate_hz);
+    return d < 1 ? 1 : (uint32_t)d;
+}
+
+void hs__plant_imu_from_config(const struct hs_config *cfg, const struct hs_model *m,
+                               uint32_t index, bool gyro, struct hs_plant_sensor_params *sp)
+{
+    for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
+        const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
+        if (hs_model_find_sensor(m, gyro ? imu->gyro : imu->accel,
+                                 gyro ? HS_SENSOR_GYRO : HS_SENSOR_ACCEL) != (int)index)
+            continue;
+        struct hs_channel_params *ch = &sp->channel[0];
+        sp->rate_divider = rate_divider(cfg, imu->rate_hz);
+        sp->delay_ticks = imu->delay_ticks;
+        double fs = 1e9 / (double)cfg->rt.period_ns / sp->rate_divider;
+        /* A noise density (unit/√Hz) sampled at fs has a per-sample std of density·√fs. */
+        double density = gyro ? imu->noise_density.gyro : imu->noise_density.accel;
+        ch->white_std = density * sqrt(fs);
+        ch->bias_rw_std = gyro ? imu->bias_random_walk.gyro : imu->bias_random_walk.accel;
+        memcpy(ch->bias, gyro ? imu->gyro_bias : imu->accel_bias, sizeof ch->bias);
+        ch->quantum = gyro ? imu->gyro_lsb : imu->accel_lsb;
+    }
 }
 
 void hs_plant_params_free(struct hs_plant_params *params)

@@ -17,6 +17,7 @@
 #include "hilsim/plant.h"
 
 struct hs__plant_sensor;
+struct hs_config;
 
 /* What one update knows about the tick. */
 struct hs__sense_tick {
@@ -39,6 +40,10 @@ struct hs__sensor_ops {
     /* Params from the model, after the generic defaults (every tick, no noise, no delay,
      * unlimited range): e.g. the channel range from maxAcceleration. May be NULL. */
     void (*defaults)(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp);
+    /* Params from the bench config's sensors section for model sensor `index`, after the
+     * defaults (hs_plant_params_from_config). May be NULL: the kind has no config keys. */
+    void (*from_config)(const struct hs_config *cfg, const struct hs_model *m, uint32_t index,
+                        struct hs_plant_sensor_params *sp);
     /* init only. After the generic set-up (link, pose, body, channels, delay line of the
      * struct hs_sensor_reading, values = reading.v): the kind's own; sets s->active. */
     int (*init)(struct hs_plant *pl, struct hs__plant_sensor *s);
@@ -71,6 +76,10 @@ void hs__plant_sensor_publish(struct hs__plant_sensor *s);
 int hs__plant_imu_init(struct hs_plant *pl, struct hs__plant_sensor *s);
 void hs__plant_imu_sample(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, bool gyro,
                           double ret[3]);
+/* The config's IMU entries (sensors.imu) name an accelerometer and a gyro: applies every entry
+ * whose accel (gyro true: gyro) is model sensor `index`, in config order (accel.c, gyro.c). */
+void hs__plant_imu_from_config(const struct hs_config *cfg, const struct hs_model *m,
+                               uint32_t index, bool gyro, struct hs_plant_sensor_params *sp);
 /* The model writes -1 for "unlimited"; the channel treats <= 0 as unlimited too. */
 void hs__plant_range_from_model(const double max[3], double ret[3]);
 

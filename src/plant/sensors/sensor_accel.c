@@ -3,6 +3,7 @@
  * The kinematic differences run every tick so a slow output rate still sees tick-exact
  * accelerations; only the output is decimated (rate_divider). Home of the kind
  * (hilsim/sensor_kinds.h); the IMU arithmetic is in imu_math.c, shared with Gyro. */
+#include "hilsim/config.h"
 #include "plant_internal.h"
 
 static const char *const fields[] = {"x", "y", "z"};
@@ -16,6 +17,13 @@ static uint32_t nvalues(const struct hs_sensor *ms)
 static void defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp)
 {
     hs__plant_range_from_model(ms->max, sp->channel[0].range);
+}
+
+/* sensors.imu entries naming this sensor as their accel. */
+static void from_config(const struct hs_config *cfg, const struct hs_model *m, uint32_t index,
+                        struct hs_plant_sensor_params *sp)
+{
+    hs__plant_imu_from_config(cfg, m, index, false, sp);
 }
 
 static void update(struct hs_plant *pl, struct hs__plant_sensor *s, const struct hs__sense_tick *t)
@@ -34,6 +42,7 @@ const struct hs__sensor_ops hs__sensor_ops_accel = {
     .simulated = true,
     .nvalues = nvalues,
     .defaults = defaults,
+    .from_config = from_config,
     .init = hs__plant_imu_init,
     .update = update,
 };

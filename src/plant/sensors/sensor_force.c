@@ -3,6 +3,9 @@
  * ranges from maxForce and maxTorque. Needs an ODE joint on its link (a sensor on a root or
  * a merged link stays idle). Home of the kind (hilsim/sensor_kinds.h); the frame change is in
  * ft_math.c. */
+#include <string.h>
+
+#include "hilsim/config.h"
 #include "hilsim/ft_sensor.h"
 #include "plant_internal.h"
 
@@ -18,6 +21,22 @@ static void defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *
 {
     hs__plant_range_from_model(ms->max, sp->channel[0].range);
     hs__plant_range_from_model(ms->max_torque, sp->channel[1].range);
+}
+
+/* sensors.force.<name>: noise, bias and delay of this sensor. */
+static void from_config(const struct hs_config *cfg, const struct hs_model *m, uint32_t index,
+                        struct hs_plant_sensor_params *sp)
+{
+    for (uint32_t k = 0; k < cfg->sensors.nforce; k++) {
+        const struct hs_cfg_force_sensor *f = &cfg->sensors.force[k];
+        if (hs_model_find_sensor(m, f->name, HS_SENSOR_FORCE) != (int)index)
+            continue;
+        sp->delay_ticks = f->delay_ticks;
+        sp->channel[0].white_std = f->force_noise_n;
+        sp->channel[1].white_std = f->torque_noise_nm;
+        memcpy(sp->channel[0].bias, f->force_bias, sizeof f->force_bias);
+        memcpy(sp->channel[1].bias, f->torque_bias, sizeof f->torque_bias);
+    }
 }
 
 static int init(struct hs_plant *pl, struct hs__plant_sensor *s)
@@ -85,6 +104,7 @@ const struct hs__sensor_ops hs__sensor_ops_force = {
     .simulated = true,
     .nvalues = nvalues,
     .defaults = defaults,
+    .from_config = from_config,
     .init = init,
     .update = update,
 };
