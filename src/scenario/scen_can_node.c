@@ -70,7 +70,7 @@ int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct h
 {
     const struct hs__scen_step_spec *sp = st->sp;
     long idx = (long)(sp - s->specs);
-    int r = 0;
+    int r;
     if (sp->kind == HS__SCEN_NODE_FAULT) {
         if ((r = find_port(s, st, sp->node, "node_fault", &st->port, diag)) < 0)
             return r;
