@@ -49,7 +49,9 @@ endfunction()
 #   HOST_SCRIPT run-in-rt-guest.sh ARGS... [OUT]  runs a host script that boots guests itself.
 # OUT: a folder under this directory's build tree, made here, given as the last argument and
 # made writable in the guest (HS_GUEST_RW, first in the environment): the test's artifacts stay
-# there. TIMEOUT defaults to 600 s; ENV entries follow HS_GUEST_RW in order.
+# there. TIMEOUT defaults to 900 s: a loaded host's emulated boot may take up to the runner's
+# HS_GUEST_BOOT_TIMEOUT (240 s) before the command's own HS_GUEST_TIMEOUT starts. ENV entries
+# follow HS_GUEST_RW in order.
 function(hs_add_guest_test)
   cmake_parse_arguments(G "" "NAME;OUT;HOST_SCRIPT;TIMEOUT" "LABELS;ENV;ARGS" ${ARGN})
   set(runner ${CMAKE_SOURCE_DIR}/tests/rtguest/run-in-rt-guest.sh)
@@ -65,7 +67,7 @@ function(hs_add_guest_test)
     list(PREPEND env "HS_GUEST_RW=${out}")
   endif()
   if(NOT G_TIMEOUT)
-    set(G_TIMEOUT 600)
+    set(G_TIMEOUT 900)
   endif()
   set(labels rtguest ${G_LABELS})
   add_test(NAME ${G_NAME} COMMAND ${cmd})

@@ -29,6 +29,7 @@ import ctypes.util
 import errno
 import glob
 import os
+import time
 
 ABI_VERSION = 1
 
@@ -297,7 +298,15 @@ class Client:
         return self._lib.hs_client_missed_ticks(self._c)
 
     def read_state(self):
-        _check(self._lib.hs_client_read_state(self._c, ctypes.byref(self._state)), "read_state")
+        """The newest published state. A copy torn by a publish each time the C call tried
+        (-EAGAIN: its retries are bounded for real-time callers) is tried again for up to 1 s:
+        a Python caller preempted in the middle of its copy on a loaded machine is no error."""
+        r = self._lib.hs_client_read_state(self._c, ctypes.byref(self._state))
+        deadline = time.monotonic() + 1.0
+        while r == -errno.EAGAIN and time.monotonic() < deadline:
+            time.sleep(0.0005)
+            r = self._lib.hs_client_read_state(self._c, ctypes.byref(self._state))
+        _check(r, "read_state")
         return Snapshot(self._state, self.info.joint_count, self.info.imu_count,
                         self.info.ft_count)
 

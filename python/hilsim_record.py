@@ -37,7 +37,8 @@ JOINT_FIELDS = ("q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count")
 SENSOR_FIELDS_V1 = ("x", "y", "z", "tx", "ty", "tz")
 BODY_FIELDS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 EVENT_KINDS = {1: "overrun", 2: "skip", 3: "safe-hold", 4: "stop", 5: "stall",
-               6: "plant-fault", 7: "shm-refused", 8: "scenario", 9: "lockstep", 10: "note"}
+               6: "plant-fault", 7: "shm-refused", 8: "scenario", 9: "lockstep", 10: "note",
+               11: "live"}
 
 
 class RecordingError(ValueError):

@@ -8,6 +8,7 @@
  *   shm.bin             the shm commands as they reached the joints' command slots
  *   events.bin          overruns, policy actions, plant faults, scenario and lockstep events
  *   can-<bus>.log       per CAN bus, every frame received and sent, in candump's log format
+ *   live-step-N.yaml    a step live control injected; live-scenario-N.yaml: a file it started
  * With a rotation policy each file gets a segment number (state.1.bin, ...) and old segments
  * are deleted.
  *
@@ -43,7 +44,16 @@ enum hs_rec_event_kind {
     HS_REC_EV_SCENARIO = 8,    /* scenario events (helper hook): a, b and text as posted */
     HS_REC_EV_LOCKSTEP = 9,    /* lockstep/sync events (helper hook) */
     HS_REC_EV_NOTE = 10,       /* free text (start, rotation, stop) */
+    HS_REC_EV_LIVE = 11,       /* live control applied (a: its number, b: enum hs_rec_live) */
     HS_REC_EV_MAX
+};
+
+/* What a HS_REC_EV_LIVE event says the tick applied (stable numbers: on disk). */
+enum hs_rec_live {
+    HS_REC_LIVE_INJECT = 1,     /* a step: a = N of live-step-N.yaml */
+    HS_REC_LIVE_CLEAR = 2,      /* every live step ended */
+    HS_REC_LIVE_SCEN_START = 3, /* a scenario file: a = N of live-scenario-N.yaml */
+    HS_REC_LIVE_SCEN_STOP = 4,  /* the live scenario's steps ended */
 };
 
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
@@ -233,6 +243,9 @@ struct hs_replay_opts {
      * one; no_scenario: none. */
     const char *scenario_path;
     bool no_scenario;
+    /* Live control (hilsim ctl inject, scenario start/stop) is injected again at the ticks the
+     * run applied it (HS_REC_EV_LIVE events); no_live: not (a what-if without it). */
+    bool no_live;
     double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
     double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
 };
@@ -253,8 +266,9 @@ struct hs_replay_result {
     uint32_t scenario_events_recorded, scenario_events_replayed;
     int64_t scenario_mismatch_ord;
     uint32_t scenario_expects, scenario_failed;
-    int fault_rc;   /* the replayed bench's plant fault (negative errno) or 0 */
-    double *values; /* ticks x state_stride replayed values (owned; free()) */
+    uint32_t live_recorded, live_fed; /* HS_REC_EV_LIVE events in the recording, applied again */
+    int fault_rc;                     /* the replayed bench's plant fault (negative errno) or 0 */
+    double *values;                   /* ticks x state_stride replayed values (owned; free()) */
     /* The recording's first segment was deleted: the replay began at a checkpoint, the state
      * recorded in the first kept state (its values are the checkpoint's: row 0). */
     bool from_checkpoint;

@@ -57,6 +57,7 @@ struct hs_bench_shm {
      * seen then must still age from that moment on, not wait for the clock to catch up. */
     int64_t time_offset, last_server_ns;
     bool time_started;
+    bool warming; /* the last inputs phase was a warm-up tick */
     int64_t period_ns;
     bool lockstep; /* the bench runs in lockstep: the warm-up reads no command */
     struct hs_bench_shm_stats stats;
@@ -135,8 +136,14 @@ static int shm_inputs(void *ctx, struct hs_bench *b, int64_t now_ns)
         return 0;
     /* The warm-up's ticks run back to back on made-up times ahead of the clock: the shm clock
      * stays on the real one meanwhile, or a client that claimed early would be declared lost
-     * (and its commands go stale) after warm-up ticks that took no real time. */
-    int64_t server_ns = (hs_bench_warming_up(b) ? hs_rt_now_ns() : now_ns) + s->time_offset;
+     * (and its commands go stale) after warm-up ticks that took no real time. The loop's first
+     * tick then continues that clock one period on: the set-up between them (memory locking,
+     * the RT thread) is not the client's silence either; it has had no tick to answer yet. */
+    const bool warming = hs_bench_warming_up(b);
+    if (s->warming && !warming)
+        s->time_offset = s->last_server_ns + s->period_ns - now_ns;
+    s->warming = warming;
+    int64_t server_ns = (warming ? hs_rt_now_ns() : now_ns) + s->time_offset;
     if (s->time_started && server_ns <= s->last_server_ns) {
         s->time_offset += s->last_server_ns + s->period_ns - server_ns;
         server_ns = s->last_server_ns + s->period_ns;

@@ -16,7 +16,7 @@
 
 struct replay_opts {
     const char *dir, *config, *out, *plot, *import, *scenario;
-    bool no_scenario;
+    bool no_scenario, no_live;
     double until_s, tolerance, extra_s;
     const char *signals[MAX_SIGNALS];
     uint32_t nsignals;
@@ -50,6 +50,8 @@ static void usage(FILE *f)
            "                     physics.gravity=[0,0,-3.7]); repeatable\n"
            "  --scenario FILE    play FILE instead of the recording's scenario copy\n"
            "  --no-scenario      play no scenario (the recording's is played by default)\n"
+           "  --no-live          inject none of the run's live control (hilsim ctl inject,\n"
+           "                     scenario start/stop), which is injected again by default\n"
            "  --out FILE.csv     time, then each signal recorded and replayed (PlotJuggler)\n"
            "  --plot FILE.svg|FILE.png  chosen signals over time, recorded beside replayed\n"
            "                     (FILE.png: a PNG image, otherwise SVG)\n"
@@ -66,14 +68,21 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct replay_opts *o)
 {
-    static const struct option longopts[] = {
-        {"until", required_argument, 0, 'u'},    {"tolerance", required_argument, 0, 't'},
-        {"config", required_argument, 0, 'c'},   {"out", required_argument, 0, 'o'},
-        {"plot", required_argument, 0, 'p'},     {"signal", required_argument, 0, 's'},
-        {"events", no_argument, 0, 'e'},         {"import", required_argument, 0, 'i'},
-        {"extra", required_argument, 0, 'x'},    {"set", required_argument, 0, 'S'},
-        {"scenario", required_argument, 0, 'P'}, {"no-scenario", no_argument, 0, 'N'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"until", required_argument, 0, 'u'},
+                                             {"tolerance", required_argument, 0, 't'},
+                                             {"config", required_argument, 0, 'c'},
+                                             {"out", required_argument, 0, 'o'},
+                                             {"plot", required_argument, 0, 'p'},
+                                             {"signal", required_argument, 0, 's'},
+                                             {"events", no_argument, 0, 'e'},
+                                             {"import", required_argument, 0, 'i'},
+                                             {"extra", required_argument, 0, 'x'},
+                                             {"set", required_argument, 0, 'S'},
+                                             {"scenario", required_argument, 0, 'P'},
+                                             {"no-scenario", no_argument, 0, 'N'},
+                                             {"no-live", no_argument, 0, 'L'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     *o = (struct replay_opts){.extra_s = 1};
     optind = 1;
     int c;
@@ -120,6 +129,9 @@ static int parse(int argc, char **argv, struct replay_opts *o)
             break;
         case 'N':
             o->no_scenario = true;
+            break;
+        case 'L':
+            o->no_live = true;
             break;
         case 'e':
             o->events = true;
@@ -201,6 +213,7 @@ static void print_events(const struct hs_recording *rec)
         [HS_REC_EV_SCENARIO] = "scenario",
         [HS_REC_EV_LOCKSTEP] = "lockstep",
         [HS_REC_EV_NOTE] = "note",
+        [HS_REC_EV_LIVE] = "live",
     };
     for (uint32_t i = 0; i < rec->nevents; i++) {
         const struct hs_rec_event *e = &rec->events[i];
@@ -261,6 +274,7 @@ int hs_cmd_replay(int argc, char **argv)
                                 .nsets = o.nsets,
                                 .scenario_path = o.scenario,
                                 .no_scenario = o.no_scenario,
+                                .no_live = o.no_live,
                                 .until_s = o.until_s,
                                 .tolerance = o.tolerance};
     struct hs_replay_result res;
@@ -293,6 +307,10 @@ int hs_cmd_replay(int argc, char **argv)
         else
             printf(", identical\n");
     }
+    if (res.live_recorded)
+        printf("live control: %u command(s) recorded, %u injected again at their ticks%s\n",
+               res.live_recorded, res.live_fed,
+               res.live_fed < res.live_recorded ? " (--no-live, or the replay stopped early)" : "");
     if (res.fault_rc)
         printf("the replayed bench hit a plant fault (%s)\n", strerror(-res.fault_rc));
     if (res.diverged) {

@@ -60,6 +60,10 @@ struct hs_ctl_cmd {
     /* filled by the server before queueing: inject's bound slot, start's compiled scenario */
     uint32_t slot;
     struct hs_scenario *scenario;
+    /* inject and scenario start: the recording's number for the step text or scenario file
+     * the socket thread saved (live-step-N.yaml, live-scenario-N.yaml; 0: none saved). The
+     * tick posts it as a HS_REC_EV_LIVE event when it applies the command. */
+    uint32_t rec_seq;
 };
 
 /* How names resolve: the bench's (hs_ctl_bench_names) or a table in the tests. Each returns
@@ -142,6 +146,9 @@ enum hs_ctl_scen_state hs_ctl_stage_scenario_state(const struct hs_ctl_stage *s)
 /* Socket thread: queues a compiled scenario for the tick. 0; -EBUSY when one is not idle;
  * -ENOBUFS when the queue is full (the caller keeps the scenario). */
 int hs_ctl_stage_start_scenario(struct hs_ctl_stage *s, struct hs_scenario *scen);
+/* The same, with the recording's number of the file's copy (live-scenario-N.yaml). */
+int hs_ctl_stage_start_scenario_rec(struct hs_ctl_stage *s, struct hs_scenario *scen,
+                                    uint32_t rec_seq);
 /* Socket thread: the scenario the tick gave back, or NULL; the caller owns it then. With
  * no_tick (the loop has stopped for good) a running or queued scenario is taken too.
  * *ret_stopped: `scenario stop` (or no_tick) ended it before its end. */

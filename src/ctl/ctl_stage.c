@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "hilsim/record.h"
 #include "hilsim/scenario_live.h"
 
 struct hs_ctl_stage {
@@ -182,11 +183,17 @@ enum hs_ctl_scen_state hs_ctl_stage_scenario_state(const struct hs_ctl_stage *s)
 
 int hs_ctl_stage_start_scenario(struct hs_ctl_stage *s, struct hs_scenario *scen)
 {
+    return hs_ctl_stage_start_scenario_rec(s, scen, 0);
+}
+
+int hs_ctl_stage_start_scenario_rec(struct hs_ctl_stage *s, struct hs_scenario *scen,
+                                    uint32_t rec_seq)
+{
     int idle = HS_CTL_SCEN_IDLE;
     if (!atomic_compare_exchange_strong(&s->scen_state, &idle, HS_CTL_SCEN_STARTING))
         return -EBUSY;
     atomic_store_explicit(&s->scen_queued, scen, memory_order_relaxed);
-    struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_START, .scenario = scen};
+    struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_START, .scenario = scen, .rec_seq = rec_seq};
     int r = hs_ctl_stage_push(s, &c);
     if (r < 0) {
         atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
@@ -234,16 +241,27 @@ void hs_ctl_stage_counters(const struct hs_ctl_stage *s, struct hs_ctl_counters 
     };
 }
 
+/* The recording's note of what the tick applied (RT-safe: the tap pushes a fixed-size record),
+ * so a replay applies the same at the same tick. */
+static void note(struct hs_ctl_stage *s, uint32_t seq, enum hs_rec_live what, const char *text)
+{
+    const struct hs_bench_tap *t = hs_bench_tap(s->bench);
+    t->event(t->ctx, HS_REC_EV_LIVE, seq, what, text);
+}
+
 static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
 {
     switch (c->kind) {
     case HS_CTL_CLEAR:
         hs_scenario_live_clear(s->live);
+        note(s, 0, HS_REC_LIVE_CLEAR, "clear");
         break;
     case HS_CTL_INJECT:
         hs_scenario_live_start(s->live, c->slot);
+        note(s, c->rec_seq, HS_REC_LIVE_INJECT, "inject");
         break;
     case HS_CTL_SCENARIO_START:
+        note(s, c->rec_seq, HS_REC_LIVE_SCEN_START, "scenario start");
         s->scen = c->scenario;
         s->scen_stopping = false;
         atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
@@ -251,6 +269,7 @@ static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
         break;
     case HS_CTL_SCENARIO_STOP:
         if (s->scen && !s->scen_stopping) {
+            note(s, 0, HS_REC_LIVE_SCEN_STOP, "scenario stop");
             hs_scenario_end_steps(s->scen);
             s->scen_stopping = true;
         }

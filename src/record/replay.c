@@ -12,7 +12,10 @@
  *            import (no counts) feeds each frame at the first tick whose time has passed it;
  *   safe hold entered before the first tick recorded in it (the loop enters it after a tick's
  *            outputs, once the state was recorded);
- *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran. */
+ *   warm-up  the runner's warm-up ticks are in the recording and replayed as they ran;
+ *   live     each command live control applied (hilsim ctl: an injected step, clear, a
+ *            scenario file started or stopped), to a control stage before the tick that
+ *            applied it, from the step texts and file copies the socket thread saved. */
 #include <errno.h>
 #include <linux/can.h>
 #include <math.h>
@@ -24,8 +27,10 @@
 #include <unistd.h>
 
 #include "../bench/io_can.h"
+#include "../ctl/ctl.h"
 #include "hilsim/can_fault.h"
 #include "hilsim/scenario.h"
+#include "hilsim/scenario_live.h"
 #include "rec_internal.h"
 
 struct feed {
@@ -232,6 +237,18 @@ static uint32_t count_scenario_events(const struct hs_recording *r)
     return n;
 }
 
+/* The recorded frames are the ones the nodes saw after the run's CAN faults, so the faults
+ * must not act twice: the fault filters come off the replay's buses. */
+static void unfilter(struct hs_bench *b)
+{
+    const struct hs_config *cfg = hs_bench_config(b);
+    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
+        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
+        if (bus)
+            hs_can_bus_set_fault_filter(bus, NULL);
+    }
+}
+
 /* The recording's scenario (or o->scenario_path) bound to the replay's bench after its CAN
  * module, as the run bound it. The recorded frames are the ones the nodes saw after the
  * scenario's CAN faults, so the faults must not act twice: the fault filters come off the
@@ -257,13 +274,145 @@ static int replay_scenario(const struct hs_recording *rec, const struct hs_repla
         hs_scenario_destroy(s);
         return hs_diag_set(d, r, name, 0, 0, "replay: cannot attach the scenario");
     }
-    const struct hs_config *cfg = hs_bench_config(b);
-    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
-        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
-        if (bus)
-            hs_can_bus_set_fault_filter(bus, NULL);
-    }
+    unfilter(b);
     *ret = s;
+    return 0;
+}
+
+/* ---- live control, injected again ---- */
+
+/* The run's live control (src/record/README.md, "Live control"): a control stage on the
+ * replay's bench, as the run had, fed each recorded HS_REC_EV_LIVE event before the tick that
+ * applied it, so the stage applies it in that tick's commands phase, in the recorded order.
+ * The step texts and scenario files come from the recording folder. */
+struct live_feed {
+    struct hs_ctl_stage *stage; /* the bench's */
+    const struct hs_recording *rec;
+    uint32_t next; /* index into rec->events */
+    uint32_t fed;
+};
+
+static uint32_t count_live(const struct hs_recording *r)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->nevents; i++)
+        n += r->events[i].kind == HS_REC_EV_LIVE;
+    return n;
+}
+
+static int live_attach(struct live_feed *lf, struct hs_bench *b, struct hs_diag *d)
+{
+    int r = hs_ctl_stage_create(b, &lf->stage);
+    if (r == 0 && (r = hs_ctl_stage_attach(lf->stage, b)) < 0) {
+        hs_ctl_stage_destroy(lf->stage);
+        lf->stage = NULL;
+    }
+    if (r < 0)
+        return hs_diag_set(d, r, lf->rec->dir, 0, 0, "replay: no live control stage: %s",
+                           strerror(-r));
+    unfilter(b); /* the live set put its CAN fault filters on: the frames are recorded after */
+    return 0;
+}
+
+/* The saved file PREFIX-N.yaml, whole (*ret: malloc'd). */
+static int live_file(const struct live_feed *lf, const char *prefix, int64_t n, char *path,
+                     size_t psize, char **ret, size_t *ret_len, struct hs_diag *d)
+{
+    snprintf(path, psize, "%s/%s-%lld.yaml", lf->rec->dir, prefix, (long long)n);
+    if (n <= 0)
+        return hs_diag_set(d, -ENOENT, lf->rec->dir, 0, 0,
+                           "replay: the run injected a %s it could not keep in the recording "
+                           "(see its log): it cannot be replayed (--no-live skips live control)",
+                           prefix);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return hs_diag_set(d, -errno, path, 0, 0, "replay: cannot open: %s", strerror(errno));
+    size_t cap = 4096, len = 0, k;
+    char *buf = malloc(cap + 1);
+    while (buf && (k = fread(buf + len, 1, cap - len, f)) > 0)
+        if ((len += k) == cap) {
+            char *nb = realloc(buf, (cap *= 2) + 1);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    fclose(f);
+    if (!buf)
+        return hs_diag_set(d, -ENOMEM, path, 0, 0, "out of memory");
+    buf[len] = 0;
+    *ret = buf;
+    *ret_len = len;
+    return 0;
+}
+
+static int live_apply(struct live_feed *lf, struct hs_bench *b, const struct hs_rec_event *e,
+                      struct hs_diag *d)
+{
+    char path[4096], *text = NULL;
+    size_t len = 0;
+    struct hs_ctl_cmd c = {.kind = HS_CTL_CLEAR};
+    int r = 0;
+    switch (e->b) {
+    case HS_REC_LIVE_INJECT:
+        if ((r = live_file(lf, "live-step", e->a, path, sizeof path, &text, &len, d)) < 0)
+            return r;
+        /* the same parser and binding as the socket thread's, in the same order: the same
+         * random streams */
+        r = hs_scenario_live_prepare(hs_ctl_stage_live(lf->stage), text, len, NULL, &c.slot, d);
+        free(text);
+        if (r < 0)
+            return r;
+        c.kind = HS_CTL_INJECT;
+        break;
+    case HS_REC_LIVE_CLEAR:
+        break;
+    case HS_REC_LIVE_SCEN_START: {
+        if ((r = live_file(lf, "live-scenario", e->a, path, sizeof path, &text, &len, d)) < 0)
+            return r;
+        struct hs_scenario_spec *spec = NULL;
+        struct hs_scenario *scen = NULL;
+        r = hs_scenario_parse(text, len, path, NULL, &spec, d);
+        free(text);
+        if (r == 0)
+            r = hs_scenario_compile(spec, b, &scen, d);
+        hs_scenario_spec_free(spec);
+        if (r == 0 && (r = hs_ctl_stage_start_scenario(lf->stage, scen)) < 0) {
+            hs_scenario_destroy(scen);
+            return hs_diag_set(d, r, path, 0, 0, "replay: the live scenario cannot start");
+        }
+        lf->fed += r == 0;
+        return r;
+    }
+    case HS_REC_LIVE_SCEN_STOP:
+        c.kind = HS_CTL_SCENARIO_STOP;
+        break;
+    default:
+        return hs_diag_set(d, -EBADMSG, lf->rec->dir, 0, 0,
+                           "replay: live event of unknown kind %lld at tick %llu", (long long)e->b,
+                           (unsigned long long)e->tick);
+    }
+    if ((r = hs_ctl_stage_push(lf->stage, &c)) < 0)
+        return hs_diag_set(d, r, lf->rec->dir, 0, 0, "replay: live control queue full");
+    lf->fed++;
+    return 0;
+}
+
+/* Before the tick of state ord: what the socket thread would have done by then (free the ended
+ * steps, take back an ended scenario), then the live control that tick applied. */
+static int live_tick(struct live_feed *lf, struct hs_bench *b, uint64_t ord, struct hs_diag *d)
+{
+    hs_scenario_live_reap(hs_ctl_stage_live(lf->stage));
+    bool stopped;
+    hs_scenario_destroy(hs_ctl_stage_take_scenario(lf->stage, false, &stopped));
+    const struct hs_recording *r = lf->rec;
+    for (; lf->next < r->nevents && r->events[lf->next].ord <= ord; lf->next++) {
+        const struct hs_rec_event *e = &r->events[lf->next];
+        if (e->kind != HS_REC_EV_LIVE || e->ord < ord)
+            continue; /* another kind, or a tick whose state was dropped */
+        int rc = live_apply(lf, b, e, d);
+        if (rc < 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -460,6 +609,10 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         ret->scenario = true;
         ret->scenario_events_recorded = count_scenario_events(rec);
     }
+    struct live_feed live = {.rec = rec};
+    ret->live_recorded = count_live(rec);
+    if (!checkpoint && !o->no_live && ret->live_recorded && (rc = live_attach(&live, b, d)) < 0)
+        goto out;
     for (uint32_t i = 0; i < f.nbuses && i < rec->nbuses; i++) {
         f.frames[i] = rec->frames[i];
         f.nframes[i] = rec->nframes[i];
@@ -491,6 +644,8 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
             si++; /* recorded for a tick whose state was dropped: it cannot be placed */
         for (; si < rec->nshm && rec->shm[si].ord == base + k; si++, ret->commands_fed++)
             apply_shm(b, &rec->shm[si]);
+        if (live.stage && (rc = live_tick(&live, b, base + k, d)) < 0)
+            goto out;
         watch.ord = k;
         hs_bench_set_warming_up(b, rec->flags[k] & HS_REC_STATE_WARMUP);
         if ((rec->flags[k] & HS_REC_STATE_SAFE_HOLD) && !hs_bench_in_safe_hold(b))
@@ -523,6 +678,7 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         }
     }
     ret->frames_fed = f.fed;
+    ret->live_fed = live.fed;
     if (scen) {
         /* a recorded event the replay never posted, within the ticks replayed */
         const struct hs_rec_event *e = next_scenario_event(&watch);

@@ -25,6 +25,7 @@
 
 #include "ctl.h"
 #include "hilsim/log.h"
+#include "hilsim/record.h"
 #include "hilsim/scenario_live.h"
 #include "io_module.h"
 #include "runner.h"
@@ -48,6 +49,7 @@ struct ctl_server {
     double scen_duration_s;
     uint32_t scen_count;
     char verdict[HS_CTL_LINE_MAX]; /* the last one's, "" before any ended */
+    uint32_t rec_seq;              /* live-step/live-scenario files saved in the recording */
 };
 
 /* snprintf whose cut is accepted: answers are one line, a cut path still reads. */
@@ -130,6 +132,55 @@ static void reap(struct ctl_server *s, bool no_tick)
         verdict(s, scen, stopped);
 }
 
+/* A recorded run keeps what live control injected, so a replay can inject it again: the step's
+ * text exactly as it was checked (or the scenario file as it was read) goes into the recording
+ * folder as PREFIX-N.yaml here, on the socket thread; the tick only posts N when it applies the
+ * command (src/record/README.md, "Live control"). Returns N, or 0 when the run is not recorded
+ * or the file could not be written (the log says so: that injection will not replay). */
+static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *text, size_t len)
+{
+    if (!s->runner || !s->runner->rec)
+        return 0;
+    uint32_t n = s->rec_seq + 1;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%u.yaml", hs_rec_dir(s->runner->rec), prefix, n);
+    FILE *f = fopen(path, "wx");
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
+        hs_log(HS_LOG_WARNING, "ctl: %s: cannot keep the injection for replay: %s", path,
+               strerror(errno));
+        return 0;
+    }
+    s->rec_seq = n;
+    return n;
+}
+
+/* The scenario file as read, for save_live (NULL when it cannot be read). */
+static char *read_text(const char *file, size_t *ret_len)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, len = 0, n;
+    do {
+        if (len == cap) {
+            char *b = realloc(buf, cap = cap ? 2 * cap : 4096);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+    } while ((n = fread(buf + len, 1, cap - len, f)) > 0 && (len += n));
+    fclose(f);
+    *ret_len = len;
+    return buf;
+}
+
 static void arg_copy(const char *line, struct hs_ctl_arg a, char *buf, size_t size)
 {
     snprintf(buf, size, "%.*s", (int)a.len, line + a.off);
@@ -153,6 +204,7 @@ static void inject(struct ctl_server *s, const char *text, size_t len, char *out
         return;
     }
     struct hs_ctl_cmd q = {.kind = HS_CTL_INJECT, .slot = slot};
+    q.rec_seq = save_live(s, "live-step", text, len);
     if (hs_ctl_stage_push(s->stage, &q) < 0) {
         hs_scenario_live_discard(live, slot);
         snprintf(out, size, "error: the tick's command queue is full (%d): try again",
@@ -205,7 +257,13 @@ static void scenario_start(struct ctl_server *s, const char *line, const struct 
     s->scen_duration_s = hs_scenario_duration_s(scen);
     /* the name is the file's `scenario.name`, read back from the JUnit suite's */
     snprintf(s->scen_name, sizeof s->scen_name, "%s", hs_scenario_name(scen));
-    if ((r = hs_ctl_stage_start_scenario(s->stage, scen)) < 0) {
+    size_t tlen = 0;
+    char *text = s->runner && s->runner->rec ? read_text(file, &tlen) : NULL;
+    uint32_t seq = text ? save_live(s, "live-scenario", text, tlen) : 0;
+    free(text);
+    if (s->runner && s->runner->rec && !seq)
+        hs_log(HS_LOG_WARNING, "ctl: %s: not kept in the recording: it will not replay", file);
+    if ((r = hs_ctl_stage_start_scenario_rec(s->stage, scen, seq)) < 0) {
         hs_scenario_destroy(scen);
         snprintf(out, size, "error: %s",
                  r == -ENOBUFS ? "the tick's command queue is full: try again"

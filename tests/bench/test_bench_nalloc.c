@@ -619,11 +619,17 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     struct hs_recording *recd = NULL;
     if (hs_recording_open(recdir, &recd, &d) < 0)
         fail_msg("%s: %s", d.file, d.msg);
-    uint32_t scen_events = 0;
-    for (uint32_t i = 0; i < recd->nevents; i++)
+    uint32_t scen_events = 0, live_events = 0;
+    for (uint32_t i = 0; i < recd->nevents; i++) {
         scen_events += recd->events[i].kind == HS_REC_EV_SCENARIO;
-    print_message("recorded %u scenario events\n", scen_events);
+        live_events += recd->events[i].kind == HS_REC_EV_LIVE;
+    }
+    print_message("recorded %u scenario events, %u live control events\n", scen_events,
+                  live_events);
     assert_true(scen_events >= 40);
+    /* every live command the tick applied was noted from the tick, inside the window: the
+     * clears, the injected steps, the scenario's start and stop */
+    assert_int_equal(live_events, 2 + p.nlive + 2);
     hs_recording_free(recd);
     struct hs_ctl_counters cc;
     hs_ctl_stage_counters(p.ctl, &cc);

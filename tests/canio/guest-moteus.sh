@@ -3,9 +3,10 @@
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
 # vcan0 switched to CAN FD (MTU 72), `hilsim run tests/canio/arm2-moteus-guest.yaml` on it with
 # real SocketCAN, `candump -L vcan0` into OUT_DIR/candump-moteus.log (kept as the test's
-# artifact), and the python-can host moteus_peer.py. Then checks hilsim's counters against the
-# peer's: every frame taken, none bad, one reply per frame that asked for one (and only those),
-# nothing unclaimed, FD frames only on the wire.
+# artifact), and the python-can host moteus_peer.py in lockstep (its SYNC releases each tick).
+# Then checks hilsim's counters against the peer's: every frame taken, none bad, one reply per
+# frame that asked for one (and only those), nothing unclaimed, FD frames only on the wire
+# (besides the SYNCs).
 set -u
 HILSIM=$1 CLIENT_LIB=$2 OUT=$3
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -45,17 +46,20 @@ for name, n in nodes.items():
     if n["sent"] != replies.get(name, -1):
         bad.append("%s: hilsim sent %d replies, the peer heard %d"
                    % (name, n["sent"], replies.get(name, -1)))
-# the wire: FD frames only (candump -L writes '##<flags>' for CAN FD)
-fd = classic = 0
+# the wire: FD frames only (candump -L writes '##<flags>' for CAN FD), besides the host's
+# classic SYNCs (0x080, no data) that release the lockstep ticks
+fd = classic = syncs = 0
 for line in open(sys.argv[4]):
-    m = re.match(r"\((\d+\.\d+)\) vcan0 ([0-9A-F]+)(##?)", line.strip())
+    m = re.match(r"\((\d+\.\d+)\) vcan0 ([0-9A-F]+)(##?)(\S*)", line.strip())
     if not m:
         continue
     if m[3] == "##":
         fd += 1
+    elif m[2] == "080" and not m[4]:
+        syncs += 1
     else:
         classic += 1
-print("candump: %d CAN FD frames, %d classic" % (fd, classic))
+print("candump: %d CAN FD frames, %d classic, %d SYNCs" % (fd, classic, syncs))
 if classic or fd < 500:
     bad.append("candump: %d FD and %d classic frames" % (fd, classic))
 for b in bad:

@@ -3,7 +3,8 @@
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
 # `hilsim run tests/canio/arm2-robstride-guest.yaml` on vcan0 with real SocketCAN,
 # `candump -L vcan0` into OUT_DIR/candump-robstride.log (kept as the test's artifact), and the
-# python-can host robstride_peer.py. Then checks hilsim's counters against what the peer sent:
+# python-can host robstride_peer.py, in lockstep (its SYNC releases each tick). Then checks
+# hilsim's counters against what the peer sent:
 # every frame the peer sent was taken, except the one CAN-ID change (unsupported); each taken
 # frame was answered exactly once; nothing passed the kernel filters unclaimed.
 set -u
@@ -42,17 +43,20 @@ for name, n in nodes.items():
         bad.append("%s: %d bad frames in a clean run" % (name, n["bad"]))
     if n["sent"] != n["ok"]:
         bad.append("%s: %d frames taken, %d answers sent" % (name, n["ok"], n["sent"]))
-# the wire: 29-bit frames only, answers from motors 1 and 2 to 0xFD (type 0: to 0xFE)
-ext = std = 0
+# the wire: 29-bit frames only, answers from motors 1 and 2 to 0xFD (type 0: to 0xFE), besides
+# the host's SYNCs (0x080, no data) that release the lockstep ticks
+ext = std = syncs = 0
 for line in open(sys.argv[4]):
     m = re.match(r"\((\d+\.\d+)\) vcan0 ([0-9A-F]+)#([0-9A-F]*)$", line.strip())
     if not m:
         continue
     if len(m[2]) == 8:
         ext += 1
+    elif m[2] == "080" and not m[3]:
+        syncs += 1
     else:
         std += 1
-print("candump: %d 29-bit frames, %d 11-bit" % (ext, std))
+print("candump: %d 29-bit frames, %d 11-bit, %d SYNCs" % (ext, std, syncs))
 if std or ext < 500:
     bad.append("candump: %d 29-bit and %d 11-bit frames" % (ext, std))
 for b in bad:

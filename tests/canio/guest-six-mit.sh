@@ -9,7 +9,7 @@
 #                      and order only; replies per tick are printed, never asserted (emulation,
 #                      shared host).
 #   lockstep-sync      --clock lockstep, the same sequential poll with a SYNC after each command
-#                      (rt.clock.sync.source can): 100 cycles, exactly one tick per SYNC;
+#                      (rt.clock.sync.source can): 30 cycles, exactly one tick per SYNC;
 #   lockstep-commands  --clock lockstep, rt.clock.lockstep_source can_commands: a board that
 #                      sends one command to every motor per cycle, no SYNC, then reads the six
 #                      replies: 100 cycles, exactly one tick per cycle.
@@ -35,7 +35,10 @@ run_mode() { # MODE: immediate, lockstep-sync or lockstep-commands
     CLOCK="" PEER="--seconds 5" RELEASE="clock: {sync: {source: can}}"
     case $MODE in
     lockstep-*)
-        CLOCK="--clock lockstep" PEER="--lockstep ${MODE#lockstep-} --cycles 100"
+        # a sequential poll costs a tick (a SYNC round trip) per motor: fewer cycles
+        CYCLES=100
+        [ "$MODE" = lockstep-sync ] && CYCLES=30
+        CLOCK="--clock lockstep" PEER="--lockstep ${MODE#lockstep-} --cycles $CYCLES"
         [ "$MODE" = lockstep-commands ] && RELEASE="clock: {lockstep_source: can_commands}"
         ;;
     esac

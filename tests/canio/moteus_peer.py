@@ -12,6 +12,11 @@ to both targets with a float query in every command, telemetry against the plant
 temperature and fault as int8, an unknown register's read error, no reply without bit 15, the
 watchdog's timeout mode (0x027 = 0.2 s, then silence), and a stop that lets the shoulder fall.
 
+Lockstep (the config's rt.clock.mode lockstep, released by the host's SYNC, a classic 0x080
+frame): the host sends a cycle's frames, then a SYNC, and waits for the tick it released; its
+clock is the bench's simulated time (ticks x period), so the loop, the watchdog's silence and
+every duration below run the same however slow the emulated guest is.
+
 Tolerances: 0.01 rad after 8 s of the PI loop; telemetry against the shm view a tick (10 ms)
 apart: 2e-3 rad at steady state. No timing is asserted. Exit 0 when every check passed."""
 import argparse
@@ -100,6 +105,23 @@ class Host:
         self.integ = {SH: 0.0, EL: 0.0}
         self.sent_at = {SH: 0.0, EL: 0.0}
         self.feed = {SH: False, EL: False}
+        self.lockstep = self.shm.lockstep
+        self.period = self.shm.info.tick_period_ns * 1e-9
+
+    def now(self):
+        """The host's clock: the bench's simulated time in lockstep, else the wall clock."""
+        return self.shm.read_state().tick * self.period if self.lockstep else time.monotonic()
+
+    def tick(self):
+        """Lockstep: SYNC releases one tick; waits for it."""
+        t = self.shm.read_state().tick
+        self.bus.send(can.Message(arbitration_id=0x080, data=b"", is_extended_id=False))
+        end = time.monotonic() + 30
+        while self.shm.read_state().tick <= t and time.monotonic() < end:
+            try:
+                self.shm.wait_tick(1.0)  # the futex: no polling on a starved guest
+            except TimeoutError:
+                pass
 
     def send(self, servo, payload, reply=True):
         m = can.Message(arbitration_id=(0x8000 if reply else 0) | servo, data=pad(payload),
@@ -122,6 +144,10 @@ class Host:
         return self.shm.read_state().q[self.j[servo]]
 
     def hear(self, timeout):
+        """Reads what came within timeout; in lockstep, one tick's answers instead."""
+        if self.lockstep:
+            self.tick()
+            timeout = 0.02  # the tick's answers follow its state by a moment
         m = self.bus.recv(timeout)
         while m is not None:
             servo = m.arbitration_id >> 8
@@ -137,7 +163,7 @@ class Host:
         return self.tel.get(servo, {}).get((0x001, 3))
 
     def step(self):
-        now = time.monotonic()
+        now = self.now()
         for s in (SH, EL):
             if self.feed[s] and (self.new[s] or now - self.sent_at[s] > 0.05):
                 self.new[s] = False
@@ -150,16 +176,22 @@ class Host:
                 self.send(s, position_cmd(TARGET[s] / (2 * math.pi), ff))
 
     def run(self, seconds):
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        end = self.now() + seconds
+        while self.now() < end:
             self.hear(0.02)
             self.step()
+
+    def drain(self, quiet=0.5):
+        """The answers still on their way, without releasing a tick."""
+        lock, self.lockstep = self.lockstep, False
+        self.hear(quiet)
+        self.lockstep = lock
 
     def ask(self, servo, payload, wait=2.0):
         n = self.replies[servo]
         self.send(servo, payload)
-        end = time.monotonic() + wait
-        while self.replies[servo] == n and time.monotonic() < end:
+        end = self.now() + wait
+        while self.replies[servo] == n and self.now() < end:
             self.hear(0.02)
         return self.replies[servo] > n
 
@@ -217,6 +249,7 @@ def main():
     res["stop_fall_rad"] = qf - qs
     h.check(h.tel[SH].get((0x000, 0)) == 0, "stop: SHOULDER mode stopped")
     h.check(abs(qf - qs) > 0.02, "stop: SHOULDER left %.3f by %.3f rad" % (qs, qf - qs))
+    h.drain()
     res["sent"] = {"shoulder": h.sent[SH], "elbow": h.sent[EL]}
     res["replies"] = {"shoulder": h.replies[SH], "elbow": h.replies[EL]}
     res["failures"] = h.failures

@@ -37,7 +37,8 @@ EXTRA = os.environ.get("HS_QUICK_LOOK_EXTRA", "")  # more model files, ':'-separ
 # mirrors; absent files are skipped): RH2's pan-tilt (5 g links carrying a 0.1 kg·m² sensor by
 # a fixed joint), GR001 (a 0.74 kg servo humanoid with rotor inertias of 1 on 30 g links), SR1
 # with hands, and OpenHRP's other standing and closed-link samples. Not here, because they
-# fail the criterion today: JVRC-1, sample1 and sample_special_joint_robot fall,
+# fail the criterion today: JVRC-1 (ankles sized on the foot; config/README.md "Tuned gains"
+# has what was measured), sample1 and sample_special_joint_robot fall,
 # sample_4leg_robot chatters, the *_bush samples trip the guard (quick-step on chains of
 # massless dummy links).
 ROBOTS = os.environ.get("HS_ROBOTS_DIR", "")

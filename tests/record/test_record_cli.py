@@ -281,11 +281,15 @@ class LockstepShm(unittest.TestCase):
     """A lockstep shm run (examples/lockstep_controller commands every joint every tick): it
     does not depend on the host's speed, and its replay is bit-exact."""
 
-    def lockstep_run(self, tmp, *extra, ticks=1000, cfg_extra=""):
+    def lockstep_run(self, tmp, *extra, ticks=1000, cfg_extra="", before=None, during=None):
         """A lockstep run of config/arm2-shm.yaml recorded into tmp/ls, the lockstep
-        controller commanding every joint every tick; returns (recording, summary)."""
+        controller commanding every joint every tick; returns (recording, summary).
+        before(bench, env): called once the bench is up, before the controller starts (its
+        control socket is in tmp: HILSIM_CTL_DIR in env); during(bench, env): once the
+        controller runs."""
         rec = os.path.join(tmp, "ls")
         bench = f"arm2-shm-rec-{os.getpid()}"  # its own segment, beside other tests' benches
+        env = dict(os.environ, HILSIM_CTL_DIR=tmp)
         cfg = os.path.join(tmp, "arm2-shm.yaml")
         with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as fh:
             text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
@@ -293,13 +297,23 @@ class LockstepShm(unittest.TestCase):
             fh.write(text.replace("name: arm2-shm", f"name: {bench}", 1) + cfg_extra)
         hs = subprocess.Popen([HILSIM, "run", cfg, "--clock", "lockstep", "--no-rt",
                                "--record", rec, *extra], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, env=env)
         for _ in range(600):  # the segment exists once the bench is built
             if os.path.exists(f"/dev/shm/hilsim-{bench}") or hs.poll() is not None:
                 break
             time.sleep(0.1)
-        ctl = subprocess.run([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
-                             capture_output=True, text=True, timeout=300)
+        if before:
+            sock = os.path.join(tmp, f"hilsim-{bench}.ctl")
+            for _ in range(600):
+                if os.path.exists(sock) or hs.poll() is not None:
+                    break
+                time.sleep(0.1)
+            before(bench, env)
+        ctl = subprocess.Popen([CONTROLLER, bench, "--ticks", str(ticks), "--timeout", "60"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if during:
+            during(bench, env)
+        ctl.stdout, ctl.stderr = ctl.communicate(timeout=300)
         out, err = hs.communicate(timeout=300)
         # with a scenario the run ends with it, and the controller finds the bench gone
         if not extra:
@@ -374,6 +388,81 @@ class LockstepShm(unittest.TestCase):
             p = hilsim("replay", rec, "--no-scenario", check=4)
             m = re.search(r"DIVERGED at tick (\d+) \(state (\d+)", p.stdout)
             self.assertEqual(int(m.group(2)), stuck["ord"] + 1, p.stdout)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_lockstep_live_control_replays_bit_exact(self):
+        """Live control during a lockstep run (hilsim ctl): a noise step on the elbow reading
+        that starts 0.2 s after the tick that took it, a push on the forearm, and a scenario
+        file started live. The recording keeps each step's text and the file (live-step-N.yaml,
+        live-scenario-N.yaml) and the tick each was applied at; the replay injects them again
+        there and is bit-exact, with the scenario file gone from where it was started. Without
+        them (--no-live) the replay diverges: the injections did change the run."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-live-")
+        scen = os.path.join(tmp, "stuck.yaml")  # a copy: the recording must not need it
+        shutil.copy(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), scen)
+
+        def inject(bench, env):
+            for words in (["inject", "{sensor_fault: {kind: noise, joint: ELBOW, value: 0.01}, "
+                                     "after_s: 0.2, duration_s: 0.3}"],
+                          ["push", "ELBOW", "0", "0", "20", "0.1"],
+                          ["scenario", "start", scen]):
+                p = subprocess.run([HILSIM, "ctl", bench, *words], capture_output=True,
+                                   text=True, env=env, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        try:
+            rec, _ = self.lockstep_run(tmp, "--duration", "2", ticks=2000, before=inject)
+            os.remove(scen)
+            with open(os.path.join(rec, "live-step-1.yaml")) as fh:
+                self.assertIn("kind: noise, joint: ELBOW, value: 0.01", fh.read())
+            with open(os.path.join(rec, "live-step-2.yaml")) as fh:
+                self.assertIn("push:", fh.read())
+            with open(os.path.join(rec, "live-scenario-3.yaml")) as fh, \
+                    open(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml")) as orig:
+                self.assertEqual(fh.read(), orig.read())
+            live = [e for e in hilsim_record.open_recording(rec).events if e["kind"] == "live"]
+            self.assertEqual([(e["a"], e["b"]) for e in live], [(1, 1), (2, 1), (3, 3)])
+            # one step starts per tick: the push is applied a tick after the noise step
+            self.assertEqual(live[1]["ord"], live[0]["ord"] + 1)
+            p = hilsim("replay", rec, check=0)
+            self.assertIn("live control: 3 command(s) recorded, 3 injected again", p.stdout)
+            self.assertIn("BIT-EXACT", p.stdout)
+            # the negative control: the same replay without them parts from the recording
+            p = hilsim("replay", rec, "--no-live", check=4)
+            self.assertIn("DIVERGED", p.stdout)
+            # a recording that lost a step's text says which file, rather than diverging
+            os.remove(os.path.join(rec, "live-step-1.yaml"))
+            p = hilsim("replay", rec, check=2)
+            self.assertIn("live-step-1.yaml", p.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_lockstep_live_clear_and_stop_replay_bit_exact(self):
+        """Every kind of live command in one run: a stuck elbow reading (the short `fault
+        sensor` command), a scenario file started and stopped, and `clear`. Each is recorded
+        at the tick that applied it, in the order sent, and the replay, which applies each
+        there, is bit-exact. Sent before the controller starts, they all land on the first
+        tick and undo each other there (the effect of live steps on a replay is
+        test_lockstep_live_control_replays_bit_exact's): this checks every kind's record and
+        its path through the replay's control stage."""
+        tmp = tempfile.mkdtemp(prefix="hs-rec-livemix-")
+        scen = os.path.join(tmp, "stuck.yaml")
+        shutil.copy(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml"), scen)
+
+        def commands(bench, env):
+            for words in (["fault", "sensor", "ELBOW", "stuck"], ["scenario", "start", scen],
+                          ["scenario", "stop"], ["clear"]):
+                p = subprocess.run([HILSIM, "ctl", bench, *words], capture_output=True,
+                                   text=True, env=env, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        try:
+            rec, _ = self.lockstep_run(tmp, "--duration", "1", ticks=1000, before=commands)
+            live = [e for e in hilsim_record.open_recording(rec).events if e["kind"] == "live"]
+            self.assertEqual([(e["a"], e["b"]) for e in live], [(1, 1), (2, 3), (0, 4), (0, 2)])
+            self.assertTrue(all(a["ord"] <= b["ord"] for a, b in zip(live, live[1:])))
+            p = hilsim("replay", rec, check=0)
+            self.assertIn("live control: 4 command(s) recorded, 4 injected again", p.stdout)
+            self.assertIn("BIT-EXACT", p.stdout)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -13,8 +13,10 @@
 #                     HS_* variable except HS_GUEST_* is passed in as well.
 #   HS_GUEST_RW       colon-separated host directories mounted read-write at the same path
 #   HS_GUEST_TIMEOUT  seconds CMD may run once the guest is up (default 600)
-#   HS_GUEST_BOOT_TIMEOUT  seconds from QEMU start to CMD start before the boot counts as hung
-#                     and is retried once (default 90)
+#   HS_GUEST_BOOT_TIMEOUT  seconds without progress (QEMU start, or the last console output of
+#                     a booting guest) before CMD has started, after which the boot counts as
+#                     hung and is retried once (default 240: under emulation on a host loaded
+#                     2-3 times over, a healthy boot took more than 90 s)
 #   HS_GUEST_VCAN     number of vcan interfaces, vcan0.. (default 2)
 #   HS_GUEST_CANHW    number of emulated CAN controllers (QEMU kvaser_pci, an SJA1000) on one
 #                     virtual CAN bus: can0.. (default 0). They come up DOWN, without a bitrate.
@@ -32,7 +34,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$(realpath "$0")")" && pwd)
 CACHE=${HS_GUEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hilsim-rtguest}
 TIMEOUT=${HS_GUEST_TIMEOUT:-600}
-BOOT_TIMEOUT=${HS_GUEST_BOOT_TIMEOUT:-90}
+BOOT_TIMEOUT=${HS_GUEST_BOOT_TIMEOUT:-240}
 NVCAN=${HS_GUEST_VCAN:-2}
 NCANHW=${HS_GUEST_CANHW:-0}
 ACCEL=${HS_GUEST_ACCEL:-auto}
@@ -363,7 +365,7 @@ show_failure() {
 # Boots once. Sets RC and returns 0 once CMD has started in the guest, 1 if the guest never got
 # that far (crashed or hung while booting).
 boot() {
-    local t0 started='' finished=''
+    local t0 started='' finished='' seen=0 size
     rm -f "$RUN/started" "$RUN/rc"
     : >"$CONSOLE"
     # CMD's stderr leaves through hvc1 into fd 3 (our stderr), passed with -add-fd: a file
@@ -383,8 +385,11 @@ boot() {
     t0=$SECONDS
     while kill -0 "$QEMU_PID" 2>/dev/null; do
         if [ -z "$started" ]; then
+            size=$(stat -c %s "$CONSOLE" 2>/dev/null || echo 0)
             if [ -e "$RUN/started" ]; then
                 started=$SECONDS
+            elif ((size > seen)); then
+                seen=$size t0=$SECONDS # still booting (systemd prints its progress)
             elif ((SECONDS - t0 >= BOOT_TIMEOUT)); then
                 break
             fi
