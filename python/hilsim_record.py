@@ -25,7 +25,7 @@ __all__ = ["RecordingError", "Recording", "open_recording", "parse_candump_line"
 
 STATE_MAGIC = b"HSRSTATE"
 ITEMS_MAGIC = b"HSRITEMS"
-VERSION = 1
+VERSION = 2  # 1 (six values per sensor whatever its kind) is still read
 HEADER = struct.Struct("<8sIIIIII")  # magic, version, header_size, record_size, nj, ns, nb
 PREFIX = struct.Struct("<QqqII")  # tick, now_ns, real_ns, flags, crc
 ITEM_HEAD = struct.Struct("<BBHIQq")  # type, tx, bus, crc, ord, real_ns
@@ -34,7 +34,7 @@ SHM_STALE = 0xFFFFFFFF
 
 STATE_WARMUP, STATE_SAFE_HOLD, STATE_FAULT = 1, 2, 4
 JOINT_FIELDS = ("q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count")
-SENSOR_FIELDS = ("x", "y", "z", "tx", "ty", "tz")
+SENSOR_FIELDS_V1 = ("x", "y", "z", "tx", "ty", "tz")
 BODY_FIELDS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 EVENT_KINDS = {1: "overrun", 2: "skip", 3: "safe-hold", 4: "stop", 5: "stall",
                6: "plant-fault", 7: "shm-refused", 8: "scenario", 9: "lockstep", 10: "note",
@@ -51,12 +51,12 @@ def _header(path, data, magic):
     m, version, hsize, rsize, nj, ns, nb = HEADER.unpack_from(data, 0)
     if m != magic:
         raise RecordingError(f"{path}: bad magic at byte offset 0")
-    if version != VERSION:
+    if not 1 <= version <= VERSION:
         raise RecordingError(f"{path}: format version {version} at byte offset 8, "
-                             f"this reader reads {VERSION}")
+                             f"this reader reads 1 to {VERSION}")
     if hsize != HEADER.size:
         raise RecordingError(f"{path}: unexpected header size at byte offset 12")
-    return rsize, nj, ns, nb
+    return rsize, nj, ns, nb, version
 
 
 def _records(path, data, rsize):
@@ -115,10 +115,18 @@ class Recording:
             raise RecordingError(f"{mpath}: not a hilsim recording manifest")
         sig = self.manifest["signals"]
         self.joints = list(sig["joints"])
+        self.version = self.manifest.get("format_version")
+        if self.version not in range(1, VERSION + 1):
+            raise RecordingError(f"{mpath}: format_version {self.version}; this reader reads "
+                                 f"1 to {VERSION}")
         self.sensors = [s["name"] for s in sig["sensors"]]
+        # each sensor's values as its kind declares them (version 1: six, whatever the kind)
+        self.sensor_fields = [list(SENSOR_FIELDS_V1) if self.version == 1 else list(s["fields"])
+                              for s in sig["sensors"]]
         self.bodies = list(sig["bodies"])
         self.signals = ([f"{j}.{f}" for j in self.joints for f in JOINT_FIELDS] +
-                        [f"{s}.{f}" for s in self.sensors for f in SENSOR_FIELDS] +
+                        [f"{s}.{f}" for s, fs in zip(self.sensors, self.sensor_fields)
+                         for f in fs] +
                         [f"{b}.{f}" for b in self.bodies for f in BODY_FIELDS])
         self.ticks, self.now_ns, self.real_ns, self.flags, self.rows = [], [], [], [], []
         self.rx_counts = []  # per tick: frames the tick took from each CAN bus
@@ -139,11 +147,15 @@ class Recording:
     def _read_state(self, path):
         with open(path, "rb") as fh:
             data = fh.read()
-        rsize, nj, ns, nb = _header(path, data, STATE_MAGIC)
-        n = nj * len(JOINT_FIELDS) + ns * 6 + nb * 7
+        rsize, nj, ns, nb, version = _header(path, data, STATE_MAGIC)
+        # the header counts sensors in version 1 (six values each), their values in version 2
+        nsv = sum(len(f) for f in self.sensor_fields)
+        want_ns = len(self.sensors) if version == 1 else nsv
+        n = nj * len(JOINT_FIELDS) + nsv + nb * 7
         nbus = len(self.manifest.get("can_buses", []))
         words = nbus + (nbus & 1)  # u32 frame counts per bus, padded to 8 bytes
-        if (nj, ns, nb) != (len(self.joints), len(self.sensors), len(self.bodies)) or \
+        if version != self.version or \
+                (nj, ns, nb) != (len(self.joints), want_ns, len(self.bodies)) or \
                 rsize != PREFIX.size + 8 * n + 4 * words:
             raise RecordingError(f"{path}: layout differs from the manifest at byte offset 16")
         cfmt = struct.Struct("<" + "I" * nbus)

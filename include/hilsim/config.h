@@ -408,14 +408,19 @@ enum hs_cfg_quantity {
     HS_CFG_Q_TORQUE_X,
     HS_CFG_Q_TORQUE_Y,
     HS_CFG_Q_TORQUE_Z, /* N·m */
+    /* sensor.<name>.<value>: any other value a sensor kind declares (src/plant/sensors/, e.g.
+     * a RangeSensor's r0, r1, ...; accel x y z), named in struct hs_cfg_ref.value */
+    HS_CFG_Q_SENSOR_VALUE,
     HS_CFG_QUANTITY_MAX
 };
 
-/* "joint.<name>.<quantity>" or "sensor.<name>.<quantity>"; sensor names IMU or force names. */
+/* "joint.<name>.<quantity>" or "sensor.<name>.<quantity>": sensor names IMU or force names with
+ * the quantities above, or any model sensor with a value name its kind declares. */
 struct hs_cfg_ref {
     enum hs_cfg_ref_kind kind;
     char name[HS_NAME_MAX];
     enum hs_cfg_quantity quantity;
+    char value[HS_NAME_MAX]; /* HS_CFG_Q_SENSOR_VALUE: the kind's value name; else empty */
 };
 
 struct hs_cfg_binding {

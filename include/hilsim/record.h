@@ -123,7 +123,7 @@ struct hs_rec_state {
     int64_t real_ns;       /* CLOCK_REALTIME at the end of the inputs phase */
     uint32_t flags;        /* HS_REC_STATE_* */
     const double *joints;  /* njoints x HS_REC_JOINT_FIELDS */
-    const double *sensors; /* nsensors x 6 */
+    const double *sensors; /* each sensor's values as its kind declares them, in order */
     const double *bodies;  /* nbodies x 7: x y z qw qx qy qz */
 };
 enum {
@@ -179,6 +179,10 @@ struct hs_recording {
     char *clock_mode;
     uint32_t njoints, nsensors, nbodies;
     char **joint_names, **sensor_names, **body_names;
+    uint32_t format_version;  /* of the files read (1: six values per sensor) */
+    uint32_t *sensor_nvalues; /* per sensor: its doubles in a state record (its kind's layout) */
+    uint32_t nsensor_values;  /* their sum */
+    char **sensor_fields;     /* nsensor_values: each value's name ("x", "fx", "r0", ...) */
     uint32_t nstates;
     uint32_t state_stride; /* doubles per state record payload */
     uint64_t *ticks;

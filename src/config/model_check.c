@@ -181,6 +181,15 @@ static int check_bindings(const struct mctx *m)
             continue;
         }
         enum hs_cfg_quantity q = b->ref.quantity;
+        if (q == HS_CFG_Q_SENSOR_VALUE) {
+            /* a value its kind declares: any model sensor; the bench checks the value name */
+            bool found = false;
+            for (int t = 0; t < HS_SENSOR_TYPE_MAX && !found; t++)
+                found = any_sensor(m, b->ref.name, (enum hs_sensor_type)t);
+            if (!found)
+                return err(m, b->src, "%s: no sensor '%s' in the models", what, b->ref.name);
+            continue;
+        }
         bool accel = q >= HS_CFG_Q_ACCEL_X && q <= HS_CFG_Q_ACCEL_Z;
         bool gyro = q >= HS_CFG_Q_GYRO_X && q <= HS_CFG_Q_GYRO_Z;
         const struct hs_cfg_imu *imu = NULL;

@@ -46,6 +46,7 @@ const char *const hs__names_quantity[] = {"position_setpoint",
                                           "torque_x",
                                           "torque_y",
                                           "torque_z",
+                                          "<value>", /* never parsed: see hs__cfg_parse_ref */
                                           NULL};
 
 _Static_assert(sizeof hs__names_quantity / sizeof hs__names_quantity[0] == HS_CFG_QUANTITY_MAX + 1,

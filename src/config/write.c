@@ -177,7 +177,7 @@ static void write_field(struct writer *w, const struct hs__cfg_field *f, const v
     case HS__K_REF: {
         const struct hs_cfg_ref *r = (const struct hs_cfg_ref *)p;
         fprintf(out, " %s.%s.%s", hs__names_ref_kind[r->kind], r->name,
-                hs__names_quantity[r->quantity]);
+                r->quantity == HS_CFG_Q_SENSOR_VALUE ? r->value : hs__names_quantity[r->quantity]);
         break;
     }
     case HS__K_SECTION:

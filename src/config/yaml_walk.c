@@ -357,13 +357,23 @@ int hs__cfg_parse_ref(const char *s, struct hs_cfg_ref *ret_ref)
     memcpy(ref.name, dot1 + 1, nlen);
     if (!hs__cfg_name_ok(ref.name, HS__CS_IDENT))
         return -EINVAL;
-    for (int q = 0; q < HS_CFG_QUANTITY_MAX; q++)
+    for (int q = 0; q < HS_CFG_Q_SENSOR_VALUE; q++)
         if (!strcmp(dot2 + 1, hs__names_quantity[q])) {
             ref.quantity = (enum hs_cfg_quantity)q;
             *ret_ref = ref;
             return 0;
         }
-    return -EINVAL;
+    /* A sensor's other values are named by its kind (the plant's registry), which the config
+     * does not know: the bench checks the name when it binds (drivers/can/dbc/dbc_bind.c). */
+    size_t vlen = strlen(dot2 + 1);
+    if (ref.kind != HS_CFG_REF_SENSOR || !vlen || vlen >= sizeof ref.value)
+        return -EINVAL;
+    memcpy(ref.value, dot2 + 1, vlen + 1);
+    if (!hs__cfg_name_ok(ref.value, HS__CS_IDENT))
+        return -EINVAL;
+    ref.quantity = HS_CFG_Q_SENSOR_VALUE;
+    *ret_ref = ref;
+    return 0;
 }
 
 static int parse_ref(struct hs__ctx *c, const yaml_node_t *n, const char *path,

@@ -12,17 +12,20 @@
 /* ---- on disk (host byte order: little-endian on every supported host) ---- */
 #define HS__REC_STATE_MAGIC "HSRSTATE"
 #define HS__REC_ITEMS_MAGIC "HSRITEMS"
-#define HS__REC_VERSION 1u
+#define HS__REC_VERSION 2u /* 1: six values per sensor; still read */
 
 struct hs__rec_file_header {
     char magic[8];
     uint32_t version;
     uint32_t header_size; /* sizeof this struct: 32 */
     uint32_t record_size;
-    uint32_t njoints, nsensors, nbodies; /* state files; 0 in item files */
+    /* state files (0 in item files); nsensors: version 1 the sensor count (six values each),
+     * version 2 the sensor values in a record (each sensor's count is in the manifest) */
+    uint32_t njoints, nsensors, nbodies;
 };
 
-/* A state record: this prefix, then njoints x 7, nsensors x 6, nbodies x 7 eight-byte values,
+/* A state record: this prefix, then njoints x 7 eight-byte values, each sensor's values (as many
+ * as its kind declares: struct hs_sensor_layout.nvalues), nbodies x 7,
  * then per CAN bus a u32: the frames the tick took from that bus (padded with a zero u32 to a
  * multiple of 8 bytes). crc: CRC-32 (IEEE) of the whole record with crc as 0. A joint's seventh
  * value holds the raw encoder counter's bits (uint64), the others are doubles. */
@@ -133,6 +136,7 @@ struct hs_recorder {
     struct hs_bench *bench;
     const struct hs_config *cfg;
     uint32_t njoints, nsensors, nbodies;
+    uint32_t nsensor_values;              /* doubles of all sensors in a state record */
     uint32_t bodies[HS_CFG_MAX_MODELS];   /* world body index of each recorded root */
     uint32_t state_size;                  /* bytes per state record */
     uint32_t nbuses;                      /* CAN buses counted in each state record */

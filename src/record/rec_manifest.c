@@ -65,6 +65,17 @@ static json_t *signals(const struct hs_recorder *rec)
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(bs->name));
         json_object_set_new(o, "type", json_string(bs->layout.kind));
+        json_object_set_new(o, "unit", json_string(bs->layout.unit ? bs->layout.unit : ""));
+        /* the state record holds these values of this sensor, in this order */
+        const struct hs_sensor *ms =
+            &hs_bench_model(rec->bench, bs->body)->sensors[bs->model_sensor];
+        json_t *f = json_array();
+        for (uint32_t k = 0; k < bs->layout.nvalues; k++) {
+            char name[HS_NAME_MAX];
+            hs_sensor_value_name(ms, k, name, sizeof name);
+            json_array_append_new(f, json_string(name));
+        }
+        json_object_set_new(o, "fields", f);
         json_array_append_new(se, o);
     }
     for (uint32_t i = 0; i < rec->nbodies; i++)
@@ -74,7 +85,6 @@ static json_t *signals(const struct hs_recorder *rec)
         s, "joint_fields",
         json_pack("[sssssss]", "q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count"));
     json_object_set_new(s, "sensors", se);
-    json_object_set_new(s, "sensor_fields", json_pack("[ssssss]", "x", "y", "z", "tx", "ty", "tz"));
     json_object_set_new(s, "bodies", b);
     json_object_set_new(s, "body_fields",
                         json_pack("[sssssss]", "x", "y", "z", "qw", "qx", "qy", "qz"));

@@ -57,9 +57,9 @@ static int check_header(const uint8_t *buf, size_t len, const char *name, const 
     memcpy(h, buf, sizeof *h);
     if (memcmp(h->magic, magic, 8) != 0)
         return bad(d, name, 0, "not a hilsim recording file of this kind (bad magic)");
-    if (h->version != HS__REC_VERSION)
+    if (h->version < 1 || h->version > HS__REC_VERSION)
         return hs_diag_set(d, -EBADMSG, name, 0, 0,
-                           "format version %u at byte offset 8; this hilsim reads version %u",
+                           "format version %u at byte offset 8; this hilsim reads versions 1 to %u",
                            h->version, HS__REC_VERSION);
     if (h->header_size != sizeof *h)
         return bad(d, name, 12, "unexpected header size");
@@ -84,9 +84,14 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
     int rc = check_header(buf, len, name, HS__REC_STATE_MAGIC, &h, d);
     if (rc < 0)
         return rc;
-    if (h.njoints > 4096 || h.nsensors > 4096 || h.nbodies > 4096)
+    if (h.njoints > 4096 || h.nsensors > (1u << 20) || h.nbodies > 4096 ||
+        (h.version == 1 && h.nsensors > 4096))
         return bad(d, name, 20, "implausible signal counts");
-    uint32_t stride = h.njoints * HS_REC_JOINT_FIELDS + h.nsensors * 6 + h.nbodies * 7;
+    if (r->format_version && h.version != r->format_version)
+        return bad(d, name, 8, "format version differs from the manifest's");
+    /* version 1: six values per sensor; 2: the header counts the sensors' values */
+    uint32_t sv = h.version == 1 ? h.nsensors * 6 : h.nsensors;
+    uint32_t stride = h.njoints * HS_REC_JOINT_FIELDS + sv + h.nbodies * 7;
     size_t fixed = sizeof(struct hs__rec_state_prefix) + 8 * (size_t)stride;
     /* then the CAN buses' frame counts, u32 each, padded to 8 bytes: at most 8 buses */
     if (h.record_size < fixed || (h.record_size - fixed) % 8 || h.record_size - fixed > 32)
@@ -97,10 +102,12 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
     r->count_buses = words;
     if (r->state_stride == 0 && r->nstates == 0) {
         r->state_stride = stride;
-        if (!r->njoints && !r->nsensors && !r->nbodies)
-            r->njoints = h.njoints, r->nsensors = h.nsensors, r->nbodies = h.nbodies;
+        if (!r->njoints && !r->nsensor_values && !r->nbodies) {
+            r->njoints = h.njoints, r->nsensor_values = sv, r->nbodies = h.nbodies;
+            r->format_version = h.version;
+        }
     }
-    if (stride != r->state_stride || h.njoints != r->njoints || h.nsensors != r->nsensors ||
+    if (stride != r->state_stride || h.njoints != r->njoints || sv != r->nsensor_values ||
         h.nbodies != r->nbodies)
         return bad(d, name, 20, "signal counts differ from the manifest's");
     size_t body = len - sizeof h;
@@ -387,6 +394,47 @@ static int names(json_t *arr, const char *key, char ***ret, uint32_t *ret_n, con
     return 0;
 }
 
+/* Each sensor's values in a state record: version 1 six each (x y z tx ty tz, whatever the
+ * kind), version 2 the names its manifest entry lists (its kind's layout). */
+static int sensor_fields(struct hs_recording *r, json_t *sensors, const char *mpath,
+                         struct hs_diag *d)
+{
+    static const char *const v1[] = {"x", "y", "z", "tx", "ty", "tz"};
+    r->sensor_nvalues = calloc(r->nsensors ? r->nsensors : 1, sizeof *r->sensor_nvalues);
+    if (!r->sensor_nvalues)
+        return -ENOMEM;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < r->nsensors; i++) {
+        json_t *f = json_object_get(json_array_get(sensors, i), "fields");
+        if (r->format_version == 1)
+            r->sensor_nvalues[i] = 6;
+        else if (json_is_array(f))
+            r->sensor_nvalues[i] = (uint32_t)json_array_size(f);
+        else
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "signals.sensors[%u]: no fields", i);
+        total += r->sensor_nvalues[i];
+    }
+    if (total > (1u << 20))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "signals.sensors: too many values");
+    r->sensor_fields = calloc(total ? total : 1, sizeof *r->sensor_fields);
+    if (!r->sensor_fields)
+        return -ENOMEM;
+    r->nsensor_values = (uint32_t)total;
+    for (uint32_t i = 0, k = 0; i < r->nsensors; i++) {
+        json_t *f = json_object_get(json_array_get(sensors, i), "fields");
+        for (uint32_t j = 0; j < r->sensor_nvalues[i]; j++, k++) {
+            const char *s =
+                r->format_version == 1 ? v1[j] : json_string_value(json_array_get(f, j));
+            if (!s)
+                return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                                   "signals.sensors[%u].fields[%u]: not a string", i, j);
+            if (!(r->sensor_fields[k] = strdup(s)))
+                return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 static int load_file(struct hs_recording *r, const char *file, int kind, const char *iface,
                      uint32_t bus, struct hs_diag *d)
 {
@@ -504,10 +552,11 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
     if (rc == 0 &&
         strcmp(json_string_value(json_object_get(m, "format")) ?: "", "hilsim-recording") != 0)
         rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0, "not a hilsim recording manifest");
-    if (rc == 0 && json_integer_value(json_object_get(m, "format_version")) != HS__REC_VERSION)
-        rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0, "format_version %lld; this hilsim reads %u",
-                         (long long)json_integer_value(json_object_get(m, "format_version")),
-                         HS__REC_VERSION);
+    json_int_t version = json_integer_value(json_object_get(m, "format_version"));
+    if (rc == 0 && (version < 1 || version > HS__REC_VERSION))
+        rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                         "format_version %lld; this hilsim reads versions 1 to %u",
+                         (long long)version, HS__REC_VERSION);
     if (rc < 0)
         goto out;
     r->dir = strdup(dir);
@@ -553,7 +602,10 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
         (rc = names(json_object_get(sig, "bodies"), "signals.bodies", &r->body_names, &r->nbodies,
                     mpath, d)) < 0)
         goto out;
-    r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensors * 6 + r->nbodies * 7;
+    r->format_version = (uint32_t)version;
+    if ((rc = sensor_fields(r, json_object_get(sig, "sensors"), mpath, d)) < 0)
+        goto out;
+    r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensor_values + r->nbodies * 7;
     rc =
         load_segments(r, json_object_get(m, "segments"), json_object_get(m, "can_buses"), mpath, d);
     if (rc == 0 && r->nstates && r->count_buses != r->nbuses + (r->nbuses & 1))
@@ -590,6 +642,8 @@ void hs_recording_free(struct hs_recording *r)
     free(r->clock_mode);
     free_names(r->joint_names, r->njoints);
     free_names(r->sensor_names, r->nsensors);
+    free(r->sensor_nvalues);
+    free_names(r->sensor_fields, r->nsensor_values);
     free_names(r->body_names, r->nbodies);
     free(r->ticks);
     free(r->now_ns);
@@ -611,15 +665,20 @@ int hs_recording_signal_name(const struct hs_recording *r, uint32_t k, char *buf
 {
     static const char *const jf[] = {"q",       "dq",      "tau",      "current",
                                      "enc_pos", "enc_vel", "enc_count"};
-    static const char *const sf[] = {"x", "y", "z", "tx", "ty", "tz"};
     static const char *const bf[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
-    uint32_t nj = r->njoints * HS_REC_JOINT_FIELDS, ns = r->nsensors * 6;
+    uint32_t nj = r->njoints * HS_REC_JOINT_FIELDS, ns = r->nsensor_values;
     if (k < nj)
         return snprintf(buf, size, "%s.%s", r->joint_names[k / HS_REC_JOINT_FIELDS],
                         jf[k % HS_REC_JOINT_FIELDS]);
     k -= nj;
-    if (k < ns)
-        return snprintf(buf, size, "%s.%s", r->sensor_names[k / 6], sf[k % 6]);
+    if (k < ns) {
+        uint32_t i = 0, f = k;
+        while (i < r->nsensors && f >= r->sensor_nvalues[i])
+            f -= r->sensor_nvalues[i++];
+        if (i == r->nsensors || !r->sensor_fields)
+            return -ENOENT;
+        return snprintf(buf, size, "%s.%s", r->sensor_names[i], r->sensor_fields[k]);
+    }
     k -= ns;
     if (k < r->nbodies * 7)
         return snprintf(buf, size, "%s.%s", r->body_names[k / 7], bf[k % 7]);

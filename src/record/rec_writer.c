@@ -83,7 +83,7 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
         .header_size = sizeof h,
         .record_size = rec->state_size,
         .njoints = rec->njoints,
-        .nsensors = rec->nsensors,
+        .nsensors = rec->nsensor_values,
         .nbodies = rec->nbodies,
     };
     rec->seg_bytes = 0;

@@ -29,10 +29,11 @@ void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32
         v[4] = r->encoder_position, v[5] = r->encoder_velocity;
         memcpy(&v[6], &r->encoder_count, sizeof r->encoder_count);
     }
-    for (uint32_t i = 0, n = hs_bench_sensor_count(b); i < n; i++, v += 6) {
-        const struct hs_sensor_reading *r = hs_bench_sensor_reading(b, i);
-        v[0] = r->value[0], v[1] = r->value[1], v[2] = r->value[2];
-        v[3] = r->torque[0], v[4] = r->torque[1], v[5] = r->torque[2];
+    for (uint32_t i = 0, n = hs_bench_sensor_count(b); i < n; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        if (bs->layout.nvalues)
+            memcpy(v, bs->values, bs->layout.nvalues * sizeof *v);
+        v += bs->layout.nvalues;
     }
     for (uint32_t i = 0; i < nbodies; i++, v += 7) {
         struct hs_pose pose;
@@ -67,7 +68,8 @@ static int rec_outputs(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t t
         };
         memcpy(p, &pre, sizeof pre);
         hs__rec_fill_state(b, rec->bodies, rec->nbodies, (double *)(p + sizeof pre));
-        uint32_t stride = rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6 + rec->nbodies * 7;
+        uint32_t stride =
+            rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensor_values + rec->nbodies * 7;
         memcpy(p + sizeof pre + 8 * (size_t)stride, rec->rx_count, 4 * (size_t)rec->nbuses);
         hs__rec_states_commit(&rec->states);
     }
@@ -254,15 +256,17 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
     rec->cfg = hs_bench_config(bench);
     rec->njoints = hs_bench_joint_count(bench);
     rec->nsensors = hs_bench_sensor_count(bench);
+    for (uint32_t i = 0; i < rec->nsensors; i++)
+        rec->nsensor_values += hs_bench_sensor(bench, i)->layout.nvalues;
     for (uint32_t m = 0; m < rec->cfg->nmodels; m++)
         if (!rec->cfg->models[m].is_static)
             rec->bodies[rec->nbodies++] = m;
     rec->nbuses =
         rec->cfg->can.nbuses < HS__REC_MAX_BUSES ? rec->cfg->can.nbuses : HS__REC_MAX_BUSES;
-    rec->state_size =
-        (uint32_t)(sizeof(struct hs__rec_state_prefix) +
-                   8 * (rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6 + rec->nbodies * 7) +
-                   8 * ((rec->nbuses + 1) / 2));
+    rec->state_size = (uint32_t)(sizeof(struct hs__rec_state_prefix) +
+                                 8 * (rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensor_values +
+                                      rec->nbodies * 7) +
+                                 8 * ((rec->nbuses + 1) / 2));
     rec->bench_tap =
         (struct hs_bench_tap){.ctx = rec, .slot_write = tap_slot_write, .event = tap_event};
     rec->dir = strdup(opts->dir);

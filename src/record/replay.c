@@ -468,7 +468,7 @@ static int checkpoint_sets(const struct hs_recording *rec, const struct hs_repla
         if (r == 0)
             r = sets_add(ret, "models.%u.initial.joints.%s.dq=%.17g", bj->body, bj->name, x[1]);
     }
-    const double *pose = v + (size_t)rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensors * 6;
+    const double *pose = v + (size_t)rec->njoints * HS_REC_JOINT_FIELDS + rec->nsensor_values;
     struct hs_world *w = hs_bench_world(b);
     for (uint32_t i = 0; r == 0 && i < nbodies; i++, pose += 7) {
         if (!hs_world_ode_body(w, bodies[i], 0))
@@ -550,6 +550,21 @@ static int check_layout(const struct hs_recording *rec, struct hs_bench *b, uint
             return hs_diag_set(d, -EINVAL, rec->dir, 0, 0,
                                "replay: joint %u is %s in the config, %s in the recording", i,
                                hs_bench_joint(b, i)->name, rec->joint_names[i]);
+    /* The replay's states are compared value by value: each sensor must hold what its kind
+     * declares now. A version 1 recording held six per sensor whatever the kind. */
+    for (uint32_t i = 0; i < rec->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        if (!rec->sensor_nvalues || bs->layout.nvalues != rec->sensor_nvalues[i])
+            return hs_diag_set(d, -EINVAL, rec->dir, 0, 0,
+                               "replay: sensor %s has %u values on the bench, %u in the recording "
+                               "(format version %u%s)",
+                               bs->name, bs->layout.nvalues,
+                               rec->sensor_nvalues ? rec->sensor_nvalues[i] : 0,
+                               rec->format_version,
+                               rec->format_version == 1
+                                   ? ": six per sensor whatever the kind; record it again to replay"
+                                   : "");
+    }
     return 0;
 }
 
@@ -781,9 +796,23 @@ int hs_replay_import(const char *config_path, const char *log_path, double extra
     r->njoints = hs_bench_joint_count(b);
     r->nsensors = hs_bench_sensor_count(b);
     r->nbodies = nbodies;
-    r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensors * 6 + nbodies * 7;
+    r->format_version = HS__REC_VERSION;
     r->joint_names = copy_names(r->njoints, joint_name, b);
     r->sensor_names = copy_names(r->nsensors, sensor_name, b);
+    r->sensor_nvalues = calloc(r->nsensors ? r->nsensors : 1, sizeof *r->sensor_nvalues);
+    for (uint32_t i = 0; r->sensor_nvalues && i < r->nsensors; i++)
+        r->nsensor_values += r->sensor_nvalues[i] = hs_bench_sensor(b, i)->layout.nvalues;
+    r->sensor_fields = calloc(r->nsensor_values ? r->nsensor_values : 1, sizeof *r->sensor_fields);
+    for (uint32_t i = 0, k = 0; r->sensor_fields && i < r->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        for (uint32_t j = 0; j < bs->layout.nvalues; j++, k++) {
+            char name[HS_NAME_MAX];
+            hs_sensor_value_name(&hs_bench_model(b, bs->body)->sensors[bs->model_sensor], j, name,
+                                 sizeof name);
+            r->sensor_fields[k] = strdup(name);
+        }
+    }
+    r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensor_values + nbodies * 7;
     r->body_names = calloc(nbodies ? nbodies : 1, sizeof *r->body_names);
     for (uint32_t i = 0; r->body_names && i < nbodies; i++)
         r->body_names[i] = strdup(cfg->models[bodies[i]].name);
@@ -793,8 +822,9 @@ int hs_replay_import(const char *config_path, const char *log_path, double extra
     r->flags = calloc(nticks, 4);
     r->values = calloc(nticks * (r->state_stride ? r->state_stride : 1), 8);
     r->dir = strdup(log_path);
-    if (!r->joint_names || !r->sensor_names || !r->body_names || !r->ticks || !r->now_ns ||
-        !r->real_ns || !r->flags || !r->values || !r->dir) {
+    if (!r->joint_names || !r->sensor_names || !r->sensor_nvalues || !r->sensor_fields ||
+        !r->body_names || !r->ticks || !r->now_ns || !r->real_ns || !r->flags || !r->values ||
+        !r->dir) {
         rc = hs_diag_set(d, -ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
     }

@@ -435,6 +435,54 @@ static void test_renamed_keys_refused(void **state)
     hs_config_free(cfg);
 }
 
+/* sensor.<name>.<value>: a value name the config does not know (the sensor kind declares it,
+ * checked by the bench at attach) is kept as written and written back; a joint takes only its
+ * listed quantities; the IMU and F/T names still parse as their quantities. */
+static void test_sensor_value_refs(void **state)
+{
+    (void)state;
+    const char *node = "    - name: d\n      bus: main\n      protocol: dbc\n      dbc:\n"
+                       "        file: robot.dbc\n        bindings:\n"
+                       "          - {message: M, signal: S, from: sensor.LIDAR.r3}\n"
+                       "          - {message: M, signal: T, from: sensor.WRIST.force_x}\n"
+                       "        tx:\n          - {message: M, period_s: 0.01}\n";
+    char text[2048], msg[1024] = "";
+    snprintf(text, sizeof text, "%s%s", CAN_BUS, node);
+    const struct hs_config *cfg = NULL;
+    if (load_extra(text, &cfg, msg, sizeof msg) < 0)
+        fail_msg("%s", msg);
+    const struct hs_cfg_binding *b =
+        &cfg->can.bindings[hs_cfg_dbc(&cfg->can.nodes[0])->binding_first];
+    assert_int_equal(b[0].ref.kind, HS_CFG_REF_SENSOR);
+    assert_string_equal(b[0].ref.name, "LIDAR");
+    assert_int_equal(b[0].ref.quantity, HS_CFG_Q_SENSOR_VALUE);
+    assert_string_equal(b[0].ref.value, "r3");
+    assert_int_equal(b[1].ref.quantity, HS_CFG_Q_FORCE_X);
+    assert_string_equal(b[1].ref.value, "");
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *f = open_memstream(&out, &outlen);
+    assert_non_null(f);
+    assert_int_equal(hs_config_write(cfg, f), 0);
+    fclose(f);
+    assert_non_null(strstr(out, "sensor.LIDAR.r3"));
+    assert_non_null(strstr(out, "sensor.WRIST.force_x"));
+    free(out);
+    hs_config_free(cfg);
+    const char *bad[] = {"joint.J1.r3", "sensor.LIDAR.<value>", "sensor.LIDAR.r 3"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(text, sizeof text,
+                 "%s    - name: d\n      bus: main\n      protocol: dbc\n      dbc:\n"
+                 "        file: robot.dbc\n        bindings:\n"
+                 "          - {message: M, signal: S, from: '%s'}\n"
+                 "        tx:\n          - {message: M, period_s: 0.01}\n",
+                 CAN_BUS, bad[i]);
+        cfg = NULL;
+        assert_true(load_extra(text, &cfg, msg, sizeof msg) < 0);
+        assert_non_null(strstr(msg, "is not joint.<name>.<quantity> or sensor.<name>.<quantity>"));
+    }
+}
+
 /* The ODrive controller's keys: firmware 0.5.x defaults when absent, the given values when set,
  * and a range error naming the key. */
 static void test_odrive_controller_keys(void **state)
@@ -707,6 +755,7 @@ int main(void)
         cmocka_unit_test(test_names_and_mode),
         cmocka_unit_test(test_odrive_controller_keys),
         cmocka_unit_test(test_renamed_keys_refused),
+        cmocka_unit_test(test_sensor_value_refs),
         cmocka_unit_test(test_yaml_level_errors),
         cmocka_unit_test(test_check_against_models),
         cmocka_unit_test(test_readme_examples),

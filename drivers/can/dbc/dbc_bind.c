@@ -45,7 +45,7 @@ struct from_sig {
     const struct hs_dbc_signal *s;
     bool sensor;
     uint32_t index;     /* bench joint or sensor */
-    unsigned component; /* sensors: 0..2; torque_x..z: 3..5 */
+    unsigned component; /* sensors: index into the reading's declared values */
     enum hs_cfg_quantity q;
 };
 
@@ -191,6 +191,8 @@ static void write_command(const struct jslot *s, const struct hs_bench_joint *j)
 static double from_value(const struct from_sig *fs, struct hs_bench *bench)
 {
     if (fs->sensor) {
+        if (fs->q == HS_CFG_Q_SENSOR_VALUE)
+            return hs_bench_sensor(bench, fs->index)->values[fs->component];
         const struct hs_sensor_reading *r = hs_bench_sensor_reading(bench, fs->index);
         return fs->component < 3 ? r->value[fs->component] : r->torque[fs->component - 3];
     }
@@ -302,12 +304,40 @@ static int bind_err(struct hs_diag *d, const struct hs_config *cfg, const struct
                        "can.nodes[%u].dbc: %s '%s' is not in %s", node, what, name, file);
 }
 
+/* sensor.<name>.<value>: the bench sensor of that name (any kind) and the index of the value its
+ * kind declares under that name (hs_sensor_value_name: accel x y z, force fx .. tz, range r0 ..).
+ */
+static int resolve_sensor_value(struct hs_bench *bench, const struct hs_cfg_ref *ref,
+                                struct from_sig *fs)
+{
+    for (uint32_t i = 0; i < hs_bench_sensor_count(bench); i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(bench, i);
+        if (strcmp(bs->name, ref->name))
+            continue;
+        const struct hs_model *m = hs_bench_model(bench, bs->body);
+        for (uint32_t k = 0; k < bs->layout.nvalues; k++) {
+            char name[HS_NAME_MAX];
+            hs_sensor_value_name(&m->sensors[bs->model_sensor], k, name, sizeof name);
+            if (!strcmp(name, ref->value)) {
+                fs->sensor = true;
+                fs->index = i;
+                fs->component = k;
+                return 0;
+            }
+        }
+        return -ERANGE; /* the sensor is there; its kind declares no such value */
+    }
+    return -ENOENT;
+}
+
 /* The bench sensor and component a sensor.<name>.<quantity> reference reads. */
 static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, struct from_sig *fs)
 {
     const struct hs_config *cfg = hs_bench_config(bench);
     enum hs_cfg_quantity q = ref->quantity;
     int idx = -ENOENT;
+    if (q == HS_CFG_Q_SENSOR_VALUE)
+        return resolve_sensor_value(bench, ref, fs);
     if (q >= HS_CFG_Q_ACCEL_X && q <= HS_CFG_Q_GYRO_Z) {
         bool accel = q <= HS_CFG_Q_ACCEL_Z;
         for (uint32_t i = 0; i < cfg->sensors.nimus; i++)
@@ -396,6 +426,11 @@ static int resolve(struct hs__can_dbc_node *n, struct hs_bench *bench, uint32_t 
                 r = hs_bench_find_joint(bench, b->ref.name);
                 fs->index = (uint32_t)(r < 0 ? 0 : r);
             }
+            if (r == -ERANGE && fs->s)
+                return hs_diag_set(d, -EINVAL, cfg->path, b->src.line, b->src.column,
+                                   "can.nodes[%u].dbc: sensor '%s' declares no value '%s' (see "
+                                   "src/plant/sensors/README.md for each kind's value names)",
+                                   node, b->ref.name, b->ref.value);
             if (r < 0 || !fs->s)
                 return bind_err(d, cfg, &b->src, node, fs->s ? "joint or sensor" : "signal",
                                 fs->s ? b->ref.name : b->signal, fs->s ? "the bench" : file);
