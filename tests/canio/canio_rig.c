@@ -19,8 +19,12 @@ int canio_rig_open(struct canio_rig *r, const char *path, const char *text, cons
 {
     memset(r, 0, sizeof *r);
     struct hs_diag d = {0};
+    /* The rig ticks the bench itself, tick by tick on simulated time: a guest config's lockstep
+     * clock (released by the guest peer's SYNC) has no part here, or the bench would hold the
+     * frames it is sent for a SYNC that never comes. */
+    static const char *const wall[] = {"rt.clock.mode=wall"};
     int rc = text ? hs_config_load_buffer(text, strlen(text), "canio.yaml", base_dir, &r->cfg, &d)
-                  : hs_config_load(path, &r->cfg, &d);
+                  : hs_config_load_sets(path, wall, 1, &r->cfg, &d);
     if (rc < 0)
         return fail(&d, rc);
     rc = hs_bench_create(r->cfg, &r->bench, &d);
