@@ -89,6 +89,29 @@ void hs__plant_imu_sample(struct hs_plant *pl, struct hs__plant_sensor *s, doubl
     hs_imu_specific_force(a_com, alpha, wv, r, hs_world_params(pl->world)->gravity, R, ret);
 }
 
+const char *const hs__plant_imu_fields[3] = {"x", "y", "z"};
+
+uint32_t hs__plant_imu_nvalues(const struct hs_sensor *ms)
+{
+    (void)ms;
+    return 3;
+}
+
+void hs__plant_imu_defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp)
+{
+    hs__plant_range_from_model(ms->max, sp->channel[0].range);
+}
+
+void hs__plant_imu_update(struct hs_plant *pl, struct hs__plant_sensor *s,
+                          const struct hs__sense_tick *t, bool gyro)
+{
+    double v[3] = {0, 0, 0};
+    hs__plant_imu_sample(pl, s, t->dt_s, gyro, v);
+    if (t->tick % s->p.rate_divider == 0)
+        hs__plant_sensor_hold(s, v, NULL, t);
+    hs__plant_sensor_publish(s);
+}
+
 void hs__plant_sensor_hold(struct hs__plant_sensor *s, const double v[3], const double t[3],
                            const struct hs__sense_tick *tk)
 {

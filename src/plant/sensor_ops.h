@@ -76,6 +76,14 @@ void hs__plant_sensor_publish(struct hs__plant_sensor *s);
 int hs__plant_imu_init(struct hs_plant *pl, struct hs__plant_sensor *s);
 void hs__plant_imu_sample(struct hs_plant *pl, struct hs__plant_sensor *s, double dt_s, bool gyro,
                           double ret[3]);
+/* The rest both IMU kinds share: three values x y z, range from the model's max, and the
+ * per-tick update (sample every tick so the finite differences stay tick-exact; hold at the
+ * output rate). */
+extern const char *const hs__plant_imu_fields[3];
+uint32_t hs__plant_imu_nvalues(const struct hs_sensor *ms);
+void hs__plant_imu_defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp);
+void hs__plant_imu_update(struct hs_plant *pl, struct hs__plant_sensor *s,
+                          const struct hs__sense_tick *t, bool gyro);
 /* The config's IMU entries (sensors.imu) name an accelerometer and a gyro: applies every entry
  * whose accel (gyro true: gyro) is model sensor `index`, in config order (accel.c, gyro.c). */
 void hs__plant_imu_from_config(const struct hs_config *cfg, const struct hs_model *m,

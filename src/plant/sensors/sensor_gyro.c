@@ -6,19 +6,6 @@
 #include "hilsim/config.h"
 #include "plant_internal.h"
 
-static const char *const fields[] = {"x", "y", "z"};
-
-static uint32_t nvalues(const struct hs_sensor *ms)
-{
-    (void)ms;
-    return 3;
-}
-
-static void defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp)
-{
-    hs__plant_range_from_model(ms->max, sp->channel[0].range);
-}
-
 /* sensors.imu entries naming this sensor as their gyro. */
 static void from_config(const struct hs_config *cfg, const struct hs_model *m, uint32_t index,
                         struct hs_plant_sensor_params *sp)
@@ -28,20 +15,16 @@ static void from_config(const struct hs_config *cfg, const struct hs_model *m, u
 
 static void update(struct hs_plant *pl, struct hs__plant_sensor *s, const struct hs__sense_tick *t)
 {
-    double v[3] = {0, 0, 0};
-    hs__plant_imu_sample(pl, s, t->dt_s, true, v);
-    if (t->tick % s->p.rate_divider == 0)
-        hs__plant_sensor_hold(s, v, NULL, t);
-    hs__plant_sensor_publish(s);
+    hs__plant_imu_update(pl, s, t, true);
 }
 
 const struct hs__sensor_ops hs__sensor_ops_gyro = {
     .unit = "rad/s",
     .group = 3,
-    .fields = fields,
+    .fields = hs__plant_imu_fields,
     .simulated = true,
-    .nvalues = nvalues,
-    .defaults = defaults,
+    .nvalues = hs__plant_imu_nvalues,
+    .defaults = hs__plant_imu_defaults,
     .from_config = from_config,
     .init = hs__plant_imu_init,
     .update = update,
