@@ -140,9 +140,15 @@ def select_process(events, pid):
     return [(n, f) for n, f, _ in events]
 
 
+# enum hs_rt_log_kind in rt/rt_ring.h: policy_action's action for a skip; its value is the
+# number of periods skipped.
+LOG_SKIP = 1
+
+
 def analyze(events, range_ns):
     hists = {name: Hist(range_ns) for name, _ in PHASES}
     ticks, planned, overruns, actions, overrun_events = [], {}, 0, 0, 0
+    skipped, skip_at = 0, {}
     counts = {}
     for name, f in events:
         counts[name] = counts.get(name, 0) + 1
@@ -156,6 +162,9 @@ def analyze(events, range_ns):
             overrun_events += 1
         elif name == "policy_action":
             actions += 1
+            if f["action"] == LOG_SKIP:
+                skipped += f["value"]
+                skip_at[f["tick"]] = f["value"]
     seen = set(ticks)
     last = max(ticks) if ticks else -1
     missing = [t for t in range(0, last + 1) if t not in seen]
@@ -167,12 +176,15 @@ def analyze(events, range_ns):
         "period_ns": period,
         "ticks": len(ticks),
         "overruns": overruns,
-        "missed_periods": len(missing),
+        # The skip actions, not the gaps: a skip after the last tick leaves no gap, yet the
+        # run counted it.
+        "missed_periods": skipped,
         "range_ns": range_ns,
         "pct_rel_err": float("%.6f" % REL_ERR),
         "first_tick": min(ticks) if ticks else None,
         "last_tick": last if ticks else None,
         "missing_ticks": missing,
+        "skipped_after_last": skip_at.get(last, 0) if ticks else 0,
         "duplicate_ticks": len(ticks) - len(seen),
         "overrun_events": overrun_events,
         "policy_actions": actions,

@@ -10,6 +10,9 @@
 
 #include "rt/rt_ring.h"
 
+/* scripts/trace-analyze.py reads a skip from policy_action by this number (LOG_SKIP). */
+_Static_assert(HS_RT_LOG_SKIP == 1, "update LOG_SKIP in scripts/trace-analyze.py");
+
 static void test_fifo_full_empty(void **state)
 {
     struct hs_rt_ring r;

@@ -27,6 +27,25 @@ def make_lines(pid, ticks, period=1000000):
     return out
 
 
+SKIP = ("[05:00:00.000000000] (+0.000000000) vm hilsim:policy_action: { cpu_id = 0 }, "
+        "{ vpid = %d }, { tick = %d, action = 1, value = %d }\n")
+
+
+def with_skips(pid, ticks):
+    """The tick lines plus a skip action on every tick followed by a gap, and one after the
+    last tick (the run ended on an overrun that skipped two periods)."""
+    out, seen = [], set(ticks)
+    for line, t in zip(make_lines(pid, ticks), ticks):
+        out.append(line)
+        gap = 0
+        while t + 1 + gap not in seen and t + 1 + gap <= max(ticks):
+            gap += 1
+        if gap:
+            out.append(SKIP % (pid, t, gap))
+    out.append(SKIP % (pid, max(ticks), 2))
+    return out
+
+
 def run(src, fake_dir, lines, *args):
     data = os.path.join(fake_dir, "bt.txt")
     with open(data, "w") as f:
@@ -51,7 +70,7 @@ def main():
     # 100 ticks numbered 0..104 with 5 gaps.
     ticks = [t for t in range(105) if t not in (10, 11, 50, 51, 52)]
     with tempfile.TemporaryDirectory() as tmp:
-        r = run(src, tmp, make_lines(41, ticks), "--json", "--range-ns", "20000000")
+        r = run(src, tmp, with_skips(41, ticks), "--json", "--range-ns", "20000000")
         check(r.returncode == 0, "json run failed: " + r.stderr)
         j = json.loads(r.stdout) if r.returncode == 0 else {"phases": {}}
         w = j["phases"].get("wake", {})
@@ -67,13 +86,15 @@ def main():
         check(i.get("overflow") == 1 and i.get("p99_99_ns") == 50000000 and
               i.get("p50_ns") == 2003, "inputs overflow rule %s" % i)  # 2000 ns bin: 2000..2007
         check(j.get("missing_ticks") == [10, 11, 50, 51, 52], "missing %s" % j.get("missing_ticks"))
-        check(j.get("missed_periods") == 5 and j.get("ticks") == 100, "counts %s" % j)
+        # The five gaps and the two periods skipped after the last tick: the run counts both.
+        check(j.get("missed_periods") == 7 and j.get("ticks") == 100, "counts %s" % j)
+        check(j.get("skipped_after_last") == 2, "after last %s" % j.get("skipped_after_last"))
         check(j.get("period_ns") == 1000000, "period %s" % j.get("period_ns"))
         check(j.get("overruns") == 1, "overruns %s" % j.get("overruns"))
 
-        r = run(src, tmp, make_lines(41, ticks))
+        r = run(src, tmp, with_skips(41, ticks))
         rows = r.stdout.splitlines()
-        check(rows[0] == "ticks 100  overruns 1  missed periods 5  period 1000.000 us",
+        check(rows[0] == "ticks 100  overruns 1  missed periods 7  period 1000.000 us",
               "header %r" % rows[0])
         check("physics           100     70.500     70.500     70.500     70.500     70.500"
               "     70.500     70.500" in rows, "physics row missing:\n" + r.stdout)
