@@ -176,17 +176,19 @@ static bool speed_limit_row(const struct hs_actuator_params *p, double dq, doubl
     return true;
 }
 
-/* The implicit loop's gains need not respect the explicit bound, but at a stop ODE has no row
- * for them (implicit_pd_row), so there the law runs explicitly for the step: bounded by what
- * moves the joint through its whole position error and cancels its speed error within one
- * step on the least inertia it moves (velocity_limit_reach: at most h / that inertia, with the
- * bench's margin), which keeps a stiff servo's step at a stop from overshooting. */
-static double implicit_loop_at_stop(const struct hs_actuator_params *p, double q, double ep,
-                                    double ev, double tau)
+/* The implicit loop's gains need not respect the explicit bound, but at a stop or past a
+ * velocity limit there is no row for them (implicit_pd_row), so there the law runs explicitly
+ * for the step: bounded by what moves the joint through its whole position error and cancels
+ * its speed error within one step on the least inertia it moves (velocity_limit_reach: at most
+ * h / that inertia, with the bench's margin), which keeps a stiff servo's explicit step from
+ * overshooting. */
+static double implicit_loop_fallback(const struct hs_actuator_params *p, double q, double dq,
+                                     double ep, double ev, double tau)
 {
     double h = p->position_loop_step_s;
-    if (p->position_loop != HS_POSITION_LOOP_ODE_MOTOR || (q > p->q_min && q < p->q_max) ||
-        !(p->velocity_limit_reach > 0.0) || !isfinite(p->velocity_limit_reach))
+    bool row = q > p->q_min && q < p->q_max && dq >= p->dq_min && dq <= p->dq_max;
+    if (p->position_loop != HS_POSITION_LOOP_ODE_MOTOR || row || !(p->velocity_limit_reach > 0.0) ||
+        !isfinite(p->velocity_limit_reach))
         return tau;
     double cap = (fabs(ep) / h + fabs(ev)) / p->velocity_limit_reach;
     return fmin(fmax(tau, -cap), cap);
@@ -251,7 +253,7 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
         valid = all_finite((const double[]){cmd->q, cmd->dq, cmd->kp, cmd->kd, cmd->tau_ff, ep, ev,
                                             tp, tv, tpd, tau},
                            11);
-        tau = implicit_loop_at_stop(p, q, ep, ev, tau);
+        tau = implicit_loop_fallback(p, q, dq, ep, ev, tau);
         break;
     }
     case HS_JOINT_MODE_BRAKE:
