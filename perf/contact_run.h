@@ -36,6 +36,8 @@ struct hs_contact_variant {
     uint32_t iterations_min; /* adaptive iterations from iterations_min to iterations; 0: fixed */
     bool exact_step_memory;  /* ODE's step arena re-sized to the need (reserve factor 1, no
                                 minimum) through our own block allocator */
+    bool no_body_bits;       /* every robot geom back on one category bit colliding with all, as
+                                before the per-body broadphase filter (world_create.c) */
 };
 
 struct hs_contact_metrics {

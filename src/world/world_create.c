@@ -61,6 +61,35 @@ static int collect_actuated(struct hs_world *w)
     return 0;
 }
 
+/* Broadphase filter: without self-collision, no two geoms of one robot may touch, yet
+ * dSpaceCollide tests every pair's bounding boxes and hands the overlapping ones (neighbouring
+ * links always overlap) to the near callback, which drops them. Each dynamic body's geoms get
+ * a category bit of their own (bit 0 is the scenery's, world_geom.c) that their collide bits
+ * leave out, so ODE skips the pair on two bit tests before the boxes. With more dynamic bodies
+ * than bits two would share one and never meet: those keep colliding with everything. */
+static void body_collide_bits(struct hs_world *w)
+{
+    const unsigned nbits = 8 * sizeof(unsigned long) - 1;
+    uint32_t ndyn = 0;
+    for (uint32_t b = 0; b < w->nbodies; b++)
+        ndyn += !w->bodies[b].is_static;
+    if (w->params.self_collision || ndyn > nbits)
+        return;
+    int n = dSpaceGetNumGeoms(w->space);
+    for (int i = 0; i < n; i++) {
+        dGeomID g = dSpaceGetGeom(w->space, i);
+        const struct hs__world_link *l = dGeomGetData(g);
+        if (!l || !dGeomGetBody(g))
+            continue; /* scenery, or a fixed root's static geom: bit 0 already */
+        uint32_t k = 0;
+        for (uint32_t b = 0; b < l->owner->index; b++)
+            k += !w->bodies[b].is_static;
+        unsigned long bit = 2ul << k;
+        dGeomSetCategoryBits(g, bit);
+        dGeomSetCollideBits(g, ~bit);
+    }
+}
+
 /* ODE allocates its step arena on the first step and grows the contact arena with the contact
  * count: run the configured steps now, then one step with the most contacts a step may make
  * (world_reserve.c), then put every body back. */
@@ -151,6 +180,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         goto fail;
     }
     hs__world_place_on_static(w, specs, nspecs);
+    body_collide_bits(w);
     hs__world_reserve_count(w);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
