@@ -76,6 +76,9 @@ static void apply_variant(struct hs_world_params *p, const struct hs_contact_var
     if (v->joint_cfm > 0)
         p->cfm = v->joint_cfm;
     p->quick_iterations_min = v->iterations_min;
+    if (v->sor_w > 0)
+        p->quick_w = v->sor_w;
+    p->armature_joint_space = v->armature_rows;
 }
 
 /* The step memory lever: ODE's own policy keeps 1.2 x the need and at least 64 KiB, from
@@ -206,8 +209,6 @@ int hs_contact_run_create(const struct hs_config *base, const struct hs_contact_
     dRandSetSeed(0);
     int rc = hs_bench_create(r->cfg, &r->bench, diag);
     if (rc == 0) {
-        if (v->sor_w > 0)
-            dWorldSetQuickStepW(hs_world_ode_world(hs_bench_world(r->bench)), v->sor_w);
         if (v->no_body_bits)
             no_body_bits(hs_world_ode_space(hs_bench_world(r->bench)));
         if (v->exact_step_memory)

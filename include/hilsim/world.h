@@ -80,6 +80,9 @@ struct hs_world_params {
      * step runs between this (1 .. quick_iterations) and quick_iterations, the bounded worst
      * case, raised when the contact force jump of the step before came near its budget. */
     uint32_t quick_iterations_min;
+    /* Quick-step's successive over-relaxation factor (dWorldSetQuickStepW), in (0, 2); 0 keeps
+     * ODE's own 1.3. Measured in perf/contact_bench.c: 1.2 converges further per iteration. */
+    double quick_w;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -103,6 +106,10 @@ struct hs_world_params {
     uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena,
                               then one sizing step for the most contacts (0: none at all) */
     struct hs_world_guard guard;
+    /* Armature (hs_world_body_spec.armature) in joint space, as MuJoCo models it: an implicit
+     * rotor-inertia row per hinge (world_create.c) instead of inertia added to the child link's
+     * Cartesian tensor (world_mass.c). Off: the tensor. */
+    bool armature_joint_space;
 };
 
 /* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-4
