@@ -4,6 +4,7 @@ without a torque limit) stop with a one-line cause, a complete log and exit stat
 default finite torque limits the same gains and the same command stay bounded (exit 0). ODE's
 own messages arrive as hilsim log lines. No timing is asserted."""
 import csv
+import math
 import os
 import re
 import subprocess
@@ -182,6 +183,87 @@ class SimStopsOnAFault(unittest.TestCase):
             self.assertEqual(r.returncode, 2)
             self.assertIn("joint_rate_factor", r.stderr)
             self.assertIn(path + ":", r.stderr)
+
+
+WHEEL = """#VRML V2.0 utf8
+# A 1 kg wheel (0.01 kg m^2 about z, centre of mass on the axis) on a fixed stand: no velocity
+# limit in the model, so its drive runs on the default 2 pi rad/s.
+PROTO Joint [ exposedField SFVec3f translation 0 0 0 exposedField MFNode children []
+  exposedField SFString jointType "rotate" exposedField SFInt32 jointId -1
+  exposedField SFVec3f jointAxis 0 0 1 ]
+{ Transform { translation IS translation children IS children } }
+PROTO Segment [ exposedField SFFloat mass 0 exposedField SFVec3f centerOfMass 0 0 0
+  exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0] exposedField MFNode children [] ]
+{ Group { children IS children } }
+PROTO Humanoid [ exposedField MFNode humanoidBody [] exposedField SFString name "" ]
+{ Group { children IS humanoidBody } }
+DEF WHEEL_STAND Humanoid { name "wheel" humanoidBody [
+  DEF BASE Joint { jointType "fixed" translation 0 0 0.5 children [
+    Segment { mass 5 momentsOfInertia [0.1 0 0 0 0.1 0 0 0 0.1]
+      children Shape { geometry Box { size 0.1 0.1 0.1 } } }
+    DEF WHEEL Joint { jointId 0 translation 0 0 0.1 children [
+      Segment { mass 1 momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.01]
+        children Shape { geometry Box { size 0.2 0.2 0.02 } } } ] } ] } ] }
+"""
+
+
+class DriveLimitBoundsTheJointRate(unittest.TestCase):
+    """The guard's joint-rate bound is 10 x the limit the joint's drive enforces, here the
+    default 2 pi rad/s the model leaves to hilsim. A scenario push (an external cause the drive
+    cannot refuse) of 20 N m for 0.1 s on the wheel (0.01 kg m^2; the drive brakes with at
+    most its default 1 N m) passes 62.8 rad/s after ~35 ms: a plant fault naming the joint,
+    its rate and the limit. 4 N m for 0.1 s reaches 30 to 40 rad/s, past the drive's limit
+    but within the bound: no fault, and the drive brakes it back to 2 pi. With the limit .inf
+    in the config there is no bound: 20 N m spins it to 200 rad/s, no fault."""
+
+    def sim(self, tmp, torque, extra=""):
+        with open(os.path.join(tmp, "wheel.wrl"), "w") as f:
+            f.write(WHEEL)
+        cfg = os.path.join(tmp, "wheel.yaml")
+        with open(cfg, "w") as f:
+            f.write("bench: {name: wheel-%d}\n" % os.getpid() +
+                    "models:\n  - {name: wheel, file: wheel.wrl}\n"
+                    "controller: {type: none}\n" + extra)
+        scen = os.path.join(tmp, "push.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: spin, duration_s: 1.0}\n"
+                    "steps:\n"
+                    "  - {at_s: 0.1, duration_s: 0.1, push: {link: WHEEL, torque_nm: [0, 0, %g]}}\n"
+                    % torque)
+        out = os.path.join(tmp, "wheel.csv")
+        r = run("sim", cfg, "--scenario", scen, "--duration", "1", "--out", out)
+        with open(out, newline="") as f:
+            rates = [float(row["WHEEL.dq"]) for row in csv.DictReader(f)]
+        return r, rates
+
+    def test_push_past_the_bound_trips(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 20)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = re.search(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link WHEEL of wheel: "
+                          r"joint rate ([0-9.e+-]+) rad/s above 62.8319 \(physics.guard."
+                          r"joint_rate_factor 10 x the joint's velocity limit 6.28319\)",
+                          r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.assertGreater(float(m.group(2)), 62.8319)
+            self.assertLess(float(m.group(2)), 62.8319 + 2.0)  # at most 20 N m x 1 ms / I more
+            self.assertTrue(130 <= int(m.group(1)) <= 140, m.group(1))
+
+    def test_push_within_the_bound_runs_on(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 4)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("plant fault", r.stderr + r.stdout)
+            top = max(abs(v) for v in rates)
+            self.assertTrue(3 * math.pi < top < 62.8, top)
+            self.assertLess(abs(rates[-1]), 2 * math.pi * 1.001)
+
+    def test_infinite_limit_has_no_bound(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 20, "actuators: {joints: {WHEEL: {velocity_limit: .inf}}}\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("plant fault", r.stderr + r.stdout)
+            self.assertGreater(max(abs(v) for v in rates), 150)
 
 
 class RunStopsOnAFault(unittest.TestCase):
