@@ -145,6 +145,31 @@ class SimStopsOnAFault(unittest.TestCase):
             m = FAULT_LINE.search(r.stderr)
             self.assertEqual(int(m.group(1)), 102)
 
+    def test_soft_floor_lets_the_biped_through_and_trips(self):
+        """The floor check: a floor contact of 100 N/m without damping cannot carry the
+        29.9 kg biped (it would sink 2.9 m): an ankle's centre of mass goes deeper than its
+        geometry reaches plus 0.05 m within a fraction of a second, and the run stops with a
+        plant fault naming the link, its depth and the tick, the log complete."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "soft.yaml")
+            with open(path, "w") as f:
+                f.write("bench: {name: soft-%d}\n" % os.getpid() +
+                        "models:\n"
+                        "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                        "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                        "physics: {contact_stiffness_n_m: 100, contact_damping_n_s_m: 0}\n")
+            out = os.path.join(tmp, "soft.csv")
+            r = run("sim", path, "--duration", "5", "--out", out)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = re.search(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link (\w+) of biped: "
+                          r"centre of mass ([0-9.e+-]+) m below the floor \(z = 0 m\) for 10 "
+                          r"steps .*reaches \(([0-9.e+-]+) m\) plus physics.guard.floor_depth_m "
+                          r"0.05: it went through the floor", r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.assertGreater(float(m.group(3)), float(m.group(4)) + 0.05)
+            self.assertLess(int(m.group(1)), 1000)
+            self.check_log(out, int(m.group(1)))
+
     def test_braked_arm_at_its_limit_stays_at_rest(self):
         # The guest DBC bench after its peer let the elbow sag to its limit: every joint on its
         # brake for a minute at a 2 ms step. The elbow creeps onto its stop at 44.7 s; ODE's
@@ -264,6 +289,48 @@ class DriveLimitBoundsTheJointRate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertNotIn("plant fault", r.stderr + r.stdout)
             self.assertGreater(max(abs(v) for v in rates), 150)
+
+
+class RobotsOnTheFloorNeverTripTheFloorCheck(unittest.TestCase):
+    """Robots lying or sitting on the floor, however they got there, are never under it: the
+    bundled biped limp (it folds up and lies), pushed over by the bundled scenario, and the
+    OpenHRP robots in ../shared limp in the quick look (the quick look standing is
+    test_quick_look_robots). Each runs 5 s and must end low (it fell) with no plant fault."""
+
+    def check_lying(self, r, name, below=0.35):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("plant fault", r.stderr + r.stdout)
+        m = re.search(r"%s root at \(([-0-9.e+]+), ([-0-9.e+]+), ([-0-9.e+]+)\) m" % name,
+                      r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertLess(float(m.group(3)), below, r.stdout)  # it fell: lying, not standing
+
+    def test_limp_biped_lies_on_the_floor(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "limp.yaml")
+            with open(path, "w") as f:
+                f.write("bench: {name: limp-%d}\n" % os.getpid() +
+                        "models:\n"
+                        "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                        "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                        "controller: {type: none}\n")
+            self.check_lying(run("sim", path, "--duration", "5"), "biped")
+
+    def test_pushed_over_biped_lies_on_the_floor(self):
+        r = run("sim", os.path.join(SRC, "config", "biped-stand.yaml"), "--scenario",
+                os.path.join(SRC, "scenarios", "biped-side-push.yaml"), "--duration", "5")
+        self.check_lying(r, "biped")
+
+    def test_limp_openhrp_robots_lie_on_the_floor(self):
+        shared = os.environ.get("HS_SHARED_DIR", "")
+        floor = os.path.join(shared, "models", "openhrp", "floor.wrl")
+        if not os.path.exists(floor):
+            self.skipTest("no ../shared models")
+        for name in ("SR1.wrl", "box1.wrl", "crawler.wrl"):
+            with self.subTest(name):
+                r = run("sim", "--model", os.path.join(shared, "models", "openhrp", name),
+                        "--env", floor, "--free", "--duration", "5")
+                self.check_lying(r, "robot")
 
 
 class RunStopsOnAFault(unittest.TestCase):
