@@ -293,8 +293,9 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
 }
 
 /* Range sensors (tests/sensors/range_mast.wrl: six, one scanning five rays over 40 ticks)
- * cast their rays against the scene every tick, and the shm module publishes every sensor's
- * values in the readings section: neither may allocate or print. */
+ * cast their rays against the scene every tick, scenario sensor faults edit the scans, and the
+ * shm module publishes every sensor's values in the readings section: none may allocate or
+ * print. */
 static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
 {
     (void)state;
@@ -320,7 +321,29 @@ static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
-    run_and_check(&p, "range sensors", 0);
+    /* sensor faults on the scans, every edge inside the counted window (scenario time 0.05 ..
+     * 2.55 s): stuck, delay and stale copy whole scans, noise and spikes draw per beam */
+    const char *scen =
+        "scenario: {name: nalloc-range, duration_s: 3}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 1, sensor_fault: {sensor: SCAN, kind: stuck}}\n"
+        "  - {at_s: 0.2, duration_s: 1, sensor_fault: {sensor: SCAN, kind: delay,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {sensor: SCAN, kind: noise,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {sensor: ONBOX, kind: spikes,\n"
+        "     value: 0.1, probability: 0.5}}\n"
+        "  - {at_s: 0.3, duration_s: 1, sensor_fault: {sensor: DOWN, kind: off}}\n"
+        "  - {at_s: 0.4, duration_s: 1, shm_fault: {kind: stale}}\n";
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    if (hs_scenario_parse(scen, strlen(scen), "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
+        fail_msg("scenario: %s:%d: %s", d.file, d.line, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    run_and_check(&p, "range sensors with scan faults", 0);
+    assert_int_equal(hs_scenario_step_active_ticks(s, 4), 4000); /* DOWN off: 1 s of 250 us */
     int down = hs_bench_find_sensor(p.bench, "DOWN", HS_SENSOR_RANGE);
     assert_true(down >= 0);
     assert_true(fabs(hs_bench_sensor(p.bench, (uint32_t)down)->values[0] - 1.0) < 1e-9);
