@@ -158,32 +158,27 @@ static void test_shm_stale_holds_a_scan(void **state)
     rig_close(&r);
 }
 
-static void expect_error(const char *scen, const char *want)
-{
-    char msg[512];
-    assert_true(rig_try(mast, scen, msg, sizeof msg) < 0);
-    print_message("%s\n", msg);
-    if (!strstr(msg, want))
-        fail_msg("expected '%s' in '%s'", want, msg);
-}
-
 static void test_meaningless_faults_refused(void **state)
 {
     (void)state;
-    expect_error("scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, sensor_fault: {sensor: DOWN, kind: stuck}}\n"
-                 "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: saturate, value: 2}}\n",
-                 "scen.yaml:4:5: steps[1].sensor_fault: range sensor 'SCAN': kind: saturate");
-    expect_error("scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: offset, value: 1,\n"
-                 "     field: torque}}\n",
-                 "scen.yaml:3:5: steps[0].sensor_fault: range sensor 'SCAN': field: torque");
-    expect_error("scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: skip_counts, value: 3}}\n",
-                 "steps[0].sensor_fault: skip_counts is an encoder fault: name a joint");
-    expect_error("scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, sensor_fault: {sensor: NOPE, kind: stuck}}\n",
-                 "scen.yaml:3:5: steps[0]: the bench has no simulated sensor 'NOPE'");
+    rig_expect_error(mast,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, sensor_fault: {sensor: DOWN, kind: stuck}}\n"
+                     "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: saturate, value: 2}}\n",
+                     "scen.yaml:4:5: steps[1].sensor_fault: range sensor 'SCAN': kind: saturate");
+    rig_expect_error(mast,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: offset, value: 1,\n"
+                     "     field: torque}}\n",
+                     "scen.yaml:3:5: steps[0].sensor_fault: range sensor 'SCAN': field: torque");
+    rig_expect_error(mast,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, sensor_fault: {sensor: SCAN, kind: skip_counts, value: 3}}\n",
+                     "steps[0].sensor_fault: skip_counts is an encoder fault: name a joint");
+    rig_expect_error(mast,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, sensor_fault: {sensor: NOPE, kind: stuck}}\n",
+                     "scen.yaml:3:5: steps[0]: the bench has no simulated sensor 'NOPE'");
     char msg[512];
     assert_int_equal(rig_try(mast,
                              "scenario: {name: x, duration_s: 1}\nsteps:\n"
