@@ -16,29 +16,15 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "model/urdf_fixture.h"
 #include "world/slope_scene.h"
 
 #define G 9.80665
 
-static struct hs_model *load(const char *name)
-{
-    char path[PATH_MAX];
-    const char *src = getenv("HS_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/model/urdf/%s", src ? src : ".", name);
-    struct hs_model *m = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_model_load(path, &m, &d);
-    if (r)
-        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
-    assert_int_equal(r, 0);
-    return m;
-}
-
 static void test_tags_read(void **state)
 {
     (void)state;
-    struct hs_model *m = load("ball.urdf");
+    struct hs_model *m = urdf_load("ball.urdf");
     const struct hs_link *l = &m->links[0];
     assert_int_equal(l->surface_given,
                      HS_SURFACE_MU1 | HS_SURFACE_MU2 | HS_SURFACE_KP | HS_SURFACE_KD);
@@ -55,7 +41,7 @@ static void test_tags_read(void **state)
  * acceleration from the second difference of three positions 0.5 s apart. */
 static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
 {
-    struct hs_model *slab = load("slab.urdf");
+    struct hs_model *slab = urdf_load("slab.urdf");
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], slab);
     hs_world_spec_default(&s[1], block);
@@ -76,7 +62,7 @@ static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
 static void test_inclined_plane(void **state)
 {
     (void)state;
-    struct hs_model *b = load("block.urdf");
+    struct hs_model *b = urdf_load("block.urdf");
     double travel, a;
     slide(b, &travel, &a);
     const double want = G * (sin(0.3) - 0.2 * cos(0.3));
@@ -96,7 +82,7 @@ static void test_inclined_plane(void **state)
 static void test_ball_stiffness(void **state)
 {
     (void)state;
-    struct hs_model *slab = load("slab.urdf"), *ball = load("ball.urdf");
+    struct hs_model *slab = urdf_load("slab.urdf"), *ball = urdf_load("ball.urdf");
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], slab);
     s[0].is_static = true;
