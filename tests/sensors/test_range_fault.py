@@ -19,23 +19,15 @@ under minDistance under NEAR), and every faulted value is checked tick by tick a
 Scenario tick k is the k-th tick after the warm-up (scenarios/README.md, Time): the first
 tick the owner sees in lockstep is scenario tick 0, and the result JSON's onsets agree. No
 timing is asserted: lockstep runs at whatever speed the machine has."""
-import json, math, os, subprocess, sys, tempfile, time
+import json, math, os, subprocess, sys
 
 hilsim, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "python"))
 import hilsim_client  # noqa: E402
+import range_bench  # noqa: E402
 
 TOL = 1e-9
-name = "range-fault-%d" % os.getpid()
-with open(os.path.join(src, "tests/sensors/range.yaml")) as f:
-    text = f.read()
-text = text.replace("name: range-test", "name: " + name, 1)
-text = text.replace("file: range_", "file: %s/tests/sensors/range_" % src)
-text += "shm:\n  enabled: true\n"
-tmp = tempfile.mkdtemp(prefix="hs-range-fault-")
-cfg = os.path.join(tmp, name + ".yaml")
-with open(cfg, "w") as f:
-    f.write(text)
+name, cfg, tmp = range_bench.write_config(src, "range-fault")
 result = os.path.join(tmp, "result.json")
 proc = subprocess.Popen([hilsim, "run", cfg, "--no-rt", "--clock", "lockstep", "--scenario",
                          os.path.join(src, "tests/sensors/range-faults.yaml"), "--result-json",
@@ -45,15 +37,7 @@ truth = {"DOWN": [1.0], "ONBOX": [0.6], "SHORT": [math.inf], "NEAR": [-math.inf]
          "SCAN": [1.5 / math.cos(-0.5 + 0.25 * k) for k in range(5)]}
 seen = []  # (tick, {name: (samples, time_ns, values)}) for every tick, in order
 try:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            c = hilsim_client.Client(name)
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                sys.exit("range fault: no bench to attach to: %s" % proc.stdout.read())
-            time.sleep(0.05)
+    c = range_bench.attach(hilsim_client, name, proc)
     with c:
         assert c.lockstep, "the bench is not in lockstep"
         c.claim()
