@@ -26,6 +26,7 @@
 #include "hilsim/client.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
+#include "bench/bench_momentum.h"
 #include "scenario/scen_rig.h"
 #include "scenario/scen_rig_can.h"
 
@@ -44,23 +45,6 @@ static const char *arm = "bench: {name: scen-arm}\n" RIG_ARM RIG_1KHZ "controlle
                          "  defaults: {kp: 300, kd: 6}\n"
                          "  trajectory: {joint: SHOULDER, amplitude: 0.4, frequency_hz: 0.5}\n";
 
-static void momentum(struct scen_rig *r, double ret[3])
-{
-    struct hs_world *w = hs_bench_world(r->bench);
-    const struct hs_model *m = hs_bench_model(r->bench, 0);
-    ret[0] = ret[1] = ret[2] = 0;
-    for (uint32_t l = 0; l < m->nlinks; l++) {
-        dBodyID b = hs_world_ode_body(w, 0, l);
-        if (!b)
-            continue;
-        dMass mass;
-        dBodyGetMass(b, &mass);
-        const dReal *v = dBodyGetLinearVel(b);
-        for (int k = 0; k < 3; k++)
-            ret[k] += mass.mass * v[k];
-    }
-}
-
 static void test_push_changes_momentum_by_f_t(void **state)
 {
     (void)state;
@@ -75,9 +59,9 @@ static void test_push_changes_momentum_by_f_t(void **state)
     double p0[3], p1[3];
     while (r.tick < 50)
         assert_int_equal(rig_tick(&r), 0);
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     rig_run(&r);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
     double want[3] = {0.6, 10, -0.4};
     for (int k = 0; k < 3; k++) {
@@ -103,9 +87,9 @@ static void test_push_repeat_and_intermittency(void **state)
              "  - {name: b, after: a, after_s: 0.01, duration_s: 0.04, on_s: 0.005,\n"
              "     off_s: 0.005, push: {link: WAIST, force_n: [10, 0, 0]}}\n");
     double p0[3], p1[3];
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     rig_run(&r);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 60);
     assert_int_equal(hs_scenario_step_activations(r.scen, 0), 3);
     assert_int_equal(hs_scenario_step_onset(r.scen, 1), 60);
@@ -135,21 +119,14 @@ static void test_payload_adds_weight(void **state)
              "steps:\n"
              "  - {at_s: 0.1, duration_s: 0.1, payload: {link: WAIST, mass_kg: 2.5}}\n"
              "  - {at_s: 0.22, gravity: {vector_m_s2: [1, 0, -5]}}\n");
-    double mass = 0, p[6][3];
-    const struct hs_model *m = hs_bench_model(r.bench, 0);
-    for (uint32_t l = 0; l < m->nlinks; l++)
-        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
-            dMass dm;
-            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
-            mass += dm.mass;
-        }
+    double mass = bench_model_mass(r.bench, 0), p[6][3];
     /* before: 20..80, with the payload: 120..180, in the new gravity: 240..290 */
     const int64_t at[6] = {20, 80, 120, 180, 240, 290};
     int n = 0;
     while (!hs_scenario_done(r.scen)) {
         assert_int_equal(rig_tick(&r), 0);
         if (n < 6 && (int64_t)r.tick == at[n])
-            momentum(&r, p[n++]);
+            bench_momentum(r.bench, 0, p[n++]);
     }
     double g = 9.80665, before = (p[1][2] - p[0][2]) / 0.06, with = (p[3][2] - p[2][2]) / 0.06;
     print_message("dp/dt: %.4f N without (M g = %.4f), %.4f N with 2.5 kg ((M + m) g = %.4f)\n",
@@ -174,14 +151,7 @@ static void test_set_pose_and_velocity(void **state)
              "steps:\n"
              "  - {at_s: 0.02, set_pose: {model: biped, position_m: [1, 2, 3],\n"
              "     rpy_rad: [0, 0, 1.5707963267948966], linear_velocity_mps: [0.5, 0, 0]}}\n");
-    const struct hs_model *m = hs_bench_model(r.bench, 0);
-    double mass = 0;
-    for (uint32_t l = 0; l < m->nlinks; l++)
-        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
-            dMass dm;
-            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
-            mass += dm.mass;
-        }
+    double mass = bench_model_mass(r.bench, 0);
     double q_before[64];
     uint32_t nj = hs_bench_joint_count(r.bench);
     while (r.tick < 20)
@@ -191,7 +161,7 @@ static void test_set_pose_and_velocity(void **state)
             hs_world_joint_position(hs_bench_world(r.bench), 0, hs_bench_joint(r.bench, i)->link);
     assert_int_equal(rig_tick(&r), 0); /* scenario tick 20: set before its physics step */
     double p[3];
-    momentum(&r, p);
+    bench_momentum(r.bench, 0, p);
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(r.bench), 0, 0, &waist);
     print_message("waist at (%.6f, %.6f, %.6f), momentum (%.6f, %.6f, %.6f), M v = %.6f\n",
