@@ -55,19 +55,30 @@ static bool inertia_finite(const double I[9])
  * it is positive definite; a point mass where it is not but the group has more mass to make
  * the sum positive definite (a URDF fixed frame often declares a mass with a zero tensor);
  * otherwise world_mass.c's fallback. */
-static bool member_mass(const struct hs_link *l, double armature, bool alone, dMass *ret)
+static bool member_mass(const struct hs_link *l, double armature, bool alone, double *ret_mass,
+                        double I[9])
 {
-    if (alone || (hs__world_inertia_pd(l->inertia) && inertia_finite(l->inertia)))
-        return hs__world_link_mass(l, armature, ret);
-    dMassSetZero(ret);
-    ret->mass = l->mass;
-    if (inertia_finite(l->inertia)) /* symmetric part only; the sum is checked below */
+    if (alone || (hs__world_inertia_pd(l->inertia) && inertia_finite(l->inertia))) {
+        dMass m;
+        bool fixup = hs__world_link_mass(l, armature, &m);
+        *ret_mass = m.mass;
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
-                ret->I[r * 4 + c] = 0.5 * (l->inertia[r * 3 + c] + l->inertia[c * 3 + r]);
+                I[r * 3 + c] = m.I[r * 4 + c];
+        return fixup;
+    }
+    *ret_mass = l->mass;
+    for (int r = 0; r < 3; r++) /* symmetric part only; the sum is checked by the caller */
+        for (int c = 0; c < 3; c++)
+            I[r * 3 + c] = inertia_finite(l->inertia)
+                               ? 0.5 * (l->inertia[r * 3 + c] + l->inertia[c * 3 + r])
+                               : 0.0;
     return false;
 }
 
+/* The sums are written out rather than made with dMassRotate / dMassTranslate / dMassAdd:
+ * those check every intermediate mass and ODE reports a point mass (a zero tensor) as "inertia
+ * must be positive definite", though only the sum must be. */
 uint32_t hs__world_group_mass(const struct hs_link *eff, const struct hs_pose *pose0,
                               const uint32_t *owner, uint32_t n, uint32_t o, double armature,
                               dMass *ret_m, double ret_com[3])
@@ -77,46 +88,47 @@ uint32_t hs__world_group_mass(const struct hs_link *eff, const struct hs_pose *p
         with_mass += owner[k] == o && mass_usable(&eff[k]);
     struct hs_pose inv;
     hs_pose_inverse(&pose0[o], &inv);
-    dMassSetZero(ret_m);
-    bool any = false;
+    /* About o's link origin, o's axes: total mass, first moment, inertia. */
+    double mt = 0, mc[3] = {0, 0, 0}, Io[9] = {0};
     for (uint32_t k = o; k < n; k++) {
         if (owner[k] != o || (!mass_usable(&eff[k]) && (with_mass > 0 || k != o)))
             continue;
-        dMass mk;
-        fixups += member_mass(&eff[k], k == o ? armature : 0.0, with_mass <= 1, &mk);
-        /* To o's frame: turn by the fixed offset's rotation, then move the centre of mass to
-         * where it sits in o's frame (ODE's parallel-axis shift). */
-        struct hs_pose rel;
-        double c[3];
+        double mk, Ik[9], RI[9], Rt[9], Ir[9], c[3];
+        fixups += member_mass(&eff[k], k == o ? armature : 0.0, with_mass <= 1, &mk, Ik);
+        struct hs_pose rel; /* link k in o's frame: a fixed offset */
         hs_pose_mul(&inv, &pose0[k], &rel);
         hs_pose_apply(&rel, eff[k].com, c);
-        dMatrix3 R;
-        hs__rot_to_ode(rel.R, R);
-        dMassRotate(&mk, R);
-        dMassTranslate(&mk, c[0], c[1], c[2]);
-        if (any)
-            dMassAdd(ret_m, &mk);
-        else
-            *ret_m = mk;
-        any = true;
+        hs_rot_mul(rel.R, Ik, RI);
+        hs_rot_transpose(rel.R, Rt);
+        hs_rot_mul(RI, Rt, Ir);
+        double c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++) /* parallel axis to o's origin */
+                Io[r * 3 + q] += Ir[r * 3 + q] + mk * ((r == q ? c2 : 0.0) - c[r] * c[q]);
+        mt += mk;
+        for (int i = 0; i < 3; i++)
+            mc[i] += mk * c[i];
     }
-    for (int k = 0; k < 3; k++)
-        ret_com[k] = ret_m->c[k];
-    dMassTranslate(ret_m, -ret_com[0], -ret_com[1], -ret_com[2]);
-    double I[9];
+    double C[3] = {mc[0] / mt, mc[1] / mt, mc[2] / mt}, I[9];
+    double C2 = C[0] * C[0] + C[1] * C[1] + C[2] * C[2];
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            I[r * 3 + c] = ret_m->I[r * 4 + c];
+        for (int q = 0; q < 3; q++) /* back from o's origin to the centre of mass */
+            I[r * 3 + q] = Io[r * 3 + q] - mt * ((r == q ? C2 : 0.0) - C[r] * C[q]);
+    for (int r = 0; r < 3; r++) /* exact symmetry, as ODE expects */
+        for (int q = 0; q < r; q++)
+            I[r * 3 + q] = I[q * 3 + r] = 0.5 * (I[r * 3 + q] + I[q * 3 + r]);
     if (!hs__world_inertia_pd(I)) {
         /* Point masses on one line: the fallback sphere's tensor on top keeps ODE's solver
          * regular (world_mass.c). */
-        dMass s;
-        dMassSetSphereTotal(&s, ret_m->mass, 0.01);
         for (int r = 0; r < 3; r++)
-            ret_m->I[r * 4 + r] += s.I[r * 4 + r];
+            I[r * 4] += 0.4 * mt * 0.01 * 0.01;
         fixups++;
     }
-    for (int k = 0; k < 3; k++)
-        ret_m->c[k] = 0; /* exactly: dBodySetMass wants the centre of mass at the frame */
+    dMassSetZero(ret_m);
+    ret_m->mass = mt;
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+            ret_m->I[r * 4 + q] = I[r * 3 + q];
+    memcpy(ret_com, C, sizeof C);
     return fixups;
 }
