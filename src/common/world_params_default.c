@@ -1,5 +1,6 @@
 /* hs_world_params_default lives in hs_common, not in hs_world: the config library fills its
  * physics defaults from it without linking ODE, and there is one list of the values. */
+#include <math.h>
 #include <string.h>
 
 #include "hilsim/world.h"
@@ -10,13 +11,19 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->step_s = 1e-3;
     ret_params->substeps = 1;
     ret_params->solver = HS_SOLVER_QUICK;
-    ret_params->quick_iterations = 20;
+    /* SOR factor 1.2 instead of ODE's 1.3: on SR1 standing (perf/contact_bench.c) 16
+     * iterations at 1.2 leave the ankle-force noise of 20 at 1.3 (0.044 against 0.029 %, worst
+     * jump 0.20 against 0.17 %) for 16 % less step; at 20 iterations 1.2 halves 1.3's noise;
+     * 1.0, 1.4 and 1.5 are worse, 1.1 as quiet with larger jumps (config/README.md, "What each
+     * lever bought"). */
+    ret_params->quick_iterations = 16;
+    ret_params->quick_w = 1.2;
     ret_params->gravity[2] = -9.80665;
     ret_params->erp = 0.2;
     /* Joint rows' CFM: at ERP 0.2 and 1 ms a joint stiffness of ERP / (h CFM) = 2e6 N/m and
-     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 20 quick-step
+     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 16 quick-step
      * iterations converge on a humanoid standing on two feet: at 1e-10 SR1's ankle forces
-     * kept 0.4 % noise, 2 % tick-to-tick jumps and the waist IMU 0.4 m/s²
+     * kept 1.9 % noise, 11 % tick-to-tick jumps and the waist IMU 0.9 m/s²
      * (perf/contact_bench.c). */
     ret_params->cfm = 1e-4;
     ret_params->friction = 1.0;
@@ -25,7 +32,7 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->contact_erp = 0.2;
     ret_params->contact_cfm = 1e-5;
     /* Measured (perf/contact_bench.c, config/README.md "Contacts and solver health"): SR1
-     * (130.8 kg) stands with converged ankle forces at 20 quick-step iterations and sinks
+     * (130.8 kg) stands with converged ankle forces at 16 quick-step iterations and sinks
      * 0.56 mm (0.1 mm of it the surface layer); less damping lets it bounce when it lands. */
     ret_params->contact_stiffness_n_m = 2e6;
     ret_params->contact_damping_n_s_m = 1e4;
@@ -38,6 +45,7 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->angular_damping = 0.0;
     ret_params->self_collision = false;
     ret_params->contactless = false;
+    ret_params->merge_fixed_links = true;
     ret_params->warmup_steps = 10;
     /* Far beyond any bench (a humanoid's joints reach tens of rad/s, a flywheel a few thousand;
      * a fall from 10 m lands at 14 m/s), well inside the range where ODE still steps. */
@@ -45,4 +53,9 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->guard.max_linear_velocity_mps = 1e3;
     ret_params->guard.max_angular_velocity_rad_s = 1e4;
     ret_params->guard.joint_rate_factor = 10;
+    /* A hard landing sinks a link millimetres into the default contact for a few steps; one
+     * that went through keeps falling, 0.05 m in 0.1 s from rest. */
+    ret_params->guard.floor_z_m = NAN;
+    ret_params->guard.floor_depth_m = 0.05;
+    ret_params->guard.floor_time_s = 0.01;
 }
