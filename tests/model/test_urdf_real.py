@@ -157,8 +157,8 @@ class RealRobots(unittest.TestCase):
     def test_h1_stands_on_the_floor(self):
         """Unitree H1 (a 59 kg biped on 3 cm wide feet) in the quick look stands 10 s on the
         floor: it fell backwards when its knees were sized on what they move (~200 N·m/rad), so
-        the quick look's stance gains hold a biped's knees and hips at twice their share of
-        the load's gravity moment (src/bench/quick_look_gains.c). The criterion is
+        the quick look's stance gains hold a biped's knees and hips at four times their share
+        of the load's gravity moment (src/bench/quick_look_gains.c). The criterion is
         test_quick_look_robots': no guard trip, the root no more than 10 % lower and within
         15 degrees of its start, at rest over the last second (every joint under 5 rad/s)."""
         floor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
