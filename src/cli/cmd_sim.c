@@ -22,7 +22,8 @@
 #include "rt/rt_clock.h"
 
 #define MAX_TORQUES 64
-/* rad/s: stiff enough to stand a humanoid, soft enough for 1 ms explicit PD on light links. */
+/* rad/s: the quick look's servo bandwidth (src/bench/quick_look_gains.c; its loop is implicit, so
+ * light links need no clamp). */
 #define QUICK_LOOK_BANDWIDTH 30.0
 
 struct sim_opts {
