@@ -107,8 +107,11 @@ struct hs_world_params {
     double surface_layer;                   /* m, dWorldSetContactSurfaceLayer */
     uint32_t max_contacts;                  /* per geom pair (1 .. 64) */
     double linear_damping, angular_damping; /* dWorldSetDamping */
-    bool self_collision;   /* collide links of one body that are not jointed to each other */
-    bool contactless;      /* Odin's mode: detect and report colliding pairs, make no contacts */
+    bool self_collision; /* collide links of one body that are not jointed to each other */
+    bool contactless;    /* Odin's mode: detect and report colliding pairs, make no contacts */
+    /* A link joined to its parent by a fixed joint becomes part of the parent's ODE body
+     * (src/world/world_merge.c), except where a force sensor measures that joint. */
+    bool merge_fixed_links;
     uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena,
                               then one sizing step for the most contacts (0: none at all) */
     struct hs_world_guard guard;
@@ -120,9 +123,9 @@ struct hs_world_params {
  * contact stiffness 2e6 N/m and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM
  * 1e-5 per point when stiffness is 0), surface layer 1e-4, 4 contacts, no damping; health
  * budgets 5 mm penetration, 1 mm joint error, force jump 1 % of the weight.
- * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps; guard
- * 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit, the floor from the scenery,
- * 0.05 m beyond a link's reach for 0.01 s. */
+ * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, fixed links merged, 10
+ * warm-up steps; guard 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit, the floor
+ * from the scenery, 0.05 m beyond a link's reach for 0.01 s. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
@@ -324,6 +327,14 @@ void hs_world_ode_step_begin(struct hs_world *world);
  * (src/world/world_build.c). ODE body pose = link pose translated by this. RT-safe. */
 void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t link,
                        double ret_com[3]);
+
+/* The link whose ODE body carries this link: the link itself, or for a link merged into its
+ * parent's body (params.merge_fixed_links) the nearest ancestor not merged; for a link merged
+ * into a fixed root's scenery, the root (which has no body). Link poses, velocities and geoms
+ * of a merged link are its own, composed with its fixed offset. RT-safe. */
+uint32_t hs_world_link_body_link(const struct hs_world *world, uint32_t body, uint32_t link);
+/* Links merged into another link's body (or a fixed root) over the whole world. RT-safe. */
+uint32_t hs_world_merged_links(const struct hs_world *world);
 
 /* Links whose mass or inertia was unusable (zero, not positive definite) and got the fallback
  * described in src/world/world_mass.c. RT-safe. */

@@ -39,6 +39,7 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->angular_damping = 0.0;
     ret_params->self_collision = false;
     ret_params->contactless = false;
+    ret_params->merge_fixed_links = true;
     ret_params->warmup_steps = 10;
     /* Far beyond any bench (a humanoid's joints reach tens of rad/s, a flywheel a few thousand;
      * a fall from 10 m lands at 14 m/s), well inside the range where ODE still steps. */

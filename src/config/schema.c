@@ -300,6 +300,7 @@ static const struct hs__cfg_field physics_f[] = {
     DBL("angular_damping", WP, angular_damping, 0, 1, 0),
     BOOL("self_collision", WP, self_collision),
     BOOL("contactless", WP, contactless),
+    BOOL("merge_fixed_links", WP, merge_fixed_links),
     U32("warmup_steps", WP, warmup_steps, 0, 100000, 0),
     SECTION("health", WP, health, health_t, 0),
     SECTION("guard", WP, guard, guard_t, 0),

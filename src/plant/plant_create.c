@@ -230,6 +230,11 @@ struct hs_sensor_reading *hs_plant_sensor_reading_edit(struct hs_plant *pl, uint
     return &pl->sensors[s].reading;
 }
 
+double *hs_plant_sensor_values_edit(struct hs_plant *pl, uint32_t s)
+{
+    return pl->sensors[s].values;
+}
+
 void hs_plant_joint_counters(const struct hs_plant *pl, uint32_t j,
                              struct hs_plant_joint_counters *ret)
 {

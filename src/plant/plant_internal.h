@@ -49,7 +49,7 @@ struct hs__plant_sensor {
     double last_sample_time_s;
     struct hs_delay_line delay;
     struct hs_sensor_reading reading; /* published */
-    const double *values;             /* published values (hs_plant_sensor_values) */
+    double *values;                   /* published values (hs_plant_sensor_values) */
     uint32_t nvalues;
     void *state; /* the kind's own, allocated by its init, freed by its destroy */
 };
