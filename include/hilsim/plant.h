@@ -135,7 +135,9 @@ struct hs_plant_joint_counters {
     uint64_t stale_ticks;         /* ticks spent in it after a command had arrived */
     uint64_t torque_saturations;  /* ticks the torque limit clipped the command */
     uint64_t current_saturations; /* ticks the current limit clipped it */
-    uint64_t velocity_limits;     /* ticks a velocity limit cut it */
+    uint64_t velocity_limits;     /* ticks a velocity limit changed the torque: the speed
+                                     loop held the joint with less than the command, or the
+                                     brake past the limit cut it */
     uint64_t invalid_commands;    /* ticks whose command had a non-finite term (safe behaviour) */
 };
 

@@ -5,8 +5,9 @@
  * bus, commanded every tick, and the shared-memory segment). Heap and stdio calls are counted by
  * interposition on the loop's thread (tests/common/call_counter.c), page faults by
  * getrusage(RUSAGE_THREAD). The divergence guard checks every body and joint after every step
- * inside these windows; two more runs trip it inside the window (a runaway torque, and an ODE
- * internal assertion caught in the step) and show the fault path allocation-free too. */
+ * inside these windows (with SR1, its floor check too); more runs trip it inside the window (a
+ * runaway torque, an ODE internal assertion caught in the step, a robot under the floor) and
+ * show the fault path allocation-free too, and one drives a joint into its speed limit. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -897,19 +898,37 @@ static void spin_link(struct probe *p)
     dBodySetAngularVel(hs_world_ode_body(hs_bench_world(p->bench), j->body, j->link), 1e200, 0, 0);
 }
 
-static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const char *what)
+/* The whole biped 5 m down, as it is: under the floor, nothing else out of bounds. */
+static void sink_robot(struct probe *p)
+{
+    struct hs_world *w = hs_bench_world(p->bench);
+    const struct hs_model *m = hs_world_body_model(w, 0);
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        dBodyID b = hs_world_ode_body(w, 0, i);
+        if (b) {
+            const dReal *x = dBodyGetPosition(b);
+            dBodySetPosition(b, x[0], x[1], x[2] - 5);
+        }
+    }
+}
+
+static const char arm_trip_yaml[] = "bench: {name: nalloc-trip}\n"
+                                    "models:\n"
+                                    "  - {name: arm, file: arm2.wrl}\n"
+                                    "  - {name: floor, file: floor.wrl, static: true}\n"
+                                    "physics: {step_s: 0.00025, substeps: 1}\n"
+                                    "rt: {period_ns: 250000}\n";
+
+/* fault() breaks the world at tick WARMUP + 500; the guard stops the loop after_ticks later
+ * (the tick of the fault itself is the first). */
+static void trip_in_window(const char *yaml, void (*fault)(struct probe *), int expect_rc,
+                           uint64_t after_ticks, const char *what)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
-    static const char yaml[] = "bench: {name: nalloc-trip}\n"
-                               "models:\n"
-                               "  - {name: arm, file: arm2.wrl}\n"
-                               "  - {name: floor, file: floor.wrl, static: true}\n"
-                               "physics: {step_s: 0.00025, substeps: 1}\n"
-                               "rt: {period_ns: 250000}\n";
     const struct hs_config *cfg = NULL;
     struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "trip.yaml", dir, &cfg, &d) < 0)
+    if (hs_config_load_buffer(yaml, strlen(yaml), "trip.yaml", dir, &cfg, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
     if (hs_bench_create(cfg, &p.bench, &d) < 0)
@@ -936,7 +955,7 @@ static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const c
     assert_int_equal(rc, expect_rc);
     assert_int_equal(p.physics_rc, expect_rc);
     assert_int_equal(res.reason, HS_TICK_STOP_PHASE_ERROR);
-    assert_int_equal(res.ticks, WARMUP + 501);
+    assert_int_equal(res.ticks, WARMUP + 500 + after_ticks);
     assert_non_null(hs_bench_fault(p.bench));
     assert_int_equal(heap_calls, 0);
     assert_int_equal(stdio_calls, 0);
@@ -948,13 +967,60 @@ static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const c
 static void test_guard_trip_without_alloc_or_stdio(void **state)
 {
     (void)state;
-    trip_in_window(runaway_torque, -ERANGE, "guard trip (1e9 N·m)");
+    trip_in_window(arm_trip_yaml, runaway_torque, -ERANGE, 1, "guard trip (1e9 N·m)");
+}
+
+/* The floor check trips floor_time_s (0.01 s: 40 steps of 0.25 ms) after the biped is put
+ * under the floor; its per-step check ran in every tick before, the trip allocates nothing. */
+static void test_floor_trip_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    static const char yaml[] = "bench: {name: nalloc-floor}\n"
+                               "models:\n"
+                               "  - {name: biped, file: biped.wrl}\n"
+                               "  - {name: floor, file: floor.wrl, static: true}\n"
+                               "physics: {step_s: 0.00025, substeps: 1}\n"
+                               "rt: {period_ns: 250000}\n";
+    trip_in_window(yaml, sink_robot, -ERANGE, 40, "floor trip (biped 5 m down)");
+}
+
+/* The drive's speed limit in the tick: the arm's elbow asked to follow a sine of 1.5 rad at
+ * 3 Hz (28 rad/s peak) against its 8 rad/s limit, so the speed-limit row engages and holds
+ * (its torque read back from the joint feedback after every step) on many ticks. */
+static void test_speed_limit_ticks_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    static const char yaml[] =
+        "bench: {name: nalloc-speed}\n"
+        "models:\n"
+        "  - {name: arm, file: arm2.wrl}\n"
+        "physics: {step_s: 0.00025, substeps: 1}\n"
+        "rt: {period_ns: 250000}\n"
+        "controller: {type: trajectory,\n"
+        "             trajectory: {joint: ELBOW, amplitude: 1.5, frequency_hz: 3}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "speed.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    run_and_check(&p, "the arm's elbow at its speed limit", 0);
+    const struct hs_bench_joint *j = hs_bench_joint(p.bench, hs_bench_find_joint(p.bench, "ELBOW"));
+    struct hs_plant_joint_counters c;
+    hs_plant_joint_counters(j->plant, j->plant_joint, &c);
+    print_message("elbow: %llu ticks speed-limited\n", (unsigned long long)c.velocity_limits);
+    assert_true(c.velocity_limits > 100);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
 }
 
 static void test_ode_internal_error_without_alloc_or_stdio(void **state)
 {
     (void)state;
-    trip_in_window(spin_link, -EFAULT, "ODE internal assertion");
+    trip_in_window(arm_trip_yaml, spin_link, -EFAULT, 1, "ODE internal assertion");
 }
 
 int main(void)
@@ -971,6 +1037,8 @@ int main(void)
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
+        cmocka_unit_test(test_floor_trip_without_alloc_or_stdio),
+        cmocka_unit_test(test_speed_limit_ticks_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
