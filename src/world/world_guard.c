@@ -158,7 +158,8 @@ int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fau
         return snprintf(buf, size,
                         "%s: centre of mass %.3g m below the floor (z = %g m) for %u steps "
                         "(physics.guard.floor_time_s %g), deeper than its geometry reaches "
-                        "(%.3g m) plus physics.guard.floor_depth_m %g: it went through the floor",
+                        "(%.3g m) plus physics.guard.floor_depth_m %g: it went through the floor "
+                        "(or off its edge)",
                         where, f->value, w->floor_z, w->floor_steps, g->floor_time_s,
                         f->limit - g->floor_depth_m, g->floor_depth_m);
     }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cia402/cia402.h"
+#include "fuzz_frames.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,17 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();
     struct hs_can_joint_state js = {.q_rad = -7.5, .dq_rad_s = 3, .tau_nm = 0.2};
     int64_t t = 0;
-    while (size >= 4) {
-        struct hs_can_frame f;
-        memset(&f, 0, sizeof f);
-        f.id = (uint32_t)(data[0] | (data[1] & 0x7) << 8);
-        f.flags = data[2] & 0x7;
-        f.len = data[3] % 65;
-        data += 4, size -= 4;
-        unsigned n = f.len < size ? f.len : (unsigned)size;
-        memcpy(f.data, data, n);
-        data += n, size -= n;
-        hs_can_node_on_frame(&node.base, &f, t);
+    static const struct fuzz_frame_format fmt = {2, 0x7FF, 0x7};
+    struct fuzz_frame in;
+    while (fuzz_next_frame(&fmt, &data, &size, &in)) {
+        hs_can_node_on_frame(&node.base, &in.f, t);
         struct hs_can_joint_command cmd;
         struct hs_can_frame out[8];
         unsigned room = (unsigned)(t % 9); /* sometimes too little room: frames wait */

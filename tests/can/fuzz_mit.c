@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hilsim/can_mit.h"
+#include "fuzz_frames.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,17 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();
     struct hs_can_joint_state js = {.q_rad = 0.1, .dq_rad_s = -1, .tau_nm = 2, .current_a = 1};
     int64_t t = 0;
-    while (size >= 4) {
-        struct hs_can_frame f;
-        memset(&f, 0, sizeof f);
-        f.id = (uint32_t)(data[0] | (data[1] & 0x7) << 8);
-        f.flags = data[2] & 0x7;
-        f.len = data[3] % 65;
-        data += 4, size -= 4;
-        unsigned n = f.len < size ? f.len : (unsigned)size;
-        memcpy(f.data, data, n);
-        data += n, size -= n;
-        hs_can_node_on_frame(&node.base, &f, t);
+    static const struct fuzz_frame_format fmt = {2, 0x7FF, 0x7};
+    struct fuzz_frame in;
+    while (fuzz_next_frame(&fmt, &data, &size, &in)) {
+        hs_can_node_on_frame(&node.base, &in.f, t);
         struct hs_can_joint_command cmd;
         struct hs_can_frame out[2];
         int k = hs_can_node_poll(&node.base, t, &js, &cmd, out, 2);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "robstride/robstride.h"
+#include "fuzz_frames.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,23 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         __builtin_trap();
     struct hs_can_joint_state js = {.q_rad = 0.1, .dq_rad_s = -1, .tau_nm = 2, .current_a = 1};
     int64_t t = 0;
-    while (size >= 6) {
-        struct hs_can_frame f;
-        memset(&f, 0, sizeof f);
-        uint32_t id = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                      (uint32_t)data[3] << 24;
-        f.id = id & 0x1FFFFFFF;
-        f.flags = data[4] & 0x7;
-        f.len = data[5] % 65;
-        bool fault = data[4] & 0x80;
-        data += 6, size -= 6;
-        unsigned n = f.len < size ? f.len : (unsigned)size;
-        memcpy(f.data, data, n);
-        data += n, size -= n;
-        if (fault)
-            hs_rs_node_fault(&node, id);
+    static const struct fuzz_frame_format fmt = {4, 0x1FFFFFFF, 0x7};
+    struct fuzz_frame in;
+    while (fuzz_next_frame(&fmt, &data, &size, &in)) {
+        if (in.raw_flags & 0x80) /* a fault raised with the raw id as its code */
+            hs_rs_node_fault(&node, in.raw_id);
         else
-            hs_can_node_on_frame(&node.base, &f, t);
+            hs_can_node_on_frame(&node.base, &in.f, t);
         struct hs_can_joint_command cmd;
         struct hs_can_frame out[OUT_MAX];
         int k = hs_can_node_poll(&node.base, t, &js, &cmd, out, OUT_MAX);

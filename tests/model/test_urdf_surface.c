@@ -50,12 +50,7 @@ static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = HS_SOLVER_STANDARD;
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    assert_int_equal(hs_world_create(&p, s, 2, &w, &d), 0);
-    slope_slide(w, down, ret_travel, ret_a);
-    hs_world_destroy(w);
+    slope_run(&p, s, down, ret_travel, ret_a);
     hs_model_free(slab);
 }
 

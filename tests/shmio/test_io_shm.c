@@ -78,6 +78,25 @@ static void attach_client(struct fx *f)
         fail_msg("attach: %s", err);
 }
 
+/* A bench of the two-joint arm (command timeout, client timeout in s) with a client attached
+ * that owns the commands. */
+static void open_claimed(struct fx *f, const char *name, double command_timeout_s,
+                         double client_timeout_s)
+{
+    struct hs_diag d = {0};
+    assert_int_equal(make(f, name, command_timeout_s, client_timeout_s, NULL, NULL, &d), 0);
+    attach_client(f);
+    assert_int_equal(hs_client_claim(f->c, NULL, 0), 0);
+}
+
+/* The owner's commands that hold both joints where they start (PD on 0.3 and 0.6 rad). */
+static void write_hold(struct fx *f)
+{
+    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
+                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
+    assert_int_equal(hs_client_write_commands(f->c, cmds, 2), 0);
+}
+
 static void tick(struct fx *f)
 {
     assert_int_equal(hs_bench_tick(f->b, f->now, f->tick), 0);
@@ -201,10 +220,7 @@ static void test_commands_reach_the_slot_and_go_stale(void **state)
 {
     (void)state;
     struct fx f;
-    struct hs_diag d = {0};
-    assert_int_equal(make(&f, "slot", 0.02, 1.0, NULL, NULL, &d), 0);
-    attach_client(&f);
-    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    open_claimed(&f, "slot", 0.02, 1.0);
     tick(&f);
     assert_int_equal(slot(&f, 0)->seq, 0);
     struct hs_client_command cmds[2] = {
@@ -270,11 +286,8 @@ static void test_lost_client_is_stale_before_the_command_timeout(void **state)
 {
     (void)state;
     struct fx f;
-    struct hs_diag d = {0};
     /* Commands would stay valid for 1 s, but a client silent for 50 ms is lost. */
-    assert_int_equal(make(&f, "lost", 1.0, 0.05, NULL, NULL, &d), 0);
-    attach_client(&f);
-    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    open_claimed(&f, "lost", 1.0, 0.05);
     struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
                                         {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
     assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
@@ -410,13 +423,8 @@ static void test_clock_stepping_back_does_not_extend_a_command(void **state)
     /* The runner's warm-up ticks run ahead of the clock; the loop's first tick is then earlier.
      * A command seen before that step still goes stale 20 ms (of ticks) after it was seen. */
     struct fx f;
-    struct hs_diag d = {0};
-    assert_int_equal(make(&f, "clockback", 0.02, 1.0, NULL, NULL, &d), 0);
-    attach_client(&f);
-    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
-    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
-                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
-    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    open_claimed(&f, "clockback", 0.02, 1.0);
+    write_hold(&f);
     tick(&f);
     f.now -= 200 * PERIOD_NS;
     int k = 0;
@@ -438,10 +446,7 @@ static void test_warm_up_does_not_age_the_client(void **state)
 {
     (void)state;
     struct fx f;
-    struct hs_diag d = {0};
-    assert_int_equal(make(&f, "warmupage", 0.5, 1.0, NULL, NULL, &d), 0);
-    attach_client(&f);
-    assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
+    open_claimed(&f, "warmupage", 0.5, 1.0);
     struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
                                         {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
     assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
@@ -475,9 +480,7 @@ static void test_warm_up_publishes_nothing(void **state)
     assert_int_equal(hs_client_read_state(f.c, &st), 0);
     uint64_t tick0 = st.tick;
     assert_int_equal(hs_client_claim(f.c, NULL, 0), 0);
-    struct hs_client_command cmds[2] = {{.mode = HS_SHM_MODE_POSITION_PD, .q = 0.3, .kp = 300},
-                                        {.mode = HS_SHM_MODE_POSITION_PD, .q = 0.6, .kp = 100}};
-    assert_int_equal(hs_client_write_commands(f.c, cmds, 2), 0);
+    write_hold(&f);
     hs_bench_set_warming_up(f.b, true);
     for (int k = 0; k < 200; k++) {
         hs_client_heartbeat(f.c);

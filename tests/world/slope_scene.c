@@ -34,3 +34,14 @@ void slope_slide(struct hs_world *w, const double down[3], double *ret_travel, d
     *ret_travel = x[2] - x[0];
     *ret_a = (x[2] - 2 * x[1] + x[0]) / 0.25;
 }
+
+void slope_run(const struct hs_world_params *p, const struct hs_world_body_spec spec[2],
+               const double down[3], double *ret_travel, double *ret_a)
+{
+    struct hs_world *w = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_world_create(p, spec, 2, &w, &d), 0);
+    slope_slide(w, down, ret_travel, ret_a);
+    hs_world_destroy(w);
+}

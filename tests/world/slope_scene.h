@@ -16,5 +16,8 @@ void slope_place(struct hs_world_body_spec spec[2], double th, double lift_m, do
  * 1200: ret_travel the distance between the first and the last, ret_a the acceleration from
  * their second difference, taking a step as 1 ms (0.5 s apart). */
 void slope_slide(struct hs_world *w, const double down[3], double *ret_travel, double *ret_a);
+/* The world of p and the two bodies of spec, slope_slide on it, and the world destroyed. */
+void slope_run(const struct hs_world_params *p, const struct hs_world_body_spec spec[2],
+               const double down[3], double *ret_travel, double *ret_a);
 
 #endif

@@ -33,12 +33,7 @@ static void slide(enum hs_solver solver, double th, double mu, double *ret_trave
     hs_world_params_default(&p);
     p.solver = solver;
     p.friction = mu;
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    assert_int_equal(hs_world_create(&p, s, 2, &w, &d), 0);
-    slope_slide(w, down, ret_travel, ret_a);
-    hs_world_destroy(w);
+    slope_run(&p, s, down, ret_travel, ret_a);
     mb_free(block);
     mb_free(floor);
 }
