@@ -57,6 +57,20 @@ enum hs_velocity_loop {
     HS_VELOCITY_LOOP_ODE_MOTOR, /* ODE motor row: reaches v* in one step within torque_max */
     HS_VELOCITY_LOOP_MAX
 };
+/* How position mode (MIT PD) is executed. A real position-controlled servo closes its loop far
+ * faster than the simulation's step; an explicit PD held for the step is stable only within
+ * kp·h²/I + 2·kd·h/I < 4 on the inertia its torque meets within the step (auto_gains.c). The
+ * ODE motor row executes the same law implicitly, solved with the step: with g = h·kp + kd,
+ * the row's target speed v = (kp·(q* − q) + kd·dq* + tau_ff) / g and CFM 1 / g give the force
+ *   kp·(q* − q_next) + kd·(dq* − dq_next) + tau_ff,   q_next = q + h·dq_next
+ * (backward Euler, the spring-damper form of the ODE manual's "ERP and CFM"), bounded by the
+ * drive's saturation, with no stability limit. v is the drive's speed reference, clamped to its
+ * velocity limits like a cascaded servo's position loop output. */
+enum hs_position_loop {
+    HS_POSITION_LOOP_EXPLICIT,  /* tau = kp (q* - q) + kd (dq* - dq) + tau_ff, held for the step */
+    HS_POSITION_LOOP_ODE_MOTOR, /* the same law, implicit, as an ODE motor row (above) */
+    HS_POSITION_LOOP_MAX
+};
 
 struct hs_actuator_params {
     double gear_ratio;          /* N, motor turns per joint turn, != 0 */
@@ -77,8 +91,10 @@ struct hs_actuator_params {
     double velocity_limit_reach;
     enum hs_velocity_loop velocity_loop;
     double velocity_gain; /* N·m·s/rad, HS_VELOCITY_LOOP_GAIN */
-    double brake_torque;  /* holding torque, > 0, INFINITY = rigid */
-    int64_t timeout_ns;   /* command older than this is stale; 0 = no watchdog */
+    enum hs_position_loop position_loop;
+    double position_loop_step_s; /* HS_POSITION_LOOP_ODE_MOTOR: the physics step h, > 0 */
+    double brake_torque;         /* holding torque, > 0, INFINITY = rigid */
+    int64_t timeout_ns;          /* command older than this is stale; 0 = no watchdog */
     enum hs_safe_behaviour safe;
     double hold_kp, hold_kd; /* HS_SAFE_HOLD gains */
 };
@@ -90,6 +106,7 @@ struct hs_actuator_output {
     double current;         /* motor current that motor_torque takes, A */
     double ode_vel;         /* ODE motor row target velocity */
     double ode_fmax;        /* ODE motor row force limit (0 = off) */
+    double ode_cfm;         /* the row's CFM (implicit position loop); 0 = the world's */
     bool ode_motor_drives;  /* the row is the motor (brake, ODE velocity loop), not friction */
     bool torque_saturated;  /* torque_max limited it */
     bool current_saturated; /* current_max limited it */

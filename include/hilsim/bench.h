@@ -88,6 +88,11 @@ void hs_bench_destroy(struct hs_bench *bench); /* accepts NULL; destroys attache
  * would make the explicit PD unstable at the tick on the least inertia it moves on its own gets
  * the largest stable bandwidth instead and one bench warning (src/bench/auto_gains.c). */
 void hs_bench_set_auto_gains(struct hs_bench *bench, double omega_rad_s);
+/* init only: the quick look's hold (hilsim sim --model): every joint's position loop implicit
+ * (HS_POSITION_LOOP_ODE_MOTOR), gains critically damped at omega_rad_s on what the joint moves,
+ * a free robot's stance joints at least stiff enough to carry the robot standing on them
+ * (src/bench/quick_look_gains.c). */
+void hs_bench_set_quick_look_gains(struct hs_bench *bench, double omega_rad_s);
 /* init only: what the bench found allowed but suspect while it was built (torque limits left
  * at .inf, initial positions outside joint limits, bodies that start overlapping, clamped
  * tuned gains), one line each, in order; the CLI prints each once. NULL past the count. */

@@ -157,6 +157,10 @@ int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model
  * gave ODE's joints. */
 void hs_plant_destroy(struct hs_plant *plant);
 
+/* init only: joint j's position mode runs as `loop` (hilsim/actuator.h) over the world's
+ * physics step. The quick look's hold uses the implicit loop; 0 or -EINVAL. */
+int hs_plant_set_position_loop(struct hs_plant *plant, uint32_t j, enum hs_position_loop loop);
+
 /* RT-safe. The command slot of joint j, for the command source to write. Owned by the plant. */
 struct hs_joint_command *hs_plant_command(struct hs_plant *plant, uint32_t j);
 

@@ -22,7 +22,8 @@
 #include "rt/rt_clock.h"
 
 #define MAX_TORQUES 64
-/* rad/s: stiff enough to stand a humanoid, soft enough for 1 ms explicit PD on light links. */
+/* rad/s: the quick look's servo bandwidth (src/bench/quick_look_gains.c; its loop is implicit, so
+ * light links need no clamp). */
 #define QUICK_LOOK_BANDWIDTH 30.0
 
 struct sim_opts {
@@ -299,7 +300,7 @@ int hs_cmd_sim(int argc, char **argv)
         for (uint32_t k = 0; k < hs_bench_model(b, i)->nwarnings; k++)
             hs_log(HS_LOG_WARNING, "%s", hs_bench_model(b, i)->warnings[k]);
     if (o.model)
-        hs_bench_set_auto_gains(b, QUICK_LOOK_BANDWIDTH);
+        hs_bench_set_quick_look_gains(b, QUICK_LOOK_BANDWIDTH);
     for (uint32_t i = 0; i < hs_bench_warning_count(b); i++) /* once, after the gains */
         hs_log(HS_LOG_WARNING, "%s", hs_bench_warning(b, i));
     if (o.ntorques) {

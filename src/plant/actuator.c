@@ -24,6 +24,8 @@ void hs_actuator_params_default(const struct hs_link *link, struct hs_actuator_p
         .velocity_limit_reach = 0.0,
         .velocity_loop = HS_VELOCITY_LOOP_GAIN,
         .velocity_gain = 0.0,
+        .position_loop = HS_POSITION_LOOP_EXPLICIT,
+        .position_loop_step_s = 0.0,
         .brake_torque = INFINITY,
         .timeout_ns = 0,
         .safe = HS_SAFE_ZERO_TORQUE,
@@ -56,6 +58,10 @@ int hs_actuator_params_check(const struct hs_actuator_params *p, const char **re
     BAD(!(p->velocity_limit_reach >= 0.0), "velocity_limit_reach");
     BAD((unsigned)p->velocity_loop >= HS_VELOCITY_LOOP_MAX, "velocity_loop");
     BAD(!(p->velocity_gain >= 0.0) || !isfinite(p->velocity_gain), "velocity_gain");
+    BAD((unsigned)p->position_loop >= HS_POSITION_LOOP_MAX, "position_loop");
+    BAD(p->position_loop == HS_POSITION_LOOP_ODE_MOTOR &&
+            !(p->position_loop_step_s > 0.0 && isfinite(p->position_loop_step_s)),
+        "position_loop_step_s");
     BAD(!(p->brake_torque > 0.0), "brake_torque");
     BAD(p->timeout_ns < 0, "timeout_ns");
     BAD((unsigned)p->safe >= HS_SAFE_MAX, "safe");
@@ -170,6 +176,47 @@ static bool speed_limit_row(const struct hs_actuator_params *p, double dq, doubl
     return true;
 }
 
+/* The implicit loop's gains need not respect the explicit bound, but at a stop or past a
+ * velocity limit there is no row for them (implicit_pd_row), so there the law runs explicitly
+ * for the step: bounded by what moves the joint through its whole position error and cancels
+ * its speed error within one step on the least inertia it moves (velocity_limit_reach: at most
+ * h / that inertia, with the bench's margin), which keeps a stiff servo's explicit step from
+ * overshooting. */
+static double implicit_loop_fallback(const struct hs_actuator_params *p, double q, double dq,
+                                     double ep, double ev, double tau)
+{
+    double h = p->position_loop_step_s;
+    bool row = q > p->q_min && q < p->q_max && dq >= p->dq_min && dq <= p->dq_max;
+    if (p->position_loop != HS_POSITION_LOOP_ODE_MOTOR || row || !(p->velocity_limit_reach > 0.0) ||
+        !isfinite(p->velocity_limit_reach))
+        return tau;
+    double cap = (fabs(ep) / h + fabs(ev)) / p->velocity_limit_reach;
+    return fmin(fmax(tau, -cap), cap);
+}
+
+/* The implicit position loop (hs_position_loop): the PD as a motor row. Only strictly inside
+ * the stops and the velocity limits: at a stop ODE drops a motor row and applies its bound as
+ * an explicit torque, and past a velocity limit the explicit limiter brakes the joint back;
+ * there the explicit law runs for the step. */
+static bool implicit_pd_row(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
+                            double q, double dq, double tmax, struct hs_actuator_output *ret)
+{
+    double h = p->position_loop_step_s, g = h * cmd->kp + cmd->kd;
+    if (p->position_loop != HS_POSITION_LOOP_ODE_MOTOR || !(g > 0.0) || !isfinite(g) ||
+        !(q > p->q_min && q < p->q_max) || !(dq >= p->dq_min && dq <= p->dq_max))
+        return false;
+    double v = (cmd->kp * (cmd->q - q) + cmd->kd * cmd->dq + cmd->tau_ff) / g;
+    if (!isfinite(v))
+        return false;
+    ret->ode_vel = fmin(fmax(v, p->dq_min), p->dq_max);
+    ret->ode_cfm = 1.0 / g;
+    ret->ode_fmax = tmax < HS_ACTUATOR_RIGID_EFFORT ? tmax : HS_ACTUATOR_RIGID_EFFORT;
+    ret->ode_motor_drives = true;
+    /* Friction stays explicit for the step, as on the other driving rows. */
+    ret->effort = -p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
+    return true;
+}
+
 /* ODE clamps a row's multiplier to its bound exactly, so a row that passed the full torque
  * reads back at fmax to rounding; the tolerance covers the sum over the joint's rows only. */
 #define HS_SPEED_ROW_FULL 1e-6
@@ -223,6 +270,7 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
         valid = all_finite((const double[]){cmd->q, cmd->dq, cmd->kp, cmd->kd, cmd->tau_ff, ep, ev,
                                             tp, tv, tpd, tau},
                            11);
+        tau = implicit_loop_fallback(p, q, dq, ep, ev, tau);
         break;
     }
     case HS_JOINT_MODE_BRAKE:
@@ -275,6 +323,9 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
             ret->ode_fmax = HS_ACTUATOR_RIGID_EFFORT;
         if (cmd->mode != HS_JOINT_MODE_BRAKE)
             ret->effort = tau - p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
+    } else if (cmd->mode == HS_JOINT_MODE_POSITION && !ret->invalid_command &&
+               implicit_pd_row(p, cmd, q, dq, tmax, ret)) {
+        /* motor_torque and current report the law at the step's start, saturated. */
     } else if (!speed_limit_row(p, dq, tau, ret)) {
         /* Coulomb friction as a zero-velocity motor row limited to the friction torque: ODE
          * then gives true stiction (no chatter at dq = 0) and sliding friction of exactly

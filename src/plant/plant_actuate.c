@@ -15,6 +15,22 @@
  * 0) keep ODE's behaviour: a motor driven into its stop does push with its saturation. */
 #define HS_HOLD_ROW_VEL 1e-12
 
+/* The row's CFM: an implicit position loop's own, else the world's (what ODE gave the joint),
+ * written back only when it changed so joints that never use one are never touched. */
+static void set_row_cfm(const struct hs_plant *pl, struct hs__plant_joint *j, double cfm)
+{
+    if (!(cfm > 0.0)) {
+        if (!j->row_cfm_set)
+            return;
+        cfm = pl->joint_cfm;
+    }
+    j->row_cfm_set = cfm != pl->joint_cfm;
+    if (j->type == HS_JOINT_ROTATE)
+        dJointSetHingeParam(j->joint, dParamCFM, cfm);
+    else
+        dJointSetSliderParam(j->joint, dParamCFM, cfm);
+}
+
 static void set_motor_row(struct hs__plant_joint *j, double q, double vel, double fmax)
 {
     double fudge = 1.0;
@@ -142,9 +158,11 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
         hs_world_set_joint_effort(pl->world, pl->body, j->link, j->out.effort);
         double stop_vel;
         if (j->soft_stops && soft_stop(pl, j, q, &stop_vel)) {
+            set_row_cfm(pl, j, 0.0);
             set_motor_row(j, q, stop_vel, HS_ACTUATOR_RIGID_EFFORT);
             j->row_check = false;
         } else {
+            set_row_cfm(pl, j, j->out.ode_cfm);
             set_motor_row(j, q, j->out.ode_vel, j->out.ode_fmax);
             speed_row_arm(j, q);
         }

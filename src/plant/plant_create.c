@@ -117,6 +117,7 @@ int hs_plant_create(struct hs_world *world, uint32_t body, const struct hs_model
     double tick_s = wp->step_s * (wp->substeps ? wp->substeps : 1);
     pl->tick_ns = llround(tick_s * 1e9);
     pl->stop_gain = wp->erp / wp->step_s;
+    pl->joint_cfm = wp->cfm;
     pl->last_update_time_s = hs_world_time(world);
     pl->njoints = params->njoints;
     pl->nsensors = params->nsensors;
@@ -172,6 +173,16 @@ void hs_plant_destroy(struct hs_plant *pl)
     free(pl->sensors);
     free(pl->feedback);
     free(pl);
+}
+
+int hs_plant_set_position_loop(struct hs_plant *pl, uint32_t j, enum hs_position_loop loop)
+{
+    if (j >= pl->njoints || (unsigned)loop >= HS_POSITION_LOOP_MAX)
+        return -EINVAL;
+    struct hs_actuator_params *a = &pl->joints[j].p.actuator;
+    a->position_loop = loop;
+    a->position_loop_step_s = hs_world_params(pl->world)->step_s;
+    return 0;
 }
 
 struct hs_joint_command *hs_plant_command(struct hs_plant *pl, uint32_t j)

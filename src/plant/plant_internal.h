@@ -15,6 +15,7 @@ struct hs__plant_joint {
     dJointID joint;
     dJointFeedback *feedback; /* plant->feedback[link] */
     bool soft_stops;          /* limits beyond ±pi: enforced through the motor row */
+    bool row_cfm_set;         /* the motor row's CFM is not the world's (plant_actuate.c) */
     struct hs_plant_joint_params p;
     struct hs_joint_command slot; /* written by the command source */
     struct hs_joint_command cmd;  /* the slot after the command delay line */
@@ -60,6 +61,7 @@ struct hs_plant {
     const struct hs_model *model;
     int64_t tick_ns;
     double stop_gain; /* 1/s: world ERP / step, the rate a soft stop pulls a joint back */
+    double joint_cfm; /* the world's CFM, ODE's default for a joint's motor row */
     bool started;
     int64_t last_now_ns;
     double last_update_time_s;

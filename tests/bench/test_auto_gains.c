@@ -4,7 +4,7 @@
  * inertia it is applied to (joint_inertia.c) against a three-link example worked by hand; the
  * whole bench against a model written for this test (tests/bench/light_palm.wrl: a 5 g palm
  * between a wrist and a 0.5 kg finger) that the unclamped gains drive unstable, and against the
- * bundled biped, which must stand under the quick look's tuning. */
+ * bundled biped, which must stand under the tuned gains at 30 rad/s (`bandwidth_rad_s`). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,10 +108,10 @@ static void test_effective_inertia_three_links(void **state)
     }
 }
 
-/* The bundled biped under the quick look's tuning (critically damped at 30 rad/s, clamped where
- * needed) on the floor: no joint is clamped (its hip links are small, but each hinge's axis
- * keeps the pieces beyond it turning with it), and it stands for 5 s: the root within 5 mm of
- * its settled height at 0.1 s, bounded every tick. */
+/* The bundled biped under the tuned gains (`bandwidth_rad_s`: critically damped at 30 rad/s,
+ * clamped where needed) on the floor: no joint is clamped (its hip links are small, but each
+ * hinge's axis keeps the pieces beyond it turning with it), and it stands for 5 s: the root within
+ * 5 mm of its settled height at 0.1 s, bounded every tick. */
 /* A hinge (link 1, I1 about the axis through the origin) carrying a heavy link (J, centre of
  * mass on the axis) by a fixed joint: rigid, the torque meets I1 + J; under the quick-step
  * solver the fixed joint counts as a ball, so it meets I1 only (RH2's pan-tilt). */

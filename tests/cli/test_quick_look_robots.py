@@ -12,9 +12,8 @@ is absent) for 10 s of simulated time on the floor. A robot *stands or hangs* wh
   - it has not fallen: the root is no more than FALL_DROP of its starting height (above the
     floor) lower, and its attitude is within FALL_TILT of the start.
 A fixed root passes the last two trivially (it never moves); a free body standing on the floor
-has to keep its posture. The criterion is for a PD hold the stability bound allows (gains
-clamped per joint, auto_gains.c): such a hold may sag (GR001 leans by 12 degrees) but must not
-fall, drift or chatter.
+has to keep its posture. The hold is a stiff position servo's (an implicit PD, quick_look_gains.c):
+it may sag but must not fall, drift or chatter.
 
 SpeedLimit checks the default velocity limit: a huge torque on a light link stays under the
 joint's limit within SPEED_TOLERANCE, without a guard trip."""
@@ -36,11 +35,10 @@ EXTRA = os.environ.get("HS_QUICK_LOOK_EXTRA", "")  # more model files, ':'-separ
 # Fetched OpenHRP/Choreonoid samples (tests/model/README.md fills HS_ROBOTS_DIR from the fetch
 # mirrors; absent files are skipped): RH2's pan-tilt (5 g links carrying a 0.1 kg·m² sensor by
 # a fixed joint), GR001 (a 0.74 kg servo humanoid with rotor inertias of 1 on 30 g links), SR1
-# with hands, and OpenHRP's other standing and closed-link samples. Not here, because they
-# fail the criterion today: JVRC-1 (ankles sized on the foot; config/README.md "Tuned gains"
-# has what was measured), sample1 and sample_special_joint_robot fall,
-# sample_4leg_robot chatters, the *_bush samples trip the guard (quick-step on chains of
-# massless dummy links).
+# with hands, JVRC-1 (its ankles hold 62 kg over its feet: the quick look's stance gains,
+# src/bench/quick_look_gains.c), and OpenHRP's other standing and closed-link samples (sample1,
+# sample_special_joint_robot and sample_4leg_robot fell or chattered under the explicit hold).
+# Not here: the *_bush samples trip the guard (quick-step on chains of massless dummy links).
 ROBOTS = os.environ.get("HS_ROBOTS_DIR", "")
 FETCHED = [
     "fkanehiro+openhrp3/sample/model/RH2/" + f for f in (
@@ -54,6 +52,10 @@ FETCHED = [
     "fkanehiro+openhrp3/sample/model/sample2.wrl",
     "fkanehiro+openhrp3/sample/model/closed-link-sample.wrl",
     "fkanehiro+openhrp3/sample/model/simple_vehicle.wrl",
+    "fkanehiro+openhrp3/sample/model/sample1.wrl",
+    "fkanehiro+openhrp3/sample/model/sample_special_joint_robot.wrl",
+    "fkanehiro+openhrp3/sample/model/sample_4leg_robot.wrl",
+    "jvrc+model/JVRC-1/main.wrl",
 ]
 
 REST_SPAN = 0.05     # rad or m, every joint, over the last second

@@ -18,6 +18,7 @@ Stdlib only. Environment: HILSIM, HS_ROBOTS_DIR.
 """
 import csv
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -152,6 +153,37 @@ class RealRobots(unittest.TestCase):
                 z0, z1 = float(rows[1][z]), float(rows[-1][z])
                 self.assertGreater(z0, 0.3)  # raised from the origin onto the floor
                 self.assertGreater(z1, 0.15)  # standing, crouched under the PD hold
+
+    def test_h1_stands_on_the_floor(self):
+        """Unitree H1 (a 59 kg biped on 3 cm wide feet) in the quick look stands 10 s on the
+        floor: it fell backwards when its knees were sized on what they move (~200 N·m/rad), so
+        the quick look's stance gains hold a biped's knees and hips at four times their share
+        of the load's gravity moment (src/bench/quick_look_gains.c). The criterion is
+        test_quick_look_robots': no guard trip, the root no more than 10 % lower and within
+        15 degrees of its start, at rest over the last second (every joint under 5 rad/s)."""
+        floor = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                             "shared", "models", "openhrp", "floor.wrl")
+        path = os.path.join(UNITREE, "robots/h1_description/urdf/h1.urdf")
+        if not os.path.exists(path) or not os.path.exists(floor):
+            self.skipTest("H1 or ../shared's floor absent")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "log.csv")
+            r = subprocess.run([HILSIM, "sim", "--model", path, "--env", floor, "--duration", "10",
+                                "--log-every", "10", "--out", out],
+                               capture_output=True, text=True, timeout=600, env=env())
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertNotIn("plant fault", r.stdout + r.stderr)
+            with open(out) as f:
+                rows = list(csv.reader(f))
+        head, rows = rows[0], [[float(v) for v in row] for row in rows[1:]]
+        x = head.index("robot.x")
+        self.assertAlmostEqual(rows[-1][0], 10.0, places=6)
+        self.assertGreater(rows[-1][x + 2], 0.9 * rows[0][x + 2])
+        dot = abs(sum(a * b for a, b in zip(rows[0][x + 3:x + 7], rows[-1][x + 3:x + 7])))
+        self.assertLess(math.degrees(2 * math.acos(min(1.0, dot))), 15.0)
+        last = [row for row in rows if row[0] >= 9.0 - 1e-9]
+        for i in (i for i, n in enumerate(head) if n.endswith(".dq")):
+            self.assertLess(max(abs(row[i]) for row in last), 5.0, head[i])
 
 
 if __name__ == "__main__":

@@ -226,6 +226,60 @@ static void test_speed_limit_row(void **state)
     assert_true(params().velocity_limit_reach == 0);
 }
 
+/* The implicit position loop: inside the stops and velocity limits the PD is the motor row
+ * (speed (kp e + kd dq* + tau_ff) / g, CFM 1 / g, g = h kp + kd, bounded by the torque limit,
+ * the speed clamped to the velocity limit); at a stop or past a velocity limit it runs
+ * explicitly, capped at (|e| / h + |ev|) / reach. */
+static void test_implicit_position_loop(void **state)
+{
+    (void)state;
+    struct hs_actuator_params p = params();
+    p.torque_max = 40;
+    p.position_loop = HS_POSITION_LOOP_ODE_MOTOR;
+    p.position_loop_step_s = 1e-3;
+    p.velocity_limit_reach = 0.5; /* rad/s per N·m */
+    const char *field = NULL;
+    assert_int_equal(hs_actuator_params_check(&p, &field), 0);
+    struct hs_joint_command c = {.mode = HS_JOINT_MODE_POSITION,
+                                 .q = 0.5,
+                                 .dq = 0.1,
+                                 .kp = 1e4,
+                                 .kd = 50,
+                                 .tau_ff = 2,
+                                 .seq = 1};
+    struct hs_actuator_output o;
+    double g = 1e-3 * 1e4 + 50;
+    hs_actuator_compute(&p, &c, 0.499, 0.0, &o);
+    assert_true(o.ode_motor_drives);
+    assert_float_equal(o.ode_cfm, 1.0 / g, 1e-15);
+    assert_float_equal(o.ode_vel, (1e4 * 0.001 + 50 * 0.1 + 2) / g, 1e-12);
+    assert_float_equal(o.ode_fmax, 40, 0);
+    assert_float_equal(o.effort, 0, 0);        /* no friction configured: nothing explicit */
+    hs_actuator_compute(&p, &c, 0.0, 0.0, &o); /* a speed reference past the limit: clamped */
+    assert_float_equal(o.ode_vel, 5, 0);
+    /* At the low stop: explicit, capped at (2.5 / h + 0.1) / 0.5 = 5000.2 N·m, then saturated
+     * (the drive's speed-limit row may take it: no CFM of the loop's). */
+    hs_actuator_compute(&p, &c, -2.0, 0.0, &o);
+    assert_float_equal(o.ode_cfm, 0, 0);
+    assert_float_equal(o.motor_torque, 40, 0);
+    p.torque_max = INFINITY;
+    hs_actuator_compute(&p, &c, -2.0, 0.0, &o);
+    assert_float_equal(o.motor_torque, (2.5 / 1e-3 + 0.1) / 0.5, 1e-9);
+    /* Past the velocity limit: explicit, capped the same way (the limiter allows braking). */
+    c.q = -2.0 + 1e-3;
+    hs_actuator_compute(&p, &c, -2.0 + 2e-3, 6.0, &o);
+    assert_false(o.ode_motor_drives);
+    assert_float_equal(o.motor_torque, -(1e-3 / 1e-3 + 5.9) / 0.5, 1e-9);
+    /* The explicit loop is unchanged. */
+    p.position_loop = HS_POSITION_LOOP_EXPLICIT;
+    hs_actuator_compute(&p, &c, -2.0 + 2e-3, 6.0, &o);
+    assert_float_equal(o.motor_torque, 1e4 * -1e-3 + 50 * (0.1 - 6.0) + 2, 1e-9);
+    p.position_loop = HS_POSITION_LOOP_ODE_MOTOR;
+    p.position_loop_step_s = 0;
+    assert_int_equal(hs_actuator_params_check(&p, &field), -22);
+    assert_string_equal(field, "position_loop_step_s");
+}
+
 static void test_watchdog_fires_on_first_tick_past_timeout(void **state)
 {
     (void)state;
@@ -288,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_saturation_torque_and_current),
         cmocka_unit_test(test_velocity_limit),
         cmocka_unit_test(test_speed_limit_row),
+        cmocka_unit_test(test_implicit_position_loop),
         cmocka_unit_test(test_watchdog_fires_on_first_tick_past_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
