@@ -84,7 +84,7 @@ struct hs_world {
     struct hs__world_rotor {
         dJointID motor;
         const struct hs__world_link *link;
-    } *rotors;
+    } * rotors;
     uint32_t nrotors;
     dContactGeom *contact_geoms; /* params.max_contacts, preallocated */
     dBodyID *all_bodies;         /* every dynamic ODE body, for warm-up save/restore */
