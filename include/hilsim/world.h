@@ -315,6 +315,8 @@ void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t lin
  * into a fixed root's scenery, the root (which has no body). Link poses, velocities and geoms
  * of a merged link are its own, composed with its fixed offset. RT-safe. */
 uint32_t hs_world_link_body_link(const struct hs_world *world, uint32_t body, uint32_t link);
+/* Whether an ODE geom of the world's space (a dGeomID) is one of this link's. RT-safe. */
+bool hs_world_geom_of_link(const void *geom, uint32_t body, uint32_t link);
 /* Links merged into another link's body (or a fixed root) over the whole world. RT-safe. */
 uint32_t hs_world_merged_links(const struct hs_world *world);
 
