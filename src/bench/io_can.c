@@ -401,16 +401,18 @@ static int can_inputs(void *ctx, struct hs_bench *bench, int64_t now_ns)
     return 0;
 }
 
-static void record_latency(struct hs_bench_can *c, int64_t sent_ns)
+/* unit_ns: 1000 (µs) on the wall clock; a tick's period where frames carry the tick clock, as
+ * sent_ns does then: a wall-clock send time against a simulated stamp would mean nothing. */
+static void record_latency(struct hs_bench_can *c, int64_t sent_ns, int64_t unit_ns)
 {
     for (uint32_t i = 0; i < c->nnodes; i++) {
         struct can_node *n = &c->nodes[i];
         if (!n->replied || !n->pending_ns)
             continue;
         if (n->port->proto->reply_latency) {
-            int64_t us = (sent_ns - n->pending_ns) / 1000;
-            us = us < 0 ? 0 : us > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : us;
-            c->lat_hist[us]++;
+            int64_t v = (sent_ns - n->pending_ns) / unit_ns;
+            v = v < 0 ? 0 : v > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : v;
+            c->lat_hist[v]++;
             c->lat_n++;
         }
         n->pending_ns = 0;
@@ -420,7 +422,6 @@ static void record_latency(struct hs_bench_can *c, int64_t sent_ns)
 
 static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64_t tick)
 {
-    (void)now_ns;
     struct hs_bench_can *c = ctx;
     if (hs_bench_warming_up(bench)) {
         /* Warm-up ticks run back to back: their heartbeats and answers would reach a real bus
@@ -449,7 +450,10 @@ static int can_outputs(void *ctx, struct hs_bench *bench, int64_t now_ns, uint64
             b->send_errors++;
         b->ntx = 0;
     }
-    record_latency(c, hs_rt_now_ns());
+    if (c->tick_time_stamps)
+        record_latency(c, now_ns, hs_bench_tick_period_ns(bench));
+    else
+        record_latency(c, hs_rt_now_ns(), 1000);
     c->tick = tick + 1;
     return 0;
 }
@@ -777,6 +781,11 @@ int hs_bench_can_node_stats(const struct hs_bench_can *c, uint32_t i,
     if (p->replier)
         ret->node.tx_frames += hs_can_replier_slot_replies(p->replier, p->replier_slot);
     return 0;
+}
+
+bool hs_bench_can_latency_in_ticks(const struct hs_bench_can *c)
+{
+    return c && c->tick_time_stamps;
 }
 
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *c, double p, double *ret_us)

@@ -97,7 +97,9 @@ int hs_bench_can_commands_missing(struct hs_bench_can *can, int64_t now_ns);
  * kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
  * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
  * untouched). Not meaningful on the socketpair backend (no kernel stamps: then measured from
- * the tick's start). */
+ * the tick's start). Where frames carry the tick clock (lockstep, simulated time:
+ * hs_bench_can_latency_in_ticks) the samples are whole ticks from the tick that took the
+ * command to the tick whose frames carry the reply, not µs. */
 /* Any thread, while the loop runs: bus i's name, its state and the kernel's receive drops as of
  * the last tick (for systemd STATUS=). 0 or -ENOENT. */
 int hs_bench_can_bus_live(const struct hs_bench_can *can, uint32_t i, const char **ret_name,
@@ -111,6 +113,7 @@ int hs_bench_can_link_poll(struct hs_bench_can *can, int64_t now_ns);
 int hs_bench_can_link_view(const struct hs_bench_can *can, uint32_t i,
                            struct hs_can_state *ret_state);
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *can, double p, double *ret_us);
+bool hs_bench_can_latency_in_ticks(const struct hs_bench_can *can);
 /* Frames the nodes built during the warm-up (hs_bench_set_warming_up) and that were held
  * back from the bus. Not RT: read after the run. */
 uint64_t hs_bench_can_warmup_frames_held(const struct hs_bench_can *can);

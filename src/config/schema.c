@@ -192,6 +192,9 @@ static const struct hs__cfg_field guard_f[] = {
     DBL("max_angular_velocity_rad_s", WG, max_angular_velocity_rad_s, 0, DMAX,
         HS__F_MIN_OPEN | HS__F_INF),
     DBL("joint_rate_factor", WG, joint_rate_factor, 1, DMAX, HS__F_INF),
+    DBL("floor_z_m", WG, floor_z_m, -1e6, 1e6, HS__F_NAN_UNSET),
+    DBL("floor_depth_m", WG, floor_depth_m, 0, DMAX, HS__F_INF),
+    DBL("floor_time_s", WG, floor_time_s, 0, 1e3, 0),
 };
 #undef WG
 STATIC_TABLE(guard_t, guard_f, NULL);

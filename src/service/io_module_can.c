@@ -69,7 +69,18 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
     }
     double p50, p99, pmax;
     uint64_t n = hs_bench_can_latency_us(can, 50, &p50);
-    if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax)) {
+    if (n && hs_bench_can_latency_us(can, 99, &p99) && hs_bench_can_latency_us(can, 100, &pmax) &&
+        hs_bench_can_latency_in_ticks(can)) {
+        /* simulated time: replies leave with a tick, so the figure is in ticks (0: the tick
+         * that applied the command), not a wall-clock latency */
+        snprintf(line, sizeof line,
+                 "can: MIT command-to-reply latency over %llu node-ticks, in ticks of simulated "
+                 "time (lockstep; 0: the reply left with the tick that applied the command): p50 "
+                 "%.0f, p99 %.0f, max %.0f ticks",
+                 (unsigned long long)n, p50, p99, pmax);
+        fn(arg, line);
+    } else if (n && hs_bench_can_latency_us(can, 99, &p99) &&
+               hs_bench_can_latency_us(can, 100, &pmax)) {
         snprintf(
             line, sizeof line,
             "can: MIT command-to-reply latency over %llu node-ticks: p50 %.0f us, p99 %.0f us, "

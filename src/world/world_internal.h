@@ -124,6 +124,19 @@ struct hs_world {
     double guard_pos2, guard_vel2, guard_avel2; /* squared bounds */
     uint64_t tick;                              /* hs_world_set_tick */
     uint64_t nsteps;
+    /* The guard's floor check (world_floor.c): the floor's height (NAN: none) and the links of
+     * free-floating robots that have geoms, each with the lowest its centre of mass may go. */
+    double floor_z;
+    uint32_t floor_steps; /* steps in a row below before a trip */
+    struct hs__world_floor_link {
+        const struct hs__world_link *link;
+        dBodyID body;
+        double reach;   /* m: its geoms' farthest point from the body's centre of mass */
+        double allowed; /* m: reach + floor_depth_m */
+        double min_z;   /* floor_z - allowed */
+        uint32_t below; /* steps in a row under min_z */
+    } * floor_links;
+    uint32_t nfloor_links;
     int fault_rc; /* 0, or what every step returns once latched */
     struct hs_world_fault fault;
     jmp_buf step_jmp; /* armed while ODE steps: the fatal handlers return here */
@@ -155,6 +168,16 @@ int hs__world_guard_check(struct hs_world *w);
 /* world_guard.c: the fault without its tick prefix (link, quantity, value, bound). Non-RT. */
 int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fault *f,
                              const char *body_name, char *buf, size_t size);
+
+/* world_floor.c: init only (after the bodies and the placement; allocates the checked links,
+ * -ENOMEM); RT-safe check after a step: -ERANGE with the link, its depth under the floor and
+ * the depth allowed to it once a link has been too deep for floor_time_s; reset after the
+ * warm-up. */
+int hs__world_floor_init(struct hs_world *w);
+void hs__world_floor_free(struct hs_world *w);
+void hs__world_floor_reset(struct hs_world *w);
+int hs__world_floor_check(struct hs_world *w, const struct hs__world_link **ret_link,
+                          double *ret_depth, double *ret_allowed);
 
 /* world_params.c */
 int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag);

@@ -19,6 +19,12 @@ master's PID on the TPDO's position and velocity) to new goals; a following-erro
 ELBOW (EMCY 0x8611, statusword fault), fault reset (EMCY 0x0000), enable again; NMT stop
 (heartbeat state 4).
 
+hilsim runs in lockstep (arm2-cia402-guest.yaml: rt.clock.mode lockstep, released by each SYNC
+the master sends), so every wait here is counted in SYNCs, that is ticks: an SDO answer, boot-up
+or heartbeat comes from the tick the next SYNC releases, and the master sends SYNCs until it has
+it (a few at most; the heartbeat: 30). The wall clock only bounds a wait for a hung bench
+(WAIT_S, generous), and no result depends on the guest's speed.
+
 Tolerances: at steady state the goal within 5e-3 rad (CSP) and 0.01 rad (CST); the TPDO's
 position against the shm angle within 2e-3 rad (a tick apart); in CSP at rest the drive's law
 torque = kp (target - q) within 3 % + 0.1 N*m; in CST the torque actual equals the commanded
@@ -42,6 +48,8 @@ CPR = 131072
 RATED = {SH: 20.0, EL: 5.0}  # N*m, the config's rated_torque_nm
 KP = {SH: 300.0, EL: 120.0}  # the config's position_kp_nm_rad
 NMT, SYNC = 0x000, 0x080
+# The longest wall-clock wait for the answers of one tick: a hung bench, not a slow one.
+WAIT_S = 30.0
 # statusword (mask, value) per state, CiA 402-2 table 30
 SOD, RTSO, SO, OE, FAULT = (0x4F, 0x40), (0x6F, 0x21), (0x6F, 0x23), (0x6F, 0x27), (0x4F, 0x08)
 
@@ -127,13 +135,33 @@ class Master:
             self.tp2[node] = struct.unpack("<ib", d)
             self.fresh.add((2, node))
 
+    # ---- lockstep: each SYNC releases one of hilsim's ticks, which answers ----
+    def settle(self, done, ticks):
+        """SYNCs, one at a time, until done() or `ticks` of them: every answer comes from the tick
+        a SYNC releases, so what is waited for is counted in ticks. After each SYNC the wait
+        ends once done() or its tick ran (the shm view's tick number moved); the wall-clock
+        bound only guards against a hung bench and is generous (an emulated, loaded guest is
+        slow)."""
+        for _ in range(ticks):
+            if done():
+                return True
+            tick = self.state().tick
+            self.send(SYNC, b"")
+            end = time.monotonic() + WAIT_S
+            while not done() and time.monotonic() < end:
+                self.hear(0.02)
+                if self.state().tick > tick:  # its tick ran: take what it sent, then go on
+                    self.hear(0.05)
+                    break
+        return done()
+
     # ---- SDO (expedited; CiA 301 7.2.4.3) ----
     def sdo(self, node, req):
+        """The answer comes from the tick after the request: one SYNC; more only if it did not
+        (a lost frame), a few ticks at most."""
         self.sdo_rx.pop(node, None)
         self.send(0x600 + node, req)
-        end = time.monotonic() + 2.0
-        while node not in self.sdo_rx and time.monotonic() < end:
-            self.hear(0.05)
+        self.settle(lambda: node in self.sdo_rx, 5)
         return self.sdo_rx.get(node)
 
     def sdo_write(self, node, index, sub, value, size):
@@ -182,7 +210,8 @@ class Master:
             self.send(0x200 + n, struct.pack("<Hih", cw, pos, tq))
         self.fresh.clear()
         self.send(SYNC, b"")
-        end = time.monotonic() + 1.0
+        # the SYNC's tick sends all four TPDOs; the wait guards against a hung bench only
+        end = time.monotonic() + WAIT_S
         want = {(1, SH), (1, EL), (2, SH), (2, EL)}
         while not want <= self.fresh and time.monotonic() < end:
             self.hear(0.02)
@@ -224,9 +253,7 @@ def main():
     res = {}
     # NMT reset node to all: both boot up (the broadcast reaches both drives)
     m.send(NMT, bytes([0x81, 0]))
-    end = time.monotonic() + 3
-    while m.boot != {SH, EL} and time.monotonic() < end:
-        m.hear(0.05)
+    m.settle(lambda: m.boot == {SH, EL}, 5)
     m.check(m.boot == {SH, EL}, "NMT reset node: boot-up from %s" % sorted(m.boot))
     for n in (SH, EL):
         v, e = m.sdo_read(n, 0x1000, 0)
@@ -250,7 +277,6 @@ def main():
     e = m.sdo_write(SH, 0x1600, 1, 0x60410010, 4)
     m.check(e == 0x06010000, "mapping a valid PDO: abort 0x%08X" % (e if isinstance(e, int) else 0))
     m.send(NMT, bytes([0x01, 0]))
-    m.hear(0.1)
     # the first cycles: targets from the present positions (no jump when enabled)
     m.run(3)
     for n in (SH, EL):
@@ -274,11 +300,14 @@ def main():
         for n in (SH, EL):
             ref = goal[n] if abs(goal[n] - start[n]) <= 0.5 * t else start[n] + math.copysign(
                 0.5 * t, goal[n] - start[n])
+            # one cycle is one tick (lockstep): the gain of test_io_cia402's same loop (0.05 per
+            # cycle was for the wall clock's 30-40 ms cycles, and rings at one tick per cycle)
             if n in m.tp1 and ref == goal[n]:
-                integ[n] += 0.05 * (goal[n] - rad(m.tp1[n][1]))
+                integ[n] += 0.01 * (goal[n] - rad(m.tp1[n][1]))
             m.cmd[n][1] = counts(ref + integ[n])
     missed = m.run(700, csp)
     res["csp_missed_cycles"] = missed
+    m.check(missed == 0, "CSP: every SYNC answered by its tick's four TPDOs (%d missed)" % missed)
     for n in (SH, EL):
         q = m.q(n)
         res["csp_q_%s" % NAMES[n]] = q
@@ -293,11 +322,10 @@ def main():
                 "CSP: %s torque actual %.3f N*m = kp (target - q) %.3f" % (NAMES[n], tau, law))
         res["csp_tau_%s" % NAMES[n]] = tau
     # ---- CST on SHOULDER: the master's PID on the TPDO's position and velocity ----
-    # Under TCG the master's cycle spans several 10 ms ticks (the sample time seen in the first
-    # runs: 30-40 ms of simulated time), too slow a sample for the ELBOW's small inertia
-    # (about 0.06 kg*m^2) with the gains a stiff loop needs: ELBOW holds its CSP goal here and
-    # closes its CST loop in test_io_cia402 (one SYNC per tick, simulated time). The integral
-    # runs on simulated time (the shm view's sim_time_s), which TCG slows against the wall.
+    # In lockstep each cycle is one 10 ms tick of simulated time, however slow the guest; the
+    # integral runs on the shm view's sim_time_s, and its median step is checked to be one tick.
+    # ELBOW (about 0.06 kg*m^2) holds its CSP goal here and closes its CST loop in
+    # test_io_cia402.
     n = SH
     m.cmd[n][2] = int(round(res["csp_tau_SHOULDER"] / RATED[n] * 1000))  # holding torque first
     m.run(1)
@@ -323,8 +351,10 @@ def main():
     periods.sort()
     res["cst_missed_cycles"] = missed
     res["cst_sample_s_median"] = periods[len(periods) // 2] if periods else None
-    print("CST: the master's sample time, median %.4f s of simulated time" %
-          (res["cst_sample_s_median"] or 0))
+    m.check(missed == 0, "CST: every SYNC answered by its tick's four TPDOs (%d missed)" % missed)
+    m.check(abs((res["cst_sample_s_median"] or 0) - 0.01) < 1e-6,
+            "CST: the master's sample time, median %.4f s of simulated time: one tick (lockstep)"
+            % (res["cst_sample_s_median"] or 0))
     q = m.q(n)
     res["cst_q_SHOULDER"] = q
     m.check(abs(q - goal) < 0.01, "CST: SHOULDER q %.5f reaches %.2f" % (q, goal))
@@ -368,9 +398,8 @@ def main():
     # NMT stop to all: heartbeats say 4
     m.hb.clear()
     m.send(NMT, bytes([0x02, 0]))
-    end = time.monotonic() + 2
-    while not (m.hb.get(SH) == 4 and m.hb.get(EL) == 4) and time.monotonic() < end:
-        m.hear(0.05)
+    # the heartbeat period is 100 ms: 10 ticks; 30 ticks are ample
+    m.settle(lambda: m.hb.get(SH) == 4 and m.hb.get(EL) == 4, 30)
     m.check(m.hb.get(SH) == 4 and m.hb.get(EL) == 4, "NMT stop: heartbeats %s" % m.hb)
     res["failures"] = m.failures
     with open(a.result, "w") as f:

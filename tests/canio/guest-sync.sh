@@ -2,21 +2,26 @@
 # guest-sync.sh HILSIM CLIENT_LIB OUT_DIR
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
 # hilsim's sync clock against a CANopen-style master (sync_peer.py, python-can on vcan0) whose
-# SYNC runs 0.5 % fast against hilsim's nominal 50 ms, in one boot:
+# SYNC, kernel-timed by the CAN broadcast manager (CAN_BCM), runs 0.5 % fast against hilsim's
+# nominal 50 ms; the master answers each SYNC it reads back with one MIT command. In one boot:
 #   1. baseline: the same bench on the wall clock (--clock wall). The master must see the beat
 #      (a tick with two commands, ticks and commands apart): this proves the check can fail.
-#   2. sync: hilsim locks; over 40 s no tick applies two commands and there are as many ticks
-#      as commands. Judged first by hilsim's own count of locked ticks that took two SYNCs
-#      (summary: "with two or more N") over the whole run: N may not exceed the SYNCs the
-#      master itself sent more than a quarter period late (by their kernel stamps against its
-#      schedule: a stalled emulated master can put two SYNCs in one period; any other double
-#      is hilsim's). Then by the master's observation, byte-identical replies, with the rule in
-#      sync_peer.py: doubles the master itself caused by its kernel stamps (two commands sent
-#      together, or a command sent more than a quarter period after it was due) are counted
-#      apart, and at most 10 % of its cycles may be so late;
+#   2. sync: hilsim locks; over 800 SYNCs no tick applies two commands and there are as many
+#      ticks as commands. Judged first by hilsim's own counts over the whole run: it took every
+#      SYNC the master sent (its "events" against the SYNCs the master read back; only frames
+#      the kernel dropped at hilsim's socket, which it counts, may lack), and its locked ticks
+#      that took two SYNCs ("with two or more N") may not exceed the SYNCs that left more than
+#      a quarter period off their period (kernel stamps: the emulated guest can delay even the
+#      kernel's timer; any other double is hilsim's). Then by the master's observation,
+#      byte-identical replies, with the rule in sync_peer.py: doubles the master itself caused
+#      by its kernel stamps (two commands sent together, or a command sent more than a quarter
+#      period after its SYNC, or soon after a SYNC the stalled guest delayed) are counted
+#      apart, and how many cycles were judged is printed (a guest stalled for more than 1 % of
+#      the window leaves the master's side not judged, and says so);
 #      then SYNC stops for 1.5 s: hilsim must log that it free-runs; then
 #      SYNC again: it locks again. hilsim's log, summary and STATUS= report lock, phase error
-#      and drift (about -5000 ppm: the master is fast).
+#      and drift (about -5000 ppm: the master is fast; judged when the guest did not stall the
+#      master's SYNC in the judged window, see below).
 # The reply phase (reply stamp - SYNC stamp) of both runs is printed side by side: under TCG
 # a functional figure, not a timing qualification. Artifacts stay in OUT_DIR.
 set -u
@@ -53,6 +58,14 @@ stop_hilsim() {
     [ $HSRC -eq 0 ] || fail "hilsim run exited $HSRC ($1)"
 }
 
+# On PREEMPT_RT the broadcast manager's soft hrtimer (the master's SYNC) expires in the per-CPU
+# ktimers threads (SCHED_FIFO 1), behind hilsim's tick (80): every tick would hold the SYNC back
+# for as long as it runs under emulation. On a bench the SYNC comes from another device; here
+# its timer gets the priority of one.
+for pid in $(pgrep '^ktimers/'); do
+    chrt -f -p 95 "$pid" >/dev/null && echo "ktimers thread $pid: SCHED_FIFO 95"
+done
+
 # 1. the wall clock beats against the master
 start_hilsim "$OUT/hilsim-wall.log" --clock wall
 HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
@@ -78,7 +91,7 @@ i=0
 while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 start_hilsim "$OUT/hilsim-sync.log"
 HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
-    --period-ms 50 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 8 \
+    --period-ms 50 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 15 \
     --result "$OUT/peer-sync.json"
 PEER=$?
 stop_hilsim sync
@@ -92,7 +105,7 @@ cat "$LOG" "$LOG.out" | grep -E "sync|stopped:|error"
 # (the master's end is a second loss if the stop comes a few periods after it)
 grep -q 'warning.*sync: no CANopen SYNC (0x080) on CAN bus main for 10 periods: free-running' "$LOG" ||
     fail "hilsim did not warn that SYNC stopped and it free-runs"
-grep -Eq "^STATUS=tick [0-9]+.*; sync locked, phase [-+][0-9.]+ us, drift -[0-9.]+ ppm" "$NOTIFY_LOG" ||
+grep -Eq "^STATUS=tick [0-9]+.*; sync locked, phase [-+][0-9.]+ us, drift [-+][0-9.]+ ppm" "$NOTIFY_LOG" ||
     fail "STATUS= does not report a locked sync clock ($(grep STATUS= "$NOTIFY_LOG" | tail -1))"
 
 /usr/bin/python3 - "$LOG.out" "$OUT/peer-wall.json" "$OUT/peer-sync.json" "$NOTIFY_LOG" <<'EOF' || FAILED=1
@@ -115,10 +128,21 @@ else:
     # hilsim's own per-tick event count: the primary judgement of "one cycle per tick"
     print("hilsim: locked ticks without a SYNC %s, with two or more %s (%s not judged)"
           % (m[10], m[11], m[12]))
-    print("the master sent %d SYNCs more than a quarter period late" % sync["late_syncs"])
+    print("the master sent %d SYNCs more than a quarter period off their period"
+          % sync["late_syncs"])
     if int(m[11]) > sync["late_syncs"]:
         bad.append("hilsim counted %s locked ticks with two SYNCs, the master was late with %d"
                    % (m[11], sync["late_syncs"]))
+    # every SYNC the master sent reached hilsim's clock, but for frames the kernel dropped at
+    # hilsim's socket (counted on the bus line)
+    events = int(m[2])
+    d = re.search(r"can bus main \(vcan0\): [\w-]+, rx \d+ frames, .*?kernel rx drops (\d+)", out)
+    drops = int(d[1]) if d else 0
+    print("hilsim took %d SYNCs; the master sent %d (read back); kernel rx drops at hilsim %d"
+          % (events, sync["syncs_sent"], drops))
+    if not sync["syncs_sent"] - drops <= events <= sync["syncs_sent"]:
+        bad.append("hilsim took %d SYNCs, the master sent %d (%d dropped by the kernel)"
+                   % (events, sync["syncs_sent"], drops))
 # the drift while locked, from STATUS= (about once a second)
 drifts = [float(d) for d in re.findall(r"; sync locked, phase [-+][\d.]+ us, drift ([-+][\d.]+) ppm",
                                         open(sys.argv[4]).read())]
@@ -126,8 +150,13 @@ if drifts:
     drifts.sort()
     med = drifts[len(drifts) // 2]
     print("drift while locked (STATUS=, %d samples): median %+.1f ppm" % (len(drifts), med))
-    # the estimate under emulation jitter is noisy: its sign and size, not its digits
-    if not -7500 <= med <= -2500:
+    # The estimate under emulation jitter is noisy: its sign and size, not its digits. Every
+    # stall of the guest restarts the master's SYNC a little later (a phase step hilsim reads as
+    # a slower master), so it is judged only when the judged window kept the SYNC running.
+    if sync["lost"] > 0.01 * sync["syncs"] or sync["late_syncs"] > 0.02 * sync["syncs_sent"]:
+        print("drift not judged: the guest stalled the master's SYNC for %d periods of the judged "
+              "window, %d SYNCs off their period" % (sync["lost"], sync["late_syncs"]))
+    elif not -7500 <= med <= -2500:
         bad.append("drift %+.1f ppm while locked; the master runs -5000 ppm" % med)
 else:
     bad.append("no STATUS= line with a locked sync clock")
@@ -135,10 +164,11 @@ print("reply phase after SYNC (TCG guest, functional only): wall clock %.2f ms +
       "sync clock %.2f ms +- %.2f ms (sd)" % (wall["reply_phase_mean_ms"], wall["reply_phase_sd_ms"],
                                             sync["reply_phase_mean_ms"], sync["reply_phase_sd_ms"]))
 for name, r in (("wall", wall), ("sync", sync)):
-    print("%s clock: %d commands (%d cycles skipped by the master, %d sent a quarter period late), "
-          "%d ticks, %d doubles over the judged 40 s (%d more the master caused)"
-          % (name, r["commands"], r["skipped"], r["late_cycles"], r["ticks"], r["doubles"],
-             r["bunched"] + r["late"]))
+    print("%s clock: %d commands (%d not judged: late after their SYNC or after an irregular "
+          "SYNC), %d ticks, %d periods without a SYNC, %d doubles over the window of %d SYNCs (%d "
+          "more the master caused)"
+          % (name, r["commands"], r["late_cycles"], r["ticks"], r["lost"], r["doubles"],
+             r["syncs"], r["bunched"] + r["late"]))
 for b in bad:
     print("FAIL " + b)
 sys.exit(1 if bad else 0)

@@ -7,7 +7,8 @@
  *   commands  (lockstep_source can_commands) a tick is released once the MIT shoulder and the
  *             ODrive elbow each accepted a command: a controller 20 cycles ahead still drives
  *             one cycle per tick, and the frames carry the clock of the tick they release, so
- *             the MIT timeout runs out after exactly its ticks. */
+ *             the MIT timeout runs out after exactly its ticks.
+ * In lockstep the MIT command-to-reply figure is counted in ticks (0: the same tick). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,6 +68,17 @@ static uint64_t shoulder_frames(const struct canio_rig *r)
     return s.node.frames_ok;
 }
 
+/* In lockstep the frames carry the tick clock, so the MIT command-to-reply figure is in ticks
+ * (a wall-clock send time against a simulated stamp once made it a meaningless number of µs):
+ * every reply left with the tick that applied its command. */
+static void latency_is_same_tick(const struct canio_rig *r, uint64_t min_samples)
+{
+    double max = -1;
+    assert_true(hs_bench_can_latency_in_ticks(r->can));
+    assert_true(hs_bench_can_latency_us(r->can, 100, &max) >= min_samples);
+    assert_true(max == 0);
+}
+
 static const uint8_t MIT_ENTER[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfc};
 static const uint8_t MIT_CMD[8] = {0x80, 0x00, 0x80, 0x00, 0x00, 0x00, 0x07, 0xff};
 
@@ -102,6 +114,7 @@ static void test_lockstep_sync_releases(void **state)
     struct hs_bench_can_bus_stats bs;
     assert_int_equal(hs_bench_can_bus_stats(r.can, 0, &bs), 0);
     assert_int_equal(bs.unclaimed, 0); /* the SYNCs have an owner: the clock */
+    latency_is_same_tick(&r, 3);
     canio_rig_close(&r);
 }
 
@@ -168,6 +181,7 @@ static void test_lockstep_commands_release(void **state)
     struct hs_bench_can_bus_stats bs;
     assert_int_equal(hs_bench_can_bus_stats(r.can, 0, &bs), 0);
     assert_int_equal(bs.unclaimed, 0);
+    latency_is_same_tick(&r, 20);
     canio_rig_close(&r);
 }
 
