@@ -31,11 +31,13 @@
     }
 #define OLD(nm, sv, it, pcfm)                                                                      \
     {                                                                                              \
-        .name = nm, .solver = sv, .iterations = it, .erp = 0.2, .cfm = pcfm, .joint_cfm = 1e-10    \
+        .name = nm, .solver = sv, .iterations = it, .erp = 0.2, .cfm = pcfm, .joint_cfm = 1e-10,   \
+        .sor_w = 1.3                                                                               \
     }
 
-/* Row 0 is the reference: the exact solver on the default contact. Each later row changes one
- * lever from the default (quick 20) or shows the old contact (0.2 / 1e-5 per point). */
+/* Row 0 is the reference: the exact solver on the default contact. Row 1 is the default physics
+ * (quick 16, SOR w 1.2); each later row changes one lever from it (sor_w 0: the default's 1.2)
+ * or shows the old defaults (quick 20 at ODE's SOR w 1.3; the old contact 0.2 / 1e-5 per point). */
 static const struct hs_contact_variant variants[] = {
     {.name = "standard (exact), defaults",
      .solver = HS_SOLVER_STANDARD,
@@ -43,26 +45,36 @@ static const struct hs_contact_variant variants[] = {
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0},
-    Q("quick 20, defaults", 20, K0, C0, 0, 0, J0),
+    Q("quick 16, SOR w 1.2: defaults", 16, K0, C0, 0, 0, J0),
+    Q("quick 20, SOR w 1.3: old defaults", 20, K0, C0, 1.3, 0, J0),
     Q("quick 10", 10, K0, C0, 0, 0, J0),
+    Q("quick 12", 12, K0, C0, 0, 0, J0),
+    Q("quick 14", 14, K0, C0, 0, 0, J0),
+    Q("quick 20", 20, K0, C0, 0, 0, J0),
     Q("quick 30", 30, K0, C0, 0, 0, J0),
     Q("quick 50", 50, K0, C0, 0, 0, J0),
-    Q("joint cfm 1e-10 (rigid)", 20, K0, C0, 0, 0, 1e-10),
-    Q("joint cfm 1e-5", 20, K0, C0, 0, 0, 1e-5),
-    Q("joint cfm 1e-10, quick 50", 50, K0, C0, 0, 0, 1e-10),
-    Q("joint cfm 1e-3", 20, K0, C0, 0, 0, 1e-3),
-    Q("joint cfm 1e-3, quick 50", 50, K0, C0, 0, 0, 1e-3),
     Q("quick 100", 100, K0, C0, 0, 0, J0),
-    Q("contact k 5e5", 20, 5e5, C0, 0, 0, J0),
-    Q("contact k 1e7", 20, 1e7, C0, 0, 0, J0),
-    Q("contact c 3e3", 20, K0, 3e3, 0, 0, J0),
-    Q("contact c 3e4", 20, K0, 3e4, 0, 0, J0),
-    Q("SOR w 1.0", 20, K0, C0, 1.0, 0, J0),
-    Q("SOR w 1.5", 20, K0, C0, 1.5, 0, J0),
-    Q("1 contact/pair", 20, K0, C0, 0, 1, J0),
-    Q("2 contacts/pair", 20, K0, C0, 0, 2, J0),
-    Q("3 contacts/pair", 20, K0, C0, 0, 3, J0),
-    Q("8 contacts/pair", 20, K0, C0, 0, 8, J0),
+    Q("SOR w 1.0", 16, K0, C0, 1.0, 0, J0),
+    Q("SOR w 1.1", 16, K0, C0, 1.1, 0, J0),
+    Q("SOR w 1.3 (ODE's default)", 16, K0, C0, 1.3, 0, J0),
+    Q("SOR w 1.4", 16, K0, C0, 1.4, 0, J0),
+    Q("SOR w 1.5", 16, K0, C0, 1.5, 0, J0),
+    Q("quick 12, SOR w 1.3", 12, K0, C0, 1.3, 0, J0),
+    Q("quick 14, SOR w 1.3", 14, K0, C0, 1.3, 0, J0),
+    Q("quick 14, SOR w 1.1", 14, K0, C0, 1.1, 0, J0),
+    Q("joint cfm 1e-10 (rigid)", 16, K0, C0, 0, 0, 1e-10),
+    Q("joint cfm 1e-5", 16, K0, C0, 0, 0, 1e-5),
+    Q("joint cfm 1e-10, quick 50", 50, K0, C0, 0, 0, 1e-10),
+    Q("joint cfm 1e-3", 16, K0, C0, 0, 0, 1e-3),
+    Q("joint cfm 1e-3, quick 50", 50, K0, C0, 0, 0, 1e-3),
+    Q("contact k 5e5", 16, 5e5, C0, 0, 0, J0),
+    Q("contact k 1e7", 16, 1e7, C0, 0, 0, J0),
+    Q("contact c 3e3", 16, K0, 3e3, 0, 0, J0),
+    Q("contact c 3e4", 16, K0, 3e4, 0, 0, J0),
+    Q("1 contact/pair", 16, K0, C0, 0, 1, J0),
+    Q("2 contacts/pair", 16, K0, C0, 0, 2, J0),
+    Q("3 contacts/pair", 16, K0, C0, 0, 3, J0),
+    Q("8 contacts/pair", 16, K0, C0, 0, 8, J0),
     {.name = "adaptive 10..20",
      .solver = HS_SOLVER_QUICK,
      .iterations = 20,
@@ -70,27 +82,35 @@ static const struct hs_contact_variant variants[] = {
      .damping_n_s_m = C0,
      .joint_cfm = J0,
      .iterations_min = 10},
-    {.name = "adaptive 10..30",
+    {.name = "adaptive 5..30",
      .solver = HS_SOLVER_QUICK,
      .iterations = 30,
-     .stiffness_n_m = K0,
-     .damping_n_s_m = C0,
-     .joint_cfm = J0,
-     .iterations_min = 10},
-    {.name = "adaptive 5..40",
-     .solver = HS_SOLVER_QUICK,
-     .iterations = 40,
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0,
      .iterations_min = 5},
     {.name = "step memory: exact arena, own allocator",
      .solver = HS_SOLVER_QUICK,
-     .iterations = 20,
+     .iterations = 16,
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0,
      .exact_step_memory = true},
+    {.name = "broadphase: one category bit for all robots (before)",
+     .solver = HS_SOLVER_QUICK,
+     .iterations = 16,
+     .stiffness_n_m = K0,
+     .damping_n_s_m = C0,
+     .joint_cfm = J0,
+     .no_body_bits = true},
+#define A(nm, sv, it)                                                                              \
+    {                                                                                              \
+        .name = nm, .solver = sv, .iterations = it, .stiffness_n_m = K0, .damping_n_s_m = C0,      \
+        .joint_cfm = J0, .armature_rows = true                                                     \
+    }
+    A("armature as joint-space rows", HS_SOLVER_QUICK, 16),
+    A("armature as joint-space rows, quick 50", HS_SOLVER_QUICK, 50),
+    A("armature as joint-space rows, exact", HS_SOLVER_STANDARD, 20),
     OLD("old: quick 20, cfm 1e-5/pt, rigid joints", HS_SOLVER_QUICK, 20, 1e-5),
     OLD("old: quick 100, same", HS_SOLVER_QUICK, 100, 1e-5),
     OLD("old: standard, same", HS_SOLVER_STANDARD, 20, 1e-5),
@@ -185,9 +205,15 @@ static int bench_robot(const char *path, double sway_rad)
                "– | – | %.1f |\n",
                hs_mujoco_version(), mm.step_median_us, mm.step_p99_us, mm.rest_std_pct[0],
                mm.rest_std_pct[1], mm.rest_jump_pct, mm.imu_z_std, mm.contacts_mean);
-        printf("\nratio of median step times to MuJoCo's mj_step: hilsim quick 20 (defaults) "
-               "%.2f",
+        printf("\nratio of median step times to MuJoCo's mj_step: hilsim's defaults (quick 16, "
+               "SOR w 1.2) %.2f",
                m1.step_median_us / mm.step_median_us);
+        if (!skip[2] && !failed[2]) {
+            struct hs_contact_metrics m2;
+            hs_contact_run_metrics(runs[2], &m2);
+            printf(", the old defaults (quick 20, SOR w 1.3) %.2f",
+                   m2.step_median_us / mm.step_median_us);
+        }
         if (!skip[NV - 1] && !failed[NV - 1]) {
             struct hs_contact_metrics mc;
             hs_contact_run_metrics(runs[NV - 1], &mc);

@@ -30,6 +30,8 @@ struct hs_contact_run {
     double weight_above_n;
     uint64_t contacts;
     struct hs_world_health_summary health_rest, health_sway;
+    unsigned long rand_seed; /* this run's state of ODE's global generator (QuickStep's row
+                                shuffle), so interleaved runs do not draw from each other */
 };
 
 static const char *const roll_names[4][2] = {
@@ -74,6 +76,9 @@ static void apply_variant(struct hs_world_params *p, const struct hs_contact_var
     if (v->joint_cfm > 0)
         p->cfm = v->joint_cfm;
     p->quick_iterations_min = v->iterations_min;
+    if (v->sor_w > 0)
+        p->quick_w = v->sor_w;
+    p->armature_joint_space = v->armature_rows;
 }
 
 /* The step memory lever: ODE's own policy keeps 1.2 x the need and at least 64 KiB, from
@@ -105,6 +110,19 @@ static void exact_step_memory(dWorldID w)
     dWorldSetStepMemoryReservationPolicy(w, &ri);
     dWorldSetStepMemoryManager(w, &mf);
     dWorldCleanupWorkingMemory(w); /* the next step allocates under the new policy */
+}
+
+/* The broadphase as it was: every dynamic geom on one category bit (2) colliding with all, so
+ * dSpaceCollide hands each robot's overlapping link pairs to the near callback to drop. */
+static void no_body_bits(dSpaceID space)
+{
+    for (int i = 0; i < dSpaceGetNumGeoms(space); i++) {
+        dGeomID g = dSpaceGetGeom(space, i);
+        if (dGeomGetBody(g)) {
+            dGeomSetCategoryBits(g, 2);
+            dGeomSetCollideBits(g, ~0ul);
+        }
+    }
 }
 
 /* Mass of link l and every link below it. */
@@ -191,12 +209,13 @@ int hs_contact_run_create(const struct hs_config *base, const struct hs_contact_
     dRandSetSeed(0);
     int rc = hs_bench_create(r->cfg, &r->bench, diag);
     if (rc == 0) {
-        if (v->sor_w > 0)
-            dWorldSetQuickStepW(hs_world_ode_world(hs_bench_world(r->bench)), v->sor_w);
+        if (v->no_body_bits)
+            no_body_bits(hs_world_ode_space(hs_bench_world(r->bench)));
         if (v->exact_step_memory)
             exact_step_memory(hs_world_ode_world(hs_bench_world(r->bench)));
         rc = find_parts(r, diag);
     }
+    r->rand_seed = dRandGetSeed();
     if (rc) {
         hs_contact_run_destroy(r);
         return rc;
@@ -276,6 +295,7 @@ static void record(struct hs_contact_run *r)
 int hs_contact_run_ticks(struct hs_contact_run *r, uint32_t n, bool timed)
 {
     struct hs_world *w = hs_bench_world(r->bench);
+    dRandSetSeed(r->rand_seed);
     for (uint32_t k = 0; k < n && r->tick < HS_CR_TICKS; k++) {
         if (r->tick == HS_CR_SETTLE || r->tick == HS_CR_SETTLE + HS_CR_REST) {
             if (r->tick > HS_CR_SETTLE)
@@ -300,6 +320,7 @@ int hs_contact_run_ticks(struct hs_contact_run *r, uint32_t n, bool timed)
         record(r);
         r->tick++;
     }
+    r->rand_seed = dRandGetSeed();
     if (r->tick == HS_CR_TICKS)
         hs_world_health_summary(w, &r->health_sway);
     return 0;

@@ -29,13 +29,16 @@ struct hs_contact_variant {
     uint32_t iterations;
     double stiffness_n_m, damping_n_s_m; /* per geom pair; 0 stiffness: erp/cfm per point */
     double erp, cfm;
-    double sor_w;            /* dWorldSetQuickStepW; 0 = ODE's default (1.3) */
+    double sor_w;            /* quick-step SOR factor (physics.sor_w); 0 = the default (1.2) */
     uint32_t max_contacts;   /* 0 = the config's */
     bool config_physics;     /* take the config's physics as it is (the others are ignored) */
     double joint_cfm;        /* global CFM (every joint row); 0 = the config's */
     uint32_t iterations_min; /* adaptive iterations from iterations_min to iterations; 0: fixed */
     bool exact_step_memory;  /* ODE's step arena re-sized to the need (reserve factor 1, no
                                 minimum) through our own block allocator */
+    bool armature_rows;      /* params.armature_joint_space: rotor inertia as joint-space rows */
+    bool no_body_bits;       /* every robot geom back on one category bit colliding with all, as
+                                before the per-body broadphase filter (world_create.c) */
 };
 
 struct hs_contact_metrics {

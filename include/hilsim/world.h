@@ -90,6 +90,9 @@ struct hs_world_params {
      * step runs between this (1 .. quick_iterations) and quick_iterations, the bounded worst
      * case, raised when the contact force jump of the step before came near its budget. */
     uint32_t quick_iterations_min;
+    /* Quick-step's successive over-relaxation factor (dWorldSetQuickStepW), in (0, 2); 0 keeps
+     * ODE's own 1.3. Measured in perf/contact_bench.c: 1.2 converges further per iteration. */
+    double quick_w;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -116,17 +119,20 @@ struct hs_world_params {
     uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena,
                               then one sizing step for the most contacts (0: none at all) */
     struct hs_world_guard guard;
+    /* Armature (hs_world_body_spec.armature) in joint space, as MuJoCo models it: an implicit
+     * rotor-inertia row per hinge (world_create.c) instead of inertia added to the child link's
+     * Cartesian tensor (world_mass.c). Off: the tensor. */
+    bool armature_joint_space;
 };
 
-/* Fills documented defaults: 1 ms, 1 substep, quick 20, g = (0,0,-9.80665), ERP 0.2, CFM 1e-4
- * (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured in
- * perf/contact_bench.c, see world_params_default.c), mu 1, no bounce,
- * contact stiffness 2e6 N/m and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM
- * 1e-5 per point when stiffness is 0), surface layer 1e-4, 4 contacts, no damping; health
- * budgets 5 mm penetration, 1 mm joint error, force jump 1 % of the weight.
- * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, fixed links merged, 10
- * warm-up steps; guard 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit, the floor
- * from the scenery, 0.05 m beyond a link's reach for 0.01 s. */
+/* Fills documented defaults: 1 ms, 1 substep, quick 16 at SOR factor 1.2, g = (0,0,-9.80665), ERP
+ * 0.2, CFM 1e-4 (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured
+ * in perf/contact_bench.c, see world_params_default.c), mu 1, no bounce, contact stiffness 2e6 N/m
+ * and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM 1e-5 per point when stiffness
+ * is 0), surface layer 1e-4, 4 contacts, no damping; health budgets 5 mm penetration, 1 mm joint
+ * error, force jump 1 % of the weight. Also: bounce_min_vel 0.01 m/s, self-collision off, contacts
+ * on, fixed links merged, 10 warm-up steps; guard 10 km, 1000 m/s, 10000 rad/s, 10 x the joint
+ * velocity limit, the floor from the scenery, 0.05 m beyond a link's reach for 0.01 s. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {

@@ -11,13 +11,19 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->step_s = 1e-3;
     ret_params->substeps = 1;
     ret_params->solver = HS_SOLVER_QUICK;
-    ret_params->quick_iterations = 20;
+    /* SOR factor 1.2 instead of ODE's 1.3: on SR1 standing (perf/contact_bench.c) 16
+     * iterations at 1.2 leave the ankle-force noise of 20 at 1.3 (0.044 against 0.029 %, worst
+     * jump 0.20 against 0.17 %) for 16 % less step; at 20 iterations 1.2 halves 1.3's noise;
+     * 1.0, 1.4 and 1.5 are worse, 1.1 as quiet with larger jumps (config/README.md, "What each
+     * lever bought"). */
+    ret_params->quick_iterations = 16;
+    ret_params->quick_w = 1.2;
     ret_params->gravity[2] = -9.80665;
     ret_params->erp = 0.2;
     /* Joint rows' CFM: at ERP 0.2 and 1 ms a joint stiffness of ERP / (h CFM) = 2e6 N/m and
-     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 20 quick-step
+     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 16 quick-step
      * iterations converge on a humanoid standing on two feet: at 1e-10 SR1's ankle forces
-     * kept 0.4 % noise, 2 % tick-to-tick jumps and the waist IMU 0.4 m/s²
+     * kept 1.9 % noise, 11 % tick-to-tick jumps and the waist IMU 0.9 m/s²
      * (perf/contact_bench.c). */
     ret_params->cfm = 1e-4;
     ret_params->friction = 1.0;
@@ -26,7 +32,7 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->contact_erp = 0.2;
     ret_params->contact_cfm = 1e-5;
     /* Measured (perf/contact_bench.c, config/README.md "Contacts and solver health"): SR1
-     * (130.8 kg) stands with converged ankle forces at 20 quick-step iterations and sinks
+     * (130.8 kg) stands with converged ankle forces at 16 quick-step iterations and sinks
      * 0.56 mm (0.1 mm of it the surface layer); less damping lets it bounce when it lands. */
     ret_params->contact_stiffness_n_m = 2e6;
     ret_params->contact_damping_n_s_m = 1e4;

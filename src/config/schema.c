@@ -280,6 +280,7 @@ static const struct hs__cfg_field physics_f[] = {
     U32("substeps", WP, substeps, 1, 100, 0),
     ENUM("solver", WP, solver, hs__names_solver),
     U32("iterations", WP, quick_iterations, 1, 1000, 0),
+    DBL("sor_w", WP, quick_w, 0, 1.99, HS__F_MIN_OPEN | HS__F_ZERO_OK),
     VEC("gravity", WP, gravity, -1000, 1000),
     DBL("erp", WP, erp, 0, 1, 0),
     DBL("cfm", WP, cfm, 0, 1, 0),

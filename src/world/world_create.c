@@ -1,5 +1,6 @@
 /* World lifecycle: create (allocate, build, warm up, restore) and destroy. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,76 @@ static int collect_actuated(struct hs_world *w)
             struct hs__world_link *l = &w->bodies[b].links[i];
             if (l->joint && (l->type == HS_JOINT_ROTATE || l->type == HS_JOINT_SLIDE))
                 w->actuated[w->nactuated++] = l;
+        }
+    return 0;
+}
+
+/* Broadphase filter: without self-collision, no two geoms of one robot may touch, yet
+ * dSpaceCollide tests every pair's bounding boxes and hands the overlapping ones (neighbouring
+ * links always overlap) to the near callback, which drops them. Each dynamic body's geoms get
+ * a category bit of their own (bit 0 is the scenery's, world_geom.c) that their collide bits
+ * leave out, so ODE skips the pair on two bit tests before the boxes. With more dynamic bodies
+ * than bits two would share one and never meet: those keep colliding with everything. */
+static void body_collide_bits(struct hs_world *w)
+{
+    const unsigned nbits = 8 * sizeof(unsigned long) - 1;
+    uint32_t ndyn = 0;
+    for (uint32_t b = 0; b < w->nbodies; b++)
+        ndyn += !w->bodies[b].is_static;
+    if (w->params.self_collision || ndyn > nbits)
+        return;
+    int n = dSpaceGetNumGeoms(w->space);
+    for (int i = 0; i < n; i++) {
+        dGeomID g = dSpaceGetGeom(w->space, i);
+        const struct hs__world_link *l = dGeomGetData(g);
+        if (!l || !dGeomGetBody(g))
+            continue; /* scenery, or a fixed root's static geom: bit 0 already */
+        uint32_t k = 0;
+        for (uint32_t b = 0; b < l->owner->index; b++)
+            k += !w->bodies[b].is_static;
+        unsigned long bit = 2ul << k;
+        dGeomSetCategoryBits(g, bit);
+        dGeomSetCollideBits(g, ~bit);
+    }
+}
+
+/* Joint-space armature: a rotor of reflected inertia J on a hinge resists the joint's
+ * acceleration with the torque -J q̈ between the two links, whatever the links' own rotation
+ * (MuJoCo adds J to the joint-space mass matrix's diagonal). In ODE that is a one-row angular
+ * motor on the hinge's axis whose target is the joint rate of the step before and whose CFM is
+ * h / J: ODE's row then satisfies q̇' = q̇ - CFM λ, so λ = J (q̇ - q̇') / h, the rotor's torque
+ * integrated implicitly, with no force bound. The links keep their own inertia (no tensor
+ * added, world_mass.c), so no needle-shaped tensor and no heavy light link meet the contacts. */
+static int build_rotors(struct hs_world *w, const struct hs_world_body_spec *specs, uint32_t nspecs)
+{
+    if (!w->params.armature_joint_space)
+        return 0;
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < nspecs; b++)
+        for (uint32_t i = 0; specs[b].armature && i < specs[b].model->nlinks; i++)
+            n += specs[b].armature[i] > 0;
+    w->rotors = calloc(n + 1, sizeof *w->rotors);
+    if (!w->rotors)
+        return -ENOMEM;
+    for (uint32_t b = 0; b < nspecs; b++)
+        for (uint32_t i = 0; specs[b].armature && i < specs[b].model->nlinks; i++) {
+            const struct hs__world_link *l = &w->bodies[b].links[i];
+            double arm = specs[b].armature[i];
+            if (!(arm > 0) || !isfinite(arm) || l->type != HS_JOINT_ROTATE || !l->joint ||
+                dJointGetType(l->joint) != dJointTypeHinge)
+                continue;
+            dJointID m = dJointCreateAMotor(w->world, 0);
+            if (!m)
+                return -ENOMEM;
+            dJointAttach(m, dJointGetBody(l->joint, 0), dJointGetBody(l->joint, 1));
+            dJointSetAMotorMode(m, dAMotorUser);
+            dJointSetAMotorNumAxes(m, 1);
+            dVector3 a;
+            dJointGetHingeAxis(l->joint, a);
+            dJointSetAMotorAxis(m, 0, 1, a[0], a[1], a[2]);
+            dJointSetAMotorParam(m, dParamFMax, dInfinity);
+            dJointSetAMotorParam(m, dParamCFM, w->params.step_s / arm);
+            w->rotors[w->nrotors++] = (struct hs__world_rotor){m, l};
         }
     return 0;
 }
@@ -127,6 +198,8 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     dWorldSetERP(w->world, params->erp);
     dWorldSetCFM(w->world, params->cfm);
     dWorldSetQuickStepNumIterations(w->world, (int)params->quick_iterations);
+    if (params->quick_w > 0)
+        dWorldSetQuickStepW(w->world, params->quick_w);
     dWorldSetContactSurfaceLayer(w->world, params->surface_layer);
     dWorldSetLinearDamping(w->world, params->linear_damping);
     dWorldSetAngularDamping(w->world, params->angular_damping);
@@ -134,7 +207,10 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     for (uint32_t b = 0; b < nspecs; b++) {
         w->bodies[b].world = w;
         w->bodies[b].index = b;
-        r = hs__world_build_body(w, &w->bodies[b], &specs[b], diag);
+        struct hs_world_body_spec sb = specs[b];
+        if (params->armature_joint_space)
+            sb.armature = NULL; /* the rotor rows carry it (build_rotors) */
+        r = hs__world_build_body(w, &w->bodies[b], &sb, diag);
         if (r)
             goto fail;
     }
@@ -142,6 +218,8 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     if (r)
         goto fail;
     r = collect_actuated(w);
+    if (r == 0)
+        r = build_rotors(w, specs, nspecs);
     if (r == 0)
         r = hs__world_mimics_build(w);
     if (r == 0)
@@ -152,6 +230,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
         goto fail;
     }
     hs__world_place_on_static(w, specs, nspecs);
+    body_collide_bits(w);
     hs__world_reserve_count(w);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
@@ -229,6 +308,7 @@ void hs_world_destroy(struct hs_world *w)
     free(w->bodies);
     free(w->actuated);
     free(w->mimics);
+    free(w->rotors);
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);

@@ -79,6 +79,13 @@ struct hs_world {
     uint32_t nmeshes, meshes_cap;
     struct hs__world_mimic *mimics;
     uint32_t nmimics;
+    /* Joint-space armature (params.armature_joint_space, world_create.c): one AMotor row per
+     * hinge with armature, driven each step to the hinge's rate of the step before. */
+    struct hs__world_rotor {
+        dJointID motor;
+        const struct hs__world_link *link;
+    } *rotors;
+    uint32_t nrotors;
     dContactGeom *contact_geoms; /* params.max_contacts, preallocated */
     dBodyID *all_bodies;         /* every dynamic ODE body, for warm-up save/restore */
     uint32_t nall_bodies, all_bodies_cap;

@@ -25,6 +25,9 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
     if (p->quick_iterations < 1 || p->quick_iterations > 1000)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "quick_iterations %u outside 1 .. 1000",
                            p->quick_iterations);
+    if (!(p->quick_w == 0 || (p->quick_w > 0 && p->quick_w < 2)))
+        return hs_diag_set(d, -EINVAL, "", 0, 0, "quick_w %g outside (0, 2) (0: ODE's 1.3)",
+                           p->quick_w);
     for (int i = 0; i < 3; i++)
         if (!isfinite(p->gravity[i]))
             return hs_diag_set(d, -EINVAL, "", 0, 0, "gravity[%d] is not finite", i);

@@ -76,6 +76,8 @@ int hs_world_step(struct hs_world *w)
             dJointAddSliderForce(l->joint, l->effort);
     }
     hs__world_mimics_drive(w);
+    for (uint32_t i = 0; i < w->nrotors; i++)
+        dJointSetAMotorParam(w->rotors[i].motor, dParamVel, w->rotors[i].link->dq);
     hs_world_ode_step_begin(w);
     w->nsteps++;
     adapt_iterations(w);

@@ -137,8 +137,9 @@ static void test_sr1_default_contact_is_converged(void **state)
     struct hs_contact_variant ex = exact_of(cfg);
     struct hs_contact_run *r = run(cfg, &defaults, SWAY_SR1), *e = run(cfg, &ex, SWAY_SR1);
     assert_int_equal(cfg->physics.solver, HS_SOLVER_QUICK);
-    assert_int_equal(cfg->physics.quick_iterations, 20);
-    check("SR1, default physics (quick 20)", r, e, true);
+    assert_int_equal(cfg->physics.quick_iterations, 16);
+    assert_true(cfg->physics.quick_w == 1.2);
+    check("SR1, default physics (quick 16, SOR w 1.2)", r, e, true);
     check("SR1, exact solver", e, NULL, true);
     hs_contact_run_destroy(r);
     hs_contact_run_destroy(e);
@@ -154,6 +155,7 @@ static void test_sr1_old_contact_fails_the_bound(void **state)
     const struct hs_contact_variant old = {.name = "old",
                                            .solver = HS_SOLVER_QUICK,
                                            .iterations = 20,
+                                           .sor_w = 1.3,
                                            .erp = 0.2,
                                            .cfm = 1e-5,
                                            .joint_cfm = 1e-10};

@@ -318,14 +318,23 @@ static void test_armature(void **state)
     s.armature = armature;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s, 1);
-    hs_world_set_joint_effort(w, 0, 1, tau);
-    run(w, 500);
-    double alpha = hs_world_joint_velocity(w, 0, 1) / hs_world_time(w);
-    double expect = tau / (izz + arm);
-    print_message("armature: alpha %.6f rad/s², expected %.6f\n", alpha, expect);
-    assert_true(fabs(alpha - expect) / expect < 0.005); /* requirement: 0.5 % */
-    hs_world_destroy(w);
+    /* In the link's tensor, and as a joint-space rotor row (world_create.c), on both solvers. */
+    for (int mode = 0; mode < 3; mode++) {
+        p.armature_joint_space = mode > 0;
+        p.solver = mode == 2 ? HS_SOLVER_STANDARD : HS_SOLVER_QUICK;
+        struct hs_world *w = make(&p, &s, 1);
+        hs_world_set_joint_effort(w, 0, 1, tau);
+        run(w, 500);
+        double alpha = hs_world_joint_velocity(w, 0, 1) / hs_world_time(w);
+        double expect = tau / (izz + arm);
+        print_message("armature (%s): alpha %.6f rad/s², expected %.6f\n",
+                      mode == 0   ? "tensor"
+                      : mode == 1 ? "rotor row, quick"
+                                  : "rotor row, exact",
+                      alpha, expect);
+        assert_true(fabs(alpha - expect) / expect < 0.005); /* requirement: 0.5 % */
+        hs_world_destroy(w);
+    }
     mb_free(m);
 }
 
@@ -488,6 +497,39 @@ static void test_self_collision_switch(void **state)
     mb_free(m);
 }
 
+/* Distinct robots still meet after the per-body broadphase bits (world_create.c): a row of
+ * cubes, each overlapping the next, with a fixed-root body among them; with more dynamic bodies
+ * than category bits every pair is still seen. */
+static void test_bodies_collide_with_each_other(void **state)
+{
+    (void)state;
+    enum { NMAX = 70 };
+    struct hs_model *cube = mb_cube(0.1, 1.0), *fixed = mb_new("post", 2, 1, 0);
+    fixed->links[0].joint_type = HS_JOINT_FIXED;
+    mb_joint(&fixed->links[1], HS_JOINT_ROTATE, 0, 0, 1);
+    mb_box(fixed, 1, 0.1, 0.1, 0.1, 0, 0, 0);
+    struct hs_world_body_spec s[NMAX];
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.gravity[2] = 0;
+    p.contactless = true;
+    const uint32_t counts[] = {3, NMAX};
+    for (int c = 0; c < 2; c++) {
+        uint32_t n = counts[c];
+        for (uint32_t i = 0; i < n; i++) {
+            hs_world_spec_default(&s[i], i == 1 ? fixed : cube);
+            s[i].root_pose.p[0] = 0.09 * i;
+        }
+        struct hs_world *w = make(&p, s, n);
+        hs_world_step(w);
+        print_message("%u bodies in a row: %u colliding pairs\n", n, hs_world_colliding_pairs(w));
+        assert_int_equal(hs_world_colliding_pairs(w), n - 1);
+        hs_world_destroy(w);
+    }
+    mb_free(cube);
+    mb_free(fixed);
+}
+
 /* Two worlds built from the same specs step bit for bit alike, whatever ran in between. */
 static void test_repeatable(void **state)
 {
@@ -564,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_crawler_drives),
         cmocka_unit_test(test_primitives_rest_at_their_height),
         cmocka_unit_test(test_self_collision_switch),
+        cmocka_unit_test(test_bodies_collide_with_each_other),
         cmocka_unit_test(test_repeatable),
         cmocka_unit_test(test_bad_input_is_reported),
     };
