@@ -13,9 +13,10 @@ are one ODE body; the checks are those of one rigid body computed here from the 
 - a range finder on a massless frame fixed beside the rod sees the bob below it (its own
   link's geoms are skipped, not its ODE body's), at the distance the geometry gives (0.1 mm);
 - spinning at a constant rate without gravity, the IMU reads the centripetal acceleration
-  omega^2 r towards the axis and the gyro the rate, both in the sensor frame, within 1.5 % of
-  omega^2 r (measured 0.9 % at worst: the IMU differentiates the body's velocity over one step,
-  which turns the vector by omega h / 2, and quick-step's hinge rows ring a little).
+  omega^2 r towards the axis and the gyro the rate, both in the sensor frame, within 2 % of
+  omega^2 r (measured 1.3 % at worst at the default 16 quick-step iterations, 0.9 % at 20: the
+  IMU differentiates the body's velocity over one step, which turns the vector by omega h / 2,
+  and quick-step's hinge rows ring a little under the centripetal load).
 Unmerged (merge_fixed_links false) the same runs are printed for comparison: the fixed joints
 between the 0.2 kg rod and the 2 kg bob are loose under quick-step and the bob's IMU shakes.
 
@@ -195,7 +196,7 @@ class FixedLinksMerged(unittest.TestCase):
         for r in rows[::50]:
             self.assertLess(abs(float(r["PIVOT.dq"]) - w), 1e-3 * w, r["t"])
             for k, c in enumerate("xyz"):
-                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.015 * mag,
+                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.02 * mag,
                                 (r["t"], c, want_a))
                 self.assertLess(abs(float(r["BOB_GYRO." + c]) - want_g[k]), 1e-3 * w,
                                 (r["t"], c, want_g))
