@@ -1,5 +1,6 @@
 /* An ODE world built from body models: one dynamic body per link (frames at the centre of mass,
- * as the Choreonoid ODE plugin does), hinge/slider/fixed joints, a free or fixed root, static
+ * as the Choreonoid ODE plugin does; links on fixed joints merged into their parent's body,
+ * src/world/world_merge.c), hinge/slider/fixed joints, a free or fixed root, static
  * environments as body-less geoms, ExtraJoints as ball/piston joints, crawler tracks as contact
  * surface velocity.
  *
@@ -311,8 +312,9 @@ const struct hs_world_params *hs_world_params(const struct hs_world *world);
 
 /* For the plant layer (actuators, sensors) that needs ODE directly: stops, motors, feedback.
  * Returned handles are owned by the world. NULL where the link has no such object (static body,
- * a fixed root link's body and joint, root link's joint when the root is free). Declared as void*
- * to keep ODE out of this header. */
+ * a fixed root link's body and joint, root link's joint when the root is free, the joint of a
+ * link merged into its parent's body, which shares that body: see hs_world_link_body_link).
+ * Declared as void* to keep ODE out of this header. */
 void *hs_world_ode_body(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t link);
 void *hs_world_ode_world(const struct hs_world *world);
@@ -330,7 +332,10 @@ void hs_world_ode_step_begin(struct hs_world *world);
 
 /* Where the link's ODE body frame (its centre of mass) sits in the link frame: the model's
  * centre of mass, except on link1 of a piston ExtraJoint, which gives up the slider block's mass
- * (src/world/world_build.c). ODE body pose = link pose translated by this. RT-safe. */
+ * (src/world/world_build.c), and on links merged with others (world_merge.c), whose body's
+ * centre of mass is the group's. ODE body pose = link pose translated by this, except for a
+ * link merged into an ancestor's body, whose axes are that ancestor's
+ * (hs_world_link_body_link). RT-safe. */
 void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t link,
                        double ret_com[3]);
 
@@ -339,6 +344,8 @@ void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t lin
  * into a fixed root's scenery, the root (which has no body). Link poses, velocities and geoms
  * of a merged link are its own, composed with its fixed offset. RT-safe. */
 uint32_t hs_world_link_body_link(const struct hs_world *world, uint32_t body, uint32_t link);
+/* Whether an ODE geom of the world's space (a dGeomID) is one of this link's. RT-safe. */
+bool hs_world_geom_of_link(const void *geom, uint32_t body, uint32_t link);
 /* Links merged into another link's body (or a fixed root) over the whole world. RT-safe. */
 uint32_t hs_world_merged_links(const struct hs_world *world);
 

@@ -155,17 +155,24 @@ static int check_masses(struct hs__builder *b, const struct hs_model *m)
         bool zero_inertia = true;
         for (int k = 0; k < 9; k++)
             zero_inertia = zero_inertia && l->inertia[k] == 0;
+        /* A fixed link is merged into its parent's body by default (physics.merge_fixed_links,
+         * src/world/world_merge.c): there a massless link adds nothing and a zero tensor is a
+         * point mass, so the stand-in applies only when it keeps a body of its own. */
+        const char *unless = l->joint_type == HS_JOINT_FIXED
+                                 ? " unless it is merged into its parent's body "
+                                   "(physics.merge_fixed_links)"
+                                 : "";
         int r = 0;
         if (l->mass == 0)
             r = hs__builder_warn(b, la->file, l->source_line, la->column,
                                  "link %s has zero mass (no Segment with mass); the simulation "
-                                 "gives it 1 g",
-                                 l->name);
+                                 "gives it 1 g%s",
+                                 l->name, unless);
         else if (zero_inertia)
             r = hs__builder_warn(b, la->file, l->source_line, la->column,
                                  "link %s (%g kg) has zero momentsOfInertia; the simulation gives "
-                                 "it the inertia of a 1 cm sphere",
-                                 l->name, l->mass);
+                                 "it the inertia of a 1 cm sphere%s",
+                                 l->name, l->mass, unless);
         if (r < 0)
             return r;
     }

@@ -54,11 +54,12 @@ static bool inertia_finite(const double I[9])
 /* Link k's mass about its own centre of mass with link-frame axes: the model's tensor where
  * it is positive definite; a point mass where it is not but the group has more mass to make
  * the sum positive definite (a URDF fixed frame often declares a mass with a zero tensor);
- * otherwise world_mass.c's fallback. */
+ * otherwise, or with an armature to add, world_mass.c's fallback. */
 static bool member_mass(const struct hs_link *l, double armature, bool alone, double *ret_mass,
                         double I[9])
 {
-    if (alone || (hs__world_inertia_pd(l->inertia) && inertia_finite(l->inertia))) {
+    /* A rotor's armature (the owner's hinge) rides on world_mass.c's tensor as before. */
+    if (alone || armature > 0 || (hs__world_inertia_pd(l->inertia) && inertia_finite(l->inertia))) {
         dMass m;
         bool fixup = hs__world_link_mass(l, armature, &m);
         *ret_mass = m.mass;

@@ -261,3 +261,9 @@ uint32_t hs_world_merged_links(const struct hs_world *w)
 {
     return w->merged_links;
 }
+
+bool hs_world_geom_of_link(const void *geom, uint32_t body, uint32_t link)
+{
+    const struct hs__world_link *l = dGeomGetData((dGeomID)geom);
+    return l && l->owner->index == body && l->link_index == link;
+}

@@ -365,6 +365,38 @@ static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
     hs_config_free(cfg);
 }
 
+/* Merged fixed links (tests/models/fixed_pendulum.wrl: bob, tip and a range finder's frame
+ * on the rod's ODE body): the IMU and the range finder on merged links, link poses composed
+ * with the fixed offsets, and a scenario push in the bob's own frame at its own centre of
+ * mass, none of which may allocate or print. */
+static void test_merged_links_tick_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    char yaml[1024], dir[4096];
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-merge-%d}\n"
+             "models:\n"
+             "  - {name: pend, file: fixed_pendulum.wrl}\n"
+             "physics: {merge_fixed_links: true}\n"
+             "rt: {period_ns: 250000}\n"
+             "controller: {type: pd_hold, defaults: {kp: 10, kd: 1}}\n",
+             (int)getpid());
+    const char *src = getenv("HS_SOURCE_DIR");
+    snprintf(dir, sizeof dir, "%s/tests/models", src ? src : ".");
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    const struct hs_config *cfg = open_bench(&p, yaml, "merge.yaml", dir);
+    assert_int_equal(hs_world_merged_links(hs_bench_world(p.bench)), 3);
+    const char *scen = "scenario: {name: nalloc-merge, duration_s: 3}\n"
+                       "steps:\n"
+                       "  - {at_s: 0.1, duration_s: 1,\n"
+                       "     push: {link: BOB, force_n: [1, 0, 0], torque_nm: [0, 0.1, 0],\n"
+                       "            frame: link}}\n";
+    open_scenario(p.bench, scen);
+    run_and_check(&p, "merged fixed links with sensors and a push", 0);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
+}
+
 /* Contacts that grow after the warm-up: SR1, limp (no controller), starts 0.4 m above the
  * floor, so the warm-up at create sees no contact at all; inside the counted window it lands
  * and collapses onto the floor, touching it with far more points than a standing robot. ODE
@@ -1029,6 +1061,7 @@ int main(void)
         cmocka_unit_test(test_sr1_bench_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sr1_falling_contacts_grow_without_alloc),
         cmocka_unit_test(test_range_sensors_tick_without_alloc_or_stdio),
+        cmocka_unit_test(test_merged_links_tick_without_alloc_or_stdio),
         cmocka_unit_test(test_io_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),

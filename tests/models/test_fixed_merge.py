@@ -10,10 +10,13 @@ are one ODE body; the checks are those of one rigid body computed here from the 
 - hanging at rest, the hinge's force sensor carries the weight of everything below it (M g,
   within 0.5 %) in its own (turned) frame, and the bob's IMU reads +g in the bob's sensor frame
   (composed of the hinge angle, the bob's fixed offset and the sensor's pose) within 0.02 m/s^2;
+- a range finder on a massless frame fixed beside the rod sees the bob below it (its own
+  link's geoms are skipped, not its ODE body's), at the distance the geometry gives (0.1 mm);
 - spinning at a constant rate without gravity, the IMU reads the centripetal acceleration
-  omega^2 r towards the axis and the gyro the rate, both in the sensor frame, within 1.5 % of
-  omega^2 r (measured 0.9 % at worst: the IMU differentiates the body's velocity over one step,
-  which turns the vector by omega h / 2, and quick-step's hinge rows ring a little).
+  omega^2 r towards the axis and the gyro the rate, both in the sensor frame, within 2 % of
+  omega^2 r (measured 1.3 % at worst at the default 16 quick-step iterations, 0.9 % at 20: the
+  IMU differentiates the body's velocity over one step, which turns the vector by omega h / 2,
+  and quick-step's hinge rows ring a little under the centripetal load).
 Unmerged (merge_fixed_links false) the same runs are printed for comparison: the fixed joints
 between the 0.2 kg rod and the 2 kg bob are loose under quick-step and the bob's IMU shakes.
 
@@ -80,6 +83,7 @@ I_PIVOT = sum(p[2][1][1] + p[0] * (p[1][0] ** 2 + p[1][2] ** 2) for p in PARTS)
 D = math.hypot(COM[0], COM[2])
 # At rest the centre of mass hangs straight below the hinge: Ry(q) COM has x = 0.
 Q_EQ = math.atan2(COM[0], -COM[2])
+CAM = [0.0112135, 0.0187865, -0.3]  # the range finder's frame (no mass, no rotation)
 R_SENSOR = mul(R_BOB, rot((0, 1, 0), 0.4))  # the IMU's axes in PIVOT's frame
 P_SENSOR = add(P_BOB, app(R_BOB, [0.02, 0.01, -0.03]))
 
@@ -164,6 +168,17 @@ class FixedLinksMerged(unittest.TestCase):
               % (worst(self.rest[True][100:], "BOB_ACCEL", want),
                  worst(self.rest[False][100:], "BOB_ACCEL", want)))
 
+    def test_range_finder_sees_a_link_of_its_own_body(self):
+        # From the frame beside the rod straight down (PIVOT's -Z) onto the bob's sphere (r
+        # 0.05 m): all three ride on one ODE body merged, and the scanner skips only its own
+        # link's geoms. Rigid, so the same at any hinge angle.
+        c = add(P_BOB, app(R_BOB, [0.03, 0, -0.05]))
+        self.assertLess(math.hypot(c[0] - CAM[0], c[1] - CAM[1]), 1e-6)
+        want = CAM[2] - (c[2] + 0.05)
+        for merge in (True, False):
+            for r in self.rest[merge][::100]:
+                self.assertLess(abs(float(r["CAM_RANGE.r0"]) - want), 1e-4, (merge, r["t"]))
+
     def test_imu_reads_centripetal_acceleration_spinning(self):
         w = 5.0
         # In PIVOT's (rotating) frame the sensor point turns about the Y axis: its acceleration
@@ -181,7 +196,7 @@ class FixedLinksMerged(unittest.TestCase):
         for r in rows[::50]:
             self.assertLess(abs(float(r["PIVOT.dq"]) - w), 1e-3 * w, r["t"])
             for k, c in enumerate("xyz"):
-                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.015 * mag,
+                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.02 * mag,
                                 (r["t"], c, want_a))
                 self.assertLess(abs(float(r["BOB_GYRO." + c]) - want_g[k]), 1e-3 * w,
                                 (r["t"], c, want_g))

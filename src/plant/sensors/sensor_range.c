@@ -11,8 +11,8 @@
  * along the ray to the nearest geom of the world within maxDistance; +inf when nothing is
  * within maxDistance; -inf when the nearest hit is closer than minDistance (Choreonoid's field;
  * 0 when the model has none). Geoms of the sensor's own link are not seen (the ray starts
- * inside it); other links of the robot are, as a real scanner sees its own feet. A sensor on a
- * static link (a fixed root) sees that link's static geoms too.
+ * inside it); other links of the robot are, as a real scanner sees its own feet, also those
+ * merged into the same ODE body. A sensor on a fixed root sees that link's static geoms too.
  *
  * Cost bounded per tick: a scan takes d = round(tick rate / scanRate) ticks (at least 1) and
  * each tick casts the next ceil(n / d) rays, as a real scanner sweeps; the finished scan is
@@ -34,7 +34,11 @@
 struct range_state {
     dGeomID ray;
     dSpaceID space;
-    dBodyID own; /* the sensor's link body (NULL on a static link) */
+    /* The sensor's own link's geoms are skipped, by link rather than by ODE body: a link merged
+     * into its parent's body (src/world/world_merge.c) shares that body with links a scanner
+     * does see. A fixed root's own static geoms are seen, as before merging. */
+    bool skip_own;
+    uint32_t body, link;
     uint32_t nrays, chunk, divider;
     double min_m, max_m;
     double *dir;                /* nrays x 3, sensor frame */
@@ -76,7 +80,7 @@ static void near_hit(void *data, dGeomID o1, dGeomID o2)
         dSpaceCollide2(st->ray, other, st, near_hit);
         return;
     }
-    if (st->own && dGeomGetBody(other) == st->own)
+    if (st->skip_own && hs_world_geom_of_link(other, st->body, st->link))
         return;
     dContactGeom c;
     if (dCollide(st->ray, other, 1, &c, sizeof c) > 0 && c.depth < st->best)
@@ -144,7 +148,10 @@ static int init(struct hs_plant *pl, struct hs__plant_sensor *s)
     st->held = calloc(n, sizeof *st->held);
     st->pub = calloc(n, sizeof *st->pub);
     st->space = (dSpaceID)hs_world_ode_space(pl->world);
-    st->own = s->body;
+    st->skip_own =
+        s->body != NULL || hs_world_link_body_link(pl->world, pl->body, s->link) != s->link;
+    st->body = pl->body;
+    st->link = s->link;
     st->ray = dCreateRay(0, isfinite(st->max_m) ? st->max_m : 1e6);
     if (!st->dir || !st->scan || !st->held || !st->pub || !st->ray)
         return -ENOMEM;
