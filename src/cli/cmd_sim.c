@@ -19,6 +19,7 @@
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
 #include "hilsim/log.h"
+#include "hilsim/model.h"
 #include "rt/rt_clock.h"
 
 #define MAX_TORQUES 64
@@ -246,6 +247,51 @@ static int load_quick_look(const struct sim_opts *o, const struct hs_config **re
                                       ret, d);
 }
 
+/* A massless link between two moving joints (OpenHRP's *_bush samples model a bushing as six
+ * dummy joints in a row) gives the iterative solver rows it cannot converge: the chain spins up
+ * whatever the gains, while the exact solver holds it. Returns such a link's index or -1. */
+static int massless_chain_link(const struct hs_model *m)
+{
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        const struct hs_link *l = &m->links[i];
+        if (l->parent < 0 || l->joint_type == HS_JOINT_FIXED || l->mass > 0)
+            continue;
+        for (uint32_t k = i + 1; k < m->nlinks; k++) /* parents come first */
+            if (m->links[k].parent == (int32_t)i && m->links[k].joint_type != HS_JOINT_FIXED)
+                return (int)i;
+    }
+    return -1;
+}
+
+static bool solver_chosen(const struct sim_opts *o)
+{
+    for (uint32_t i = 0; i < o->nsets; i++)
+        if (!strncmp(o->sets[i], "physics.solver=", strlen("physics.solver=")))
+            return true;
+    return false;
+}
+
+/* The quick look's physics follows the robot: a massless chain runs on the exact solver, said
+ * once, unless the user chose a solver. Returns 1 when the caller must load again with the
+ * added override. */
+static int quick_look_solver(struct sim_opts *o, const struct hs_config *cfg, struct hs_bench *b)
+{
+    if (!o->model || solver_chosen(o) || cfg->physics.solver != HS_SOLVER_QUICK ||
+        o->nsets >= MAX_TORQUES)
+        return 0;
+    const struct hs_model *m = hs_bench_model(b, 0);
+    int k = massless_chain_link(m);
+    if (k < 0)
+        return 0;
+    hs_log(HS_LOG_WARNING,
+           "quick look: link '%s' is massless between two moving joints, which the iterative "
+           "solver cannot hold: running physics.solver standard (--set physics.solver=quick "
+           "to keep the iterative one)",
+           m->links[k].name);
+    o->sets[o->nsets++] = "physics.solver=standard";
+    return 1;
+}
+
 struct torque_io {
     const struct sim_opts *o;
     int joint[MAX_TORQUES];
@@ -295,6 +341,17 @@ int hs_cmd_sim(int argc, char **argv)
         hs_log_diag(&d);
         rc = r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
         goto done;
+    }
+    if (quick_look_solver(&o, cfg, b)) {
+        hs_bench_destroy(b);
+        b = NULL;
+        hs_config_free(cfg);
+        cfg = NULL;
+        if ((r = load_quick_look(&o, &cfg, &d)) < 0 || (r = hs_bench_create(cfg, &b, &d)) < 0) {
+            hs_log_diag(&d);
+            rc = r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
+            goto done;
+        }
     }
     for (uint32_t i = 0; i < cfg->nmodels; i++) /* what the loader tolerated, once */
         for (uint32_t k = 0; k < hs_bench_model(b, i)->nwarnings; k++)
