@@ -93,11 +93,23 @@ struct hs_actuator_output {
     bool ode_motor_drives;  /* the row is the motor (brake, ODE velocity loop), not friction */
     bool torque_saturated;  /* torque_max limited it */
     bool current_saturated; /* current_max limited it */
-    bool velocity_limited;  /* a velocity limit capped it */
+    /* The explicit limiter (past a velocity limit) made the torque differ from what the
+     * command gives after saturation alone. */
+    bool velocity_limited;
+    /* The speed-limit row is engaged: ODE's motor row at the limit (ode_vel), bounded by the
+     * command's torque (ode_fmax). Whether it held the joint back, applying less than the
+     * command, shows only after the step (hs_actuator_speed_row_held). */
+    bool speed_limit_row;
     /* The command, or a step of its torque law, was not finite (e.g. kp·(q*−q) overflowing):
      * the outputs are zero torque and the caller executes the joint's safe behaviour instead. */
     bool invalid_command;
 };
+
+/* RT-safe: after a step that ran the speed-limit row of o, whether the row held the joint at
+ * its limit: row_torque, the torque (force) the row applied along the axis (ODE's joint
+ * feedback), is below the command's |motor_torque|. A row that passed the full command is
+ * the explicit torque, not a limit. */
+bool hs_actuator_speed_row_held(const struct hs_actuator_output *o, double row_torque);
 
 /* Per-joint watchdog and counters. */
 struct hs_actuator_state {

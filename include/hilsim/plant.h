@@ -115,6 +115,12 @@ struct hs_sensor_layout {
     const char *unit; /* per group, comma separated: "m/s2", "N,Nm", "m" */
     double param[4];  /* kind-defined, see the kind's file (range: first ray angle rad, step
                        * rad, minDistance m, maxDistance m); unused ones 0 */
+    /* What a value reads when the sensor returns nothing (a dropout, a scenario's `off`), as
+     * the real device reports it: 0 for the small kinds, +inf for range ("no return"). */
+    double no_return;
+    /* Values are distances (>= 0, with ±inf markers), not a signed quantity with a ± full
+     * scale: a symmetric saturation means nothing for them. */
+    bool one_sided;
 };
 
 /* Any thread, no allocation. The layout of a model sensor's reading. */
@@ -129,7 +135,9 @@ struct hs_plant_joint_counters {
     uint64_t stale_ticks;         /* ticks spent in it after a command had arrived */
     uint64_t torque_saturations;  /* ticks the torque limit clipped the command */
     uint64_t current_saturations; /* ticks the current limit clipped it */
-    uint64_t velocity_limits;     /* ticks a velocity limit cut it */
+    uint64_t velocity_limits;     /* ticks a velocity limit changed the torque: the speed
+                                     loop held the joint with less than the command, or the
+                                     brake past the limit cut it */
     uint64_t invalid_commands;    /* ticks whose command had a non-finite term (safe behaviour) */
 };
 
@@ -182,6 +190,9 @@ const double *hs_plant_sensor_values(const struct hs_plant *plant, uint32_t sens
  * from the plant's own state, so an edit lasts one tick and never feeds back into the model. */
 struct hs_joint_reading *hs_plant_joint_reading_edit(struct hs_plant *plant, uint32_t j);
 struct hs_sensor_reading *hs_plant_sensor_reading_edit(struct hs_plant *plant, uint32_t sensor);
+/* The same for the published values (hs_plant_sensor_values, nvalues doubles): for the small
+ * kinds they are the reading's v[], for a range sensor its published scan. */
+double *hs_plant_sensor_values_edit(struct hs_plant *plant, uint32_t sensor);
 void hs_plant_joint_counters(const struct hs_plant *plant, uint32_t j,
                              struct hs_plant_joint_counters *ret);
 uint64_t hs_plant_sensor_saturations(const struct hs_plant *plant, uint32_t sensor);

@@ -28,9 +28,18 @@ struct hs_world_guard {
     double max_position_m;             /* |centre of mass| of every body from the origin, m */
     double max_linear_velocity_mps;    /* |v| of every body's centre of mass, m/s */
     double max_angular_velocity_rad_s; /* |w| of every body, rad/s */
-    /* Joint rate bound as a multiple of the joint's velocity limit (the model's uvlimit/lvlimit),
-     * >= 1; joints without a finite limit are checked for finiteness only. */
+    /* Joint rate bound as a multiple of the joint's velocity limit, >= 1: the model's
+     * uvlimit/lvlimit, or the limit the joint's drive enforces once a plant is attached
+     * (hs_world_set_joint_rate_limit); joints without a finite limit are checked for
+     * finiteness only. */
     double joint_rate_factor;
+    /* The floor check (src/world/world_floor.c): a link of a free-floating robot whose centre
+     * of mass stays deeper under the floor than its own geometry reaches plus floor_depth_m for
+     * floor_time_s has gone through it. */
+    double floor_z_m;     /* the floor's height, m; NAN: the lowest surface of the scenery
+                             (none without scenery: no check) */
+    double floor_depth_m; /* m, >= 0, beyond the link's reach; INFINITY: no check */
+    double floor_time_s;  /* s, >= 0: how long in a row (at least one step) */
 };
 
 /* Contact materials (src/world/world_material.c), after the Choreonoid idea: each link is made of
@@ -98,8 +107,11 @@ struct hs_world_params {
     double surface_layer;                   /* m, dWorldSetContactSurfaceLayer */
     uint32_t max_contacts;                  /* per geom pair (1 .. 64) */
     double linear_damping, angular_damping; /* dWorldSetDamping */
-    bool self_collision;   /* collide links of one body that are not jointed to each other */
-    bool contactless;      /* Odin's mode: detect and report colliding pairs, make no contacts */
+    bool self_collision; /* collide links of one body that are not jointed to each other */
+    bool contactless;    /* Odin's mode: detect and report colliding pairs, make no contacts */
+    /* A link joined to its parent by a fixed joint becomes part of the parent's ODE body
+     * (src/world/world_merge.c), except where a force sensor measures that joint. */
+    bool merge_fixed_links;
     uint32_t warmup_steps; /* steps run (and undone) at create time so ODE allocates its arena,
                               then one sizing step for the most contacts (0: none at all) */
     struct hs_world_guard guard;
@@ -111,8 +123,9 @@ struct hs_world_params {
  * contact stiffness 2e6 N/m and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM
  * 1e-5 per point when stiffness is 0), surface layer 1e-4, 4 contacts, no damping; health
  * budgets 5 mm penetration, 1 mm joint error, force jump 1 % of the weight.
- * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, 10 warm-up steps; guard
- * 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit. */
+ * Also: bounce_min_vel 0.01 m/s, self-collision off, contacts on, fixed links merged, 10
+ * warm-up steps; guard 10 km, 1000 m/s, 10000 rad/s, 10 x the joint velocity limit, the floor
+ * from the scenery, 0.05 m beyond a link's reach for 0.01 s. */
 void hs_world_params_default(struct hs_world_params *ret_params);
 
 struct hs_world_body_spec {
@@ -152,6 +165,7 @@ enum hs_world_fault_kind {
     HS_WORLD_FAULT_ANGULAR_VELOCITY, /* a body's angular speed */
     HS_WORLD_FAULT_JOINT_RATE,       /* a hinge or slider joint's rate */
     HS_WORLD_FAULT_ODE_INTERNAL,     /* ODE's error or debug handler fired inside the step */
+    HS_WORLD_FAULT_BELOW_FLOOR,      /* a link of a free-floating robot went through the floor */
     HS_WORLD_FAULT_MAX
 };
 
@@ -162,8 +176,10 @@ struct hs_world_fault {
     uint32_t body; /* world body index; UINT32_MAX when unknown (ODE internal error) */
     uint32_t link; /* model link index; UINT32_MAX for a body that is not a link (the slider
                       block of a piston ExtraJoint) or when unknown */
-    double value;  /* the offending magnitude (may be inf or nan) */
-    double limit;  /* the bound it broke (INFINITY when only finiteness was asked) */
+    double value;  /* the offending magnitude (may be inf or nan); BELOW_FLOOR: the depth of
+                      the link's centre of mass under the floor, m */
+    double limit;  /* the bound it broke (INFINITY when only finiteness was asked);
+                      BELOW_FLOOR: the depth allowed to it (its reach + floor_depth_m) */
     uint64_t tick; /* the tick given by hs_world_set_tick when it tripped */
     uint64_t step; /* physics steps since create (1 = the first step after create) */
     double time_s; /* world time after the faulting step */
@@ -184,6 +200,12 @@ const struct hs_world_fault *hs_world_fault(const struct hs_world *world);
  * body_name names the fault's body (NULL: "body N"). Returns like snprintf. */
 int hs_world_fault_format(const struct hs_world *world, const struct hs_world_fault *fault,
                           const char *body_name, char *buf, size_t size);
+/* init only: the velocity limit (rad/s or m/s, > 0) that the joint's drive enforces, for the
+ * guard's joint-rate bound (limit x joint_rate_factor) in place of the model's; INFINITY: no
+ * bound, finiteness only; 0 or NAN: keep the model's. -EINVAL for a link without a hinge or
+ * slider joint. hs_plant_create calls it for every joint it drives. */
+int hs_world_set_joint_rate_limit(struct hs_world *world, uint32_t body, uint32_t link,
+                                  double limit);
 /* RT-safe: the tick number the next steps belong to (faults and ODE messages quote it). */
 void hs_world_set_tick(struct hs_world *world, uint64_t tick);
 
@@ -305,6 +327,14 @@ void hs_world_ode_step_begin(struct hs_world *world);
  * (src/world/world_build.c). ODE body pose = link pose translated by this. RT-safe. */
 void hs_world_link_com(const struct hs_world *world, uint32_t body, uint32_t link,
                        double ret_com[3]);
+
+/* The link whose ODE body carries this link: the link itself, or for a link merged into its
+ * parent's body (params.merge_fixed_links) the nearest ancestor not merged; for a link merged
+ * into a fixed root's scenery, the root (which has no body). Link poses, velocities and geoms
+ * of a merged link are its own, composed with its fixed offset. RT-safe. */
+uint32_t hs_world_link_body_link(const struct hs_world *world, uint32_t body, uint32_t link);
+/* Links merged into another link's body (or a fixed root) over the whole world. RT-safe. */
+uint32_t hs_world_merged_links(const struct hs_world *world);
 
 /* Links whose mass or inertia was unusable (zero, not positive definite) and got the fallback
  * described in src/world/world_mass.c. RT-safe. */

@@ -192,6 +192,9 @@ static const struct hs__cfg_field guard_f[] = {
     DBL("max_angular_velocity_rad_s", WG, max_angular_velocity_rad_s, 0, DMAX,
         HS__F_MIN_OPEN | HS__F_INF),
     DBL("joint_rate_factor", WG, joint_rate_factor, 1, DMAX, HS__F_INF),
+    DBL("floor_z_m", WG, floor_z_m, -1e6, 1e6, HS__F_NAN_UNSET),
+    DBL("floor_depth_m", WG, floor_depth_m, 0, DMAX, HS__F_INF),
+    DBL("floor_time_s", WG, floor_time_s, 0, 1e3, 0),
 };
 #undef WG
 STATIC_TABLE(guard_t, guard_f, NULL);
@@ -297,6 +300,7 @@ static const struct hs__cfg_field physics_f[] = {
     DBL("angular_damping", WP, angular_damping, 0, 1, 0),
     BOOL("self_collision", WP, self_collision),
     BOOL("contactless", WP, contactless),
+    BOOL("merge_fixed_links", WP, merge_fixed_links),
     U32("warmup_steps", WP, warmup_steps, 0, 100000, 0),
     SECTION("health", WP, health, health_t, 0),
     SECTION("guard", WP, guard, guard_t, 0),

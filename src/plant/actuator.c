@@ -166,8 +166,25 @@ static bool speed_limit_row(const struct hs_actuator_params *p, double dq, doubl
     ret->ode_fmax = fmax < HS_ACTUATOR_RIGID_EFFORT ? fmax : HS_ACTUATOR_RIGID_EFFORT;
     ret->ode_motor_drives = true;
     ret->effort = -p->viscous * dq - (dq > 0 ? p->coulomb : dq < 0 ? -p->coulomb : 0);
-    ret->velocity_limited = true;
+    ret->speed_limit_row = true;
     return true;
+}
+
+/* ODE clamps a row's multiplier to its bound exactly, so a row that passed the full torque
+ * reads back at fmax to rounding; the tolerance covers the sum over the joint's rows only. */
+#define HS_SPEED_ROW_FULL 1e-6
+
+bool hs_actuator_speed_row_held(const struct hs_actuator_output *o, double row_torque)
+{
+    double cmd = fabs(o->motor_torque);
+    if (o->ode_fmax < cmd)
+        return true; /* the row's bound itself was below the command (HS_ACTUATOR_RIGID_EFFORT) */
+    return fabs(row_torque) < cmd * (1.0 - HS_SPEED_ROW_FULL);
+}
+
+static double saturate(double tau, double tmax)
+{
+    return tau > tmax ? tmax : tau < -tmax ? -tmax : tau;
 }
 
 void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joint_command *cmd,
@@ -223,21 +240,21 @@ void hs_actuator_compute(const struct hs_actuator_params *p, const struct hs_joi
         ret->invalid_command = true;
     }
 
-    /* A drive's speed limiter: past a limit, torque that drives further out is refused, and
-     * with a gain the drive brakes back towards the limit. */
-    if (dq > p->dq_max && tau > p->velocity_limit_gain * (p->dq_max - dq)) {
-        tau = p->velocity_limit_gain * (p->dq_max - dq);
-        ret->velocity_limited = true;
-    } else if (dq < p->dq_min && tau < p->velocity_limit_gain * (p->dq_min - dq)) {
-        tau = p->velocity_limit_gain * (p->dq_min - dq);
-        ret->velocity_limited = true;
-    }
-
     double tmax = p->torque_max;
     double from_current = fabs(hs_actuator_current_to_torque(p, p->current_max));
     bool current_binds = from_current < tmax;
     if (current_binds)
         tmax = from_current;
+
+    /* A drive's speed limiter: past a limit, torque that drives further out is refused, and
+     * with a gain the drive brakes back towards the limit. It counts as limiting only when the
+     * torque differs from what saturation alone makes of the command. */
+    double commanded = tau;
+    if (dq > p->dq_max && tau > p->velocity_limit_gain * (p->dq_max - dq))
+        tau = p->velocity_limit_gain * (p->dq_max - dq);
+    else if (dq < p->dq_min && tau < p->velocity_limit_gain * (p->dq_min - dq))
+        tau = p->velocity_limit_gain * (p->dq_min - dq);
+    ret->velocity_limited = saturate(tau, tmax) != saturate(commanded, tmax);
     if (tau > tmax || tau < -tmax) {
         tau = tau > 0 ? tmax : -tmax;
         ret->torque_saturated = !current_binds;

@@ -53,6 +53,50 @@ static bool soft_stop(const struct hs_plant *pl, const struct hs__plant_joint *j
     return true;
 }
 
+/* The speed-limit row's geometry before the step. ODE's feedback t1 is the sum over the
+ * joint's rows on the link body; for a hinge the three anchor rows add lever x f1 and the two
+ * angular rows are square to the axis, so axis . (t1 - lever x f1) is what the motor and a stop
+ * applied. Inside the stops that is the row alone. */
+static void speed_row_arm(struct hs__plant_joint *j, double q)
+{
+    const struct hs_actuator_params *a = &j->p.actuator;
+    j->row_check = j->out.speed_limit_row && q > a->q_min && q < a->q_max;
+    if (!j->row_check)
+        return;
+    dVector3 axis, anchor = {0, 0, 0};
+    const dReal *c = dBodyGetPosition(dJointGetBody(j->joint, 0));
+    if (j->type == HS_JOINT_SLIDE) {
+        dJointGetSliderAxis(j->joint, axis);
+        anchor[0] = c[0], anchor[1] = c[1], anchor[2] = c[2]; /* no lever: forces only */
+    } else {
+        dJointGetHingeAxis(j->joint, axis);
+        dJointGetHingeAnchor(j->joint, anchor);
+    }
+    for (int k = 0; k < 3; k++) {
+        j->row_axis[k] = axis[k];
+        j->row_lever[k] = anchor[k] - c[k];
+    }
+}
+
+void hs__plant_speed_row_check(struct hs__plant_joint *j)
+{
+    if (!j->row_check)
+        return;
+    j->row_check = false;
+    const dJointFeedback *fb = j->feedback;
+    const double *a = j->row_axis, *r = j->row_lever;
+    double along;
+    if (j->type == HS_JOINT_SLIDE) {
+        along = a[0] * fb->f1[0] + a[1] * fb->f1[1] + a[2] * fb->f1[2];
+    } else {
+        double m[3] = {r[1] * fb->f1[2] - r[2] * fb->f1[1], r[2] * fb->f1[0] - r[0] * fb->f1[2],
+                       r[0] * fb->f1[1] - r[1] * fb->f1[0]};
+        along = a[0] * (fb->t1[0] - m[0]) + a[1] * (fb->t1[1] - m[1]) + a[2] * (fb->t1[2] - m[2]);
+    }
+    if (hs_actuator_speed_row_held(&j->out, along))
+        j->tick_limited = true;
+}
+
 void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
 {
     bool new_tick = !pl->started || now_ns != pl->last_now_ns;
@@ -66,6 +110,8 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
             /* The drive sees the command delay ticks after hilsim received it. */
             j->cmd.rx_time_ns += (int64_t)j->p.command_delay_ticks * pl->tick_ns;
         }
+        if (!new_tick) /* the substep before, of this tick */
+            hs__plant_speed_row_check(j);
         double q = hs_world_joint_position(pl->world, pl->body, j->link);
         double dq = hs_world_joint_velocity(pl->world, pl->body, j->link);
         struct hs_joint_command scratch;
@@ -89,13 +135,18 @@ void hs_plant_apply_commands(struct hs_plant *pl, int64_t now_ns)
         if (new_tick) {
             j->state.torque_saturations += j->out.torque_saturated;
             j->state.current_saturations += j->out.current_saturated;
-            j->state.velocity_limits += j->out.velocity_limited;
         }
+        /* Velocity limits are counted per tick once its steps are done
+         * (hs_plant_update_sensors): whether the speed-limit row held the joint shows only then. */
+        j->tick_limited |= j->out.velocity_limited;
         hs_world_set_joint_effort(pl->world, pl->body, j->link, j->out.effort);
         double stop_vel;
-        if (j->soft_stops && soft_stop(pl, j, q, &stop_vel))
+        if (j->soft_stops && soft_stop(pl, j, q, &stop_vel)) {
             set_motor_row(j, q, stop_vel, HS_ACTUATOR_RIGID_EFFORT);
-        else
+            j->row_check = false;
+        } else {
             set_motor_row(j, q, j->out.ode_vel, j->out.ode_fmax);
+            speed_row_arm(j, q);
+        }
     }
 }

@@ -40,8 +40,13 @@ static int init_joint(struct hs_plant *pl, struct hs__plant_joint *j, uint32_t l
         return -EINVAL;
     dJointSetFeedback(j->joint, j->feedback);
     set_stops(j);
+    /* The guard bounds the rate by the limit this drive enforces, not only the model's. */
+    int r = hs_world_set_joint_rate_limit(pl->world, pl->body, link,
+                                          fmax(fabs(p->actuator.dq_min), fabs(p->actuator.dq_max)));
+    if (r)
+        return r;
     double q0 = hs_world_joint_position(pl->world, pl->body, link);
-    int r = hs_encoder_init(&j->encoder, &p->encoder, q0, tick_s);
+    r = hs_encoder_init(&j->encoder, &p->encoder, q0, tick_s);
     if (r)
         return r;
     r = hs_delay_line_init(&j->cmd_delay, sizeof(struct hs_joint_command), p->command_delay_ticks,
@@ -223,6 +228,11 @@ struct hs_joint_reading *hs_plant_joint_reading_edit(struct hs_plant *pl, uint32
 struct hs_sensor_reading *hs_plant_sensor_reading_edit(struct hs_plant *pl, uint32_t s)
 {
     return &pl->sensors[s].reading;
+}
+
+double *hs_plant_sensor_values_edit(struct hs_plant *pl, uint32_t s)
+{
+    return pl->sensors[s].values;
 }
 
 void hs_plant_joint_counters(const struct hs_plant *pl, uint32_t j,

@@ -21,6 +21,12 @@ struct hs__plant_joint {
     struct hs_delay_line cmd_delay;
     struct hs_actuator_state state;
     struct hs_actuator_output out; /* last motor model output */
+    /* The speed-limit row ran in the last step (inside the stops): its axis and the lever from
+     * the link body's centre of mass to the anchor, world frame, as ODE built its rows before
+     * the step, to read the row's torque from the feedback after it. */
+    bool row_check;
+    double row_axis[3], row_lever[3];
+    bool tick_limited; /* a velocity limit cut the torque this tick (counted once per tick) */
     struct hs_encoder encoder;
     struct hs_delay_line reading_delay;
     struct hs_joint_reading reading; /* published */
@@ -43,7 +49,7 @@ struct hs__plant_sensor {
     double last_sample_time_s;
     struct hs_delay_line delay;
     struct hs_sensor_reading reading; /* published */
-    const double *values;             /* published values (hs_plant_sensor_values) */
+    double *values;                   /* published values (hs_plant_sensor_values) */
     uint32_t nvalues;
     void *state; /* the kind's own, allocated by its init, freed by its destroy */
 };
@@ -63,6 +69,10 @@ struct hs_plant {
     struct hs__plant_sensor *sensors;
     uint32_t nsensors;
 };
+
+/* plant_actuate.c, RT-safe: after a step, notes whether the joint's speed-limit row held it
+ * back (tick_limited); called after every step of a tick. */
+void hs__plant_speed_row_check(struct hs__plant_joint *j);
 
 /* plant_params.c: checks every field; names the bad one in diag. */
 int hs__plant_params_check(const struct hs_model *model, const struct hs_plant_params *p,

@@ -135,8 +135,13 @@ void hs_plant_update_sensors(struct hs_plant *pl, int64_t now_ns, uint64_t tick)
     struct hs__sense_tick t = {
         .now_ns = now_ns, .now_s = now_s, .dt_s = now_s - pl->last_update_time_s, .tick = tick};
     pl->last_update_time_s = now_s;
-    for (uint32_t i = 0; i < pl->njoints; i++)
-        update_joint(pl, &pl->joints[i], now_ns);
+    for (uint32_t i = 0; i < pl->njoints; i++) {
+        struct hs__plant_joint *j = &pl->joints[i];
+        hs__plant_speed_row_check(j); /* the tick's last step */
+        j->state.velocity_limits += j->tick_limited;
+        j->tick_limited = false;
+        update_joint(pl, j, now_ns);
+    }
     for (uint32_t i = 0; i < pl->nsensors; i++)
         if (pl->sensors[i].active)
             pl->sensors[i].ops->update(pl, &pl->sensors[i], &t);

@@ -34,6 +34,11 @@ struct hs__sensor_ops {
     const char *const *fields;
     /* false: the plant leaves sensors of this kind idle (no reading, no bench entry). */
     bool simulated;
+    /* What scenario sensor faults (src/scenario/scen_sensor_fault.c) need to know of the
+     * values, through struct hs_sensor_layout: the value of no return (a dropout) and whether
+     * they are one-sided distances (no ± saturation). Zero for a signed quantity read as 0. */
+    double no_return;
+    bool one_sided;
     uint32_t (*nvalues)(const struct hs_sensor *ms);
     /* Optional (NULL: zeros): struct hs_sensor_layout.param. */
     void (*params)(const struct hs_sensor *ms, double ret_param[4]);

@@ -24,6 +24,8 @@ void hs_sensor_layout(const struct hs_sensor *sensor, struct hs_sensor_layout *r
         .nvalues = o->simulated ? o->nvalues(sensor) : 0,
         .group = o->group,
         .unit = o->unit,
+        .no_return = o->no_return,
+        .one_sided = o->one_sided,
     };
     if (o->params)
         o->params(sensor, ret->param);

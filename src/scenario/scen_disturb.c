@@ -9,6 +9,7 @@
 #include <ode/ode.h>
 
 #include "hilsim/actuator.h"
+#include "hilsim/pose.h"
 #include "scen_internal.h"
 
 static dBodyID body_of(struct hs_scenario *s, const struct hs__scen_step *st)
@@ -33,7 +34,8 @@ static void payload(struct hs_scenario *s, struct hs__scen_step *st)
         return;
     dMass m;
     if (starts(st)) {
-        /* a point mass at the link's centre of mass: ODE wants the centre of mass at the body
+        /* a point mass at the centre of mass of the link's body (of the link and the links
+         * merged with it, src/world/world_merge.c): ODE wants the centre of mass at the body
          * frame, so the payload changes mass and weight, not the inertia tensor */
         dBodyGetMass(body, &m);
         m.mass += st->sp->mass_kg;
@@ -71,7 +73,8 @@ static void set_pose(struct hs_scenario *s, struct hs__scen_step *st)
         }
     for (uint32_t l = 0; l < m->nlinks; l++) {
         dBodyID body = (dBodyID)hs_world_ode_body(w, st->body, l);
-        if (!body)
+        if (!body ||
+            hs_world_link_body_link(w, st->body, l) != l) /* merged: moved with its owner */
             continue;
         const dReal *p = dBodyGetPosition(body), *R = dBodyGetRotation(body);
         double rel[3] = {p[0] - root.p[0], p[1] - root.p[1], p[2] - root.p[2]}, np[3];
@@ -255,6 +258,26 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
     if (!b)
         return;
     const double *f = st->sp->force_n, *t = st->sp->torque_nm;
+    struct hs_world *w = hs_bench_world(s->bench);
+    if (hs_world_link_body_link(w, st->body, st->link) != st->link) {
+        /* A link merged into its parent's body (src/world/world_merge.c): the body's frame is
+         * not the link's, so the push goes where it would on the link's own body, at the
+         * link's centre of mass with the link's axes. */
+        struct hs_pose lp;
+        double fw[3], tw[3], c[3];
+        hs_world_link_pose(w, st->body, st->link, &lp);
+        hs_pose_apply(&lp, hs_bench_model(s->bench, st->body)->links[st->link].com, c);
+        bool link_frame = st->sp->frame == HS__FRAME_LINK;
+        for (int k = 0; k < 3; k++)
+            fw[k] = f[k], tw[k] = t[k];
+        if (link_frame) {
+            hs_rot_apply(lp.R, f, fw);
+            hs_rot_apply(lp.R, t, tw);
+        }
+        dBodyAddForceAtPos(b, fw[0], fw[1], fw[2], c[0], c[1], c[2]);
+        dBodyAddTorque(b, tw[0], tw[1], tw[2]);
+        return;
+    }
     if (st->sp->frame == HS__FRAME_LINK) {
         dBodyAddRelForce(b, f[0], f[1], f[2]);
         dBodyAddRelTorque(b, t[0], t[1], t[2]);

@@ -12,7 +12,8 @@
 #include "hilsim/scenario.h"
 
 #define HS_SCEN_MAX_STEPS 64
-#define HS_SCEN_MAX_DELAY_TICKS 100000 /* a sensor delay line of at most 100 s at 1 kHz */
+#define HS_SCEN_MAX_DELAY_TICKS 100000      /* a sensor delay line of at most 100 s at 1 kHz */
+#define HS_SCEN_MAX_DELAY_VALUES (8u << 20) /* a sensor delay ring of at most 64 MiB of values */
 #define HS_SCEN_NEVER INT64_MAX
 #define HS_SCEN_MAX_BUSES 8
 
@@ -201,15 +202,18 @@ struct hs__scen_step {
     /* per-kind state (preallocated) */
     struct hs_joint_reading held_joint;
     struct hs_sensor_reading held_sensor;
+    double *held_values; /* sensor stuck: the published values (layout.nvalues) at onset */
     struct hs_joint_command held_cmd;
     double saved_gravity[3];
     double count_offset; /* skip_counts / lose_index: counts lost, persists */
     bool index_lost;
-    void *ring; /* delay: ring of readings */
+    void *ring;          /* delay: ring of readings */
+    double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
     uint32_t ring_len, ring_pos;
     struct hs__scen_thermal thermal;
     struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
     struct hs_sensor_reading *stale_sensors; /* and every sensor's */
+    double *stale_values;                    /* and their published values, in bench order */
     struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
     /* path: rows of time and one position per path joint, read when bound */
     uint32_t path_rows, path_njoints, path_row;
@@ -300,7 +304,12 @@ void hs__scen_timeline(struct hs_scenario *s);
  * faults, thermal) */
 void hs__scen_commands(struct hs_scenario *s, int64_t now_ns);
 void hs__scen_substep(struct hs_scenario *s);
-/* scen_sensor_fault.c: RT-safe: edits this tick's published readings */
+/* scen_sensor_fault.c: init only: a sensor fault on a bench sensor checked against what its
+ * kind's values are (struct hs_sensor_layout), and its buffers; NULL msg: it applies, else
+ * msg says why not. RT-safe: edits this tick's published readings. */
+const char *hs__scen_sensor_fault_refused(const struct hs__scen_step_spec *sp,
+                                          const struct hs_sensor_layout *layout);
+int hs__scen_bind_sensor_fault(struct hs_scenario *s, struct hs__scen_step *st);
 void hs__scen_sensor_faults(struct hs_scenario *s);
 /* scen_expect.c: RT-safe: evaluates the expectations on this tick's truth */
 void hs__scen_expect(struct hs_scenario *s);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +160,17 @@ static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
             if (!strcmp(hs_bench_sensor(x->b, i)->name, sp->t.sensor))
                 st->sensor = (int32_t)i;
         if (st->sensor < 0)
-            return err_step(x, sp, "the bench has no IMU or force sensor", sp->t.sensor);
+            return err_step(x, sp, "the bench has no simulated sensor", sp->t.sensor);
+        const struct hs_sensor_layout *l = &hs_bench_sensor(x->b, (uint32_t)st->sensor)->layout;
+        const char *why =
+            sp->kind == HS__SCEN_SENSOR_FAULT ? hs__scen_sensor_fault_refused(sp, l) : NULL;
+        char at[32] = "step"; /* a live step: one step, not a file's list */
+        if (x->s->end_tick != HS_SCEN_NEVER)
+            snprintf(at, sizeof at, "steps[%ld]", (long)(sp - x->s->specs));
+        if (why)
+            return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
+                               "%s.sensor_fault: %s sensor '%s': %s", at, l->kind, sp->t.sensor,
+                               why);
     }
     if (sp->t.link[0])
         return find_link(x, sp, st);
@@ -248,6 +259,12 @@ static int bind_step(struct bind *x, uint32_t i)
         if (!st->ring)
             return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
     }
+    if (sp->kind == HS__SCEN_SENSOR_FAULT && (r = hs__scen_bind_sensor_fault(s, st)) < 0) {
+        if (r == -EFBIG)
+            return err_step(x, sp, "delay: the sensor's values over that delay exceed 64 MiB; got",
+                            sp->t.sensor);
+        return hs_diag_set(x->diag, r, x->file, 0, 0, "out of memory");
+    }
     if (sp->kind == HS__SCEN_CAN_FAULT)
         return hs__scen_bind_can(s, st, x->diag);
     if ((r = hs__scen_bind_node(s, st, x->diag)) < 0)
@@ -296,12 +313,16 @@ void hs__scen_step_free(struct hs__scen_step *st)
     free(st->ring);
     free(st->stale_joints);
     free(st->stale_sensors);
+    free(st->stale_values);
+    free(st->held_values);
+    free(st->ring_values);
     free(st->path_t);
     free(st->path_q);
     free(st->path_joint);
     st->ring = NULL;
     st->stale_joints = NULL;
     st->stale_sensors = NULL;
+    st->stale_values = st->held_values = st->ring_values = NULL;
     st->path_t = st->path_q = NULL;
     st->path_joint = NULL;
 }

@@ -1,7 +1,11 @@
 /* Sensor faults: edits of the readings the plants published this tick, before any I/O module
  * sends them, so every transport (CAN, shm, the CSV log) carries the same faulty value while
- * the model underneath stays true. RT-safe. */
+ * the model underneath stays true. A model sensor's faults act on the values its kind
+ * publishes (struct hs_sensor_layout), so every kind of the registry gets them, a range scan
+ * per beam. RT-safe, but for the init-only binding. */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scen_internal.h"
@@ -117,45 +121,106 @@ static void joint_fault(struct hs_scenario *s, struct hs__scen_step *st)
             *f[k] = edit_value(st, *f[k], n);
 }
 
+/* The values a sensor fault edits: a kind declares one unit per quantity ("N,Nm": force then
+ * torque, three values each; "m": a range scan's beams), so `field: torque` picks the second
+ * quantity's values and anything else the first. */
+static uint32_t quantities(const struct hs_sensor_layout *l)
+{
+    uint32_t n = 1;
+    for (const char *u = l->unit; u && *u; u++)
+        n += *u == ',';
+    return n;
+}
+
+const char *hs__scen_sensor_fault_refused(const struct hs__scen_step_spec *sp,
+                                          const struct hs_sensor_layout *l)
+{
+    if (sp->field == HS__FIELD_TORQUE && quantities(l) < 2)
+        return "field: torque needs a sensor with a torque (a force sensor)";
+    if (sp->sensor_kind == HS__SF_SATURATE && l->one_sided)
+        return "kind: saturate clips to ±value; this sensor's values are one-sided distances "
+               "(beyond its maxDistance it already reads no return)";
+    return NULL;
+}
+
+int hs__scen_bind_sensor_fault(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->sensor < 0)
+        return 0;
+    size_t n = hs_bench_sensor(s->bench, (uint32_t)st->sensor)->layout.nvalues;
+    if (st->sp->sensor_kind == HS__SF_STUCK &&
+        !(st->held_values = calloc(n ? n : 1, sizeof(double))))
+        return -ENOMEM;
+    if (st->sp->sensor_kind == HS__SF_DELAY) {
+        if ((size_t)st->ring_len * n > HS_SCEN_MAX_DELAY_VALUES)
+            return -EFBIG;
+        if (!(st->ring_values = calloc((size_t)st->ring_len * (n ? n : 1), sizeof(double))))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The published reading and values move together (stuck, delay, off): for the small kinds the
+ * values are the reading's own v[], for a range sensor its scan. */
 static void sensor_fault(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (!st->active)
         return;
     const struct hs_bench_sensor *bs = hs_bench_sensor(s->bench, (uint32_t)st->sensor);
     struct hs_sensor_reading *r = hs_plant_sensor_reading_edit(bs->plant, bs->model_sensor);
+    double *v = hs_plant_sensor_values_edit(bs->plant, bs->model_sensor);
+    uint32_t n = bs->layout.nvalues;
+    size_t bytes = n * sizeof *v;
     bool start = !st->was_active;
     switch (st->sp->sensor_kind) {
     case HS__SF_OFF: {
         int64_t t = r->time_ns;
-        uint64_t n = r->samples;
+        uint64_t k = r->samples;
         memset(r, 0, sizeof *r);
-        r->time_ns = t, r->samples = n;
+        r->time_ns = t, r->samples = k;
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = bs->layout.no_return;
         return;
     }
     case HS__SF_STUCK:
-        if (start)
+        if (start) {
             st->held_sensor = *r;
+            memcpy(st->held_values, v, bytes);
+        }
         *r = st->held_sensor;
+        memcpy(v, st->held_values, bytes);
         return;
     case HS__SF_DELAY: {
         struct hs_sensor_reading *ring = st->ring;
+        double *rv = st->ring_values + (size_t)st->ring_pos * n;
         if (start)
-            for (uint32_t i = 0; i < st->ring_len; i++)
+            for (uint32_t i = 0; i < st->ring_len; i++) {
                 ring[i] = *r;
+                memcpy(st->ring_values + (size_t)i * n, v, bytes);
+            }
         struct hs_sensor_reading now = *r;
         *r = ring[st->ring_pos];
         ring[st->ring_pos] = now;
+        for (uint32_t i = 0; i < n; i++) {
+            double x = v[i];
+            v[i] = rv[i];
+            rv[i] = x;
+        }
         st->ring_pos = (st->ring_pos + 1) % st->ring_len;
         return;
     }
     default:
         break;
     }
-    /* field torque: a force sensor's torque; anything else: the main value (specific force,
-     * rate, force) */
-    double *v = st->sp->field == HS__FIELD_TORQUE ? r->torque : r->value;
-    for (int k = 0; k < 3; k++)
-        v[k] = edit_value(st, v[k], draw(st));
+    uint32_t per = n / quantities(&bs->layout);
+    double *f = st->sp->field == HS__FIELD_TORQUE ? v + per : v;
+    /* one draw per value whatever it holds, so a beam's noise does not depend on the others;
+     * a marker (±inf: no return, under minDistance) stays what it is */
+    for (uint32_t i = 0; i < per; i++) {
+        double d = draw(st);
+        if (isfinite(f[i]))
+            f[i] = edit_value(st, f[i], d);
+    }
 }
 
 void hs__scen_sensor_faults(struct hs_scenario *s)

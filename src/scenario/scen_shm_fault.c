@@ -1,9 +1,11 @@
 /* Shared-memory faults: "freeze" stops the shm module publishing (clients see the tick and the
  * state stop); "stale" keeps the ticks coming with every reading (every joint and sensor)
- * repeating the fault's first tick, as a server whose state copy stopped updating. Stale acts
+ * repeating the fault's first tick (a range scan too), as a server whose state copy stopped
+ * updating. Stale acts
  * on the published readings, so CAN replies carry the stale values too. RT-safe. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scen_internal.h"
 
@@ -14,7 +16,11 @@ int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st)
     uint32_t nj = hs_bench_joint_count(s->bench), ns = hs_bench_sensor_count(s->bench);
     st->stale_joints = calloc(nj ? nj : 1, sizeof *st->stale_joints);
     st->stale_sensors = calloc(ns ? ns : 1, sizeof *st->stale_sensors);
-    return st->stale_joints && st->stale_sensors ? 0 : -ENOMEM;
+    size_t nv = 0;
+    for (uint32_t i = 0; i < ns; i++)
+        nv += hs_bench_sensor(s->bench, i)->layout.nvalues;
+    st->stale_values = calloc(nv ? nv : 1, sizeof *st->stale_values);
+    return st->stale_joints && st->stale_sensors && st->stale_values ? 0 : -ENOMEM;
 }
 
 static void stale(struct hs_scenario *s, struct hs__scen_step *st)
@@ -27,12 +33,20 @@ static void stale(struct hs_scenario *s, struct hs__scen_step *st)
             st->stale_joints[i] = *r;
         *r = st->stale_joints[i];
     }
+    double *held = st->stale_values;
     for (uint32_t i = 0; i < hs_bench_sensor_count(s->bench); i++) {
         const struct hs_bench_sensor *x = hs_bench_sensor(s->bench, i);
         struct hs_sensor_reading *r = hs_plant_sensor_reading_edit(x->plant, x->model_sensor);
-        if (start)
+        double *v = hs_plant_sensor_values_edit(x->plant, x->model_sensor);
+        size_t bytes = x->layout.nvalues * sizeof *v;
+        if (start) {
             st->stale_sensors[i] = *r;
+            memcpy(held, v, bytes);
+        }
+        /* the reading first: for the small kinds the values are its own v[] */
         *r = st->stale_sensors[i];
+        memcpy(v, held, bytes);
+        held += x->layout.nvalues;
     }
 }
 

@@ -195,6 +195,8 @@ static int create_extra(struct hs_world *w, struct hs__world_body *wb, uint32_t 
     double p[3];
     hs_pose_apply(&pose0[e->link1], e->pos1, p);
     if (e->type == HS_EXTRA_BALL) {
+        if (l1->body == l2->body && l1->body)
+            return 0; /* both links merged into one body: rigid already */
         dJointID j = dJointCreateBall(w->world, 0);
         dJointAttach(j, l1->body, l2->body);
         dJointSetBallAnchor(j, p[0], p[1], p[2]);
@@ -255,7 +257,7 @@ static void set_initial_state(struct hs__world_body *wb, const struct hs_world_b
                 v[i][k] += a[k] * dq;
         }
         wl->q_init = s->q0 ? s->q0[i] : 0.0;
-        if (!wl->body)
+        if (!wl->body || wl->body_link != i) /* a merged link moves with its owner's body */
             continue;
         hs__body_set_link_pose(wl->body, wl->com, &pose[i]);
         double c[3], vc[3];
@@ -283,6 +285,52 @@ static void place_block(dBodyID block, const struct hs_extra_joint *e, const str
     dBodySetAngularVel(block, om[e->link1][0], om[e->link1][1], om[e->link1][2]);
 }
 
+/* A link with its own ODE body: its mass, or with merged links the group's (world_merge.c). */
+static int create_body(struct hs_world *w, struct hs__world_body *wb, struct hs__world_link *wl,
+                       const struct hs_world_body_spec *s, const struct hs_link *eff,
+                       const struct hs_pose *pose0, const uint32_t *owner)
+{
+    uint32_t i = wl->link_index, n = wb->model->nlinks, members = 0;
+    double arm = s->armature ? s->armature[i] : 0.0;
+    for (uint32_t k = i + 1; k < n; k++)
+        members += owner[k] == i;
+    wl->body = dBodyCreate(w->world);
+    if (!wl->body || hs__world_register_body(w, wl->body))
+        return -ENOMEM;
+    dMass mass;
+    if (members == 0) {
+        memcpy(wl->com, eff[i].com, sizeof wl->com);
+        if (hs__world_link_mass(&eff[i], arm, &mass))
+            w->mass_fixups++;
+    } else {
+        w->mass_fixups += hs__world_group_mass(eff, pose0, owner, n, i, arm, &mass, wl->com);
+    }
+    hs_pose_identity(&wl->in_body);
+    for (int k = 0; k < 3; k++)
+        wl->in_body.p[k] = -wl->com[k];
+    dBodySetMass(wl->body, &mass);
+    dBodySetData(wl->body, wl);
+    hs__body_set_link_pose(wl->body, wl->com, &pose0[i]);
+    return 0;
+}
+
+/* Link i rides on its owner's body (created first: owners precede their links) at its fixed
+ * offset from the owner's link frame. */
+static int merge_into(struct hs__world_link *wl, const struct hs__world_link *o,
+                      const struct hs_pose *pose0, uint32_t i)
+{
+    struct hs_pose inv, rel;
+    hs_pose_inverse(&pose0[o->link_index], &inv);
+    hs_pose_mul(&inv, &pose0[i], &rel);
+    hs_pose_mul(&o->in_body, &rel, &wl->in_body);
+    wl->body = o->body;
+    /* com: the body's origin in this link's frame */
+    hs_rot_apply_transpose(wl->in_body.R, wl->in_body.p, wl->com);
+    for (int k = 0; k < 3; k++)
+        wl->com[k] = -wl->com[k];
+    return 0;
+}
+
 int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
                          const struct hs_world_body_spec *s, struct hs_diag *d)
 {
@@ -298,12 +346,13 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
     double(*axes)[3] = calloc(n, sizeof *axes);
     double(*v)[3] = calloc(n, sizeof *v), (*om)[3] = calloc(n, sizeof *om);
     struct hs_link *eff = calloc(n, sizeof *eff);
+    uint32_t *owner = calloc(n, sizeof *owner);
     uint32_t nx = m->nextra_joints;
     wb->extra_joints = calloc(2 * (size_t)nx + 1, sizeof *wb->extra_joints);
     wb->extra_blocks = calloc((size_t)nx + 1, sizeof *wb->extra_blocks);
     r = -ENOMEM;
-    if (!wb->links || !pose0 || !poseq || !axes || !v || !om || !eff || !wb->extra_joints ||
-        !wb->extra_blocks) {
+    if (!wb->links || !pose0 || !poseq || !axes || !v || !om || !eff || !owner ||
+        !wb->extra_joints || !wb->extra_blocks) {
         hs_diag_set(d, -ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
         goto out;
     }
@@ -316,33 +365,36 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
     forward_kinematics(s, s->q0, (const double(*)[3])axes, poseq);
     effective_links(m, eff);
 
+    hs__world_merge_plan(m, w->params.merge_fixed_links && !s->is_static, owner);
     for (uint32_t i = 0; i < n; i++) {
         const struct hs_link *l = &m->links[i];
         struct hs__world_link *wl = &wb->links[i];
         wl->owner = wb;
         wl->link_index = i;
+        wl->body_link = owner[i];
         wl->type = l->joint_type;
         memcpy(wl->axis, axes[i], sizeof wl->axis);
         /* A fixed root is part of the scenery: static geoms and joints to the world, which no
          * contact force can move. A fixed joint to the world gave way by millimetres to
          * centimetres under contact (ERP/CFM), and a kinematic body made a braked arm resting
-         * at its elbow limit run away after 44 s (test_cli_guard). */
-        bool fixed_root = l->parent < 0 && l->joint_type == HS_JOINT_FIXED;
+         * at its elbow limit run away after 44 s (test_cli_guard). Links merged into it
+         * (world_merge.c) are scenery too. */
+        bool fixed_root =
+            m->links[owner[i]].parent < 0 && m->links[owner[i]].joint_type == HS_JOINT_FIXED;
+        if (owner[i] != i)
+            w->merged_links++;
+        r = 0;
         if (s->is_static || fixed_root) {
             wl->static_pose = poseq[i];
+            hs_pose_identity(&wl->in_body);
+        } else if (owner[i] != i) {
+            r = merge_into(wl, &wb->links[owner[i]], pose0, i);
         } else {
-            memcpy(wl->com, eff[i].com, sizeof wl->com);
-            wl->body = dBodyCreate(w->world);
-            if (!wl->body || hs__world_register_body(w, wl->body)) {
-                hs_diag_set(d, -ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
-                goto out;
-            }
-            dMass mass;
-            if (hs__world_link_mass(&eff[i], s->armature ? s->armature[i] : 0.0, &mass))
-                w->mass_fixups++;
-            dBodySetMass(wl->body, &mass);
-            dBodySetData(wl->body, wl);
-            hs__body_set_link_pose(wl->body, wl->com, &pose0[i]);
+            r = create_body(w, wb, wl, s, eff, pose0, owner);
+        }
+        if (r) {
+            hs_diag_set(d, -ENOMEM, "", 0, 0, "out of memory building '%s'", m->name);
+            goto out;
         }
         r = hs__world_link_geoms(w, wl, d);
         if (r)
@@ -352,7 +404,7 @@ int hs__world_build_body(struct hs_world *w, struct hs__world_body *wb,
         for (uint32_t i = 0; i < n; i++) {
             struct hs__world_link *wl = &wb->links[i];
             int32_t p = m->links[i].parent;
-            if (!wl->body) /* the fixed root: nothing to join */
+            if (!wl->body || wl->body_link != i) /* the fixed root, or merged: nothing to join */
                 continue;
             wl->joint = create_joint(w, wl, p >= 0 ? wb->links[p].body : NULL, &pose0[i]);
         }
@@ -376,5 +428,6 @@ out:
     free(v);
     free(om);
     free(eff);
+    free(owner);
     return r;
 }

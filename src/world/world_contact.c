@@ -47,19 +47,29 @@ bool hs__world_may_touch(const struct hs_world *w, dGeomID g1, dGeomID g2)
     /* Two bodies that cannot move (static, or kinematic if a caller made one so): no contact. */
     if ((!b1 || dBodyIsKinematic(b1)) && (!b2 || dBodyIsKinematic(b2)))
         return false;
-    if (l1->owner == l2->owner && !w->params.self_collision)
-        return false;
-    if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
-        return false;
-    /* A link and its parent touch at their joint by design; with a static (fixed) root there is
-     * no body for dAreConnected to see. */
-    if (l1->owner == l2->owner) {
-        const struct hs_link *ml = l1->owner->model->links;
-        if (ml[l1->link_index].parent == (int32_t)l2->link_index ||
-            ml[l2->link_index].parent == (int32_t)l1->link_index)
-            return false;
+    if (l1->owner != l2->owner)
+        return !(b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact));
+    return w->params.self_collision && !hs__world_links_jointed(l1, l2);
+}
+
+/* By the model, not by ODE's joints between bodies: a link merged into its parent's body
+ * (world_merge.c) shares that body, so its children's joints connect them to the parent's
+ * geoms as well, which a self-colliding robot must still see. A link and its parent touch at
+ * their joint by design (also where a static fixed root has no body); so do the two links of a
+ * ball ExtraJoint (a piston's pair is joined only through its slider block). */
+bool hs__world_links_jointed(const struct hs__world_link *l1, const struct hs__world_link *l2)
+{
+    const struct hs_model *m = l1->owner->model;
+    int32_t i1 = (int32_t)l1->link_index, i2 = (int32_t)l2->link_index;
+    if (m->links[i1].parent == i2 || m->links[i2].parent == i1)
+        return true;
+    for (uint32_t k = 0; k < m->nextra_joints; k++) {
+        const struct hs_extra_joint *e = &m->extra_joints[k];
+        if (e->type == HS_EXTRA_BALL &&
+            ((e->link1 == i1 && e->link2 == i2) || (e->link1 == i2 && e->link2 == i1)))
+            return true;
     }
-    return true;
+    return false;
 }
 
 void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)

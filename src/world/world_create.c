@@ -81,6 +81,7 @@ static int warm_up(struct hs_world *w)
             return r;
     }
     restore_state(w);
+    hs__world_floor_reset(w);
     /* QuickStep shuffles constraints with ODE's global generator: reseed so a new world steps
      * the same way every time, whatever ran before (reproducible logs and tests). */
     dRandSetSeed(0);
@@ -154,6 +155,10 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     hs__world_reserve_count(w);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
+    if (hs__world_floor_init(w) < 0) {
+        r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
+        goto fail;
+    }
     if ((r = warm_up(w)) < 0) {
         char why[256];
         hs__world_fault_describe(w, &w->fault, NULL, why, sizeof why);
@@ -228,6 +233,7 @@ void hs_world_destroy(struct hs_world *w)
     free(w->all_bodies);
     free(w->saved_state);
     hs__world_health_free(w);
+    hs__world_floor_free(w);
     free(w);
     if (!abandoned)
         hs__ode_release();

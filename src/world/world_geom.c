@@ -199,8 +199,15 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
             dGeomSetCategoryBits(geom, HS_CAT_DYNAMIC);
             dGeomSetCollideBits(geom, ~0ul);
             dGeomSetBody(geom, wl->body);
-            dGeomSetOffsetPosition(geom, g->pose.p[0] - wl->com[0], g->pose.p[1] - wl->com[1],
-                                   g->pose.p[2] - wl->com[2]);
+            /* The geom in the body frame: the link's offset in the body (the centre of mass,
+             * and for a merged link its fixed pose on the owner, world_merge.c) after the
+             * geom's own pose in the link. */
+            struct hs_pose gl = {0}, gb;
+            memcpy(gl.p, g->pose.p, sizeof gl.p);
+            memcpy(gl.R, R, sizeof gl.R);
+            hs_pose_mul(&wl->in_body, &gl, &gb);
+            hs__rot_to_ode(gb.R, Rode);
+            dGeomSetOffsetPosition(geom, gb.p[0], gb.p[1], gb.p[2]);
             dGeomSetOffsetRotation(geom, Rode);
         } else {
             dGeomSetCategoryBits(geom, HS_CAT_STATIC);

@@ -66,6 +66,23 @@ static int trip(struct hs_world *w, enum hs_world_fault_kind kind, dBodyID b,
     return -ERANGE;
 }
 
+/* The drive's limit replaces the model's: the bench fills a default where the model has none
+ * (HS_DEFAULT_SPEED_*, bench_plant_params.c) and the config may raise it or say .inf, and the
+ * guard's bound must follow what the joint is actually driven with. */
+int hs_world_set_joint_rate_limit(struct hs_world *w, uint32_t body, uint32_t link, double limit)
+{
+    if (body >= w->nbodies || link >= w->bodies[body].model->nlinks)
+        return -EINVAL;
+    struct hs__world_link *l = &w->bodies[body].links[link];
+    if (!l->joint || (l->type != HS_JOINT_ROTATE && l->type != HS_JOINT_SLIDE))
+        return -EINVAL;
+    if (!(limit > 0)) /* 0 or NAN: no limit given; the model's stays */
+        return 0;
+    double factor = w->params.guard.joint_rate_factor;
+    l->rate_limit = isfinite(limit) && isfinite(factor) ? limit * factor : INFINITY;
+    return 0;
+}
+
 int hs__world_guard_check(struct hs_world *w)
 {
     const struct hs_world_guard *g = &w->params.guard;
@@ -88,6 +105,10 @@ int hs__world_guard_check(struct hs_world *w)
         if (!(fabs(l->dq) <= l->rate_limit) || !isfinite(l->dq))
             return trip(w, HS_WORLD_FAULT_JOINT_RATE, NULL, l, l->dq, l->rate_limit);
     }
+    const struct hs__world_link *l;
+    double depth, allowed;
+    if (hs__world_floor_check(w, &l, &depth, &allowed) < 0)
+        return trip(w, HS_WORLD_FAULT_BELOW_FLOOR, NULL, l, depth, allowed);
     return 0;
 }
 
@@ -132,6 +153,15 @@ int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fau
     }
     const char *why = isfinite(f->value) ? "above" : "is not finite (bound";
     const char *close = isfinite(f->value) ? " (" : ", ";
+    if (f->kind == HS_WORLD_FAULT_BELOW_FLOOR) {
+        const struct hs_world_guard *g = &w->params.guard;
+        return snprintf(buf, size,
+                        "%s: centre of mass %.3g m below the floor (z = %g m) for %u steps "
+                        "(physics.guard.floor_time_s %g), deeper than its geometry reaches "
+                        "(%.3g m) plus physics.guard.floor_depth_m %g: it went through the floor",
+                        where, f->value, w->floor_z, w->floor_steps, g->floor_time_s,
+                        f->limit - g->floor_depth_m, g->floor_depth_m);
+    }
     if (f->kind == HS_WORLD_FAULT_JOINT_RATE) {
         const struct hs_link *l = &w->bodies[f->body].model->links[f->link];
         const char *unit = l->joint_type == HS_JOINT_SLIDE ? "m/s" : "rad/s";

@@ -23,7 +23,11 @@ struct hs__world_link {
     dBodyID body;   /* NULL for static bodies */
     dJointID joint; /* to the parent (or the world); NULL for a free root and static bodies */
     double com[3];  /* body frame origin (centre of mass) in the link frame */
-    double axis[3]; /* joint axis, link frame (unit) */
+    /* The link frame in its body's frame: (I, -com) for a link with a body of its own; a link
+     * merged into an ancestor's body (world_merge.c) keeps its fixed offset here. */
+    struct hs_pose in_body;
+    uint32_t body_link;         /* the link whose body this is (itself unless merged) */
+    double axis[3];             /* joint axis, link frame (unit) */
     struct hs_pose static_pose; /* link frame in world, static bodies only */
     double effort;              /* N·m or N, applied every step */
     double track_speed_mps;     /* crawler links only */
@@ -114,11 +118,25 @@ struct hs_world {
     uint64_t iterations_sum; /* over the health's steps */
     bool health_have_prev;   /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
+    uint32_t merged_links; /* links merged into an ancestor's body or a fixed root */
     double time_s;
     /* Divergence guard and ODE's reports (world_guard.c, ode_init.c). */
     double guard_pos2, guard_vel2, guard_avel2; /* squared bounds */
     uint64_t tick;                              /* hs_world_set_tick */
     uint64_t nsteps;
+    /* The guard's floor check (world_floor.c): the floor's height (NAN: none) and the links of
+     * free-floating robots that have geoms, each with the lowest its centre of mass may go. */
+    double floor_z;
+    uint32_t floor_steps; /* steps in a row below before a trip */
+    struct hs__world_floor_link {
+        const struct hs__world_link *link;
+        dBodyID body;
+        double reach;   /* m: its geoms' farthest point from the body's centre of mass */
+        double allowed; /* m: reach + floor_depth_m */
+        double min_z;   /* floor_z - allowed */
+        uint32_t below; /* steps in a row under min_z */
+    } * floor_links;
+    uint32_t nfloor_links;
     int fault_rc; /* 0, or what every step returns once latched */
     struct hs_world_fault fault;
     jmp_buf step_jmp; /* armed while ODE steps: the fatal handlers return here */
@@ -151,6 +169,16 @@ int hs__world_guard_check(struct hs_world *w);
 int hs__world_fault_describe(const struct hs_world *w, const struct hs_world_fault *f,
                              const char *body_name, char *buf, size_t size);
 
+/* world_floor.c: init only (after the bodies and the placement; allocates the checked links,
+ * -ENOMEM); RT-safe check after a step: -ERANGE with the link, its depth under the floor and
+ * the depth allowed to it once a link has been too deep for floor_time_s; reset after the
+ * warm-up. */
+int hs__world_floor_init(struct hs_world *w);
+void hs__world_floor_free(struct hs_world *w);
+void hs__world_floor_reset(struct hs_world *w);
+int hs__world_floor_check(struct hs_world *w, const struct hs__world_link **ret_link,
+                          double *ret_depth, double *ret_allowed);
+
 /* world_params.c */
 int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *diag);
 
@@ -161,6 +189,22 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
  * properties, so that link plus body weigh and turn like the original link. False (link
  * untouched) when what remains would not be a valid mass. */
 bool hs__world_mass_remove_point(struct hs_link *l, double mb, const double p[3], double ib);
+
+/* world_merge.c, init only. Fills ret_owner[i] with the link whose body link i becomes part
+ * of: i itself, or (merge on) the owner of its parent when it hangs on a fixed joint that no
+ * force sensor measures. The root is never merged. */
+void hs__world_merge_plan(const struct hs_model *m, bool merge, uint32_t *ret_owner);
+/* world_merge.c, init only: the mass of owner o's body, in o's link frame about o's link origin
+ * before the shift to its centre of mass: every link k with owner[k] == o at its fixed offset
+ * pose0[o]^-1 pose0[k]. eff holds the links' mass properties, armature the owner's (a merged
+ * link has no joint of its own). Massless links in a group that has mass add nothing. Returns
+ * the links that needed world_mass.c's fallback; ret_com is the centre of mass in o's frame and
+ * ret_m is about it. */
+uint32_t hs__world_group_mass(const struct hs_link *eff, const struct hs_pose *pose0,
+                              const uint32_t *owner, uint32_t n, uint32_t o, double armature,
+                              dMass *ret_m, double ret_com[3]);
+/* world_mass.c: symmetric positive definite (Sylvester). */
+bool hs__world_inertia_pd(const double I[9]);
 
 /* world_geom.c: creates the link's geoms in w->space, attached to wl->body (or placed at
  * wl->static_pose when the body is static). */
@@ -188,6 +232,10 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);
 /* world_contact.c: false for a pair the callback never makes contacts for (one link, two
  * static geoms, jointed links, self-collision off). RT-safe. */
 bool hs__world_may_touch(const struct hs_world *w, dGeomID g1, dGeomID g2);
+
+/* world_contact.c: two links of one body joined by a joint of the model (tree or ball
+ * ExtraJoint). RT-safe: O(extra joints). */
+bool hs__world_links_jointed(const struct hs__world_link *l1, const struct hs__world_link *l2);
 
 /* world_reserve.c, init only: the most contacts one step can make (every pair that may touch,
  * at max_contacts each, up to HS__WORLD_CONTACTS_MAX, or _EXACT for the exact solver; none in

@@ -16,7 +16,7 @@
 #define HS_FALLBACK_RADIUS_M 0.01
 #define HS_ARMATURE_ANISOTROPY 30.0 /* see the armature below */
 
-static bool positive_definite(const double I[9])
+bool hs__world_inertia_pd(const double I[9])
 {
     for (int i = 0; i < 9; i++)
         if (!isfinite(I[i]))
@@ -44,7 +44,7 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
         mass = HS_MIN_MASS_KG;
         fixed_up = true;
     }
-    if (!positive_definite(I)) {
+    if (!hs__world_inertia_pd(I)) {
         double s = 0.4 * mass * HS_FALLBACK_RADIUS_M * HS_FALLBACK_RADIUS_M;
         for (int i = 0; i < 9; i++)
             I[i] = (i % 4 == 0) ? s : 0.0;
@@ -89,7 +89,7 @@ bool hs__world_link_mass(const struct hs_link *link, double armature_kgm2, dMass
 bool hs__world_mass_remove_point(struct hs_link *l, double mb, const double p[3], double ib)
 {
     double m1 = l->mass - mb;
-    if (!isfinite(l->mass) || !(m1 > 0) || !positive_definite(l->inertia))
+    if (!isfinite(l->mass) || !(m1 > 0) || !hs__world_inertia_pd(l->inertia))
         return false;
     double c1[3], dc[3], dp[3], I[9];
     for (int k = 0; k < 3; k++) {
@@ -105,7 +105,7 @@ bool hs__world_mass_remove_point(struct hs_link *l, double mb, const double p[3]
             I[r * 3 + c] = l->inertia[r * 3 + c] - (r == c ? ib : 0.0) -
                            mb * ((r == c ? dp2 : 0.0) - dp[r] * dp[c]) -
                            m1 * ((r == c ? dc2 : 0.0) - dc[r] * dc[c]);
-    if (!positive_definite(I))
+    if (!hs__world_inertia_pd(I))
         return false;
     l->mass = m1;
     memcpy(l->com, c1, sizeof c1);

@@ -57,9 +57,9 @@ static void scan_pair(void *data, dGeomID g1, dGeomID g2)
      * meet in the solver, so their overlap changes nothing. */
     if (b1 == b2 || !l1 || !l2 || (!movable(b1) && !movable(b2)))
         return;
-    if (l1->owner == l2->owner && !s->w->params.self_collision)
+    if (l1->owner == l2->owner && (!s->w->params.self_collision || hs__world_links_jointed(l1, l2)))
         return;
-    if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
+    if (l1->owner != l2->owner && b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact))
         return;
     int n = dCollide(g1, g2, HS_OVERLAP_POINTS, s->points, sizeof(dContactGeom));
     double depth = 0.0;

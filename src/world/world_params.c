@@ -73,6 +73,11 @@ int hs__world_params_check(const struct hs_world_params *p, struct hs_diag *d)
     if (!(p->guard.joint_rate_factor >= 1))
         return hs_diag_set(d, -EINVAL, "", 0, 0, "guard joint_rate_factor %g must be >= 1",
                            p->guard.joint_rate_factor);
+    if (isinf(p->guard.floor_z_m) || !(p->guard.floor_depth_m >= 0) ||
+        !(p->guard.floor_time_s >= 0 && p->guard.floor_time_s <= 1e3))
+        return hs_diag_set(d, -EINVAL, "", 0, 0,
+                           "guard floor: floor_z_m finite or unset, floor_depth_m >= 0 "
+                           "(INFINITY: no check), floor_time_s in [0, 1000]");
     if (p->warmup_steps > 100000)
         return hs_diag_set(d, -EINVAL, "", 0, 0, "warmup_steps %u above 100000", p->warmup_steps);
     return 0;

@@ -124,7 +124,7 @@ void hs__world_place_on_static(struct hs_world *w, const struct hs_world_body_sp
             raise_fixed_root(w, wb, dz);
         for (uint32_t i = 0; i < wb->model->nlinks; i++) {
             dBodyID body = wb->links[i].body;
-            if (!body)
+            if (!body || wb->links[i].body_link != i) /* merged: its owner's body moves it */
                 continue;
             const dReal *p = dBodyGetPosition(body);
             dBodySetPosition(body, p[0], p[1], p[2] + dz);

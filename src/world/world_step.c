@@ -140,13 +140,13 @@ void hs_world_link_pose(const struct hs_world *w, uint32_t body, uint32_t link,
         return;
     }
     const dReal *p = dBodyGetPosition(l->body), *R = dBodyGetRotation(l->body);
-    double c[3];
-    for (int r = 0; r < 3; r++)
+    struct hs_pose b;
+    for (int r = 0; r < 3; r++) {
+        b.p[r] = p[r];
         for (int k = 0; k < 3; k++)
-            ret_pose->R[r * 3 + k] = R[r * 4 + k];
-    hs_rot_apply(ret_pose->R, l->com, c);
-    for (int k = 0; k < 3; k++)
-        ret_pose->p[k] = p[k] - c[k];
+            b.R[r * 3 + k] = R[r * 4 + k];
+    }
+    hs_pose_mul(&b, &l->in_body, ret_pose);
 }
 
 void hs_world_link_velocity(const struct hs_world *w, uint32_t body, uint32_t link, double ret_v[3],
@@ -160,13 +160,14 @@ void hs_world_link_velocity(const struct hs_world *w, uint32_t body, uint32_t li
     }
     const dReal *v = dBodyGetLinearVel(l->body), *om = dBodyGetAngularVel(l->body);
     const dReal *R = dBodyGetRotation(l->body);
+    const double *d = l->in_body.p;
     double c[3];
     for (int r = 0; r < 3; r++)
-        c[r] = R[r * 4] * l->com[0] + R[r * 4 + 1] * l->com[1] + R[r * 4 + 2] * l->com[2];
-    /* Origin = centre of mass - c, so v_origin = v_com - w × c. */
-    ret_v[0] = v[0] - (om[1] * c[2] - om[2] * c[1]);
-    ret_v[1] = v[1] - (om[2] * c[0] - om[0] * c[2]);
-    ret_v[2] = v[2] - (om[0] * c[1] - om[1] * c[0]);
+        c[r] = R[r * 4] * d[0] + R[r * 4 + 1] * d[1] + R[r * 4 + 2] * d[2];
+    /* Origin = centre of mass + c, so v_origin = v_com + w × c. */
+    ret_v[0] = v[0] + (om[1] * c[2] - om[2] * c[1]);
+    ret_v[1] = v[1] + (om[2] * c[0] - om[0] * c[2]);
+    ret_v[2] = v[2] + (om[0] * c[1] - om[1] * c[0]);
     for (int k = 0; k < 3; k++)
         ret_w[k] = om[k];
 }
@@ -247,4 +248,14 @@ uint32_t hs_world_mass_fixups(const struct hs_world *w)
 void hs_world_link_com(const struct hs_world *w, uint32_t body, uint32_t link, double ret_com[3])
 {
     memcpy(ret_com, w->bodies[body].links[link].com, 3 * sizeof *ret_com);
+}
+
+uint32_t hs_world_link_body_link(const struct hs_world *w, uint32_t body, uint32_t link)
+{
+    return w->bodies[body].links[link].body_link;
+}
+
+uint32_t hs_world_merged_links(const struct hs_world *w)
+{
+    return w->merged_links;
 }

@@ -252,7 +252,11 @@ static void test_light_palm_clamped_and_stable(void **state)
 {
     (void)state;
     const struct hs_config *cfg = NULL;
-    struct hs_bench *b = palm_bench("", &cfg);
+    /* The exact solver: quick-step (20 iterations) does not converge on the 5 g palm between
+     * two joints whatever the gains (limp, the finger chatters past 60 rad/s within 1.2 s); on
+     * it these gains let the wrist grow from 1 s on to 208 rad/s and chatter on its stop,
+     * which the guard's bound (10 x the default 2 pi rad/s) now stops at 2.2 s. */
+    struct hs_bench *b = palm_bench("physics: {solver: standard}\n", &cfg);
     if (!b)
         skip();
     /* One clamp warning per joint that needs it: both (the palm is what each moves alone). */

@@ -5,8 +5,9 @@
  * bus, commanded every tick, and the shared-memory segment). Heap and stdio calls are counted by
  * interposition on the loop's thread (tests/common/call_counter.c), page faults by
  * getrusage(RUSAGE_THREAD). The divergence guard checks every body and joint after every step
- * inside these windows; two more runs trip it inside the window (a runaway torque, and an ODE
- * internal assertion caught in the step) and show the fault path allocation-free too. */
+ * inside these windows (with SR1, its floor check too); more runs trip it inside the window (a
+ * runaway torque, an ODE internal assertion caught in the step, a robot under the floor) and
+ * show the fault path allocation-free too, and one drives a joint into its speed limit. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -193,6 +194,34 @@ static int gate(void *ctx, uint64_t tick, int64_t deadline_ns)
     return hs_bench_wait_release(((struct probe *)ctx)->bench, deadline_ns);
 }
 
+/* The bench of a config text (model files under dir) into p->bench, failing the test with the
+ * file, line and column on error; returns the config, to free after the bench. */
+static const struct hs_config *open_bench(struct probe *p, const char *yaml, const char *name,
+                                          const char *dir)
+{
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, strlen(yaml), name, dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    if (hs_bench_create(cfg, &p->bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    return cfg;
+}
+
+/* A scenario text compiled for bench and attached to it (the bench owns it). */
+static struct hs_scenario *open_scenario(struct hs_bench *bench, const char *text)
+{
+    struct hs_scenario_spec *spec = NULL;
+    struct hs_scenario *s = NULL;
+    struct hs_diag d = {0};
+    if (hs_scenario_parse(text, strlen(text), "scen", NULL, &spec, &d) < 0 ||
+        hs_scenario_compile(spec, bench, &s, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    hs_scenario_spec_free(spec);
+    assert_int_equal(hs_scenario_attach(s, bench), 0);
+    return s;
+}
+
 /* Runs WARMUP + MEASURED ticks of p->bench in the real loop and checks the counted window. */
 static void run_and_check(struct probe *p, const char *what, uint64_t min_contacts)
 {
@@ -277,13 +306,8 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
         "  force:\n"
         "    LeftAnkleForceSensor: {force_noise_n: 0.2, delay_ticks: 1}\n"
         "    RightAnkleForceSensor: {force_noise_n: 0.2, delay_ticks: 1}\n";
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "nalloc.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "nalloc.yaml", dir);
     run_and_check(&p, "SR1 on the floor", 4);
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(p.bench), 0, 0, &waist);
@@ -293,8 +317,9 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
 }
 
 /* Range sensors (tests/sensors/range_mast.wrl: six, one scanning five rays over 40 ticks)
- * cast their rays against the scene every tick, and the shm module publishes every sensor's
- * values in the readings section: neither may allocate or print. */
+ * cast their rays against the scene every tick, scenario sensor faults edit the scans, and the
+ * shm module publishes every sensor's values in the readings section: none may allocate or
+ * print. */
 static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
 {
     (void)state;
@@ -310,17 +335,29 @@ static void test_range_sensors_tick_without_alloc_or_stdio(void **state)
              (int)getpid());
     const char *src = getenv("HS_SOURCE_DIR");
     snprintf(dir, sizeof dir, "%s/tests/sensors", src ? src : ".");
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "range.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "range.yaml", dir);
+    struct hs_diag d = {0};
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
-    run_and_check(&p, "range sensors", 0);
+    /* sensor faults on the scans, every edge inside the counted window (scenario time 0.05 ..
+     * 2.55 s): stuck, delay and stale copy whole scans, noise and spikes draw per beam */
+    const char *scen =
+        "scenario: {name: nalloc-range, duration_s: 3}\n"
+        "steps:\n"
+        "  - {at_s: 0.1, duration_s: 1, sensor_fault: {sensor: SCAN, kind: stuck}}\n"
+        "  - {at_s: 0.2, duration_s: 1, sensor_fault: {sensor: SCAN, kind: delay,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {sensor: SCAN, kind: noise,\n"
+        "     value: 0.01}}\n"
+        "  - {at_s: 0.1, duration_s: 2, sensor_fault: {sensor: ONBOX, kind: spikes,\n"
+        "     value: 0.1, probability: 0.5}}\n"
+        "  - {at_s: 0.3, duration_s: 1, sensor_fault: {sensor: DOWN, kind: off}}\n"
+        "  - {at_s: 0.4, duration_s: 1, shm_fault: {kind: stale}}\n";
+    struct hs_scenario *s = open_scenario(p.bench, scen);
+    run_and_check(&p, "range sensors with scan faults", 0);
+    assert_int_equal(hs_scenario_step_active_ticks(s, 4), 4000); /* DOWN off: 1 s of 250 us */
     int down = hs_bench_find_sensor(p.bench, "DOWN", HS_SENSOR_RANGE);
     assert_true(down >= 0);
     assert_true(fabs(hs_bench_sensor(p.bench, (uint32_t)down)->values[0] - 1.0) < 1e-9);
@@ -348,13 +385,8 @@ static void test_sr1_falling_contacts_grow_without_alloc(void **state)
         "physics: {step_s: 0.00025, substeps: 1, contact_damping_n_s_m: 3e4}\n"
         "rt: {period_ns: 250000}\n"
         "controller: {type: none}\n";
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "fall.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "fall.yaml", dir);
     run_and_check(&p, "SR1 falling onto the floor", 0);
     /* The window saw the air (no contact) and the robot lying on the floor. */
     assert_int_equal(p.contacts_min, 0);
@@ -390,13 +422,9 @@ static void io_ticks(bool record)
              record ? "actuators: {joints: {ELBOW: {source: shm, command_timeout_s: 0.1}}}\n"
                     : "    - {name: elbow, bus: main, protocol: odrive, id: 2, joint: ELBOW,\n"
                       "       odrive: {heartbeat_period_s: 0.01, encoder_period_s: 0.001}}\n");
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "io.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "io.yaml", dir);
+    struct hs_diag d = {0};
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
@@ -529,18 +557,13 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
         "hold: always}}\n"
         "  - {when: {joint: SHOULDER, passes: 0.1}, duration_s: 2,\n"
         "     expect: {kind: joint_near, joint: SHOULDER, value: 10, tolerance: 0.1}}\n";
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "scen.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "scen.yaml", dir);
+    struct hs_diag d = {0};
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
     struct hs_scenario_spec *spec = NULL;
-    struct hs_scenario *s = NULL;
     /* and a position path from a CSV on the elbow, after the stuck brake's window */
     char csv[] = "/tmp/hs-nalloc-path-XXXXXX", full[sizeof scen + 256];
     int fd = mkstemp(csv);
@@ -549,12 +572,8 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     fprintf(f, "time_s,ELBOW\n0,0.6\n0.1,0.7\n0.2,0.6\n");
     fclose(f);
     snprintf(full, sizeof full, "%s  - {at_s: 2.3, path: {file: \"%s\"}}\n", scen, csv);
-    if (hs_scenario_parse(full, strlen(full), "scen", NULL, &spec, &d) < 0 ||
-        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
-    hs_scenario_spec_free(spec);
+    struct hs_scenario *s = open_scenario(p.bench, full); /* reads the CSV */
     unlink(csv);
-    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
     assert_int_equal(hs_ctl_stage_create(p.bench, &p.ctl), 0);
     assert_int_equal(hs_ctl_stage_attach(p.ctl, p.bench), 0);
     hs_ctl_stage_set_loop_source(p.ctl, loop_fill, &p);
@@ -708,26 +727,16 @@ static void test_scenario_can_ticks_without_alloc_stdio_or_faults(void **state)
         "state: fault}}\n"
         "  - {when: {node: shoulder, state: rest_mode}, duration_s: 0.1,\n"
         "     expect: {kind: node_state, node: elbow, state: idle, hold: always}}\n";
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "scan.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "scan.yaml", dir);
+    struct hs_diag d = {0};
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
     struct hs_bench_can *can;
     if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
         fail_msg("can: %s", d.msg);
-    struct hs_scenario_spec *spec = NULL;
-    struct hs_scenario *s = NULL;
-    if (hs_scenario_parse(scen, strlen(scen), "scen", NULL, &spec, &d) < 0 ||
-        hs_scenario_compile(spec, p.bench, &s, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
-    hs_scenario_spec_free(spec);
-    assert_int_equal(hs_scenario_attach(s, p.bench), 0);
+    struct hs_scenario *s = open_scenario(p.bench, scen);
     p.peer_fd = sv[1];
     run_and_check(&p, "the arm over CAN with a CAN scenario loaded", 0);
     hs_scenario_finish(s);
@@ -770,13 +779,9 @@ static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
              "  nodes:\n"
              "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
              (int)getpid());
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "sync.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "sync.yaml", dir);
+    struct hs_diag d = {0};
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
@@ -821,13 +826,9 @@ static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
              "  nodes:\n"
              "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER}\n",
              (int)getpid());
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "cls.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "cls.yaml", dir);
+    struct hs_diag d = {0};
     hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
@@ -864,13 +865,9 @@ static void test_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
              "rt: {period_ns: 250000, clock: {mode: lockstep}}\n"
              "shm: {enabled: true}\n",
              (int)getpid());
-    const struct hs_config *cfg = NULL;
-    struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, strlen(yaml), "ls.yaml", dir, &cfg, &d) < 0)
-        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
-    if (hs_bench_create(cfg, &p.bench, &d) < 0)
-        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    const struct hs_config *cfg = open_bench(&p, yaml, "ls.yaml", dir);
+    struct hs_diag d = {0};
     struct hs_bench_shm *shm;
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
@@ -901,19 +898,37 @@ static void spin_link(struct probe *p)
     dBodySetAngularVel(hs_world_ode_body(hs_bench_world(p->bench), j->body, j->link), 1e200, 0, 0);
 }
 
-static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const char *what)
+/* The whole biped 5 m down, as it is: under the floor, nothing else out of bounds. */
+static void sink_robot(struct probe *p)
+{
+    struct hs_world *w = hs_bench_world(p->bench);
+    const struct hs_model *m = hs_world_body_model(w, 0);
+    for (uint32_t i = 0; i < m->nlinks; i++) {
+        dBodyID b = hs_world_ode_body(w, 0, i);
+        if (b) {
+            const dReal *x = dBodyGetPosition(b);
+            dBodySetPosition(b, x[0], x[1], x[2] - 5);
+        }
+    }
+}
+
+static const char arm_trip_yaml[] = "bench: {name: nalloc-trip}\n"
+                                    "models:\n"
+                                    "  - {name: arm, file: arm2.wrl}\n"
+                                    "  - {name: floor, file: floor.wrl, static: true}\n"
+                                    "physics: {step_s: 0.00025, substeps: 1}\n"
+                                    "rt: {period_ns: 250000}\n";
+
+/* fault() breaks the world at tick WARMUP + 500; the guard stops the loop after_ticks later
+ * (the tick of the fault itself is the first). */
+static void trip_in_window(const char *yaml, void (*fault)(struct probe *), int expect_rc,
+                           uint64_t after_ticks, const char *what)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
-    static const char yaml[] = "bench: {name: nalloc-trip}\n"
-                               "models:\n"
-                               "  - {name: arm, file: arm2.wrl}\n"
-                               "  - {name: floor, file: floor.wrl, static: true}\n"
-                               "physics: {step_s: 0.00025, substeps: 1}\n"
-                               "rt: {period_ns: 250000}\n";
     const struct hs_config *cfg = NULL;
     struct hs_diag d = {0};
-    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "trip.yaml", dir, &cfg, &d) < 0)
+    if (hs_config_load_buffer(yaml, strlen(yaml), "trip.yaml", dir, &cfg, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
     if (hs_bench_create(cfg, &p.bench, &d) < 0)
@@ -940,7 +955,7 @@ static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const c
     assert_int_equal(rc, expect_rc);
     assert_int_equal(p.physics_rc, expect_rc);
     assert_int_equal(res.reason, HS_TICK_STOP_PHASE_ERROR);
-    assert_int_equal(res.ticks, WARMUP + 501);
+    assert_int_equal(res.ticks, WARMUP + 500 + after_ticks);
     assert_non_null(hs_bench_fault(p.bench));
     assert_int_equal(heap_calls, 0);
     assert_int_equal(stdio_calls, 0);
@@ -952,13 +967,60 @@ static void trip_in_window(void (*fault)(struct probe *), int expect_rc, const c
 static void test_guard_trip_without_alloc_or_stdio(void **state)
 {
     (void)state;
-    trip_in_window(runaway_torque, -ERANGE, "guard trip (1e9 N·m)");
+    trip_in_window(arm_trip_yaml, runaway_torque, -ERANGE, 1, "guard trip (1e9 N·m)");
+}
+
+/* The floor check trips floor_time_s (0.01 s: 40 steps of 0.25 ms) after the biped is put
+ * under the floor; its per-step check ran in every tick before, the trip allocates nothing. */
+static void test_floor_trip_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    static const char yaml[] = "bench: {name: nalloc-floor}\n"
+                               "models:\n"
+                               "  - {name: biped, file: biped.wrl}\n"
+                               "  - {name: floor, file: floor.wrl, static: true}\n"
+                               "physics: {step_s: 0.00025, substeps: 1}\n"
+                               "rt: {period_ns: 250000}\n";
+    trip_in_window(yaml, sink_robot, -ERANGE, 40, "floor trip (biped 5 m down)");
+}
+
+/* The drive's speed limit in the tick: the arm's elbow asked to follow a sine of 1.5 rad at
+ * 3 Hz (28 rad/s peak) against its 8 rad/s limit, so the speed-limit row engages and holds
+ * (its torque read back from the joint feedback after every step) on many ticks. */
+static void test_speed_limit_ticks_without_alloc_or_stdio(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    static const char yaml[] =
+        "bench: {name: nalloc-speed}\n"
+        "models:\n"
+        "  - {name: arm, file: arm2.wrl}\n"
+        "physics: {step_s: 0.00025, substeps: 1}\n"
+        "rt: {period_ns: 250000}\n"
+        "controller: {type: trajectory,\n"
+        "             trajectory: {joint: ELBOW, amplitude: 1.5, frequency_hz: 3}}\n";
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load_buffer(yaml, sizeof yaml - 1, "speed.yaml", dir, &cfg, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
+    if (hs_bench_create(cfg, &p.bench, &d) < 0)
+        fail_msg("%s:%d: %s", d.file, d.line, d.msg);
+    run_and_check(&p, "the arm's elbow at its speed limit", 0);
+    const struct hs_bench_joint *j = hs_bench_joint(p.bench, hs_bench_find_joint(p.bench, "ELBOW"));
+    struct hs_plant_joint_counters c;
+    hs_plant_joint_counters(j->plant, j->plant_joint, &c);
+    print_message("elbow: %llu ticks speed-limited\n", (unsigned long long)c.velocity_limits);
+    assert_true(c.velocity_limits > 100);
+    hs_bench_destroy(p.bench);
+    hs_config_free(cfg);
 }
 
 static void test_ode_internal_error_without_alloc_or_stdio(void **state)
 {
     (void)state;
-    trip_in_window(spin_link, -EFAULT, "ODE internal assertion");
+    trip_in_window(arm_trip_yaml, spin_link, -EFAULT, 1, "ODE internal assertion");
 }
 
 int main(void)
@@ -975,6 +1037,8 @@ int main(void)
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_guard_trip_without_alloc_or_stdio),
+        cmocka_unit_test(test_floor_trip_without_alloc_or_stdio),
+        cmocka_unit_test(test_speed_limit_ticks_without_alloc_or_stdio),
         cmocka_unit_test(test_ode_internal_error_without_alloc_or_stdio),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

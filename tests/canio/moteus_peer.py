@@ -15,25 +15,19 @@ watchdog's timeout mode (0x027 = 0.2 s, then silence), and a stop that lets the 
 Lockstep (the config's rt.clock.mode lockstep, released by the host's SYNC, a classic 0x080
 frame): the host sends a cycle's frames, then a SYNC, and waits for the tick it released; its
 clock is the bench's simulated time (ticks x period), so the loop, the watchdog's silence and
-every duration below run the same however slow the emulated guest is.
+every duration below run the same however slow the emulated guest is. The bus, the clock, the
+SYNC and the PI loop are lockstep_host.py's, shared with robstride_peer.py.
 
 Tolerances: 0.01 rad after 8 s of the PI loop; telemetry against the shm view a tick (10 ms)
 apart: 2e-3 rad at steady state. No timing is asserted. Exit 0 when every check passed."""
-import argparse
-import json
 import math
-import os
 import struct
 import sys
-import time
 
 import can
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import hilsim_client  # noqa: E402
+from lockstep_host import EL, SH, TARGET, Host, parse_args
 
-SH, EL = 1, 2
-TARGET = {SH: 0.8, EL: 1.0}
 FD_LENS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 48, 64)
 
 
@@ -91,95 +85,38 @@ def parse(data):
     return regs, errors
 
 
-class Host:
+class Moteus(Host):
+    unit_name = "servo"
+
     def __init__(self, channel, bench):
-        self.bus = can.Bus(interface="socketcan", channel=channel, fd=True)
-        self.shm = hilsim_client.Client(bench)
-        self.j = {SH: self.shm.find_joint("SHOULDER"), EL: self.shm.find_joint("ELBOW")}
+        super().__init__(channel, bench, fd=True)
         self.tel = {}  # servo -> {register: value}
         self.errors = {SH: [], EL: []}
         self.replies = {SH: 0, EL: 0}
-        self.sent = {SH: 0, EL: 0}
-        self.new = {SH: False, EL: False}
-        self.failures = []
-        self.integ = {SH: 0.0, EL: 0.0}
-        self.sent_at = {SH: 0.0, EL: 0.0}
-        self.feed = {SH: False, EL: False}
-        self.lockstep = self.shm.lockstep
-        self.period = self.shm.info.tick_period_ns * 1e-9
-
-    def now(self):
-        """The host's clock: the bench's simulated time in lockstep, else the wall clock."""
-        return self.shm.read_state().tick * self.period if self.lockstep else time.monotonic()
-
-    def tick(self):
-        """Lockstep: SYNC releases one tick; waits for it."""
-        t = self.shm.read_state().tick
-        self.bus.send(can.Message(arbitration_id=0x080, data=b"", is_extended_id=False))
-        end = time.monotonic() + 30
-        while self.shm.read_state().tick <= t and time.monotonic() < end:
-            try:
-                self.shm.wait_tick(1.0)  # the futex: no polling on a starved guest
-            except TimeoutError:
-                pass
 
     def send(self, servo, payload, reply=True):
-        m = can.Message(arbitration_id=(0x8000 if reply else 0) | servo, data=pad(payload),
-                        is_extended_id=reply, is_fd=True, bitrate_switch=True)
-        for _ in range(200):
-            try:
-                self.bus.send(m)
-                self.sent[servo] += 1
-                return
-            except can.CanError:
-                time.sleep(0.001)
-        self.check(False, "could not send to servo %d" % servo)
+        self.send_message(servo, can.Message(arbitration_id=(0x8000 if reply else 0) | servo,
+                                             data=pad(payload), is_extended_id=reply, is_fd=True,
+                                             bitrate_switch=True))
 
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if not ok:
-            self.failures.append(what)
-
-    def q(self, servo):
-        return self.shm.read_state().q[self.j[servo]]
-
-    def hear(self, timeout):
-        """Reads what came within timeout; in lockstep, one tick's answers instead."""
-        if self.lockstep:
-            self.tick()
-            timeout = 0.02  # the tick's answers follow its state by a moment
-        m = self.bus.recv(timeout)
-        while m is not None:
-            servo = m.arbitration_id >> 8
-            if m.is_fd and m.arbitration_id & 0xFF == 0 and servo in self.j:
-                regs, errors = parse(bytes(m.data))
-                self.tel.setdefault(servo, {}).update(regs)
-                self.errors[servo] += errors
-                self.replies[servo] += 1
-                self.new[servo] = True
-            m = self.bus.recv(0)
+    def on_frame(self, m):
+        servo = m.arbitration_id >> 8
+        if m.is_fd and m.arbitration_id & 0xFF == 0 and servo in self.j:
+            regs, errors = parse(bytes(m.data))
+            self.tel.setdefault(servo, {}).update(regs)
+            self.errors[servo] += errors
+            self.replies[servo] += 1
+            self.new[servo] = True
 
     def pos(self, servo):
         return self.tel.get(servo, {}).get((0x001, 3))
 
-    def step(self):
-        now = self.now()
-        for s in (SH, EL):
-            if self.feed[s] and (self.new[s] or now - self.sent_at[s] > 0.05):
-                self.new[s] = False
-                dt = min(now - self.sent_at[s], 0.05)
-                self.sent_at[s] = now
-                p = self.pos(s)
-                q = p * 2 * math.pi if p is not None else TARGET[s]
-                self.integ[s] += (TARGET[s] - q) * dt
-                ff = max(-50.0, min(50.0, 300 * self.integ[s]))
-                self.send(s, position_cmd(TARGET[s] / (2 * math.pi), ff))
+    def measured(self, servo):
+        p = self.pos(servo)
+        return p * 2 * math.pi if p is not None else None
 
-    def run(self, seconds):
-        end = self.now() + seconds
-        while self.now() < end:
-            self.hear(0.02)
-            self.step()
+    def command(self, servo, ff):
+        self.send(servo, position_cmd(TARGET[servo] / (2 * math.pi), ff))
 
     def drain(self, quiet=0.5):
         """The answers still on their way, without releasing a tick."""
@@ -197,12 +134,8 @@ class Host:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--result", required=True)
-    ap.add_argument("--channel", default="vcan0")
-    a = ap.parse_args()
-    h = Host(a.channel, a.bench)
+    a = parse_args()
+    h = Moteus(a.channel, a.bench)
     res = {}
     # at rest: mode (int8), position/velocity/torque (float), voltage/temperature/fault (int8)
     ok = h.ask(SH, bytes([0x11, 0x00]) + query_pvt() + bytes([0x13, 0x0D]))
@@ -250,12 +183,8 @@ def main():
     h.check(h.tel[SH].get((0x000, 0)) == 0, "stop: SHOULDER mode stopped")
     h.check(abs(qf - qs) > 0.02, "stop: SHOULDER left %.3f by %.3f rad" % (qs, qf - qs))
     h.drain()
-    res["sent"] = {"shoulder": h.sent[SH], "elbow": h.sent[EL]}
     res["replies"] = {"shoulder": h.replies[SH], "elbow": h.replies[EL]}
-    res["failures"] = h.failures
-    with open(a.result, "w") as f:
-        json.dump(res, f, indent=1)
-    return 1 if h.failures else 0
+    return h.finish(res, a.result)
 
 
 if __name__ == "__main__":

@@ -18,31 +18,26 @@ the shoulder fall.
 Lockstep (the config's rt.clock.mode lockstep, released by the host's SYNC, 0x080): the host
 sends a cycle's frames, then a SYNC, and waits for the tick it released; its clock is the
 bench's simulated time (ticks x period), so the loop and every duration below run the same
-however slow the emulated guest is.
+however slow the emulated guest is. The bus, the clock, the SYNC and the PI loop are
+lockstep_host.py's, shared with moteus_peer.py.
 
 Tolerances: the integral removes gravity's static error: 0.01 rad after 8 s. Scaling: the
 angle's step is 8pi/65535 = 3.8e-4 rad and the shm snapshot may be a tick (10 ms) apart from the
 frame's reading: 2e-3 rad at steady state. Speed mode: the feedback's mean velocity against the
 shm angle's slope over the same span, 10 %. No timing is asserted. Exit 0 when every check
 passed."""
-import argparse
-import json
 import math
-import os
 import struct
 import sys
-import time
 
 import can
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-import hilsim_client  # noqa: E402
+from lockstep_host import EL, SH, TARGET, Host, parse_args
 
-HOST, SH, EL = 0xFD, 1, 2
+HOST = 0xFD
 # per motor: velocity, torque, kp, kd ranges (RS04, RS03); angle +-4pi for both
 RANGE = {SH: (15, 120, 5000, 100), EL: (50, 60, 5000, 100)}
 P = 4 * math.pi
-TARGET = {SH: 0.8, EL: 1.0}
 T_GET_ID, T_MOTION, T_FEEDBACK, T_ENABLE, T_STOP, T_SET_ID, T_READ, T_WRITE = 0, 1, 2, 3, 4, 7, 17, 18
 
 
@@ -55,83 +50,37 @@ def u2f(u, lo, hi):
     return lo + u * (hi - lo) / 65535
 
 
-class Host:
+class Robstride(Host):
+    unit_name = "motor"
+
     def __init__(self, channel, bench):
-        self.bus = can.Bus(interface="socketcan", channel=channel)
-        self.shm = hilsim_client.Client(bench)
-        self.j = {SH: self.shm.find_joint("SHOULDER"), EL: self.shm.find_joint("ELBOW")}
+        super().__init__(channel, bench)
         self.fb = {}  # motor -> (mode, faults, p, v, t, temp)
         self.fb_count = {SH: 0, EL: 0}
-        self.fb_new = {SH: False, EL: False}
         self.reads = {}  # (motor, index) -> (status, 4 value bytes)
         self.ids = {}
-        self.sent = {SH: 0, EL: 0}
-        self.failures = []
-        self.integ = {SH: 0.0, EL: 0.0}
-        self.sent_at = {SH: 0.0, EL: 0.0}
-        self.feed = {SH: False, EL: False}
         self.speed_ref = None
-        self.lockstep = self.shm.lockstep
-        self.period = self.shm.info.tick_period_ns * 1e-9
-
-    def now(self):
-        """The host's clock: the bench's simulated time in lockstep, else the wall clock."""
-        return self.shm.read_state().tick * self.period if self.lockstep else time.monotonic()
-
-    def tick(self):
-        """Lockstep: SYNC releases one tick; waits for it, then reads what it answered."""
-        t = self.shm.read_state().tick
-        self.bus.send(can.Message(arbitration_id=0x080, data=b"", is_extended_id=False))
-        end = time.monotonic() + 30
-        while self.shm.read_state().tick <= t and time.monotonic() < end:
-            try:
-                self.shm.wait_tick(1.0)  # the futex: no polling on a starved guest
-            except TimeoutError:
-                pass
 
     def send(self, typ, data2, motor, data=b"\0" * 8):
-        m = can.Message(arbitration_id=typ << 24 | data2 << 8 | motor, data=data,
-                        is_extended_id=True)
-        for _ in range(200):
-            try:
-                self.bus.send(m)
-                self.sent[motor] += 1
-                return
-            except can.CanError:  # ENOBUFS: the interface queue is full, retry shortly
-                time.sleep(0.001)
-        self.check(False, "could not send to motor %d" % motor)
+        self.send_message(motor, can.Message(arbitration_id=typ << 24 | data2 << 8 | motor,
+                                             data=data, is_extended_id=True))
 
-    def check(self, ok, what):
-        print(("ok   " if ok else "FAIL ") + what, flush=True)
-        if not ok:
-            self.failures.append(what)
-
-    def q(self, motor):
-        return self.shm.read_state().q[self.j[motor]]
-
-    def hear(self, timeout):
-        """Reads what came within timeout; in lockstep, one tick's answers instead."""
-        if self.lockstep:
-            self.tick()
-            timeout = 0.02  # the tick's answers follow its state by a moment
-        m = self.bus.recv(timeout)
-        while m is not None:
-            if m.is_extended_id and len(m.data) == 8:
-                typ, d = m.arbitration_id >> 24, bytes(m.data)
-                motor = m.arbitration_id >> 8 & 0xFF
-                if typ == T_FEEDBACK and motor in RANGE and m.arbitration_id & 0xFF == HOST:
-                    v, t, _, _ = RANGE[motor]
-                    p_u, v_u, t_u, temp = struct.unpack(">HHHH", d)
-                    self.fb[motor] = (m.arbitration_id >> 22 & 3, m.arbitration_id >> 16 & 0x3F,
-                                      u2f(p_u, -P, P), u2f(v_u, -v, v), u2f(t_u, -t, t), temp / 10)
-                    self.fb_count[motor] += 1
-                    self.fb_new[motor] = True
-                elif typ == T_READ and motor in RANGE:
-                    index = struct.unpack_from("<H", d)[0]
-                    self.reads[(motor, index)] = (m.arbitration_id >> 16 & 0xFF, d[4:8])
-                elif typ == T_GET_ID and m.arbitration_id & 0xFF == 0xFE and motor in RANGE:
-                    self.ids[motor] = struct.unpack("<Q", d)[0]
-            m = self.bus.recv(0)
+    def on_frame(self, m):
+        if m.is_extended_id and len(m.data) == 8:
+            typ, d = m.arbitration_id >> 24, bytes(m.data)
+            motor = m.arbitration_id >> 8 & 0xFF
+            if typ == T_FEEDBACK and motor in RANGE and m.arbitration_id & 0xFF == HOST:
+                v, t, _, _ = RANGE[motor]
+                p_u, v_u, t_u, temp = struct.unpack(">HHHH", d)
+                self.fb[motor] = (m.arbitration_id >> 22 & 3, m.arbitration_id >> 16 & 0x3F,
+                                  u2f(p_u, -P, P), u2f(v_u, -v, v), u2f(t_u, -t, t), temp / 10)
+                self.fb_count[motor] += 1
+                self.new[motor] = True
+            elif typ == T_READ and motor in RANGE:
+                index = struct.unpack_from("<H", d)[0]
+                self.reads[(motor, index)] = (m.arbitration_id >> 16 & 0xFF, d[4:8])
+            elif typ == T_GET_ID and m.arbitration_id & 0xFF == 0xFE and motor in RANGE:
+                self.ids[motor] = struct.unpack("<Q", d)[0]
 
     def motion(self, motor, p, v, kp, kd, t):
         vr, tr, kpr, kdr = RANGE[motor]
@@ -153,39 +102,27 @@ class Host:
             self.hear(0.02)
         return self.reads.get((motor, index))
 
+    def measured(self, motor):
+        return self.fb[motor][2] if motor in self.fb else None
+
+    def command(self, motor, ff):
+        self.motion(motor, TARGET[motor], 0, 200, 8, ff)
+
     def step(self):
-        """One command per new feedback per fed motor, and a kick after 50 ms of silence."""
-        now = self.now()
-        for m in (SH, EL):
-            if self.feed[m] and (self.fb_new[m] or now - self.sent_at[m] > 0.05):
-                self.fb_new[m] = False
-                dt = min(now - self.sent_at[m], 0.05)
-                self.sent_at[m] = now
-                p = self.fb[m][2] if m in self.fb else TARGET[m]
-                self.integ[m] += (TARGET[m] - p) * dt
-                self.motion(m, TARGET[m], 0, 200, 8, max(-50.0, min(50.0, 300 * self.integ[m])))
-        if self.speed_ref is not None and (self.fb_new[EL] or now - self.sent_at[EL] > 0.05):
-            self.fb_new[EL] = False
+        """The PI loop; in speed mode, the ELBOW's speed reference streamed per feedback."""
+        now = self.drive()
+        if self.speed_ref is not None and (self.new[EL] or now - self.sent_at[EL] > 0.05):
+            self.new[EL] = False
             self.sent_at[EL] = now
             self.write_f32(EL, 0x700A, self.speed_ref)  # streamed: each write is answered
-
-    def run(self, seconds):
-        end = self.now() + seconds
-        while self.now() < end:
-            self.hear(0.02)
-            self.step()
 
     def settle(self, seconds=0.5):
         self.run(seconds)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bench", required=True)
-    ap.add_argument("--result", required=True)
-    ap.add_argument("--channel", default="vcan0")
-    a = ap.parse_args()
-    h = Host(a.channel, a.bench)
+    a = parse_args()
+    h = Robstride(a.channel, a.bench)
     res = {}
     # who is there
     h.send(T_GET_ID, HOST, SH)
@@ -235,7 +172,7 @@ def main():
     end = t0 + 1.0
     while h.now() < end:
         h.hear(0.02)
-        if h.fb_new[EL]:
+        if h.new[EL]:
             vs.append(h.fb[EL][3])
         h.step()
     q1, t1 = h.q(EL), h.now()
@@ -263,11 +200,7 @@ def main():
     res["stop_fall_rad"] = qf - qs
     h.check(h.fb[SH][0] == 0, "stop: SHOULDER feedback in reset mode")
     h.check(abs(qf - qs) > 0.02, "stop: SHOULDER left %.3f by %.3f rad" % (qs, qf - qs))
-    res["sent"] = {"shoulder": h.sent[SH], "elbow": h.sent[EL]}
-    res["failures"] = h.failures
-    with open(a.result, "w") as f:
-        json.dump(res, f, indent=1)
-    return 1 if h.failures else 0
+    return h.finish(res, a.result)
 
 
 if __name__ == "__main__":

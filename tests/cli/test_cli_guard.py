@@ -4,6 +4,7 @@ without a torque limit) stop with a one-line cause, a complete log and exit stat
 default finite torque limits the same gains and the same command stay bounded (exit 0). ODE's
 own messages arrive as hilsim log lines. No timing is asserted."""
 import csv
+import math
 import os
 import re
 import subprocess
@@ -144,6 +145,31 @@ class SimStopsOnAFault(unittest.TestCase):
             m = FAULT_LINE.search(r.stderr)
             self.assertEqual(int(m.group(1)), 102)
 
+    def test_soft_floor_lets_the_biped_through_and_trips(self):
+        """The floor check: a floor contact of 100 N/m without damping cannot carry the
+        29.9 kg biped (it would sink 2.9 m): an ankle's centre of mass goes deeper than its
+        geometry reaches plus 0.05 m within a fraction of a second, and the run stops with a
+        plant fault naming the link, its depth and the tick, the log complete."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "soft.yaml")
+            with open(path, "w") as f:
+                f.write("bench: {name: soft-%d}\n" % os.getpid() +
+                        "models:\n"
+                        "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                        "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                        "physics: {contact_stiffness_n_m: 100, contact_damping_n_s_m: 0}\n")
+            out = os.path.join(tmp, "soft.csv")
+            r = run("sim", path, "--duration", "5", "--out", out)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = re.search(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link (\w+) of biped: "
+                          r"centre of mass ([0-9.e+-]+) m below the floor \(z = 0 m\) for 10 "
+                          r"steps .*reaches \(([0-9.e+-]+) m\) plus physics.guard.floor_depth_m "
+                          r"0.05: it went through the floor", r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.assertGreater(float(m.group(3)), float(m.group(4)) + 0.05)
+            self.assertLess(int(m.group(1)), 1000)
+            self.check_log(out, int(m.group(1)))
+
     def test_braked_arm_at_its_limit_stays_at_rest(self):
         # The guest DBC bench after its peer let the elbow sag to its limit: every joint on its
         # brake for a minute at a 2 ms step. The elbow creeps onto its stop at 44.7 s; ODE's
@@ -182,6 +208,129 @@ class SimStopsOnAFault(unittest.TestCase):
             self.assertEqual(r.returncode, 2)
             self.assertIn("joint_rate_factor", r.stderr)
             self.assertIn(path + ":", r.stderr)
+
+
+WHEEL = """#VRML V2.0 utf8
+# A 1 kg wheel (0.01 kg m^2 about z, centre of mass on the axis) on a fixed stand: no velocity
+# limit in the model, so its drive runs on the default 2 pi rad/s.
+PROTO Joint [ exposedField SFVec3f translation 0 0 0 exposedField MFNode children []
+  exposedField SFString jointType "rotate" exposedField SFInt32 jointId -1
+  exposedField SFVec3f jointAxis 0 0 1 ]
+{ Transform { translation IS translation children IS children } }
+PROTO Segment [ exposedField SFFloat mass 0 exposedField SFVec3f centerOfMass 0 0 0
+  exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0] exposedField MFNode children [] ]
+{ Group { children IS children } }
+PROTO Humanoid [ exposedField MFNode humanoidBody [] exposedField SFString name "" ]
+{ Group { children IS humanoidBody } }
+DEF WHEEL_STAND Humanoid { name "wheel" humanoidBody [
+  DEF BASE Joint { jointType "fixed" translation 0 0 0.5 children [
+    Segment { mass 5 momentsOfInertia [0.1 0 0 0 0.1 0 0 0 0.1]
+      children Shape { geometry Box { size 0.1 0.1 0.1 } } }
+    DEF WHEEL Joint { jointId 0 translation 0 0 0.1 children [
+      Segment { mass 1 momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.01]
+        children Shape { geometry Box { size 0.2 0.2 0.02 } } } ] } ] } ] }
+"""
+
+
+class DriveLimitBoundsTheJointRate(unittest.TestCase):
+    """The guard's joint-rate bound is 10 x the limit the joint's drive enforces, here the
+    default 2 pi rad/s the model leaves to hilsim. A scenario push (an external cause the drive
+    cannot refuse) of 20 N m for 0.1 s on the wheel (0.01 kg m^2; the drive brakes with at
+    most its default 1 N m) passes 62.8 rad/s after ~35 ms: a plant fault naming the joint,
+    its rate and the limit. 4 N m for 0.1 s reaches 30 to 40 rad/s, past the drive's limit
+    but within the bound: no fault, and the drive brakes it back to 2 pi. With the limit .inf
+    in the config there is no bound: 20 N m spins it to 200 rad/s, no fault."""
+
+    def sim(self, tmp, torque, extra=""):
+        with open(os.path.join(tmp, "wheel.wrl"), "w") as f:
+            f.write(WHEEL)
+        cfg = os.path.join(tmp, "wheel.yaml")
+        with open(cfg, "w") as f:
+            f.write("bench: {name: wheel-%d}\n" % os.getpid() +
+                    "models:\n  - {name: wheel, file: wheel.wrl}\n"
+                    "controller: {type: none}\n" + extra)
+        scen = os.path.join(tmp, "push.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: spin, duration_s: 1.0}\n"
+                    "steps:\n"
+                    "  - {at_s: 0.1, duration_s: 0.1, push: {link: WHEEL, torque_nm: [0, 0, %g]}}\n"
+                    % torque)
+        out = os.path.join(tmp, "wheel.csv")
+        r = run("sim", cfg, "--scenario", scen, "--duration", "1", "--out", out)
+        with open(out, newline="") as f:
+            rates = [float(row["WHEEL.dq"]) for row in csv.DictReader(f)]
+        return r, rates
+
+    def test_push_past_the_bound_trips(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 20)
+            self.assertEqual(r.returncode, PLANT_FAULT, r.stderr)
+            m = re.search(r"plant fault: tick (\d+) \(t = [0-9.e+-]+ s\): link WHEEL of wheel: "
+                          r"joint rate ([0-9.e+-]+) rad/s above 62.8319 \(physics.guard."
+                          r"joint_rate_factor 10 x the joint's velocity limit 6.28319\)",
+                          r.stderr)
+            self.assertIsNotNone(m, r.stderr)
+            self.assertGreater(float(m.group(2)), 62.8319)
+            self.assertLess(float(m.group(2)), 62.8319 + 2.0)  # at most 20 N m x 1 ms / I more
+            self.assertTrue(130 <= int(m.group(1)) <= 140, m.group(1))
+
+    def test_push_within_the_bound_runs_on(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 4)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("plant fault", r.stderr + r.stdout)
+            top = max(abs(v) for v in rates)
+            self.assertTrue(3 * math.pi < top < 62.8, top)
+            self.assertLess(abs(rates[-1]), 2 * math.pi * 1.001)
+
+    def test_infinite_limit_has_no_bound(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r, rates = self.sim(tmp, 20, "actuators: {joints: {WHEEL: {velocity_limit: .inf}}}\n")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertNotIn("plant fault", r.stderr + r.stdout)
+            self.assertGreater(max(abs(v) for v in rates), 150)
+
+
+class RobotsOnTheFloorNeverTripTheFloorCheck(unittest.TestCase):
+    """Robots lying or sitting on the floor, however they got there, are never under it: the
+    bundled biped limp (it folds up and lies), pushed over by the bundled scenario, and the
+    OpenHRP robots in ../shared limp in the quick look (the quick look standing is
+    test_quick_look_robots). Each runs 5 s and must end low (it fell) with no plant fault."""
+
+    def check_lying(self, r, name, below=0.35):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("plant fault", r.stderr + r.stdout)
+        m = re.search(r"%s root at \(([-0-9.e+]+), ([-0-9.e+]+), ([-0-9.e+]+)\) m" % name,
+                      r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        self.assertLess(float(m.group(3)), below, r.stdout)  # it fell: lying, not standing
+
+    def test_limp_biped_lies_on_the_floor(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "limp.yaml")
+            with open(path, "w") as f:
+                f.write("bench: {name: limp-%d}\n" % os.getpid() +
+                        "models:\n"
+                        "  - {name: biped, file: %s/biped.wrl}\n" % MODELS +
+                        "  - {name: floor, file: %s/floor.wrl, static: true}\n" % MODELS +
+                        "controller: {type: none}\n")
+            self.check_lying(run("sim", path, "--duration", "5"), "biped")
+
+    def test_pushed_over_biped_lies_on_the_floor(self):
+        r = run("sim", os.path.join(SRC, "config", "biped-stand.yaml"), "--scenario",
+                os.path.join(SRC, "scenarios", "biped-side-push.yaml"), "--duration", "5")
+        self.check_lying(r, "biped")
+
+    def test_limp_openhrp_robots_lie_on_the_floor(self):
+        shared = os.environ.get("HS_SHARED_DIR", "")
+        floor = os.path.join(shared, "models", "openhrp", "floor.wrl")
+        if not os.path.exists(floor):
+            self.skipTest("no ../shared models")
+        for name in ("SR1.wrl", "box1.wrl", "crawler.wrl"):
+            with self.subTest(name):
+                r = run("sim", "--model", os.path.join(shared, "models", "openhrp", name),
+                        "--env", floor, "--free", "--duration", "5")
+                self.check_lying(r, "robot")
 
 
 class RunStopsOnAFault(unittest.TestCase):

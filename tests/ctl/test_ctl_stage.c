@@ -26,6 +26,8 @@
 #include "../../src/bench/io_can.h"
 #include "hilsim/can_mit.h"
 
+#include "bench/bench_momentum.h"
+#include "bench/can_boards.h"
 #include "ctl.h"
 #include "hilsim/scenario.h"
 #include "hilsim/bench.h"
@@ -99,23 +101,6 @@ static int send_line(struct rig *r, const char *line)
     return hs_ctl_stage_push(r->ctl, &c);
 }
 
-static void momentum(struct rig *r, double ret[3])
-{
-    struct hs_world *w = hs_bench_world(r->bench);
-    const struct hs_model *m = hs_bench_model(r->bench, 0);
-    ret[0] = ret[1] = ret[2] = 0;
-    for (uint32_t l = 0; l < m->nlinks; l++) {
-        dBodyID b = hs_world_ode_body(w, 0, l);
-        if (!b)
-            continue;
-        dMass mass;
-        dBodyGetMass(b, &mass);
-        const dReal *v = dBodyGetLinearVel(b);
-        for (int k = 0; k < 3; k++)
-            ret[k] += mass.mass * v[k];
-    }
-}
-
 static void test_push_changes_momentum_by_f_t(void **state)
 {
     (void)state;
@@ -123,10 +108,10 @@ static void test_push_changes_momentum_by_f_t(void **state)
     rig_open(&r);
     double p0[3], p1[3];
     ticks(&r, 50);
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     assert_int_equal(send_line(&r, "push WAIST 3 50 -2 0.2"), 0);
     ticks(&r, 300);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
     double want[3] = {0.6, 10, -0.4};
     for (int k = 0; k < 3; k++) {
@@ -150,10 +135,10 @@ static void test_queue_bounds_and_clear(void **state)
     assert_int_equal(send_line(&r, "push WAIST 0 100 0 1"), 0);
     ticks(&r, 10);
     double p0[3], p1[3];
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     assert_int_equal(send_line(&r, "clear"), 0);
     ticks(&r, 10);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     /* one tick at most of the push after p0 (the clear lands at the next boundary) */
     assert_true(fabs(p1[1] - p0[1]) < 100 * 0.001 + 1e-6);
     /* a full queue refuses; the tick drains it HS_CTL_POP_PER_TICK at a time */
@@ -199,12 +184,12 @@ static void test_injected_push_is_the_scenario_push(void **state)
     rig_open(&r);
     double p0[3], p1[3];
     ticks(&r, 50);
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     assert_int_equal(inject(&r, "{push: {link: WAIST, force_n: [3, 50, -2]}, duration_s: 0.2}"), 0);
     ticks(&r, 1);
     assert_int_equal(live_steps(&r), 1);
     ticks(&r, 299);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     double want[3] = {0.6, 10, -0.4};
     for (int k = 0; k < 3; k++) {
         print_message("axis %d: dp = %.6f N·s, F t = %.6f\n", k, p1[k] - p0[k], want[k]);
@@ -432,14 +417,7 @@ static void open_can(struct rig *r, int *ret_peer)
     if (hs_config_load_buffer(yaml, strlen(yaml), "can.yaml", dir, &r->cfg, &d) < 0 ||
         hs_bench_create(r->cfg, &r->bench, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-    struct hs_bench_can_opts o = {
-        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
-    struct hs_bench_can *can;
-    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
-        fail_msg("can: %s", d.msg);
-    *ret_peer = sv[1];
+    *ret_peer = can_boards_attach(r->bench);
     assert_int_equal(hs_ctl_stage_create(r->bench, &r->ctl), 0);
     assert_int_equal(hs_ctl_stage_attach(r->ctl, r->bench), 0);
     hs_ctl_bench_names(r->bench, &r->names);
@@ -449,20 +427,9 @@ static void open_can(struct rig *r, int *ret_peer)
 /* One tick with the boards' command sent before it; returns the node's replies to it. */
 static int can_tick(struct rig *r, int peer)
 {
-    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
-    struct can_frame f = {.can_id = 1, .len = 8};
-    if (r->tick == 0)
-        hs_mit_pack_special(HS_MIT_ENTER, f.data);
-    else
-        hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
-                            f.data);
-    assert_int_equal(send(peer, &f, sizeof f, 0), (ssize_t)sizeof f);
+    can_boards_mit_command(peer, r->tick == 0);
     ticks(r, 1);
-    int n = 0;
-    struct canfd_frame in;
-    while (recv(peer, &in, sizeof in, MSG_DONTWAIT) > 0)
-        n += in.can_id == 0 && in.data[0] == 1;
-    return n;
+    return can_boards_mit_replies(peer);
 }
 
 static void test_injected_can_node_silent(void **state)

@@ -17,27 +17,13 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "model/urdf_fixture.h"
 #include "heap_counter.h"
-
-static struct hs_model *load(const char *name)
-{
-    char path[PATH_MAX];
-    const char *src = getenv("HS_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/model/urdf/%s", src ? src : ".", name);
-    struct hs_model *m = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_model_load(path, &m, &d);
-    if (r)
-        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
-    assert_int_equal(r, 0);
-    return m;
-}
 
 static void test_model_fields(void **state)
 {
     (void)state;
-    struct hs_model *m = load("mimic.urdf");
+    struct hs_model *m = urdf_load("mimic.urdf");
     int lead = hs_model_find_link(m, "lead"), follow = hs_model_find_link(m, "follow");
     int left = hs_model_find_link(m, "finger_left"), right = hs_model_find_link(m, "finger_right");
     assert_true(lead >= 0 && follow >= 0 && left >= 0 && right >= 0);
@@ -62,7 +48,7 @@ struct pair {
 
 static void run(enum hs_solver solver, double step_s)
 {
-    struct hs_model *m = load("mimic.urdf");
+    struct hs_model *m = urdf_load("mimic.urdf");
     struct pair pairs[2] = {
         {(uint32_t)hs_model_find_link(m, "lead"), (uint32_t)hs_model_find_link(m, "follow"), -0.5,
          0.1, 0.3, 1.0},
@@ -150,7 +136,8 @@ static void test_no_allocation_per_step(void **state)
     (void)state;
     if (!hs_heap_counter_active)
         skip(); /* sanitizer build: malloc is the sanitizer's */
-    struct hs_model *m = load("mimic.urdf"), *slab = load("slab.urdf"), *ball = load("ball.urdf");
+    struct hs_model *m = urdf_load("mimic.urdf"), *slab = urdf_load("slab.urdf"),
+                    *ball = urdf_load("ball.urdf");
     struct hs_world_body_spec s[3];
     hs_world_spec_default(&s[0], m);
     hs_world_spec_default(&s[1], slab);

@@ -12,23 +12,9 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "model/urdf_fixture.h"
 
 #define G 9.80665
-
-static struct hs_model *load(const char *name)
-{
-    char path[PATH_MAX];
-    const char *src = getenv("HS_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/model/urdf/%s", src ? src : ".", name);
-    struct hs_model *m = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_model_load(path, &m, &d);
-    if (r)
-        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
-    assert_int_equal(r, 0);
-    return m;
-}
 
 static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s)
 {
@@ -46,7 +32,7 @@ static struct hs_world *make(const struct hs_world_params *p, struct hs_world_bo
 static void check_pendulum(enum hs_solver solver)
 {
     const double m = 2, d = 0.5, iyy = 0.02, q0 = 0.02;
-    struct hs_model *mod = load("pendulum.urdf");
+    struct hs_model *mod = urdf_load("pendulum.urdf");
     double q0s[1] = {q0};
     struct hs_world_body_spec s;
     hs_world_spec_default(&s, mod);
@@ -90,7 +76,7 @@ static void test_pendulum_period(void **state)
 static void test_free_fall(void **state)
 {
     (void)state;
-    struct hs_model *cube = load("cube.urdf");
+    struct hs_model *cube = urdf_load("cube.urdf");
     struct hs_world_body_spec s;
     hs_world_spec_default(&s, cube);
     s.root_pose.p[2] = 10;
@@ -120,7 +106,7 @@ static void test_free_fall(void **state)
 static void test_full_builds(void **state)
 {
     (void)state;
-    struct hs_model *mod = load("full.urdf");
+    struct hs_model *mod = urdf_load("full.urdf");
     struct hs_world_body_spec s;
     hs_world_spec_default(&s, mod);
     struct hs_world_params p;

@@ -16,28 +16,15 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "model/urdf_fixture.h"
+#include "world/slope_scene.h"
 
 #define G 9.80665
-
-static struct hs_model *load(const char *name)
-{
-    char path[PATH_MAX];
-    const char *src = getenv("HS_SOURCE_DIR");
-    snprintf(path, sizeof path, "%s/tests/model/urdf/%s", src ? src : ".", name);
-    struct hs_model *m = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_model_load(path, &m, &d);
-    if (r)
-        print_error("%s:%d: %s\n", d.file, d.line, d.msg);
-    assert_int_equal(r, 0);
-    return m;
-}
 
 static void test_tags_read(void **state)
 {
     (void)state;
-    struct hs_model *m = load("ball.urdf");
+    struct hs_model *m = urdf_load("ball.urdf");
     const struct hs_link *l = &m->links[0];
     assert_int_equal(l->surface_given,
                      HS_SURFACE_MU1 | HS_SURFACE_MU2 | HS_SURFACE_KP | HS_SURFACE_KD);
@@ -50,27 +37,16 @@ static void test_tags_read(void **state)
     hs_model_free(m);
 }
 
-static void rot_y(double th, double R[9])
-{
-    const double c = cos(th), s = sin(th);
-    const double r[9] = {c, 0, s, 0, 1, 0, -s, 0, c};
-    memcpy(R, r, sizeof r);
-}
-
 /* Distance the block travels down the slope in 1 s after 0.2 s of settling, and its
  * acceleration from the second difference of three positions 0.5 s apart. */
 static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
 {
-    const double th = 0.3;
-    struct hs_model *slab = load("slab.urdf");
+    struct hs_model *slab = urdf_load("slab.urdf");
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], slab);
-    s[0].is_static = true;
-    rot_y(th, s[0].root_pose.R);
     hs_world_spec_default(&s[1], block);
-    rot_y(th, s[1].root_pose.R);
-    const double up[3] = {0, 0, 0.05 + 0.1 + 1e-4}; /* slab half thickness, block half size */
-    hs_rot_apply(s[1].root_pose.R, up, s[1].root_pose.p);
+    double down[3];
+    slope_place(s, 0.3, 0.05 + 0.1 + 1e-4, down); /* slab half thickness, block half size */
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = HS_SOLVER_STANDARD;
@@ -78,18 +54,7 @@ static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
     struct hs_diag d;
     memset(&d, 0, sizeof d);
     assert_int_equal(hs_world_create(&p, s, 2, &w, &d), 0);
-    const double down[3] = {cos(th), 0, -sin(th)}; /* the slab's x in the world */
-    double x[3];
-    for (int i = 0, k = 0; i <= 1200; i++) {
-        if (i == 200 || i == 700 || i == 1200) {
-            struct hs_pose ps;
-            hs_world_link_pose(w, 1, 0, &ps);
-            x[k++] = ps.p[0] * down[0] + ps.p[1] * down[1] + ps.p[2] * down[2];
-        }
-        assert_int_equal(hs_world_step(w), 0);
-    }
-    *ret_travel = x[2] - x[0];
-    *ret_a = (x[2] - 2 * x[1] + x[0]) / 0.25;
+    slope_slide(w, down, ret_travel, ret_a);
     hs_world_destroy(w);
     hs_model_free(slab);
 }
@@ -97,7 +62,7 @@ static void slide(struct hs_model *block, double *ret_travel, double *ret_a)
 static void test_inclined_plane(void **state)
 {
     (void)state;
-    struct hs_model *b = load("block.urdf");
+    struct hs_model *b = urdf_load("block.urdf");
     double travel, a;
     slide(b, &travel, &a);
     const double want = G * (sin(0.3) - 0.2 * cos(0.3));
@@ -117,7 +82,7 @@ static void test_inclined_plane(void **state)
 static void test_ball_stiffness(void **state)
 {
     (void)state;
-    struct hs_model *slab = load("slab.urdf"), *ball = load("ball.urdf");
+    struct hs_model *slab = urdf_load("slab.urdf"), *ball = urdf_load("ball.urdf");
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], slab);
     s[0].is_static = true;

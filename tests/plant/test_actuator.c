@@ -175,6 +175,15 @@ static void test_velocity_limit(void **state)
     c.tau_ff = -3;
     hs_actuator_compute(&p, &c, 0, -5.5, &o);
     assert_true(fabs(o.motor_torque - 5) < 1e-12 && o.velocity_limited);
+    /* The limiter's cap (10 · 0.5 = 5 N·m of braking) above what the torque limit leaves of
+     * the command anyway: the applied torque is the saturation's, not the limit's. */
+    p.torque_max = 2;
+    c.tau_ff = -3;
+    hs_actuator_compute(&p, &c, 0, 5.5, &o);
+    assert_true(o.motor_torque == -2 && o.torque_saturated && !o.velocity_limited);
+    c.tau_ff = 3; /* driving further out: cut to -2 (braking) instead of +2 */
+    hs_actuator_compute(&p, &c, 0, 5.5, &o);
+    assert_true(o.motor_torque == -2 && o.velocity_limited);
 }
 
 /* The speed-limit row (velocity_limit_reach > 0): a torque that could carry the joint past its
@@ -191,8 +200,14 @@ static void test_speed_limit_row(void **state)
     hs_actuator_compute(&p, &c, 0, 0, &o); /* 0 + 100 · 0.01 = 1 < 5: explicit */
     assert_true(!o.ode_motor_drives && o.effort == 100 && o.ode_fmax == 0.5 && !o.velocity_limited);
     hs_actuator_compute(&p, &c, 0, 4.5, &o); /* 4.5 + 1 >= 5: the row */
-    assert_true(o.ode_motor_drives && o.ode_vel == 5 && o.ode_fmax == 100 && o.velocity_limited);
+    assert_true(o.ode_motor_drives && o.ode_vel == 5 && o.ode_fmax == 100 && o.speed_limit_row);
     assert_true(o.motor_torque == 100);
+    /* Engaged is not limiting: only a row that applied less than the command held the joint. */
+    assert_true(!o.velocity_limited);
+    assert_false(hs_actuator_speed_row_held(&o, 100.0));
+    assert_false(hs_actuator_speed_row_held(&o, -100.0 * (1 - 1e-9)));
+    assert_true(hs_actuator_speed_row_held(&o, 99.0));
+    assert_true(hs_actuator_speed_row_held(&o, 0.0));
     assert_true(fabs(o.effort - -0.5) < 1e-12); /* friction explicit for the tick */
     c.tau_ff = -100;                            /* towards the other limit, from -4.5 */
     hs_actuator_compute(&p, &c, 0, -4.5, &o);

@@ -218,6 +218,51 @@ static void test_velocity_limit_and_saturation_counters(void **state)
     rig_stop(&r);
 }
 
+/* The speed-limit row counts as a velocity limit only on the ticks it held the joint back.
+ * 0.13 N·m on 0.01 kg·m² adds 0.013 rad/s per tick; the row engages when the tick could reach
+ * the 2 rad/s limit with five times that reach (dq + 0.13 · 0.5 >= 2: from dq_149 = 1.937, the
+ * 150th tick). Ticks 150..153 run the row but it passes the full torque (dq_153 = 1.989):
+ * no limit. Tick 154 would reach 2.002: the row holds the joint at 2, and so on every later
+ * tick: 200 - 153 = 47 limited ticks of 200. On both solvers (the row's torque is read from
+ * ODE's joint feedback, which each solver fills). */
+static void test_engaged_speed_row_counts_only_when_it_holds(void **state)
+{
+    (void)state;
+    for (int solver = 0; solver < HS_SOLVER_MAX; solver++) {
+        struct rig r = {.m = tm_new(2, 0)};
+        r.m->links[1].uvlimit = 2.0, r.m->links[1].lvlimit = -2.0;
+        assert_int_equal(hs_plant_params_init(r.m, &r.params), 0);
+        r.params.joints[0].actuator.velocity_limit_reach = 5 * 1e-3 / 0.01;
+        r.params.joints[0].actuator.velocity_limit_gain = 2.0;
+        struct hs_world_params wp;
+        hs_world_params_default(&wp);
+        wp.solver = (enum hs_solver)solver;
+        wp.cfm = 1e-10;
+        wp.gravity[2] = -G;
+        struct hs_world_body_spec spec = {.model = r.m};
+        hs_pose_identity(&spec.root_pose);
+        struct hs_diag d;
+        assert_int_equal(hs_world_create(&wp, &spec, 1, &r.w, &d), 0);
+        assert_int_equal(hs_plant_create(r.w, 0, r.m, &r.params, &r.p, &d), 0);
+        torque(&r, 0.13);
+        rig_run(&r, 153);
+        struct hs_plant_joint_counters c;
+        hs_plant_joint_counters(r.p, 0, &c);
+        /* The row carried the torque (no explicit effort) and passed all of it. */
+        assert_true(hs_world_joint_effort(r.w, 0, 1) == 0.0);
+        assert_true(fabs(hs_world_joint_velocity(r.w, 0, 1) - 153 * 0.013) < 1e-9);
+        assert_int_equal(c.velocity_limits, 0);
+        rig_run(&r, 47);
+        hs_plant_joint_counters(r.p, 0, &c);
+        print_message("solver %d: dq %.12f rad/s, %llu limited ticks\n", solver,
+                      hs_world_joint_velocity(r.w, 0, 1), (unsigned long long)c.velocity_limits);
+        assert_true(fabs(hs_world_joint_velocity(r.w, 0, 1) - 2.0) < 1e-6);
+        assert_int_equal(c.velocity_limits, 47);
+        assert_int_equal(c.torque_saturations, 0);
+        rig_stop(&r);
+    }
+}
+
 static void test_slide_joint_force_encoder_and_stops(void **state)
 {
     (void)state;
@@ -265,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_multi_turn_limits_are_soft_stops),
         cmocka_unit_test(test_velocity_gain_loop),
         cmocka_unit_test(test_velocity_limit_and_saturation_counters),
+        cmocka_unit_test(test_engaged_speed_row_counts_only_when_it_holds),
         cmocka_unit_test(test_slide_joint_force_encoder_and_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

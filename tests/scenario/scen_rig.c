@@ -105,3 +105,12 @@ int rig_try(const char *bench_yaml, const char *scen_yaml, char *msg, size_t siz
     hs_config_free(r.cfg);
     return rc;
 }
+
+void rig_expect_error(const char *bench_yaml, const char *scen_yaml, const char *want)
+{
+    char msg[512];
+    assert_true(rig_try(bench_yaml, scen_yaml, msg, sizeof msg) < 0);
+    print_message("%s\n", msg);
+    if (!strstr(msg, want))
+        fail_msg("expected '%s' in '%s'", want, msg);
+}

@@ -28,5 +28,27 @@ void rig_run(struct scen_rig *r);
 void rig_close(struct scen_rig *r);
 /* The parse or compile error as "file:line:col: message" (or "" when it loaded). */
 int rig_try(const char *bench_yaml, const char *scen_yaml, char *msg, size_t size);
+/* Fails the test unless loading fails with want in its message (printed). */
+void rig_expect_error(const char *bench_yaml, const char *scen_yaml, const char *want);
+
+/* Pieces of the benches the scenario tests share, string literals to put together after a
+ * "bench: {name: ...}" line: the arm (models/arm2.wrl) at SHOULDER 0.3, ELBOW 0.6 rad; 1 kHz
+ * ticks; the arm held where it starts; the head of a CAN section on one socketpair bus (its
+ * nodes follow). */
+#define RIG_ARM                                                                                    \
+    "models:\n"                                                                                    \
+    "  - name: arm\n"                                                                              \
+    "    file: @SRC@/models/arm2.wrl\n"                                                            \
+    "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
+#define RIG_1KHZ "rt: {period_ns: 1000000}\n"
+#define RIG_PD_HOLD "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n"
+#define RIG_CAN_NODES                                                                              \
+    "can:\n"                                                                                       \
+    "  buses: [{name: main, interface: vcan0}]\n"                                                  \
+    "  nodes:\n"
+#define RIG_CAN_FD_NODES                                                                           \
+    "can:\n"                                                                                       \
+    "  buses: [{name: main, interface: vcan0, fd: true}]\n"                                        \
+    "  nodes:\n"
 
 #endif

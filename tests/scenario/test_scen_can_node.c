@@ -30,37 +30,10 @@
 #include "hilsim/can_odrive.h"
 #include "robstride/robstride.h"
 #include "scenario/scen_rig.h"
-
-static void attach_can(struct scen_rig *r)
-{
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-    struct hs_bench_can_opts o = {
-        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
-    struct hs_bench_can *can;
-    struct hs_diag d = {0};
-    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
-        fail_msg("can: %s", d.msg);
-    r->peer_fd = sv[1];
-}
-
-static void peer_send(struct scen_rig *r, uint32_t id, const uint8_t *data, uint8_t len)
-{
-    struct can_frame f = {.can_id = id | (id > 0x7ff ? CAN_EFF_FLAG : 0), .len = len};
-    memcpy(f.data, data, len);
-    assert_int_equal(send(r->peer_fd, &f, sizeof f, 0), (ssize_t)sizeof f);
-}
+#include "scenario/scen_rig_can.h"
 
 static const char mit_odrive_bench[] =
-    "bench: {name: scen-node}\n"
-    "models:\n"
-    "  - name: arm\n"
-    "    file: @SRC@/models/arm2.wrl\n"
-    "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-    "rt: {period_ns: 1000000}\n"
-    "can:\n"
-    "  buses: [{name: main, interface: vcan0}]\n"
-    "  nodes:\n"
+    "bench: {name: scen-node}\n" RIG_ARM RIG_1KHZ RIG_CAN_NODES
     "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
     "       mit: {reply_id: 0, reply_format: ak}}\n"
     "    - {name: elbow, bus: main, protocol: odrive, id: 3, joint: ELBOW,\n"
@@ -70,7 +43,7 @@ static const char mit_odrive_bench[] =
 static void test_mit_and_odrive_faults_states_temperature(void **state)
 {
     (void)state;
-    rig_before_scenario = attach_can;
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r;
     rig_open(
         &r, mit_odrive_bench,
@@ -99,17 +72,17 @@ static void test_mit_and_odrive_faults_states_temperature(void **state)
         uint8_t d[8] = {0};
         if (k == 0) {
             hs_mit_pack_special(HS_MIT_ENTER, d);
-            peer_send(&r, 1, d, 8);
+            rig_peer_send(&r, 1, d, 8);
             uint8_t st[8] = {HS_ODRIVE_STATE_CLOSED_LOOP};
-            peer_send(&r, hs_odrive_can_id(3, HS_ODRIVE_SET_AXIS_STATE), st, 8);
+            rig_peer_send(&r, hs_odrive_can_id(3, HS_ODRIVE_SET_AXIS_STATE), st, 8);
         } else {
             /* a torque the shoulder cannot follow: current flows and the winding heats */
             hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 2.0, .kp = 20, .kd = 1}, d);
-            peer_send(&r, 1, d, 8);
+            rig_peer_send(&r, 1, d, 8);
         }
         if (k == 400) {
             uint8_t none[8] = {0};
-            peer_send(&r, hs_odrive_can_id(3, HS_ODRIVE_CLEAR_ERRORS), none, 0);
+            rig_peer_send(&r, hs_odrive_can_id(3, HS_ODRIVE_CLEAR_ERRORS), none, 0);
         }
         assert_int_equal(rig_tick(&r), 0);
         struct canfd_frame in;
@@ -164,21 +137,13 @@ static void test_mit_and_odrive_faults_states_temperature(void **state)
 }
 
 static const char robstride_bench[] =
-    "bench: {name: scen-node-rs}\n"
-    "models:\n"
-    "  - name: arm\n"
-    "    file: @SRC@/models/arm2.wrl\n"
-    "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-    "rt: {period_ns: 1000000}\n"
-    "can:\n"
-    "  buses: [{name: main, interface: vcan0}]\n"
-    "  nodes:\n"
+    "bench: {name: scen-node-rs}\n" RIG_ARM RIG_1KHZ RIG_CAN_NODES
     "    - {name: shoulder, bus: main, protocol: robstride, id: 0x7f, joint: SHOULDER}\n";
 
 static void test_robstride_temperature_and_fault_word(void **state)
 {
     (void)state;
-    rig_before_scenario = attach_can;
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r;
     rig_open(&r, robstride_bench,
              "scenario: {name: rs, duration_s: 0.3}\n"
@@ -198,10 +163,10 @@ static void test_robstride_temperature_and_fault_word(void **state)
         uint64_t k = r.tick;
         uint8_t d[8] = {0};
         if (k == 0) {
-            peer_send(&r, hs_rs_can_id(HS_RS_ENABLE, 0, 0x7f), d, 8);
+            rig_peer_send(&r, hs_rs_can_id(HS_RS_ENABLE, 0, 0x7f), d, 8);
         } else {
             struct hs_rs_motion m = {.p_rad = 2.0, .kp = 20, .kd = 1};
-            peer_send(&r, hs_rs_pack_motion(lim, 0x7f, &m, d), d, 8);
+            rig_peer_send(&r, hs_rs_pack_motion(lim, 0x7f, &m, d), d, 8);
         }
         assert_int_equal(rig_tick(&r), 0);
         struct canfd_frame in;
@@ -252,16 +217,9 @@ static void test_robstride_temperature_and_fault_word(void **state)
 }
 
 static const char moteus_cia402_bench[] =
-    "bench: {name: scen-node-mt}\n"
-    "models:\n"
-    "  - name: arm\n"
-    "    file: @SRC@/models/arm2.wrl\n"
-    "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-    "rt: {period_ns: 1000000}\n"
-    "can:\n"
-    "  buses: [{name: main, interface: vcan0, fd: true}]\n"
-    "  nodes:\n"
-    "    - {name: shoulder, bus: main, protocol: moteus, id: 1, joint: SHOULDER}\n"
+    "bench: {name: scen-node-mt}\n" RIG_ARM RIG_1KHZ RIG_CAN_FD_NODES
+    "    - {name: shoulder, bus: main, protocol: moteus, id: 1, joint: "
+    "SHOULDER}\n"
     "    - {name: elbow, bus: main, protocol: cia402, id: 5, joint: ELBOW}\n";
 
 /* moteus: a fault code in register 0x00F with mode 1, and the thermal model's temperature in
@@ -270,7 +228,7 @@ static const char moteus_cia402_bench[] =
 static void test_moteus_and_cia402_faults_and_temperature(void **state)
 {
     (void)state;
-    rig_before_scenario = attach_can;
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r;
     rig_open(&r, moteus_cia402_bench,
              "scenario: {name: mt, duration_s: 0.2}\n"
@@ -336,7 +294,7 @@ static void expect_refused(const char *bench, const char *steps, const char *wan
 {
     char scen[1024], msg[512];
     snprintf(scen, sizeof scen, "scenario: {name: bad, duration_s: 1}\nsteps:\n%s", steps);
-    rig_before_scenario = attach_can;
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r = {0};
     int rc = rig_try(bench, scen, msg, sizeof msg);
     rig_before_scenario = NULL;

@@ -26,7 +26,9 @@
 #include "hilsim/client.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
+#include "bench/bench_momentum.h"
 #include "scenario/scen_rig.h"
+#include "scenario/scen_rig_can.h"
 
 /* The biped floating in zero gravity, no floor, no controller: only the push changes its
  * momentum. Two substeps per tick, so a force applied once per tick would show as half. */
@@ -38,33 +40,10 @@ static const char *floating_biped = "bench: {name: scen-float}\n"
                                     "rt: {period_ns: 1000000}\n"
                                     "controller: {type: none}\n";
 
-static const char *arm = "bench: {name: scen-arm}\n"
-                         "models:\n"
-                         "  - name: arm\n"
-                         "    file: @SRC@/models/arm2.wrl\n"
-                         "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                         "rt: {period_ns: 1000000}\n"
-                         "controller:\n"
+static const char *arm = "bench: {name: scen-arm}\n" RIG_ARM RIG_1KHZ "controller:\n"
                          "  type: trajectory\n"
                          "  defaults: {kp: 300, kd: 6}\n"
                          "  trajectory: {joint: SHOULDER, amplitude: 0.4, frequency_hz: 0.5}\n";
-
-static void momentum(struct scen_rig *r, double ret[3])
-{
-    struct hs_world *w = hs_bench_world(r->bench);
-    const struct hs_model *m = hs_bench_model(r->bench, 0);
-    ret[0] = ret[1] = ret[2] = 0;
-    for (uint32_t l = 0; l < m->nlinks; l++) {
-        dBodyID b = hs_world_ode_body(w, 0, l);
-        if (!b)
-            continue;
-        dMass mass;
-        dBodyGetMass(b, &mass);
-        const dReal *v = dBodyGetLinearVel(b);
-        for (int k = 0; k < 3; k++)
-            ret[k] += mass.mass * v[k];
-    }
-}
 
 static void test_push_changes_momentum_by_f_t(void **state)
 {
@@ -80,9 +59,9 @@ static void test_push_changes_momentum_by_f_t(void **state)
     double p0[3], p1[3];
     while (r.tick < 50)
         assert_int_equal(rig_tick(&r), 0);
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     rig_run(&r);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     /* F t = (0.6, 10, -0.4) N·s over exactly 200 ticks; joints only move momentum around */
     double want[3] = {0.6, 10, -0.4};
     for (int k = 0; k < 3; k++) {
@@ -108,9 +87,9 @@ static void test_push_repeat_and_intermittency(void **state)
              "  - {name: b, after: a, after_s: 0.01, duration_s: 0.04, on_s: 0.005,\n"
              "     off_s: 0.005, push: {link: WAIST, force_n: [10, 0, 0]}}\n");
     double p0[3], p1[3];
-    momentum(&r, p0);
+    bench_momentum(r.bench, 0, p0);
     rig_run(&r);
-    momentum(&r, p1);
+    bench_momentum(r.bench, 0, p1);
     assert_int_equal(hs_scenario_step_active_ticks(r.scen, 0), 60);
     assert_int_equal(hs_scenario_step_activations(r.scen, 0), 3);
     assert_int_equal(hs_scenario_step_onset(r.scen, 1), 60);
@@ -140,21 +119,14 @@ static void test_payload_adds_weight(void **state)
              "steps:\n"
              "  - {at_s: 0.1, duration_s: 0.1, payload: {link: WAIST, mass_kg: 2.5}}\n"
              "  - {at_s: 0.22, gravity: {vector_m_s2: [1, 0, -5]}}\n");
-    double mass = 0, p[6][3];
-    const struct hs_model *m = hs_bench_model(r.bench, 0);
-    for (uint32_t l = 0; l < m->nlinks; l++)
-        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
-            dMass dm;
-            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
-            mass += dm.mass;
-        }
+    double mass = bench_model_mass(r.bench, 0), p[6][3];
     /* before: 20..80, with the payload: 120..180, in the new gravity: 240..290 */
     const int64_t at[6] = {20, 80, 120, 180, 240, 290};
     int n = 0;
     while (!hs_scenario_done(r.scen)) {
         assert_int_equal(rig_tick(&r), 0);
         if (n < 6 && (int64_t)r.tick == at[n])
-            momentum(&r, p[n++]);
+            bench_momentum(r.bench, 0, p[n++]);
     }
     double g = 9.80665, before = (p[1][2] - p[0][2]) / 0.06, with = (p[3][2] - p[2][2]) / 0.06;
     print_message("dp/dt: %.4f N without (M g = %.4f), %.4f N with 2.5 kg ((M + m) g = %.4f)\n",
@@ -179,14 +151,7 @@ static void test_set_pose_and_velocity(void **state)
              "steps:\n"
              "  - {at_s: 0.02, set_pose: {model: biped, position_m: [1, 2, 3],\n"
              "     rpy_rad: [0, 0, 1.5707963267948966], linear_velocity_mps: [0.5, 0, 0]}}\n");
-    const struct hs_model *m = hs_bench_model(r.bench, 0);
-    double mass = 0;
-    for (uint32_t l = 0; l < m->nlinks; l++)
-        if (hs_world_ode_body(hs_bench_world(r.bench), 0, l)) {
-            dMass dm;
-            dBodyGetMass(hs_world_ode_body(hs_bench_world(r.bench), 0, l), &dm);
-            mass += dm.mass;
-        }
+    double mass = bench_model_mass(r.bench, 0);
     double q_before[64];
     uint32_t nj = hs_bench_joint_count(r.bench);
     while (r.tick < 20)
@@ -196,7 +161,7 @@ static void test_set_pose_and_velocity(void **state)
             hs_world_joint_position(hs_bench_world(r.bench), 0, hs_bench_joint(r.bench, i)->link);
     assert_int_equal(rig_tick(&r), 0); /* scenario tick 20: set before its physics step */
     double p[3];
-    momentum(&r, p);
+    bench_momentum(r.bench, 0, p);
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(r.bench), 0, 0, &waist);
     print_message("waist at (%.6f, %.6f, %.6f), momentum (%.6f, %.6f, %.6f), M v = %.6f\n",
@@ -277,12 +242,7 @@ static void test_stuck_offset_scale_quantize(void **state)
 static void test_delay_noise_off_index_saturate_no_response(void **state)
 {
     (void)state;
-    const char *bench = "bench: {name: scen-arm2}\n"
-                        "models:\n"
-                        "  - name: arm\n"
-                        "    file: @SRC@/models/arm2.wrl\n"
-                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                        "rt: {period_ns: 1000000}\n"
+    const char *bench = "bench: {name: scen-arm2}\n" RIG_ARM RIG_1KHZ
                         "actuators: {defaults: {command_timeout_s: 0.02}}\n"
                         "sensors: {imu: {tip: {accel: TIP_ACCEL, gyro: TIP_GYRO}}}\n"
                         "controller:\n"
@@ -398,8 +358,7 @@ static void test_broken_gear_and_fixed_joint(void **state)
                        "  - name: arm\n"
                        "    file: @SRC@/models/arm2.wrl\n"
                        "    initial: {joints: {SHOULDER: {q: 0.8}, ELBOW: {q: 0.6}}}\n"
-                       "rt: {period_ns: 1000000}\n"
-                       "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+                       "rt: {period_ns: 1000000}\n" RIG_PD_HOLD;
     struct scen_rig r;
     rig_open(&r, hold,
              "scenario: {name: gear, duration_s: 0.8}\n"
@@ -451,13 +410,7 @@ static void test_broken_gear_and_fixed_joint(void **state)
 static void test_thermal_steady_state(void **state)
 {
     (void)state;
-    const char *bench = "bench: {name: scen-therm}\n"
-                        "models:\n"
-                        "  - name: arm\n"
-                        "    file: @SRC@/models/arm2.wrl\n"
-                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                        "rt: {period_ns: 1000000}\n"
-                        "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    const char *bench = "bench: {name: scen-therm}\n" RIG_ARM RIG_1KHZ RIG_PD_HOLD;
     struct scen_rig r;
     rig_open(&r, bench,
              "scenario: {name: therm, duration_s: 20}\n"
@@ -511,13 +464,7 @@ struct therm_run {
 
 static void run_thermal(double tau_nm, struct therm_run *out)
 {
-    const char *bench = "bench: {name: scen-therm2}\n"
-                        "models:\n"
-                        "  - name: arm\n"
-                        "    file: @SRC@/models/arm2.wrl\n"
-                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                        "rt: {period_ns: 1000000}\n"
-                        "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    const char *bench = "bench: {name: scen-therm2}\n" RIG_ARM RIG_1KHZ RIG_PD_HOLD;
     struct scen_rig r;
     rig_open(&r, bench,
              "scenario: {name: trip, duration_s: 3}\n"
@@ -595,13 +542,7 @@ static void test_path_from_csv(void **state)
              "  - {at_s: 0.5, expect: {kind: joint_near, joint: ELBOW, value: 0.6, "
              "tolerance: 0.03}}\n",
              csv);
-    const char *hold = "bench: {name: scen-path}\n"
-                       "models:\n"
-                       "  - name: arm\n"
-                       "    file: @SRC@/models/arm2.wrl\n"
-                       "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                       "rt: {period_ns: 1000000}\n"
-                       "controller: {type: pd_hold, defaults: {kp: 300, kd: 6}}\n";
+    const char *hold = "bench: {name: scen-path}\n" RIG_ARM RIG_1KHZ RIG_PD_HOLD;
     struct scen_rig r;
     rig_open(&r, hold, scen);
     const struct hs_bench_joint *el = hs_bench_joint(r.bench, 1);
@@ -669,35 +610,15 @@ static void test_when_joint_passes(void **state)
  * step's 100 ticks, the scenario counts the frames it swallowed, the shoulder's drive
  * falls back to its safe behaviour (brake) after its 20 ms timeout, and the node answers
  * again the tick after the step ends. */
-static void attach_can(struct scen_rig *r)
-{
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-    struct hs_bench_can_opts o = {
-        .backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}, .tick_time_stamps = true};
-    struct hs_bench_can *can;
-    struct hs_diag d = {0};
-    if (hs_bench_can_attach(r->bench, &o, &can, &d) < 0)
-        fail_msg("can: %s", d.msg);
-    r->peer_fd = sv[1];
-}
-
 static void test_can_node_silent_and_back(void **state)
 {
     (void)state;
-    const char *bench = "bench: {name: scen-can}\n"
-                        "models:\n"
-                        "  - name: arm\n"
-                        "    file: @SRC@/models/arm2.wrl\n"
-                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                        "rt: {period_ns: 1000000}\n"
-                        "actuators: {defaults: {command_timeout_s: 0.02, safe_behaviour: brake}}\n"
-                        "can:\n"
-                        "  buses: [{name: main, interface: vcan0}]\n"
-                        "  nodes:\n"
-                        "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
-                        "       mit: {reply_id: 0}}\n";
-    rig_before_scenario = attach_can;
+    const char *bench =
+        "bench: {name: scen-can}\n" RIG_ARM RIG_1KHZ
+        "actuators: {defaults: {command_timeout_s: 0.02, safe_behaviour: brake}}\n" RIG_CAN_NODES
+        "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
+        "       mit: {reply_id: 0}}\n";
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r;
     rig_open(&r, bench,
              "scenario: {name: silent, duration_s: 0.5}\n"
@@ -705,23 +626,10 @@ static void test_can_node_silent_and_back(void **state)
              "  - {name: gone, at_s: 0.2, duration_s: 0.1, can_fault: {node: shoulder, "
              "kind: silent}}\n");
     rig_before_scenario = NULL;
-    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
     int replies[500] = {0};
     uint64_t stale_at_end = 0;
     while (!hs_scenario_done(r.scen)) {
-        struct can_frame f = {.can_id = 1, .len = 8};
-        if (r.tick == 0)
-            hs_mit_pack_special(HS_MIT_ENTER, f.data);
-        else
-            hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
-                                f.data);
-        assert_int_equal(send(r.peer_fd, &f, sizeof f, 0), (ssize_t)sizeof f);
-        uint64_t k = r.tick; /* the scenario tick this hilsim tick plays */
-        assert_int_equal(rig_tick(&r), 0);
-        struct canfd_frame in;
-        while (recv(r.peer_fd, &in, sizeof in, MSG_DONTWAIT) > 0)
-            if (in.can_id == 0 && in.data[0] == 1)
-                replies[k]++;
+        uint64_t k = rig_mit_board_tick(&r, replies, 500);
         if (k == 299) {
             struct hs_plant_joint_counters c;
             const struct hs_bench_joint *j = hs_bench_joint(r.bench, 0);
@@ -760,18 +668,10 @@ static void test_can_node_silent_and_back(void **state)
 static void test_can_delay_exact_ticks(void **state)
 {
     (void)state;
-    const char *bench = "bench: {name: scen-can-delay}\n"
-                        "models:\n"
-                        "  - name: arm\n"
-                        "    file: @SRC@/models/arm2.wrl\n"
-                        "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-                        "rt: {period_ns: 1000000}\n"
-                        "can:\n"
-                        "  buses: [{name: main, interface: vcan0}]\n"
-                        "  nodes:\n"
+    const char *bench = "bench: {name: scen-can-delay}\n" RIG_ARM RIG_1KHZ RIG_CAN_NODES
                         "    - {name: shoulder, bus: main, protocol: mit, id: 1, joint: SHOULDER,\n"
                         "       mit: {reply_id: 0}}\n";
-    rig_before_scenario = attach_can;
+    rig_before_scenario = rig_attach_can;
     struct scen_rig r;
     rig_open(&r, bench,
              "scenario: {name: delay, duration_s: 0.5}\n"
@@ -781,23 +681,9 @@ static void test_can_delay_exact_ticks(void **state)
              "  - {name: late_reply, at_s: 0.3, duration_s: 0.1, can_fault: {node: shoulder, "
              "kind: delay, direction: tx, delay_s: 0.003}}\n");
     rig_before_scenario = NULL;
-    struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
     int replies[500] = {0};
-    while (!hs_scenario_done(r.scen)) {
-        struct can_frame f = {.can_id = 1, .len = 8};
-        if (r.tick == 0)
-            hs_mit_pack_special(HS_MIT_ENTER, f.data);
-        else
-            hs_mit_pack_command(&lim, &(struct hs_mit_command){.p_rad = 0.3, .kp = 40, .kd = 1},
-                                f.data);
-        assert_int_equal(send(r.peer_fd, &f, sizeof f, 0), (ssize_t)sizeof f);
-        uint64_t k = r.tick;
-        assert_int_equal(rig_tick(&r), 0);
-        struct canfd_frame in;
-        while (recv(r.peer_fd, &in, sizeof in, MSG_DONTWAIT) > 0)
-            if (in.can_id == 0 && in.data[0] == 1)
-                replies[k]++;
-    }
+    while (!hs_scenario_done(r.scen))
+        rig_mit_board_tick(&r, replies, 500);
     /* rx: the step is on from tick 0's commands stage, so tick 0's command is on time and the
      * command of tick j (1..100) is heard at tick j + 5; tx: replies of ticks 300..399 go out
      * at tick + 3 */
@@ -838,13 +724,7 @@ static void test_shm_freeze_and_stale(void **state)
     char bench[1024], name[64];
     snprintf(name, sizeof name, "scen-shm-%d", (int)getpid());
     snprintf(bench, sizeof bench,
-             "bench: {name: %s}\n"
-             "models:\n"
-             "  - name: arm\n"
-             "    file: @SRC@/models/arm2.wrl\n"
-             "    initial: {joints: {SHOULDER: {q: 0.3}, ELBOW: {q: 0.6}}}\n"
-             "rt: {period_ns: 1000000}\n"
-             "shm: {enabled: true}\n"
+             "bench: {name: %s}\n" RIG_ARM RIG_1KHZ "shm: {enabled: true}\n"
              "controller:\n"
              "  type: trajectory\n"
              "  defaults: {kp: 300, kd: 6}\n"
@@ -900,47 +780,38 @@ static void test_shm_freeze_and_stale(void **state)
     rig_close(&r);
 }
 
-static void expect_error(const char *bench, const char *scen, const char *want)
-{
-    char msg[512];
-    assert_true(rig_try(bench, scen, msg, sizeof msg) < 0);
-    print_message("%s\n", msg);
-    if (!strstr(msg, want))
-        fail_msg("expected '%s' in '%s'", want, msg);
-}
-
 static void test_errors_name_file_line_column(void **state)
 {
     (void)state;
-    expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps:\n  - {at_s: 1, pushh: {}}\n",
-                 "scen.yaml:3:15: steps[0]: unknown key 'pushh'");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - at_s: 1\n    push: {link: ARM}\n    expect: {kind: velocity_limits}\n",
-                 "scen.yaml:3:5: steps[0]: exactly one action");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - push: {link: ARM}\n",
-                 "scen.yaml:3:5: steps[0]: when does it happen?");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0.5, sensor_fault: {joint: KNEE, kind: stuck}}\n",
-                 "scen.yaml:3:5: steps[0]: the bench has no actuated joint 'KNEE'");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {after: later, after_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n"
-                 "  - {name: later, at_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n",
-                 "scen.yaml:3:5: steps[0].after: no earlier step named 'later'");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, sensor_fault: {joint: ELBOW, kind: offset}}\n",
-                 "scen.yaml:3:29: steps[0].sensor_fault: offset needs a value");
-    expect_error(arm,
-                 "scenario: {name: x, duration_s: 1}\nsteps:\n"
-                 "  - {at_s: 0, push: {link: ELBOW, force_n: [1, 2]}}\n",
-                 "scen.yaml:3:44: steps[0].push.force_n: expected a list of 3 numbers, got 2");
-    expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps: [\n",
-                 "scen.yaml:3:1: YAML syntax error");
+    rig_expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps:\n  - {at_s: 1, pushh: {}}\n",
+                     "scen.yaml:3:15: steps[0]: unknown key 'pushh'");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - at_s: 1\n    push: {link: ARM}\n    expect: {kind: velocity_limits}\n",
+                     "scen.yaml:3:5: steps[0]: exactly one action");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - push: {link: ARM}\n",
+                     "scen.yaml:3:5: steps[0]: when does it happen?");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0.5, sensor_fault: {joint: KNEE, kind: stuck}}\n",
+                     "scen.yaml:3:5: steps[0]: the bench has no actuated joint 'KNEE'");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {after: later, after_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n"
+                     "  - {name: later, at_s: 0, sensor_fault: {joint: ELBOW, kind: stuck}}\n",
+                     "scen.yaml:3:5: steps[0].after: no earlier step named 'later'");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, sensor_fault: {joint: ELBOW, kind: offset}}\n",
+                     "scen.yaml:3:29: steps[0].sensor_fault: offset needs a value");
+    rig_expect_error(arm,
+                     "scenario: {name: x, duration_s: 1}\nsteps:\n"
+                     "  - {at_s: 0, push: {link: ELBOW, force_n: [1, 2]}}\n",
+                     "scen.yaml:3:44: steps[0].push.force_n: expected a list of 3 numbers, got 2");
+    rig_expect_error(arm, "scenario: {name: x, duration_s: 1}\nsteps: [\n",
+                     "scen.yaml:3:1: YAML syntax error");
 }
 
 /* The verdict files: JUnit XML with one test case per expectation (libxml2 reads it back) and

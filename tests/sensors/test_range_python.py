@@ -5,34 +5,18 @@ sensors by name, sees kind "range", unit "m", the scan's parameters, and the dis
 geometry gives (floor 1 m under DOWN, box top 0.6 m under ONBOX, 1.5 / cos(a) per SCAN ray,
 +inf/-inf out of range), within 1e-9 m. Also the 1.0 IMU/F-T arrays are not touched (the mast
 has none). No timing is asserted: the client waits for ticks with a generous timeout."""
-import math, os, subprocess, sys, tempfile, time
+import math, os, subprocess, sys
 
 hilsim, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "python"))
 import hilsim_client  # noqa: E402
+import range_bench  # noqa: E402
 
-name = "range-py-%d" % os.getpid()
-with open(os.path.join(src, "tests/sensors/range.yaml")) as f:
-    text = f.read()
-text = text.replace("name: range-test", "name: " + name, 1)
-text = text.replace("file: range_", "file: %s/tests/sensors/range_" % src)
-text += "shm:\n  enabled: true\n"
-tmp = tempfile.mkdtemp(prefix="hs-range-py-")
-cfg = os.path.join(tmp, name + ".yaml")
-with open(cfg, "w") as f:
-    f.write(text)
+name, cfg, tmp = range_bench.write_config(src, "range-py")
 proc = subprocess.Popen([hilsim, "run", cfg, "--no-rt", "--duration", "120"],
                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 try:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            c = hilsim_client.Client(name)
-            break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                sys.exit("range python: no bench to attach to: %s" % proc.stderr.read().decode())
-            time.sleep(0.05)
+    c = range_bench.attach(hilsim_client, name, proc)
     with c:
         names = c.reading_names()
         assert {"DOWN", "ONBOX", "SCAN", "SHORT", "NEAR", "LEVEL"} <= set(names), names

@@ -153,6 +153,46 @@ static void test_joint_rate_bound_uses_the_model_velocity_limit(void **state)
     mb_free(m);
 }
 
+/* The drive's limit replaces the model's in the bound: a pendulum whose model gives no limit
+ * gets a bound once its drive's limit is set (1 rad/s x factor 2, tripped just past 2 rad/s as
+ * above), and a model limit set to INFINITY by its drive leaves finiteness only. */
+static void test_joint_rate_bound_follows_the_drive_limit(void **state)
+{
+    (void)state;
+    double q0[1] = {1.5};
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    p.guard.joint_rate_factor = 2;
+    for (int unlimited = 0; unlimited < 2; unlimited++) {
+        struct hs_model *m = pendulum(unlimited ? 1.0 : 0.0);
+        struct hs_world_body_spec s;
+        hs_world_spec_default(&s, m);
+        s.q0 = q0;
+        struct hs_world *w = make(&p, &s);
+        assert_int_equal(hs_world_set_joint_rate_limit(w, 0, 0, NAN), 0); /* keeps the model's */
+        assert_int_equal(hs_world_set_joint_rate_limit(w, 1, 0, 1.0), -EINVAL);
+        assert_int_equal(hs_world_set_joint_rate_limit(w, 0, 0, unlimited ? INFINITY : 1.0), 0);
+        int r = 0;
+        double fastest = 0;
+        for (int n = 0; r == 0 && n < 2000; n++) {
+            r = hs_world_step(w);
+            fastest = fmax(fastest, fabs(hs_world_joint_velocity(w, 0, 0)));
+        }
+        if (unlimited) {
+            assert_int_equal(r, 0);
+            assert_true(fastest > 5.5); /* 5.9 rad/s at the bottom, far past the model's 2 */
+        } else {
+            assert_int_equal(r, -ERANGE);
+            const struct hs_world_fault *f = hs_world_fault(w);
+            assert_int_equal(f->kind, HS_WORLD_FAULT_JOINT_RATE);
+            assert_true(f->limit == 2.0);
+            assert_true(fabs(f->value) > 2.0 && fabs(f->value) < 2.0 + 0.02);
+        }
+        hs_world_destroy(w);
+        mb_free(m);
+    }
+}
+
 /* A world whose initial state is already out of bounds is refused at create (its warm-up steps
  * trip) with the cause; without warm-up steps its first step trips on position. */
 static void test_out_of_bounds_start_is_refused_or_trips_at_once(void **state)
@@ -322,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_huge_torque_trips_on_the_first_step_and_latches),
         cmocka_unit_test(test_linear_velocity_bound_trips_on_the_analytic_step),
         cmocka_unit_test(test_joint_rate_bound_uses_the_model_velocity_limit),
+        cmocka_unit_test(test_joint_rate_bound_follows_the_drive_limit),
         cmocka_unit_test(test_out_of_bounds_start_is_refused_or_trips_at_once),
         cmocka_unit_test(test_infinite_bounds_let_finite_motion_pass),
         cmocka_unit_test(test_ode_internal_assertion_in_a_step_returns_efault),

@@ -17,6 +17,7 @@
 
 #include "hilsim/world.h"
 #include "world/model_builders.h"
+#include "world/slope_scene.h"
 
 #define A 0.1 /* cube side, m */
 #define THETA (20.0 * M_PI / 180.0)
@@ -35,7 +36,7 @@ static void assign(struct hs_world_params *p, const char *name, const char *mate
     snprintf(lm->material, sizeof lm->material, "%s", material);
 }
 
-/* The floor turned by THETA about x; the cube on it, same orientation, just touching. The
+/* The floor turned by THETA (slope_scene.h); the cube on it, same orientation, just touching. The
  * slope is "stone", the cube "rubber"; "ice" against "ice" has mu 0.05. */
 static void open_slope(struct slope *s)
 {
@@ -57,22 +58,13 @@ static void open_slope(struct slope *s)
     snprintf(s->mods[1]->links[0].name, sizeof s->mods[1]->links[0].name, "nothing_yet");
     struct hs_world_body_spec b[2];
     hs_world_spec_default(&b[0], s->mods[0]);
-    b[0].is_static = true;
     b[0].name = "slope";
     hs_world_spec_default(&b[1], s->mods[1]);
     b[1].name = "block";
-    double c = cos(THETA), sn = sin(THETA);
-    const double R[9] = {1, 0, 0, 0, c, -sn, 0, sn, c};
-    memcpy(b[0].root_pose.R, R, sizeof R);
-    memcpy(b[1].root_pose.R, R, sizeof R);
-    double lift = A / 2 + 1e-4; /* along the slope's normal (0, -sin, cos) */
-    b[1].root_pose.p[0] = 0;
-    b[1].root_pose.p[1] = -sn * lift;
-    b[1].root_pose.p[2] = c * lift;
+    slope_place(b, THETA, A / 2 + 1e-4, s->u);
     struct hs_diag d = {0};
     assert_int_equal(hs_world_create(&p, b, 2, &s->w, &d), 0);
     s->g = -p.gravity[2];
-    s->u[0] = 0, s->u[1] = -c, s->u[2] = -sn;
 }
 
 static void close_slope(struct slope *s)

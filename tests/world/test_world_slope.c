@@ -14,16 +14,10 @@
 
 #include "hilsim/world.h"
 #include "world/model_builders.h"
+#include "world/slope_scene.h"
 
 #define G 9.80665
 #define A 0.2 /* block edge, m */
-
-static void rot_y(double th, double R[9])
-{
-    const double c = cos(th), s = sin(th);
-    const double r[9] = {c, 0, s, 0, 1, 0, -s, 0, c};
-    memcpy(R, r, sizeof r);
-}
 
 /* Travel down the slope over 1 s after 0.2 s, and the acceleration from the positions at 0.2,
  * 0.7 and 1.2 s. */
@@ -32,12 +26,9 @@ static void slide(enum hs_solver solver, double th, double mu, double *ret_trave
     struct hs_model *floor = mb_floor(), *block = mb_cube(A, 20);
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], floor);
-    s[0].is_static = true;
-    rot_y(th, s[0].root_pose.R);
     hs_world_spec_default(&s[1], block);
-    rot_y(th, s[1].root_pose.R);
-    const double up[3] = {0, 0, A / 2 + 1e-4};
-    hs_rot_apply(s[1].root_pose.R, up, s[1].root_pose.p);
+    double down[3];
+    slope_place(s, th, A / 2 + 1e-4, down);
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = solver;
@@ -46,18 +37,7 @@ static void slide(enum hs_solver solver, double th, double mu, double *ret_trave
     struct hs_diag d;
     memset(&d, 0, sizeof d);
     assert_int_equal(hs_world_create(&p, s, 2, &w, &d), 0);
-    const double down[3] = {cos(th), 0, -sin(th)}; /* the slope's x in the world */
-    double x[3];
-    for (int i = 0, k = 0; i <= 1200; i++) {
-        if (i == 200 || i == 700 || i == 1200) {
-            struct hs_pose ps;
-            hs_world_link_pose(w, 1, 0, &ps);
-            x[k++] = ps.p[0] * down[0] + ps.p[1] * down[1] + ps.p[2] * down[2];
-        }
-        assert_int_equal(hs_world_step(w), 0);
-    }
-    *ret_travel = x[2] - x[0];
-    *ret_a = (x[2] - 2 * x[1] + x[0]) / 0.25;
+    slope_slide(w, down, ret_travel, ret_a);
     hs_world_destroy(w);
     mb_free(block);
     mb_free(floor);

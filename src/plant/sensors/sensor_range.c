@@ -21,7 +21,9 @@
  * physics never collides it) is reused: no allocation in the tick. ODE: dSpaceCollide2 of the
  * ray against the world's space, then dCollide per candidate (the ray's contact depth is the
  * distance from its start). The first scan is taken whole at create, so the reading is valid
- * from the first tick. Delay: delay_ticks on the scan as on every sensor; no noise model yet. */
+ * from the first tick. Delay: delay_ticks on the scan as on every sensor; no noise model yet.
+ * Scenario sensor faults act on the published scan per beam (hs_plant_sensor_values_edit);
+ * a dropout reads +inf, the kind's "no return". */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -188,6 +190,8 @@ const struct hs__sensor_ops hs__sensor_ops_range = {
     .group = 1,
     .fields = NULL,
     .simulated = true,
+    .no_return = INFINITY, /* nothing within maxDistance: the kind's +inf (REP 117) */
+    .one_sided = true,
     .nvalues = nvalues,
     .params = params,
     .init = init,
