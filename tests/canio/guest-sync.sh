@@ -5,7 +5,8 @@
 # SYNC, kernel-timed by the CAN broadcast manager (CAN_BCM), runs 0.5 % fast against hilsim's
 # nominal 100 ms; the master answers each SYNC it reads back with one MIT command. In one boot:
 #   1. baseline: the same bench on the wall clock (--clock wall). The master must see the beat
-#      (a tick with two commands, ticks and commands apart): this proves the check can fail.
+#      (a tick with two commands, ticks and commands apart): this proves the check can fail
+#      (where the guest did not stall the master too much to judge, as in step 2).
 #   2. sync: hilsim locks; over 400 SYNCs no tick applies two commands and there are as many
 #      ticks as commands. Judged first by hilsim's own counts over the whole run: it took every
 #      SYNC the master sent (its "events" against the SYNCs the master read back; only frames

@@ -5,10 +5,10 @@ with Debian's python-can on SocketCAN (run with /usr/bin/python3 in the PREEMPT_
 SYNC (COB-ID 0x080, no data) is kernel-timed: a CAN broadcast manager task (a CAN_BCM socket,
 TX_SETUP with SETTIMER|STARTTIMER; SyncTimer below) sends it every P x (1 + X) on average
 (X = -0.005: 0.5 % fast against hilsim's nominal P), so a guest that starves this python process
-cannot skip SYNCs; python only trims the interval. On every SYNC it reads back (its own frames, kernel
-stamps), the master sends one MIT command to motor 1, as a CANopen master sends its RPDOs after
-SYNC: a PD hold whose torque feed-forward changes every cycle, so the joint's current, and with
-it the reply, differs from one tick to the next. hilsim answers every command frame with one
+cannot skip SYNCs; python only trims the interval. On every SYNC it reads back (its own frames,
+kernel stamps), the master sends one MIT command to motor 1, as a CANopen master sends its RPDOs
+after SYNC: a PD hold whose torque feed-forward changes every cycle, so the joint's current, and
+with it the reply, differs from one tick to the next. hilsim answers every command frame with one
 reply from the tick that applied it (replies: tick). Phases are counted in SYNCs, not seconds.
 
 What is judged is behaviour, not timing, so an emulated guest's stalls cannot fail it:
