@@ -21,8 +21,9 @@
 #      the window leaves the master's side not judged, and says so);
 #      then SYNC stops for 1.5 s: hilsim must log that it free-runs; then
 #      SYNC again: it locks again. hilsim's log, summary and STATUS= report lock, phase error
-#      and drift (about -5000 ppm: the master is fast; judged when the guest did not stall the
-#      master's SYNC in the judged window, see below).
+#      and drift (the master is fast: hilsim's median drift within 2500 ppm of the rate the
+#      master's SYNC stamps show; judged when the guest did not stall the master's SYNC in the
+#      judged window, see below).
 # The reply phase (reply stamp - SYNC stamp) of both runs is printed side by side: under TCG
 # a functional figure, not a timing qualification. Artifacts stay in OUT_DIR.
 set -u
@@ -182,8 +183,14 @@ if drifts:
     if sync["lost"] > 0.01 * sync["syncs"] or sync["late_syncs"] > 0.02 * sync["syncs_sent"]:
         print("drift not judged: the guest stalled the master's SYNC for %d periods of the judged "
               "window, %d SYNCs off their period" % (sync["lost"], sync["late_syncs"]))
-    elif not -7500 <= med <= -2500:
-        bad.append("drift %+.1f ppm while locked; the master runs -5000 ppm" % med)
+    else:
+        # against the rate the master actually sent (its SYNCs' kernel stamps: the BCM timer's
+        # latency is trimmed on its median, so the mean lands near, not at, -5000 ppm)
+        sent = sync["sent_ppm"]
+        print("the master's SYNCs over the judged window: %+.1f ppm against the nominal period"
+              % sent)
+        if not sent < 0 or abs(med - sent) > 2500:
+            bad.append("drift %+.1f ppm while locked; the master sent %+.1f ppm" % (med, sent))
 else:
     bad.append("no STATUS= line with a locked sync clock")
 print("reply phase after SYNC (TCG guest, functional only): wall clock %.2f ms +- %.2f ms, "

@@ -325,7 +325,14 @@ def main():
     j = m.judge("judge")
     mean, sd = stats(j["phases"])
     res = {k: v for k, v in j.items() if k != "phases"}
+    # the SYNC rate the master actually sent over the judged window (kernel stamps; intervals a
+    # stall stretched left out), against hilsim's nominal period: what its drift should read
+    f0, f1 = m.marks["judge"][0][1], m.marks["judge"][1][1]
+    syncs = [t for t, i, _ in m.frames[f0:f1] if i == SYNC_ID]
+    gaps = [b - a for a, b in zip(syncs, syncs[1:]) if abs(b - a - m.period) <= m.period / 4]
+    sent_period = sum(gaps) / len(gaps) if gaps else 0
     res.update(period_s=m.period, late_syncs=m.late_syncs(),
+               sent_ppm=(sent_period / (a.period_ms / 1e3) - 1) * 1e6 if sent_period else None,
                syncs_sent=sum(len(r) for r in m.sync_runs),
                reply_phase_mean_ms=None if mean is None else mean * 1e3,
                reply_phase_sd_ms=None if sd is None else sd * 1e3)
