@@ -3,10 +3,11 @@
 # Runs inside the PREEMPT_RT guest (tests/rtguest/run-in-rt-guest.sh, OUT_DIR in HS_GUEST_RW):
 # hilsim's sync clock against a CANopen-style master (sync_peer.py, python-can on vcan0) whose
 # SYNC, kernel-timed by the CAN broadcast manager (CAN_BCM), runs 0.5 % fast against hilsim's
-# nominal 50 ms; the master answers each SYNC it reads back with one MIT command. In one boot:
+# nominal 100 ms; the master answers each SYNC it reads back with one MIT command. In one boot:
 #   1. baseline: the same bench on the wall clock (--clock wall). The master must see the beat
-#      (a tick with two commands, ticks and commands apart): this proves the check can fail.
-#   2. sync: hilsim locks; over 800 SYNCs no tick applies two commands and there are as many
+#      (a tick with two commands, ticks and commands apart): this proves the check can fail
+#      (where the guest did not stall the master too much to judge, as in step 2).
+#   2. sync: hilsim locks; over 400 SYNCs no tick applies two commands and there are as many
 #      ticks as commands. Judged first by hilsim's own counts over the whole run: it took every
 #      SYNC the master sent (its "events" against the SYNCs the master read back; only frames
 #      the kernel dropped at hilsim's socket, which it counts, may lack), and its locked ticks
@@ -20,8 +21,9 @@
 #      the window leaves the master's side not judged, and says so);
 #      then SYNC stops for 1.5 s: hilsim must log that it free-runs; then
 #      SYNC again: it locks again. hilsim's log, summary and STATUS= report lock, phase error
-#      and drift (about -5000 ppm: the master is fast; judged when the guest did not stall the
-#      master's SYNC in the judged window, see below).
+#      and drift (the master is fast: hilsim's median drift within 2500 ppm of the rate the
+#      master's SYNC stamps show; judged when the guest did not stall the master's SYNC in the
+#      judged window, see below).
 # The reply phase (reply stamp - SYNC stamp) of both runs is printed side by side: under TCG
 # a functional figure, not a timing qualification. Artifacts stay in OUT_DIR.
 set -u
@@ -30,6 +32,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CONFIG=$HERE/sync-guest.yaml
 mkdir -p "$OUT"
 FAILED=0
+# The guest's clock against the host's (the 9p share's mtimes come from the host): a guest whose
+# TSC was calibrated while the host starved its boot keeps time many times too fast or too slow
+# (seen under load: 1622 s of guest time in a 206 s test), and then no wall-clock judgement
+# means anything; nor when hilsim could not keep its ticks (real-time factor below 0.98: it
+# then takes the master's frames ever later, and stops with some of them still queued).
+touch "$OUT/.clock-start"
+GUEST_T0=$(cut -d' ' -f1 /proc/uptime)
 fail() { echo "FAIL $*"; FAILED=1; }
 
 # Starts hilsim (extra args: clock override), waits for its shm view; sets HS.
@@ -69,7 +78,7 @@ done
 # 1. the wall clock beats against the master
 start_hilsim "$OUT/hilsim-wall.log" --clock wall
 HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
-    --period-ms 50 --offset -0.005 --acquire 1 --judge 40 --expect-beat \
+    --period-ms 100 --offset -0.005 --acquire 1 --judge 80 --expect-beat \
     --result "$OUT/peer-wall.json"
 [ $? -eq 0 ] || fail "wall clock: the master saw no beat (the count cannot tell)"
 stop_hilsim wall
@@ -91,11 +100,29 @@ i=0
 while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 start_hilsim "$OUT/hilsim-sync.log"
 HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
-    --period-ms 50 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 15 \
+    --period-ms 100 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 15 \
     --result "$OUT/peer-sync.json"
 PEER=$?
 stop_hilsim sync
 kill $LISTENER 2>/dev/null
+
+touch "$OUT/.clock-end"
+GUEST_T1=$(cut -d' ' -f1 /proc/uptime)
+/usr/bin/python3 - "$OUT" "$GUEST_T0" "$GUEST_T1" <<'EOF'
+import os, re, sys
+out, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+host = os.stat(out + "/.clock-end").st_mtime - os.stat(out + "/.clock-start").st_mtime
+rtf = [float(x) for f in ("hilsim-wall.log.out", "hilsim-sync.log.out")
+       for x in re.findall(r"real-time factor ([\d.]+)", open(os.path.join(out, f)).read())]
+ratio = (t1 - t0) / host if host > 0 else float("inf")
+print("guest clock: %.1f s while the host's went %.1f s (ratio %.2f); hilsim's real-time factor "
+      "%s" % (t1 - t0, host, ratio, ", ".join("%.2f" % r for r in rtf) or "not reported"))
+if not 0.8 <= ratio <= 1.25 or not rtf or min(rtf) < 0.98:
+    print("SKIPPED: this guest cannot run a wall-clock test (its clock against the host's, or "
+          "hilsim's real-time factor, above): nothing here is judged")
+    sys.exit(77)
+EOF
+[ $? -eq 77 ] && exit 77
 [ $PEER -eq 0 ] || fail "sync clock: the master's judged cycles (see above)"
 
 LOG=$OUT/hilsim-sync.log
@@ -156,8 +183,14 @@ if drifts:
     if sync["lost"] > 0.01 * sync["syncs"] or sync["late_syncs"] > 0.02 * sync["syncs_sent"]:
         print("drift not judged: the guest stalled the master's SYNC for %d periods of the judged "
               "window, %d SYNCs off their period" % (sync["lost"], sync["late_syncs"]))
-    elif not -7500 <= med <= -2500:
-        bad.append("drift %+.1f ppm while locked; the master runs -5000 ppm" % med)
+    else:
+        # against the rate the master actually sent (its SYNCs' kernel stamps: the BCM timer's
+        # latency is trimmed on its median, so the mean lands near, not at, -5000 ppm)
+        sent = sync["sent_ppm"]
+        print("the master's SYNCs over the judged window: %+.1f ppm against the nominal period"
+              % sent)
+        if not sent < 0 or abs(med - sent) > 2500:
+            bad.append("drift %+.1f ppm while locked; the master sent %+.1f ppm" % (med, sent))
 else:
     bad.append("no STATUS= line with a locked sync clock")
 print("reply phase after SYNC (TCG guest, functional only): wall clock %.2f ms +- %.2f ms, "

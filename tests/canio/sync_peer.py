@@ -5,10 +5,10 @@ with Debian's python-can on SocketCAN (run with /usr/bin/python3 in the PREEMPT_
 SYNC (COB-ID 0x080, no data) is kernel-timed: a CAN broadcast manager task (a CAN_BCM socket,
 TX_SETUP with SETTIMER|STARTTIMER; SyncTimer below) sends it every P x (1 + X) on average
 (X = -0.005: 0.5 % fast against hilsim's nominal P), so a guest that starves this python process
-cannot skip SYNCs; python only trims the interval. On every SYNC it reads back (its own frames, kernel
-stamps), the master sends one MIT command to motor 1, as a CANopen master sends its RPDOs after
-SYNC: a PD hold whose torque feed-forward changes every cycle, so the joint's current, and with
-it the reply, differs from one tick to the next. hilsim answers every command frame with one
+cannot skip SYNCs; python only trims the interval. On every SYNC it reads back (its own frames,
+kernel stamps), the master sends one MIT command to motor 1, as a CANopen master sends its RPDOs
+after SYNC: a PD hold whose torque feed-forward changes every cycle, so the joint's current, and
+with it the reply, differs from one tick to the next. hilsim answers every command frame with one
 reply from the tick that applied it (replies: tick). Phases are counted in SYNCs, not seconds.
 
 What is judged is behaviour, not timing, so an emulated guest's stalls cannot fail it:
@@ -325,7 +325,14 @@ def main():
     j = m.judge("judge")
     mean, sd = stats(j["phases"])
     res = {k: v for k, v in j.items() if k != "phases"}
+    # the SYNC rate the master actually sent over the judged window (kernel stamps; intervals a
+    # stall stretched left out), against hilsim's nominal period: what its drift should read
+    f0, f1 = m.marks["judge"][0][1], m.marks["judge"][1][1]
+    syncs = [t for t, i, _ in m.frames[f0:f1] if i == SYNC_ID]
+    gaps = [b - a for a, b in zip(syncs, syncs[1:]) if abs(b - a - m.period) <= m.period / 4]
+    sent_period = sum(gaps) / len(gaps) if gaps else 0
     res.update(period_s=m.period, late_syncs=m.late_syncs(),
+               sent_ppm=(sent_period / (a.period_ms / 1e3) - 1) * 1e6 if sent_period else None,
                syncs_sent=sum(len(r) for r in m.sync_runs),
                reply_phase_mean_ms=None if mean is None else mean * 1e3,
                reply_phase_sd_ms=None if sd is None else sd * 1e3)
