@@ -1,7 +1,7 @@
 /* Builds one body spec into ODE: one dynamic body per link with its frame at the link's centre
- * of mass (or per group of links joined by fixed joints, world_merge.c), joints created with every link at the model's zero pose (so ODE's hinge and slider
- * zero is the model's zero), then every body moved to the initial joint positions and
- * velocities by forward kinematics. */
+ * of mass (or per group of links joined by fixed joints, world_merge.c), joints created with every
+ * link at the model's zero pose (so ODE's hinge and slider zero is the model's zero), then every
+ * body moved to the initial joint positions and velocities by forward kinematics. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
