@@ -93,6 +93,9 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
  * positive definite. */
 int hs__bench_effective_inertias(const struct hs_model *m, const struct hs_pose *poses,
                                  double *ret);
+/* Link k is in the subtree of link i (links are ordered parent first). */
+bool hs__bench_in_subtree(const struct hs_model *m, uint32_t k, uint32_t i);
+
 /* The same, with fixed joints (not the root's) rigid, or free to turn like ball joints: what
  * ODE's iterative quick-step solver makes of a fixed joint between bodies of very different
  * inertia within one tick (RH2's 5 g pan-tilt links carrying a 0.1 kg·m² sensor). */

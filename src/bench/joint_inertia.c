@@ -26,8 +26,7 @@
 #define HS_BENCH_MIN_MASS_KG 1e-3
 #define HS_BENCH_FALLBACK_RADIUS_M 0.01
 
-/* Link k is in the subtree of link i (links are ordered parent first). */
-static bool in_subtree(const struct hs_model *m, uint32_t k, uint32_t i)
+bool hs__bench_in_subtree(const struct hs_model *m, uint32_t k, uint32_t i)
 {
     int32_t up = (int32_t)k;
     while (up > (int32_t)i)
@@ -100,7 +99,7 @@ void hs__bench_joint_inertia(const struct hs_model *m, const struct hs_pose *pos
     for (uint32_t k = 0; k < m->nlinks; k++) {
         double moment;
         scratch[k] = link_about(&m->links[k], &poses[k], poses[i].p, a, slide, &moment);
-        if (in_subtree(m, k, i)) {
+        if (hs__bench_in_subtree(m, k, i)) {
             ret->moved += scratch[k];
             ret->moment_moved += moment;
         } else {
@@ -165,7 +164,7 @@ static double quad6(const double s[6], const double P[36], const double t[6])
 /* Link k is link i or beyond it. */
 static bool at_or_beyond(const struct hs_model *m, uint32_t k, uint32_t i)
 {
-    return k == i || in_subtree(m, k, i);
+    return k == i || hs__bench_in_subtree(m, k, i);
 }
 
 /* A fixed joint to a parent that the iterative solver may leave turning within a tick. */

@@ -42,14 +42,6 @@ static double com_z(const struct hs_link *l, const struct hs_pose *p)
     return c[2];
 }
 
-static bool in_subtree(const struct hs_model *m, uint32_t k, uint32_t i)
-{
-    int32_t up = (int32_t)k;
-    while (up > (int32_t)i)
-        up = m->links[up].parent;
-    return up == (int32_t)i;
-}
-
 static double link_mass(const struct hs_link *l)
 {
     return isfinite(l->mass) && l->mass > 0 ? l->mass : 0.0;
@@ -80,7 +72,7 @@ static enum stance stance_joint(const struct hs_model *m, const struct hs_pose *
     bool foot = false, all_foot = true;
     double rest = 0.0;
     for (uint32_t k = 0; k < m->nlinks; k++) {
-        if (!in_subtree(m, k, i)) {
+        if (!hs__bench_in_subtree(m, k, i)) {
             rest += link_mass(&m->links[k]);
         } else if (link_mass(&m->links[k]) > 0) {
             bool f = is_foot(m, poses, k, zlow);
