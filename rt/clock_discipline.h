@@ -67,7 +67,8 @@ enum hs_sync_change {
 struct hs_sync_status {
     enum hs_sync_state state;
     int64_t phase_error_ns; /* the last tick's averaged phase error */
-    double drift_ppm;       /* event period vs nominal: +5000 = events 0.5 % slower (averaged) */
+    double drift_ppm;       /* event period vs nominal: +5000 = events 0.5 % slower (fitted over the
+                             * events since the lock; the loop's integrator while not locked) */
     int64_t adjust_ns;      /* the last correction applied to the next deadline */
     uint64_t events;        /* fed in total */
     uint64_t locks;         /* times LOCKED was entered */
@@ -80,13 +81,23 @@ struct hs_sync_status {
     double rms_phase_error_ns;    /* over the LOCKED ticks */
 };
 
+/* The drift report's least-squares fit (clock_discipline.c, fit_event). */
+struct hs__drift_fit {
+    uint64_t points;   /* 0: starts afresh at the next locked tick */
+    uint64_t periods;  /* whole periods from the anchor tick to the last point's */
+    int64_t anchor_ns; /* planned time of the first point's tick */
+    int64_t last_ns;   /* planned time of the last point's tick */
+    double mean_x, mean_y, cxy, m2x;
+};
+
 /* The discipline: plain storage, embed it anywhere; init fills every field. */
 struct hs_clock_discipline {
     struct hs_clock_discipline_config cfg; /* with the defaults filled in */
     double max_slew_ns;                    /* per period */
     double freq_ns;                        /* integrator: drift estimate, ns per period */
-    double drift_avg_ns;                   /* its long average, reported */
+    struct hs__drift_fit fit;              /* the reported drift */
     /* this tick's events */
+    int64_t tick_planned_ns; /* the tick they were fed in */
     uint32_t tick_events;
     double tick_err_sum;
     /* state */
