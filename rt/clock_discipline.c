@@ -89,6 +89,10 @@ void hs_clock_discipline_event(struct hs_clock_discipline *disc, int64_t event_n
     int64_t k = x >= 0 ? (x + p / 2) / p : -((-x + p / 2 - 1) / p);
     x -= k * p; /* [-P/2, P/2) */
     disc->tick_planned_ns = tick_planned_ns;
+    /* Nearest an earlier tick's slot: delivered after that tick had looked (a receive path
+     * stalled past the lead), so it may close that tick's miss instead of doubling this one. */
+    if (k < 0)
+        disc->tick_late++;
     disc->tick_err_sum += (double)x;
     disc->tick_events++;
     relaxed_inc(&disc->events);
@@ -159,6 +163,17 @@ static void track_lock(struct hs_clock_discipline *disc, enum hs_sync_state s, d
 
 static void account_locked(struct hs_clock_discipline *disc, double err, uint32_t events)
 {
+    /* An event of an earlier, silent tick's slot that arrived late: that tick's cycle was late,
+     * not missed, and this tick's is not a double. One that finds no silent tick to close is a
+     * second event for its slot: a double, counted below. */
+    uint32_t late = disc->tick_late < disc->pending_missed ? disc->tick_late : disc->pending_missed;
+    if (late && events > late) {
+        disc->pending_missed -= late;
+        events -= late;
+        atomic_store_explicit(&disc->late,
+                              atomic_load_explicit(&disc->late, memory_order_relaxed) + late,
+                              memory_order_relaxed);
+    }
     if (disc->pending_missed) { /* a gap in the events while locked, now closed */
         atomic_store_explicit(&disc->missed,
                               atomic_load_explicit(&disc->missed, memory_order_relaxed) +
@@ -254,6 +269,7 @@ int64_t hs_clock_discipline_adjust(struct hs_clock_discipline *disc,
     if (disc->excused)
         relaxed_inc(&disc->excused_ticks);
     disc->excused = false;
+    disc->tick_late = 0;
     relaxed_store_i64(&disc->adjust_ns, adj);
     if (ret_change)
         *ret_change = change;
@@ -277,6 +293,7 @@ void hs_clock_discipline_status(const struct hs_clock_discipline *disc, struct h
     ret->losses = atomic_load_explicit(&m->losses, memory_order_relaxed);
     ret->missed = atomic_load_explicit(&m->missed, memory_order_relaxed);
     ret->doubles = atomic_load_explicit(&m->doubles, memory_order_relaxed);
+    ret->late = atomic_load_explicit(&m->late, memory_order_relaxed);
     ret->excused = atomic_load_explicit(&m->excused_ticks, memory_order_relaxed);
     ret->locked_ticks = atomic_load_explicit(&m->locked_ticks, memory_order_relaxed);
     ret->worst_phase_error_ns = atomic_load_explicit(&m->worst_ns, memory_order_relaxed);

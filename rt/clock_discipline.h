@@ -22,7 +22,9 @@
  * event, or FREE after timeout_periods ticks without one (the loss is counted and reported once:
  * the caller warns; the period returns to nominal). While locked, a tick with no event is a
  * missed cycle (counted when the events come back: a stopped source is a loss, not misses) and
- * a tick with two or more is a double.
+ * a tick with two or more is a double; but an event that belongs to a silent tick's slot and
+ * was fed only at the next (its receive path stalled past the lead) is counted late, not as a
+ * miss and a double: the clock kept its phase, the delivery did not.
  *
  * Threads: event, adjust and the counters belong to one thread (the tick loop's RT thread).
  * hs_clock_discipline_status may be called from any thread (relaxed atomics; not a snapshot of
@@ -75,8 +77,10 @@ struct hs_sync_status {
     uint64_t losses;        /* times events stopped and the loop went FREE */
     uint64_t missed;        /* ticks without an event while locked, the events coming back after */
     uint64_t doubles;       /* extra events in a tick while LOCKED */
-    uint64_t excused;       /* ticks excused from that count (hs_clock_discipline_excuse) */
-    uint64_t locked_ticks;  /* ticks spent LOCKED; the error figures below cover these */
+    uint64_t late;    /* events of a silent tick's slot that came only at the next tick (delivered
+                       * after that tick looked: a stalled receive path); neither missed nor double */
+    uint64_t excused; /* ticks excused from that count (hs_clock_discipline_excuse) */
+    uint64_t locked_ticks;        /* ticks spent LOCKED; the error figures below cover these */
     int64_t worst_phase_error_ns; /* largest |phase error| while LOCKED */
     double rms_phase_error_ns;    /* over the LOCKED ticks */
 };
@@ -99,6 +103,7 @@ struct hs_clock_discipline {
     /* this tick's events */
     int64_t tick_planned_ns; /* the tick they were fed in */
     uint32_t tick_events;
+    uint32_t tick_late; /* of them, nearest an earlier tick's slot */
     double tick_err_sum;
     /* state */
     uint32_t in_window;      /* consecutive ticks in the lock window */
@@ -110,7 +115,7 @@ struct hs_clock_discipline {
     _Atomic int state;
     _Atomic int64_t phase_error_ns, adjust_ns, worst_ns;
     _Atomic int64_t drift_ppb;
-    _Atomic uint64_t events, locks, losses, missed, doubles, locked_ticks, excused_ticks;
+    _Atomic uint64_t events, locks, losses, missed, doubles, late, locked_ticks, excused_ticks;
     _Atomic uint64_t rms_ns; /* published root-mean-square, ns */
 };
 

@@ -77,12 +77,12 @@ static void sync_text(FILE *f, const struct hs_sync_status *y)
     fprintf(f,
             "\nsync clock: %s; %llu events, locked %llu time(s), lost %llu time(s); over %llu "
             "locked ticks phase error rms %.1f us, worst %.1f us; drift %+.1f ppm; locked cycles "
-            "without an event %llu, with two or more %llu\n",
+            "without an event %llu, with two or more %llu; events delivered a tick late %llu\n",
             hs_sync_state_name(y->state), (unsigned long long)y->events,
             (unsigned long long)y->locks, (unsigned long long)y->losses,
             (unsigned long long)y->locked_ticks, y->rms_phase_error_ns / 1e3,
             (double)y->worst_phase_error_ns / 1e3, y->drift_ppm, (unsigned long long)y->missed,
-            (unsigned long long)y->doubles);
+            (unsigned long long)y->doubles, (unsigned long long)y->late);
 }
 
 static int write_text(const char *dir, const char *bench, double duration_s,
@@ -142,6 +142,7 @@ static json_t *sync_json(const struct hs_sync_status *y, bool *bad)
     put(o, "drift_ppm", json_real(hs_report_round(y->drift_ppm, 3)), bad);
     put(o, "locked_cycles_missed", json_integer((json_int_t)y->missed), bad);
     put(o, "locked_cycles_double", json_integer((json_int_t)y->doubles), bad);
+    put(o, "events_late", json_integer((json_int_t)y->late), bad);
     put(o, "ticks_not_judged", json_integer((json_int_t)y->excused), bad);
     return o;
 }

@@ -156,11 +156,12 @@ void hs__sync_clock_summary(const struct hs__sync_clock *s, FILE *out)
             "sync clock (%s): %s at the end; %llu events, locked %llu time%s, lost %llu time%s; "
             "%llu ticks locked: phase error rms %.1f us, worst %.1f us, last %+.1f us; drift "
             "%+.1f ppm; cycles while locked without an event %llu, with two or more %llu (%llu "
-            "ticks after skipped periods not judged)\n",
+            "ticks after skipped periods not judged); events delivered a tick late %llu\n",
             s->source, hs_sync_state_name(st.state), (unsigned long long)st.events,
             (unsigned long long)st.locks, st.locks == 1 ? "" : "s", (unsigned long long)st.losses,
             st.losses == 1 ? "" : "s", (unsigned long long)st.locked_ticks,
             st.rms_phase_error_ns / 1e3, (double)st.worst_phase_error_ns / 1e3,
             (double)st.phase_error_ns / 1e3, st.drift_ppm, (unsigned long long)st.missed,
-            (unsigned long long)st.doubles, (unsigned long long)st.excused);
+            (unsigned long long)st.doubles, (unsigned long long)st.excused,
+            (unsigned long long)st.late);
 }
