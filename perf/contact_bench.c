@@ -22,7 +22,8 @@
 
 /* The defaults (src/common/world_params_default.c): contact k and c per geom pair, joint CFM. */
 #define K0 2e6
-#define C0 1e4
+#define C0 5e3
+#define C_OLD 1e4 /* the contact damping before (with quick 16) */
 #define J0 1e-4
 #define Q(nm, it, k, c, w, mc, jcfm)                                                               \
     {                                                                                              \
@@ -36,8 +37,9 @@
     }
 
 /* Row 0 is the reference: the exact solver on the default contact. Row 1 is the default physics
- * (quick 16, SOR w 1.2); each later row changes one lever from it (sor_w 0: the default's 1.2)
- * or shows the old defaults (quick 20 at ODE's SOR w 1.3; the old contact 0.2 / 1e-5 per point). */
+ * (quick 12, SOR w 1.2, contact damping 5e3); row 2 the defaults before (quick 16, damping 1e4);
+ * each later row changes one lever from the default (sor_w 0: the default's 1.2) or shows older
+ * defaults (quick 20 at ODE's SOR w 1.3; the old contact 0.2 / 1e-5 per point). */
 static const struct hs_contact_variant variants[] = {
     {.name = "standard (exact), defaults",
      .solver = HS_SOLVER_STANDARD,
@@ -45,36 +47,40 @@ static const struct hs_contact_variant variants[] = {
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0},
-    Q("quick 16, SOR w 1.2: defaults", 16, K0, C0, 0, 0, J0),
-    Q("quick 20, SOR w 1.3: old defaults", 20, K0, C0, 1.3, 0, J0),
+    Q("quick 12, SOR w 1.2, contact c 5e3: defaults", 12, K0, C0, 0, 0, J0),
+    Q("quick 16, contact c 1e4: the defaults before", 16, K0, C_OLD, 0, 0, J0),
+    Q("quick 20, SOR w 1.3, contact c 1e4: older defaults", 20, K0, C_OLD, 1.3, 0, J0),
+    Q("quick 12, contact c 1e4", 12, K0, C_OLD, 0, 0, J0),
+    Q("quick 14, contact c 1e4", 14, K0, C_OLD, 0, 0, J0),
     Q("quick 10", 10, K0, C0, 0, 0, J0),
-    Q("quick 12", 12, K0, C0, 0, 0, J0),
+    Q("quick 11", 11, K0, C0, 0, 0, J0),
+    Q("quick 13", 13, K0, C0, 0, 0, J0),
     Q("quick 14", 14, K0, C0, 0, 0, J0),
+    Q("quick 16", 16, K0, C0, 0, 0, J0),
     Q("quick 20", 20, K0, C0, 0, 0, J0),
     Q("quick 30", 30, K0, C0, 0, 0, J0),
     Q("quick 50", 50, K0, C0, 0, 0, J0),
     Q("quick 100", 100, K0, C0, 0, 0, J0),
-    Q("SOR w 1.0", 16, K0, C0, 1.0, 0, J0),
-    Q("SOR w 1.1", 16, K0, C0, 1.1, 0, J0),
-    Q("SOR w 1.3 (ODE's default)", 16, K0, C0, 1.3, 0, J0),
-    Q("SOR w 1.4", 16, K0, C0, 1.4, 0, J0),
-    Q("SOR w 1.5", 16, K0, C0, 1.5, 0, J0),
-    Q("quick 12, SOR w 1.3", 12, K0, C0, 1.3, 0, J0),
-    Q("quick 14, SOR w 1.3", 14, K0, C0, 1.3, 0, J0),
-    Q("quick 14, SOR w 1.1", 14, K0, C0, 1.1, 0, J0),
-    Q("joint cfm 1e-10 (rigid)", 16, K0, C0, 0, 0, 1e-10),
-    Q("joint cfm 1e-5", 16, K0, C0, 0, 0, 1e-5),
+    Q("SOR w 1.0", 12, K0, C0, 1.0, 0, J0),
+    Q("SOR w 1.1", 12, K0, C0, 1.1, 0, J0),
+    Q("SOR w 1.3 (ODE's default)", 12, K0, C0, 1.3, 0, J0),
+    Q("SOR w 1.25", 12, K0, C0, 1.25, 0, J0),
+    Q("SOR w 1.4", 12, K0, C0, 1.4, 0, J0),
+    Q("joint cfm 1e-10 (rigid)", 12, K0, C0, 0, 0, 1e-10),
+    Q("joint cfm 1e-5", 12, K0, C0, 0, 0, 1e-5),
+    Q("joint cfm 3e-4", 12, K0, C0, 0, 0, 3e-4),
     Q("joint cfm 1e-10, quick 50", 50, K0, C0, 0, 0, 1e-10),
-    Q("joint cfm 1e-3", 16, K0, C0, 0, 0, 1e-3),
-    Q("joint cfm 1e-3, quick 50", 50, K0, C0, 0, 0, 1e-3),
-    Q("contact k 5e5", 16, 5e5, C0, 0, 0, J0),
-    Q("contact k 1e7", 16, 1e7, C0, 0, 0, J0),
-    Q("contact c 3e3", 16, K0, 3e3, 0, 0, J0),
-    Q("contact c 3e4", 16, K0, 3e4, 0, 0, J0),
-    Q("1 contact/pair", 16, K0, C0, 0, 1, J0),
-    Q("2 contacts/pair", 16, K0, C0, 0, 2, J0),
-    Q("3 contacts/pair", 16, K0, C0, 0, 3, J0),
-    Q("8 contacts/pair", 16, K0, C0, 0, 8, J0),
+    Q("contact k 5e5", 12, 5e5, C0, 0, 0, J0),
+    Q("contact k 1e6", 12, 1e6, C0, 0, 0, J0),
+    Q("contact k 1e7", 12, 1e7, C0, 0, 0, J0),
+    Q("contact c 3e3", 12, K0, 3e3, 0, 0, J0),
+    Q("contact c 4e3", 12, K0, 4e3, 0, 0, J0),
+    Q("contact c 7e3", 12, K0, 7e3, 0, 0, J0),
+    Q("contact c 3e4", 12, K0, 3e4, 0, 0, J0),
+    Q("1 contact/pair", 12, K0, C0, 0, 1, J0),
+    Q("2 contacts/pair", 12, K0, C0, 0, 2, J0),
+    Q("3 contacts/pair", 12, K0, C0, 0, 3, J0),
+    Q("8 contacts/pair", 12, K0, C0, 0, 8, J0),
     {.name = "adaptive 10..20",
      .solver = HS_SOLVER_QUICK,
      .iterations = 20,
@@ -91,14 +97,14 @@ static const struct hs_contact_variant variants[] = {
      .iterations_min = 5},
     {.name = "step memory: exact arena, own allocator",
      .solver = HS_SOLVER_QUICK,
-     .iterations = 16,
+     .iterations = 12,
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0,
      .exact_step_memory = true},
     {.name = "broadphase: one category bit for all robots (before)",
      .solver = HS_SOLVER_QUICK,
-     .iterations = 16,
+     .iterations = 12,
      .stiffness_n_m = K0,
      .damping_n_s_m = C0,
      .joint_cfm = J0,
@@ -108,7 +114,7 @@ static const struct hs_contact_variant variants[] = {
         .name = nm, .solver = sv, .iterations = it, .stiffness_n_m = K0, .damping_n_s_m = C0,      \
         .joint_cfm = J0, .armature_rows = true                                                     \
     }
-    A("armature as joint-space rows", HS_SOLVER_QUICK, 16),
+    A("armature as joint-space rows", HS_SOLVER_QUICK, 12),
     A("armature as joint-space rows, quick 50", HS_SOLVER_QUICK, 50),
     A("armature as joint-space rows, exact", HS_SOLVER_STANDARD, 20),
     OLD("old: quick 20, cfm 1e-5/pt, rigid joints", HS_SOLVER_QUICK, 20, 1e-5),
@@ -205,13 +211,13 @@ static int bench_robot(const char *path, double sway_rad)
                "– | – | %.1f |\n",
                hs_mujoco_version(), mm.step_median_us, mm.step_p99_us, mm.rest_std_pct[0],
                mm.rest_std_pct[1], mm.rest_jump_pct, mm.imu_z_std, mm.contacts_mean);
-        printf("\nratio of median step times to MuJoCo's mj_step: hilsim's defaults (quick 16, "
-               "SOR w 1.2) %.2f",
+        printf("\nratio of median step times to MuJoCo's mj_step: hilsim's defaults (quick 12, "
+               "SOR w 1.2, contact c 5e3) %.2f",
                m1.step_median_us / mm.step_median_us);
         if (!skip[2] && !failed[2]) {
             struct hs_contact_metrics m2;
             hs_contact_run_metrics(runs[2], &m2);
-            printf(", the old defaults (quick 20, SOR w 1.3) %.2f",
+            printf(", the defaults before (quick 16, c 1e4) %.2f",
                    m2.step_median_us / mm.step_median_us);
         }
         if (!skip[NV - 1] && !failed[NV - 1]) {

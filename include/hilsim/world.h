@@ -125,10 +125,10 @@ struct hs_world_params {
     bool armature_joint_space;
 };
 
-/* Fills documented defaults: 1 ms, 1 substep, quick 16 at SOR factor 1.2, g = (0,0,-9.80665), ERP
+/* Fills documented defaults: 1 ms, 1 substep, quick 12 at SOR factor 1.2, g = (0,0,-9.80665), ERP
  * 0.2, CFM 1e-4 (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured
  * in perf/contact_bench.c, see world_params_default.c), mu 1, no bounce, contact stiffness 2e6 N/m
- * and damping 1e4 N·s/m per geom pair (expert contact ERP 0.2 / CFM 1e-5 per point when stiffness
+ * and damping 5e3 N·s/m per geom pair (expert contact ERP 0.2 / CFM 1e-5 per point when stiffness
  * is 0), surface layer 1e-4, 4 contacts, no damping; health budgets 5 mm penetration, 1 mm joint
  * error, force jump 1 % of the weight. Also: bounce_min_vel 0.01 m/s, self-collision off, contacts
  * on, fixed links merged, 10 warm-up steps; guard 10 km, 1000 m/s, 10000 rad/s, 10 x the joint

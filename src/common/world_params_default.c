@@ -11,17 +11,18 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->step_s = 1e-3;
     ret_params->substeps = 1;
     ret_params->solver = HS_SOLVER_QUICK;
-    /* SOR factor 1.2 instead of ODE's 1.3: on SR1 standing (perf/contact_bench.c) 16
-     * iterations at 1.2 leave the ankle-force noise of 20 at 1.3 (0.044 against 0.029 %, worst
-     * jump 0.20 against 0.17 %) for 16 % less step; at 20 iterations 1.2 halves 1.3's noise;
-     * 1.0, 1.4 and 1.5 are worse, 1.1 as quiet with larger jumps (config/README.md, "What each
+    /* 12 iterations at SOR factor 1.2 (ODE's is 1.3), with the contact damping below: on SR1
+     * standing and swaying (perf/contact_bench.c) the ankle forces keep 0.04 % noise and 0.30 %
+     * worst tick-to-tick jump, the waist IMU 0.012 m/s², for a step 0.98x MuJoCo's mj_step on
+     * the same robot; 11 iterations break the IMU goal (0.021 m/s²). At 1e4 N·s/m the same 12
+     * iterations left 1.2 % jumps, so the old default needed 16 (config/README.md, "What each
      * lever bought"). */
-    ret_params->quick_iterations = 16;
+    ret_params->quick_iterations = 12;
     ret_params->quick_w = 1.2;
     ret_params->gravity[2] = -9.80665;
     ret_params->erp = 0.2;
     /* Joint rows' CFM: at ERP 0.2 and 1 ms a joint stiffness of ERP / (h CFM) = 2e6 N/m and
-     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 16 quick-step
+     * N·m/rad (SR1's hips separate by ~0.3 mm under its weight). It lets 12 quick-step
      * iterations converge on a humanoid standing on two feet: at 1e-10 SR1's ankle forces
      * kept 1.9 % noise, 11 % tick-to-tick jumps and the waist IMU 0.9 m/s²
      * (perf/contact_bench.c). */
@@ -32,10 +33,14 @@ void hs_world_params_default(struct hs_world_params *ret_params)
     ret_params->contact_erp = 0.2;
     ret_params->contact_cfm = 1e-5;
     /* Measured (perf/contact_bench.c, config/README.md "Contacts and solver health"): SR1
-     * (130.8 kg) stands with converged ankle forces at 16 quick-step iterations and sinks
-     * 0.56 mm (0.1 mm of it the surface layer); less damping lets it bounce when it lands. */
+     * (130.8 kg) stands with converged ankle forces at 12 quick-step iterations and sinks
+     * 0.56 mm (0.1 mm of it the surface layer). The damping sets the rows' CFM, 1 / (h k + c):
+     * 5e3 instead of 1e4 makes it 1.7x larger, so the solver converges in fewer iterations
+     * (damping ratio ~0.2 for SR1 on its feet). Dropped from 5 cm, SR1 under its PD hold leaves
+     * the floor for 19 ticks against 16 at 1e4 (the legs' spring, not the contact); 3e3 is
+     * quieter still but bounces more (21). */
     ret_params->contact_stiffness_n_m = 2e6;
-    ret_params->contact_damping_n_s_m = 1e4;
+    ret_params->contact_damping_n_s_m = 5e3;
     ret_params->health.max_penetration_m = 0.005;
     ret_params->health.max_joint_error_m = 0.001;
     ret_params->health.max_force_jump_ratio = 0.01;

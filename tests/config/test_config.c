@@ -229,7 +229,8 @@ static void test_defaults(void **state)
     hs_config_defaults(&d);
     assert_true(c->physics.step_s == 1e-3 && d.physics.step_s == 1e-3);
     assert_true(c->physics.gravity[2] == -9.80665);
-    assert_int_equal(c->physics.quick_iterations, 16);
+    assert_int_equal(c->physics.quick_iterations, 12);
+    assert_true(c->physics.contact_damping_n_s_m == 5e3);
     assert_true(c->physics.quick_w == 1.2);
     assert_int_equal(c->physics.max_contacts, 4);
     assert_true(c->physics.contact_cfm == 1e-5 && c->physics.surface_layer == 1e-4);

@@ -52,7 +52,7 @@ static void test_materials_parse(void **state)
     assert_int_equal(p->ncontact_materials, 2);
     const struct hs_world_contact_material *cm = &p->contact_materials[0];
     assert_true(cm->stiffness_n_m == 5e5 && isinf(cm->friction));
-    assert_true(cm->damping_n_s_m == 1e4); /* an entry's keys default to the default contact's */
+    assert_true(cm->damping_n_s_m == 5e3); /* an entry's keys default to the default contact's */
     assert_true(p->contact_materials[1].restitution == 0.5);
     assert_true(p->contact_materials[1].stiffness_n_m == 2e6);
     assert_true(p->health.max_penetration_m == 0.002 && isinf(p->health.max_force_jump_ratio));

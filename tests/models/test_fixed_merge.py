@@ -13,10 +13,12 @@ are one ODE body; the checks are those of one rigid body computed here from the 
 - a range finder on a massless frame fixed beside the rod sees the bob below it (its own
   link's geoms are skipped, not its ODE body's), at the distance the geometry gives (0.1 mm);
 - spinning at a constant rate without gravity, the IMU reads the centripetal acceleration
-  omega^2 r towards the axis and the gyro the rate, both in the sensor frame, within 2 % of
-  omega^2 r (measured 1.3 % at worst at the default 16 quick-step iterations, 0.9 % at 20: the
-  IMU differentiates the body's velocity over one step, which turns the vector by omega h / 2,
-  and quick-step's hinge rows ring a little under the centripetal load).
+  omega^2 r towards the axis within 3 % of omega^2 r and the gyro (and the joint) the rate
+  within 0.2 % of omega, both in the sensor frame (worst over every tick from 0.1 s: 2.35 % and 0.17 % at the
+  default 12 quick-step iterations; 1.26 % and 0.11 % at 16, 0.9 % at 20: the IMU
+  differentiates the body's velocity over one step, which turns the vector by omega h / 2, and
+  quick-step's hinge rows let the spinning body wobble a little under the centripetal load,
+  less the more iterations).
 Unmerged (merge_fixed_links false) the same runs are printed for comparison: the fixed joints
 between the 0.2 kg rod and the 2 kg bob are loose under quick-step and the bob's IMU shakes.
 
@@ -193,12 +195,12 @@ class FixedLinksMerged(unittest.TestCase):
         print("\nIMU spinning at %g rad/s, |a| = %.3f m/s^2, worst error: merged %.4f, "
               "unmerged %.4f m/s^2" % (w, mag, worst(rows, "BOB_ACCEL", want_a),
                                         worst(self.spin[False][100:], "BOB_ACCEL", want_a)))
-        for r in rows[::50]:
-            self.assertLess(abs(float(r["PIVOT.dq"]) - w), 1e-3 * w, r["t"])
+        for r in rows:
+            self.assertLess(abs(float(r["PIVOT.dq"]) - w), 2e-3 * w, r["t"])
             for k, c in enumerate("xyz"):
-                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.02 * mag,
+                self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.03 * mag,
                                 (r["t"], c, want_a))
-                self.assertLess(abs(float(r["BOB_GYRO." + c]) - want_g[k]), 1e-3 * w,
+                self.assertLess(abs(float(r["BOB_GYRO." + c]) - want_g[k]), 2e-3 * w,
                                 (r["t"], c, want_g))
 
 
