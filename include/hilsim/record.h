@@ -173,6 +173,11 @@ struct hs_recording {
     char *config_base_dir; /* where the config's relative paths resolve */
     char **config_sets;    /* the run's --set overrides of config.yaml (replayed first) */
     uint32_t nconfig_sets;
+    char *config_resolved_text; /* config-resolved.yaml: the run's config as its hilsim resolved
+                                 * it, --set overrides and defaults included (NULL: recorded
+                                 * before it was kept) */
+    size_t config_resolved_len;
+    char *hilsim_commit; /* the recording hilsim's git commit (NULL: not in the manifest) */
     char *scenario_text; /* scenario.yaml: the scenario the run played (NULL: none) */
     size_t scenario_len;
     char *scenario_base_dir;

@@ -17,6 +17,19 @@
 #define HS_GIT_COMMIT "unknown"
 #endif
 
+/* The config as this build resolved it (every default filled in, paths absolute): a replay by a
+ * later hilsim whose defaults changed still builds the bench this run had. */
+static int write_resolved(const struct hs_config *cfg, const char *to)
+{
+    FILE *out = fopen(to, "wbx");
+    if (!out)
+        return -errno;
+    int r = hs_config_write(cfg, out);
+    if (fclose(out) != 0 && !r)
+        r = -EIO;
+    return r;
+}
+
 static int copy_file(const char *from, const char *to)
 {
     FILE *in = fopen(from, "rb");
@@ -162,6 +175,16 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         json_object_set_new(c, "original", file_entry(rec->o.config_path));
         json_object_set_new(c, "copy", json_string("config.yaml"));
     }
+    snprintf(path, sizeof path, "%s/config-resolved.yaml", rec->dir);
+    if (access(path, F_OK) != 0) {
+        int r = write_resolved(cfg, path);
+        if (r < 0) {
+            json_decref(m);
+            json_decref(c);
+            return r;
+        }
+    }
+    json_object_set_new(c, "resolved", json_string("config-resolved.yaml"));
     json_object_set_new(c, "base_dir", json_string(cfg->base_dir ? cfg->base_dir : ""));
     if (rec->o.nsets) { /* the run's --set overrides: config.yaml is the file as it was */
         json_t *sets = json_array();

@@ -578,6 +578,18 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
         r->config_text = (char *)buf;
         r->config_len = len;
     }
+    const char *resolved = json_string_value(json_object_get(cfg, "resolved"));
+    if (resolved) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, resolved);
+        uint8_t *buf;
+        size_t len;
+        if ((rc = read_all(p, &buf, &len, d)) < 0)
+            goto out;
+        r->config_resolved_text = (char *)buf;
+        r->config_resolved_len = len;
+    }
+    r->hilsim_commit = strdup_or_null(json_string_value(json_object_get(m, "hilsim_commit")));
     json_t *sets = json_object_get(cfg, "sets");
     if (sets && (rc = names(sets, "config.sets", &r->config_sets, &r->nconfig_sets, mpath, d)) < 0)
         goto out;
@@ -635,6 +647,8 @@ void hs_recording_free(struct hs_recording *r)
         return;
     free(r->dir);
     free(r->config_text);
+    free(r->config_resolved_text);
+    free(r->hilsim_commit);
     free(r->config_base_dir);
     free_names(r->config_sets, r->nconfig_sets);
     free(r->scenario_text);

@@ -29,6 +29,7 @@
 #include "../bench/io_can.h"
 #include "../ctl/ctl.h"
 #include "hilsim/can_fault.h"
+#include "hilsim/log.h"
 #include "hilsim/scenario.h"
 #include "hilsim/scenario_live.h"
 #include "rec_internal.h"
@@ -54,12 +55,24 @@ static int load_config(const struct hs_recording *rec, const struct hs_replay_op
 {
     if (o->config_path)
         return hs_config_load_sets(o->config_path, o->sets, o->nsets, ret, d);
+    char name[4096];
+    const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
+    /* The config as the recording hilsim resolved it: its defaults, not this build's, and the
+     * run's --set overrides already in; the replay's own overrides on top. */
+    if (rec->config_resolved_text) {
+        snprintf(name, sizeof name, "%s/config-resolved.yaml", rec->dir);
+        return hs_config_load_buffer_sets(rec->config_resolved_text, rec->config_resolved_len, name,
+                                          base, o->sets, o->nsets, ret, d);
+    }
+    if (rec->config_text && rec->hilsim_commit && strcmp(rec->hilsim_commit, HS_GIT_COMMIT) != 0)
+        hs_log(HS_LOG_WARNING,
+               "replay: %s was recorded by hilsim %s, which kept no resolved config: what its "
+               "config leaves out takes this build's (%s) defaults, which may differ",
+               rec->dir, rec->hilsim_commit, HS_GIT_COMMIT);
     if (!rec->config_text)
         return hs_diag_set(d, -ENOENT, rec->dir, 0, 0,
                            "the recording has no config copy: give one with --config");
-    char name[4096];
     snprintf(name, sizeof name, "%s/config.yaml", rec->dir);
-    const char *base = rec->config_base_dir && *rec->config_base_dir ? rec->config_base_dir : NULL;
     /* the run's own --set overrides first, then the replay's (a later set of a key wins) */
     uint32_t n = rec->nconfig_sets + o->nsets;
     const char **sets = calloc(n ? n : 1, sizeof *sets);

@@ -130,6 +130,34 @@ class CliRecordReplay(unittest.TestCase):
         p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
         self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
 
+    def test_replay_builds_the_config_the_recording_hilsim_resolved(self):
+        # The run keeps its config as its hilsim resolved it (every default filled in): a later
+        # hilsim whose defaults changed replays the bench the run had. Shown here by changing a
+        # value in that file, as a build with another default would differ: the replay follows
+        # it (diverges), not config.yaml.
+        m = json.load(open(os.path.join(self.rec, "manifest.json")))
+        self.assertEqual(m["config"]["resolved"], "config-resolved.yaml")
+        drift = os.path.join(self.tmp, "drift")
+        shutil.copytree(self.rec, drift)
+        path = os.path.join(drift, "config-resolved.yaml")
+        text = open(path).read()
+        self.assertRegex(text, r"\n  gravity: \[0, 0, -9.80665\]\n")
+        with open(path, "w") as fh:
+            fh.write(text.replace("gravity: [0, 0, -9.80665]", "gravity: [0, 0, -98.1]"))
+        hilsim("replay", drift, check=4)
+        # A recording made before the resolved config was kept: config.yaml with this build's
+        # defaults (bit-exact here, the same build), and a warning when another commit made it.
+        os.remove(path)
+        del m["config"]["resolved"]
+        m["hilsim_commit"] = "0" * 40
+        with open(os.path.join(drift, "manifest.json"), "w") as fh:
+            json.dump(m, fh)
+        p = hilsim("replay", drift, check=0)
+        self.assertIn("BIT-EXACT", p.stdout)
+        self.assertRegex(p.stderr, r"recorded by hilsim 0{40}, which kept no resolved config: "
+                                   r"what its config leaves out takes this build's \(\w+\) "
+                                   r"defaults")
+
     def test_set_what_if_diverges_at_a_named_tick(self):
         # the same recording replayed with the key changed on the command line, no file edited
         p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -98.1]", check=4)
