@@ -331,9 +331,12 @@ def main():
     syncs = [t for t, i, _ in m.frames[f0:f1] if i == SYNC_ID]
     gaps = [b - a for a, b in zip(syncs, syncs[1:]) if abs(b - a - m.period) <= m.period / 4]
     sent_period = sum(gaps) / len(gaps) if gaps else 0
-    res.update(period_s=m.period, late_syncs=m.late_syncs(),
+    res.update(period_s=m.period, nominal_s=a.period_ms / 1e3, late_syncs=m.late_syncs(),
                sent_ppm=(sent_period / (a.period_ms / 1e3) - 1) * 1e6 if sent_period else None,
                syncs_sent=sum(len(r) for r in m.sync_runs),
+               # every SYNC's kernel stamp per unbroken run, from the run's first: the test fits
+               # the rate over the stretch hilsim was locked to, as hilsim does
+               sync_runs_s=[[round(t - r[0], 6) for t in r] for r in m.sync_runs if r],
                reply_phase_mean_ms=None if mean is None else mean * 1e3,
                reply_phase_sd_ms=None if sd is None else sd * 1e3)
     with open(a.result, "w") as f:
