@@ -21,11 +21,16 @@ static inline void relaxed_store_u64(_Atomic uint64_t *a, uint64_t v)
 {
     atomic_store_explicit(a, v, memory_order_relaxed);
 }
-static inline uint64_t relaxed_inc(_Atomic uint64_t *a)
+/* Single writer (the RT thread), any reader: a plain load and store, no read-modify-write. */
+static inline uint64_t relaxed_add(_Atomic uint64_t *a, uint64_t n)
 {
-    uint64_t v = atomic_load_explicit(a, memory_order_relaxed) + 1;
+    uint64_t v = atomic_load_explicit(a, memory_order_relaxed) + n;
     atomic_store_explicit(a, v, memory_order_relaxed);
     return v;
+}
+static inline uint64_t relaxed_inc(_Atomic uint64_t *a)
+{
+    return relaxed_add(a, 1);
 }
 
 const char *hs_sync_state_name(enum hs_sync_state s)
@@ -170,23 +175,16 @@ static void account_locked(struct hs_clock_discipline *disc, double err, uint32_
     if (late && events > late) {
         disc->pending_missed -= late;
         events -= late;
-        atomic_store_explicit(&disc->late,
-                              atomic_load_explicit(&disc->late, memory_order_relaxed) + late,
-                              memory_order_relaxed);
+        relaxed_add(&disc->late, late);
     }
     if (disc->pending_missed) { /* a gap in the events while locked, now closed */
-        atomic_store_explicit(&disc->missed,
-                              atomic_load_explicit(&disc->missed, memory_order_relaxed) +
-                                  disc->pending_missed,
-                              memory_order_relaxed);
+        relaxed_add(&disc->missed, disc->pending_missed);
         disc->pending_missed = 0;
     }
     if (disc->excused) /* several periods' events in one tick: not a double */
         events = 1;
     if (events > 1)
-        atomic_store_explicit(
-            &disc->doubles, atomic_load_explicit(&disc->doubles, memory_order_relaxed) + events - 1,
-            memory_order_relaxed);
+        relaxed_add(&disc->doubles, events - 1);
     uint64_t n = relaxed_inc(&disc->locked_ticks);
     int64_t a = (int64_t)fabs(err);
     if (a > atomic_load_explicit(&disc->worst_ns, memory_order_relaxed))
