@@ -44,6 +44,22 @@ static int read_all(const char *path, uint8_t **ret, size_t *ret_len, struct hs_
     return 0;
 }
 
+/* A text file the manifest names (NULL or absent: none, *ret stays NULL), read whole. */
+static int read_named(const char *dir, const json_t *name, char **ret, size_t *ret_len,
+                      struct hs_diag *d)
+{
+    const char *file = json_string_value(name);
+    if (!file)
+        return 0;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    uint8_t *buf;
+    int rc = read_all(p, &buf, ret_len, d);
+    if (rc == 0)
+        *ret = (char *)buf;
+    return rc;
+}
+
 static int bad(struct hs_diag *d, const char *name, size_t off, const char *what)
 {
     return hs_diag_set(d, -EBADMSG, name, 0, 0, "%s at byte offset %zu", what, off);
@@ -567,45 +583,21 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
     json_t *dr = json_object_get(m, "dropped");
     r->dropped_states = (uint64_t)json_integer_value(json_object_get(dr, "states"));
     r->dropped_items = (uint64_t)json_integer_value(json_object_get(dr, "items"));
-    const char *copy = json_string_value(json_object_get(cfg, "copy"));
-    if (copy) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, copy);
-        uint8_t *buf;
-        size_t len;
-        if ((rc = read_all(p, &buf, &len, d)) < 0)
-            goto out;
-        r->config_text = (char *)buf;
-        r->config_len = len;
-    }
-    const char *resolved = json_string_value(json_object_get(cfg, "resolved"));
-    if (resolved) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, resolved);
-        uint8_t *buf;
-        size_t len;
-        if ((rc = read_all(p, &buf, &len, d)) < 0)
-            goto out;
-        r->config_resolved_text = (char *)buf;
-        r->config_resolved_len = len;
-    }
+    if ((rc = read_named(dir, json_object_get(cfg, "copy"), &r->config_text, &r->config_len, d)) <
+            0 ||
+        (rc = read_named(dir, json_object_get(cfg, "resolved"), &r->config_resolved_text,
+                         &r->config_resolved_len, d)) < 0)
+        goto out;
     r->hilsim_commit = strdup_or_null(json_string_value(json_object_get(m, "hilsim_commit")));
     json_t *sets = json_object_get(cfg, "sets");
     if (sets && (rc = names(sets, "config.sets", &r->config_sets, &r->nconfig_sets, mpath, d)) < 0)
         goto out;
     json_t *scen = json_object_get(m, "scenario");
-    const char *scopy = json_string_value(json_object_get(scen, "copy"));
-    if (scopy) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, scopy);
-        uint8_t *buf;
-        size_t len;
-        if ((rc = read_all(p, &buf, &len, d)) < 0)
-            goto out;
-        r->scenario_text = (char *)buf;
-        r->scenario_len = len;
+    if ((rc = read_named(dir, json_object_get(scen, "copy"), &r->scenario_text, &r->scenario_len,
+                         d)) < 0)
+        goto out;
+    if (r->scenario_text)
         r->scenario_base_dir = strdup_or_null(json_string_value(json_object_get(scen, "base_dir")));
-    }
     json_t *sig = json_object_get(m, "signals");
     if ((rc = names(json_object_get(sig, "joints"), "signals.joints", &r->joint_names, &r->njoints,
                     mpath, d)) < 0 ||
