@@ -62,11 +62,17 @@ static void sim_init(struct sim *m, double drift, int64_t first_event_ns, int64_
                              .quiet_to_ns = INT64_MAX};
 }
 
+/* The planned wake of the tick sim_tick runs next. */
+static int64_t next_planned(const struct sim *m)
+{
+    return m->start_ns + (int64_t)m->tick * P + m->offset_ns;
+}
+
 /* One tick: the events that arrived up to its planned wake are fed (as the inputs phase drains
  * them), then the discipline moves the timeline. Returns the number of events this tick. */
 static uint32_t sim_tick(struct sim *m)
 {
-    const int64_t planned = m->start_ns + (int64_t)m->tick * P + m->offset_ns;
+    const int64_t planned = next_planned(m);
     uint32_t n = 0;
     if (m->held_ns) {
         hs_clock_discipline_event(&m->disc, m->held_ns, planned);
@@ -92,6 +98,13 @@ static uint32_t sim_tick(struct sim *m)
     m->offset_ns += adj;
     m->tick++;
     return n;
+}
+
+/* n ticks, whatever their events. */
+static void settle(struct sim *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        sim_tick(m);
 }
 
 static enum hs_sync_state state(const struct sim *m)
@@ -146,8 +159,7 @@ static void test_slow_source_locks(void **state_)
     assert_true(t > 0);
     assert_int_equal(m.locked_changes, 1);
     /* settle, then a long run: every cycle one command */
-    for (int i = 0; i < 200; i++)
-        sim_tick(&m);
+    settle(&m, 200);
     check_locked_run(&m, 20000, +5000.0, P / 100);
     assert_int_equal(m.lost_changes, 0);
 }
@@ -157,8 +169,7 @@ static void test_fast_source_locks(void **state_)
     struct sim m;
     sim_init(&m, -0.005, 9 * P / 10, 0, 10000);
     assert_true(run_until_locked(&m, 400) > 0);
-    for (int i = 0; i < 200; i++)
-        sim_tick(&m);
+    settle(&m, 200);
     check_locked_run(&m, 20000, -5000.0, P / 100);
 }
 
@@ -186,8 +197,7 @@ static void test_jitter(void **state_)
     /* +-P/8 uniform arrival jitter on top of 0.5 % drift */
     sim_init(&m, +0.005, 0, P / 8, 10000);
     assert_true(run_until_locked(&m, 600) > 0);
-    for (int i = 0; i < 200; i++)
-        sim_tick(&m);
+    settle(&m, 200);
     /* The error is the jitter (<= P/8) plus the loop's small wander. */
     check_locked_run(&m, 20000, +5000.0, P / 8 + P / 50);
     struct hs_sync_status st;
@@ -201,11 +211,10 @@ static void test_stop_then_resume(void **state_)
     struct sim m;
     sim_init(&m, +0.005, P / 3, 0, 10000);
     assert_true(run_until_locked(&m, 400) > 0);
-    for (int i = 0; i < 300; i++)
-        sim_tick(&m);
+    settle(&m, 300);
     struct hs_sync_status st;
     /* The next tick's event is due half a period before it; silence from before that. */
-    const int64_t next = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    const int64_t next = next_planned(&m);
     m.src.quiet_from_ns = next - 3 * P / 4;
     m.src.quiet_to_ns = next + 100 * P;
     /* holdover: coast on the drift estimate (0.5 % of 1 ms per period), each silent tick a
@@ -233,12 +242,11 @@ static void test_stop_then_resume(void **state_)
     assert_int_equal(st.missed, 0);
     assert_true(fabs(st.drift_ppm) < 1e-9);
     /* events come back (where their own clock put them): lock again */
-    while (m.start_ns + (int64_t)m.tick * P + m.offset_ns < m.src.quiet_to_ns)
+    while (next_planned(&m) < m.src.quiet_to_ns)
         sim_tick(&m);
     assert_true(run_until_locked(&m, 400) > 0);
     assert_int_equal(m.locked_changes, 2);
-    for (int i = 0; i < 200; i++)
-        sim_tick(&m);
+    settle(&m, 200);
     check_locked_run(&m, 5000, +5000.0, P / 100);
 }
 
@@ -263,7 +271,7 @@ static void test_drift_report_converges_in_a_short_run(void **state_)
         assert_int_equal(sim_tick(&m), 1);
     print_message("drift after 100 locked ticks %.1f ppm (want -4500)\n", drift_ppm(&m));
     assert_true(fabs(drift_ppm(&m) + 4500.0) < 100.0);
-    const int64_t next = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    const int64_t next = next_planned(&m);
     m.src.quiet_from_ns = next - 3 * P / 4;
     m.src.quiet_to_ns = next + 3 * P + P / 4;
     for (int i = 0; i < 4; i++)
@@ -285,8 +293,7 @@ static void test_late_delivery_is_not_a_double(void **state_)
     struct sim m;
     sim_init(&m, +0.005, P / 3, 0, 10000);
     assert_true(run_until_locked(&m, 400) > 0);
-    for (int i = 0; i < 200; i++)
-        sim_tick(&m);
+    settle(&m, 200);
     m.hold_ns = (int64_t)m.src.next_ns; /* the next event: fed one tick late */
     assert_int_equal(sim_tick(&m), 0);
     assert_int_equal(sim_tick(&m), 2);
@@ -299,7 +306,7 @@ static void test_late_delivery_is_not_a_double(void **state_)
     assert_int_equal(st.missed, 0);
     assert_int_equal(st.doubles, 0);
     /* an extra event for the slot before, whose tick had its own: a double */
-    const int64_t planned = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    const int64_t planned = next_planned(&m);
     hs_clock_discipline_event(&m.disc, planned - P - P / 2, planned);
     sim_tick(&m);
     hs_clock_discipline_status(&m.disc, &st);
@@ -340,9 +347,8 @@ static void test_doubles_counted(void **state_)
     struct sim m;
     sim_init(&m, 0, P / 4, 0, 10000);
     assert_true(run_until_locked(&m, 400) > 0);
-    for (int i = 0; i < 50; i++)
-        sim_tick(&m);
-    const int64_t planned = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    settle(&m, 50);
+    const int64_t planned = next_planned(&m);
     hs_clock_discipline_event(&m.disc, planned - P / 2 + 1000, planned); /* an extra one */
     assert_int_equal(sim_tick(&m), 1);
     struct hs_sync_status st;
@@ -358,9 +364,8 @@ static void test_gap_and_excuse(void **state_)
     struct sim m;
     sim_init(&m, +0.005, P / 4, 0, 10000);
     assert_true(run_until_locked(&m, 400) > 0);
-    for (int i = 0; i < 100; i++)
-        sim_tick(&m);
-    const int64_t next = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    settle(&m, 100);
+    const int64_t next = next_planned(&m);
     m.src.quiet_from_ns = next - 3 * P / 4;
     m.src.quiet_to_ns = next + 2 * P; /* three events lost */
     for (int i = 0; i < 3; i++)
@@ -372,7 +377,7 @@ static void test_gap_and_excuse(void **state_)
     hs_clock_discipline_status(&m.disc, &st);
     assert_int_equal(st.missed, 3);
     assert_int_equal(state(&m), HS_SYNC_LOCKED);
-    const int64_t planned = m.start_ns + (int64_t)m.tick * P + m.offset_ns;
+    const int64_t planned = next_planned(&m);
     hs_clock_discipline_event(&m.disc, planned - 3 * P / 2, planned); /* the skipped period's */
     hs_clock_discipline_excuse(&m.disc);
     assert_int_equal(sim_tick(&m), 1);

@@ -147,27 +147,34 @@ static void test_sr1_default_contact_is_converged(void **state)
     hs_config_free(cfg);
 }
 
-static void test_sr1_old_contact_fails_the_bound(void **state)
+/* A negative control on SR1: the figures of variant v, printed (skipped without SR1). */
+static void sr1_control(const struct hs_contact_variant *v, struct hs_contact_metrics *m)
 {
-    (void)state;
     const struct hs_config *cfg = load_sr1();
     if (!cfg)
         skip();
-    const struct hs_contact_variant old = {.name = "old",
+    struct hs_contact_run *r = run(cfg, v, SWAY_SR1);
+    hs_contact_run_metrics(r, m);
+    print_message("SR1, %s: Fz std %.3f / %.3f %%, jump %.3f %% (sway %.3f %%), IMU z std %.4f\n",
+                  v->name, m->rest_std_pct[0], m->rest_std_pct[1], m->rest_jump_pct,
+                  m->sway_jump_pct, m->imu_z_std);
+    hs_contact_run_destroy(r);
+    hs_config_free(cfg);
+}
+
+static void test_sr1_old_contact_fails_the_bound(void **state)
+{
+    (void)state;
+    const struct hs_contact_variant old = {.name = "old contact",
                                            .solver = HS_SOLVER_QUICK,
                                            .iterations = 20,
                                            .sor_w = 1.3,
                                            .erp = 0.2,
                                            .cfm = 1e-5,
                                            .joint_cfm = 1e-10};
-    struct hs_contact_run *r = run(cfg, &old, SWAY_SR1);
     struct hs_contact_metrics m;
-    hs_contact_run_metrics(r, &m);
-    print_message("SR1, old contact: Fz std %.3f / %.3f %%, jump %.3f %%, IMU z std %.4f\n",
-                  m.rest_std_pct[0], m.rest_std_pct[1], m.rest_jump_pct, m.imu_z_std);
+    sr1_control(&old, &m);
     assert_true(m.rest_jump_pct > JUMP_PCT || m.imu_z_std > IMU_STD);
-    hs_contact_run_destroy(r);
-    hs_config_free(cfg);
 }
 
 /* The default's 12 iterations converge because of its contact damping: at the damping before
@@ -176,25 +183,15 @@ static void test_sr1_old_contact_fails_the_bound(void **state)
 static void test_sr1_twelve_iterations_need_the_softer_damping(void **state)
 {
     (void)state;
-    const struct hs_config *cfg = load_sr1();
-    if (!cfg)
-        skip();
-    const struct hs_contact_variant stiff = {.name = "quick 12, c 1e4",
+    const struct hs_contact_variant stiff = {.name = "quick 12 at damping 1e4",
                                              .solver = HS_SOLVER_QUICK,
                                              .iterations = 12,
                                              .stiffness_n_m = 2e6,
                                              .damping_n_s_m = 1e4,
                                              .joint_cfm = 1e-4};
-    struct hs_contact_run *r = run(cfg, &stiff, SWAY_SR1);
     struct hs_contact_metrics m;
-    hs_contact_run_metrics(r, &m);
-    print_message("SR1, quick 12 at damping 1e4: Fz std %.3f / %.3f %%, jump %.3f %% (sway "
-                  "%.3f %%), IMU z std %.4f\n",
-                  m.rest_std_pct[0], m.rest_std_pct[1], m.rest_jump_pct, m.sway_jump_pct,
-                  m.imu_z_std);
+    sr1_control(&stiff, &m);
     assert_true(m.rest_jump_pct > JUMP_PCT || m.sway_jump_pct > JUMP_PCT);
-    hs_contact_run_destroy(r);
-    hs_config_free(cfg);
 }
 
 static void test_biped_config_is_converged(void **state)
