@@ -325,14 +325,7 @@ def main():
     j = m.judge("judge")
     mean, sd = stats(j["phases"])
     res = {k: v for k, v in j.items() if k != "phases"}
-    # the SYNC rate the master actually sent over the judged window (kernel stamps; intervals a
-    # stall stretched left out), against hilsim's nominal period: what its drift should read
-    f0, f1 = m.marks["judge"][0][1], m.marks["judge"][1][1]
-    syncs = [t for t, i, _ in m.frames[f0:f1] if i == SYNC_ID]
-    gaps = [b - a for a, b in zip(syncs, syncs[1:]) if abs(b - a - m.period) <= m.period / 4]
-    sent_period = sum(gaps) / len(gaps) if gaps else 0
     res.update(period_s=m.period, nominal_s=a.period_ms / 1e3, late_syncs=m.late_syncs(),
-               sent_ppm=(sent_period / (a.period_ms / 1e3) - 1) * 1e6 if sent_period else None,
                syncs_sent=sum(len(r) for r in m.sync_runs),
                # every SYNC's kernel stamp per unbroken run, from the run's first: the test fits
                # the rate over the stretch hilsim was locked to, as hilsim does
