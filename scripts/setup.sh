@@ -26,6 +26,8 @@ PKGS=(
   can-utils python3 python3-can
   # DBC oracle for tests/can/test_dbc_canmatrix.py (the test skips without it)
   python3-canmatrix
+  # URDF oracle: urdfdom's check_urdf judges every exported model (tests/model/test_urdf_cli.py)
+  liburdfdom-tools
   # MuJoCo 2.2.2 beside hilsim in bench/contact_bench (issue 16; the row is skipped without it)
   libmujoco-dev
   # PREEMPT_RT test guest (tests/rtguest): kernel is fetched on first use

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,13 @@ static const char *joint_type(const struct hs_link *l)
     default:
         return "fixed";
     }
+}
+
+/* Joints the loader numbers again from document order: actuated ones that keep their type. */
+static bool numbered_back(const struct hs_link *l)
+{
+    return l->joint_id >= 0 &&
+           (l->joint_type == HS_JOINT_ROTATE || l->joint_type == HS_JOINT_SLIDE);
 }
 
 static void write_joint(FILE *f, const struct hs_model *m, uint32_t i)
@@ -306,15 +314,15 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
             r = write_geom(f, &m->geoms[l->geom_first + k], mesh_dir, mesh_rel, i, k, &lost, diag);
         fprintf(f, "  </link>\n");
     }
-    /* Actuated joints first, in jointId order, so that they are numbered back the same. */
+    /* Actuated joints first, in jointId order, so that they are numbered back the same; then
+     * every other joint once (a crawler has an id but is written fixed, so it goes there). */
     for (int32_t id = 0; r == 0 && id < (int32_t)m->njoint_ids; id++) {
         int i = hs_model_link_of_joint_id(m, id);
-        if (i >= 0)
+        if (i >= 0 && numbered_back(&m->links[i]))
             write_joint(f, m, (uint32_t)i);
     }
     for (uint32_t i = 0; r == 0 && i < m->nlinks; i++)
-        if (m->links[i].joint_id < 0 ||
-            (m->links[i].joint_type != HS_JOINT_ROTATE && m->links[i].joint_type != HS_JOINT_SLIDE))
+        if (!numbered_back(&m->links[i]))
             write_joint(f, m, i);
     /* Gear ratios as transmissions (the loader reads mechanicalReduction back). */
     char e1[ESC_MAX];
