@@ -61,6 +61,13 @@ static void note_message(struct hs_world *w, int num, const char *msg, va_list a
     atomic_store_explicit(&w->nmsgs, n + 1, memory_order_release);
 }
 
+void hs__ode_forget_messages(struct hs_world *w)
+{
+    memset(w->msgs, 0, sizeof w->msgs);
+    atomic_store_explicit(&w->nmsgs, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->msgs_other, 0, memory_order_relaxed);
+}
+
 static void on_message(int num, const char *msg, va_list ap)
 {
     if (stepping) {

@@ -167,6 +167,8 @@ void hs__ode_release(void);
  * reports to it; fatal ones longjmp to w->step_jmp). RT-safe. */
 void hs__ode_enter_step(struct hs_world *w);
 void hs__ode_leave_step(void);
+/* ode_init.c: init only: forget what ODE reported for w so far (the warm-up's steps are undone). */
+void hs__ode_forget_messages(struct hs_world *w);
 
 /* world_guard.c: init only, after the bodies are built: bounds from params and the model's
  * velocity limits. RT-safe check after a step: 0 or -ERANGE with w->fault filled. */
