@@ -8,6 +8,7 @@
  * (hs_client_step), so the bench runs as fast as both sides can go. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,17 @@ static int load_gains(struct hs_client *c, const char *path, double *kps, double
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr,
+    /* --help is not a bench name: a new user's first try (issue 31). */
+    bool help = argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0);
+    if (argc < 2 || help || argv[1][0] == '-') {
+        fprintf(help ? stdout : stderr,
                 "usage: %s BENCH [TICKS] [KP] [KD] [GAINS_FILE]\n"
+                "Holds every joint of bench BENCH (a running `hilsim run`) at its first-tick\n"
+                "position with a PD (KP N*m/rad, KD N*m*s/rad; default 50 and 1) for TICKS ticks\n"
+                "(default 1000), in lockstep when the bench runs --clock lockstep.\n"
                 "GAINS_FILE: lines 'JOINT KP KD' for joints that need their own gains\n",
                 argv[0]);
-        return 2;
+        return help ? 0 : 2;
     }
     long ticks = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
     double kp = argc > 3 ? strtod(argv[3], NULL) : 50.0;
