@@ -37,6 +37,10 @@ static void usage(FILE *f)
                "  --no-rt           ask for no real-time privileges\n"
                "  --clock wall      the only clock a timing validation runs on (rt.clock.mode is\n"
                "                    ignored here)\n"
+               "  --set KEY=VALUE   override one config key, as `hilsim run` does; repeat\n"
+               "  --scenario, --junit, --result-json\n"
+               "                    refused: a timing validation runs the bench as configured\n"
+               "                    (play scenarios with `hilsim run` or `hilsim sim`)\n"
                "  --systemd         syslog priority prefixes on log lines\n"
                "  --log-level L     error, warning, info (default) or debug\n"
                "  -h, --help        this text\n\n"
@@ -70,6 +74,14 @@ int hs_cmd_bench(int argc, char **argv)
         return rc < 0 ? HS_EXIT_OK : rc;
     if (!report_dir) {
         fprintf(stderr, "hilsim bench: --report DIR is required\n");
+        return HS_EXIT_USAGE;
+    }
+    /* A scenario would change what is timed (and its verdict would go unread): refused rather
+     * than silently played or ignored. */
+    if (o.scenario || o.junit || o.result_json) {
+        fprintf(stderr,
+                "hilsim bench: --scenario, --junit and --result-json belong to `hilsim "
+                "run` and `hilsim sim`: a timing validation runs the bench as configured\n");
         return HS_EXIT_USAGE;
     }
     if (o.duration_s == 0)

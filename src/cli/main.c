@@ -10,7 +10,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"model", hs_cmd_model, "load an OpenHRP VRML97 model and print its tree (--json)"},
+    {"model", hs_cmd_model, "load a VRML97 (OpenHRP) or URDF model, print it, export URDF"},
     {"sim", hs_cmd_sim, "run a model offline, faster than real time, and log a CSV"},
     {"run", hs_cmd_run, "run the real-time loop until SIGINT/SIGTERM"},
     {"bench", hs_cmd_bench, "timing validation run with a report and a verdict"},
@@ -19,7 +19,8 @@ static const struct command commands[] = {
     {"can", hs_cmd_can, "CAN tools: dbc, decode"},
     {"shm", hs_cmd_shm, "shared-memory segments: list, remove BENCH"},
     {"replay", hs_cmd_replay, "replay a recording (run --record) offline and compare"},
-    {"ctl", hs_cmd_ctl, "live control of a running bench: status, push, fault, clear, stop"},
+    {"ctl", hs_cmd_ctl,
+     "live control of a running bench: status, push, fault, inject, scenario, clear, stop"},
 };
 
 static void usage(FILE *out)
@@ -32,9 +33,9 @@ static void usage(FILE *out)
             "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(
-        out,
-        "\nexit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 plant fault\n");
+    fprintf(out,
+            "\nexit codes: 0 success, 1 runtime failure, 2 bad usage or bad input, 3 plant fault,\n"
+            "4 a replay diverged from its recording, 5 a scenario's expectation failed\n");
 }
 
 int main(int argc, char **argv)
