@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cfg_internal.h"
+#include "hilsim/closest_name.h"
 
 #define PATH_MAX_LEN 256
 
@@ -254,7 +255,12 @@ static int parse_enum(struct hs__ctx *c, const yaml_node_t *n, const char *path,
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
     if (n->type != YAML_SCALAR_NODE || is_null(n))
         return hs__cfg_err(c, n, "%s: expected one of: %s; got %s", path, list, type_word(n));
-    return hs__cfg_err(c, n, "%s: '%s' is not one of: %s", path, show(n, buf, sizeof buf), list);
+    size_t count = 0;
+    while (names[count])
+        count++;
+    const char *near = hs_closest_name(scalar(n), names, count, sizeof *names);
+    return hs__cfg_err(c, n, "%s: '%s' is not one of: %s%s%s%s", path, show(n, buf, sizeof buf),
+                       list, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 }
 
 static int parse_path(struct hs__ctx *c, const yaml_node_t *n, const char *path, char **out)
@@ -519,8 +525,11 @@ int hs__cfg_parse_map(struct hs__ctx *c, yaml_node_t *node, const struct hs__cfg
             if (!strcmp(scalar(k), t->fields[i].key))
                 break;
         char buf[64];
-        if (i == t->nfields)
-            return hs__cfg_err(c, k, "%s: unknown key '%s'", where, show(k, buf, sizeof buf));
+        if (i == t->nfields) {
+            const char *near = hs_closest_name(scalar(k), t->fields, t->nfields, sizeof *t->fields);
+            return hs__cfg_err(c, k, "%s: unknown key '%s'%s%s%s", where, show(k, buf, sizeof buf),
+                               near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        }
         if (t->fields[i].kind == HS__K_RENAMED)
             return hs__cfg_err(c, k, "%s%s%s: renamed to '%s' (units in names: config/README.md)",
                                path, *path ? "." : "", t->fields[i].key, t->fields[i].renamed_to);

@@ -305,6 +305,12 @@ static void test_unknown_key(void **state)
     expect_error("can:\n  nodes:\n    - {name: n, bus: b, protocol: mit, id: 1, joint: J, "
                  "kp: 3}\n",
                  "t.yaml:8:57: can.nodes[0]: unknown key 'kp'");
+    /* A typo names the key it was meant to be (issue 31); 'colour' above is too far from any. */
+    expect_error("physics:\n  iteratons: 12\n",
+                 "t.yaml:7:3: physics: unknown key 'iteratons' (did you mean 'iterations'?)");
+    expect_error("physics:\n  solver: quik\n",
+                 "t.yaml:7:11: physics.solver: 'quik' is not one of: quick, standard (did you mean "
+                 "'quick'?)");
 }
 
 static void test_wrong_type(void **state)
