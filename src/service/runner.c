@@ -333,20 +333,29 @@ static enum hs_rec_event_kind rec_event_kind(uint32_t kind)
     }
 }
 
-static void drain_log(struct hs_runner *r)
+/* FINAL: the run is over, so the open second's held-back overruns and skips are printed too. */
+static void drain_log(struct hs_runner *r, bool final)
 {
     struct hs_rt_log_rec rec;
     char line[256];
     while (hs_rt_ring_pop(hs_tick_loop_log(r->loop), &rec) == 0) {
-        hs_rt_log_format(&rec, line, sizeof line);
         if (r->rec)
             hs_rec_event(r->rec, rec_event_kind(rec.kind), rec.tick, rec.a, rec.b, rec.what);
+        bool summary;
+        bool as_is = hs__rt_log_summary_take(&r->log_summary, &rec, line, sizeof line, &summary);
+        if (summary)
+            hs_log(HS_LOG_WARNING, "%s", line);
+        if (!as_is)
+            continue;
+        hs_rt_log_format(&rec, line, sizeof line);
         /* A stop on request or at the end of --duration is normal, not a warning. */
         bool normal = rec.kind == HS_RT_LOG_STALL || rec.kind == HS_RT_LOG_SYNC_LOCKED ||
                       (rec.kind == HS_RT_LOG_STOP && rec.b == 0 &&
                        (rec.a == HS_TICK_STOP_REQUESTED || rec.a == HS_TICK_STOP_MAX_TICKS));
         hs_log(normal ? HS_LOG_INFO : HS_LOG_WARNING, "%s", line);
     }
+    if (final && hs__rt_log_summary_flush(&r->log_summary, line, sizeof line))
+        hs_log(HS_LOG_WARNING, "%s", line);
 }
 
 static int64_t grace_ns(const struct hs_runner *r)
@@ -367,7 +376,7 @@ static void abandon(struct supervisor *s)
            "the tick loop did not reach a tick boundary within %.0f ms of the second signal: "
            "emergency stop (%d I/O module%s) without it",
            (double)grace_ns(r) / 1e6, hooks, hooks == 1 ? "" : "s");
-    drain_log(r);
+    drain_log(r, true);
     struct hs_tick_progress p;
     hs_tick_loop_progress(r->loop, &p);
     printf("stopped: abandoned inside a tick (second signal); ticks %llu, deadline misses %llu, "
@@ -424,7 +433,7 @@ static void *supervise(void *arg)
             const char *ms = getenv("HILSIM_TEST_STALL_MS");
             hs_tick_loop_inject_stall(r->loop, (ms ? atoll(ms) : 3000) * 1000000LL);
         }
-        drain_log(r);
+        drain_log(r, false);
         hs__log_ode_messages(hs_bench_world(r->bench), false);
         int64_t now = hs_rt_now_ns();
         if (s->abandon_at_ns && now >= s->abandon_at_ns) {
@@ -468,7 +477,7 @@ static void *supervise(void *arg)
             next_wd = now + (int64_t)wd_usec * 1000 / 2;
         }
     }
-    drain_log(r);
+    drain_log(r, true);
     return NULL;
 }
 

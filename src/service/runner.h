@@ -13,6 +13,7 @@
 #include "io_module.h"
 #include "rt/rt_audit.h"
 #include "rt/tick_loop.h"
+#include "rt_log_summary.h"
 
 struct hs_recorder;
 
@@ -63,6 +64,7 @@ struct hs_runner {
     struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
     struct hs_recorder *rec;      /* NULL unless recording (io_module_record.c); after the bench */
     struct hs_scenario *scenario; /* --scenario (owned by the bench), or NULL */
+    struct hs__rt_log_summary log_summary; /* the supervisor's: overruns and skips per second */
 };
 
 /* Warm-up ticks between two looks for a pending SIGINT/SIGTERM (a sigpending call). */
