@@ -23,6 +23,7 @@
 #include "rt/rt_clock.h"
 
 #define MAX_TORQUES 64
+#define MAX_PACKAGES 16
 /* rad/s: the quick look's servo bandwidth (src/bench/quick_look_gains.c; its loop is implicit, so
  * light links need no clamp). */
 #define QUICK_LOOK_BANDWIDTH 30.0
@@ -41,6 +42,9 @@ struct sim_opts {
     unsigned ntorques;
     const char *sets[MAX_TORQUES]; /* --set KEY=VALUE */
     uint32_t nsets;
+    const char *packages[MAX_PACKAGES]; /* --package-path NAME=DIR or DIR, as `model` takes */
+    uint32_t npackages;
+    const char *mesh_collision; /* --mesh-collision: the robot's models[].mesh_collision */
 };
 
 static void usage(FILE *f)
@@ -62,6 +66,11 @@ static void usage(FILE *f)
             "  --model FILE      quick look: this robot with default physics and a PD hold\n"
             "                    tuned per joint (critically damped, 30 rad/s)\n"
             "  --env FILE        quick look: a static environment (e.g. a floor)\n"
+            "  --package-path NAME=DIR|DIR\n"
+            "                    quick look: URDF package://NAME/ is DIR, or DIR holds\n"
+            "                    packages (as `hilsim model` takes it); repeatable\n"
+            "  --mesh-collision M  quick look: the robot's collision meshes (its\n"
+            "                    models[].mesh_collision: config/README.md lists the values)\n"
             "  --set KEY=VALUE   override one config key (physics.friction=0.3), checked as in\n"
             "                    the file; repeatable\n"
             "  --scenario FILE   play a test scenario (scenarios/README.md); the run lasts\n"
@@ -127,6 +136,8 @@ static int parse(int argc, char **argv, struct sim_opts *o)
                                              {"free", no_argument, 0, 'f'},
                                              {"model", required_argument, 0, 'm'},
                                              {"env", required_argument, 0, 'v'},
+                                             {"package-path", required_argument, 0, 'p'},
+                                             {"mesh-collision", required_argument, 0, 'M'},
                                              {"scenario", required_argument, 0, 's'},
                                              {"junit", required_argument, 0, 'j'},
                                              {"result-json", required_argument, 0, 'J'},
@@ -201,6 +212,20 @@ static int parse(int argc, char **argv, struct sim_opts *o)
         case 'v':
             o->env = optarg;
             break;
+        case 'p':
+            if (o->npackages == MAX_PACKAGES || !optarg[0] || optarg[0] == '=' ||
+                optarg[strlen(optarg) - 1] == '=') {
+                fprintf(stderr,
+                        "hilsim sim: --package-path NAME=DIR or DIR (at most %d), not "
+                        "'%s'\n",
+                        MAX_PACKAGES, optarg);
+                return HS_EXIT_USAGE;
+            }
+            o->packages[o->npackages++] = optarg;
+            break;
+        case 'M':
+            o->mesh_collision = optarg;
+            break;
         case 'h':
             usage(stdout);
             return -1;
@@ -213,6 +238,11 @@ static int parse(int argc, char **argv, struct sim_opts *o)
         o->config = argv[optind++];
     if ((o->junit || o->result_json) && !o->scenario) {
         fprintf(stderr, "hilsim sim: --junit and --result-json need --scenario\n");
+        return HS_EXIT_USAGE;
+    }
+    if (!o->model && (o->npackages || o->mesh_collision)) {
+        fprintf(stderr, "hilsim sim: --package-path and --mesh-collision belong to the quick look "
+                        "(--model); a config says them in models[]\n");
         return HS_EXIT_USAGE;
     }
     if (optind < argc || (!o->config == !o->model) || (o->env && !o->model)) {
@@ -243,8 +273,41 @@ static int load_quick_look(const struct sim_opts *o, const struct hs_config **re
     }
     snprintf(yaml + n, sizeof yaml - (size_t)n, "controller: {type: %s}\n",
              o->free_joints ? "none" : "pd_hold");
-    return hs_config_load_buffer_sets(yaml, strlen(yaml), "<quick look>", NULL, o->sets, o->nsets,
-                                      ret, d);
+    /* --mesh-collision and --package-path NAME=DIR become the robot's config keys (so they are
+     * checked as in a file); a bare DIR joins $HS_PACKAGE_PATH, which the loader searches as
+     * `hilsim model --package-path DIR` does. */
+    char sets_buf[MAX_PACKAGES + 1][PATH_MAX + 96];
+    const char *sets[MAX_TORQUES + MAX_PACKAGES + 1];
+    uint32_t nsets = 0;
+    for (uint32_t i = 0; i < o->nsets; i++)
+        sets[nsets++] = o->sets[i];
+    if (o->mesh_collision) {
+        snprintf(sets_buf[0], sizeof sets_buf[0], "models.0.mesh_collision=%s", o->mesh_collision);
+        sets[nsets++] = sets_buf[0];
+    }
+    for (uint32_t i = 0; i < o->npackages; i++) {
+        const char *arg = o->packages[i], *eq = strchr(arg, '=');
+        char dir[PATH_MAX];
+        if (!realpath(eq ? eq + 1 : arg, dir))
+            return hs_diag_set(d, -errno, eq ? eq + 1 : arg, 0, 0,
+                               "--package-path: cannot open directory: %s", strerror(errno));
+        if (strpbrk(dir, "\"\\\n"))
+            return hs_diag_set(d, -EINVAL, dir, 0, 0,
+                               "--package-path: a directory name with a quote, backslash or "
+                               "newline cannot be passed on; use a config file");
+        if (!eq) {
+            const char *old = getenv("HS_PACKAGE_PATH");
+            char joined[2 * PATH_MAX + 2];
+            snprintf(joined, sizeof joined, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+            setenv("HS_PACKAGE_PATH", joined, 1);
+            continue;
+        }
+        snprintf(sets_buf[i + 1], sizeof sets_buf[i + 1], "models.0.package_paths.%.*s.dir=\"%s\"",
+                 (int)(eq - arg), arg, dir);
+        sets[nsets++] = sets_buf[i + 1];
+    }
+    return hs_config_load_buffer_sets(yaml, strlen(yaml), "<quick look>", NULL, sets, nsets, ret,
+                                      d);
 }
 
 /* A massless link between two moving joints (OpenHRP's *_bush samples model a bushing as six
