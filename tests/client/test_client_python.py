@@ -208,5 +208,38 @@ class TestBindings(unittest.TestCase):
             self.assertEqual(b, a + 1 + m)  # every tick seen once or counted missed
 
 
+
+class ConstantsMatchTheHeader(unittest.TestCase):
+    """The module's constants (documented in python/README.md) equal include/hilsim/shm_abi.h's
+    enums and flags, read from the header itself: a value added or renumbered there fails here."""
+
+    def test_constants(self):
+        import re
+        with open(os.path.join(SRC, "include", "hilsim", "shm_abi.h")) as f:
+            header = f.read()
+
+        def enum_values(prefix):
+            """name -> value for the enumerators starting with prefix (C numbering rules)."""
+            out, nxt = {}, 0
+            for name, expr in re.findall(r"\b(%s[A-Z_]+)\s*(?:=\s*([^,/\n]+))?," % prefix, header):
+                if name.endswith("_MAX"):
+                    continue
+                if expr:
+                    e = expr.strip().replace("u <<", " <<")
+                    nxt = eval(e, {})  # the header's literals: integers and shifts only
+                out[name[len(prefix):]] = nxt
+                nxt += 1
+            return out
+
+        for prefix, module_prefix in (("HS_SHM_MODE_", "MODE_"), ("HS_SHM_CLOCK_", "CLOCK_"),
+                                      ("HS_SHM_CLIENT_", "CLIENT_"), ("HS_SHM_KIND_", "KIND_")):
+            values = enum_values(prefix)
+            self.assertTrue(values, prefix)
+            for name, value in values.items():
+                with self.subTest(name=prefix + name):
+                    self.assertEqual(getattr(hc, module_prefix + name), value)
+        self.assertEqual(hc.BENCH_SAFE_HOLD, enum_values("HS_SHM_BENCH_")["SAFE_HOLD"])
+        self.assertEqual(hc.BENCH_FAULT, enum_values("HS_SHM_BENCH_")["FAULT"])
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
