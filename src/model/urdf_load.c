@@ -477,6 +477,16 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
         }
         if (r == 0)
             r = read_inertial(u, x->node, l);
+        /* Bullet's KUKA iiwa: a massless link_0 and no 'world' link, so the arm's base floats
+         * at the stand-in mass under the whole arm and jitters or topples; it loaded silently. */
+        if (r == 0 && k == first && first == 0 && l->mass == 0)
+            r = hs__urdf_warn(u, x->node,
+                              "link '%s' is the robot's root: it floats (no 'world' link fixes it) "
+                              "and has no <inertial>, so the simulation gives it 1 g under the "
+                              "whole robot; a base meant to be bolted down needs <link "
+                              "name=\"world\"/> and a fixed joint from it to '%s', a free one "
+                              "its mass",
+                              x->name, x->name);
         if (r == 0) {
             l->geom_first = m->ngeoms;
             r = hs__urdf_collisions(u, x->node, (int32_t)(k - first));

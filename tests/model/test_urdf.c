@@ -349,12 +349,6 @@ static void test_meshes(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-struct bad {
-    const char *file;
-    int line;
-    const char *words;
-};
-
 static bool warned(const struct hs_model *m, const char *words)
 {
     for (uint32_t i = 0; i < m->nwarnings; i++)
@@ -362,6 +356,48 @@ static bool warned(const struct hs_model *m, const char *words)
             return true;
     return false;
 }
+
+/* A floating root without <inertial> (Bullet's KUKA iiwa: massless link_0, no 'world' link)
+ * loads with a warning at the link naming the way out; with a 'world' link or a mass it does
+ * not warn. */
+static void test_massless_floating_root_warns(void **state)
+{
+    (void)state;
+    static const char floating[] =
+        "<?xml version=\"1.0\"?>\n<robot name=\"arm\">\n"
+        "  <link name=\"link_0\"/>\n"
+        "  <link name=\"link_1\"><inertial><mass value=\"4\"/><inertia ixx=\"0.1\" "
+        "iyy=\"0.1\" izz=\"0.1\"/></inertial></link>\n"
+        "  <joint name=\"j1\" type=\"continuous\"><parent link=\"link_0\"/><child "
+        "link=\"link_1\"/></joint>\n</robot>\n";
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load_buffer(floating, sizeof floating - 1, "iiwa.urdf", NULL, &m, &d),
+                     0);
+    assert_true(warned(m, "iiwa.urdf:3: link 'link_0' is the robot's root: it floats (no 'world' "
+                          "link fixes it) and has no <inertial>"));
+    hs_model_free(m);
+    /* Bolted down through a 'world' link: no warning. */
+    char fixed[sizeof floating + 128];
+    snprintf(fixed, sizeof fixed, "%s", floating);
+    char *at = strstr(fixed, "  <link name=\"link_0\"/>");
+    assert_non_null(at);
+    static const char world[] = "  <link name=\"world\"/><joint name=\"base\" type=\"fixed\">"
+                                "<parent link=\"world\"/><child link=\"link_0\"/></joint>\n";
+    memmove(at + strlen(world), at, strlen(at) + 1);
+    memcpy(at, world, strlen(world));
+    m = NULL;
+    assert_int_equal(hs_model_load_buffer(fixed, strlen(fixed), "iiwa.urdf", NULL, &m, &d), 0);
+    assert_false(warned(m, "is the robot's root"));
+    hs_model_free(m);
+}
+
+struct bad {
+    const char *file;
+    int line;
+    const char *words;
+};
 
 /* ros2_control: interfaces onto the joints, interface limits tighten the joint's, what hilsim
  * does not map is a warning naming it. */
@@ -448,9 +484,13 @@ static void test_bad_files(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full),      cmocka_unit_test(test_world_root),
-        cmocka_unit_test(test_registry),  cmocka_unit_test(test_meshes),
-        cmocka_unit_test(test_bad_files), cmocka_unit_test(test_ros2_control),
+        cmocka_unit_test(test_full),
+        cmocka_unit_test(test_world_root),
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_meshes),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_ros2_control),
+        cmocka_unit_test(test_massless_floating_root_warns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
