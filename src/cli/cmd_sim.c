@@ -24,6 +24,7 @@
 
 #define MAX_TORQUES 64
 #define MAX_PACKAGES 16
+#define HS_QUICK_LOOK_MODELS 2 /* the robot and its environment */
 /* rad/s: the quick look's servo bandwidth (src/bench/quick_look_gains.c; its loop is implicit, so
  * light links need no clamp). */
 #define QUICK_LOOK_BANDWIDTH 30.0
@@ -253,6 +254,41 @@ static int parse(int argc, char **argv, struct sim_opts *o)
     return 0;
 }
 
+/* ANYmal C (52 kg) sank to its knees under the quick look's 30 rad/s hold and the summary only
+ * said "largest joint deviation 1.67719": a floating robot whose root sank by a fifth of its
+ * starting height, or a joint that moved more than 0.5 rad from its pose, was not held, and the
+ * quick look says so and what to do. */
+static void warn_if_not_held(const struct hs_config *cfg, struct hs_bench *b, const double *z0,
+                             double worst, const char *worst_name)
+{
+    for (uint32_t m = 0; m < cfg->nmodels && m < HS_QUICK_LOOK_MODELS; m++) {
+        if (cfg->models[m].is_static || hs_bench_model(b, m)->links[0].joint_type != HS_JOINT_FREE)
+            continue;
+        struct hs_pose p;
+        hs_world_link_pose(hs_bench_world(b), m, 0, &p);
+        if (z0[m] > 0 && p.p[2] < 0.8 * z0[m]) {
+            hs_log(HS_LOG_WARNING,
+                   "quick look: the hold did not hold the robot (%s): its root sank from %.3f "
+                   "to %.3f m "
+                   "(%.0f %%), %s moved %.3f from its initial pose: the quick look's servo "
+                   "(30 rad/s on what each joint moves, within its torque limit) does not carry "
+                   "this load; give the robot a config with controller.bandwidth_rad_s or "
+                   "per-joint gains (config/README.md, 'controller'), and check the limits",
+                   cfg->models[m].name, z0[m], p.p[2], 100 * (z0[m] - p.p[2]) / z0[m], worst_name,
+                   worst);
+            return;
+        }
+    }
+    if (worst > 0.5)
+        hs_log(HS_LOG_WARNING,
+               "quick look: the hold did not hold the robot: %s moved %.3f from its initial pose "
+               "(more than 0.5): the quick look's servo (30 rad/s on what each joint moves, "
+               "within its torque limit) does not carry this load; give the robot a config with "
+               "controller.bandwidth_rad_s or per-joint gains (config/README.md, 'controller'), "
+               "and check the limits",
+               worst_name, worst);
+}
+
 /* A quick look goes through the same config parser as a bench file, so it is validated the
  * same way and the defaults are the documented ones. */
 static int load_quick_look(const struct sim_opts *o, const struct hs_config **ret,
@@ -468,6 +504,13 @@ int hs_cmd_sim(int argc, char **argv)
         hs__sim_csv_header(out, b);
     }
     int werr = 0;
+    /* The quick look says so when its hold did not hold the robot (below). */
+    double z0[HS_QUICK_LOOK_MODELS] = {0};
+    for (uint32_t m = 0; m < cfg->nmodels && m < HS_QUICK_LOOK_MODELS; m++) {
+        struct hs_pose p;
+        hs_world_link_pose(hs_bench_world(b), m, 0, &p);
+        z0[m] = p.p[2];
+    }
     int64_t w0 = hs_rt_now_ns();
     hs_bench_sensors(b, 0, 0);
     if (out)
@@ -543,6 +586,8 @@ int hs_cmd_sim(int argc, char **argv)
     if (hs_bench_joint_count(b))
         fprintf(sum, "largest joint deviation from the initial pose: %.5f (%s)\n", worst,
                 worst_name);
+    if (o.model && !o.free_joints && !o.ntorques && rc != HS_EXIT_PLANT_FAULT)
+        warn_if_not_held(cfg, b, z0, worst, worst_name);
     if (rc == HS_EXIT_PLANT_FAULT) {
         char why[512];
         hs_bench_fault_format(b, why, sizeof why);
