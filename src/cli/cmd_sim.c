@@ -588,6 +588,17 @@ int hs_cmd_sim(int argc, char **argv)
                 worst_name);
     if (o.model && !o.free_joints && !o.ntorques && rc != HS_EXIT_PLANT_FAULT)
         warn_if_not_held(cfg, b, z0, worst, worst_name);
+    /* --torque J=1e9 was bounded by the motor model without a word: say what the joint got. */
+    for (unsigned k = 0; k < o.ntorques && rc != HS_EXIT_PLANT_FAULT; k++) {
+        int j = hs_bench_find_joint(b, o.torques[k].joint);
+        double want = o.torques[k].value, got = j >= 0 ? hs_bench_joint_reading(b, j)->torque : 0;
+        if (j >= 0 && fabs(got) < 0.99 * fabs(want))
+            hs_log(
+                HS_LOG_WARNING,
+                "--torque %s=%g: the drive delivered %g at the last tick: the motor model bounds "
+                "it (torque, current or velocity limit: hilsim model lists the joint's)",
+                o.torques[k].joint, want, got);
+    }
     if (rc == HS_EXIT_PLANT_FAULT) {
         char why[512];
         hs_bench_fault_format(b, why, sizeof why);

@@ -133,5 +133,25 @@ class QuickLookSaysWhenItDoesNotHold(unittest.TestCase):
         self.assertNotIn("did not hold", r.stderr)
 
 
+
+class SaturatedTorque(unittest.TestCase):
+    """A constant --torque the motor model bounds says what the joint got (issue 31.4)."""
+
+    def sim(self, torque):
+        cfg = os.path.join(os.environ.get("HS_SOURCE_DIR", "."), "config", "arm2-demo.yaml")
+        return subprocess.run([HILSIM, "sim", cfg, "--torque", "ELBOW=" + torque, "--duration",
+                               "0.2"], capture_output=True, text=True, timeout=120)
+
+    def test_bounded_torque_warns(self):
+        r = self.sim("1e9")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("--torque ELBOW=1e+09: the drive delivered", r.stderr)
+
+    def test_torque_within_limits_does_not(self):
+        r = self.sim("0.5")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("the drive delivered", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
