@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (k < 0 || k > OUT_MAX || !isfinite(cmd.q_ref_rad) || !isfinite(cmd.kp_nm_rad) ||
             !isfinite(cmd.kd_nm_s_rad) || !isfinite(cmd.tau_ff_nm) || !isfinite(cmd.dq_ref_rad_s))
             __builtin_trap();
-        if (cmd.enabled && (node.mode != HS_RS_MODE_RUN || node.faults || node.fault_word))
+        if (cmd.enabled &&
+            (node.regs.mode != HS_RS_MODE_RUN || node.regs.faults || node.regs.fault_word))
             __builtin_trap();
         for (int i = 0; i < k; i++) {
             const struct hs_can_frame *o = &out[i];
