@@ -277,7 +277,8 @@ void hs_rs_node_fault(struct hs_rs_node *node, uint32_t fault_word);
 void hs_rs_node_stop(struct hs_rs_node *node);
 
 /* The firmware's speed-loop rate is not published: spd_ki is taken as the integrator's gain per
- * sample of a 1 kHz loop (hilsim integrates once per tick at that rate). */
-#define HS_RS_SPEED_LOOP_HZ 1000.0
+ * sample of a 5 kHz loop (hilsim's choice, a quarter of a 20 kHz current loop; it integrates
+ * once per tick at that rate). */
+#define HS_RS_SPEED_LOOP_HZ 5000.0
 
 #endif
