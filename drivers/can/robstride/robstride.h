@@ -186,6 +186,8 @@ struct hs_rs_config {
     double vbus_v;               /* reported when the joint state has none */
     double temp_c;               /* reported when the joint state has none */
     uint64_t mcu_uid;            /* the type 0 answer */
+    int64_t loop_period_ns;      /* the loops' step: the bench's tick (physics advances by it);
+                                  * 0: the time between polls */
 };
 
 /* Defaults for a model: host 0 (the manual's CAN_MASTER default), timeout off, 24 V, 25 °C

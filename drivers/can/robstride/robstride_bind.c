@@ -52,6 +52,8 @@ static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
                               : rc.limits.t_max == t_max_model
                                   ? rc.torque_constant_nm_a /* the model's peak torque / current */
                                   : rc.limits.t_max / rc.gains.limit_cur;
+    /* the loops step with the physics: one tick's simulated time per poll, however late */
+    rc.loop_period_ns = hs_bench_tick_period_ns(bench);
     rc.vbus_v = s->vbus_v;
     rc.temp_c = s->temperature_c;
     struct hs_diag nd = {0};
@@ -125,8 +127,8 @@ static void rs_publish(struct hs_can_port *port, const struct hs_bench *bench, i
     struct hs_rs_node *n = &p->node;
     n->meas.q_rad = r->q - n->zero_offset_rad;
     n->meas.dq_rad_s = r->dq;
-    n->meas.tau_nm = r->torque;
-    n->meas.iq_a = r->torque / n->cfg.torque_constant_nm_a;
+    n->meas.tau_nm = n->regs.mode == HS_RS_MODE_RUN ? r->torque : 0.0; /* as rs_poll */
+    n->meas.iq_a = n->meas.tau_nm / n->cfg.torque_constant_nm_a;
     hs_rs_replier_publish(&p->reply, n, r->q);
 }
 

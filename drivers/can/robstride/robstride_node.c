@@ -244,7 +244,9 @@ static int rs_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
 {
     struct hs_rs_node *n = (struct hs_rs_node *)base;
     struct hs_rs_regs *g = &n->regs;
-    double dt = n->last_poll_ns && now_ns > n->last_poll_ns ? (now_ns - n->last_poll_ns) * 1e-9 : 0;
+    double dt = n->cfg.loop_period_ns > 0                     ? n->cfg.loop_period_ns * 1e-9
+                : n->last_poll_ns && now_ns > n->last_poll_ns ? (now_ns - n->last_poll_ns) * 1e-9
+                                                              : 0;
     if (dt > 0.1)
         dt = 0.1; /* a stall of the bench is not 100 ms of integration */
     n->last_poll_ns = now_ns;
@@ -262,11 +264,14 @@ static int rs_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
         base->stats.timeouts++;
         base->cmd.seq++;
     }
+    /* the drive's torque is its own current's: none with the output off (reset mode), whatever
+     * the bench's safe behaviour holds the joint with */
+    double tau = g->mode == HS_RS_MODE_RUN ? js->tau_nm : 0.0;
     n->meas = (struct hs_rs_measured){
         .q_rad = js->q_rad - n->zero_offset_rad,
         .dq_rad_s = js->dq_rad_s,
-        .tau_nm = js->tau_nm,
-        .iq_a = js->tau_nm / n->cfg.torque_constant_nm_a,
+        .tau_nm = tau,
+        .iq_a = tau / n->cfg.torque_constant_nm_a,
         .vbus_v = js->vbus_v > 0 ? js->vbus_v : n->cfg.vbus_v,
         .temp_c = isnan(js->temp_c) ? n->cfg.temp_c : js->temp_c,
         .zero_offset_rad = n->zero_offset_rad,
