@@ -146,10 +146,10 @@ static void test_enable_command_feedback(void **state)
     assert_true(fabs(r.cmd.q_ref_rad + 4 * PI) < 1e-9 && fabs(r.cmd.dq_ref_rad_s - 30) < 1e-9);
     assert_true(fabs(r.cmd.kp_nm_rad - 500) < 1e-9 && r.cmd.kd_nm_s_rad == 0);
     assert_true(fabs(r.cmd.tau_ff_nm - 12) < 1e-9);
-    /* stop: reset mode, output off */
+    /* stop: reset mode, output off: the drive's torque is 0, whatever holds the joint */
     assert_int_equal(offer(&r, frame(4, HOST, NULL)), 0);
     assert_int_equal(poll(&r), 1);
-    check_feedback(&r.out[0], 0, 0, 0.3, -1.5, 2.0, 25);
+    check_feedback(&r.out[0], 0, 0, 0.3, -1.5, 0.0, 25);
     assert_false(r.cmd.enabled);
 }
 
@@ -311,7 +311,7 @@ static void test_codec_round_trip_and_models(void **state)
 }
 
 /* Reads of every parameter the vendor SDK names (robstride_dynamics ParameterType: index and
- * type), on an RS04 at q 1.25 rad (zero offset 0), dq 0.75, torque 6 N·m: status 0, and the
+ * type), on an enabled RS04 at q 1.25 rad (zero offset 0), dq 0.75, torque 6 N·m: status 0, and the
  * value where hilsim knows it (the SDK unpacks int8 from byte 4, uint16 from 4-5, uint32 and
  * float32 from 4-7). The CyberGear has no 0x3xxx reads and nothing above 0x7020. */
 struct sdk_param {
@@ -339,6 +339,10 @@ static void test_sdk_parameters_per_model(void **state)
     struct hs_can_joint_state js = {.q_rad = 1.25, .dq_rad_s = 0.75, .tau_nm = 6, .temp_c = NAN};
     struct hs_can_joint_command cmd;
     struct hs_can_frame out[HS_RS_REPLY_MAX];
+    /* enabled (in run mode the drive's torque is the plant's; in reset mode 0) */
+    struct hs_can_frame en = frame(3, HOST, NULL);
+    assert_int_equal(hs_can_node_on_frame(&n.base, &en, 0), 0);
+    assert_int_equal(hs_can_node_poll(&n.base, 1000000, &js, &cmd, out, HS_RS_REPLY_MAX), 1);
     for (size_t i = 0; i < sizeof sdk / sizeof sdk[0]; i++) {
         uint8_t d[8] = {sdk[i].index & 0xFF, sdk[i].index >> 8};
         struct hs_can_frame f = frame(17, HOST, d);
