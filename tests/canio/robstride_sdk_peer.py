@@ -20,8 +20,9 @@ kp 2000 N·m/rad: 0.02 (gravity's sag, tau_g / kp, is at most 18 / 2000 = 0.009)
 0.01; speed mode: the mean speed over 1 s within 10 % of spd_ref, and spd_ref 0 holds (drift
 below 0.01 rad in 0.5 s); current mode: the torque read back and the plant's within 1 % of
 Kt iq_ref, and 3 A past the holding current lifts the joint. The holding torque read in CSP
-against the plant's mean over 20 ticks: 1.5 N·m (the loop's tick-to-tick ripple at the 10 ms
-tick), and against Kt iqf read just after it: 0.5 N·m. In reset mode the drive's torque and current read 0 (its output is
+carries the load (below -5 N·m: gravity on the shoulder at 0.5 rad is about 11 N·m) and is the
+plant's mean over 20 ticks and Kt iqf read just after it within 3 N·m (the loop ripples by
+about ±1.5 N·m tick to tick at the 10 ms tick; reads and the mean are different ticks). In reset mode the drive's torque and current read 0 (its output is
 off). Exit 0 when every check passed."""
 import argparse
 import json
@@ -168,8 +169,8 @@ def main():
         bench.ticks(1)
         taus.append(bench.state("SHOULDER")[2])
     mean_tau = sum(taus) / len(taus)
-    check(hold_tau is not None and hold_iq is not None and abs(hold_tau - mean_tau) < 1.5 and
-          abs(hold_tau - 3.6 * hold_iq) < 0.5,
+    check(hold_tau is not None and hold_iq is not None and hold_tau < -5 and
+          abs(hold_tau - mean_tau) < 3 and abs(hold_tau - 3.6 * hold_iq) < 3,
           "read(MEASURED_TORQUE) holding in CSP: %r N·m (iqf %r A), the plant's mean %.3f "
           "(%.3f..%.3f)" % (hold_tau, hold_iq, mean_tau, min(taus), max(taus)))
     # ---- speed (run_mode 2): 0.3 rad/s, then 0 holds ----

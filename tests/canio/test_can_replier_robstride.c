@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "../../src/bench/io_can.h"
+#include "can_protocol.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/config.h"
@@ -183,12 +184,30 @@ static void test_robstride_immediate(void **state)
     f = read_param(&r, 0x3016);        /* the last published angle */
     sent++;
     assert_true(fabs(f32_of(&f) - q) < 0.05);
+    /* a fault the node raises on its own (the scenario hook, on the tick) reaches the reply
+     * thread with the next publish: the type 21 report goes out with that tick, then an enable
+     * is refused and its answer, and faultSta (0x3022), show the fault */
+    struct hs_can_port *port = hs_can_port_find(&r.cfg->can.nodes[0]);
+    assert_non_null(port);
+    port->proto->raise_fault(port, 1u /* over-temperature */, true);
     tick(&r, 3000);
+    f = answer(&r);
+    assert_int_equal(f.id >> 24, 21);
+    send_rs(&r, 3, NULL);
+    f = answer(&r);
+    sent++;
+    assert_int_equal(f.id >> 24, 2);
+    assert_int_equal(f.id >> 22 & 3, 0);          /* reset mode: enabling is refused */
+    assert_int_equal(f.id >> 16 & 0x3F, 1u << 2); /* the feedback's over-temperature flag */
+    f = read_param(&r, 0x3022);
+    sent++;
+    assert_int_equal(f.data[4], 1);
+    tick(&r, 3001);
     struct hs_bench_can_node_stats ns;
     assert_int_equal(hs_bench_can_node_stats(r.can, 0, &ns), 0);
     assert_string_equal(ns.protocol, "robstride");
     assert_int_equal(ns.node.frames_ok, sent);
-    assert_int_equal(ns.node.tx_frames, sent); /* one answer each, none again from the tick */
+    assert_int_equal(ns.node.tx_frames, sent + 1); /* one answer each and the fault report */
     /* nothing else came: no second answer from the ticks */
     struct hs_can_frame extra;
     assert_int_equal(hs_can_bus_recv(r.peer, &extra, 1), 0);
