@@ -24,6 +24,9 @@ PKGS=(
   clang-14 libclang-rt-14-dev
   # CAN peers and tools used by tests, python for the client bindings
   can-utils python3 python3-can
+  # the vendor's Robstride SDK (../shared/clients/python/robstride_dynamics) imports numpy and tqdm:
+  # tests/canio/guest-robstride-sdk.sh drives hilsim with it
+  python3-numpy python3-tqdm
   # DBC oracle for tests/can/test_dbc_canmatrix.py (the test skips without it)
   python3-canmatrix
   # URDF oracle: urdfdom's check_urdf judges every exported model (tests/model/test_urdf_cli.py)

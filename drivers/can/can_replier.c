@@ -34,7 +34,9 @@ struct slot {
     _Atomic uint32_t seq;
     _Atomic uint64_t p, v, t;
     _Atomic uint64_t answer[32];
-    _Atomic uint64_t replies; /* io:w */
+    _Atomic uint64_t replies;          /* io:w */
+    hs_can_replier_answer_fn answerer; /* a protocol's own answers (else MIT/ODrive above) */
+    void *answerer_ctx;
 };
 
 struct hs_can_replier {
@@ -112,6 +114,20 @@ int hs_can_replier_add_odrive(struct hs_can_replier *r, uint8_t node_id, uint32_
     s->odrive = true;
     s->motor_id = node_id;
     s->getters = getters;
+    *ret_slot = r->nslots++;
+    return 0;
+}
+
+int hs_can_replier_add_answerer(struct hs_can_replier *r, hs_can_replier_answer_fn answer,
+                                void *ctx, uint32_t *ret_slot)
+{
+    if (r->running)
+        return -EBUSY;
+    if (r->nslots == HS_CAN_REPLIER_MAX_NODES)
+        return -ENOSPC;
+    struct slot *s = &r->slots[r->nslots];
+    s->answerer = answer;
+    s->answerer_ctx = ctx;
     *ret_slot = r->nslots++;
     return 0;
 }
@@ -233,16 +249,36 @@ static bool answer_odrive(struct hs_can_replier *r, const struct hs_can_frame *f
     return false;
 }
 
+/* The slots whose protocol answers for itself. */
+static bool answer_custom(struct hs_can_replier *r, const struct hs_can_frame *f)
+{
+    for (uint32_t k = 0; k < r->nslots; k++) {
+        struct slot *s = &r->slots[k];
+        if (!s->answerer)
+            continue;
+        struct hs_can_frame out;
+        int a = s->answerer(s->answerer_ctx, f, &out);
+        if (a < 0)
+            continue;
+        if (a == 0)
+            atomic_fetch_add_explicit(&r->unanswered, 1, memory_order_relaxed);
+        else
+            send_reply(r, s, &out);
+        return true;
+    }
+    return false;
+}
+
 static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
 {
-    if (answer_odrive(r, f))
+    if (answer_custom(r, f) || answer_odrive(r, f))
         return;
     if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR | HS_CAN_FLAG_FD) ||
         f->len != 8)
         return; /* the firmware answers every 8-byte frame on its ID, nothing else */
     for (uint32_t k = 0; k < r->nslots; k++) {
         struct slot *s = &r->slots[k];
-        if (s->odrive || f->id != s->motor_id)
+        if (s->odrive || s->answerer || f->id != s->motor_id)
             continue;
         double p, v, t;
         if (!snapshot(s, &p, &v, &t)) {

@@ -40,6 +40,15 @@ int hs_can_replier_add_mit(struct hs_can_replier *r, const struct hs_mit_config 
  * cmd ID) of node NODE_ID from slot *ret_slot's answers. */
 int hs_can_replier_add_odrive(struct hs_can_replier *r, uint8_t node_id, uint32_t getters,
                               uint32_t *ret_slot);
+/* A protocol's own answers on the I/O thread (Robstride): called there for every frame, after
+ * the frame went into the tick's ring. 1: the answer is in *ret_out (sent at once); 0: the
+ * frame is the node's but has no answer yet (nothing published: counted unanswered); -1: not
+ * its frame. CTX is the protocol's and outlives the replier. */
+typedef int (*hs_can_replier_answer_fn)(void *ctx, const struct hs_can_frame *f,
+                                        struct hs_can_frame *ret_out);
+/* init only: a slot answered by ANSWER (its replies counted as the slot's). */
+int hs_can_replier_add_answerer(struct hs_can_replier *r, hs_can_replier_answer_fn answer,
+                                void *ctx, uint32_t *ret_slot);
 /* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's), pinned
  * to CPU when cpu >= 0 (an error, not a silent fallback, when that CPU cannot be used). */
 int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct hs_diag *d);

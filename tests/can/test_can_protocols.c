@@ -2,6 +2,7 @@
  * under the same name, the config ops are complete, every key of the protocol's section is
  * documented in its README, and each protocol's node defaults are the config's defaults. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 #include "hilsim/can_odrive.h"
 #include "mit/mit_config.h"
 #include "odrive/odrive_config.h"
+#include "robstride/robstride.h"
+#include "robstride/robstride_config.h"
 
 static void test_every_protocol_registered_twice_by_one_name(void **state)
 {
@@ -119,6 +122,22 @@ static void test_odrive_node_defaults_are_the_config_defaults(void **state)
     assert_int_equal(n.enable_torque_mode_vel_limit, c->enable_torque_mode_vel_limit);
 }
 
+static void test_robstride_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    union hs_cfg_proto_section sec;
+    hs__can_proto_cfgs[HS_CFG_PROTO_ROBSTRIDE]->defaults(sec.bytes);
+    const struct hs_cfg_robstride *c = (const struct hs_cfg_robstride *)(const void *)sec.bytes;
+    struct hs_rs_config n;
+    hs_rs_config_init(&n, (enum hs_rs_model)c->model, 1);
+    assert_int_equal(n.model, c->model);
+    assert_int_equal(n.host_id, c->host_id);
+    assert_true(n.timeout_ns == (int64_t)(c->timeout_s * 1e9 + 0.5));
+    assert_true(n.vbus_v == c->vbus_v && n.temp_c == c->temperature_c);
+    /* the packing ranges and the torque constant: NAN in the config, the model's in the node */
+    assert_true(isnan(c->p_max) && isnan(c->t_max) && isnan(c->torque_constant_nm_a));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -126,6 +145,7 @@ int main(void)
         cmocka_unit_test(test_every_section_key_documented),
         cmocka_unit_test(test_mit_node_defaults_are_the_config_defaults),
         cmocka_unit_test(test_odrive_node_defaults_are_the_config_defaults),
+        cmocka_unit_test(test_robstride_node_defaults_are_the_config_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

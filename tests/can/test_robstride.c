@@ -146,10 +146,10 @@ static void test_enable_command_feedback(void **state)
     assert_true(fabs(r.cmd.q_ref_rad + 4 * PI) < 1e-9 && fabs(r.cmd.dq_ref_rad_s - 30) < 1e-9);
     assert_true(fabs(r.cmd.kp_nm_rad - 500) < 1e-9 && r.cmd.kd_nm_s_rad == 0);
     assert_true(fabs(r.cmd.tau_ff_nm - 12) < 1e-9);
-    /* stop: reset mode, output off */
+    /* stop: reset mode, output off: the drive's torque is 0, whatever holds the joint */
     assert_int_equal(offer(&r, frame(4, HOST, NULL)), 0);
     assert_int_equal(poll(&r), 1);
-    check_feedback(&r.out[0], 0, 0, 0.3, -1.5, 2.0, 25);
+    check_feedback(&r.out[0], 0, 0, 0.3, -1.5, 0.0, 25);
     assert_false(r.cmd.enabled);
 }
 
@@ -310,6 +310,141 @@ static void test_codec_round_trip_and_models(void **state)
     assert_int_equal(hs_rs_unpack_feedback(l, 1u << 24, d, &back), -EBADMSG);
 }
 
+/* Reads of every parameter the vendor SDK names (robstride_dynamics ParameterType: index and
+ * type), on an enabled RS04 at q 1.25 rad (zero offset 0), dq 0.75, torque 6 N·m: status 0, and the
+ * value where hilsim knows it (the SDK unpacks int8 from byte 4, uint16 from 4-5, uint32 and
+ * float32 from 4-7). The CyberGear has no 0x3xxx reads and nothing above 0x7020. */
+struct sdk_param {
+    uint16_t index;
+    char type;   /* b int8, B uint8, H uint16, L uint32, f float32 */
+    double want; /* NAN: any finite value */
+};
+
+static void test_sdk_parameters_per_model(void **state)
+{
+    (void)state;
+    static const struct sdk_param sdk[] = {
+        {0x2005, 'f', 0},    {0x3016, 'f', 1.25}, {0x3017, 'f', 0.75}, {0x302C, 'f', 6},
+        {0x7005, 'b', 0},    {0x7006, 'f', 0},    {0x700A, 'f', 0},    {0x700B, 'f', 120},
+        {0x7010, 'f', NAN},  {0x7011, 'f', NAN},  {0x7014, 'f', NAN},  {0x7016, 'f', 0},
+        {0x7017, 'f', 15},   {0x7018, 'f', 90},   {0x7019, 'f', 1.25}, {0x701A, 'f', NAN},
+        {0x701B, 'f', 0.75}, {0x701C, 'f', 24},   {0x701E, 'f', 30},   {0x701F, 'f', 6},
+        {0x7020, 'f', 0.02}, {0x7021, 'f', NAN},  {0x7022, 'f', 100},  {0x7024, 'f', 10},
+        {0x7025, 'f', 10},   {0x7026, 'H', 1},    {0x7028, 'L', 0},    {0x7029, 'B', 0},
+    };
+    struct hs_rs_config cfg;
+    hs_rs_config_init(&cfg, HS_RS_MODEL_RS04, MOTOR);
+    struct hs_rs_node n;
+    assert_int_equal(hs_rs_node_init(&n, &cfg, NULL), 0);
+    struct hs_can_joint_state js = {.q_rad = 1.25, .dq_rad_s = 0.75, .tau_nm = 6, .temp_c = NAN};
+    struct hs_can_joint_command cmd;
+    struct hs_can_frame out[HS_RS_REPLY_MAX];
+    /* enabled (in run mode the drive's torque is the plant's; in reset mode 0) */
+    struct hs_can_frame en = frame(3, HOST, NULL);
+    assert_int_equal(hs_can_node_on_frame(&n.base, &en, 0), 0);
+    assert_int_equal(hs_can_node_poll(&n.base, 1000000, &js, &cmd, out, HS_RS_REPLY_MAX), 1);
+    for (size_t i = 0; i < sizeof sdk / sizeof sdk[0]; i++) {
+        uint8_t d[8] = {sdk[i].index & 0xFF, sdk[i].index >> 8};
+        struct hs_can_frame f = frame(17, HOST, d);
+        assert_int_equal(hs_can_node_on_frame(&n.base, &f, 0), 0);
+        assert_int_equal(hs_can_node_poll(&n.base, 1000000, &js, &cmd, out, HS_RS_REPLY_MAX), 1);
+        assert_int_equal(out[0].id, 17u << 24 | MOTOR << 8 | HOST); /* status 0 */
+        const uint8_t *v = out[0].data + 4;
+        double got;
+        switch (sdk[i].type) {
+        case 'b':
+            got = (int8_t)v[0];
+            break;
+        case 'B':
+            got = v[0];
+            break;
+        case 'H':
+            got = v[0] | v[1] << 8;
+            break;
+        case 'L':
+            got =
+                (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
+            break;
+        default: {
+            float fl;
+            memcpy(&fl, v, 4);
+            got = fl;
+        }
+        }
+        if (isnan(sdk[i].want))
+            assert_true(isfinite(got));
+        else if (fabs(got - sdk[i].want) > 1e-6 * fmax(1, fabs(sdk[i].want)))
+            fail_msg("parameter 0x%04X reads %g, want %g", sdk[i].index, got, sdk[i].want);
+    }
+    /* the CyberGear's table: 0x3016 and 0x7024 unknown (status 1) */
+    hs_rs_config_init(&cfg, HS_RS_MODEL_CYBERGEAR, MOTOR);
+    assert_int_equal(hs_rs_node_init(&n, &cfg, NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        uint16_t index = i ? 0x7024 : 0x3016;
+        uint8_t d[8] = {index & 0xFF, index >> 8};
+        struct hs_can_frame f = frame(17, HOST, d);
+        hs_can_node_on_frame(&n.base, &f, 0);
+        assert_int_equal(hs_can_node_poll(&n.base, 1000000, &js, &cmd, out, HS_RS_REPLY_MAX), 1);
+        assert_int_equal(out[0].id >> 16 & 0xFF, 1);
+    }
+}
+
+/* RS series: run_mode 5 is CSP; PP (run_mode 1) moves a trapezoidal profile; canTimeout
+ * (0x7028, 20000 per second) written by the host arms the timeout. */
+static void test_rs_modes_and_timeout(void **state)
+{
+    (void)state;
+    struct hs_rs_config cfg;
+    hs_rs_config_init(&cfg, HS_RS_MODEL_RS00, MOTOR);
+    cfg.torque_constant_nm_a = 1;
+    struct hs_rs_node n;
+    assert_int_equal(hs_rs_node_init(&n, &cfg, NULL), 0);
+    struct hs_can_joint_state js = {.temp_c = NAN};
+    struct hs_can_joint_command cmd;
+    struct hs_can_frame out[HS_RS_REPLY_MAX];
+    int64_t t = 0;
+    uint8_t rm[8] = {0x05, 0x70, 0, 0, 5};
+    struct hs_can_frame f = frame(18, HOST, rm);
+    assert_int_equal(hs_can_node_on_frame(&n.base, &f, t), 0);
+    f = param_write_f32(0x7016, 0.1f);
+    hs_can_node_on_frame(&n.base, &f, t);
+    f = frame(3, HOST, NULL);
+    hs_can_node_on_frame(&n.base, &f, t);
+    hs_can_node_poll(&n.base, t += 1000000, &js, &cmd, out, HS_RS_REPLY_MAX);
+    /* CSP: v* = loc_kp (30) x 0.1 = 3 rad/s (under limit_spd, the model's 50), kd = Kt spd_kp */
+    assert_int_equal(cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
+    assert_true(fabs(cmd.dq_ref_rad_s - 3.0) < 1e-6 && fabs(cmd.kd_nm_s_rad - 5.0) < 1e-6);
+    /* PP: from rest, acc_set 10 rad/s² for two 1 ms ticks: the profile's speed 0.02 rad/s */
+    f = frame(4, HOST, NULL);
+    hs_can_node_on_frame(&n.base, &f, t);
+    rm[4] = 1;
+    f = frame(18, HOST, rm);
+    hs_can_node_on_frame(&n.base, &f, t);
+    f = frame(3, HOST, NULL);
+    hs_can_node_on_frame(&n.base, &f, t);
+    hs_can_node_poll(&n.base, t += 1000000, &js, &cmd, out, HS_RS_REPLY_MAX); /* enters run */
+    hs_can_node_poll(&n.base, t += 1000000, &js, &cmd, out, HS_RS_REPLY_MAX);
+    assert_true(fabs(n.pp_vel_rad_s - 0.02) < 1e-9);
+    /* run_mode 4 does not exist: refused, still PP */
+    f = frame(4, HOST, NULL);
+    hs_can_node_on_frame(&n.base, &f, t);
+    rm[4] = 4;
+    f = frame(18, HOST, rm);
+    hs_can_node_on_frame(&n.base, &f, t);
+    assert_int_equal(n.regs.run_mode, HS_RS_RUN_POSITION);
+    /* canTimeout 2000 = 0.1 s: enabled, silent 0.2 s: reset */
+    uint8_t to[8] = {0x28, 0x70, 0, 0, 0xD0, 0x07, 0, 0};
+    f = frame(18, HOST, to);
+    hs_can_node_on_frame(&n.base, &f, t);
+    f = frame(3, HOST, NULL);
+    hs_can_node_on_frame(&n.base, &f, t);
+    hs_can_node_poll(&n.base, t + 50000000, &js, &cmd, out, HS_RS_REPLY_MAX);
+    assert_int_equal(n.regs.mode, HS_RS_MODE_RUN);
+    hs_can_node_poll(&n.base, t + 200000000, &js, &cmd, out, HS_RS_REPLY_MAX);
+    assert_int_equal(n.regs.mode, HS_RS_MODE_RESET);
+    assert_int_equal(n.base.stats.timeouts, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +454,8 @@ int main(void)
         cmocka_unit_test(test_zero_timeout_and_id),
         cmocka_unit_test(test_not_for_it_or_malformed),
         cmocka_unit_test(test_codec_round_trip_and_models),
+        cmocka_unit_test(test_sdk_parameters_per_model),
+        cmocka_unit_test(test_rs_modes_and_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,22 @@
-/* Benchmark (not a test): MIT command-to-reply latency as a controller board sees it, with
- * can.buses[].replies `tick` and `immediate` side by side in one run, and the tick's own cost in
- * both modes.
+/* Benchmark (not a test): command-to-reply latency as a controller board sees it, for every
+ * protocol that answers requests (MIT, ODrive, moteus, CiA 402, Robstride), each with
+ * can.buses[].replies `tick` and `immediate`, side by side in one run, and the tick's own cost.
  *
- *   bench_can_reply [CONFIG (config/arm2-can.yaml)] [SECONDS per mode (3)]
+ *   bench_can_reply [BASE CONFIG (config/arm2-can.yaml)] [SECONDS per run (2)] [PROTOCOL...]
  *
- * The bench runs in a real 1 kHz loop (absolute sleeps on CLOCK_MONOTONIC, as hilsim run does)
- * on the host's socketpair backend (no SocketCAN here: AF_UNIX carries the same can_frame
- * records). The peer, on the main thread, waits a random 0.2..1.6 ms, sends one MIT command to
- * the config's MIT node 1 and waits for its reply (poll on its socket), then again: the latency
- * is its own send-to-receive time on CLOCK_MONOTONIC. Not real-time here (no SCHED_FIFO, a
- * shared machine): compare the modes with each other, not with a budget. */
+ * The base config gives the bench (model, physics, 1 kHz period); its can section is replaced by
+ * one bus with two nodes of the protocol under test (SHOULDER id 1, ELBOW id 2). The bench runs
+ * in a real loop at its period (absolute sleeps on CLOCK_MONOTONIC, as hilsim run does) on the
+ * host's socketpair backend (no SocketCAN here: AF_UNIX carries the same frames). The peer, on
+ * the main thread, waits a random 0.2..1.6 ms, sends node 1 the protocol's request and waits
+ * for its answer (poll on its socket), then again: the latency is its own send-to-receive time
+ * on CLOCK_MONOTONIC. The requests: MIT a position command (after "enter motor mode"); ODrive a
+ * remote request for the encoder estimates; moteus a query of the position register; CiA 402 an
+ * SDO upload of 0x6064; Robstride a read of mechPos (0x7019).
+ *
+ * A protocol whose node has no reply-thread path on this build is answered by the tick even with
+ * `replies: immediate`: its row says so. Not real-time here (no SCHED_FIFO, a shared machine):
+ * compare the rows with each other, not with a budget. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -22,6 +29,7 @@
 #include <unistd.h>
 
 #include "../../src/bench/io_can.h"
+#include "can_protocol.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
@@ -31,6 +39,87 @@
 #define MAX_TICKS 200000
 
 static const struct hs_mit_limits LIM = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
+
+/* One protocol under test: its nodes' config and its request/answer pair. */
+struct proto {
+    const char *name;
+    enum hs_cfg_can_protocol id;
+    const char *bus_extra; /* keys added to the bus */
+    const char *node_extra[2];
+    void (*setup)(struct hs_can_bus *peer); /* frames sent once first */
+    struct hs_can_frame request;
+    bool (*is_answer)(const struct hs_can_frame *f);
+};
+
+static void mit_setup(struct hs_can_bus *peer)
+{
+    struct hs_can_frame enter = {.id = 1, .len = 8};
+    hs_mit_pack_special(HS_MIT_ENTER, enter.data);
+    hs_can_bus_send(peer, &enter, 1);
+}
+
+static bool mit_answer(const struct hs_can_frame *f)
+{
+    return f->id == 0 && f->len == 6 && f->data[0] == 1;
+}
+
+static bool odrive_answer(const struct hs_can_frame *f)
+{
+    return f->id == (1u << 5 | 0x09) && f->len == 8 && !(f->flags & HS_CAN_FLAG_RTR);
+}
+
+static bool moteus_answer(const struct hs_can_frame *f)
+{
+    return (f->id >> 8 & 0x7F) == 1 && (f->id & 0xFF) == 0; /* servo 1 to source 0 */
+}
+
+static bool cia402_answer(const struct hs_can_frame *f)
+{
+    return f->id == 0x581 && f->len == 8 && f->data[1] == 0x64 && f->data[2] == 0x60;
+}
+
+static bool robstride_answer(const struct hs_can_frame *f)
+{
+    return (f->flags & HS_CAN_FLAG_EXT) && f->id >> 24 == 17 && (f->id >> 8 & 0xFF) == 1;
+}
+
+static struct proto protos[] = {
+    {.name = "mit",
+     .id = HS_CFG_PROTO_MIT,
+     .node_extra = {"mit: {t_min: -80, t_max: 80, timeout_s: 0}",
+                    "mit: {t_min: -80, t_max: 80, timeout_s: 0}"},
+     .setup = mit_setup,
+     .request = {.id = 1, .len = 8},
+     .is_answer = mit_answer},
+    {.name = "odrive",
+     .id = HS_CFG_PROTO_ODRIVE,
+     .node_extra = {"odrive: {}", "odrive: {}"},
+     .request = {.id = 1u << 5 | 0x09, .flags = HS_CAN_FLAG_RTR, .len = 8},
+     .is_answer = odrive_answer},
+    {.name = "moteus",
+     .id = HS_CFG_PROTO_MOTEUS,
+     .bus_extra = ", fd: true",
+     .node_extra = {"moteus: {}", "moteus: {}"},
+     /* source 0 asking a reply (0x80), servo 1: read one float, register 0x001 */
+     .request =
+         {.id = 0x8001, .flags = HS_CAN_FLAG_EXT | HS_CAN_FLAG_FD, .len = 2, .data = {0x1D, 0x01}},
+     .is_answer = moteus_answer},
+    {.name = "cia402",
+     .id = HS_CFG_PROTO_CIA402,
+     .node_extra = {"cia402: {}", "cia402: {}"},
+     .request = {.id = 0x601, .len = 8, .data = {0x40, 0x64, 0x60, 0}},
+     .is_answer = cia402_answer},
+    {.name = "robstride",
+     .id = HS_CFG_PROTO_ROBSTRIDE,
+     .node_extra = {"robstride: {model: rs04, host_id: 0xFD}",
+                    "robstride: {model: rs03, host_id: 0xFD}"},
+     .request = {.id = 17u << 24 | 0xFDu << 8 | 1,
+                 .flags = HS_CAN_FLAG_EXT,
+                 .len = 8,
+                 .data = {0x19, 0x70}},
+     .is_answer = robstride_answer},
+};
+#define NPROTOS (sizeof protos / sizeof protos[0])
 
 static int64_t mono_ns(void)
 {
@@ -84,7 +173,8 @@ struct result {
     long nticks;
 };
 
-static int run_mode(const char *text, const char *dir, double seconds, struct result *res)
+static int run(const char *text, const char *dir, double seconds, const struct proto *pr,
+               struct result *res)
 {
     const struct hs_config *cfg;
     struct hs_bench *bench;
@@ -92,39 +182,36 @@ static int run_mode(const char *text, const char *dir, double seconds, struct re
     struct hs_diag d = {0};
     if (hs_config_load_buffer(text, strlen(text), "bench.yaml", dir, &cfg, &d) < 0 ||
         hs_bench_create(cfg, &bench, &d) < 0) {
-        fprintf(stderr, "%s\n", d.msg);
+        fprintf(stderr, "%s: %s:%d: %s\n", pr->name, d.file, d.line, d.msg);
         return -1;
     }
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops};
-    int peer_fd[8];
-    for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
-            return -1;
-        o.socketpair_fd[i] = sv[0];
-        peer_fd[i] = sv[1];
-    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0)
+        return -1;
+    o.socketpair_fd[0] = sv[0];
     if (hs_bench_can_attach(bench, &o, &can, &d) < 0) {
-        fprintf(stderr, "%s\n", d.msg);
+        fprintf(stderr, "%s: %s\n", pr->name, d.msg);
         return -1;
     }
     struct hs_can_config pc;
     hs_can_config_init(&pc);
-    pc.socketpair_fd = peer_fd[0];
+    pc.socketpair_fd = sv[1];
+    pc.fd = pr->bus_extra != NULL;
     struct hs_can_bus *peer;
     if (hs_can_bus_open(&hs_can_socketpair_ops, &pc, &peer, &d) < 0 || hs_can_bus_start(peer) < 0)
         return -1;
-    for (uint32_t i = 1; i < cfg->can.nbuses; i++)
-        close(peer_fd[i]);
     struct loop_arg a = {
         .bench = bench, .period_ns = hs_bench_tick_period_ns(bench), .tick_ns = res->tick_ns};
     pthread_t th;
     pthread_create(&th, NULL, loop_thread, &a);
-    struct hs_can_frame enter = {.id = 1, .len = 8}, cmd = {.id = 1, .len = 8}, rx[16];
-    hs_mit_pack_special(HS_MIT_ENTER, enter.data);
-    struct hs_mit_command c = {0.3, 0, 20, 1, 0};
-    hs_mit_pack_command(&LIM, &c, cmd.data);
-    hs_can_bus_send(peer, &enter, 1);
+    struct hs_can_frame req = pr->request, rx[16];
+    if (pr->id == HS_CFG_PROTO_MIT) {
+        struct hs_mit_command c = {0.3, 0, 20, 1, 0};
+        hs_mit_pack_command(&LIM, &c, req.data);
+    }
+    if (pr->setup)
+        pr->setup(peer);
     unsigned seed = 4242;
     int64_t t_end = mono_ns() + (int64_t)(seconds * 1e9);
     struct pollfd pfd = {.fd = hs_can_bus_fd(peer), .events = POLLIN};
@@ -133,9 +220,9 @@ static int run_mode(const char *text, const char *dir, double seconds, struct re
         struct timespec ts = {0, 200000 + (long)(rand_r(&seed) % 1400000)};
         nanosleep(&ts, NULL);
         while (hs_can_bus_recv(peer, rx, 16) > 0) {
-        } /* whatever came meanwhile (heartbeats, a late reply) */
+        } /* whatever came meanwhile (heartbeats, a late answer) */
         int64_t t0 = mono_ns();
-        if (hs_can_bus_send(peer, &cmd, 1) != 1)
+        if (hs_can_bus_send(peer, &req, 1) != 1)
             continue;
         bool got = false;
         while (!got && mono_ns() - t0 < 50000000) {
@@ -143,7 +230,7 @@ static int run_mode(const char *text, const char *dir, double seconds, struct re
                 continue;
             int k = hs_can_bus_recv(peer, rx, 16);
             for (int i = 0; i < k; i++)
-                if (rx[i].id == 0 && rx[i].len == 6 && rx[i].data[0] == 1)
+                if (pr->is_answer(&rx[i]))
                     got = true;
         }
         if (got)
@@ -160,36 +247,44 @@ static int run_mode(const char *text, const char *dir, double seconds, struct re
     return 0;
 }
 
-static char *load_text(const char *path, const char *replies)
+/* The base config with its can section replaced by PR's bus and nodes. */
+static char *make_text(const char *base, const struct proto *pr, const char *replies)
+{
+    static char out[1 << 16];
+    const char *c = strstr(base, "\ncan:\n");
+    if (!c)
+        return NULL;
+    const char *next = c + 6; /* the next top-level key, if any */
+    while (*next == ' ' || *next == '#' || *next == '\n') {
+        const char *nl = strchr(next, '\n');
+        next = nl ? nl + 1 : next + strlen(next);
+    }
+    int n = snprintf(out, sizeof out,
+                     "%.*s\ncan:\n  buses:\n    - {name: main, interface: vcan0, "
+                     "send_queue_policy: drop, replies: %s%s}\n  nodes:\n"
+                     "    - {name: n1, bus: main, protocol: %s, id: 1, joint: SHOULDER, %s}\n"
+                     "    - {name: n2, bus: main, protocol: %s, id: 2, joint: ELBOW, %s}\n%s",
+                     (int)(c - base), base, replies, pr->bus_extra ? pr->bus_extra : "", pr->name,
+                     pr->node_extra[0], pr->name, pr->node_extra[1], next);
+    return n > 0 && (size_t)n < sizeof out ? out : NULL;
+}
+
+static char *load(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
-    static char buf[2][1 << 16];
-    char *out = buf[replies[0] == 't'];
-    char raw[1 << 16];
+    static char raw[1 << 16];
     size_t n = fread(raw, 1, sizeof raw - 1, f);
     fclose(f);
     raw[n] = 0;
-    /* every bus gets the mode: "interface: X" -> "interface: X, replies: MODE" */
-    char *w = out, *r = raw;
-    const char *key = "interface: ";
-    char *hit;
-    while ((hit = strstr(r, key))) {
-        char *e = hit + strlen(key);
-        while (*e && *e != ',' && *e != '}' && *e != '\n')
-            e++;
-        w += sprintf(w, "%.*s, replies: %s", (int)(e - r), r, replies);
-        r = e;
-    }
-    strcpy(w, r);
-    return out;
+    return raw;
 }
 
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "config/arm2-can.yaml";
-    double seconds = argc > 2 ? atof(argv[2]) : 3.0;
+    double seconds = argc > 2 ? atof(argv[2]) : 2.0;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
@@ -197,36 +292,58 @@ int main(int argc, char **argv)
         *slash = 0;
     else
         strcpy(dir, ".");
-    const char *modes[2] = {"tick", "immediate"};
-    struct result res[2];
-    for (int m = 0; m < 2; m++) {
-        res[m].lat = calloc(MAX_SAMPLES, sizeof(int64_t));
-        res[m].tick_ns = calloc(MAX_TICKS, sizeof(int64_t));
-        const char *text = load_text(path, modes[m]);
-        if (!text || !res[m].lat || !res[m].tick_ns || seconds <= 0) {
-            fprintf(stderr, "usage: bench_can_reply [CONFIG with an MIT node 1] [SECONDS]\n");
-            return 2;
-        }
-        if (run_mode(text, dir, seconds, &res[m]) < 0)
-            return 1;
-        qsort(res[m].lat, (size_t)res[m].n, sizeof(int64_t), cmp_i64);
-        qsort(res[m].tick_ns, (size_t)res[m].nticks, sizeof(int64_t), cmp_i64);
+    const char *base = load(path);
+    if (!base || seconds <= 0) {
+        fprintf(stderr, "usage: bench_can_reply [BASE CONFIG] [SECONDS] [PROTOCOL...]\n");
+        return 2;
     }
-    printf("%s, MIT node 1, 1 kHz loop, socketpair backend, %.0f s per mode (not RT: shared "
-           "host, no SCHED_FIFO)\n",
+    const char *modes[2] = {"tick", "immediate"};
+    static struct result res[NPROTOS][2];
+    bool run_it[NPROTOS];
+    for (size_t p = 0; p < NPROTOS; p++) {
+        run_it[p] = argc <= 3;
+        for (int i = 3; i < argc; i++)
+            run_it[p] |= strcmp(argv[i], protos[p].name) == 0;
+        for (int m = 0; run_it[p] && m < 2; m++) {
+            res[p][m].lat = calloc(MAX_SAMPLES, sizeof(int64_t));
+            res[p][m].tick_ns = calloc(MAX_TICKS, sizeof(int64_t));
+            const char *text = make_text(base, &protos[p], modes[m]);
+            if (!text || !res[p][m].lat || !res[p][m].tick_ns) {
+                fprintf(stderr, "%s: the base config has no can section\n", path);
+                return 2;
+            }
+            if (run(text, dir, seconds, &protos[p], &res[p][m]) < 0)
+                return 1;
+            qsort(res[p][m].lat, (size_t)res[p][m].n, sizeof(int64_t), cmp_i64);
+            qsort(res[p][m].tick_ns, (size_t)res[p][m].nticks, sizeof(int64_t), cmp_i64);
+        }
+    }
+    printf("%s's bench, node 1 of each protocol, socketpair backend, %.1f s per run (not RT: "
+           "shared host, no SCHED_FIFO)\n",
            path, seconds);
-    printf("%-10s %8s %8s | command -> reply at the peer (us): %7s %7s %7s %7s | tick (us): "
-           "%6s %6s\n",
-           "replies", "cmds", "missing", "p50", "p90", "p99", "max", "p50", "p99");
-    for (int m = 0; m < 2; m++)
-        printf("%-10s %8ld %8ld |                                   %7.1f %7.1f %7.1f %7.1f | "
-               "           %6.1f %6.1f\n",
-               modes[m], res[m].n, res[m].missing, pct_us(res[m].lat, res[m].n, 50),
-               pct_us(res[m].lat, res[m].n, 90), pct_us(res[m].lat, res[m].n, 99),
-               pct_us(res[m].lat, res[m].n, 100), pct_us(res[m].tick_ns, res[m].nticks, 50),
-               pct_us(res[m].tick_ns, res[m].nticks, 99));
-    if (res[0].n && res[1].n)
-        printf("p50 ratio tick/immediate: %.1f\n",
-               pct_us(res[0].lat, res[0].n, 50) / pct_us(res[1].lat, res[1].n, 50));
+    printf("%-10s %-10s %-22s %7s %7s | command -> answer at the peer (us): %7s %7s %7s %7s | "
+           "tick (us): %6s %6s\n",
+           "protocol", "replies", "answered by", "cmds", "missing", "p50", "p90", "p99", "max",
+           "p50", "p99");
+    for (size_t p = 0; p < NPROTOS; p++) {
+        if (!run_it[p])
+            continue;
+        bool thread = hs_can_protocol_get(protos[p].id)->replier_add != NULL;
+        for (int m = 0; m < 2; m++) {
+            struct result *r = &res[p][m];
+            printf("%-10s %-10s %-22s %7ld %7ld |                                     %7.1f %7.1f "
+                   "%7.1f %7.1f |            %6.1f %6.1f\n",
+                   protos[p].name, modes[m], m == 1 && thread ? "the reply thread" : "the tick",
+                   r->n, r->missing, pct_us(r->lat, r->n, 50), pct_us(r->lat, r->n, 90),
+                   pct_us(r->lat, r->n, 99), pct_us(r->lat, r->n, 100),
+                   pct_us(r->tick_ns, r->nticks, 50), pct_us(r->tick_ns, r->nticks, 99));
+        }
+    }
+    printf("p50 ratio replies tick / immediate:");
+    for (size_t p = 0; p < NPROTOS; p++)
+        if (run_it[p] && res[p][0].n && res[p][1].n)
+            printf(" %s %.1f", protos[p].name,
+                   pct_us(res[p][0].lat, res[p][0].n, 50) / pct_us(res[p][1].lat, res[p][1].n, 50));
+    printf("\n");
     return 0;
 }

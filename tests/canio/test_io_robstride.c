@@ -222,26 +222,59 @@ static void test_robstride_host_over_the_bus(void **state)
     write_f32(EL, 0x700A, 0.3f);
     send(3, HOST, EL, NULL);
     double q0 = joint(j_el)->q, qh = 0, vsum = 0;
-    for (int k = 0; k < 100; k++) {
+    for (int k = 0; k < 300; k++) {
         motion(SH, SH_TARGET, 0, 200, 8, fmax(-50, fmin(50, 300 * integ[SH])));
         write_f32(EL, 0x700A, 0.3f); /* the host streams its reference: each write is answered */
         tick();
-        if (k == 49)
+        if (k == 249)
             qh = joint(j_el)->q;
-        if (k >= 50)
+        if (k >= 250)
             vsum += H[EL].v;
     }
     const struct hs_joint_reading *e = joint(j_el);
     double kd = 2.5 * 10; /* Kt (the config's 2.5 N·m/A) x spd_kp */
     double v_fb = vsum / 50, v_pos = (e->q - qh) / 0.5;
-    printf("speed mode: ELBOW dq %.4f rad/s for spd_ref 0.3, torque %.3f N·m (law: %.3f), "
-           "moved %.4f rad in 1 s; last 0.5 s: feedback mean %.4f rad/s, from the angle %.4f\n",
+    printf("speed mode: ELBOW dq %.4f rad/s for spd_ref 0.3, torque %.3f N·m (proportional part "
+           "%.3f), moved %.4f rad in 3 s; last 0.5 s: feedback mean %.4f rad/s, from the angle "
+           "%.4f\n",
            e->dq, e->torque, kd * (0.3 - e->dq), e->q - q0, v_fb, v_pos);
     assert_int_equal(H[EL].mode, 2);
-    /* the loop law, with the reading's velocity a 4-tick encoder window behind: 0.05 rad/s */
-    assert_true(fabs(e->torque - kd * (0.3 - e->dq)) < kd * 0.05);
+    /* the speed loop's integral carries the load: the speed is the reference within 5 % (the
+     * load grows as the elbow turns, which leaves the integrator a ramp to follow: about
+     * d(tau_g)/dt / (Kt spd_ki 5 kHz) = 1.5 / 250 = 0.006 rad/s), where the proportional part
+     * alone would sag by tau_g / (Kt spd_kp) = 2.4 / 25 = 0.1 rad/s; and most of the torque is
+     * not the proportional part's */
+    assert_true(fabs(v_pos - 0.3) < 0.015);
+    assert_true(fabs(e->torque) > 0.5 && fabs(e->torque - kd * (0.3 - e->dq)) > 0.5);
     /* the feedback's velocity is the joint's: it integrates to the distance moved (5 %) */
-    assert_true(v_pos > 0.1 && fabs(v_fb - v_pos) < 0.05 * v_pos);
+    assert_true(fabs(v_fb - v_pos) < 0.05 * v_pos);
+    /* SHOULDER, an RS04 with its firmware-default gains, lifts its loaded link: CSP to 0.5 rad
+     * (run_mode 5, loc_ref under limit_spd), then PP to 1.0 rad (run_mode 1: vel_max 10 rad/s,
+     * acc_set 10 rad/s²: a triangular profile over 0.5 rad peaks at sqrt(10 x 0.5) = 2.24 rad/s).
+     * Within 0.01 rad after 3 s each; the PP peak speed within 15 % of the profile's. */
+    send(4, HOST, SH, NULL);
+    write_u8(SH, 0x7005, 5);
+    write_f32(SH, 0x7016, 0.5f);
+    send(3, HOST, SH, NULL);
+    for (int k = 0; k < 300; k++)
+        tick();
+    printf("CSP: SHOULDER %.5f (loc_ref 0.5), torque %.3f N·m\n", joint(j_sh)->q,
+           joint(j_sh)->torque);
+    assert_int_equal(H[SH].mode, 2);
+    assert_true(fabs(joint(j_sh)->q - 0.5) < 0.01);
+    send(4, HOST, SH, NULL);
+    write_u8(SH, 0x7005, 1);
+    write_f32(SH, 0x7016, 1.0f);
+    send(3, HOST, SH, NULL);
+    double peak = 0;
+    for (int k = 0; k < 300; k++) {
+        tick();
+        peak = fmax(peak, fabs(joint(j_sh)->dq));
+    }
+    printf("PP: SHOULDER %.5f (loc_ref 1.0), peak speed %.3f rad/s (profile 2.236)\n",
+           joint(j_sh)->q, peak);
+    assert_true(fabs(joint(j_sh)->q - 1.0) < 0.01);
+    assert_true(fabs(peak - sqrt(10 * 0.5)) < 0.15 * sqrt(10 * 0.5));
     /* stop with fault clear: reset mode, the output off, the shoulder falls */
     uint8_t clear[8] = {1};
     send(4, HOST, SH, clear);

@@ -9,10 +9,12 @@
 #include "can_protocol.h"
 #include "robstride.h"
 #include "robstride_config.h"
+#include "robstride_reply.h"
 
 struct rs_port {
     struct hs_can_joint_port jp; /* first: the port */
     struct hs_rs_node node;
+    struct hs_rs_replier reply; /* replies: immediate: the reply thread's side */
 };
 
 extern const struct hs_can_protocol hs_can_robstride_protocol;
@@ -36,6 +38,7 @@ static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     const struct hs_cfg_robstride *s = hs_cfg_robstride(cn);
     struct hs_rs_config rc;
     hs_rs_config_init(&rc, (enum hs_rs_model)s->model, (uint8_t)cn->id);
+    double t_max_model = rc.limits.t_max;
     rc.host_id = (uint8_t)s->host_id;
     rc.limits.p_max = or_model(s->p_max, rc.limits.p_max);
     rc.limits.v_max = or_model(s->v_max, rc.limits.v_max);
@@ -46,7 +49,11 @@ static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
     rc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
                               : kt > 0                        ? kt
-                                                              : rc.limits.t_max / 23.0;
+                              : rc.limits.t_max == t_max_model
+                                  ? rc.torque_constant_nm_a /* the model's peak torque / current */
+                                  : rc.limits.t_max / rc.gains.limit_cur;
+    /* the loops step with the physics: one tick's simulated time per poll, however late */
+    rc.loop_period_ns = hs_bench_tick_period_ns(bench);
     rc.vbus_v = s->vbus_v;
     rc.temp_c = s->temperature_c;
     struct hs_diag nd = {0};
@@ -70,9 +77,9 @@ static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *
     const struct hs_joint_reading *r = hs_bench_joint_reading(bench, p->jp.joint);
     struct hs_rs_feedback fb = {
         .motor_id = n->cfg.motor_id,
-        .host_id = n->host_id,
+        .host_id = n->regs.host_id,
         .mode = HS_RS_MODE_RESET,
-        .faults = n->faults,
+        .faults = n->regs.faults,
         .p_rad = r->q - n->zero_offset_rad,
         .v_rad_s = r->dq,
         .t_nm = 0,
@@ -87,7 +94,51 @@ static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *
 
 static void rs_stop(struct hs_can_port *port)
 {
-    ((struct rs_port *)port)->node.mode = HS_RS_MODE_RESET;
+    hs_rs_node_stop(&((struct rs_port *)port)->node);
+}
+
+/* replies: immediate: the reply thread answers every frame; the tick keeps the node's own
+ * frames (the type 21 fault report) and drops its copies of the answers. */
+static int rs_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                   struct hs_can_frame *out, unsigned out_max)
+{
+    struct rs_port *p = (struct rs_port *)port;
+    struct hs_can_node_stats *st = &p->node.base.stats;
+    uint64_t overflow = st->tx_overflow;
+    struct hs_can_joint_state js;
+    int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    if (!port->replier || k < 0)
+        return k;
+    hs_rs_replier_publish(&p->reply, &p->node, js.q_rad);
+    int kept = 0;
+    for (int i = 0; i < k; i++)
+        if (hs_rs_id_type(out[i].id) == HS_RS_FAULT)
+            out[kept++] = out[i];
+    st->tx_frames -= (uint64_t)(k - kept);
+    st->tx_overflow = overflow; /* answers it had no room for: not lost */
+    return kept;
+}
+
+static void rs_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
+{
+    (void)now_ns;
+    struct rs_port *p = (struct rs_port *)port;
+    const struct hs_joint_reading *r = hs_bench_joint_reading(bench, p->jp.joint);
+    struct hs_rs_node *n = &p->node;
+    n->meas.q_rad = r->q - n->zero_offset_rad;
+    n->meas.dq_rad_s = r->dq;
+    n->meas.tau_nm = n->regs.mode == HS_RS_MODE_RUN ? r->torque : 0.0; /* as rs_poll */
+    n->meas.iq_a = n->meas.tau_nm / n->cfg.torque_constant_nm_a;
+    hs_rs_replier_publish(&p->reply, n, r->q);
+}
+
+static int rs_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
+                          uint32_t *ret_slot, struct hs_diag *d)
+{
+    struct rs_port *p = (struct rs_port *)port;
+    hs_rs_replier_init(&p->reply, &p->node);
+    int r = hs_can_replier_add_answerer(replier, hs_rs_replier_answer, &p->reply, ret_slot);
+    return r < 0 ? hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus") : 0;
 }
 
 /* Scenario hooks: fault word bits of the type 21 report (the feedback's fault flags follow),
@@ -117,20 +168,22 @@ static const char *const rs_states[] = {"reset", "calibration", "run", "fault", 
 static const char *rs_state(const struct hs_can_port *port)
 {
     const struct hs_rs_node *n = &((const struct rs_port *)port)->node;
-    if (n->faults || n->fault_word)
+    if (n->regs.faults || n->regs.fault_word)
         return rs_states[3];
-    return n->mode == HS_RS_MODE_RUN    ? rs_states[2]
-           : n->mode == HS_RS_MODE_CALI ? rs_states[1]
-                                        : rs_states[0];
+    return n->regs.mode == HS_RS_MODE_RUN    ? rs_states[2]
+           : n->regs.mode == HS_RS_MODE_CALI ? rs_states[1]
+                                             : rs_states[0];
 }
 
 const struct hs_can_protocol hs_can_robstride_protocol = {
     .name = "robstride",
     .create = rs_create,
     .destroy = hs_can_joint_port_free,
-    .poll = hs_can_joint_port_poll_op,
+    .poll = rs_poll,
     .stop_frame = rs_stop_frame,
     .stop = rs_stop,
+    .replier_add = rs_replier_add,
+    .replier_publish = rs_publish,
     .fault_check = rs_fault_check,
     .raise_fault = rs_raise_fault,
     .state_names = rs_states,

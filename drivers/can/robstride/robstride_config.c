@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "robstride_config.h"
+#include "robstride_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
@@ -33,17 +34,17 @@ TABLE(hs__can_robstride_section, robstride_f, NULL);
 static void robstride_defaults(void *section)
 {
     *(struct hs_cfg_robstride *)section = (struct hs_cfg_robstride){
-        .model = 0,   /* cybergear */
-        .host_id = 0, /* the CyberGear's CAN_MASTER default */
+        .model = HS_RS_DEFAULT_MODEL,
+        .host_id = HS_RS_DEFAULT_HOST_ID,
         .p_max = NAN,
         .v_max = NAN,
         .t_max = NAN,
         .kp_max = NAN,
         .kd_max = NAN,
-        .timeout_s = 0, /* the CyberGear's CAN_TIMEOUT default */
+        .timeout_s = HS_RS_DEFAULT_TIMEOUT_S,
         .torque_constant_nm_a = NAN,
-        .vbus_v = 24,
-        .temperature_c = 25,
+        .vbus_v = HS_RS_DEFAULT_VBUS_V,
+        .temperature_c = HS_RS_DEFAULT_TEMPERATURE_C,
     };
 }
 

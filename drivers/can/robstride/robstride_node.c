@@ -10,16 +10,21 @@
  * - a fault puts the motor in reset mode, shows in every feedback and is reported once with a
  *   type 21 frame; enabling is refused until a stop with data[0] = 1 clears it;
  * - CAN_TIMEOUT > 0: no frame for that long while running puts the motor in reset mode.
- * The loops of position, speed and current mode are the firmware's structure with hilsim's
- * plant underneath: speed mode is tau = Kt spd_kp (spd_ref - dq) (spd_kp in A per rad/s, the
- * integral term not simulated); position mode feeds that speed loop with
- * clamp(loc_kp (loc_ref - q), +-limit_spd); current mode is tau = Kt iq_ref. Replies are built at
- * the next poll from that tick's state. */
+ * The loops of position, speed and current mode are the firmware's cascade with hilsim's plant
+ * underneath: the speed loop is a PI, iq = spd_kp (v* - dq) + integral, the integral adding
+ * spd_ki (v* - dq) per sample of a HS_RS_SPEED_LOOP_HZ loop and held within +-limit_cur, and
+ * tau = Kt iq (the proportional part acts in the plant's own step, the integral once per tick);
+ * speed mode ramps v* to spd_ref at acc_rad (RS series; the CyberGear steps); CSP (and the
+ * CyberGear's position mode) feeds v* = clamp(loc_kp (loc_ref - q), +-limit_spd); PP (RS run_mode
+ * 1) moves a profile to loc_ref under vel_max and acc_set and feeds its velocity plus
+ * loc_kp times the lag; current mode is tau = Kt iq_ref. Replies are built at the next poll from
+ * that tick's state (or at once by the reply thread, robstride_reply.c). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "robstride.h"
+#include "robstride_defaults.h"
 
 static const struct hs_can_node_ops rs_ops;
 
@@ -27,12 +32,17 @@ void hs_rs_config_init(struct hs_rs_config *cfg, enum hs_rs_model model, uint8_t
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->motor_id = motor_id;
-    cfg->host_id = 0;
-    cfg->limits = *hs_rs_model_limits(model);
-    cfg->timeout_ns = 0;
-    cfg->torque_constant_nm_a = cfg->limits.t_max / 23.0; /* peak torque at the 23 A limit */
-    cfg->vbus_v = 24;
-    cfg->temp_c = 25;
+    cfg->host_id = HS_RS_DEFAULT_HOST_ID;
+    cfg->model = (unsigned)model < HS_RS_MODEL_MAX ? model : HS_RS_MODEL_CYBERGEAR;
+    cfg->limits = *hs_rs_model_limits(cfg->model);
+    cfg->gains = *hs_rs_model_gains(cfg->model);
+    if (!(cfg->gains.limit_spd > 0)) /* RS series: the model's speed range */
+        cfg->gains.limit_spd = (float)cfg->limits.v_max;
+    cfg->timeout_ns = (int64_t)(HS_RS_DEFAULT_TIMEOUT_S * 1e9);
+    /* peak torque at the peak current */
+    cfg->torque_constant_nm_a = cfg->limits.t_max / cfg->gains.limit_cur;
+    cfg->vbus_v = HS_RS_DEFAULT_VBUS_V;
+    cfg->temp_c = HS_RS_DEFAULT_TEMPERATURE_C;
     cfg->mcu_uid = 0x6873696d00000000ull | motor_id; /* "hsim" + the ID: recognisably fake */
 }
 
@@ -45,22 +55,16 @@ int hs_rs_node_init(struct hs_rs_node *n, const struct hs_rs_config *cfg, struct
     if (!(l->p_max > 0) || !(l->v_max > 0) || !(l->t_max > 0) || !(l->kp_max > 0) ||
         !(l->kd_max > 0) || !isfinite(l->p_max + l->v_max + l->t_max + l->kp_max + l->kd_max))
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "robstride: every range needs a finite max > 0");
-    if (!(cfg->torque_constant_nm_a > 0) || cfg->timeout_ns < 0)
+    if (!(cfg->torque_constant_nm_a > 0) || cfg->timeout_ns < 0 ||
+        (unsigned)cfg->model >= HS_RS_MODEL_MAX)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0,
                            "robstride: torque constant must be > 0, timeout >= 0");
     memset(n, 0, sizeof *n);
     n->base.ops = &rs_ops;
     n->cfg = *cfg;
-    n->host_id = cfg->host_id;
-    n->mode = HS_RS_MODE_RESET;
-    n->run_mode = HS_RS_RUN_OPERATION;
-    /* the CyberGear parameter table's defaults */
-    n->limit_torque_nm = l->t_max;
-    n->limit_spd_rad_s = 2;
-    n->limit_cur_a = 23;
-    n->loc_kp = 30;
-    n->spd_kp = 1;
-    n->spd_ki = 0.002;
+    hs_rs_regs_init(&n->regs, cfg);
+    n->meas.vbus_v = cfg->vbus_v;
+    n->meas.temp_c = cfg->temp_c;
     return 0;
 }
 
@@ -77,229 +81,126 @@ void hs_rs_node_fault(struct hs_rs_node *n, uint32_t word)
 {
     if (!word)
         return;
-    n->fault_word |= word;
+    struct hs_rs_regs *g = &n->regs;
+    g->fault_word |= word;
     if (word & HS_RS_FAULT_OVERTEMP)
-        n->faults |= HS_RS_FB_OVERTEMP;
+        g->faults |= HS_RS_FB_OVERTEMP;
     if (word & HS_RS_FAULT_UNDERVOLTAGE)
-        n->faults |= HS_RS_FB_UNDERVOLTAGE;
+        g->faults |= HS_RS_FB_UNDERVOLTAGE;
     if (word & (HS_RS_FAULT_OVERCURRENT_A | HS_RS_FAULT_OVERCURRENT_B | HS_RS_FAULT_OVERCURRENT_C |
                 HS_RS_FAULT_OVERLOAD))
-        n->faults |= HS_RS_FB_OVERCURRENT;
+        g->faults |= HS_RS_FB_OVERCURRENT;
     if (word & HS_RS_FAULT_UNCALIBRATED)
-        n->faults |= HS_RS_FB_UNCALIBRATED;
-    n->mode = HS_RS_MODE_RESET;
+        g->faults |= HS_RS_FB_UNCALIBRATED;
+    g->mode = HS_RS_MODE_RESET;
     n->fault_report_due = true;
+    n->events++;
     n->base.cmd.seq++;
 }
 
-static float get_f32(const uint8_t *p)
+void hs_rs_node_stop(struct hs_rs_node *n)
 {
-    uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static void put_u32(uint8_t *p, uint32_t u)
-{
-    p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8), p[2] = (uint8_t)(u >> 16),
-    p[3] = (uint8_t)(u >> 24);
-}
-
-static void put_f32(uint8_t *p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    put_u32(p, u);
-}
-
-/* Type 18: the writable parameters this node simulates. -ENOENT: not one of them. */
-static int write_param(struct hs_rs_node *n, uint16_t index, const uint8_t *v)
-{
-    double f = get_f32(v);
-    if (index != HS_RS_P_RUN_MODE && !isfinite(f))
-        return -EINVAL;
-    switch (index) {
-    case HS_RS_P_RUN_MODE:
-        if (v[0] >= HS_RS_RUN_MODE_MAX || n->mode == HS_RS_MODE_RUN)
-            return -EINVAL;
-        n->run_mode = (enum hs_rs_run_mode)v[0];
-        return 0;
-    case HS_RS_P_IQ_REF:
-        n->iq_ref_a = f;
-        return 0;
-    case HS_RS_P_SPD_REF:
-        n->spd_ref_rad_s = f;
-        return 0;
-    case HS_RS_P_LIMIT_TORQUE:
-        n->limit_torque_nm = fabs(f);
-        return 0;
-    case HS_RS_P_LOC_REF:
-        n->loc_ref_rad = f;
-        return 0;
-    case HS_RS_P_LIMIT_SPD:
-        n->limit_spd_rad_s = fabs(f);
-        return 0;
-    case HS_RS_P_LIMIT_CUR:
-        n->limit_cur_a = fabs(f);
-        return 0;
-    case HS_RS_P_LOC_KP:
-        n->loc_kp = f;
-        return 0;
-    case HS_RS_P_SPD_KP:
-        n->spd_kp = f;
-        return 0;
-    case HS_RS_P_SPD_KI:
-        n->spd_ki = f;
-        return 0;
-    default:
-        return -ENOENT;
-    }
+    n->regs.mode = HS_RS_MODE_RESET;
+    n->events++;
+    n->base.cmd.seq++;
 }
 
 static int rs_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
 {
     struct hs_rs_node *n = (struct hs_rs_node *)base;
-    if (!(f->flags & HS_CAN_FLAG_EXT) || (f->flags & HS_CAN_FLAG_ERR) ||
-        (f->id & 0xFF) != n->cfg.motor_id)
-        return -ENOENT;
-    enum hs_rs_type type = hs_rs_id_type(f->id);
-    if (type == HS_RS_FEEDBACK || type == HS_RS_FAULT)
-        return -ENOENT; /* another motor's answer to a host whose ID is ours */
-    if ((f->flags & (HS_CAN_FLAG_RTR | HS_CAN_FLAG_FD)) || f->len != 8) {
+    unsigned fx;
+    int type = hs_rs_regs_apply(&n->regs, &n->cfg, f, &fx);
+    if (type == -EBADMSG)
         base->stats.frames_bad++;
-        return -EBADMSG;
-    }
-    if (type != HS_RS_MOTION && type != HS_RS_GET_ID)
-        n->host_id = (uint8_t)(f->id >> 8);
-    uint16_t index = (uint16_t)(f->data[0] | f->data[1] << 8);
-    switch (type) {
-    case HS_RS_GET_ID:
-        n->host_id = (uint8_t)(f->id >> 8);
-        queue(n, HS_RS_GET_ID, 0);
-        break;
-    case HS_RS_MOTION:
-        hs_rs_unpack_motion(&n->cfg.limits, f->id, f->data, &n->motion);
-        if (n->mode == HS_RS_MODE_RUN && n->run_mode == HS_RS_RUN_OPERATION) {
-            base->cmd.seq++;
-            base->cmd.rx_time_ns = now_ns;
-        }
-        queue(n, HS_RS_FEEDBACK, 0);
-        break;
-    case HS_RS_ENABLE:
-        if (!n->faults && !n->fault_word && n->mode != HS_RS_MODE_RUN) {
-            n->mode = HS_RS_MODE_RUN;
-            n->motion.kp = n->motion.kd = n->motion.t_nm = 0; /* no stale set point jerks it */
-            base->cmd.seq++;
-        }
-        queue(n, HS_RS_FEEDBACK, 0);
-        break;
-    case HS_RS_STOP:
-        n->mode = HS_RS_MODE_RESET;
-        if (f->data[0] == 1)
-            n->faults = 0, n->fault_word = 0;
-        base->cmd.seq++;
-        queue(n, HS_RS_FEEDBACK, 0);
-        break;
-    case HS_RS_SET_ZERO:
-        if (f->data[0] == 1)
-            n->zero_pending = true;
-        queue(n, HS_RS_FEEDBACK, 0);
-        break;
-    case HS_RS_PARAM_READ:
-        queue(n, HS_RS_PARAM_READ, index);
-        break;
-    case HS_RS_PARAM_WRITE:
-        if (write_param(n, index, f->data + 4) == 0 && index != HS_RS_P_RUN_MODE) {
-            base->cmd.seq++;
-            base->cmd.rx_time_ns = now_ns;
-        }
-        queue(n, HS_RS_FEEDBACK, 0);
-        break;
-    default: /* set CAN ID (it would leave the configured ID), baud rate, ...: not simulated */
+    else if (type == -EOPNOTSUPP)
         base->stats.frames_unknown++;
-        return -EOPNOTSUPP;
+    if (type < 0)
+        return type;
+    if (hs_rs_id_type(f->id) == HS_RS_MOTION)
+        hs_rs_unpack_motion(&n->cfg.limits, f->id, f->data, &n->motion);
+    if (fx & HS_RS_FX_ENABLED) {
+        n->motion.kp = n->motion.kd = n->motion.t_nm = 0; /* no stale set point jerks it */
+        n->loop_fresh = true;
     }
+    if (fx & HS_RS_FX_COMMAND) {
+        base->cmd.seq++;
+        base->cmd.rx_time_ns = now_ns;
+    }
+    uint16_t index = (uint16_t)(f->data[0] | f->data[1] << 8);
+    queue(n, (uint8_t)type, type == HS_RS_PARAM_READ ? index : 0);
     n->last_rx_ns = now_ns;
     n->timed_out = false;
     base->stats.frames_ok++;
     return 0;
 }
 
-/* A parameter's value as the read reply carries it; false: not a readable parameter. */
-static bool read_param(const struct hs_rs_node *n, uint16_t index, uint8_t out[4])
+/* The speed loop's PI: the proportional part goes to the plant as a damping gain about v*
+ * (it acts every physics step), the integral as feed-forward torque, advanced once per tick. */
+static void speed_loop(struct hs_rs_node *n, struct hs_can_joint_command *c, double v_ref,
+                       double dq, double dt)
 {
-    memset(out, 0, 4);
-    double f;
-    switch (index) {
-    case HS_RS_P_RUN_MODE:
-        out[0] = (uint8_t)n->run_mode;
-        return true;
-    case HS_RS_P_ROTATION: {
-        double t = floor(n->last_q_rad / (2 * M_PI));
-        int16_t turns = (int16_t)(t > INT16_MAX ? INT16_MAX : t < INT16_MIN ? INT16_MIN : t);
-        out[0] = (uint8_t)turns, out[1] = (uint8_t)((uint16_t)turns >> 8);
-        return true;
-    }
-    case HS_RS_P_IQ_REF:
-        f = n->iq_ref_a;
-        break;
-    case HS_RS_P_SPD_REF:
-        f = n->spd_ref_rad_s;
-        break;
-    case HS_RS_P_LIMIT_TORQUE:
-        f = n->limit_torque_nm;
-        break;
-    case HS_RS_P_LOC_REF:
-        f = n->loc_ref_rad;
-        break;
-    case HS_RS_P_LIMIT_SPD:
-        f = n->limit_spd_rad_s;
-        break;
-    case HS_RS_P_LIMIT_CUR:
-        f = n->limit_cur_a;
-        break;
-    case HS_RS_P_MECH_POS:
-        f = n->last_q_rad;
-        break;
-    case HS_RS_P_IQF:
-        f = n->last_iq_a;
-        break;
-    case HS_RS_P_MECH_VEL:
-        f = n->last_dq_rad_s;
-        break;
-    case HS_RS_P_VBUS:
-        f = n->cfg.vbus_v;
-        break;
-    case HS_RS_P_LOC_KP:
-        f = n->loc_kp;
-        break;
-    case HS_RS_P_SPD_KP:
-        f = n->spd_kp;
-        break;
-    case HS_RS_P_SPD_KI:
-        f = n->spd_ki;
-        break;
-    default:
-        return false;
-    }
-    put_f32(out, (float)f);
-    return true;
+    const struct hs_rs_regs *g = &n->regs;
+    double kt = n->cfg.torque_constant_nm_a, lim = fabs((double)g->limit_cur);
+    double i = n->spd_integral_a + (double)g->spd_ki * (v_ref - dq) * dt * HS_RS_SPEED_LOOP_HZ;
+    n->spd_integral_a = i > lim ? lim : i < -lim ? -lim : i;
+    c->mode = HS_CAN_JOINT_MODE_VELOCITY;
+    c->dq_ref_rad_s = v_ref;
+    c->kd_nm_s_rad = kt * (double)g->spd_kp;
+    c->tau_ff_nm = kt * n->spd_integral_a;
 }
 
-static void command(struct hs_rs_node *n, const struct hs_can_joint_state *js)
+static double clampd(double x, double lim)
 {
-    struct hs_can_joint_command *c = &n->base.cmd;
-    double kt = n->cfg.torque_constant_nm_a;
-    double q = js->q_rad - n->zero_offset_rad;
-    c->enabled = n->mode == HS_RS_MODE_RUN;
-    c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
-    c->torque_limit_nm = n->limit_torque_nm;
-    if (!c->enabled) {
-        c->mode = HS_CAN_JOINT_MODE_OFF;
+    return x > lim ? lim : x < -lim ? -lim : x;
+}
+
+/* PP: a trapezoidal profile to loc_ref under vel_max and acc_set, one tick at a time. */
+static void pp_step(struct hs_rs_node *n, double dt)
+{
+    const struct hs_rs_regs *g = &n->regs;
+    double vmax = fabs((double)g->vel_max), a = fabs((double)g->acc_set);
+    double e = (double)g->loc_ref - n->pp_pos_rad, v = n->pp_vel_rad_s;
+    if (!(a > 0) || !(vmax > 0)) {
+        n->pp_vel_rad_s = 0;
         return;
     }
-    switch (n->run_mode) {
+    /* the speed from which acc_set stops exactly at the target */
+    double v_stop = copysign(sqrt(2 * a * fabs(e)), e);
+    double v_want = clampd(v_stop, vmax);
+    double dv = clampd(v_want - v, a * dt);
+    v += dv;
+    if (fabs(e) <= fabs(v) * dt) { /* arrives within this tick */
+        n->pp_pos_rad = (double)g->loc_ref;
+        n->pp_vel_rad_s = 0;
+        return;
+    }
+    n->pp_pos_rad += v * dt;
+    n->pp_vel_rad_s = v;
+}
+
+static void command(struct hs_rs_node *n, const struct hs_can_joint_state *js, double dt)
+{
+    struct hs_can_joint_command *c = &n->base.cmd;
+    const struct hs_rs_regs *g = &n->regs;
+    double kt = n->cfg.torque_constant_nm_a;
+    double q = js->q_rad - n->zero_offset_rad, dq = js->dq_rad_s;
+    c->enabled = g->mode == HS_RS_MODE_RUN;
+    c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
+    c->torque_limit_nm = g->limit_torque;
+    if (!c->enabled) {
+        c->mode = HS_CAN_JOINT_MODE_OFF;
+        n->loop_fresh = true;
+        return;
+    }
+    if (n->loop_fresh) { /* entering run: integrator empty, ramps and profile from here */
+        n->spd_integral_a = 0;
+        n->spd_cmd_rad_s = dq;
+        n->pp_pos_rad = q;
+        n->pp_vel_rad_s = 0;
+        n->loop_fresh = false;
+    }
+    bool rs = n->cfg.model != HS_RS_MODEL_CYBERGEAR;
+    switch (g->run_mode) {
     case HS_RS_RUN_OPERATION:
         c->mode = HS_CAN_JOINT_MODE_POSITION_PD;
         c->kp_nm_rad = n->motion.kp;
@@ -308,25 +209,32 @@ static void command(struct hs_rs_node *n, const struct hs_can_joint_state *js)
         c->dq_ref_rad_s = n->motion.v_rad_s;
         c->tau_ff_nm = n->motion.t_nm;
         break;
-    case HS_RS_RUN_POSITION: {
-        double v = n->loc_kp * (n->loc_ref_rad - q);
-        double vmax = n->limit_spd_rad_s;
-        c->mode = HS_CAN_JOINT_MODE_VELOCITY;
-        c->dq_ref_rad_s = v > vmax ? vmax : v < -vmax ? -vmax : v;
-        c->kd_nm_s_rad = kt * n->spd_kp;
+    case HS_RS_RUN_POSITION:
+    case HS_RS_RUN_CSP: {
+        if (rs && g->run_mode == HS_RS_RUN_POSITION) { /* PP */
+            pp_step(n, dt);
+            double v = n->pp_vel_rad_s + (double)g->loc_kp * (n->pp_pos_rad - q);
+            speed_loop(n, c, clampd(v, n->cfg.limits.v_max), dq, dt);
+            break;
+        }
+        /* CSP, and the CyberGear's position mode */
+        double v = (double)g->loc_kp * ((double)g->loc_ref - q);
+        speed_loop(n, c, clampd(v, fabs((double)g->limit_spd)), dq, dt);
         break;
     }
     case HS_RS_RUN_SPEED: {
-        double vmax = n->cfg.limits.v_max;
-        c->mode = HS_CAN_JOINT_MODE_VELOCITY;
-        c->dq_ref_rad_s = fmax(-vmax, fmin(vmax, n->spd_ref_rad_s));
-        c->kd_nm_s_rad = kt * n->spd_kp;
+        double target = clampd((double)g->spd_ref, n->cfg.limits.v_max);
+        if (rs && g->acc_rad > 0)
+            n->spd_cmd_rad_s += clampd(target - n->spd_cmd_rad_s, (double)g->acc_rad * dt);
+        else
+            n->spd_cmd_rad_s = target;
+        speed_loop(n, c, n->spd_cmd_rad_s, dq, dt);
         break;
     }
     case HS_RS_RUN_CURRENT:
     default:
         c->mode = HS_CAN_JOINT_MODE_TORQUE;
-        c->tau_ff_nm = kt * n->iq_ref_a;
+        c->tau_ff_nm = kt * clampd((double)g->iq_ref, fabs((double)g->limit_cur));
         break;
     }
 }
@@ -335,63 +243,58 @@ static int rs_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
                    struct hs_can_joint_command *ret_cmd, struct hs_can_frame *out, unsigned out_max)
 {
     struct hs_rs_node *n = (struct hs_rs_node *)base;
-    if (n->zero_pending) {
+    struct hs_rs_regs *g = &n->regs;
+    double dt = n->cfg.loop_period_ns > 0                     ? n->cfg.loop_period_ns * 1e-9
+                : n->last_poll_ns && now_ns > n->last_poll_ns ? (now_ns - n->last_poll_ns) * 1e-9
+                                                              : 0;
+    if (dt > 0.1)
+        dt = 0.1; /* a stall of the bench is not 100 ms of integration */
+    n->last_poll_ns = now_ns;
+    if (n->zeros_applied != g->zeros) {
         n->zero_offset_rad = js->q_rad;
-        n->zero_pending = false;
+        n->zeros_applied = g->zeros;
     }
-    if (n->mode == HS_RS_MODE_RUN && !n->timed_out && n->cfg.timeout_ns > 0 &&
-        now_ns - n->last_rx_ns > n->cfg.timeout_ns) {
-        n->mode = HS_RS_MODE_RESET;
+    /* CAN_TIMEOUT as the host last wrote it (20000 per second) */
+    int64_t timeout_ns = (int64_t)g->can_timeout * 50000;
+    if (g->mode == HS_RS_MODE_RUN && !n->timed_out && timeout_ns > 0 &&
+        now_ns - n->last_rx_ns > timeout_ns) {
+        g->mode = HS_RS_MODE_RESET;
         n->timed_out = true;
+        n->events++;
         base->stats.timeouts++;
         base->cmd.seq++;
     }
-    n->last_q_rad = js->q_rad - n->zero_offset_rad;
-    n->last_dq_rad_s = js->dq_rad_s;
-    n->last_iq_a = js->tau_nm / n->cfg.torque_constant_nm_a;
-    command(n, js);
+    /* the drive's torque is its own current's: none with the output off (reset mode), whatever
+     * the bench's safe behaviour holds the joint with */
+    double tau = g->mode == HS_RS_MODE_RUN ? js->tau_nm : 0.0;
+    n->meas = (struct hs_rs_measured){
+        .q_rad = js->q_rad - n->zero_offset_rad,
+        .dq_rad_s = js->dq_rad_s,
+        .tau_nm = tau,
+        .iq_a = tau / n->cfg.torque_constant_nm_a,
+        .vbus_v = js->vbus_v > 0 ? js->vbus_v : n->cfg.vbus_v,
+        .temp_c = isnan(js->temp_c) ? n->cfg.temp_c : js->temp_c,
+        .zero_offset_rad = n->zero_offset_rad,
+    };
+    command(n, js, dt);
     *ret_cmd = base->cmd;
 
     unsigned k = 0;
-    uint8_t mid = n->cfg.motor_id;
     if (n->fault_report_due && k < out_max) {
         struct hs_can_frame *f = &out[k++];
         memset(f, 0, sizeof *f);
-        f->id = hs_rs_can_id(HS_RS_FAULT, (uint16_t)mid, n->host_id);
+        f->id = hs_rs_can_id(HS_RS_FAULT, (uint16_t)n->cfg.motor_id, g->host_id);
         f->flags = HS_CAN_FLAG_EXT;
         f->len = 8;
-        put_u32(f->data, n->fault_word);
+        uint32_t w = g->fault_word;
+        f->data[0] = (uint8_t)w, f->data[1] = (uint8_t)(w >> 8), f->data[2] = (uint8_t)(w >> 16),
+        f->data[3] = (uint8_t)(w >> 24);
         n->fault_report_due = false;
     }
-    struct hs_rs_feedback fb = {
-        .motor_id = mid,
-        .host_id = n->host_id,
-        .mode = n->mode,
-        .faults = n->faults,
-        .p_rad = n->last_q_rad,
-        .v_rad_s = js->dq_rad_s,
-        .t_nm = js->tau_nm,
-        .temp_c = isnan(js->temp_c) ? n->cfg.temp_c : js->temp_c,
-    };
     unsigned r = 0;
-    for (; r < n->nreplies && k < out_max; r++) {
-        const struct hs_rs_reply *q = &n->replies[r];
-        struct hs_can_frame *f = &out[k++];
-        memset(f, 0, sizeof *f);
-        f->flags = HS_CAN_FLAG_EXT;
-        f->len = 8;
-        if (q->type == HS_RS_FEEDBACK) {
-            f->id = hs_rs_pack_feedback(&n->cfg.limits, &fb, f->data);
-        } else if (q->type == HS_RS_PARAM_READ) {
-            bool ok = read_param(n, q->index, f->data + 4);
-            f->data[0] = (uint8_t)q->index, f->data[1] = (uint8_t)(q->index >> 8);
-            f->id = hs_rs_can_id(HS_RS_PARAM_READ, (uint16_t)((ok ? 0 : 1) << 8 | mid), n->host_id);
-        } else {
-            f->id = hs_rs_can_id(HS_RS_GET_ID, mid, 0xFE);
-            for (int b = 0; b < 8; b++)
-                f->data[b] = (uint8_t)(n->cfg.mcu_uid >> (8 * b));
-        }
-    }
+    for (; r < n->nreplies && k < out_max; r++)
+        hs_rs_build_answer(g, &n->cfg, &n->meas, n->replies[r].type, n->replies[r].index,
+                           &out[k++]);
     base->stats.tx_overflow += n->nreplies - r;
     n->nreplies = 0;
     base->stats.tx_frames += k;
