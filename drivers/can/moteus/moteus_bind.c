@@ -37,6 +37,9 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
                               : kt > 0                        ? kt
                                                               : mc.torque_constant_nm_a;
     mc.default_timeout_ns = (int64_t)llround(s->default_timeout_s * 1e9);
+    mc.default_velocity_limit_rev_s = s->default_velocity_limit_rev_s;
+    mc.default_accel_limit_rev_s2 = s->default_accel_limit_rev_s2;
+    mc.max_velocity_rev_s = s->max_velocity_rev_s;
     mc.voltage_v = s->voltage_v;
     mc.temperature_c = s->temperature_c;
     struct hs_diag nd = {0};
