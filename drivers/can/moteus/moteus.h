@@ -218,6 +218,9 @@ struct hs_mt_node {
 int hs_mt_node_init(struct hs_mt_node *node, const struct hs_mt_config *cfg, struct hs_diag *d);
 /* RT-safe: a fault code (32..48): the servo goes to mode 1 until stopped. */
 void hs_mt_node_fault(struct hs_mt_node *node, uint8_t code);
+/* RT-safe: the register table (node->regs) from JS without a tick's step: the state the reply
+ * thread answers from before the first tick. */
+void hs_mt_node_regs(struct hs_mt_node *node, const struct hs_can_joint_state *js);
 /* RT-safe: the trajectory's advance over dt_s from the measured q (rev) and dq (rev/s), in
  * position mode (moteus_traj.c). */
 void hs__mt_trajectory(struct hs_mt_node *n, double dt_s, double q_rev, double dq_rev_s);

@@ -255,6 +255,11 @@ static void fill_regs(struct hs_mt_node *n, const struct hs_can_joint_state *js,
     }
 }
 
+void hs_mt_node_regs(struct hs_mt_node *n, const struct hs_can_joint_state *js)
+{
+    fill_regs(n, js, js->q_rad / TWO_PI, js->dq_rad_s / TWO_PI, 0);
+}
+
 /* The joint command from the mode; returns the commanded output torque estimate for 0x03a. */
 static double command(struct hs_mt_node *n, double q, double dq)
 {
