@@ -26,6 +26,10 @@ PKGS=(
   can-utils python3 python3-can
   # DBC oracle for tests/can/test_dbc_canmatrix.py (the test skips without it)
   python3-canmatrix
+  # what mjbots' moteus client and moteus_tool (../shared/clients/python) import, for
+  # canio_guest_moteus_client
+  python3-serial python3-importlib-metadata python3-numpy python3-scipy python3-tqdm
+  python3-pyelftools
   # MuJoCo 2.2.2 beside hilsim in bench/contact_bench (issue 16; the row is skipped without it)
   libmujoco-dev
   # PREEMPT_RT test guest (tests/rtguest): kernel is fetched on first use

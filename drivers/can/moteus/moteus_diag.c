@@ -14,7 +14,6 @@
  * RT-safe: no allocation, no stdio; an answer that does not fit the output buffer is dropped
  * whole, as the firmware drops a command that arrives while it is still writing. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "moteus.h"
@@ -273,6 +272,50 @@ static bool conf_set(struct hs_mt_node *n, enum conf_key k, double v)
     }
 }
 
+/* A decimal number ("nan" too) without strtod, whose long inputs may allocate: false when the
+ * text is not one. */
+static bool parse_num(const char *p, double *ret)
+{
+    if (!strncmp(p, "nan", 3) && !p[3]) {
+        *ret = NAN;
+        return true;
+    }
+    double sign = 1, v = 0, scale = 1;
+    if (*p == '-' || *p == '+')
+        sign = *p++ == '-' ? -1 : 1;
+    bool digits = false, dot = false;
+    for (; *p; p++) {
+        if (*p >= '0' && *p <= '9') {
+            digits = true;
+            if (dot)
+                scale /= 10, v += (*p - '0') * scale;
+            else
+                v = v * 10 + (*p - '0');
+        } else if (*p == '.' && !dot) {
+            dot = true;
+        } else if ((*p == 'e' || *p == 'E') && digits) {
+            int e = 0, es = 1;
+            p++;
+            if (*p == '-' || *p == '+')
+                es = *p++ == '-' ? -1 : 1;
+            if (!*p)
+                return false;
+            for (; *p >= '0' && *p <= '9'; p++)
+                e = e < 400 ? e * 10 + (*p - '0') : e;
+            if (*p)
+                return false;
+            v *= pow(10, es * e);
+            break;
+        } else {
+            return false;
+        }
+    }
+    if (!digits)
+        return false;
+    *ret = sign * v;
+    return true;
+}
+
 static int conf_find(const char *name, size_t len)
 {
     for (int k = 0; k < C_MAX; k++)
@@ -344,11 +387,10 @@ static void conf(struct hs_mt_node *n, const char *args, struct out *o)
     } else if (cmdlen == 3 && !strncmp(args, "set", 3)) {
         int k = conf_find(rest, nl);
         const char *val = rest + nl + (rest[nl] ? 1 : 0);
-        char *end;
-        double v = strtod(val, &end);
+        double v = 0;
         if (k < 0 && !known_group(rest, nl))
             puts_(o, "ERR unknown group\r\n");
-        else if (k < 0 || end == val || !conf_set(n, (enum conf_key)k, v))
+        else if (k < 0 || !parse_num(val, &v) || !conf_set(n, (enum conf_key)k, v))
             puts_(o, "ERR error setting\r\n");
         else
             puts_(o, "OK\r\n");

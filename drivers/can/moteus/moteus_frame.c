@@ -79,6 +79,8 @@ int hs_mt_write_check(uint32_t reg, double v)
         return HS_MT_ERR_UNKNOWN;
     if (!w)
         return HS_MT_ERR_NOT_WRITABLE;
+    if (isinf(v))
+        return HS_MT_ERR_UNKNOWN; /* no set point, limit or scale is infinite */
     if (reg == HS_MT_R_MODE) {
         /* the modes hilsim runs; a float write can hold anything */
         if (!(v >= 0 && v <= 255))
