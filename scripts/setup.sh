@@ -31,6 +31,9 @@ PKGS=(
   python3-canmatrix
   # URDF oracle: urdfdom's check_urdf judges every exported model (tests/model/test_urdf_cli.py)
   liburdfdom-tools
+  # what mjbots' moteus client and moteus_tool (../shared/clients/python) import, for
+  # canio_guest_moteus_client (numpy and tqdm above)
+  python3-serial python3-importlib-metadata python3-scipy python3-pyelftools
   # MuJoCo 2.2.2 beside hilsim in bench/contact_bench (issue 16; the row is skipped without it)
   libmujoco-dev
   # PREEMPT_RT test guest (tests/rtguest): kernel is fetched on first use

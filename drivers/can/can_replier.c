@@ -16,6 +16,7 @@
 
 #include "can_internal.h"
 #include "hilsim/can_odrive.h"
+#include "moteus/moteus.h"
 
 #define RX_BATCH 32
 #define POLL_MS 10         /* how soon the thread notices a stop */
@@ -37,7 +38,10 @@ struct slot {
     _Atomic uint64_t replies;          /* io:w */
     hs_can_replier_answer_fn answerer; /* a protocol's own answers (else MIT/ODrive above) */
     void *answerer_ctx;
+    bool moteus; /* moteus: motor_id is the servo ID; the register table */
+    _Atomic uint64_t regs[HS_CAN_REPLIER_REGS_MAX];
 };
+_Static_assert(HS_MT_NREGS <= HS_CAN_REPLIER_REGS_MAX, "moteus register table");
 
 struct hs_can_replier {
     struct hs_can_bus *bus;
@@ -269,16 +273,94 @@ static bool answer_custom(struct hs_can_replier *r, const struct hs_can_frame *f
     return false;
 }
 
+int hs_can_replier_add_moteus(struct hs_can_replier *r, uint8_t servo_id, uint32_t *ret_slot)
+{
+    if (r->running)
+        return -EBUSY;
+    if (r->nslots == HS_CAN_REPLIER_MAX_NODES)
+        return -ENOSPC;
+    struct slot *s = &r->slots[r->nslots];
+    s->moteus = true;
+    s->motor_id = servo_id;
+    *ret_slot = r->nslots++;
+    return 0;
+}
+
+/* RT-safe */
+void hs_can_replier_publish_regs(struct hs_can_replier *r, uint32_t slot, const double *regs,
+                                 unsigned n)
+{
+    struct slot *s = &r->slots[slot];
+    if (n > HS_CAN_REPLIER_REGS_MAX)
+        n = HS_CAN_REPLIER_REGS_MAX;
+    uint32_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (unsigned i = 0; i < n; i++)
+        atomic_store_explicit(&s->regs[i], bits(regs[i]), memory_order_relaxed);
+    atomic_store_explicit(&s->seq, q + 2, memory_order_release);
+}
+
+/* false until the tick has published once */
+static bool moteus_regs(struct slot *s, double *regs)
+{
+    for (int i = 0; i < SEQLOCK_TRIES; i++) {
+        uint32_t a = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (a & 1)
+            continue;
+        for (unsigned k = 0; k < HS_MT_NREGS; k++)
+            regs[k] = value(atomic_load_explicit(&s->regs[k], memory_order_relaxed));
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) != a)
+            continue;
+        return a != 0;
+    }
+    return false;
+}
+
+/* moteus: every frame to a moteus servo is claimed here (none reaches the MIT path); a query
+ * without diagnostic-stream subframes is answered from the register table the tick published,
+ * byte for byte as the tick's node would answer it. */
+static bool answer_moteus(struct hs_can_replier *r, const struct hs_can_frame *f)
+{
+    if (f->flags & (HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR) || f->id > 0xFFFF)
+        return false;
+    for (uint32_t k = 0; k < r->nslots; k++) {
+        struct slot *s = &r->slots[k];
+        if (!s->moteus || (f->id & 0xFF) != s->motor_id)
+            continue;
+        if (!(f->id & 0x8000))
+            return true; /* no reply asked for */
+        struct hs_mt_scan scan;
+        if (hs_mt_scan(f->data, f->len, &scan, NULL, NULL, NULL) < 0 || scan.stream)
+            return true; /* malformed: no reply; the stream: the tick answers */
+        double regs[HS_MT_NREGS];
+        if (!moteus_regs(s, regs)) {
+            atomic_fetch_add_explicit(&r->unanswered, 1, memory_order_relaxed);
+            return true;
+        }
+        struct hs_can_frame out;
+        memset(&out, 0, sizeof out);
+        out.id = (uint32_t)s->motor_id << 8 | (f->id >> 8 & 0x7F);
+        out.flags = HS_CAN_FLAG_FD | (out.id > HS_CAN_SFF_MASK ? HS_CAN_FLAG_EXT : 0);
+        out.len = (uint8_t)hs_mt_reply(&scan, regs, NULL, NULL, out.data);
+        if (out.len)
+            send_reply(r, s, &out);
+        return true;
+    }
+    return false;
+}
+
 static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
 {
-    if (answer_custom(r, f) || answer_odrive(r, f))
+    if (answer_custom(r, f) || answer_moteus(r, f) || answer_odrive(r, f))
         return;
     if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR | HS_CAN_FLAG_FD) ||
         f->len != 8)
         return; /* the firmware answers every 8-byte frame on its ID, nothing else */
     for (uint32_t k = 0; k < r->nslots; k++) {
         struct slot *s = &r->slots[k];
-        if (s->odrive || s->answerer || f->id != s->motor_id)
+        if (s->odrive || s->answerer || s->moteus || f->id != s->motor_id)
             continue;
         double p, v, t;
         if (!snapshot(s, &p, &v, &t)) {

@@ -17,7 +17,8 @@
 #include "hilsim/diag.h"
 
 #define HS_CAN_REPLIER_MAX_NODES 16
-#define HS_CAN_REPLIER_RING 512 /* frames between the I/O thread and the tick; power of two */
+#define HS_CAN_REPLIER_RING 512    /* frames between the I/O thread and the tick; power of two */
+#define HS_CAN_REPLIER_REGS_MAX 48 /* moteus: the register table a slot answers from */
 
 struct hs_can_replier;
 
@@ -49,6 +50,14 @@ typedef int (*hs_can_replier_answer_fn)(void *ctx, const struct hs_can_frame *f,
 /* init only: a slot answered by ANSWER (its replies counted as the slot's). */
 int hs_can_replier_add_answerer(struct hs_can_replier *r, hs_can_replier_answer_fn answer,
                                 void *ctx, uint32_t *ret_slot);
+/* init only: answer moteus queries to servo SERVO_ID (frames with bit 15 of the ID set, read,
+ * write and NOP subframes only: the diagnostic stream stays with the tick) from slot *ret_slot's
+ * register table, with the node's own frame walker and reply builder (moteus_frame.c). */
+int hs_can_replier_add_moteus(struct hs_can_replier *r, uint8_t servo_id, uint32_t *ret_slot);
+/* RT-safe, tick thread: a moteus slot's register table (N <= HS_CAN_REPLIER_REGS_MAX values, by
+ * the node's register index), as the node built it from this tick's state. */
+void hs_can_replier_publish_regs(struct hs_can_replier *r, uint32_t slot, const double *regs,
+                                 unsigned n);
 /* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's), pinned
  * to CPU when cpu >= 0 (an error, not a silent fallback, when that CPU cannot be used). */
 int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct hs_diag *d);

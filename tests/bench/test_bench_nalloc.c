@@ -60,6 +60,7 @@ struct probe {
     struct hs_scenario *live_scen;    /* a scenario file started and stopped live in the window */
     struct hs_clock_discipline *disc; /* sync: the boards send a SYNC before every command */
     bool can_lockstep;                /* lockstep released by the boards' commands (can_commands) */
+    bool moteus;                      /* the board is moteus servo 1 on CAN FD (board_io_moteus) */
 };
 
 /* Live control commands, queued from the tick thread itself inside the counted window (the
@@ -92,6 +93,53 @@ static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
     *ret = (struct hs_ctl_loop){.ticks = p->replies, .last_tick = p->commands, .running = true};
 }
 
+/* A moteus host, one CAN FD frame per tick in turn: velocity control with the position unset
+ * and a query, a limited move waited on through 0x00b, a diagnostic-stream line (conf get, tel
+ * get: the text protocol and its binary answers) and a poll that reads the answer back. */
+static void board_io_moteus(struct probe *p, uint64_t seq)
+{
+    struct canfd_frame f = {.can_id = 0x8001 | CAN_EFF_FLAG, .flags = CANFD_BRS};
+    static const char *const lines[] = {"conf get servo.pid_position.kp\n", "tel get firmware\n",
+                                        "conf enumerate\n", "conf set servo.pid_position.kd 2\n"};
+    float v[2];
+    switch (seq % 4) {
+    case 0: /* mode 10, position nan, velocity 0.01 rev/s (floats), query 0x001..0x003 */
+        v[0] = NAN, v[1] = 0.01f;
+        memcpy(f.data, (const uint8_t[]){0x01, 0x00, 0x0a, 0x0e, 0x20}, 5);
+        memcpy(f.data + 5, v, 8);
+        memcpy(f.data + 13, (const uint8_t[]){0x1f, 0x01, 0x50}, 3);
+        f.len = 16;
+        break;
+    case 1: /* position 0.05 rev limited to 0.1 rev/s and 1 rev/s², query 0x00b */
+        v[0] = 0.1f, v[1] = 1.0f;
+        memcpy(f.data,
+               (const uint8_t[]){0x01, 0x00, 0x0a, 0x0d, 0x20, 0xcd, 0xcc, 0x4c, 0x3d, 0x0e, 0x28},
+               11);
+        memcpy(f.data + 11, v, 8);
+        memcpy(f.data + 19, (const uint8_t[]){0x11, 0x0b, 0x50, 0x50, 0x50}, 5);
+        f.len = 24;
+        break;
+    case 2: { /* a line on the diagnostic stream, no reply asked for */
+        const char *l = lines[seq / 4 % 4];
+        size_t n = strlen(l);
+        f.can_id = 0x0001 | CAN_EFF_FLAG;
+        f.data[0] = 0x40, f.data[1] = 1, f.data[2] = (uint8_t)n;
+        memcpy(f.data + 3, l, n);
+        f.len = 48;
+        memset(f.data + 3 + n, 0x50, f.len - 3 - n);
+        break;
+    }
+    default: /* poll the stream */
+        memcpy(f.data, (const uint8_t[]){0x42, 0x01, 0x30}, 3);
+        f.len = 3;
+        break;
+    }
+    send(p->peer_fd, &f, sizeof f, MSG_DONTWAIT);
+    struct canfd_frame r;
+    while (recv(p->peer_fd, &r, sizeof r, MSG_DONTWAIT) > 0)
+        p->replies++;
+}
+
 /* The "boards": one MIT command per tick and every frame read back so no queue fills. Runs in
  * the counted window on purpose: send()/recv() are not interposed, so only hilsim's own calls
  * count. */
@@ -99,6 +147,10 @@ static void board_io(struct probe *p, uint64_t seq)
 {
     if (p->peer_fd < 0)
         return;
+    if (p->moteus) {
+        board_io_moteus(p, seq);
+        return;
+    }
     if (p->disc) {
         struct can_frame sync = {.can_id = 0x080, .len = 0};
         send(p->peer_fd, &sync, sizeof sync, MSG_DONTWAIT);
@@ -792,6 +844,55 @@ static void test_scenario_can_ticks_without_alloc_stdio_or_faults(void **state)
     hs_config_free(cfg);
 }
 
+/* moteus on CAN FD: the trajectory (latched velocity control, a limited move), queries answered
+ * by the reply thread (replies: immediate) and by the tick (replies: tick), and the diagnostic
+ * stream's text protocol with its answers polled back add no allocation, stdio call or fault. */
+static void moteus_ticks(const char *replies)
+{
+    char yaml[2048], dir[4096];
+    snprintf(dir, sizeof dir, "%s/models", getenv("HS_SOURCE_DIR"));
+    snprintf(yaml, sizeof yaml,
+             "bench: {name: nalloc-moteus-%d}\n"
+             "models:\n"
+             "  - {name: arm, file: arm2.wrl}\n"
+             "  - {name: floor, file: floor.wrl, static: true}\n"
+             "physics: {step_s: 0.00025, substeps: 1}\n"
+             "rt: {period_ns: 250000}\n"
+             "can:\n"
+             "  buses: [{name: main, interface: vcan0, fd: true, replies: %s}]\n"
+             "  nodes:\n"
+             "    - {name: shoulder, bus: main, protocol: moteus, id: 1, joint: SHOULDER,\n"
+             "       moteus: {kp_nm_rev: 300, kd_nm_s_rev: 10, max_torque_nm: 40}}\n",
+             (int)getpid(), replies);
+    struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .moteus = true};
+    const struct hs_config *cfg = open_bench(&p, yaml, "moteus.yaml", dir);
+    struct hs_diag d = {0};
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
+    struct hs_bench_can *can;
+    if (hs_bench_can_attach(p.bench, &o, &can, &d) < 0)
+        fail_msg("can: %s", d.msg);
+    p.peer_fd = sv[1];
+    run_and_check(&p, "the arm over CAN FD to a moteus servo", 0);
+    print_message("the host read %llu replies\n", (unsigned long long)p.replies);
+    /* three of every four frames ask for a reply: queries and stream polls */
+    assert_true(p.replies >= MEASURED / 2);
+    struct hs_bench_can_node_stats ns;
+    assert_int_equal(hs_bench_can_node_stats(can, 0, &ns), 0);
+    assert_int_equal(ns.node.frames_bad, 0);
+    hs_bench_destroy(p.bench);
+    close(sv[1]);
+    hs_config_free(cfg);
+}
+
+static void test_moteus_ticks_without_alloc_stdio_or_faults(void **state)
+{
+    (void)state;
+    moteus_ticks("immediate");
+    moteus_ticks("tick");
+}
+
 /* The sync clock on a CAN SYNC: the clock frames' holding buffer, the bench's events and the
  * discipline add no allocation, stdio call or fault. */
 static void test_sync_ticks_without_alloc_stdio_or_faults(void **state)
@@ -1066,6 +1167,7 @@ int main(void)
         cmocka_unit_test(test_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_can_lockstep_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_sync_ticks_without_alloc_stdio_or_faults),
+        cmocka_unit_test(test_moteus_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_recording_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_ticks_without_alloc_stdio_or_faults),
         cmocka_unit_test(test_scenario_can_ticks_without_alloc_stdio_or_faults),

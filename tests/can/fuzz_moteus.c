@@ -1,7 +1,7 @@
 /* libFuzzer target: a stream of frames (4-byte header: ID low, ID high, flags, len; then len
  * bytes) into a moteus node (servo 1), polled after each frame. Every frame it sends must be
  * one CAN-FD frame from servo 1 of a valid FD length whose subframes parse back (reply, error,
- * NOP padding to the end), and the command must stay finite. */
+ * diagnostic-stream data, NOP padding to the end), and the command must stay finite. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +31,17 @@ static void check_reply(const struct hs_can_frame *f)
             if ((k = hs_mt_varuint_get(f->data + i, f->len - i, &code)) < 0)
                 __builtin_trap();
             i += (unsigned)k;
+            continue;
+        }
+        if (t == HS_MT_STREAM_SERVER_DATA) { /* channel, length, bytes */
+            if ((k = hs_mt_varuint_get(f->data + i, f->len - i, &reg)) < 0)
+                __builtin_trap();
+            i += (unsigned)k;
+            if ((k = hs_mt_varuint_get(f->data + i, f->len - i, &count)) < 0)
+                __builtin_trap();
+            i += (unsigned)k + count;
+            if (i > f->len)
+                __builtin_trap();
             continue;
         }
         if ((t & 0xF0) != HS_MT_REPLY)
@@ -67,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct hs_can_frame out[2];
         int k = hs_can_node_poll(&node.base, t, &js, &cmd, out, 2);
         if (k < 0 || k > 1 ||
-            (cmd.enabled && (!isfinite(cmd.kp_nm_rad) || !isfinite(cmd.kd_nm_s_rad))))
+            (cmd.enabled && (!isfinite(cmd.kp_nm_rad) || !isfinite(cmd.kd_nm_s_rad) ||
+                             !isfinite(cmd.q_ref_rad) || !isfinite(cmd.dq_ref_rad_s))))
             __builtin_trap();
         if (k == 1)
             check_reply(&out[0]);

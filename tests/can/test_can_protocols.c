@@ -16,6 +16,8 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
 #include "mit/mit_config.h"
+#include "moteus/moteus.h"
+#include "moteus/moteus_config.h"
 #include "odrive/odrive_config.h"
 #include "robstride/robstride.h"
 #include "robstride/robstride_config.h"
@@ -138,6 +140,32 @@ static void test_robstride_node_defaults_are_the_config_defaults(void **state)
     assert_true(isnan(c->p_max) && isnan(c->t_max) && isnan(c->torque_constant_nm_a));
 }
 
+/* moteus: hs_mt_config_init() and the config's defaults come from moteus_defaults.h. */
+static bool same(double a, double b)
+{
+    return a == b || (a != a && b != b); /* NAN: "none" on both sides */
+}
+
+static void test_moteus_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    union hs_cfg_proto_section sec;
+    hs__can_proto_cfgs[HS_CFG_PROTO_MOTEUS]->defaults(sec.bytes);
+    const struct hs_cfg_moteus *c = (const struct hs_cfg_moteus *)(const void *)sec.bytes;
+    struct hs_mt_config n;
+    hs_mt_config_init(&n, 1);
+    assert_true(n.kp_nm_rev == c->kp_nm_rev && n.kd_nm_s_rev == c->kd_nm_s_rev);
+    assert_true(n.max_torque_nm == c->max_torque_nm);
+    assert_true(n.default_timeout_ns == (int64_t)(c->default_timeout_s * 1e9 + 0.5));
+    assert_true(same(n.default_velocity_limit_rev_s, c->default_velocity_limit_rev_s));
+    assert_true(same(n.default_accel_limit_rev_s2, c->default_accel_limit_rev_s2));
+    assert_true(n.max_velocity_rev_s == c->max_velocity_rev_s);
+    assert_true(n.voltage_v == c->voltage_v && n.temperature_c == c->temperature_c);
+    /* the config leaves Kt to the joint (NAN); the node's own default is a number */
+    assert_true(c->torque_constant_nm_a != c->torque_constant_nm_a);
+    assert_true(n.torque_constant_nm_a > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_mit_node_defaults_are_the_config_defaults),
         cmocka_unit_test(test_odrive_node_defaults_are_the_config_defaults),
         cmocka_unit_test(test_robstride_node_defaults_are_the_config_defaults),
+        cmocka_unit_test(test_moteus_node_defaults_are_the_config_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,9 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
                               : kt > 0                        ? kt
                                                               : mc.torque_constant_nm_a;
     mc.default_timeout_ns = (int64_t)llround(s->default_timeout_s * 1e9);
+    mc.default_velocity_limit_rev_s = s->default_velocity_limit_rev_s;
+    mc.default_accel_limit_rev_s2 = s->default_accel_limit_rev_s2;
+    mc.max_velocity_rev_s = s->max_velocity_rev_s;
     mc.voltage_v = s->voltage_v;
     mc.temperature_c = s->temperature_c;
     struct hs_diag nd = {0};
@@ -50,6 +53,40 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
 fail:
     free(p);
     return r;
+}
+
+/* replies: immediate: the reply thread answers queries from the register table each poll
+ * publishes (can_replier.c); the diagnostic stream stays with the tick. */
+static int mt_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
+                   struct hs_can_frame *out, unsigned out_max)
+{
+    struct mt_port *p = (struct mt_port *)port;
+    struct hs_can_joint_state js;
+    int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    if (port->replier)
+        hs_can_replier_publish_regs(port->replier, port->replier_slot, p->node.regs, HS_MT_NREGS);
+    return k;
+}
+
+static void mt_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
+{
+    (void)now_ns;
+    struct mt_port *p = (struct mt_port *)port;
+    struct hs_can_joint_state js =
+        hs_can_joint_port_state(&p->jp, hs_bench_joint_reading(bench, p->jp.joint));
+    hs_mt_node_regs(&p->node, &js);
+    hs_can_replier_publish_regs(port->replier, port->replier_slot, p->node.regs, HS_MT_NREGS);
+}
+
+static int mt_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
+                          uint32_t *ret_slot, struct hs_diag *d)
+{
+    struct mt_port *p = (struct mt_port *)port;
+    int r = hs_can_replier_add_moteus(replier, p->node.cfg.servo_id, ret_slot);
+    if (r < 0)
+        return hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus");
+    p->node.replies_elsewhere = true;
+    return 0;
 }
 
 static void mt_stop(struct hs_can_port *port)
@@ -99,8 +136,10 @@ const struct hs_can_protocol hs_can_moteus_protocol = {
     .name = "moteus",
     .create = mt_create,
     .destroy = hs_can_joint_port_free,
-    .poll = hs_can_joint_port_poll_op,
+    .poll = mt_poll,
     .stop = mt_stop,
+    .replier_add = mt_replier_add,
+    .replier_publish = mt_publish,
     .fault_check = mt_fault_check,
     .raise_fault = mt_raise_fault,
     .state_names = mt_states,

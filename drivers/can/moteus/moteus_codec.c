@@ -24,6 +24,8 @@ static double lsb(enum hs_mt_quantity q, enum hs_mt_width w)
         [HS_MT_Q_TEMPERATURE] = {1, 0.1, 0.001},
         [HS_MT_Q_TIME] = {0.01, 0.001, 0.000001},
         [HS_MT_Q_SCALE] = {1.0 / 127, 1.0 / 32767, 1.0 / 2147483647},
+        [HS_MT_Q_ACCEL] = {0.05, 0.001, 0.00001},
+        [HS_MT_Q_POWER] = {10.0, 0.05, 0.0001},
     };
     return t[q][w];
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "moteus_config.h"
+#include "moteus_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
@@ -14,6 +15,11 @@ static const struct hs__cfg_field moteus_f[] = {
     DBL("max_torque_nm", MT, max_torque_nm, 0, 1e5, HS__F_MIN_OPEN),
     DBL("torque_constant_nm_a", MT, torque_constant_nm_a, 0, 1e3, HS__F_MIN_OPEN | HS__F_NAN_UNSET),
     DBL("default_timeout_s", MT, default_timeout_s, 0, 10, 0),
+    DBL("default_velocity_limit_rev_s", MT, default_velocity_limit_rev_s, 0, 1e5,
+        HS__F_MIN_OPEN | HS__F_NAN_UNSET),
+    DBL("default_accel_limit_rev_s2", MT, default_accel_limit_rev_s2, 0, 1e6,
+        HS__F_MIN_OPEN | HS__F_NAN_UNSET),
+    DBL("max_velocity_rev_s", MT, max_velocity_rev_s, 0, 1e5, HS__F_MIN_OPEN),
     DBL("voltage_v", MT, voltage_v, 0, 1e3, 0),
     DBL("temperature_c", MT, temperature_c, -60, 300, 0),
     RENAMED("kp", "kp_nm_rev"),
@@ -25,13 +31,16 @@ TABLE(hs__can_moteus_section, moteus_f, NULL);
 static void moteus_defaults(void *section)
 {
     *(struct hs_cfg_moteus *)section = (struct hs_cfg_moteus){
-        .kp_nm_rev = 4.0,
-        .kd_nm_s_rev = 0.1,
-        .max_torque_nm = 10.0,
-        .torque_constant_nm_a = NAN,
-        .default_timeout_s = 0,
-        .voltage_v = 24,
-        .temperature_c = 30,
+        .kp_nm_rev = HS_MT_DEFAULT_KP_NM_REV,
+        .kd_nm_s_rev = HS_MT_DEFAULT_KD_NM_S_REV,
+        .max_torque_nm = HS_MT_DEFAULT_MAX_TORQUE_NM,
+        .torque_constant_nm_a = NAN, /* the joint's; HS_MT_DEFAULT_TORQUE_CONSTANT_NM_A without */
+        .default_timeout_s = HS_MT_DEFAULT_TIMEOUT_S,
+        .default_velocity_limit_rev_s = HS_MT_DEFAULT_VELOCITY_LIMIT_REV_S,
+        .default_accel_limit_rev_s2 = HS_MT_DEFAULT_ACCEL_LIMIT_REV_S2,
+        .max_velocity_rev_s = HS_MT_DEFAULT_MAX_VELOCITY_REV_S,
+        .voltage_v = HS_MT_DEFAULT_VOLTAGE_V,
+        .temperature_c = HS_MT_DEFAULT_TEMPERATURE_C,
     };
 }
 

@@ -5,13 +5,16 @@
 #include "hilsim/config.h"
 
 struct hs_cfg_moteus {
-    double kp_nm_rev;            /* servo.pid_position.kp, N·m/rev */
-    double kd_nm_s_rev;          /* servo.pid_position.kd, N·m·s/rev */
-    double max_torque_nm;        /* system-wide maximum torque */
-    double torque_constant_nm_a; /* NAN: the joint's Kt x gear x eta */
-    double default_timeout_s;    /* servo.default_timeout_s, 0 = none */
-    double voltage_v;            /* reported */
-    double temperature_c;        /* reported */
+    double kp_nm_rev;                    /* servo.pid_position.kp, N·m/rev */
+    double kd_nm_s_rev;                  /* servo.pid_position.kd, N·m·s/rev */
+    double max_torque_nm;                /* system-wide maximum torque */
+    double torque_constant_nm_a;         /* NAN: the joint's Kt x gear x eta */
+    double default_timeout_s;            /* servo.default_timeout_s, 0 = none */
+    double default_velocity_limit_rev_s; /* servo.default_velocity_limit; NAN: none */
+    double default_accel_limit_rev_s2;   /* servo.default_accel_limit; NAN: none */
+    double max_velocity_rev_s;           /* servo.max_velocity */
+    double voltage_v;                    /* reported */
+    double temperature_c;                /* reported */
 };
 
 _Static_assert(sizeof(struct hs_cfg_moteus) <= HS_CFG_PROTO_SECTION_MAX,

@@ -1,27 +1,31 @@
 /* A moteus controller as its protocol documents (moteus.h has the sources):
- * - a frame to its servo ID is parsed subframe by subframe: writes take effect in order (the
- *   mode register first: writing it starts a new command, every command register back to its
- *   documented "unspecified" value), reads are answered in one reply frame when the ID's bit 15
- *   asks for one (none otherwise), NOPs are skipped; an unknown subframe type ends the frame
- *   (counted bad);
- * - writes to registers it does not have, or to read-only ones, and reads of registers it does
- *   not have, are answered with write/read error subframes (error code HS_MT_ERR_UNKNOWN: the
- *   firmware's own numbering is not documented);
+ * - a frame to its servo ID is walked subframe by subframe (moteus_frame.c): writes take effect
+ *   in order (the mode register first: writing it starts a new command, every command register
+ *   back to its documented "unspecified" value), reads are answered in one reply frame when the
+ *   ID's bit 15 asks for one (none otherwise), NOPs are skipped; an unknown subframe type ends
+ *   the frame (counted bad);
+ * - writes to registers it does not have (error 1) or to read-only ones (error 2) are answered
+ *   with write errors; a read range holding a register it does not have is answered with one
+ *   read error and ends the frame, as the firmware's multiplex server does;
  * - modes: stopped (0, clears a fault), current (9), position (10), zero velocity (12), brake
  *   (15); a fault (1) or a watchdog timeout (11) holds until a stop is written;
- * - position mode: tau = kp_scale kp (pos - q) + kd_scale kd (vel - dq) + ff, limited to max
- *   torque, the command position advancing at the command velocity; position unset (NaN or the
- *   maximally negative integer): the present position. kd_scale is limited to kp_scale.
+ * - position mode: tau = kp_scale kp (p_c - q) + kd_scale kd (v_c - dq) + ff, limited to max
+ *   torque, where p_c and v_c are the trajectory's control position and velocity
+ *   (moteus_traj.c: latched on entering the mode, limited by 0x028/0x029). kd_scale is limited
+ *   to kp_scale.
  * - zero velocity, timeout and brake: tau = -kd dq (brake: hilsim damps with kd; the real
  *   shorted phases' damping depends on the motor). Current mode: tau = Kt iq.
+ * - stopped or faulted, the output is off: torque and currents read 0, whatever holds the joint.
  * - the reply is padded with NOPs to a valid CAN-FD length and built at the next poll from
- *   that tick's state; a frame that asked for a reply but read nothing and erred nowhere gets
- *   none (hilsim's choice: the documents do not say). */
+ *   that tick's state (or at once by the reply thread, can_replier.c, when replies are
+ *   immediate); a frame that asked for a reply but had nothing to say gets none (hilsim's
+ *   choice: the documents do not say). */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "moteus.h"
+#include "moteus_defaults.h"
 
 #define TWO_PI 6.283185307179586
 
@@ -31,21 +35,24 @@ void hs_mt_config_init(struct hs_mt_config *cfg, uint8_t servo_id)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->servo_id = servo_id;
-    cfg->kp_nm_rev = 4.0;
-    cfg->kd_nm_s_rev = 0.1;
-    cfg->max_torque_nm = 10.0;
-    cfg->torque_constant_nm_a = 0.1;
-    cfg->default_timeout_ns = 0;
-    cfg->voltage_v = 24;
-    cfg->temperature_c = 30;
+    cfg->kp_nm_rev = HS_MT_DEFAULT_KP_NM_REV;
+    cfg->kd_nm_s_rev = HS_MT_DEFAULT_KD_NM_S_REV;
+    cfg->max_torque_nm = HS_MT_DEFAULT_MAX_TORQUE_NM;
+    cfg->torque_constant_nm_a = HS_MT_DEFAULT_TORQUE_CONSTANT_NM_A;
+    cfg->default_timeout_ns = (int64_t)llround(HS_MT_DEFAULT_TIMEOUT_S * 1e9);
+    cfg->default_velocity_limit_rev_s = HS_MT_DEFAULT_VELOCITY_LIMIT_REV_S;
+    cfg->default_accel_limit_rev_s2 = HS_MT_DEFAULT_ACCEL_LIMIT_REV_S2;
+    cfg->max_velocity_rev_s = HS_MT_DEFAULT_MAX_VELOCITY_REV_S;
+    cfg->voltage_v = HS_MT_DEFAULT_VOLTAGE_V;
+    cfg->temperature_c = HS_MT_DEFAULT_TEMPERATURE_C;
 }
 
 static void reset_command(struct hs_mt_node *n)
 {
     n->cmd_pos_rev = 0, n->cmd_vel_rev_s = 0, n->cmd_ff_nm = 0;
     n->kp_scale = 1, n->kd_scale = 1, n->cmd_max_torque_nm = NAN, n->cmd_q_a = 0;
+    n->cmd_vel_limit = NAN, n->cmd_accel_limit = NAN;
     n->watchdog_s = 0;
-    n->hold_pending = false;
 }
 
 int hs_mt_node_init(struct hs_mt_node *n, const struct hs_mt_config *cfg, struct hs_diag *d)
@@ -54,14 +61,19 @@ int hs_mt_node_init(struct hs_mt_node *n, const struct hs_mt_config *cfg, struct
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "moteus: servo ID %u above 127", cfg->servo_id);
     if (!(cfg->kp_nm_rev >= 0) || !(cfg->kd_nm_s_rev >= 0) || !(cfg->max_torque_nm > 0) ||
         !(cfg->torque_constant_nm_a > 0) || cfg->default_timeout_ns < 0 ||
-        !isfinite(cfg->kp_nm_rev + cfg->kd_nm_s_rev + cfg->max_torque_nm))
+        !isfinite(cfg->kp_nm_rev + cfg->kd_nm_s_rev + cfg->max_torque_nm) ||
+        !(cfg->max_velocity_rev_s > 0) || cfg->default_velocity_limit_rev_s <= 0 ||
+        cfg->default_accel_limit_rev_s2 <= 0)
         return hs_diag_set(d, -EINVAL, NULL, 0, 0,
-                           "moteus: gains >= 0, max torque and Kt > 0, timeout >= 0");
+                           "moteus: gains >= 0, max torque, Kt, max velocity and limits > 0, "
+                           "timeout >= 0");
     memset(n, 0, sizeof *n);
     n->base.ops = &mt_ops;
     n->cfg = *cfg;
     n->mode = HS_MT_MODE_STOPPED;
     reset_command(n);
+    for (unsigned i = 0; i < HS_MT_NREGS; i++)
+        n->regs[i] = NAN;
     return 0;
 }
 
@@ -72,118 +84,88 @@ void hs_mt_node_fault(struct hs_mt_node *n, uint8_t code)
     n->base.cmd.seq++;
 }
 
-/* The registers this node has: their quantity, and whether a host may write them. */
-static bool reg_info(uint32_t reg, enum hs_mt_quantity *q, bool *writable)
+/* Applies one register write hs_mt_write_check() accepted; 0 or an error code. */
+static int write_reg(void *ctx, uint32_t reg, double v)
 {
-    *writable = false;
-    switch (reg) {
-    case HS_MT_R_MODE:
-        *q = HS_MT_Q_INT, *writable = true;
-        return true;
-    case HS_MT_R_POSITION:
-        *q = HS_MT_Q_POSITION;
-        return true;
-    case HS_MT_R_VELOCITY:
-        *q = HS_MT_Q_VELOCITY;
-        return true;
-    case HS_MT_R_TORQUE:
-        *q = HS_MT_Q_TORQUE;
-        return true;
-    case HS_MT_R_Q_CURRENT:
-        *q = HS_MT_Q_CURRENT;
-        return true;
-    case HS_MT_R_VOLTAGE:
-        *q = HS_MT_Q_VOLTAGE;
-        return true;
-    case HS_MT_R_TEMPERATURE:
-        *q = HS_MT_Q_TEMPERATURE;
-        return true;
-    case HS_MT_R_FAULT:
-        *q = HS_MT_Q_INT;
-        return true;
-    case HS_MT_R_CMD_Q_CURRENT:
-        *q = HS_MT_Q_CURRENT, *writable = true;
-        return true;
-    case HS_MT_R_CMD_POSITION:
-        *q = HS_MT_Q_POSITION, *writable = true;
-        return true;
-    case HS_MT_R_CMD_VELOCITY:
-        *q = HS_MT_Q_VELOCITY, *writable = true;
-        return true;
-    case HS_MT_R_CMD_FF_TORQUE:
-    case HS_MT_R_CMD_MAX_TORQUE:
-        *q = HS_MT_Q_TORQUE, *writable = true;
-        return true;
-    case HS_MT_R_CMD_KP_SCALE:
-    case HS_MT_R_CMD_KD_SCALE:
-        *q = HS_MT_Q_SCALE, *writable = true;
-        return true;
-    case HS_MT_R_CMD_WATCHDOG:
-        *q = HS_MT_Q_TIME, *writable = true;
-        return true;
-    default:
-        return false;
-    }
-}
-
-static void queue_error(struct hs_mt_node *n, uint8_t type, uint32_t reg)
-{
-    if (n->nerrors < HS_MT_READS_MAX)
-        n->errors[n->nerrors++] = (struct hs_mt_error){type, (uint16_t)reg};
-}
-
-/* Applies one register write; false: not writable here. */
-static bool write_reg(struct hs_mt_node *n, uint32_t reg, double v, bool *commanded)
-{
+    struct hs_mt_node *n = ctx;
+    n->wrote = true;
     switch (reg) {
     case HS_MT_R_MODE: {
-        if (!(v >= 0 && v <= 255)) /* NaN too; a float mode write can hold anything */
-            return false;
         int m = (int)v;
         if (m == HS_MT_MODE_STOPPED) {
             n->mode = HS_MT_MODE_STOPPED;
             n->fault = 0;
-        } else if (m == HS_MT_MODE_POSITION || m == HS_MT_MODE_ZERO_VELOCITY ||
-                   m == HS_MT_MODE_BRAKE || m == HS_MT_MODE_CURRENT) {
-            if (n->mode != HS_MT_MODE_FAULT && n->mode != HS_MT_MODE_TIMEOUT)
-                n->mode = (enum hs_mt_mode)m;
-        } else {
-            return false;
+        } else if (n->mode != HS_MT_MODE_FAULT && n->mode != HS_MT_MODE_TIMEOUT) {
+            n->mode = (enum hs_mt_mode)m;
         }
         reset_command(n);
-        *commanded = true;
-        return true;
+        return 0;
     }
     case HS_MT_R_CMD_POSITION:
         n->cmd_pos_rev = v;
-        n->hold_pending = isnan(v);
-        break;
+        return 0;
     case HS_MT_R_CMD_VELOCITY:
         n->cmd_vel_rev_s = isnan(v) ? 0 : v;
-        break;
+        return 0;
     case HS_MT_R_CMD_FF_TORQUE:
         n->cmd_ff_nm = isnan(v) ? 0 : v;
-        break;
+        return 0;
     case HS_MT_R_CMD_KP_SCALE:
         n->kp_scale = isnan(v) ? 1 : v;
-        break;
+        return 0;
     case HS_MT_R_CMD_KD_SCALE:
         n->kd_scale = isnan(v) ? 1 : v;
-        break;
+        return 0;
     case HS_MT_R_CMD_MAX_TORQUE:
         n->cmd_max_torque_nm = v;
-        break;
+        return 0;
     case HS_MT_R_CMD_WATCHDOG:
         n->watchdog_s = v;
-        break;
+        return 0;
+    case HS_MT_R_CMD_VELOCITY_LIMIT:
+        n->cmd_vel_limit = v;
+        return 0;
+    case HS_MT_R_CMD_ACCEL_LIMIT:
+        n->cmd_accel_limit = v;
+        return 0;
     case HS_MT_R_CMD_Q_CURRENT:
         n->cmd_q_a = isnan(v) ? 0 : v;
-        break;
+        return 0;
     default:
-        return false;
+        return HS_MT_ERR_NOT_WRITABLE;
     }
-    *commanded = true;
-    return true;
+}
+
+/* Diagnostic-stream bytes from the host: lines to the command handler (channel 1, the one
+ * moteus_tool uses; others are not the firmware's either). */
+static void stream_in(void *ctx, uint32_t ch, const uint8_t *p, unsigned len)
+{
+    struct hs_mt_node *n = ctx;
+    struct hs_mt_diag *d = &n->diag;
+    if (ch != 1)
+        return;
+    for (unsigned i = 0; i < len; i++) {
+        if (p[i] == '\r' || p[i] == '\n') {
+            if (d->line_len && !d->line_overflow)
+                hs__mt_diag_line(n, d->line, d->line_len);
+            d->line_len = 0, d->line_overflow = false;
+        } else if (d->line_len < HS_MT_DIAG_LINE) {
+            d->line[d->line_len++] = (char)p[i];
+        } else {
+            d->line_overflow = true; /* too long for the firmware's line buffer: ignored */
+        }
+    }
+}
+
+static unsigned stream_out(void *ctx, uint8_t *out, unsigned max)
+{
+    struct hs_mt_diag *d = &((struct hs_mt_node *)ctx)->diag;
+    unsigned n = d->out_len - d->out_off;
+    if (n > max)
+        n = max;
+    memcpy(out, d->out + d->out_off, n);
+    d->out_off += n;
+    return n;
 }
 
 static int mt_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, int64_t now_ns)
@@ -195,158 +177,91 @@ static int mt_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, i
         base->stats.frames_bad++;
         return -EBADMSG;
     }
-    bool commanded = false;
-    const uint8_t *p = f->data;
-    unsigned len = f->len, i = 0;
-    int bad = 0;
-    while (i < len && !bad) {
-        uint8_t t = p[i++];
-        if (t == HS_MT_NOP)
-            continue;
-        uint8_t kind = t & 0xF0;
-        if (kind != HS_MT_WRITE && kind != HS_MT_READ) {
-            bad = 1; /* a reply, an error or garbage sent to a servo */
-            break;
-        }
-        enum hs_mt_width w = (enum hs_mt_width)(t >> 2 & 3);
-        uint32_t count = t & 3, reg;
-        int k;
-        if (!count) {
-            if ((k = hs_mt_varuint_get(p + i, len - i, &count)) < 0) {
-                bad = 1;
-                break;
-            }
-            i += (unsigned)k;
-        }
-        if ((k = hs_mt_varuint_get(p + i, len - i, &reg)) < 0 || count > 64 || reg > 0xFFFF) {
-            bad = 1;
-            break;
-        }
-        i += (unsigned)k;
-        if (kind == HS_MT_READ) {
-            if (n->nreads < HS_MT_READS_MAX)
-                n->reads[n->nreads++] =
-                    (struct hs_mt_read){(uint8_t)w, (uint16_t)count, (uint16_t)reg};
-            continue;
-        }
-        unsigned wb = hs_mt_width_bytes(w);
-        if (len - i < count * wb) {
-            bad = 1;
-            break;
-        }
-        for (uint32_t r = 0; r < count; r++, i += wb) {
-            enum hs_mt_quantity q;
-            bool writable;
-            if (!reg_info(reg + r, &q, &writable) || !writable ||
-                !write_reg(n, reg + r, hs_mt_decode(q, w, p + i), &commanded))
-                queue_error(n, HS_MT_WRITE_ERROR, reg + r);
-        }
-    }
-    if (bad) {
-        base->stats.frames_bad++;
-        n->nreads = 0, n->nerrors = 0;
-        return -EBADMSG;
-    }
-    if (commanded) {
+    struct hs_mt_scan scan;
+    n->wrote = false;
+    /* writes take effect as the walk meets them, before a malformed tail is found, as on the
+     * firmware */
+    int r = hs_mt_scan(f->data, f->len, &scan, write_reg, stream_in, n);
+    if (n->wrote) { /* a command: any write the node took (mode, set points, limits) */
         n->last_cmd_ns = now_ns;
         base->cmd.seq++;
         base->cmd.rx_time_ns = now_ns;
     }
+    if (r < 0) {
+        base->stats.frames_bad++;
+        return -EBADMSG;
+    }
     if (f->id & 0x8000) {
         n->reply_owed = true;
         n->reply_to = (uint8_t)(f->id >> 8 & 0x7F);
-    } else {
-        n->nreads = 0, n->nerrors = 0; /* no reply asked for: none is sent */
+        n->scan = scan;
     }
     base->stats.frames_ok++;
     return 0;
 }
 
-static double read_reg(const struct hs_mt_node *n, uint32_t reg,
-                       const struct hs_can_joint_state *js)
+/* The register table from this tick's state, by hs_mt_reg_index(). */
+static void fill_regs(struct hs_mt_node *n, const struct hs_can_joint_state *js, double q,
+                      double dq, double tau_out)
 {
-    switch (reg) {
-    case HS_MT_R_MODE:
-        return n->mode;
-    case HS_MT_R_POSITION:
-        return n->last_q_rev;
-    case HS_MT_R_VELOCITY:
-        return n->last_dq_rev_s;
-    case HS_MT_R_TORQUE:
-        return n->last_tau_nm;
-    case HS_MT_R_Q_CURRENT:
-        return js->current_a;
-    case HS_MT_R_VOLTAGE:
-        return js->vbus_v > 0 ? js->vbus_v : n->cfg.voltage_v;
-    case HS_MT_R_TEMPERATURE:
-        return isnan(js->temp_c) ? n->cfg.temperature_c : js->temp_c;
-    case HS_MT_R_FAULT:
-        return n->fault;
-    case HS_MT_R_CMD_Q_CURRENT:
-        return n->cmd_q_a;
-    case HS_MT_R_CMD_POSITION:
-        return n->cmd_pos_rev;
-    case HS_MT_R_CMD_VELOCITY:
-        return n->cmd_vel_rev_s;
-    case HS_MT_R_CMD_FF_TORQUE:
-        return n->cmd_ff_nm;
-    case HS_MT_R_CMD_KP_SCALE:
-        return n->kp_scale;
-    case HS_MT_R_CMD_KD_SCALE:
-        return n->kd_scale;
-    case HS_MT_R_CMD_MAX_TORQUE:
-        return n->cmd_max_torque_nm;
-    default:
-        return n->watchdog_s;
+    bool off = n->mode == HS_MT_MODE_STOPPED || n->mode == HS_MT_MODE_FAULT;
+    double temp = isnan(js->temp_c) ? n->cfg.temperature_c : js->temp_c;
+    double cp = n->ctl.valid ? n->ctl.pos_rev : NAN, cv = n->ctl.valid ? n->ctl.vel_rev_s : NAN;
+    const struct {
+        uint16_t reg;
+        double v;
+    } vals[] = {
+        {HS_MT_R_MODE, n->mode},
+        {HS_MT_R_POSITION, q},
+        {HS_MT_R_VELOCITY, dq},
+        {HS_MT_R_TORQUE, off ? 0 : js->tau_nm},
+        {HS_MT_R_Q_CURRENT, off ? 0 : js->current_a},
+        {HS_MT_R_D_CURRENT, 0}, /* hilsim's motor model has no d axis */
+        {HS_MT_R_POWER, off ? 0 : js->tau_nm * dq * TWO_PI}, /* mechanical, no losses */
+        {HS_MT_R_MOTOR_TEMPERATURE, temp},
+        {HS_MT_R_TRAJECTORY_COMPLETE, n->ctl.done ? 1 : 0},
+        {HS_MT_R_HOME_STATE, 2}, /* the output's absolute position is known: "output" */
+        {HS_MT_R_VOLTAGE, js->vbus_v > 0 ? js->vbus_v : n->cfg.voltage_v},
+        {HS_MT_R_TEMPERATURE, temp},
+        {HS_MT_R_FAULT, n->fault},
+        {HS_MT_R_CMD_Q_CURRENT, n->cmd_q_a},
+        {HS_MT_R_CMD_POSITION, n->cmd_pos_rev},
+        {HS_MT_R_CMD_VELOCITY, n->cmd_vel_rev_s},
+        {HS_MT_R_CMD_FF_TORQUE, n->cmd_ff_nm},
+        {HS_MT_R_CMD_KP_SCALE, n->kp_scale},
+        {HS_MT_R_CMD_KD_SCALE, n->kd_scale},
+        {HS_MT_R_CMD_MAX_TORQUE, n->cmd_max_torque_nm},
+        {HS_MT_R_CMD_WATCHDOG, n->watchdog_s},
+        {HS_MT_R_CMD_VELOCITY_LIMIT, n->cmd_vel_limit},
+        {HS_MT_R_CMD_ACCEL_LIMIT, n->cmd_accel_limit},
+        {HS_MT_R_CONTROL_POSITION, cp},
+        {HS_MT_R_CONTROL_VELOCITY, cv},
+        {HS_MT_R_CONTROL_TORQUE, off ? 0 : tau_out},
+        {HS_MT_R_POSITION_ERROR, q - cp},
+        {HS_MT_R_VELOCITY_ERROR, dq - cv},
+        {HS_MT_R_MODEL_NUMBER, HS_MT_MODEL_NUMBER},
+        {HS_MT_R_FIRMWARE_VERSION, HS_MT_FIRMWARE_VERSION},
+        {HS_MT_R_REGISTER_MAP_VERSION, HS_MT_REGISTER_MAP_VERSION},
+        {HS_MT_R_MULTIPLEX_ID, n->cfg.servo_id},
+        {HS_MT_R_SERIAL_NUMBER1, 0x68696c73},
+        {HS_MT_R_SERIAL_NUMBER2, 0x696d0000},
+        {HS_MT_R_SERIAL_NUMBER3, n->cfg.servo_id},
+    };
+    _Static_assert(sizeof vals / sizeof vals[0] == HS_MT_NREGS, "every register has a value");
+    for (unsigned i = 0; i < HS_MT_NREGS; i++) {
+        int x = hs_mt_reg_index(vals[i].reg, NULL, NULL);
+        if (x >= 0)
+            n->regs[x] = vals[i].v;
     }
 }
 
-/* The reply: one reply subframe per read (a read error for a range holding an unknown
- * register), then the write errors, padded to a CAN-FD length. */
-static unsigned build_reply(struct hs_mt_node *n, const struct hs_can_joint_state *js, uint8_t *out)
+void hs_mt_node_regs(struct hs_mt_node *n, const struct hs_can_joint_state *js)
 {
-    unsigned k = 0;
-    for (unsigned r = 0; r < n->nreads; r++) {
-        enum hs_mt_width w = (enum hs_mt_width)n->reads[r].width;
-        unsigned count = n->reads[r].count, start = n->reads[r].start;
-        if (!count)
-            continue; /* a read of nothing: nothing to say (0 in the type's bits means more) */
-        unsigned wb = hs_mt_width_bytes(w);
-        uint32_t unknown = UINT32_MAX;
-        enum hs_mt_quantity q;
-        bool writable;
-        for (unsigned i = 0; i < count && unknown == UINT32_MAX; i++)
-            if (!reg_info(start + i, &q, &writable))
-                unknown = start + i;
-        if (unknown != UINT32_MAX) {
-            queue_error(n, HS_MT_READ_ERROR, unknown);
-            continue;
-        }
-        if (k + 1 + 5 + 5 + count * wb > 64)
-            break; /* no room: the rest of the query is dropped, as a full frame would */
-        if (count <= 3) {
-            out[k++] = (uint8_t)(HS_MT_REPLY | w << 2 | count);
-        } else {
-            out[k++] = (uint8_t)(HS_MT_REPLY | w << 2);
-            k += hs_mt_varuint_put(count, out + k);
-        }
-        k += hs_mt_varuint_put(start, out + k);
-        for (unsigned i = 0; i < count; i++, k += wb) {
-            reg_info(start + i, &q, &writable);
-            hs_mt_encode(q, w, read_reg(n, start + i, js), out + k);
-        }
-    }
-    for (unsigned e = 0; e < n->nerrors && k + 11 <= 64; e++) {
-        out[k++] = n->errors[e].type;
-        k += hs_mt_varuint_put(n->errors[e].reg, out + k);
-        k += hs_mt_varuint_put(HS_MT_ERR_UNKNOWN, out + k);
-    }
-    unsigned padded = hs_mt_fd_len(k);
-    memset(out + k, HS_MT_NOP, padded - k);
-    return padded;
+    fill_regs(n, js, js->q_rad / TWO_PI, js->dq_rad_s / TWO_PI, 0);
 }
 
-static void command(struct hs_mt_node *n)
+/* The joint command from the mode; returns the commanded output torque estimate for 0x03a. */
+static double command(struct hs_mt_node *n, double q, double dq)
 {
     struct hs_can_joint_command *c = &n->base.cmd;
     double kd_rad = n->cfg.kd_nm_s_rev / TWO_PI;
@@ -356,15 +271,18 @@ static void command(struct hs_mt_node *n)
     c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
     c->torque_limit_nm = max_t;
     c->enabled = true;
+    double tau = 0;
     switch (n->mode) {
     case HS_MT_MODE_POSITION: {
         double kps = n->kp_scale, kds = fmin(n->kd_scale, n->kp_scale);
         c->mode = HS_CAN_JOINT_MODE_POSITION_PD;
         c->kp_nm_rad = kps * n->cfg.kp_nm_rev / TWO_PI;
         c->kd_nm_s_rad = kds * kd_rad;
-        c->q_ref_rad = n->cmd_pos_rev * TWO_PI;
-        c->dq_ref_rad_s = n->cmd_vel_rev_s * TWO_PI;
+        c->q_ref_rad = n->ctl.pos_rev * TWO_PI;
+        c->dq_ref_rad_s = n->ctl.vel_rev_s * TWO_PI;
         c->tau_ff_nm = fmax(-max_t, fmin(max_t, n->cmd_ff_nm));
+        tau = kps * n->cfg.kp_nm_rev * (n->ctl.pos_rev - q) +
+              kds * n->cfg.kd_nm_s_rev * (n->ctl.vel_rev_s - dq) + c->tau_ff_nm;
         break;
     }
     case HS_MT_MODE_ZERO_VELOCITY:
@@ -372,16 +290,19 @@ static void command(struct hs_mt_node *n)
     case HS_MT_MODE_BRAKE:
         c->mode = HS_CAN_JOINT_MODE_VELOCITY;
         c->kd_nm_s_rad = kd_rad;
+        tau = -n->cfg.kd_nm_s_rev * dq;
         break;
     case HS_MT_MODE_CURRENT:
         c->mode = HS_CAN_JOINT_MODE_TORQUE;
         c->tau_ff_nm = fmax(-max_t, fmin(max_t, n->cmd_q_a * n->cfg.torque_constant_nm_a));
+        tau = c->tau_ff_nm;
         break;
     default:
         c->mode = HS_CAN_JOINT_MODE_OFF;
         c->enabled = false;
         break;
     }
+    return fmax(-max_t, fmin(max_t, tau));
 }
 
 static int mt_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can_joint_state *js,
@@ -390,15 +311,7 @@ static int mt_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
     struct hs_mt_node *n = (struct hs_mt_node *)base;
     double dt = n->last_poll_ns ? (double)(now_ns - n->last_poll_ns) * 1e-9 : 0;
     n->last_poll_ns = now_ns;
-    n->last_q_rev = js->q_rad / TWO_PI;
-    n->last_dq_rev_s = js->dq_rad_s / TWO_PI;
-    n->last_tau_nm = js->tau_nm;
-    if (n->hold_pending) {
-        n->cmd_pos_rev = n->last_q_rev;
-        n->hold_pending = false;
-    } else if (n->mode == HS_MT_MODE_POSITION && dt > 0) {
-        n->cmd_pos_rev += n->cmd_vel_rev_s * dt;
-    }
+    double q = js->q_rad / TWO_PI, dq = js->dq_rad_s / TWO_PI;
     double wd = isnan(n->watchdog_s) ? 0
                 : n->watchdog_s > 0  ? n->watchdog_s
                                      : (double)n->cfg.default_timeout_ns * 1e-9;
@@ -409,22 +322,28 @@ static int mt_poll(struct hs_can_node *base, int64_t now_ns, const struct hs_can
         base->stats.timeouts++;
         base->cmd.seq++;
     }
-    command(n);
+    /* the control state lives while the position loop does (position, timeout, zero velocity) */
+    if (n->mode == HS_MT_MODE_POSITION)
+        hs__mt_trajectory(n, dt, q, dq);
+    else if (n->mode != HS_MT_MODE_TIMEOUT && n->mode != HS_MT_MODE_ZERO_VELOCITY)
+        n->ctl = (struct hs_mt_control){.valid = false};
+    double tau = command(n, q, dq);
+    fill_regs(n, js, q, dq, tau);
     *ret_cmd = base->cmd;
     if (!n->reply_owed)
         return 0;
     n->reply_owed = false;
+    if (n->replies_elsewhere && !n->scan.stream)
+        return 0; /* the reply thread answered it at once */
     if (!out_max) {
         base->stats.tx_overflow++;
-        n->nreads = n->nerrors = 0;
         return 0;
     }
     memset(out, 0, sizeof *out);
     out->id = (uint32_t)n->cfg.servo_id << 8 | n->reply_to;
     /* servo IDs from 8 up give IDs past 11 bits: those go out as 29-bit frames */
     out->flags = HS_CAN_FLAG_FD | (out->id > HS_CAN_SFF_MASK ? HS_CAN_FLAG_EXT : 0);
-    out->len = (uint8_t)build_reply(n, js, out->data);
-    n->nreads = n->nerrors = 0;
+    out->len = (uint8_t)hs_mt_reply(&n->scan, n->regs, stream_out, n, out->data);
     if (!out->len)
         return 0; /* asked for a reply but nothing to say: no empty frame */
     base->stats.tx_frames++;
