@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"shm", hs_cmd_shm, "shared-memory segments: list, remove BENCH"},
     {"replay", hs_cmd_replay, "replay a recording (run --record) offline and compare"},
     {"ctl", hs_cmd_ctl, "live control of a running bench: status, push, fault, clear, stop"},
+    {"view", hs_cmd_view, "the bench (or a recording) live in a browser: 3D robot and plots"},
 };
 
 static void usage(FILE *out)
