@@ -172,6 +172,23 @@ static int http_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user
             return 1;
         }
         return 0;
+    case LWS_CALLBACK_ADD_HEADERS: {
+        /* The page's own requests (scripts, modules, the WebSocket) carry no ?token=: a
+         * request that had it leaves the token in a cookie for them. */
+        if (!v->o->token)
+            return 0;
+        struct lws_process_html_args *args = in;
+        char cookie[HS_VIEW_TOKEN_MAX + 64];
+        int n = snprintf(cookie, sizeof cookie,
+                         "hilsim_token=%s; Path=/; HttpOnly; SameSite=Strict", v->o->token);
+        unsigned char *p = (unsigned char *)args->p;
+        if (lws_add_http_header_by_name(
+                wsi, (const unsigned char *)"set-cookie:", (const unsigned char *)cookie, n, &p,
+                (unsigned char *)args->p + args->max_len))
+            return 1;
+        args->p = (char *)p;
+        return 0;
+    }
     default:
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     }
@@ -359,24 +376,28 @@ static int serve(struct view *v)
     struct lws_http_mount m_robot = {.mountpoint = "/robot",
                                      .origin = v->dir,
                                      .origin_protocol = LWSMPRO_FILE,
+                                     .protocol = "http",
                                      .mountpoint_len = 6,
                                      .extra_mimetypes = &mime_mjs};
     struct lws_http_mount m_uplot = {.mount_next = &m_robot,
                                      .mountpoint = "/vendor/uplot",
                                      .origin = v->vendor[2],
                                      .origin_protocol = LWSMPRO_FILE,
+                                     .protocol = "http",
                                      .mountpoint_len = 13,
                                      .extra_mimetypes = &mime_mjs};
     struct lws_http_mount m_urdf = {.mount_next = &m_uplot,
                                     .mountpoint = "/vendor/urdf-loader",
                                     .origin = v->vendor[1],
                                     .origin_protocol = LWSMPRO_FILE,
+                                    .protocol = "http",
                                     .mountpoint_len = 19,
                                     .extra_mimetypes = &mime_mjs};
     struct lws_http_mount m_three = {.mount_next = &m_urdf,
                                      .mountpoint = "/vendor/three",
                                      .origin = v->vendor[0],
                                      .origin_protocol = LWSMPRO_FILE,
+                                     .protocol = "http",
                                      .mountpoint_len = 13,
                                      .extra_mimetypes = &mime_mjs};
     struct lws_http_mount m_root = {.mount_next = &m_three,
@@ -384,6 +405,7 @@ static int serve(struct view *v)
                                     .origin = v->web,
                                     .def = "index.html",
                                     .origin_protocol = LWSMPRO_FILE,
+                                    .protocol = "http",
                                     .mountpoint_len = 1,
                                     .extra_mimetypes = &mime_mjs};
 

@@ -180,6 +180,16 @@ async function main() {
   const bench = `viewtest${process.pid}`;
   const recDir = path.join(tmp, 'rec');
 
+  // A public address needs a token, and says so.
+  let refused = null;
+  try {
+    execFileSync(HILSIM, ['view', 'any', '--listen', '0.0.0.0'], { env, stdio: 'pipe' });
+  } catch (e) {
+    refused = { code: e.status, text: String(e.stderr) };
+  }
+  ok(refused && refused.code === 2 && /needs --token/.test(refused.text),
+    `--listen 0.0.0.0 without a token is refused: ${refused && refused.text.trim()}`);
+
   // ---- live ----
   const run = start(HILSIM, ['run', config, '--set', `bench.name=${bench}`, '--duration', '40',
     '--record', recDir], 'bench');
@@ -252,6 +262,35 @@ async function main() {
   ok(ticks > 0, 'the bench kept ticking');
   ok(errors.length === 0, `still no console error ${JSON.stringify(errors)}`);
   await page.close();
+
+  // Controls with --allow-control, through the control socket; a token on every request.
+  const token = 'tok3n-0123456789abcdef';
+  const cview = await startView([bench, '--config', config, '--allow-control', '--token', token]);
+  ok(await httpStatus(cview.port, '/') === 403, 'without its token the page is refused (403)');
+  ok(await httpStatus(cview.port, `/vendor/three/build/three.module.js`) === 403,
+    'and so is every file');
+  const wsNoToken = await new Promise((resolve) => {
+    const w = new WebSocketClient(`ws://127.0.0.1:${cview.port}/`, 'hilsim');
+    w.on('open', () => { w.terminate(); resolve('open'); });
+    w.on('error', () => resolve('refused'));
+    w.on('unexpected-response', () => resolve('refused'));
+  });
+  ok(wsNoToken === 'refused', 'a WebSocket without the token is refused');
+  const cerrs = [];
+  const cpage = await openPage(browser, `http://127.0.0.1:${cview.port}/?token=${token}`, cerrs);
+  const applied = num(ctlStatus(bench), 'applied');
+  await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'push WAIST 0 30 0 0.05' }));
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => m.type === 'answer'), { timeout: 10000 });
+  const answer = await cpage.evaluate(() => window.hilsim.messages.find((m) => m.type === 'answer').text);
+  ok(/^ok/.test(answer), `with --allow-control a push reaches the bench: "${answer.slice(0, 60)}"`);
+  await waitFor(() => num(ctlStatus(bench), 'applied') > applied, 10000, 'the push applied');
+  ok(true, 'and the bench applied it at a tick boundary');
+  await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'stop' }));
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /not a browser command/.test(m.text)), { timeout: 10000 });
+  ok(run.exitCode === null, '"stop" is not a browser command: refused, the bench runs on');
+  ok(cerrs.length === 0, `no console error with controls ${JSON.stringify(cerrs)}`);
+  await cpage.close();
+  await stop(cview);
 
   ctl.stdin.write('quit\n');
   await stop(view);
