@@ -246,6 +246,7 @@ function onStatus(m) {
   const st = m.line ? parseStatus(m.line + ' ') : null;
   hs.status = st;
   const v = m.view;
+  hs.viewStats = v;
   const now = performance.now();
   if (lastBytes) viewRate = (v.bytes - lastBytes.bytes) / ((now - lastBytes.t) / 1000);
   lastBytes = { bytes: v.bytes, t: now };
