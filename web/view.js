@@ -272,7 +272,8 @@ let pending = null;
 function onFrame(fr) {
   hs.frames++;
   hs.lastFrame = fr;
-  pending = fr;
+  pending = fr; // the scene takes the newest at its next draw; the plots take every frame
+  if (hs.ready) samplePlots(fr);
   if (fr.mono !== undefined) {
     rtWin.push([fr.t, fr.mono]);
     while (rtWin.length > 2 && rtWin[rtWin.length - 1][1] - rtWin[0][1] > 2e9) rtWin.shift();
@@ -314,7 +315,6 @@ function applyFrame(fr) {
     $('tl-play').textContent = fr.playing ? 'pause' : 'play';
     playing = fr.playing;
   }
-  samplePlots(fr);
   hs.applied++;
   hs.appliedTick = fr.tick;
 }
