@@ -14,9 +14,9 @@ const PLOT_WINDOW_S = 20;
 // Test and debugging hooks (the browser tests read them; nothing here depends on them).
 const hs = (window.hilsim = {
   info: null, status: null, lastFrame: null, frames: 0, applied: 0, drawn: 0,
-  robots: [], ready: false, plots: new Map(), messages: [],
-  jointValue: (name) => {
-    for (const r of hs.robots) {
+  robots: [], ghosts: [], ready: false, plots: new Map(), messages: [],
+  jointValue: (name, ghost) => {
+    for (const r of ghost ? hs.ghosts : hs.robots) {
       const j = r.robot.joints[name];
       if (j) return j.angle;
     }
@@ -66,7 +66,10 @@ function resize() {
 const robotMaterial = new THREE.MeshPhongMaterial({ color: 0x4f7cac, shininess: 40 });
 const staticMaterial = new THREE.MeshPhongMaterial({ color: 0xb0b7bf });
 
-async function loadModels(models) {
+const whatifMaterial = new THREE.MeshPhongMaterial({ color: 0xe8772e, transparent: true,
+  opacity: 0.45, depthWrite: false });
+
+async function loadModels(models, ghosts) {
   const loader = new URDFLoader();
   loader.parseVisual = true;
   loader.parseCollision = true; // hilsim's URDF export carries the shapes as collision
@@ -79,7 +82,7 @@ async function loadModels(models) {
       continue;
     }
     robot.traverse((o) => {
-      if (o.isMesh) o.material = m.static ? staticMaterial : robotMaterial;
+      if (o.isMesh) o.material = m.static ? staticMaterial : ghosts ? whatifMaterial : robotMaterial;
     });
     // The config's pose of the model in the world (VRML axis-angle).
     robot.position.fromArray(m.position);
@@ -89,7 +92,8 @@ async function loadModels(models) {
     if (m.static) robot.visible = false;
     world.add(robot);
     const floating = Object.values(robot.joints).find((j) => j.jointType === 'floating');
-    hs.robots.push({ model: m, robot, floating, map: [] });
+    (ghosts ? hs.ghosts : hs.robots).push({ model: m, robot, floating });
+    if (ghosts && m.static) world.remove(robot);
   }
 }
 
@@ -172,14 +176,22 @@ function setSignal(key, on) {
   const el = document.createElement('div');
   el.className = 'plot';
   plotsEl.append(el);
+  const w = !!hs.info?.source.whatif;
+  const series = [{ label: 't' }, { label: w ? 'recorded' : key, stroke: '#1f77b4', width: 1.5 }];
+  // Small signals (a knee at 1e-4 rad) need significant digits, not uPlot's fixed decimals.
+  const values = (u, vals) => vals.map((v) => (v === 0 ? '0' : v.toPrecision(3)));
+  const axes = [{ label: hs.info?.source.mode === 'record' ? 'recording time, s' : 'sim time, s' },
+    { label: unitOf(key), values, size: 60 }];
+  if (w) {
+    series.push({ label: 'what-if', stroke: '#e8772e', width: 1.5, dash: [6, 4] },
+      { label: 'what-if - recorded', stroke: '#c62828', width: 1, scale: 'd' });
+    axes.push({ scale: 'd', side: 1, label: 'difference', grid: { show: false }, values, size: 60 });
+  }
   const u = new uPlot({
-    title: key, width: 420, height: 170,
-    scales: { x: { time: false } },
-    axes: [{ label: hs.info?.source.mode === 'record' ? 'recording time, s' : 'sim time, s' },
-      { label: unitOf(key) }],
-    series: [{ label: 't' }, { label: key, stroke: '#1f77b4', width: 1.5 }],
-  }, [[], []], el);
-  hs.plots.set(key, { el, u, xs: [], ys: [], dirty: false });
+    title: key, width: 420, height: w ? 200 : 170,
+    scales: { x: { time: false } }, axes, series,
+  }, w ? [[], [], [], []] : [[], []], el);
+  hs.plots.set(key, { el, u, xs: [], ys: [], ws: [], ds: [], dirty: false });
   showEmpty();
   return true;
 }
@@ -210,10 +222,17 @@ function samplePlots(fr) {
   for (const [key, p] of hs.plots) {
     const v = signals.get(key).get(fr, hs.status);
     if (v === undefined || v === null || Number.isNaN(v)) continue;
-    if (p.xs.length && fr.t < p.xs[p.xs.length - 1]) { p.xs.length = 0; p.ys.length = 0; }
+    if (p.xs.length && fr.t < p.xs[p.xs.length - 1]) {
+      p.xs.length = 0; p.ys.length = 0; p.ws.length = 0; p.ds.length = 0;
+    }
     p.xs.push(fr.t);
     p.ys.push(v);
-    while (p.xs.length && p.xs[0] < fr.t - PLOT_WINDOW_S) { p.xs.shift(); p.ys.shift(); }
+    const wv = fr.w ? signals.get(key).get(fr.w, hs.status) : null;
+    p.ws.push(wv ?? null);
+    p.ds.push(wv == null ? null : wv - v);
+    while (p.xs.length && p.xs[0] < fr.t - PLOT_WINDOW_S) {
+      p.xs.shift(); p.ys.shift(); p.ws.shift(); p.ds.shift();
+    }
     p.dirty = true;
   }
 }
@@ -223,7 +242,10 @@ function drawPlots(now) {
   if (now - lastPlotDraw < 100) return; // 10 redraws a second are plenty for a curve
   lastPlotDraw = now;
   for (const p of hs.plots.values())
-    if (p.dirty) { p.u.setData([p.xs, p.ys]); p.dirty = false; }
+    if (p.dirty) {
+      p.u.setData(hs.info.source.whatif ? [p.xs, p.ys, p.ws, p.ds] : [p.xs, p.ys]);
+      p.dirty = false;
+    }
 }
 
 // ---- status ----
@@ -284,7 +306,13 @@ function onFrame(fr) {
 
 function applyFrame(fr) {
   const src = hs.info.source;
-  for (const r of hs.robots) {
+  poseRobots(hs.robots, fr, src);
+  if (fr.w) poseRobots(hs.ghosts, fr.w, src);
+  showFrame(fr, src);
+}
+
+function poseRobots(robots, fr, src) {
+  for (const r of robots) {
     src.joints.forEach((j, i) => {
       const q = fr.q[i];
       if (q === null || q === undefined) return;
@@ -306,6 +334,9 @@ function applyFrame(fr) {
       }
     }
   }
+}
+
+function showFrame(fr, src) {
   $('st-tick').textContent = fr.tick;
   $('st-time').textContent = fr.t.toFixed(3);
   $('st-rt').textContent = rtFactor != null ? rtFactor.toFixed(3) : '-';
@@ -342,6 +373,23 @@ function setupTimeline(src) {
   $('tl-play').addEventListener('click', () => send({ type: playing ? 'pause' : 'play' }));
   $('tl-speed').addEventListener('change', () => send({ type: 'speed', value: Number($('tl-speed').value) }));
   const span = Math.max(1, src.last_tick - src.first_tick);
+  const w = src.whatif;
+  if (w) {
+    let text = `what-if (${w.label}): `;
+    if (w.diverged) {
+      const i = document.createElement('i');
+      i.className = 'diverged';
+      i.style.left = `${(100 * (w.first_tick - src.first_tick)) / span}%`;
+      i.title = `diverged at tick ${w.first_tick}`;
+      $('tl-marks').append(i);
+      text += `diverged at tick ${w.first_tick} on ${w.signal} (recorded ${w.recorded}, ` +
+        `what-if ${w.replayed}); max |q error| ${Number(w.max_abs_q_err).toPrecision(3)}`;
+    } else {
+      text += `bit-exact over ${w.ticks} ticks`;
+    }
+    $('tl-whatif').textContent = text;
+    $('tl-whatif').hidden = false;
+  }
   for (const e of src.events) {
     const i = document.createElement('i');
     i.style.left = `${(100 * (e.tick - src.first_tick)) / span}%`;
@@ -377,7 +425,8 @@ async function onInfo(info) {
     });
   }
   if (!info.models.length) note('no model to draw: start hilsim view with the bench\'s --config');
-  await loadModels(info.models);
+  await loadModels(info.models, false);
+  if (src.whatif) await loadModels(info.models, true);
   const q = src.joints.find((j) => /KNEE|ELBOW/.test(j.name)) || src.joints[0];
   if (q) setSignal(`${q.name}.q`, true);
   showEmpty();

@@ -22,6 +22,10 @@ static void usage(FILE *out)
             "  CONFIG.yaml           the bench's config: its name and models (as --config)\n"
             "  --config FILE         the config the robot is drawn from\n"
             "  --record DIR          a recording instead of a live bench\n"
+            "  --what-if CONFIG      with --record: replay it under CONFIG and show both, the\n"
+            "                        difference plotted and the first divergence marked\n"
+            "  --what-if-set K=V     the same under the recording's config with K=V changed\n"
+            "                        (repeatable; with --what-if: that config changed)\n"
             "  --listen ADDR         listen address (default 127.0.0.1); another than loopback\n"
             "                        needs --token\n"
             "  --port N              TCP port (default 8765; 0: any free one, printed)\n"
@@ -58,6 +62,8 @@ int hs_cmd_view(int argc, char **argv)
 {
     struct hs_view_opts o = {.listen = "127.0.0.1", .port = 8765, .rate_hz = HS_VIEW_RATE_DEFAULT};
     const char *target = NULL;
+    const char *sets[HS_VIEW_WHATIF_SETS_MAX];
+    o.whatif_sets = sets;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -75,6 +81,16 @@ int hs_cmd_view(int argc, char **argv)
             o.config = val;
         } else if (!strcmp(a, "--record")) {
             o.record_dir = val;
+        } else if (!strcmp(a, "--what-if")) {
+            o.whatif = true;
+            o.whatif_config = val;
+        } else if (!strcmp(a, "--what-if-set")) {
+            if (o.whatif_nsets == HS_VIEW_WHATIF_SETS_MAX) {
+                fprintf(stderr, "hilsim view: at most %d --what-if-set\n", HS_VIEW_WHATIF_SETS_MAX);
+                return HS_EXIT_USAGE;
+            }
+            o.whatif = true;
+            sets[o.whatif_nsets++] = val;
         } else if (!strcmp(a, "--listen")) {
             o.listen = val;
         } else if (!strcmp(a, "--token")) {
@@ -109,6 +125,10 @@ int hs_cmd_view(int argc, char **argv)
     if (!target == !o.record_dir) {
         fprintf(stderr, "hilsim view: give a BENCH (or its CONFIG.yaml) or --record DIR\n");
         usage(stderr);
+        return HS_EXIT_USAGE;
+    }
+    if (o.whatif && !o.record_dir) {
+        fprintf(stderr, "hilsim view: --what-if and --what-if-set need --record DIR\n");
         return HS_EXIT_USAGE;
     }
     if (!hs_view_addr_loopback(o.listen) && (!o.token || strlen(o.token) < 16)) {

@@ -17,18 +17,25 @@
 #define HS_VIEW_CLIENTS_MAX 32 /* WebSocket sessions; more are refused */
 #define HS_VIEW_MSG_MAX 2048   /* one message from a browser */
 #define HS_VIEW_TOKEN_MAX 128
+#define HS_VIEW_WHATIF_SETS_MAX 32
 
 struct hs_view_opts {
     const char *bench;      /* live: the bench name (shm segment, control socket) */
     const char *config;     /* the bench's config: its models are drawn (NULL: plots only) */
     const char *record_dir; /* recording mode instead of live (NULL: live) */
-    const char *listen;     /* address, default 127.0.0.1 */
-    int port;               /* default 8765; 0 picks a free one (printed) */
-    const char *token;      /* required for a non-loopback listen address */
-    const char *web_dir;    /* the page (NULL: the source tree's web/ or the installed one) */
-    unsigned rate_hz;       /* frames per second, 1..HS_VIEW_RATE_MAX */
-    bool allow_control;     /* browsers may send push / fault / clear / scenario commands */
-    double duration_s;      /* stop after this long (0: until SIGINT/SIGTERM) */
+    /* Recording mode: a what-if replayed beside it (hs_replay_run): another config (NULL: the
+     * recording's own) and KEY=VALUE overrides; off unless whatif is set. */
+    bool whatif;
+    const char *whatif_config;
+    const char *const *whatif_sets;
+    uint32_t whatif_nsets;
+    const char *listen;  /* address, default 127.0.0.1 */
+    int port;            /* default 8765; 0 picks a free one (printed) */
+    const char *token;   /* required for a non-loopback listen address */
+    const char *web_dir; /* the page (NULL: the source tree's web/ or the installed one) */
+    unsigned rate_hz;    /* frames per second, 1..HS_VIEW_RATE_MAX */
+    bool allow_control;  /* browsers may send push / fault / clear / scenario commands */
+    double duration_s;   /* stop after this long (0: until SIGINT/SIGTERM) */
 };
 
 /* Runs until SIGINT/SIGTERM or the duration: 0, or a negative errno with a message on stderr. */

@@ -44,7 +44,10 @@ struct hs_view_source {
 };
 
 int hs_view_live_open(const char *bench, struct hs_view_source *ret, char *err, size_t errsize);
-int hs_view_record_open(const char *dir, struct hs_view_source *ret, char *err, size_t errsize);
+/* A recording, and with o->whatif its replay under the what-if config beside it (run once, at
+ * open: as fast as the machine allows). */
+int hs_view_record_open(const struct hs_view_opts *o, struct hs_view_source *ret, char *err,
+                        size_t errsize);
 
 /* The models of a config written as URDF into dir (one <model>.urdf each) and described as a
  * JSON array into out: [{"name","urdf","static","position","rotation"}]. */

@@ -19,7 +19,24 @@ struct rec {
     int64_t last_wall; /* wall clock at the last frame while playing (0: paused) */
     bool playing, dirty;
     double speed;
+    bool whatif; /* a replay ran: res holds its values */
+    char whatif_label[512];
+    struct hs_replay_result res;
 };
+
+/* The what-if's label for the page: its config and overrides. */
+static void label(struct rec *x, const struct hs_view_opts *o)
+{
+    size_t n = 0;
+    int k = snprintf(x->whatif_label, sizeof x->whatif_label, "%s",
+                     o->whatif_config ? o->whatif_config : "the recording's config");
+    n = k > 0 ? (size_t)k : 0;
+    for (uint32_t i = 0; i < o->whatif_nsets && n < sizeof x->whatif_label; i++) {
+        k = snprintf(x->whatif_label + n, sizeof x->whatif_label - n, " --set %s",
+                     o->whatif_sets[i]);
+        n += k > 0 ? (size_t)k : 0;
+    }
+}
 
 static int rec_info(void *ctx, struct hs_view_buf *out)
 {
@@ -53,7 +70,30 @@ static int rec_info(void *ctx, struct hs_view_buf *out)
         hs_view_buf_printf(out, "%s", i ? "," : "");
         hs_view_buf_str(out, r->body_names[i]);
     }
-    hs_view_buf_printf(out, "],\"events\":[");
+    hs_view_buf_printf(out, "],\"whatif\":");
+    if (x->whatif) {
+        char sig[128] = "";
+        if (x->res.diverged)
+            hs_recording_signal_name(r, (uint32_t)x->res.first_signal, sig, sizeof sig);
+        hs_view_buf_printf(out, "{\"label\":");
+        hs_view_buf_str(out, x->whatif_label);
+        hs_view_buf_printf(out,
+                           ",\"ticks\":%u,\"diverged\":%s,\"first_tick\":%llu,\"first_ord\":%u,"
+                           "\"signal\":",
+                           x->res.ticks, x->res.diverged ? "true" : "false",
+                           (unsigned long long)x->res.first_tick, x->res.first_ord);
+        hs_view_buf_str(out, sig);
+        hs_view_buf_printf(out, ",\"recorded\":");
+        hs_view_buf_doubles(out, &x->res.recorded, 1, 1);
+        hs_view_buf_printf(out, ",\"replayed\":");
+        hs_view_buf_doubles(out, &x->res.replayed, 1, 1);
+        hs_view_buf_printf(out, ",\"max_abs_q_err\":");
+        hs_view_buf_doubles(out, &x->res.max_abs_q_err, 1, 1);
+        hs_view_buf_printf(out, "}");
+    } else {
+        hs_view_buf_printf(out, "null");
+    }
+    hs_view_buf_printf(out, ",\"events\":[");
     for (uint32_t i = 0; i < r->nevents && i < EVENTS_SHOWN; i++) {
         const struct hs_rec_event *e = &r->events[i];
         char text[HS_REC_TEXT_MAX + 1];
@@ -81,6 +121,25 @@ static uint32_t state_at(const struct hs_recording *r, int64_t pos_ns)
             hi = mid - 1;
     }
     return lo;
+}
+
+/* One state record's values as the page's arrays (the same keys as a live frame, and bodies). */
+static void state_arrays(const struct hs_recording *r, const double *v, struct hs_view_buf *out)
+{
+    uint32_t nj = r->njoints;
+    hs_view_buf_printf(out, "\"q\":");
+    hs_view_buf_doubles(out, v + 0, nj, HS_REC_JOINT_FIELDS);
+    hs_view_buf_printf(out, ",\"dq\":");
+    hs_view_buf_doubles(out, v + 1, nj, HS_REC_JOINT_FIELDS);
+    hs_view_buf_printf(out, ",\"tau\":");
+    hs_view_buf_doubles(out, v + 2, nj, HS_REC_JOINT_FIELDS);
+    hs_view_buf_printf(out, ",\"cur\":");
+    hs_view_buf_doubles(out, v + 3, nj, HS_REC_JOINT_FIELDS);
+    hs_view_buf_printf(out, ",\"r\":");
+    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS, r->nsensor_values, 1);
+    hs_view_buf_printf(out, ",\"bodies\":");
+    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS + r->nsensor_values,
+                        (size_t)r->nbodies * 7, 1);
 }
 
 static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
@@ -111,25 +170,18 @@ static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
     x->dirty = false;
     uint32_t i = x->cur;
     const double *v = r->values + (size_t)i * r->state_stride;
-    uint32_t nj = r->njoints;
     hs_view_buf_reset(out);
     hs_view_buf_printf(out,
                        "{\"type\":\"frame\",\"tick\":%llu,\"t\":%.6f,\"ord\":%u,\"flags\":%u,"
-                       "\"playing\":%s,\"speed\":%g,\"q\":",
+                       "\"playing\":%s,\"speed\":%g,",
                        (unsigned long long)r->ticks[i], (double)(r->now_ns[i] - r->now_ns[0]) / 1e9,
                        i, r->flags[i], x->playing ? "true" : "false", x->speed);
-    hs_view_buf_doubles(out, v + 0, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"dq\":");
-    hs_view_buf_doubles(out, v + 1, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"tau\":");
-    hs_view_buf_doubles(out, v + 2, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"cur\":");
-    hs_view_buf_doubles(out, v + 3, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"r\":");
-    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS, r->nsensor_values, 1);
-    hs_view_buf_printf(out, ",\"bodies\":");
-    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS + r->nsensor_values,
-                        (size_t)r->nbodies * 7, 1);
+    state_arrays(r, v, out);
+    if (x->whatif && i < x->res.ticks) {
+        hs_view_buf_printf(out, ",\"w\":{");
+        state_arrays(r, x->res.values + (size_t)i * r->state_stride, out);
+        hs_view_buf_printf(out, "}");
+    }
     hs_view_buf_printf(out, "}");
     return out->oom ? -ENOMEM : 1;
 }
@@ -181,12 +233,15 @@ static void rec_control(void *ctx, const struct hs_view_msg *m)
 static void rec_destroy(void *ctx)
 {
     struct rec *x = ctx;
+    free(x->res.values);
     hs_recording_free(x->r);
     free(x);
 }
 
-int hs_view_record_open(const char *dir, struct hs_view_source *ret, char *err, size_t errsize)
+int hs_view_record_open(const struct hs_view_opts *o, struct hs_view_source *ret, char *err,
+                        size_t errsize)
 {
+    const char *dir = o->record_dir;
     struct rec *x = calloc(1, sizeof *x);
     if (!x)
         return -ENOMEM;
@@ -196,6 +251,20 @@ int hs_view_record_open(const char *dir, struct hs_view_source *ret, char *err, 
         hs_diag_format(&d, err, errsize);
         free(x);
         return r;
+    }
+    if (o->whatif) {
+        struct hs_replay_opts ro = {
+            .config_path = o->whatif_config, .sets = o->whatif_sets, .nsets = o->whatif_nsets};
+        fprintf(stderr, "hilsim view: replaying the what-if (%u ticks)...\n", x->r->nstates);
+        if ((r = hs_replay_run(x->r, &ro, &x->res, &d)) < 0) {
+            char msg[400];
+            hs_diag_format(&d, msg, sizeof msg);
+            snprintf(err, errsize, "what-if replay: %s", msg);
+            rec_destroy(x);
+            return r;
+        }
+        x->whatif = true;
+        label(x, o);
     }
     x->speed = 1.0;
     x->dirty = true;

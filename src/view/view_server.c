@@ -488,7 +488,7 @@ int hs_view_run(const struct hs_view_opts *o)
     } else {
         hs_view_buf_printf(&models, "[]");
     }
-    r = o->record_dir ? hs_view_record_open(o->record_dir, &v->src, err, sizeof err)
+    r = o->record_dir ? hs_view_record_open(o, &v->src, err, sizeof err)
                       : hs_view_live_open(o->bench, &v->src, err, sizeof err);
     if (r < 0) {
         fprintf(stderr, "hilsim view: %s\n", err[0] ? err : strerror(-r));

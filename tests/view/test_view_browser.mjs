@@ -68,9 +68,9 @@ function ctlStatus(bench) {
 }
 const num = (line, k) => Number((line.match(new RegExp(`\\b${k} (\\d+)`)) || [])[1]);
 
-async function startView(args) {
+async function startView(args, ms = 20000) {
   const v = start(HILSIM, ['view', ...args, '--port', '0', '--rate', '60'], 'view');
-  const m = await waitFor(() => v.out.match(/http:\/\/127\.0\.0\.1:(\d+)\//), 20000, 'the view');
+  const m = await waitFor(() => v.out.match(/http:\/\/127\.0\.0\.1:(\d+)\//), ms, 'the view');
   v.port = Number(m[1]);
   return v;
 }
@@ -144,9 +144,14 @@ async function attack(port, connections) {
     s.on('connect', () => s.write(garbage[i % garbage.length]));
     socks.push(s);
   }
-  const wss = [];
+  const wss = [], settled = [];
   for (let i = 0; i < 40; i++) {
     const w = new WebSocketClient(`ws://127.0.0.1:${port}/`, 'hilsim');
+    // Settled: refused, closed, or answered an error (a loaded machine may take a while).
+    settled.push(new Promise((resolve) => {
+      w.on('close', resolve);
+      w.on('message', (d) => { if (String(d).startsWith('{"type":"error"')) resolve(); });
+    }));
     w.on('error', () => {});
     w.on('close', (code) => { if (code === 1008) seen.wsRefused++; });
     w.on('message', (d) => { if (String(d).startsWith('{"type":"error"')) seen.wsErrors++; });
@@ -161,7 +166,8 @@ async function attack(port, connections) {
     });
     wss.push(w);
   }
-  await sleep(3000);
+  await Promise.race([Promise.all(settled), sleep(30000)]);
+  await sleep(1000);
   socks.forEach((s) => s.destroy());
   wss.forEach((w) => w.terminate());
   return seen;
@@ -366,6 +372,43 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
   await rpage.screenshot({ path: path.join(OUT, 'view-record.png') });
   ok(rerrs.length === 0, `recording page: no console error ${JSON.stringify(rerrs)}`);
   await stop(recView);
+
+  // The recording beside a what-if replay under another gravity: both drawn, the divergence
+  // marked, the difference plotted.
+  const wView = await startView(['--record', recDir, '--config', config,
+    '--what-if-set', 'physics.gravity=[0, 0, -7]'], 180000); // it replays the run first
+  const werrs = [];
+  const wpage = await openPage(browser, `http://127.0.0.1:${wView.port}/`, werrs, 1);
+  const wi = await wpage.evaluate(() => window.hilsim.info.source.whatif);
+  ok(wi && wi.diverged && wi.first_tick >= rinfo.first_tick,
+    `what-if replayed: diverged at tick ${wi && wi.first_tick} on ${wi && wi.signal}`);
+  const wlabel = await wpage.evaluate(() => document.getElementById('tl-whatif').textContent);
+  ok(/diverged at tick \d+/.test(wlabel), `the timeline says so: "${wlabel.slice(0, 80)}"`);
+  await wpage.evaluate((t) => window.hilsim.send({ type: 'seek', tick: t }), rinfo.last_tick);
+  await wpage.waitForFunction((t) => window.hilsim.appliedTick === t, { timeout: 10000 }, rinfo.last_tick);
+  const gap = await wpage.evaluate(() => {
+    const h = window.hilsim, fr = h.lastFrame;
+    let worst = 0, shown = true;
+    h.info.source.joints.forEach((j, i) => {
+      worst = Math.max(worst, Math.abs(fr.w.q[i] - fr.q[i]));
+      const g = h.jointValue(j.name, true), r = h.jointValue(j.name, false);
+      if (Math.abs(g - fr.w.q[i]) > 1e-9 || Math.abs(r - fr.q[i]) > 1e-9) shown = false;
+    });
+    return { worst, shown };
+  });
+  ok(gap.worst > 0 && gap.shown, `at the last tick the what-if robot (orange) and the recorded one show their own angles (largest joint difference ${gap.worst.toExponential(2)} rad)`);
+  await wpage.evaluate((k) => window.hilsim.tick(k, true), 'L_ANKLE_P.tau');
+  await wpage.evaluate(() => window.hilsim.send({ type: 'seek', tick: 0 }));
+  await wpage.evaluate(() => window.hilsim.send({ type: 'speed', value: 10 }));
+  await wpage.evaluate(() => window.hilsim.send({ type: 'play' }));
+  await wpage.waitForFunction((t) => window.hilsim.appliedTick > t - 500, { timeout: 30000 }, rinfo.last_tick);
+  await wpage.waitForFunction(() => window.hilsim.plots.get('L_ANKLE_P.tau').ds.some((d) => d !== null && d !== 0),
+    { timeout: 10000 });
+  ok(true, 'the difference is plotted');
+  await sleep(500);
+  await wpage.screenshot({ path: path.join(OUT, 'view-whatif.png') });
+  ok(werrs.length === 0, `what-if page: no console error ${JSON.stringify(werrs)}`);
+  await stop(wView);
   console.log(`# screenshots in ${OUT}`);
 }
 
