@@ -14,7 +14,7 @@ const PLOT_WINDOW_S = 20;
 // Test and debugging hooks (the browser tests read them; nothing here depends on them).
 const hs = (window.hilsim = {
   info: null, status: null, lastFrame: null, frames: 0, applied: 0, drawn: 0,
-  robots: [], ghosts: [], ready: false, plots: new Map(), messages: [],
+  robots: [], ghosts: [], drawLog: [], ready: false, plots: new Map(), messages: [],
   jointValue: (name, ghost) => {
     for (const r of ghost ? hs.ghosts : hs.robots) {
       const j = r.robot.joints[name];
@@ -348,6 +348,12 @@ function showFrame(fr, src) {
   }
   hs.applied++;
   hs.appliedTick = fr.tick;
+  // When each live frame reached the scene (wall clock, ms) and when the bench published it
+  // (its CLOCK_MONOTONIC, ns): the tests turn the pair into the publish-to-scene latency.
+  if (fr.mono !== undefined) {
+    hs.drawLog.push([performance.timeOrigin + performance.now(), fr.mono]);
+    if (hs.drawLog.length > 600) hs.drawLog.shift();
+  }
 }
 
 function draw(now) {

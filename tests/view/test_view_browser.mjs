@@ -15,6 +15,8 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const OUT = process.env.HS_VIEW_OUT || fs.mkdtempSync(path.join(os.tmpdir(), 'hsview-out-'));
 const CLIENT_LIB = process.env.HILSIM_CLIENT_LIB;
 const JOINT = 'R_SHOULDER_P';
+// Wall limits for events: generous, as a loaded machine renders a software-WebGL page slowly.
+const LONG = 120000;
 
 const webModules = path.join(SRC, 'web', 'node_modules');
 if (!fs.existsSync(CHROMIUM) || !fs.existsSync(path.join(webModules, 'puppeteer-core'))) {
@@ -68,7 +70,7 @@ function ctlStatus(bench) {
 }
 const num = (line, k) => Number((line.match(new RegExp(`\\b${k} (\\d+)`)) || [])[1]);
 
-async function startView(args, ms = 20000) {
+async function startView(args, ms = LONG) {
   const v = start(HILSIM, ['view', ...args, '--port', '0', '--rate', '60'], 'view');
   const m = await waitFor(() => v.out.match(/http:\/\/127\.0\.0\.1:(\d+)\//), ms, 'the view');
   v.port = Number(m[1]);
@@ -91,9 +93,9 @@ async function openPage(browser, url, errors, frames = 4) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
-  await page.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await page.goto(url, { waitUntil: 'load', timeout: LONG });
   await page.waitForFunction((n) => window.hilsim && window.hilsim.ready && window.hilsim.applied >= n,
-    { timeout: 30000 }, frames);
+    { timeout: LONG }, frames);
   return page;
 }
 
@@ -200,7 +202,7 @@ async function main() {
   const run = start(HILSIM, ['run', config, '--set', `bench.name=${bench}`, '--duration', '40',
     '--record', recDir], 'bench');
   const ctl = start('python3', [ctlPy, 'hold', bench, gains], 'controller');
-  await waitFor(() => ctl.out.includes('holding'), 30000, 'the controller');
+  await waitFor(() => ctl.out.includes('holding'), LONG, 'the controller');
   const view = await startView([bench, '--config', config]);
   ok(listenAddr(view.port) === '0100007F', `listens on 127.0.0.1 only (${listenAddr(view.port)})`);
   ok(await httpStatus(view.port, '/node_modules/puppeteer-core/package.json') === 404,
@@ -232,24 +234,34 @@ async function main() {
   await page.evaluate((k) => window.hilsim.tick(k, true), plotKey);
   const n0 = await page.evaluate((k) => window.hilsim.plots.get(k).xs.length, plotKey);
   ctl.stdin.write(`move ${JOINT} -0.9\n`);
-  await waitFor(() => ctl.out.includes(`moved ${JOINT}`), 10000, 'the move');
+  await waitFor(() => ctl.out.includes(`moved ${JOINT}`), LONG, 'the move');
   const tMoved = performance.now();
   await page.waitForFunction((j, q) => Math.abs(window.hilsim.jointValue(j) - q) > 0.02,
-    { polling: 'raf', timeout: 10000 }, JOINT, q0);
+    { polling: 'raf', timeout: LONG }, JOINT, q0);
   const latency = performance.now() - tMoved;
   ok(true, `the joint moved in the scene ${latency.toFixed(0)} ms after the command was written (0.02 rad; includes the arm's own motion; measured, not asserted)`);
   await page.waitForFunction((j, q) => Math.abs(window.hilsim.jointValue(j) - q) > 0.6,
-    { polling: 'raf', timeout: 10000 }, JOINT, q0);
+    { polling: 'raf', timeout: LONG }, JOINT, q0);
   ok(true, 'the arm reached its new angle in the scene');
   await page.waitForFunction((k, n) => window.hilsim.plots.get(k).xs.length > n + 10 &&
-      window.hilsim.plots.get(k).u.data[0].length > 0, { timeout: 10000 }, plotKey, n0);
+      window.hilsim.plots.get(k).u.data[0].length > 0, { timeout: LONG }, plotKey, n0);
   ok(true, 'the plot of the ticked joint updates');
+  // Publish-to-scene latency: the bench's CLOCK_MONOTONIC stamp of each frame against the wall
+  // time the page applied it, through this process's offset between the two clocks (node's
+  // hrtime is CLOCK_MONOTONIC; browser and node share the wall clock). Printed, not asserted.
+  await sleep(2000);
+  const offsetMs = Date.now() - Number(process.hrtime.bigint()) / 1e6;
+  const lags = (await page.evaluate(() => window.hilsim.drawLog.slice(-100)))
+    .map(([wall, mono]) => wall - (mono / 1e6 + offsetMs)).sort((a, b) => a - b);
+  console.log(`# bench publish -> scene: median ${lags[lags.length >> 1].toFixed(1)} ms, ` +
+    `p90 ${lags[Math.floor(lags.length * 0.9)].toFixed(1)} ms, max ${lags[lags.length - 1].toFixed(1)} ms ` +
+    `over the last ${lags.length} frames (--rate 60)`);
   await sleep(1500); // the status strip and a few more plotted points for the screenshot
   await page.screenshot({ path: path.join(OUT, 'view-live-moved.png') });
 
   // Read-only by default.
   await page.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'push WAIST 0 100 0 0.1' }));
-  await page.waitForFunction(() => window.hilsim.messages.some((m) => /read-only/.test(m.text)), { timeout: 10000 });
+  await page.waitForFunction(() => window.hilsim.messages.some((m) => /read-only/.test(m.text)), { timeout: LONG });
   ok(true, 'a control command is refused by a read-only view');
 
   // Hostile clients: the view answers with errors and lives on; the bench's counters.
@@ -260,7 +272,7 @@ async function main() {
   ok(view.exitCode === null, 'the view survived 1000 hostile connections and 40 garbage WebSockets');
   ok(seen.wsErrors >= 40, `garbage WebSocket messages answered with errors (${seen.wsErrors})`);
   console.log(`# view answered ${seen.http4xx} bad HTTP requests with 4xx, refused ${seen.wsRefused} WebSockets past its limit`);
-  await page.waitForFunction((n) => window.hilsim.frames > n + 20, { timeout: 10000 }, framesBefore);
+  await page.waitForFunction((n) => window.hilsim.frames > n + 20, { timeout: LONG }, framesBefore);
   ok(true, 'the page still gets frames after the attack');
   ok(await httpStatus(view.port, '/') === 200, 'and a new browser still gets the page');
   const ticks = num(after, 'ticks') - num(before, 'ticks');
@@ -286,13 +298,13 @@ async function main() {
   const cpage = await openPage(browser, `http://127.0.0.1:${cview.port}/?token=${token}`, cerrs);
   const applied = num(ctlStatus(bench), 'applied');
   await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'push WAIST 0 30 0 0.05' }));
-  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => m.type === 'answer'), { timeout: 10000 });
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => m.type === 'answer'), { timeout: LONG });
   const answer = await cpage.evaluate(() => window.hilsim.messages.find((m) => m.type === 'answer').text);
   ok(/^ok/.test(answer), `with --allow-control a push reaches the bench: "${answer.slice(0, 60)}"`);
-  await waitFor(() => num(ctlStatus(bench), 'applied') > applied, 10000, 'the push applied');
+  await waitFor(() => num(ctlStatus(bench), 'applied') > applied, LONG, 'the push applied');
   ok(true, 'and the bench applied it at a tick boundary');
   await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'stop' }));
-  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /not a browser command/.test(m.text)), { timeout: 10000 });
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /not a browser command/.test(m.text)), { timeout: LONG });
   ok(run.exitCode === null, '"stop" is not a browser command: refused, the bench runs on');
   ok(cerrs.length === 0, `no console error with controls ${JSON.stringify(cerrs)}`);
   await cpage.close();
@@ -311,7 +323,7 @@ async function main() {
       '--duration', '30'], 'lockstep bench');
     const c = start('python3', [ctlPy, 'lockstep', name, gains, String(N)], 'lockstep controller');
     let v = null, p = null, atk = null;
-    await waitFor(() => c.out.includes('ready'), 60000, 'the lockstep controller');
+    await waitFor(() => c.out.includes('ready'), LONG, 'the lockstep controller');
     if (withView) {
       v = await startView([name, '--config', config]);
       const errs = [];
@@ -357,7 +369,7 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
 `]).toString();
   const want = JSON.parse(probe);
   await rpage.evaluate((t) => window.hilsim.send({ type: 'seek', tick: t }), want.tick);
-  await rpage.waitForFunction((t) => window.hilsim.appliedTick === t, { timeout: 10000 }, want.tick);
+  await rpage.waitForFunction((t) => window.hilsim.appliedTick === t, { timeout: LONG }, want.tick);
   const shown = await rpage.evaluate((j) => window.hilsim.jointValue(j), JOINT);
   ok(Math.abs(shown - want.q) < 1e-5 && Math.abs(want.q - want.q0) > 0.1,
     `scrubbed to tick ${want.tick}: the scene shows ${JOINT} at ${shown.toFixed(5)}, recorded ${want.q.toFixed(5)}`);
@@ -365,7 +377,7 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
   await rpage.evaluate(() => window.hilsim.send({ type: 'seek', tick: 0 }));
   await rpage.evaluate(() => window.hilsim.send({ type: 'speed', value: 5 }));
   await rpage.evaluate(() => window.hilsim.send({ type: 'play' }));
-  await rpage.waitForFunction((t) => window.hilsim.appliedTick > t + 200, { timeout: 20000 }, want.tick);
+  await rpage.waitForFunction((t) => window.hilsim.appliedTick > t + 200, { timeout: LONG }, want.tick);
   ok(true, 'the recording plays');
   await rpage.evaluate(() => window.hilsim.send({ type: 'pause' }));
   await sleep(800);
@@ -385,7 +397,7 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
   const wlabel = await wpage.evaluate(() => document.getElementById('tl-whatif').textContent);
   ok(/diverged at tick \d+/.test(wlabel), `the timeline says so: "${wlabel.slice(0, 80)}"`);
   await wpage.evaluate((t) => window.hilsim.send({ type: 'seek', tick: t }), rinfo.last_tick);
-  await wpage.waitForFunction((t) => window.hilsim.appliedTick === t, { timeout: 10000 }, rinfo.last_tick);
+  await wpage.waitForFunction((t) => window.hilsim.appliedTick === t, { timeout: LONG }, rinfo.last_tick);
   const gap = await wpage.evaluate(() => {
     const h = window.hilsim, fr = h.lastFrame;
     let worst = 0, shown = true;
@@ -401,9 +413,9 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
   await wpage.evaluate(() => window.hilsim.send({ type: 'seek', tick: 0 }));
   await wpage.evaluate(() => window.hilsim.send({ type: 'speed', value: 10 }));
   await wpage.evaluate(() => window.hilsim.send({ type: 'play' }));
-  await wpage.waitForFunction((t) => window.hilsim.appliedTick > t - 500, { timeout: 30000 }, rinfo.last_tick);
+  await wpage.waitForFunction((t) => window.hilsim.appliedTick > t - 500, { timeout: LONG }, rinfo.last_tick);
   await wpage.waitForFunction(() => window.hilsim.plots.get('L_ANKLE_P.tau').ds.some((d) => d !== null && d !== 0),
-    { timeout: 10000 });
+    { timeout: LONG });
   ok(true, 'the difference is plotted');
   await sleep(500);
   await wpage.screenshot({ path: path.join(OUT, 'view-whatif.png') });
