@@ -179,7 +179,8 @@ function setSignal(key, on) {
   const w = !!hs.info?.source.whatif;
   const series = [{ label: 't' }, { label: w ? 'recorded' : key, stroke: '#1f77b4', width: 1.5 }];
   // Small signals (a knee at 1e-4 rad) need significant digits, not uPlot's fixed decimals.
-  const values = (u, vals) => vals.map((v) => (v === 0 ? '0' : v.toPrecision(3)));
+  const values = (u, vals) => vals.map((v) => (v === 0 ? '0'
+    : Math.abs(v) >= 0.01 && Math.abs(v) < 1e4 ? String(+v.toPrecision(3)) : v.toExponential(1)));
   const axes = [{ label: hs.info?.source.mode === 'record' ? 'recording time, s' : 'sim time, s' },
     { label: unitOf(key), values, size: 60 }];
   if (w) {

@@ -14,9 +14,10 @@
 
 struct rec {
     struct hs_recording *r;
-    uint32_t cur;      /* the state shown */
-    int64_t pos_ns;    /* the play position, from the first state's now_ns */
-    int64_t last_wall; /* wall clock at the last frame while playing (0: paused) */
+    uint32_t cur;       /* the state shown */
+    uint32_t run_first; /* the first state after the warm-up (whose ticks count from 0 too) */
+    int64_t pos_ns;     /* the play position, from the first state's now_ns */
+    int64_t last_wall;  /* wall clock at the last frame while playing (0: paused) */
     bool playing, dirty;
     double speed;
     bool whatif; /* a replay ran: res holds its values */
@@ -194,9 +195,10 @@ static void rec_control(void *ctx, const struct hs_view_msg *m)
         return;
     switch (m->kind) {
     case HS_VIEW_MSG_SEEK: {
-        /* The first state at or after the tick (the last one past the end). */
+        /* The first state of the run (not the warm-up) at or after the tick (the last one past
+         * the end). */
         uint64_t tick = (uint64_t)m->value;
-        uint32_t lo = 0, hi = r->nstates - 1;
+        uint32_t lo = x->run_first, hi = r->nstates - 1;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             if (r->ticks[mid] < tick)
@@ -266,6 +268,8 @@ int hs_view_record_open(const struct hs_view_opts *o, struct hs_view_source *ret
         x->whatif = true;
         label(x, o);
     }
+    while (x->run_first + 1 < x->r->nstates && (x->r->flags[x->run_first] & HS_REC_STATE_WARMUP))
+        x->run_first++;
     x->speed = 1.0;
     x->dirty = true;
     *ret = (struct hs_view_source){.ctx = x,

@@ -175,6 +175,17 @@ async function attack(port, connections) {
   return seen;
 }
 
+// A request line sent as is (fetch would normalise the path first).
+function rawStatus(port, p) {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => s.write(`GET ${p} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    let got = '';
+    s.on('data', (d) => { got += d; });
+    s.on('error', () => resolve(0));
+    s.on('close', () => resolve(Number((got.match(/^HTTP\/1\.[01] (\d+)/) || [])[1] || 0)));
+  });
+}
+
 async function httpStatus(port, p) {
   const r = await fetch(`http://127.0.0.1:${port}${p}`);
   return r.status;
@@ -209,6 +220,12 @@ async function main() {
     'the npm install beside the page is not served');
   ok(await httpStatus(view.port, '/vendor/three/build/three.module.js') === 200,
     'three.js served from this machine');
+  const sneaky = ['//node_modules/puppeteer-core/package.json', '/./node_modules/ws/package.json',
+    '/vendor/../node_modules/ws/package.json', '/vendor/three/../../package-lock.json',
+    '/%2e%2e/%2e%2e/etc/passwd', '/vendor/three/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+    '/robot/../../../etc/passwd'];
+  const codes = await Promise.all(sneaky.map((u) => rawStatus(view.port, u)));
+  ok(codes.every((c) => c >= 400 && c < 500), `paths out of the page are refused: ${codes.join(' ')}`);
 
   browser = await puppeteer.launch({
     executablePath: CHROMIUM, headless: true,
