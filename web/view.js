@@ -14,7 +14,7 @@ const PLOT_WINDOW_S = 20;
 // Test and debugging hooks (the browser tests read them; nothing here depends on them).
 const hs = (window.hilsim = {
   info: null, status: null, lastFrame: null, frames: 0, applied: 0, drawn: 0,
-  robots: [], ghosts: [], drawLog: [], ready: false, plots: new Map(), messages: [],
+  robots: [], ghosts: [], forceArrows: [], drawLog: [], ready: false, plots: new Map(), messages: [],
   jointValue: (name, ghost) => {
     for (const r of ghost ? hs.ghosts : hs.robots) {
       const j = r.robot.joints[name];
@@ -94,6 +94,52 @@ async function loadModels(models, ghosts) {
     const floating = Object.values(robot.joints).find((j) => j.jointType === 'floating');
     (ghosts ? hs.ghosts : hs.robots).push({ model: m, robot, floating });
     if (ghosts && m.static) world.remove(robot);
+    if (!ghosts) addForceArrows(m, robot);
+  }
+}
+
+// Each force sensor's reading as an arrow from the sensor, in its own frame (as it reads it:
+// the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
+const FORCE_SCALE = 500;
+function addForceArrows(m, robot) {
+  for (const fs of m.force_sensors || []) {
+    const link = robot.links[fs.link];
+    const reading = hs.info.source.readings.find((r) => r.name === fs.name);
+    if (!link || !reading) continue;
+    const frame = new THREE.Group();
+    const R = fs.R;
+    frame.matrixAutoUpdate = false;
+    frame.matrix.set(R[0], R[1], R[2], fs.p[0], R[3], R[4], R[5], fs.p[1],
+      R[6], R[7], R[8], fs.p[2], 0, 0, 0, 1);
+    const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 0.1,
+      0xc62828, 0.04, 0.025);
+    arrow.visible = false;
+    // Drawn over the robot: the arrow starts inside the ankle and would be hidden by the leg or
+    // the floor.
+    for (const part of [arrow.line, arrow.cone]) {
+      part.material.depthTest = false;
+      part.material.transparent = true;
+      part.renderOrder = 10;
+    }
+    frame.add(arrow);
+    link.add(frame);
+    hs.forceArrows.push({ name: fs.name, arrow, index: reading.index });
+  }
+}
+
+function poseForceArrows(fr) {
+  const v = new THREE.Vector3();
+  for (const a of hs.forceArrows) {
+    const f = fr.r?.slice(a.index, a.index + 3);
+    if (!f || f.some((x) => x === null)) { a.arrow.visible = false; continue; }
+    v.set(f[0], f[1], f[2]);
+    const n = v.length();
+    a.arrow.visible = n > 1;
+    if (n > 1) {
+      a.arrow.setDirection(v.divideScalar(n));
+      a.arrow.setLength(Math.max(n / FORCE_SCALE, 0.06), 0.04, 0.025);
+    }
+    a.newtons = n;
   }
 }
 
@@ -308,6 +354,7 @@ function onFrame(fr) {
 function applyFrame(fr) {
   const src = hs.info.source;
   poseRobots(hs.robots, fr, src);
+  poseForceArrows(fr);
   if (fr.w) poseRobots(hs.ghosts, fr.w, src);
   showFrame(fr, src);
 }

@@ -36,7 +36,6 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
             hs_model_free(m);
             break;
         }
-        hs_model_free(m);
         hs_view_buf_printf(out, "%s{\"name\":", written++ ? "," : "");
         hs_view_buf_str(out, cm->name);
         hs_view_buf_printf(out, ",\"urdf\":\"robot/model-%u.urdf\",\"static\":%s,\"position\":", i,
@@ -44,7 +43,24 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
         hs_view_buf_doubles(out, cm->position, 3, 1);
         hs_view_buf_printf(out, ",\"rotation\":");
         hs_view_buf_doubles(out, cm->rotation, 4, 1);
-        hs_view_buf_printf(out, "}");
+        /* Force sensors, drawn as arrows of what they read: their link and pose in it. */
+        hs_view_buf_printf(out, ",\"force_sensors\":[");
+        for (uint32_t k = 0, n = 0; k < m->nsensors; k++) {
+            const struct hs_sensor *sn = &m->sensors[k];
+            if (sn->type != HS_SENSOR_FORCE || sn->link < 0)
+                continue;
+            hs_view_buf_printf(out, "%s{\"name\":", n++ ? "," : "");
+            hs_view_buf_str(out, sn->name);
+            hs_view_buf_printf(out, ",\"link\":");
+            hs_view_buf_str(out, m->links[sn->link].name);
+            hs_view_buf_printf(out, ",\"p\":");
+            hs_view_buf_doubles(out, sn->pose.p, 3, 1);
+            hs_view_buf_printf(out, ",\"R\":");
+            hs_view_buf_doubles(out, sn->pose.R, 9, 1);
+            hs_view_buf_printf(out, "}");
+        }
+        hs_view_buf_printf(out, "]}");
+        hs_model_free(m);
     }
     hs_view_buf_printf(out, "]");
     hs_config_free(cfg);

@@ -243,6 +243,10 @@ async function main() {
   const px = await robotPixels(page);
   ok(px.diff > px.total * 0.005, `the robot is drawn: ${px.diff} of ${px.total} pixels differ from the empty scene`);
   await page.screenshot({ path: path.join(OUT, 'view-live.png') });
+  const arrows = await page.evaluate(() => window.hilsim.forceArrows.map((a) =>
+    ({ name: a.name, visible: a.arrow.visible, n: a.newtons })));
+  ok(arrows.length === 2 && arrows.every((a) => a.visible && a.n > 50 && a.n < 400),
+    `the ankle force sensors are drawn as arrows: ${arrows.map((a) => `${a.name} ${a.n?.toFixed(0)} N`).join(', ')}`);
 
   // A joint moved in the bench moves in the scene.
   const q0 = await page.evaluate((j) => window.hilsim.jointValue(j), JOINT);
