@@ -30,6 +30,7 @@ const WebSocketClient = require('ws');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hsview-'));
 const env = { ...process.env, HILSIM_CTL_DIR: tmp, HILSIM_CLIENT_LIB: CLIENT_LIB, NO_PROXY: '*' };
 const procs = [];
+const benches = []; // removed at the end if a killed bench left its segment
 let failures = 0;
 function ok(cond, what) {
   console.log(`${cond ? 'ok' : 'FAIL'} - ${what}`);
@@ -39,6 +40,8 @@ function ok(cond, what) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function start(cmd, args, name) {
+  const set = args.find((a) => a.startsWith('bench.name='));
+  if (set) benches.push(set.slice('bench.name='.length));
   const p = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
   p.name = name;
   p.out = '';
@@ -453,6 +456,10 @@ try {
 } finally {
   if (browser) await browser.close().catch(() => {});
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  await Promise.all(procs.map((p) => Promise.race([p.exited, sleep(5000)])));
+  for (const b of benches) {
+    try { execFileSync(HILSIM, ['shm', 'remove', b], { env, stdio: 'ignore' }); } catch { /* none left */ }
+  }
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 console.log(failures ? `${failures} failed` : 'all passed');
