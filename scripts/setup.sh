@@ -42,6 +42,9 @@ PKGS=(
   systemd procps
   # loads the machine (stress-ng --cpu 2) while tests show lockstep runs stay byte-identical
   stress-ng
+  # hilsim view (src/view): its HTTP/WebSocket server, node for the page's packages (web/) and
+  # its browser test, chromium for that test (headless, tests/view)
+  libwebsockets-dev nodejs chromium
 )
 
 missing=()
@@ -53,3 +56,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 echo "setup: all ${#PKGS[@]} packages present"
+
+# hilsim view's page: three.js, urdf-loader, uPlot (and puppeteer-core for its test) exactly as
+# web/package-lock.json pins them; node_modules is never committed.
+web="$(cd "$(dirname "$0")/.." && pwd)/web"
+if [ -f "$web/package-lock.json" ]; then
+  # Debian's nodejs leaves npm to its own package; NodeSource's nodejs ships it.
+  command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+    --no-install-recommends npm
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "setup: web/node_modules installed from web/package-lock.json"
+fi

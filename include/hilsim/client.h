@@ -86,6 +86,14 @@ struct hs_client_command {
 int hs_client_attach(const char *bench, struct hs_client **ret_client, char *errbuf,
                      size_t errbuf_size);
 
+/* init only: allocates. As hs_client_attach, but the segment is opened O_RDONLY and mapped
+ * PROT_READ, so this client can never write it (a viewer, a logger): claim and the writes return
+ * -EPERM, and wait_tick, which cannot register as a futex waiter, looks at the tick word once a
+ * tick period (at least 100 us) instead of sleeping in the futex. Needs only read permission
+ * on the segment. */
+int hs_client_attach_readonly(const char *bench, struct hs_client **ret_client, char *errbuf,
+                              size_t errbuf_size);
+
 /* init only. Releases the command section if owned, unmaps, frees. Accepts NULL. */
 void hs_client_detach(struct hs_client *c);
 

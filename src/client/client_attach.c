@@ -1,5 +1,6 @@
 /* Attaching to a bench segment and detaching. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,8 +11,8 @@
 
 #include "client_internal.h"
 
-static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, struct stat *ret_st,
-                        char *errbuf, size_t errbuf_size)
+static int open_segment(const char *bench, bool readonly, int *ret_fd, uint64_t *ret_size,
+                        struct stat *ret_st, char *errbuf, size_t errbuf_size)
 {
     char name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
     if (!hs_shm_bench_valid(bench))
@@ -20,7 +21,7 @@ static int open_segment(const char *bench, int *ret_fd, uint64_t *ret_size, stru
                               bench ? bench : "(null)", HS_SHM_BENCH_MAX);
     strcpy(name, HS_SHM_PATH_PREFIX);
     strcat(name, bench);
-    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    int fd = shm_open(name, (readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC, 0);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT)
@@ -75,17 +76,19 @@ static int copy_names(struct hs_client *c, char *errbuf, size_t errbuf_size)
     return 0;
 }
 
-int hs_client_attach(const char *bench, struct hs_client **ret_client, char *errbuf,
-                     size_t errbuf_size)
+static int attach(const char *bench, bool readonly, struct hs_client **ret_client, char *errbuf,
+                  size_t errbuf_size)
 {
     int fd = -1, r;
     uint64_t size = 0;
     if (!ret_client)
         return hs__client_err(errbuf, errbuf_size, -EINVAL, "ret_client is NULL");
     struct stat seg_st = {0};
-    if ((r = open_segment(bench, &fd, &size, &seg_st, errbuf, errbuf_size)) < 0)
+    if ((r = open_segment(bench, readonly, &fd, &size, &seg_st, errbuf, errbuf_size)) < 0)
         return r;
-    unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* Read-only: the kernel, not this library's care, keeps the client from writing. */
+    unsigned char *base =
+        mmap(NULL, size, readonly ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int e = errno;
     close(fd);
     if (base == MAP_FAILED)
@@ -98,6 +101,7 @@ int hs_client_attach(const char *bench, struct hs_client **ret_client, char *err
     }
     c->base = base;
     c->size = size;
+    c->readonly = readonly;
     c->hdr = (struct hs_shm_header *)base;
     if ((r = hs__client_check_header(c->hdr, size, errbuf, errbuf_size)) < 0)
         goto fail;
@@ -150,6 +154,18 @@ fail:
     free(c);
     munmap(base, size);
     return r;
+}
+
+int hs_client_attach(const char *bench, struct hs_client **ret_client, char *errbuf,
+                     size_t errbuf_size)
+{
+    return attach(bench, false, ret_client, errbuf, errbuf_size);
+}
+
+int hs_client_attach_readonly(const char *bench, struct hs_client **ret_client, char *errbuf,
+                              size_t errbuf_size)
+{
+    return attach(bench, true, ret_client, errbuf, errbuf_size);
 }
 
 void hs_client_detach(struct hs_client *c)

@@ -24,6 +24,9 @@ void hs_client_heartbeat(struct hs_client *c)
 
 int hs_client_claim(struct hs_client *c, char *errbuf, size_t errbuf_size)
 {
+    if (c->readonly)
+        return hs__client_err(errbuf, errbuf_size, -EPERM,
+                              "a read-only client cannot claim the commands");
     uint64_t owner = atomic_load_explicit(&c->cmd->owner, memory_order_acquire);
     if (c->owner_word && owner == c->owner_word &&
         atomic_load_explicit(&c->hdr->lost_owner, memory_order_acquire) != owner)

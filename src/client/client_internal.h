@@ -2,6 +2,7 @@
 #ifndef HILSIM_CLIENT_INTERNAL_H
 #define HILSIM_CLIENT_INTERNAL_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "hilsim/client.h"
@@ -12,6 +13,7 @@
 struct hs_client {
     unsigned char *base; /* the mapping */
     uint64_t size;
+    bool readonly; /* mapped PROT_READ (hs_client_attach_readonly): never writes the segment */
     struct hs_shm_header *hdr;
     struct hs_shm_state_head *state;
     struct hs_shm_command_head *cmd;

@@ -16,8 +16,30 @@ static int stopped(const struct hs_client *c)
 
 /* Waits while the futex word equals last, until abs_deadline (CLOCK_MONOTONIC). Returns the new
  * word, or last when the deadline passed or the server stopped. */
+/* A read-only client cannot raise waiters, and the server wakes nobody without it: it looks at
+ * the word once a tick period (at least 100 us) until it changes or the deadline passes. */
+static uint32_t poll_change(struct hs_client *c, uint32_t last, int64_t deadline_ns)
+{
+    int64_t step = (int64_t)c->hdr->tick_period_ns;
+    if (step < 100000)
+        step = 100000;
+    uint32_t cur;
+    for (;;) {
+        cur = atomic_load_explicit(&c->hdr->tick_futex, memory_order_acquire);
+        int64_t now = hs_rt_now_ns();
+        if (cur != last || stopped(c) || now >= deadline_ns)
+            break;
+        int64_t ns = deadline_ns - now < step ? deadline_ns - now : step;
+        struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
+        nanosleep(&ts, NULL);
+    }
+    return cur;
+}
+
 static uint32_t futex_wait_change(struct hs_client *c, uint32_t last, int64_t deadline_ns)
 {
+    if (c->readonly)
+        return poll_change(c, last, deadline_ns);
     _Atomic uint32_t *word = &c->hdr->tick_futex;
     struct timespec abs = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
     uint32_t cur;

@@ -183,11 +183,69 @@ static void test_read_state_and_wait_tick(void **state)
     hs_client_detach(c);
 }
 
+static size_t segment_copy(const char *bench, unsigned char *buf, size_t size)
+{
+    char name[128];
+    snprintf(name, sizeof name, "/hilsim-%s", bench);
+    int fd = shm_open(name, O_RDONLY, 0);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, buf, size);
+    close(fd);
+    assert_true(n > 0);
+    return (size_t)n;
+}
+
+/* A viewer's attachment: reads and follows ticks like any client, and leaves the segment
+ * byte for byte as it found it, whatever it tries. */
+static void test_readonly_attach_never_writes(void **state)
+{
+    (void)state;
+    char bench[64];
+    hs_test_bench(bench, sizeof bench, "ro");
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, HS_TEST_JOINTS);
+    struct hs_shm_server *s;
+    struct hs_diag d;
+    assert_int_equal(hs_shm_server_create(bench, &t.layout, NULL, 0, &s, &d), 0);
+    hs_test_fill(s, 7);
+    hs_shm_server_publish(s, 7, 0.007, 70);
+
+    static unsigned char before[1 << 20], after[1 << 20];
+    size_t n = segment_copy(bench, before, sizeof before);
+    struct hs_client *c;
+    char err[256] = "";
+    assert_int_equal(hs_client_attach_readonly(bench, &c, err, sizeof err), 0);
+    uint64_t tick = 0;
+    assert_int_equal(hs_client_wait_tick(c, 3000000, &tick, NULL), -ETIMEDOUT);
+    assert_int_equal(hs_client_claim(c, err, sizeof err), -EPERM);
+    assert_non_null(strstr(err, "read-only"));
+    struct hs_client_command cmd = {.mode = HS_SHM_MODE_TORQUE, .tau_ff = 1.0};
+    assert_int_equal(hs_client_write_command(c, 0, &cmd), -EPERM);
+    assert_int_equal(hs_client_write_commands(c, &cmd, 1), -EPERM);
+    assert_int_equal(hs_client_step(c), -EPERM);
+    hs_client_heartbeat(c);
+    struct hs_shm_joint_state j[HS_TEST_JOINTS];
+    struct hs_client_state st = {.joints = j};
+    assert_int_equal(hs_client_read_state(c, &st), 0);
+    assert_int_equal(st.tick, 7);
+    assert_int_equal(hs_test_check(7, j, HS_TEST_JOINTS, NULL, 0, NULL, 0), 0);
+    assert_int_equal(segment_copy(bench, after, sizeof after), n);
+    assert_memory_equal(before, after, n);
+
+    /* It follows published ticks without the futex. */
+    hs_shm_server_publish(s, 8, 0.008, 80);
+    assert_int_equal(hs_client_wait_tick(c, 1000000000, &tick, NULL), 0);
+    assert_int_equal(tick, 8);
+    hs_client_detach(c);
+    hs_shm_server_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_attach_errors_are_clear),
         cmocka_unit_test(test_read_state_and_wait_tick),
+        cmocka_unit_test(test_readonly_attach_never_writes),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);
 }

@@ -1,0 +1,516 @@
+// hilsim view: the page. One WebSocket to the view process brings the bench description
+// ("info"), its status twice a second and the newest state at the display rate ("frame");
+// the scene and the plots take the newest frame once per animation frame, never more.
+import * as THREE from 'three';
+import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import URDFLoader from 'urdf-loader';
+import uPlot from 'uplot';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const token = params.get('token');
+const PLOT_WINDOW_S = 20;
+
+// Test and debugging hooks (the browser tests read them; nothing here depends on them).
+const hs = (window.hilsim = {
+  info: null, status: null, lastFrame: null, frames: 0, applied: 0, drawn: 0,
+  robots: [], ghosts: [], forceArrows: [], drawLog: [], ready: false, plots: new Map(), messages: [],
+  jointValue: (name, ghost) => {
+    for (const r of ghost ? hs.ghosts : hs.robots) {
+      const j = r.robot.joints[name];
+      if (j) return j.angle;
+    }
+    return undefined;
+  },
+  send: (obj) => send(obj),
+  tick: (key, on) => setSignal(key, on),
+});
+
+// ---- scene ----
+const canvas = $('scene');
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0xdfe4ea);
+const camera = new THREE.PerspectiveCamera(45, 1, 0.02, 100);
+camera.position.set(1.25, 1.0, 1.55);
+const controls = new OrbitControls(camera, canvas);
+controls.target.set(0, 0.5, 0);
+controls.update();
+scene.add(new THREE.HemisphereLight(0xffffff, 0x667788, 2.0));
+const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+sun.position.set(3, 6, 2);
+scene.add(sun);
+const grid = new THREE.GridHelper(6, 24, 0x556677, 0x99a4b0);
+scene.add(grid);
+const floor = new THREE.Mesh(new THREE.PlaneGeometry(6, 6),
+  new THREE.MeshLambertMaterial({ color: 0xc9d0d8 }));
+floor.rotation.x = -Math.PI / 2;
+floor.position.y = -0.001;
+scene.add(floor);
+// hilsim's world is z-up (as URDF); three.js is y-up.
+const world = new THREE.Group();
+world.rotation.x = -Math.PI / 2;
+scene.add(world);
+
+function resize() {
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.floor(w * renderer.getPixelRatio()) ||
+      canvas.height !== Math.floor(h * renderer.getPixelRatio())) {
+    renderer.setSize(w, h, false);
+    camera.aspect = w / Math.max(h, 1);
+    camera.updateProjectionMatrix();
+  }
+}
+
+const robotMaterial = new THREE.MeshPhongMaterial({ color: 0x4f7cac, shininess: 40 });
+const staticMaterial = new THREE.MeshPhongMaterial({ color: 0xb0b7bf });
+
+const whatifMaterial = new THREE.MeshPhongMaterial({ color: 0xe8772e, transparent: true,
+  opacity: 0.45, depthWrite: false });
+
+async function loadModels(models, ghosts) {
+  const loader = new URDFLoader();
+  loader.parseVisual = true;
+  loader.parseCollision = true; // hilsim's URDF export carries the shapes as collision
+  for (const m of models) {
+    let robot;
+    try {
+      robot = await loader.loadAsync(m.urdf);
+    } catch (e) {
+      note(`model ${m.name}: ${e.message}`);
+      continue;
+    }
+    robot.traverse((o) => {
+      if (o.isMesh) o.material = m.static ? staticMaterial : ghosts ? whatifMaterial : robotMaterial;
+    });
+    // The config's pose of the model in the world (VRML axis-angle).
+    robot.position.fromArray(m.position);
+    const ax = new THREE.Vector3(m.rotation[0], m.rotation[1], m.rotation[2]);
+    if (ax.lengthSq() > 0) robot.quaternion.setFromAxisAngle(ax.normalize(), m.rotation[3]);
+    // A static model's big floor box hides the grid: the grid is the floor.
+    if (m.static) robot.visible = false;
+    world.add(robot);
+    const floating = Object.values(robot.joints).find((j) => j.jointType === 'floating');
+    (ghosts ? hs.ghosts : hs.robots).push({ model: m, robot, floating });
+    if (ghosts && m.static) world.remove(robot);
+    if (!ghosts) addForceArrows(m, robot);
+  }
+}
+
+// Each force sensor's reading as an arrow from the sensor, in its own frame (as it reads it:
+// the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
+const FORCE_SCALE = 500;
+function addForceArrows(m, robot) {
+  for (const fs of m.force_sensors || []) {
+    const link = robot.links[fs.link];
+    const reading = hs.info.source.readings.find((r) => r.name === fs.name);
+    if (!link || !reading) continue;
+    const frame = new THREE.Group();
+    const R = fs.R;
+    frame.matrixAutoUpdate = false;
+    frame.matrix.set(R[0], R[1], R[2], fs.p[0], R[3], R[4], R[5], fs.p[1],
+      R[6], R[7], R[8], fs.p[2], 0, 0, 0, 1);
+    const arrow = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 0.1,
+      0xc62828, 0.04, 0.025);
+    arrow.visible = false;
+    // Drawn over the robot: the arrow starts inside the ankle and would be hidden by the leg or
+    // the floor.
+    for (const part of [arrow.line, arrow.cone]) {
+      part.material.depthTest = false;
+      part.material.transparent = true;
+      part.renderOrder = 10;
+    }
+    frame.add(arrow);
+    link.add(frame);
+    hs.forceArrows.push({ name: fs.name, arrow, index: reading.index });
+  }
+}
+
+function poseForceArrows(fr) {
+  const v = new THREE.Vector3();
+  for (const a of hs.forceArrows) {
+    const f = fr.r?.slice(a.index, a.index + 3);
+    if (!f || f.some((x) => x === null)) { a.arrow.visible = false; continue; }
+    v.set(f[0], f[1], f[2]);
+    const n = v.length();
+    a.arrow.visible = n > 1;
+    if (n > 1) {
+      a.arrow.setDirection(v.divideScalar(n));
+      a.arrow.setLength(Math.max(n / FORCE_SCALE, 0.06), 0.04, 0.025);
+    }
+    a.newtons = n;
+  }
+}
+
+// ---- signals and plots ----
+const signals = new Map(); // key -> {label, group, get(frame, status)}
+const plotsEl = $('plots');
+
+function addSignal(key, group, get) {
+  signals.set(key, { key, group, get });
+}
+
+function buildSignals(src) {
+  src.joints.forEach((j, i) => {
+    for (const [f, arr] of [['q', 'q'], ['dq', 'dq'], ['tau', 'tau'], ['current', 'cur']])
+      addSignal(`${j.name}.${f}`, `joint ${j.name}`, (fr) => fr[arr]?.[i]);
+  });
+  for (const r of src.readings) {
+    const names = r.n === 6 ? ['fx', 'fy', 'fz', 'tx', 'ty', 'tz']
+      : r.n === 3 ? ['x', 'y', 'z'] : [...Array(r.n).keys()].map(String);
+    if (r.n > 12) continue; // a range scan is not a time signal
+    names.forEach((f, k) => addSignal(`${r.name}.${f}`, `sensor ${r.name}`,
+      (fr) => fr.r?.[r.index + k]));
+  }
+  (src.bodies || []).forEach((b, i) => {
+    ['x', 'y', 'z'].forEach((f, k) => addSignal(`${b}.${f}`, `body ${b}`,
+      (fr) => fr.bodies?.[i * 7 + k]));
+  });
+  if (src.mode === 'live') {
+    addSignal('bench.rt_factor', 'timing', () => rtFactor);
+    addSignal('bench.worst_tick_us', 'timing', (fr, st) => st && st.worst_tick_ns / 1000);
+    addSignal('bench.overruns', 'timing', (fr, st) => st && st.overruns);
+    addSignal('bench.stale_joints', 'timing', (fr) => fr.stale);
+    addSignal('view.bytes_per_s', 'timing', () => viewRate);
+  }
+  const groups = new Map();
+  for (const s of signals.values()) {
+    if (!groups.has(s.group)) groups.set(s.group, []);
+    groups.get(s.group).push(s);
+  }
+  const box = $('signals');
+  box.textContent = '';
+  for (const [g, list] of groups) {
+    const d = document.createElement('details');
+    const sum = document.createElement('summary');
+    sum.textContent = g;
+    d.append(sum);
+    for (const s of list) {
+      const l = document.createElement('label');
+      const c = document.createElement('input');
+      c.type = 'checkbox';
+      c.dataset.key = s.key;
+      c.addEventListener('change', () => setSignal(s.key, c.checked));
+      l.append(c, ' ', s.key.slice(s.key.lastIndexOf('.') + 1));
+      d.append(l);
+    }
+    box.append(d);
+  }
+  $('filter').addEventListener('input', () => {
+    const f = $('filter').value.toLowerCase();
+    for (const d of box.children) {
+      const show = !f || d.firstChild.textContent.toLowerCase().includes(f);
+      d.hidden = !show;
+      if (f && show) d.open = true;
+    }
+  });
+}
+
+function setSignal(key, on) {
+  const s = signals.get(key);
+  if (!s) return false;
+  const box = document.querySelector(`#signals input[data-key="${CSS.escape(key)}"]`);
+  if (box) box.checked = on;
+  if (!on) {
+    const p = hs.plots.get(key);
+    if (p) { p.u.destroy(); p.el.remove(); hs.plots.delete(key); }
+    showEmpty();
+    return true;
+  }
+  if (hs.plots.has(key)) return true;
+  const el = document.createElement('div');
+  el.className = 'plot';
+  plotsEl.append(el);
+  const w = !!hs.info?.source.whatif;
+  const series = [{ label: 't' }, { label: w ? 'recorded' : key, stroke: '#1f77b4', width: 1.5 }];
+  // Small signals (a knee at 1e-4 rad) need significant digits, not uPlot's fixed decimals.
+  const values = (u, vals) => vals.map((v) => (v === 0 ? '0'
+    : Math.abs(v) >= 0.01 && Math.abs(v) < 1e4 ? String(+v.toPrecision(3)) : v.toExponential(1)));
+  const axes = [{ label: hs.info?.source.mode === 'record' ? 'recording time, s' : 'sim time, s' },
+    { label: unitOf(key), values, size: 60 }];
+  if (w) {
+    series.push({ label: 'what-if', stroke: '#e8772e', width: 1.5, dash: [6, 4] },
+      { label: 'what-if - recorded', stroke: '#c62828', width: 1, scale: 'd' });
+    axes.push({ scale: 'd', side: 1, label: 'difference', grid: { show: false }, values, size: 60 });
+  }
+  const u = new uPlot({
+    title: key, width: 420, height: w ? 200 : 170,
+    scales: { x: { time: false } }, axes, series,
+  }, w ? [[], [], [], []] : [[], []], el);
+  hs.plots.set(key, { el, u, xs: [], ys: [], ws: [], ds: [], dirty: false });
+  showEmpty();
+  return true;
+}
+
+function unitOf(key) {
+  const f = key.slice(key.lastIndexOf('.') + 1);
+  const name = key.slice(0, key.lastIndexOf('.'));
+  const j = hs.info?.source.joints.find((x) => x.name === name);
+  if (j) return { q: j.unit || 'rad', dq: `${j.unit || 'rad'}/s`, tau: 'N·m', current: 'A' }[f];
+  if (/^f[xyz]$/.test(f)) return 'N';
+  if (/^t[xyz]$/.test(f)) return 'N·m';
+  if (key.endsWith('_us')) return 'µs';
+  if (key.endsWith('bytes_per_s')) return 'B/s';
+  return '';
+}
+
+function showEmpty() {
+  let e = plotsEl.querySelector('.empty');
+  if (!hs.plots.size && !e) {
+    e = document.createElement('div');
+    e.className = 'empty';
+    e.textContent = 'Tick a signal on the right to plot it.';
+    plotsEl.append(e);
+  } else if (hs.plots.size && e) e.remove();
+}
+
+function samplePlots(fr) {
+  for (const [key, p] of hs.plots) {
+    const v = signals.get(key).get(fr, hs.status);
+    if (v === undefined || v === null || Number.isNaN(v)) continue;
+    if (p.xs.length && fr.t < p.xs[p.xs.length - 1]) {
+      p.xs.length = 0; p.ys.length = 0; p.ws.length = 0; p.ds.length = 0;
+    }
+    p.xs.push(fr.t);
+    p.ys.push(v);
+    const wv = fr.w ? signals.get(key).get(fr.w, hs.status) : null;
+    p.ws.push(wv ?? null);
+    p.ds.push(wv == null ? null : wv - v);
+    while (p.xs.length && p.xs[0] < fr.t - PLOT_WINDOW_S) {
+      p.xs.shift(); p.ys.shift(); p.ws.shift(); p.ds.shift();
+    }
+    p.dirty = true;
+  }
+}
+
+let lastPlotDraw = 0;
+function drawPlots(now) {
+  if (now - lastPlotDraw < 100) return; // 10 redraws a second are plenty for a curve
+  lastPlotDraw = now;
+  for (const p of hs.plots.values())
+    if (p.dirty) {
+      p.u.setData(hs.info.source.whatif ? [p.xs, p.ys, p.ws, p.ds] : [p.xs, p.ys]);
+      p.dirty = false;
+    }
+}
+
+// ---- status ----
+let rtFactor = null, viewRate = null;
+const rtWin = [];
+function note(text) { $('scene-note').textContent = text; }
+
+function parseStatus(line) {
+  const num = (k) => { const m = line.match(new RegExp(`\\b${k} (-?\\d+)`)); return m ? Number(m[1]) : null; };
+  const word = (k) => { const m = line.match(new RegExp(`\\b${k} (\\S+?)[;\\s]`)); return m ? m[1] : null; };
+  return {
+    ok: line.startsWith('ok'), clock: word('clock'), tick: num('tick'), overruns: num('overruns'),
+    missed: num('missed'), worst_tick_ns: num('worst_tick_ns'), safe_hold: num('safe_hold'),
+    live_steps: num('live_steps'), scenario: word('scenario'), lockstep_timeouts: num('lockstep_timeouts'),
+  };
+}
+
+let lastBytes = null;
+function onStatus(m) {
+  const st = m.line ? parseStatus(m.line + ' ') : null;
+  hs.status = st;
+  const v = m.view;
+  hs.viewStats = v;
+  const now = performance.now();
+  if (lastBytes) viewRate = (v.bytes - lastBytes.bytes) / ((now - lastBytes.t) / 1000);
+  lastBytes = { bytes: v.bytes, t: now };
+  $('st-clients').textContent = v.clients;
+  if (st && st.ok) {
+    $('st-clock').textContent = st.clock ?? '-';
+    const miss = (st.overruns ?? 0) + (st.missed ?? 0);
+    $('st-miss').textContent = `${st.overruns ?? '-'} / ${st.missed ?? '-'}`;
+    $('st-miss').className = miss ? 'warn' : '';
+    $('st-worst').textContent = st.worst_tick_ns != null ? `${(st.worst_tick_ns / 1000).toFixed(0)} µs` : '-';
+    $('st-faults').textContent = st.live_steps ?? '-';
+    $('st-scen').textContent = st.scenario ?? '-';
+    $('st-hold').className = st.safe_hold ? 'on' : '';
+  } else if (m.line) {
+    $('st-scen').textContent = '-';
+    $('st-msg').textContent = m.line; // the control socket's error, as it said it
+  }
+  if (v.source_gone) { $('st-conn').textContent = 'bench gone'; $('st-conn').className = 'bad'; }
+}
+
+// ---- frames ----
+let pending = null;
+function onFrame(fr) {
+  hs.frames++;
+  hs.lastFrame = fr;
+  pending = fr; // the scene takes the newest at its next draw; the plots take every frame
+  if (hs.ready) samplePlots(fr);
+  if (fr.mono !== undefined) {
+    rtWin.push([fr.t, fr.mono]);
+    while (rtWin.length > 2 && rtWin[rtWin.length - 1][1] - rtWin[0][1] > 2e9) rtWin.shift();
+    const a = rtWin[0], b = rtWin[rtWin.length - 1];
+    if (b[1] > a[1]) rtFactor = (b[0] - a[0]) / ((b[1] - a[1]) / 1e9);
+  }
+}
+
+function applyFrame(fr) {
+  const src = hs.info.source;
+  poseRobots(hs.robots, fr, src);
+  poseForceArrows(fr);
+  if (fr.w) poseRobots(hs.ghosts, fr.w, src);
+  showFrame(fr, src);
+}
+
+function poseRobots(robots, fr, src) {
+  for (const r of robots) {
+    src.joints.forEach((j, i) => {
+      const q = fr.q[i];
+      if (q === null || q === undefined) return;
+      const short = j.name.slice(j.name.lastIndexOf('/') + 1);
+      const joint = r.robot.joints[j.name] || r.robot.joints[short];
+      if (joint && joint.jointType !== 'floating' && joint.jointType !== 'fixed') joint.setJointValue(q);
+    });
+    if (fr.bodies && r.floating && src.bodies) {
+      const link = r.floating.children.find((c) => c.isURDFLink)?.name;
+      // A recording names a free robot's root body after its model (or MODEL/LINK).
+      const i = src.bodies.findIndex((b) => b === r.model.name || b === link ||
+        b === `${r.model.name}/${link}`);
+      if (i >= 0) {
+        const b = fr.bodies.slice(i * 7, i * 7 + 7);
+        r.robot.position.set(0, 0, 0);
+        r.robot.quaternion.identity();
+        r.floating.position.set(b[0], b[1], b[2]);
+        r.floating.quaternion.set(b[4], b[5], b[6], b[3]);
+      }
+    }
+  }
+}
+
+function showFrame(fr, src) {
+  $('st-tick').textContent = fr.tick;
+  $('st-time').textContent = fr.t.toFixed(3);
+  $('st-rt').textContent = rtFactor != null ? rtFactor.toFixed(3) : '-';
+  if (src.mode === 'record') {
+    if (!scrubbing) $('tl-range').value = fr.tick;
+    $('tl-tick').textContent = fr.tick;
+    $('tl-play').textContent = fr.playing ? 'pause' : 'play';
+    playing = fr.playing;
+  }
+  hs.applied++;
+  hs.appliedTick = fr.tick;
+  // When each live frame reached the scene (wall clock, ms) and when the bench published it
+  // (its CLOCK_MONOTONIC, ns): the tests turn the pair into the publish-to-scene latency.
+  if (fr.mono !== undefined) {
+    hs.drawLog.push([performance.timeOrigin + performance.now(), fr.mono]);
+    if (hs.drawLog.length > 600) hs.drawLog.shift();
+  }
+}
+
+function draw(now) {
+  requestAnimationFrame(draw);
+  resize();
+  if (pending && hs.ready) { applyFrame(pending); pending = null; }
+  controls.update();
+  renderer.render(scene, camera);
+  drawPlots(now);
+  hs.drawn++;
+}
+requestAnimationFrame(draw);
+
+// ---- timeline (recordings) ----
+let scrubbing = false, playing = false;
+function setupTimeline(src) {
+  $('timeline').hidden = false;
+  const range = $('tl-range');
+  range.min = src.first_tick;
+  range.max = src.last_tick;
+  range.addEventListener('input', () => { scrubbing = true; send({ type: 'seek', tick: Number(range.value) }); });
+  range.addEventListener('change', () => { scrubbing = false; });
+  $('tl-play').addEventListener('click', () => send({ type: playing ? 'pause' : 'play' }));
+  $('tl-speed').addEventListener('change', () => send({ type: 'speed', value: Number($('tl-speed').value) }));
+  const span = Math.max(1, src.last_tick - src.first_tick);
+  const w = src.whatif;
+  if (w) {
+    let text = `what-if (${w.label}): `;
+    if (w.diverged) {
+      const i = document.createElement('i');
+      i.className = 'diverged';
+      i.style.left = `${(100 * (w.first_tick - src.first_tick)) / span}%`;
+      i.title = `diverged at tick ${w.first_tick}`;
+      $('tl-marks').append(i);
+      text += `diverged at tick ${w.first_tick} on ${w.signal} (recorded ${w.recorded}, ` +
+        `what-if ${w.replayed}); max |q error| ${Number(w.max_abs_q_err).toPrecision(3)}`;
+    } else {
+      text += `bit-exact over ${w.ticks} ticks`;
+    }
+    $('tl-whatif').textContent = text;
+    $('tl-whatif').hidden = false;
+  }
+  for (const e of src.events) {
+    const i = document.createElement('i');
+    i.style.left = `${(100 * (e.tick - src.first_tick)) / span}%`;
+    i.title = `tick ${e.tick}: ${e.text || 'event ' + e.kind}`;
+    $('tl-marks').append(i);
+  }
+}
+
+// ---- connection ----
+let ws = null;
+function send(obj) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(obj));
+}
+
+async function onInfo(info) {
+  const first = !hs.info;
+  hs.info = info;
+  if (!first) return; // a reconnect to the same view: the page is already built
+  const src = info.source;
+  $('st-bench').textContent = src.mode === 'live' ? `bench ${src.bench}` : `recording ${src.dir}`;
+  document.title = `hilsim view: ${src.bench || src.dir}`;
+  if (src.mode === 'record') {
+    $('st-conn').textContent = 'recording';
+    $('st-clock').textContent = src.clock || '-';
+    setupTimeline(src);
+  }
+  buildSignals(src);
+  if (info.control) {
+    $('controls').hidden = false;
+    $('ctl-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      send({ type: 'ctl', line: $('ctl-line').value });
+    });
+  }
+  if (!info.models.length) note('no model to draw: start hilsim view with the bench\'s --config');
+  await loadModels(info.models, false);
+  if (src.whatif) await loadModels(info.models, true);
+  const q = src.joints.find((j) => /KNEE|ELBOW/.test(j.name)) || src.joints[0];
+  if (q) setSignal(`${q.name}.q`, true);
+  showEmpty();
+  hs.ready = true;
+}
+
+function connect() {
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/` +
+    (token ? `?token=${encodeURIComponent(token)}` : '');
+  ws = new WebSocket(url, 'hilsim');
+  ws.onopen = () => {
+    $('st-conn').textContent = hs.info?.source.mode === 'record' ? 'recording' : 'live';
+    $('st-conn').className = 'ok';
+  };
+  ws.onclose = () => {
+    $('st-conn').textContent = 'disconnected';
+    $('st-conn').className = 'bad';
+    setTimeout(connect, 1000);
+  };
+  ws.onmessage = (ev) => {
+    let m;
+    try { m = JSON.parse(ev.data); } catch { return; }
+    if (m.type === 'frame') onFrame(m);
+    else if (m.type === 'status') onStatus(m);
+    else if (m.type === 'info') onInfo(m);
+    else if (m.type === 'answer' || m.type === 'error') {
+      hs.messages.push(m);
+      $('ctl-answer').textContent = m.text;
+      $('st-msg').textContent = m.type === 'error' ? m.text : '';
+    }
+  };
+}
+connect();
