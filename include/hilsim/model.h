@@ -63,6 +63,9 @@ struct hs_hull {
     uint32_t *triangles; /* 3 * ntriangles: the polygons fanned into triangles, counter-clockwise
                             seen from outside (what the world gives ODE: a trimesh) */
     uint32_t ntriangles;
+    double tolerance_m;    /* facets within this of coplanar were merged (HS_HULL_TOLERANCE_REL
+                              of the mesh's bounding-box diagonal): mesh vertices may lie up to
+                              about this far outside the hull's faces */
     double volume_m3;      /* of the hull */
     double mesh_volume_m3; /* enclosed by the mesh (0 for an open or flat one) */
 };
@@ -256,6 +259,9 @@ const char *hs_model_format_of(const char *data, unsigned long size, const char 
 /* Hulls whose volume exceeds the mesh's by more than this factor are a poor fit: the model
  * warns, naming the link, and auto keeps such a mesh exact. */
 #define HS_HULL_POOR_FIT_RATIO 1.5
+/* Hull simplification: facets whose centrums are within this fraction of the mesh's bounding-box
+ * diagonal of their neighbours' planes merge (0.1 mm on a 10 cm foot). */
+#define HS_HULL_TOLERANCE_REL 1e-3
 /* init only: allocates. Applies how (an hs_mesh_approx) to every mesh geom of the model: box
  * meshes become box primitives, convex and auto ones get their hull (computed once per
  * distinct mesh content), poorly fitting hulls warn. The loaders call it with the option's

@@ -1,9 +1,10 @@
 /* Collision meshes as convex hulls (mesh_collision: convex, src/model/model_hull.c and
  * src/world/world_geom.c), on real ODE worlds:
  * - the hull of a bumpy, non-convex closed mesh is convex (every hull point on the inner side
- *   of every face plane, within 1e-9 m), holds every mesh vertex (same tolerance), has unit
- *   outward normals, polygons lying in their planes and wound counter-clockwise seen from
- *   outside (as ODE's convex geom reads them), and V - E + F = 2;
+ *   of every face plane, within 3 merge tolerances of 0.1 % of its size: nearly coplanar facets
+ *   are merged) and holds every mesh vertex within 5 merge tolerances (0.5 % of its size), has unit
+ * outward normals, polygons lying in their planes (same tolerance) and wound counter-clockwise seen
+ * from outside (as ODE's convex geom reads them), and V - E + F = 2;
  * - identical meshes share one hull; a hull much larger than its mesh warns naming the link; a
  *   flat mesh gets no hull and stays a triangle mesh;
  * - a 0.1 m cube given as a 12-triangle mesh, collided as its hull, rests on the box floor as
@@ -30,7 +31,6 @@
 #include "world/model_builders.h"
 
 #define G 9.80665
-#define EPS_M 1e-9
 
 /* A closed mesh of a cube of side a centred at c (12 triangles, counter-clockwise outside). */
 static void cube_mesh(double a, const double c[3], double *v, uint32_t *t, uint32_t base)
@@ -122,17 +122,15 @@ static void hull_is_convex_and_holds_the_mesh(void **state)
     assert_true(h->nplanes >= 4);
     assert_true(h->npoints < nv); /* the dents are not on the hull */
     uint32_t w = 0, edges2 = 0;
+    /* merged facets: vertices within a few merge tolerances of the faces (0.1 % of 0.12 m) */
+    const double tol = 3 * h->tolerance_m;
+    assert_true(h->tolerance_m > 0 && h->tolerance_m < 2e-4);
     for (uint32_t f = 0; f < h->nplanes; f++) {
         const double *pl = &h->planes[4 * f];
         assert_float_equal(pl[0] * pl[0] + pl[1] * pl[1] + pl[2] * pl[2], 1, 1e-9);
         for (uint32_t i = 0; i < h->npoints; i++) {
             const double *p = &h->points[3 * i];
-            assert_true(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] <= pl[3] + EPS_M);
-        }
-        for (uint32_t i = 0; i < nv; i++) { /* mesh vertices about the hull's centre */
-            const double p[3] = {v[3 * i] - h->centre[0], v[3 * i + 1] - h->centre[1],
-                                 v[3 * i + 2] - h->centre[2]};
-            assert_true(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] <= pl[3] + EPS_M);
+            assert_true(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] <= pl[3] + tol);
         }
         assert_true(pl[3] > 0); /* ODE's convex geom needs its origin inside */
         uint32_t n = h->polygons[w];
@@ -142,7 +140,7 @@ static void hull_is_convex_and_holds_the_mesh(void **state)
         for (uint32_t i = 0; i < n; i++) {
             assert_true(idx[i] < h->npoints);
             const double *a = &h->points[3 * idx[i]], *b = &h->points[3 * idx[(i + 1) % n]];
-            assert_float_equal(pl[0] * a[0] + pl[1] * a[1] + pl[2] * a[2], pl[3], 1e-6);
+            assert_float_equal(pl[0] * a[0] + pl[1] * a[1] + pl[2] * a[2], pl[3], tol);
             nw[0] += (a[1] - b[1]) * (a[2] + b[2]);
             nw[1] += (a[2] - b[2]) * (a[0] + b[0]);
             nw[2] += (a[0] - b[0]) * (a[1] + b[1]);
@@ -151,6 +149,18 @@ static void hull_is_convex_and_holds_the_mesh(void **state)
         edges2 += n;
         w += 1 + n;
     }
+    double out = 0;
+    for (uint32_t f = 0; f < h->nplanes; f++)
+        for (uint32_t i = 0; i < nv; i++) {
+            const double *pl = &h->planes[4 * f];
+            double x = pl[0] * (v[3 * i] - h->centre[0]) + pl[1] * (v[3 * i + 1] - h->centre[1]) +
+                       pl[2] * (v[3 * i + 2] - h->centre[2]) - pl[3];
+            out = fmax(out, x);
+        }
+    print_message("hull: %u faces, %u points, tolerance %.3g m, mesh vertices at most %.3g m "
+                  "outside\n",
+                  h->nplanes, h->npoints, h->tolerance_m, out);
+    assert_true(out <= 5 * h->tolerance_m);
     assert_int_equal(w, h->npolygon_words);
     /* Euler: each edge is in two faces */
     assert_int_equal((int)h->npoints - (int)(edges2 / 2) + (int)h->nplanes, 2);
