@@ -11,6 +11,8 @@
  *   the box primitive does: the same height within 0.05 mm, and the contact normal forces
  *   (ODE's joint feedback of the world's own contacts) sum to its weight within 1 %; as an
  *   exact trimesh too (the reference the hull replaces);
+ * - the solver health's collision cost names the pair class (box-box, box-trimesh) with one
+ *   narrow-phase test per step once it touches;
  * - the world gives ODE the hull's triangles (convex), the mesh's (exact), and under auto the
  *   mesh's for scenery and the hull's for a robot's big well-fitting mesh;
  * - ODE 0.16's own convex geom returns one contact for a cube resting on a box: why the world
@@ -244,6 +246,7 @@ struct rest {
     double z;  /* body height at rest, m */
     double fz; /* sum of the floor's normal forces on it, N */
     int ntris; /* triangles of the trimesh geoms in the world */
+    struct hs_world_health_summary health;
 };
 
 /* A 0.1 m cube of 1 kg as `kind` (0 box primitive, else a mesh collided as `how`) dropped from
@@ -281,6 +284,7 @@ static struct rest rest_on_floor(int kind, enum hs_mesh_approx how)
     for (int i = 0; i < 2000; i++)
         assert_int_equal(hs_world_step(w), 0);
     struct rest res = {0};
+    hs_world_health_summary(w, &res.health);
     dSpaceID space = hs_world_ode_space(w);
     for (int i = 0; i < dSpaceGetNumGeoms(space); i++)
         if (dGeomGetClass(dSpaceGetGeom(space, i)) == dTriMeshClass)
@@ -328,6 +332,17 @@ static void box_mesh_as_convex_rests_like_a_box(void **state)
     assert_float_equal(hull.z, box.z, 5e-5);
     assert_float_equal(tri.z, box.z, 5e-5);
     assert_float_equal(box.z, 0.05, 1e-3); /* resting on the floor's top at z = 0 */
+    /* the health's collision cost names the pair class the time went to: one test a step */
+    const struct rest *rs[3] = {&box, &hull, &tri};
+    const char *cls[3] = {"box-box", "box-trimesh", "box-trimesh"};
+    for (int k = 0; k < 3; k++) {
+        const struct hs_world_health_summary *h = &rs[k]->health;
+        assert_int_equal(h->npair_costs, 1);
+        assert_string_equal(h->pair_costs[0].name, cls[k]);
+        assert_true(h->pair_costs[0].calls <= h->steps); /* not while it falls its 1 mm */
+        assert_true(h->pair_costs[0].calls + 50 >= h->steps);
+        assert_true(h->pair_costs[0].total_s > 0);
+    }
 }
 
 /* The world gives ODE the hull's triangles under convex, the mesh's under exact; auto keeps a
