@@ -65,9 +65,10 @@ static int collect(qhT *qh, const struct hs_mesh *m, struct hs_hull *h)
 {
     int32_t *map = malloc((size_t)m->nvertices * sizeof *map);
     uint32_t nf = (uint32_t)qh->num_facets, nv = (uint32_t)qh->num_vertices, words = 0;
-    facetT *facet;
-    vertexT *vertex, **vertexp;
-    FORALLfacets words += 1 + (uint32_t)qh_setsize(qh, facet->vertices);
+    /* qhull's FORALLfacets / FOREACHvertex_ written out: the facet list ends at a sentinel
+     * (next == NULL), a set's elements at a NULL. */
+    for (facetT *f = qh->facet_list; f && f->next; f = f->next)
+        words += 1 + (uint32_t)qh_setsize(qh, f->vertices);
     h->planes = malloc((size_t)nf * 4 * sizeof *h->planes);
     h->points = malloc((size_t)nv * 3 * sizeof *h->points);
     h->polygons = malloc((size_t)words * sizeof *h->polygons);
@@ -78,17 +79,21 @@ static int collect(qhT *qh, const struct hs_mesh *m, struct hs_hull *h)
     for (uint32_t i = 0; i < m->nvertices; i++)
         map[i] = -1;
     uint32_t w = 0;
-    FORALLfacets
-    {
+    for (facetT *f = qh->facet_list; f && f->next; f = f->next) {
         double *pl = &h->planes[4 * h->nplanes++];
-        memcpy(pl, facet->normal, 3 * sizeof *pl);
-        pl[3] = -facet->offset;
-        setT *vs = qh_facet3vertex(qh, facet);
+        memcpy(pl, f->normal, 3 * sizeof *pl);
+        pl[3] = -f->offset;
+        setT *vs = qh_facet3vertex(qh, f);
         uint32_t *poly = &h->polygons[w];
         uint32_t k = 0;
-        FOREACHvertex_(vs)
-        {
+        for (int e = 0; e < qh_setsize(qh, vs); e++) {
+            const vertexT *vertex = vs->e[e].p;
             int id = qh_pointid(qh, vertex->point);
+            if (id < 0 || (uint32_t)id >= m->nvertices) { /* not an input point: never seen */
+                qh_settempfree(qh, &vs);
+                free(map);
+                return -EINVAL;
+            }
             if (map[id] < 0) {
                 memcpy(&h->points[3 * h->npoints], &m->vertices[3 * id], 3 * sizeof(double));
                 map[id] = (int32_t)h->npoints++;
