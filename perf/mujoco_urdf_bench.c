@@ -206,7 +206,8 @@ int main(int argc, char **argv)
 
     /* Scaling: 1, 2, 4, 8 robots in one hilsim world. */
     printf("%s: robots in one hilsim world, %d steps each\n", robot->name, steps);
-    printf("  %-6s %10s %14s %8s\n", "robots", "median us", "per robot us", "ratio");
+    printf("  %-6s %10s %14s %8s %14s\n", "robots", "median us", "per robot us", "ratio",
+           "narrow-ph. us");
     double one = 0;
     for (int n = 1; n <= MAX_ROBOTS; n *= 2) {
         struct hs_world *wn = hs_make(robot, floor, n);
@@ -214,6 +215,7 @@ int main(int argc, char **argv)
             hs_hold(wn, robot, n);
             hs_world_step(wn);
         }
+        hs_world_health_reset(wn);
         size_t k = 0;
         for (int i = 0; i < steps; i++) {
             hs_hold(wn, robot, n);
@@ -228,7 +230,13 @@ int main(int argc, char **argv)
         struct dist dn = dist_of(ush, k);
         if (n == 1)
             one = dn.med;
-        printf("  %-6d %10.1f %14.1f %8.2f\n", n, dn.med, dn.med / n, dn.med / n / one);
+        struct hs_world_health_summary h;
+        hs_world_health_summary(wn, &h);
+        double coll = 0;
+        for (uint32_t i = 0; i < h.npair_costs; i++)
+            coll += h.pair_costs[i].total_s;
+        printf("  %-6d %10.1f %14.1f %8.2f %14.1f\n", n, dn.med, dn.med / n, dn.med / n / one,
+               h.steps ? 1e6 * coll / (double)h.steps : 0);
         hs_world_destroy(wn);
     }
     free(ush);
