@@ -14,6 +14,8 @@ PKGS=(
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks), systemd notify/watchdog, URDF (XML) and meshes
   libyaml-dev libsystemd-dev libxml2-dev libassimp-dev
+  # convex hulls of collision meshes (mesh_collision: convex; the reentrant libqhull_r)
+  libqhull-dev
   # JSON written and read back (reports, DBC dumps, manifests)
   libjansson-dev
   # hilsim replay --plot FILE.png: cairo draws the antialiased curves and their text

@@ -34,11 +34,51 @@ enum hs_geom_type {
     HS_GEOM_TYPE_MAX
 };
 
+/* How mesh collision geometry is simulated (hs_model_options.mesh_approx, config
+ * models[].mesh_collision), for every mesh source: VRML IndexedFaceSet and Extrusion (and
+ * primitives tessellated because of a scale), URDF STL, OBJ, DAE. Convex (the first value) is
+ * the default. src/model/README.md, "Mesh collision". */
+enum hs_mesh_approx {
+    HS_MESH_CONVEX, /* its convex hull (ODE convex geom); hs_mesh.hull */
+    HS_MESH_EXACT,  /* the triangle mesh (ODE trimesh) */
+    HS_MESH_BOX,    /* its bounding box in the mesh's frame (a box primitive, made at load) */
+    HS_MESH_AUTO,   /* the world chooses: exact for scenery and small or poorly fitting
+                       meshes, convex otherwise (src/world/world_geom.c) */
+    HS_MESH_APPROX_MAX
+};
+
+/* A convex hull: its faces as ODE's convex geom reads them (dCreateConvex: planes, points,
+ * polygons, about an origin inside the hull) and as triangles. Points are about centre (the
+ * mean of the hull's points), given in the mesh's frame: the hull sits at the mesh's pose
+ * moved by centre. */
+struct hs_hull {
+    double centre[3];
+    double *planes; /* 4 * nplanes: outward unit normal n and d, n.x = d on the face */
+    uint32_t nplanes;
+    double *points; /* 3 * npoints */
+    uint32_t npoints;
+    uint32_t *polygons; /* per plane: vertex count, then that many point indices,
+                           counter-clockwise seen from outside */
+    uint32_t npolygon_words;
+    uint32_t *triangles; /* 3 * ntriangles: the polygons fanned into triangles, counter-clockwise
+                            seen from outside (what the world gives ODE: a trimesh) */
+    uint32_t ntriangles;
+    double tolerance_m;    /* facets within this of coplanar were merged (HS_HULL_TOLERANCE_REL
+                              of the mesh's bounding-box diagonal): mesh vertices may lie up to
+                              about this far outside the hull's faces */
+    double volume_m3;      /* of the hull */
+    double mesh_volume_m3; /* enclosed by the mesh (0 for an open or flat one) */
+};
+
 struct hs_mesh {
     double *vertices; /* 3 * nvertices, in the geom frame (hs_geom.pose) */
     uint32_t nvertices;
     uint32_t *indices; /* 3 * ntriangles, counter-clockwise seen from outside when ccw is TRUE */
     uint32_t ntriangles;
+    enum hs_mesh_approx collision; /* convex, exact or auto (box meshes became boxes) */
+    const struct hs_hull *hull;    /* convex and auto: owned by the model (hs_model.hulls), one
+                                      per distinct mesh; NULL: no hull (the world keeps the
+                                      trimesh) */
 };
 
 struct hs_geom {
@@ -170,13 +210,8 @@ struct hs_model {
     uint32_t nwarnings;
     char **source_files; /* Inlined files that hold Joints (hs_link.source_file) */
     uint32_t nsource_files;
-};
-
-/* How mesh collision geometry is simulated (URDF meshes; VRML meshes are kept as authored). */
-enum hs_mesh_approx {
-    HS_MESH_EXACT, /* the triangle mesh (ODE trimesh) */
-    HS_MESH_BOX,   /* its bounding box in the mesh's frame (a box primitive) */
-    HS_MESH_APPROX_MAX
+    struct hs_hull *hulls; /* hs_mesh.hull points here; identical meshes share one */
+    uint32_t nhulls;
 };
 
 /* A package:// location: package name is the directory dir; name NULL or "": dir is a
@@ -220,6 +255,21 @@ const char *hs_model_format_of(const char *data, unsigned long size, const char 
  * of this environment variable (colon-separated), then of ROS_PACKAGE_PATH, then among the
  * model file's ancestors. */
 #define HS_PACKAGE_PATH_ENV "HS_PACKAGE_PATH"
+
+/* Hulls whose volume exceeds the mesh's by more than this factor are a poor fit: the model
+ * warns, naming the link, and auto keeps such a mesh exact. */
+#define HS_HULL_POOR_FIT_RATIO 1.5
+/* Hull simplification: facets whose centrums are within this fraction of the mesh's bounding-box
+ * diagonal of their neighbours' planes merge (0.1 mm on a 10 cm foot). */
+#define HS_HULL_TOLERANCE_REL 1e-3
+/* init only: allocates. Applies how (an hs_mesh_approx) to every mesh geom of the model: box
+ * meshes become box primitives, convex and auto ones get their hull (computed once per
+ * distinct mesh content), poorly fitting hulls warn. The loaders call it with the option's
+ * value; a model built by hand may call it too. -ENOMEM, or -EINVAL with diag for a mesh qhull
+ * cannot hull. */
+int hs_model_mesh_collision(struct hs_model *model, enum hs_mesh_approx how, struct hs_diag *diag);
+/* The option's name ("convex", "exact", "box", "auto"; "?" out of range). */
+const char *hs_mesh_approx_name(enum hs_mesh_approx a);
 
 /* Lookup helpers (any thread, no allocation). Return index or -ENOENT. */
 int hs_model_find_link(const struct hs_model *model, const char *name);

@@ -284,6 +284,7 @@ struct hs_world_health_stat {
     uint64_t over_budget; /* steps above the budget */
     double budget;        /* the budget, same unit */
 };
+#define HS_WORLD_PAIR_COSTS_MAX 6 /* the costliest pair classes a summary lists */
 struct hs_world_health_summary {
     uint64_t steps;
     double weight_n; /* weight of every dynamic body, |g| x mass; the jump ratio's base */
@@ -295,6 +296,14 @@ struct hs_world_health_summary {
     uint32_t contacts_reserved;
     uint64_t contacts_dropped;
     double quick_iterations_mean; /* quick-step iterations per step (adaptive: the mean) */
+    /* Where the collision time goes (world_health.c): the narrow-phase test of each geom pair
+     * class ("box-trimesh", "box-sphere", ...), the costliest first, over the same steps. */
+    struct hs_world_pair_cost {
+        char name[24];  /* ODE's two geom classes, alphabetical: "box-trimesh" */
+        uint64_t calls; /* narrow-phase tests (pairs whose bounding boxes overlapped) */
+        double total_s; /* wall time in those tests */
+    } pair_costs[HS_WORLD_PAIR_COSTS_MAX];
+    uint32_t npair_costs;
 };
 /* RT-safe: the last step's values. */
 void hs_world_health_last(const struct hs_world *world, struct hs_world_health_sample *ret);

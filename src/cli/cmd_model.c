@@ -13,26 +13,28 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: hilsim model [--json] [--urdf OUT.urdf] [--package-path NAME=DIR|DIR]...\n"
-                 "                    [--mesh-collision exact|box] FILE\n\n"
-                 "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
-                 "or a URDF (.urdf; meshes via package:// through --package-path, then\n"
-                 "$HS_PACKAGE_PATH, $ROS_PACKAGE_PATH, then the file's parent directories)\n"
-                 "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
-                 "limits and masses, then the total mass, the sensors with their links and the\n"
-                 "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
-                 "Errors name file:line:column and what was expected.\n\n"
-                 "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
-                 "           absent limits as null\n"
-                 "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
-                 "           OUT_meshes/; accel, gyro and force sensors as Gazebo sensor tags);\n"
-                 "           cameras, extra joints and motor fields but the gear ratio are\n"
-                 "           left out\n"
-                 "  --package-path NAME=DIR  package://NAME/ is DIR (repeatable); a bare DIR\n"
-                 "           is a directory of packages, as a $ROS_PACKAGE_PATH entry\n"
-                 "  --mesh-collision box  URDF collision meshes as their bounding boxes\n"
-                 "           (faster contacts; default exact: triangle meshes)\n\n"
-                 "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
+    fprintf(out,
+            "usage: hilsim model [--json] [--urdf OUT.urdf] [--package-path NAME=DIR|DIR]...\n"
+            "                    [--mesh-collision convex|exact|box|auto] FILE\n\n"
+            "Loads an OpenHRP VRML97 model (.wrl; Inline URLs are resolved next to the file)\n"
+            "or a URDF (.urdf; meshes via package:// through --package-path, then\n"
+            "$HS_PACKAGE_PATH, $ROS_PACKAGE_PATH, then the file's parent directories)\n"
+            "and prints the link tree (indented by depth) with joint types, jointIds, axes,\n"
+            "limits and masses, then the total mass, the sensors with their links and the\n"
+            "extra (closed-loop) joints. Warnings, such as gaps in jointId, go to stderr.\n"
+            "Errors name file:line:column and what was expected.\n\n"
+            "  --json   machine-readable output: fixed key order, numbers as %%.9g,\n"
+            "           absent limits as null\n"
+            "  --urdf OUT.urdf  also write the model as URDF (meshes as binary STL in\n"
+            "           OUT_meshes/; accel, gyro and force sensors as Gazebo sensor tags);\n"
+            "           cameras, extra joints and motor fields but the gear ratio are\n"
+            "           left out\n"
+            "  --package-path NAME=DIR  package://NAME/ is DIR (repeatable); a bare DIR\n"
+            "           is a directory of packages, as a $ROS_PACKAGE_PATH entry\n"
+            "  --mesh-collision convex|exact|box|auto  how collision meshes (VRML and\n"
+            "           URDF) are simulated: their convex hulls (default), the triangle\n"
+            "           meshes, their bounding boxes, or chosen per mesh (src/model/README.md)\n\n"
+            "exit codes: 0 loaded, 1 runtime failure, 2 bad usage or bad model file\n");
 }
 
 static int depth_of(const struct hs_model *m, uint32_t i)
@@ -294,14 +296,16 @@ int hs_cmd_model(int argc, char **argv)
                 return rc;
         } else if (val) {
             const char *v = argv[++i];
-            if (strcmp(v, "exact") == 0)
-                opts.mesh_approx = HS_MESH_EXACT;
-            else if (strcmp(v, "box") == 0)
-                opts.mesh_approx = HS_MESH_BOX;
-            else {
-                fprintf(stderr, "hilsim model: --mesh-collision is exact or box, not '%s'\n", v);
+            int a = 0;
+            while (a < HS_MESH_APPROX_MAX && strcmp(v, hs_mesh_approx_name(a)) != 0)
+                a++;
+            if (a == HS_MESH_APPROX_MAX) {
+                fprintf(stderr,
+                        "hilsim model: --mesh-collision is convex, exact, box or auto, not '%s'\n",
+                        v);
                 return HS_EXIT_USAGE;
             }
+            opts.mesh_approx = (enum hs_mesh_approx)a;
         } else if (nargs < (int)(sizeof args / sizeof args[0])) {
             args[nargs++] = argv[i];
         } else {

@@ -50,6 +50,16 @@ void hs__inertia_rotate(const double R[9], const double I[9], double ret[9]);
  * 3*(n-2) indices; returns the triangle count (0 for a degenerate polygon). */
 uint32_t hs__triangulate(const double *verts, const uint32_t *poly, uint32_t n, uint32_t *ret_tris);
 
+/* ---- mesh collision (model_hull.c, model_mesh_collision.c) ---- */
+/* The mesh's convex hull into *ret (owned by the caller: hs__hull_free). -EINVAL with qhull's
+ * reason in err when the points span no volume, -ENOMEM. */
+int hs__hull_of_mesh(const struct hs_mesh *m, struct hs_hull *ret, char *err, size_t errsize);
+void hs__hull_free(struct hs_hull *h);
+/* The mesh geom becomes its bounding box in its own frame (frees the mesh arrays). */
+void hs__mesh_to_box(struct hs_geom *g);
+/* Frees the model's hulls and clears every hs_mesh.hull. */
+void hs__model_free_hulls(struct hs_model *m);
+
 /* ---- builder ---- */
 struct hs__link_acc {
     struct hs_link link;

@@ -359,6 +359,7 @@ void hs_model_free(struct hs_model *model)
             free(model->geoms[i].u.mesh.vertices);
             free(model->geoms[i].u.mesh.indices);
         }
+    hs__model_free_hulls(model);
     for (uint32_t i = 0; i < model->nwarnings; i++)
         free(model->warnings[i]);
     for (uint32_t i = 0; i < model->nsource_files; i++)

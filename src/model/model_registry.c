@@ -16,7 +16,7 @@ static int vrml_load(const char *data, size_t size, const char *name, const char
                      const struct hs_model_options *opts, struct hs_model **ret_model,
                      struct hs_diag *diag)
 {
-    (void)opts; /* VRML has no packages, and its meshes are kept as authored */
+    (void)opts; /* VRML has no packages; mesh_collision applies after any loader */
     return hs__vrml_load_buffer(data, (unsigned long)size, name, base_path, ret_model, diag);
 }
 
@@ -60,7 +60,17 @@ int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
                                const char *base_path, const struct hs_model_options *opts,
                                struct hs_model **ret_model, struct hs_diag *diag)
 {
-    return choose(data, size, name)->load(data, size, name, base_path, opts, ret_model, diag);
+    struct hs_model *m = NULL;
+    int r = choose(data, size, name)->load(data, size, name, base_path, opts, &m, diag);
+    if (r < 0)
+        return r;
+    r = hs_model_mesh_collision(m, opts->mesh_approx, diag);
+    if (r < 0) {
+        hs_model_free(m);
+        return r;
+    }
+    *ret_model = m;
+    return 0;
 }
 
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,

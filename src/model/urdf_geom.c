@@ -204,31 +204,6 @@ static int mesh_geom(struct hs__urdf *u, const xmlNode *g, struct hs_geom *ret)
     return r;
 }
 
-/* The mesh's bounding box in its own frame, as a box primitive centred on it (the geom frame
- * moves to the box centre). A flat mesh gets HS_MIN_BOX_M of thickness: ODE needs a volume. */
-#define HS_MIN_BOX_M 1e-3
-static void mesh_to_box(struct hs_geom *g)
-{
-    struct hs_mesh *mesh = &g->u.mesh;
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t v = 0; v < mesh->nvertices; v++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fmin(lo[k], mesh->vertices[3 * v + k]);
-            hi[k] = fmax(hi[k], mesh->vertices[3 * v + k]);
-        }
-    double c[3] = {0, 0, 0}, size[3] = {HS_MIN_BOX_M, HS_MIN_BOX_M, HS_MIN_BOX_M}, wc[3];
-    for (int k = 0; mesh->nvertices && k < 3; k++) {
-        c[k] = 0.5 * (lo[k] + hi[k]);
-        size[k] = fmax(hi[k] - lo[k], HS_MIN_BOX_M);
-    }
-    free(mesh->vertices);
-    free(mesh->indices);
-    hs_pose_apply(&g->pose, c, wc);
-    memcpy(g->pose.p, wc, sizeof wc);
-    g->type = HS_GEOM_BOX;
-    memcpy(g->u.box.size, size, sizeof size);
-}
-
 static int positive(struct hs__urdf *u, const xmlNode *n, const char *attr, double *ret)
 {
     int r = hs__urdf_attr_num(u, n, attr, true, 0, ret);
@@ -270,9 +245,7 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
         memcpy(g.pose.R, R, sizeof R);
     } else if (hs__urdf_is(s, "mesh")) {
         g.type = HS_GEOM_MESH;
-        r = mesh_geom(u, s, &g);
-        if (r == 0 && u->opts->mesh_approx == HS_MESH_BOX)
-            mesh_to_box(&g);
+        r = mesh_geom(u, s, &g); /* mesh_collision: model_mesh_collision.c, after the load */
     } else {
         return hs__urdf_err(u, s, -EINVAL,
                             "unknown geometry (expected box, cylinder, sphere or mesh)");

@@ -122,7 +122,8 @@ int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const 
             struct aiMatrix4x4 I = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
             fill(s, s->mRootNode, &I, 0, scale, &a);
             u->vertices += a.nv;
-            *ret = (struct hs_mesh){a.v, a.nv, a.t, a.nt};
+            *ret = (struct hs_mesh){
+                .vertices = a.v, .nvertices = a.nv, .indices = a.t, .ntriangles = a.nt};
         }
     }
     aiReleaseImport(s);

@@ -39,6 +39,17 @@ int hs_report_health_text(const struct hs_world_health_summary *h, char *buf, si
             return w;
         n += (size_t)w;
     }
+    /* Where the collision time went: a slow model says which shapes make it slow. */
+    for (uint32_t i = 0; i < h->npair_costs && h->steps; i++) {
+        const struct hs_world_pair_cost *c = &h->pair_costs[i];
+        w = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+                     "  %s%-20s %10.4g us/step over %.4g tests/step\n",
+                     i == 0 ? "collision " : "          ", c->name,
+                     1e6 * c->total_s / (double)h->steps, (double)c->calls / (double)h->steps);
+        if (w < 0)
+            return w;
+        n += (size_t)w;
+    }
     if (h->contacts_dropped) {
         w = snprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
                      "  contacts dropped: %llu (a step found more than the %u reserved)  OVER "

@@ -5,6 +5,7 @@
  * at create for the most contacts a step may make (world_reserve.c). */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "world_internal.h"
 
@@ -79,7 +80,18 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
         return;
     const struct hs__world_link *l1 = dGeomGetData(g1), *l2 = dGeomGetData(g2);
     dBodyID b1 = dGeomGetBody(g1), b2 = dGeomGetBody(g2);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int n = dCollide(g1, g2, (int)w->params.max_contacts, w->contact_geoms, sizeof(dContactGeom));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    {
+        int c1 = dGeomGetClass(g1), c2 = dGeomGetClass(g2);
+        c1 = c1 >= 0 && c1 < HS__PAIR_CLASSES ? c1 : HS__PAIR_CLASSES - 1;
+        c2 = c2 >= 0 && c2 < HS__PAIR_CLASSES ? c2 : HS__PAIR_CLASSES - 1;
+        struct hs__world_pair_acc *a = &w->pair_acc[c1 < c2 ? c1 : c2][c1 < c2 ? c2 : c1];
+        a->calls++;
+        a->ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+    }
     if (n <= 0)
         return;
     w->npairs++;

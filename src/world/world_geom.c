@@ -1,6 +1,7 @@
-/* Collision geometry of one link: boxes, spheres and cylinders as native ODE geoms, cones and
- * meshes as trimeshes. Geoms of dynamic links ride on the link's body with an offset from the
- * centre of mass; geoms of static bodies are placed once in the world. */
+/* Collision geometry of one link: boxes, spheres and cylinders as native ODE geoms, cones as
+ * trimeshes, meshes as the trimesh of their convex hull or as themselves, by the mesh's
+ * mesh_collision (hilsim/model.h). Geoms of dynamic links ride on the link's body with an offset
+ * from the centre of mass; geoms of static bodies are placed once in the world. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -96,6 +97,24 @@ static int model_mesh(struct hs_world *w, const struct hs_mesh *mesh, dTriMeshDa
     return 0;
 }
 
+/* auto keeps meshes of up to this many triangles exact: cheap enough as triangles. */
+#define HS_AUTO_EXACT_TRIANGLES 100
+
+/* Whether the mesh collides as its hull. auto: scenery keeps its triangles (stairs, a terrain:
+ * what robots walk on must keep its shape, and it has no body to slow down), and so do small
+ * meshes and those whose hull is a poor fit (model.h HS_HULL_POOR_FIT_RATIO). */
+static bool use_hull(const struct hs__world_link *wl, const struct hs_mesh *m)
+{
+    if (!m->hull || m->hull->nplanes == 0)
+        return false;
+    if (m->collision == HS_MESH_CONVEX)
+        return true;
+    if (m->collision != HS_MESH_AUTO || !wl->body || m->ntriangles <= HS_AUTO_EXACT_TRIANGLES)
+        return false;
+    return m->hull->mesh_volume_m3 > 0 &&
+           m->hull->volume_m3 <= HS_HULL_POOR_FIT_RATIO * m->hull->mesh_volume_m3;
+}
+
 static bool positive(double v)
 {
     return isfinite(v) && v > 0;
@@ -157,8 +176,9 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
         int r = check_geom(model, link, g, d);
         if (r)
             return r;
-        double R[9];
+        double R[9], gp[3]; /* the ODE geom's frame in the link: R, gp */
         memcpy(R, g->pose.R, sizeof R);
+        memcpy(gp, g->pose.p, sizeof gp);
         dGeomID geom = NULL;
         dTriMeshDataID data = NULL;
         switch (g->type) {
@@ -182,6 +202,24 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
             geom = dCreateTriMesh(w->space, data, NULL, NULL, NULL);
             break;
         case HS_GEOM_MESH:
+            if (use_hull(wl, &g->u.mesh)) {
+                /* The hull as a (small) trimesh, not ODE's convex geom: ODE 0.16's convex-box
+                 * and convex-convex colliders return one contact point for a face resting on a
+                 * face, so a foot on the floor balances on a point, and a garbage contact at
+                 * some depths (tests/world/test_world_convex.c shows both). The model owns the
+                 * hull and outlives the world: ODE reads it in place. */
+                const struct hs_hull *h = g->u.mesh.hull;
+                const struct hs_mesh hm = {.vertices = h->points,
+                                           .nvertices = h->npoints,
+                                           .indices = h->triangles,
+                                           .ntriangles = h->ntriangles};
+                r = model_mesh(w, &hm, &data);
+                if (r)
+                    return hs_diag_set(d, r, "", 0, 0, "out of memory building a hull trimesh");
+                geom = dCreateTriMesh(w->space, data, NULL, NULL, NULL);
+                hs_pose_apply(&g->pose, h->centre, gp);
+                break;
+            }
             r = model_mesh(w, &g->u.mesh, &data);
             if (r)
                 return hs_diag_set(d, r, "", 0, 0, "out of memory building a trimesh");
@@ -203,7 +241,7 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
              * and for a merged link its fixed pose on the owner, world_merge.c) after the
              * geom's own pose in the link. */
             struct hs_pose gl = {0}, gb;
-            memcpy(gl.p, g->pose.p, sizeof gl.p);
+            memcpy(gl.p, gp, sizeof gl.p);
             memcpy(gl.R, R, sizeof gl.R);
             hs_pose_mul(&wl->in_body, &gl, &gb);
             hs__rot_to_ode(gb.R, Rode);
@@ -212,10 +250,10 @@ int hs__world_link_geoms(struct hs_world *w, struct hs__world_link *wl, struct h
         } else {
             dGeomSetCategoryBits(geom, HS_CAT_STATIC);
             dGeomSetCollideBits(geom, ~(unsigned long)HS_CAT_STATIC);
-            struct hs_pose gp = {0}, world_geom;
-            memcpy(gp.p, g->pose.p, sizeof gp.p);
-            memcpy(gp.R, R, sizeof gp.R);
-            hs_pose_mul(&wl->static_pose, &gp, &world_geom);
+            struct hs_pose gs = {0}, world_geom;
+            memcpy(gs.p, gp, sizeof gs.p);
+            memcpy(gs.R, R, sizeof gs.R);
+            hs_pose_mul(&wl->static_pose, &gs, &world_geom);
             hs__rot_to_ode(world_geom.R, Rode);
             dGeomSetPosition(geom, world_geom.p[0], world_geom.p[1], world_geom.p[2]);
             dGeomSetRotation(geom, Rode);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -173,6 +174,40 @@ static void stat(const struct hs__world_health_hist *h, uint64_t n, double budge
                                          .budget = budget};
 }
 
+static const char *class_name(int c)
+{
+    static const char *const names[HS__PAIR_CLASSES] = {
+        "sphere", "box",    "capsule",   "cylinder", "plane",
+        "ray",    "convex", "transform", "trimesh",  "heightfield"};
+    return names[c];
+}
+
+/* The costliest classes first (insertion into the summary's short list). */
+static void pair_costs(const struct hs_world *w, struct hs_world_health_summary *ret)
+{
+    for (int a = 0; a < HS__PAIR_CLASSES; a++)
+        for (int b = a; b < HS__PAIR_CLASSES; b++) {
+            const struct hs__world_pair_acc *acc = &w->pair_acc[a][b];
+            if (!acc->calls)
+                continue;
+            double t = (double)acc->ns * 1e-9;
+            uint32_t at = ret->npair_costs;
+            while (at > 0 && ret->pair_costs[at - 1].total_s < t)
+                at--;
+            if (at >= HS_WORLD_PAIR_COSTS_MAX)
+                continue;
+            uint32_t n = ret->npair_costs < HS_WORLD_PAIR_COSTS_MAX ? ret->npair_costs + 1
+                                                                    : HS_WORLD_PAIR_COSTS_MAX;
+            memmove(&ret->pair_costs[at + 1], &ret->pair_costs[at],
+                    (n - 1 - at) * sizeof ret->pair_costs[0]);
+            struct hs_world_pair_cost *c = &ret->pair_costs[at];
+            snprintf(c->name, sizeof c->name, "%s-%s", class_name(a), class_name(b));
+            c->calls = acc->calls;
+            c->total_s = t;
+            ret->npair_costs = n;
+        }
+}
+
 void hs_world_health_summary(const struct hs_world *w, struct hs_world_health_summary *ret)
 {
     const struct hs_world_health_budget *bu = &w->params.health;
@@ -187,6 +222,7 @@ void hs_world_health_summary(const struct hs_world *w, struct hs_world_health_su
     ret->quick_iterations_mean =
         w->health_steps ? (double)w->iterations_sum / (double)w->health_steps : 0;
     ret->contacts_dropped = w->contacts_dropped;
+    pair_costs(w, ret);
 }
 
 void hs_world_health_reset(struct hs_world *w)
@@ -195,4 +231,5 @@ void hs_world_health_reset(struct hs_world *w)
     w->health_steps = 0;
     w->iterations_sum = 0;
     w->contacts_dropped = 0;
+    memset(w->pair_acc, 0, sizeof w->pair_acc);
 }

@@ -11,6 +11,10 @@
 
 struct hs__world_body;
 
+/* ODE's geom classes timed per pair (sphere .. heightfield, dHeightfieldClass = 9); others
+ * count in the last. */
+#define HS__PAIR_CLASSES 10
+
 /* Health histograms: log bins, 20 per decade from 1e-9 up (values below count in bin 0). */
 #define HS__HEALTH_BINS 300
 
@@ -121,6 +125,11 @@ struct hs_world {
         uint64_t over;
     } health_hist[3];
     uint64_t health_steps;
+    /* Narrow-phase cost per pair of ODE geom classes (world_contact.c, RT-safe: two
+     * clock_gettime per tested pair, fixed storage), reset with the health. */
+    struct hs__world_pair_acc {
+        uint64_t calls, ns;
+    } pair_acc[HS__PAIR_CLASSES][HS__PAIR_CLASSES];
     uint32_t iterations;     /* this step's quick-step iterations (adaptive, world_step.c) */
     uint64_t iterations_sum; /* over the health's steps */
     bool health_have_prev;   /* cforce_prev holds a real step's sums */

@@ -10,7 +10,8 @@
   URI; `--package-path NAME=DIR`, `--package-path DIR`, $ROS_PACKAGE_PATH and the config key
   models[].package_paths each resolve it; a config naming a missing directory is an error at
   its line.
-- `--mesh-collision box` and models[].mesh_collision turn a mesh into its bounding box.
+- `--mesh-collision box` and models[].mesh_collision turn a mesh into its bounding box, VRML
+  IndexedFaceSets too; convex warns naming the link when a mesh encloses no volume.
 - models[].sensors declares sensors on a URDF's links; they read statics in `hilsim sim`.
 
 Stdlib only. Environment: HILSIM, HS_SOURCE_DIR, HS_SHARED_DIR.
@@ -189,6 +190,23 @@ class Packages(unittest.TestCase):
         for k in range(3):
             self.assertAlmostEqual(g[0]["size"][k], 0.1, delta=1e-6)  # float STL
         self.assertAlmostEqual(g[0]["p"][0], 0.1, delta=1e-6)
+
+    def test_mesh_collision_reaches_vrml(self):
+        # Issue 29: mesh_collision applies to VRML IndexedFaceSets too (box did not before).
+        wrl = os.path.join(os.environ.get("HS_SOURCE_DIR", "."),
+                           "tests/model/corpus/ifs_nonconvex.wrl")
+        types = {}
+        for how in ("convex", "exact", "box", "auto"):
+            m = model_json(wrl, "--mesh-collision", how)
+            types[how] = [g["type"] for l in m["links"] for g in l["geoms"]]
+            if how in ("convex", "auto"):  # an open mesh: its hull may not fit, said per link
+                self.assertTrue(any("link 'JOINT0'" in w and "no volume" in w
+                                    for w in m["warnings"]), m["warnings"])
+            else:
+                self.assertEqual(m["warnings"], [])
+        self.assertEqual(types["box"], ["box"])
+        self.assertEqual(types["exact"], ["mesh"])
+        self.assertEqual(types["convex"], ["mesh"])
 
     def config(self, extra):
         cfg = os.path.join(self.tmp.name, "bench.yaml")

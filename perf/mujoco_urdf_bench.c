@@ -1,0 +1,247 @@
+/* Benchmark (not a test), issue 29: the world step against MuJoCo 2.2.2's mj_step on the robot as
+ * MuJoCo's own URDF importer reads it, and hilsim's cost with 1, 2, 4 and 8 robots in one world.
+ *
+ * MuJoCo side: the model is written with hs_model_write_urdf (what `hilsim model --urdf`
+ * writes: same masses, inertias, geometry), loaded with mj_loadXML (MuJoCo's URDF importer), saved
+ * back as MJCF with mj_saveLastXML, and given the one thing URDF cannot hold: a floor plane in
+ * the worldbody and a 1 ms timestep (text inserted into MuJoCo's own output, no hand
+ * conversion). hilsim side: the VRML model and floor.wrl with the default physics. Both robots
+ * stand under the same explicit PD hold (kp, kd per joint, to the initial pose), both engines
+ * stepped in interleaved rounds; each step is timed. Printed per engine: median, fast mode (p10)
+ * and slow mode (p90: steps on these VMs are bimodal), and the ratio of medians.
+ *   ./build/perf/mujoco_urdf_bench ROBOT.wrl FLOOR.wrl [ROUNDS=5] [STEPS=1000]
+ * e.g. ../shared/models/openhrp/SR1.wrl ../shared/models/openhrp/floor.wrl */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mujoco/mujoco.h>
+
+#include "hilsim/model.h"
+#include "hilsim/world.h"
+
+#define KP 1000.0 /* N·m/rad */
+#define KD 10.0   /* N·m·s/rad */
+#define MAX_ROBOTS 8
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct dist {
+    double med, p10, p90;
+};
+
+static struct dist dist_of(double *us, size_t n)
+{
+    qsort(us, n, sizeof *us, cmp);
+    return (struct dist){us[n / 2], us[n / 10], us[n * 9 / 10]};
+}
+
+/* hilsim: nrobots copies of model on a 1.5 m grid (4 per row) within the 10 m floor. */
+static struct hs_world *hs_make(const struct hs_model *robot, const struct hs_model *floor,
+                                int nrobots)
+{
+    struct hs_world_body_spec s[MAX_ROBOTS + 1];
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    for (int k = 0; k < nrobots; k++) {
+        hs_world_spec_default(&s[1 + k], robot);
+        s[1 + k].root_pose.p[0] += 1.5 * (k % 4) - 2.25;
+        s[1 + k].root_pose.p[1] += 1.5 * (k / 4);
+        s[1 + k].rest_on_static = true;
+    }
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    struct hs_world *w = NULL;
+    struct hs_diag d = {0};
+    if (hs_world_create(&p, s, (uint32_t)nrobots + 1, &w, &d)) {
+        fprintf(stderr, "hs_world_create: %s\n", d.msg);
+        exit(1);
+    }
+    return w;
+}
+
+static void hs_hold(struct hs_world *w, const struct hs_model *m, int nrobots)
+{
+    for (int k = 0; k < nrobots; k++)
+        for (uint32_t i = 1; i < m->nlinks; i++)
+            if (m->links[i].joint_type == HS_JOINT_ROTATE)
+                hs_world_set_joint_effort(w, 1 + (uint32_t)k, i,
+                                          -KP * hs_world_joint_position(w, 1 + (uint32_t)k, i) -
+                                              KD * hs_world_joint_velocity(w, 1 + (uint32_t)k, i));
+}
+
+/* MuJoCo's import of the URDF, plus a floor and the timestep. NULL on failure (printed). */
+static mjModel *mj_make(const struct hs_model *robot, const char *dir)
+{
+    char urdf[512], xml[512], err[1000] = "";
+    snprintf(urdf, sizeof urdf, "%s/robot.urdf", dir);
+    snprintf(xml, sizeof xml, "%s/robot.xml", dir);
+    struct hs_diag d = {0};
+    if (hs_model_write_urdf(robot, urdf, NULL, &d)) {
+        fprintf(stderr, "write urdf: %s\n", d.msg);
+        return NULL;
+    }
+    mjModel *m = mj_loadXML(urdf, NULL, err, sizeof err);
+    if (!m || !mj_saveLastXML(xml, m, err, sizeof err)) {
+        fprintf(stderr, "MuJoCo URDF import: %s\n", err);
+        return NULL;
+    }
+    mj_deleteModel(m);
+    FILE *f = fopen(xml, "r");
+    if (!f)
+        return NULL;
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *wb = strstr(text, "<worldbody>");
+    char *mj = strstr(text, ">"); /* end of <mujoco ...> */
+    if (!wb || !mj)
+        return NULL;
+    f = fopen(xml, "w");
+    if (!f)
+        return NULL;
+    fwrite(text, 1, (size_t)(mj + 1 - text), f);
+    fputs("\n  <option timestep=\"0.001\"/>", f);
+    fwrite(mj + 1, 1, (size_t)(wb + strlen("<worldbody>") - (mj + 1)), f);
+    fputs("\n    <geom name=\"floor\" type=\"plane\" size=\"5 5 0.1\"/>", f);
+    fputs(wb + strlen("<worldbody>"), f);
+    fclose(f);
+    m = mj_loadXML(xml, NULL, err, sizeof err);
+    if (!m)
+        fprintf(stderr, "MuJoCo reload: %s\n", err);
+    return m;
+}
+
+static void mj_hold(const mjModel *m, mjData *d, const double *q0)
+{
+    for (int j = 0; j < m->njnt; j++)
+        if (m->jnt_type[j] == mjJNT_HINGE) {
+            int qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
+            d->qfrc_applied[da] = KP * (q0[qa] - d->qpos[qa]) - KD * d->qvel[da];
+        }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s ROBOT.wrl FLOOR.wrl [ROUNDS] [STEPS]\n", argv[0]);
+        return 2;
+    }
+    int rounds = argc > 3 ? atoi(argv[3]) : 5, steps = argc > 4 ? atoi(argv[4]) : 1000;
+    if (rounds < 1 || steps < 1)
+        return 2;
+    struct hs_model *robot = NULL, *floor = NULL;
+    struct hs_diag d = {0};
+    if (hs_model_load(argv[1], &robot, &d) || hs_model_load(argv[2], &floor, &d)) {
+        fprintf(stderr, "%s\n", d.msg);
+        return 1;
+    }
+    char dir[] = "/tmp/hs_mjurdf_XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    mjModel *mm = mj_make(robot, dir);
+    if (!mm)
+        return 1;
+    mjData *md = mj_makeData(mm);
+    struct hs_world *w = hs_make(robot, floor, 1);
+    size_t total = (size_t)rounds * (size_t)steps;
+    double *ush = malloc(total * sizeof *ush), *usm = malloc(total * sizeof *usm);
+    if (!ush || !usm)
+        return 1;
+    for (int i = 0; i < 500; i++) { /* settle both */
+        hs_hold(w, robot, 1);
+        hs_world_step(w);
+        mj_hold(mm, md, mm->qpos0);
+        mj_step(mm, md);
+    }
+    size_t nh = 0, nm = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < steps; i++) {
+            hs_hold(w, robot, 1);
+            double t0 = now_us();
+            int rc = hs_world_step(w);
+            ush[nh++] = now_us() - t0;
+            if (rc) {
+                fprintf(stderr, "hilsim: step failed (%d)\n", rc);
+                return 1;
+            }
+        }
+        for (int i = 0; i < steps; i++) {
+            mj_hold(mm, md, mm->qpos0);
+            double t0 = now_us();
+            mj_step(mm, md);
+            usm[nm++] = now_us() - t0;
+        }
+    }
+    struct hs_pose root;
+    hs_world_link_pose(w, 1, 0, &root);
+    struct dist dh = dist_of(ush, nh), dm = dist_of(usm, nm);
+    printf("%s: hilsim (defaults) against MuJoCo %s on its own URDF import, %d rounds x %d "
+           "steps, interleaved\n",
+           robot->name, mj_versionString(), rounds, steps);
+    printf("  %-8s %10s %10s %10s  %s\n", "engine", "median us", "fast p10", "slow p90",
+           "root z after, m");
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f\n", "hilsim", dh.med, dh.p10, dh.p90, root.p[2]);
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts)\n", "mujoco", dm.med, dm.p10, dm.p90,
+           md->qpos[2], md->ncon);
+    printf("  hilsim / MuJoCo (medians): %.2f\n", dh.med / dm.med);
+    hs_world_destroy(w);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+
+    /* Scaling: 1, 2, 4, 8 robots in one hilsim world. */
+    printf("%s: robots in one hilsim world, %d steps each\n", robot->name, steps);
+    printf("  %-6s %10s %14s %8s %14s\n", "robots", "median us", "per robot us", "ratio",
+           "narrow-ph. us");
+    double one = 0;
+    for (int n = 1; n <= MAX_ROBOTS; n *= 2) {
+        struct hs_world *wn = hs_make(robot, floor, n);
+        for (int i = 0; i < 300; i++) {
+            hs_hold(wn, robot, n);
+            hs_world_step(wn);
+        }
+        hs_world_health_reset(wn);
+        size_t k = 0;
+        for (int i = 0; i < steps; i++) {
+            hs_hold(wn, robot, n);
+            double t0 = now_us();
+            int rc = hs_world_step(wn);
+            ush[k++] = now_us() - t0;
+            if (rc) {
+                fprintf(stderr, "%d robots: step failed (%d)\n", n, rc);
+                return 1;
+            }
+        }
+        struct dist dn = dist_of(ush, k);
+        if (n == 1)
+            one = dn.med;
+        struct hs_world_health_summary h;
+        hs_world_health_summary(wn, &h);
+        double coll = 0;
+        for (uint32_t i = 0; i < h.npair_costs; i++)
+            coll += h.pair_costs[i].total_s;
+        printf("  %-6d %10.1f %14.1f %8.2f %14.1f\n", n, dn.med, dn.med / n, dn.med / n / one,
+               h.steps ? 1e6 * coll / (double)h.steps : 0);
+        hs_world_destroy(wn);
+    }
+    free(ush);
+    free(usm);
+    hs_model_free(robot);
+    hs_model_free(floor);
+    return 0;
+}
