@@ -592,7 +592,7 @@ static void test_power_state_machine(void **state)
     assert_int_equal(hs_cia402_node_state(&r->node), HS_CIA402_QUICK_STOP_ACTIVE);
     uint16_t sw = (uint16_t)r->node.od.statusword;
     assert_int_equal(sw & 0x6F, 0x07);
-    assert_int_equal(r->cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
+    assert_int_equal(r->cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD /* the ramp, then held */);
     assert_true(r->cmd.dq_ref_rad_s < 1.0 && r->cmd.dq_ref_rad_s > 0);
     /* 1 rad/s at 20 rev/s^2 (126 rad/s^2) stops in 8 ms */
     for (int i = 0; i < 10; i++)

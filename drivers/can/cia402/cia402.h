@@ -157,7 +157,9 @@ struct hs_cia402_od {
     uint16_t error_code;             /* 0x603F */
     uint16_t controlword;            /* 0x6040 */
     uint16_t statusword;             /* 0x6041 */
-    int16_t quick_stop_option;       /* 0x605A */
+    int16_t quick_stop_option;       /* 0x605A: 0..8 */
+    int16_t halt_option;             /* 0x605D: 1..4 */
+    int16_t fault_reaction_option;   /* 0x605E: 0..4 */
     int8_t modes;                    /* 0x6060 */
     int8_t modes_display;            /* 0x6061 */
     int32_t position_demand;         /* 0x6062 */
@@ -212,8 +214,9 @@ struct hs_cia402_config {
     double rated_current_a;      /* 0x6075 */
     double torque_constant_nm_a; /* current actual = torque / kt */
     double max_torque_permille;  /* 0x6072 */
-    double position_kp_nm_rad;   /* the drive's position loop (CSP, PP, HM) */
-    double velocity_kd_nm_s_rad; /* the drive's velocity loop (all position/velocity modes) */
+    double position_kp_nm_rad;   /* position loop: stiffness (velocity ref = kp/kd x error) */
+    double velocity_kd_nm_s_rad; /* velocity loop, proportional (all position/velocity modes) */
+    double velocity_ki_nm_rad;   /* velocity loop, integral (N*m per rad of velocity error) */
     uint16_t heartbeat_ms;       /* 0x1017 default */
     uint32_t following_error_window_counts; /* 0x6065 default, increments */
     uint16_t following_error_timeout_ms;
@@ -221,11 +224,9 @@ struct hs_cia402_config {
     struct hs_cia402_pdo_config rpdo[HS_CIA402_PDO_N], tpdo[HS_CIA402_PDO_N];
 };
 
-/* Defaults: 17-bit encoder (131072 counts/rev), rated torque 1 N*m, rated current 5 A, max
- * torque 3000 per mille, position loop 50 N*m/rad, velocity loop 1 N*m*s/rad, heartbeat 0,
- * following error window 1/4 rev for 100 ms; PDOs as CiA 402's predefined set for the CSP
- * master of ros2_canopen would expect to remap: RPDO1 = controlword, TPDO1 = statusword
- * (event-driven), the rest not valid. Init only. */
+/* Defaults: cia402_defaults.h (17-bit encoder, rated torque 1 N*m, the loops' gains, ...); PDOs as
+ * CiA 402's predefined set for the CSP master of ros2_canopen would expect to remap: RPDO1 =
+ * controlword, TPDO1 = statusword (event-driven), the rest not valid. Init only. */
 void hs_cia402_config_init(struct hs_cia402_config *cfg, uint8_t node_id);
 
 /* An object dictionary entry (one sub-index). */
@@ -322,6 +323,8 @@ struct hs_cia402_node {
     int32_t csp_prev_target;
     double csp_ff_rad_s;
     bool internal_limit;
+    double integ_nm; /* the velocity loop's integral (a torque) */
+    bool stop_done;  /* the stopping action in progress (quick stop, halt, fault) has stopped */
 };
 
 /* init only: validates cfg, builds the object dictionary with its defaults (config PDOs

@@ -44,6 +44,7 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     cc.max_torque_permille = s->max_torque_permille;
     cc.position_kp_nm_rad = s->position_kp_nm_rad;
     cc.velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
+    cc.velocity_ki_nm_rad = s->velocity_ki_nm_rad;
     cc.heartbeat_ms = (uint16_t)s->heartbeat_ms;
     cc.following_error_window_counts = s->following_error_window_counts;
     cc.following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;

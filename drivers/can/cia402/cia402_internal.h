@@ -83,7 +83,7 @@ double hs__cia402_counts_to_rad(const struct hs_cia402_node *n, double counts);
 double hs__cia402_rad_to_counts(const struct hs_cia402_node *n, double rad);
 void hs__cia402_mode_enter(struct hs_cia402_node *n);
 void hs__cia402_mode_run(struct hs_cia402_node *n, int64_t now_ns, double dt_s);
-bool hs__cia402_quick_stop_run(struct hs_cia402_node *n, double dt_s);
+bool hs__cia402_stop_run(struct hs_cia402_node *n, unsigned code, double dt_s);
 void hs__cia402_output_off(struct hs_cia402_node *n);
 uint16_t hs__cia402_mode_status_bits(const struct hs_cia402_node *n);
 
