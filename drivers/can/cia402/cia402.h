@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hilsim/can_node.h"
 #include "hilsim/diag.h"
@@ -327,6 +328,11 @@ struct hs_cia402_node {
     bool stop_done;  /* the stopping action in progress (quick stop, halt, fault) has stopped */
 };
 
+struct hs_cfg_node;
+/* init only: cfg from a config's can.nodes[] entry of protocol cia402 (its cia402 section and
+ * id); the torque constant stays the library default when the section leaves it to the joint. */
+void hs_cia402_config_from_cfg(struct hs_cia402_config *cfg, const struct hs_cfg_node *node);
+
 /* init only: validates cfg, builds the object dictionary with its defaults (config PDOs
  * validated as an SDO write would be). No allocation; the node struct is caller memory and must
  * not move while in use. Starts in NMT initialising: the boot-up message goes out at the
@@ -343,6 +349,11 @@ int hs_cia402_node_load_eds(struct hs_cia402_node *node, const char *text, size_
 /* init only: reads the file and calls hs_cia402_node_load_eds. */
 int hs_cia402_node_load_eds_file(struct hs_cia402_node *node, const char *path,
                                  unsigned *ret_applied, struct hs_diag *d);
+
+/* init only: writes the node's object dictionary as an EDS (CiA 306) to out: every entry the
+ * node simulates with its type, access, PDO mapping, range and reset value (cia402_eds_write.c).
+ * file_name goes into [FileInfo] (NULL: a default). 0, or -EIO when out failed. */
+int hs_cia402_node_write_eds(const struct hs_cia402_node *node, FILE *out, const char *file_name);
 
 /* RT-safe: raises a drive fault (e.g. from a scenario), taken at the next poll: fault reaction,
  * then fault, EMCY with `code`, statusword fault bit; cleared by fault reset. */

@@ -33,21 +33,11 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
         goto fail;
     const struct hs_cfg_cia402 *s = hs_cfg_cia402(cn);
     struct hs_cia402_config cc;
-    hs_cia402_config_init(&cc, (uint8_t)cn->id);
-    cc.counts_per_rev = s->counts_per_rev;
-    cc.rated_torque_nm = s->rated_torque_nm;
-    cc.rated_current_a = s->rated_current_a;
+    hs_cia402_config_from_cfg(&cc, cn);
     double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
     cc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
                               : kt > 0                        ? kt
                                                               : cc.torque_constant_nm_a;
-    cc.max_torque_permille = s->max_torque_permille;
-    cc.position_kp_nm_rad = s->position_kp_nm_rad;
-    cc.velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
-    cc.velocity_ki_nm_rad = s->velocity_ki_nm_rad;
-    cc.heartbeat_ms = (uint16_t)s->heartbeat_ms;
-    cc.following_error_window_counts = s->following_error_window_counts;
-    cc.following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;
     struct hs_diag nd = {0};
     r = hs_cia402_node_init(&p->node, &cc, &nd);
     if (r < 0) {
