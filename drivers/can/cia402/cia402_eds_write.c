@@ -216,7 +216,9 @@ static void write_object(FILE *out, const struct hs_cia402_node *n, unsigned fir
         write_var(out, n, e, name, false);
         return;
     }
-    bool array = e->sub == 0 && end - first > 1;
+    /* the identity and the PDO parameters are RECORDs in CiA 301 whatever their types */
+    bool record = e->index == 0x1018 || (e->index >= 0x1400 && e->index < 0x1C00);
+    bool array = !record && e->sub == 0 && end - first > 1;
     for (unsigned i = first + 1; array && i < end; i++)
         array = n->entries[i].type == n->entries[first + 1].type;
     fprintf(out, "[%04X]\nParameterName=%s\nObjectType=0x%X\nSubNumber=0x%X\n\n", e->index, name,
