@@ -325,7 +325,11 @@ struct hs_cia402_node {
     double csp_ff_rad_s;
     bool internal_limit;
     double integ_nm; /* the velocity loop's integral (a torque) */
-    bool stop_done;  /* the stopping action in progress (quick stop, halt, fault) has stopped */
+    /* replies at firmware speed (cia402_io.h): SDO answers, synchronous TPDOs and RTR answers
+     * come from the reply thread; the node still applies what the frames say */
+    bool quiet;
+    uint32_t sdo_requests; /* SDO request frames taken (the reply thread counts the same) */
+    bool stop_done; /* the stopping action in progress (quick stop, halt, fault) has stopped */
 };
 
 struct hs_cfg_node;

@@ -71,6 +71,9 @@ void hs__cia402_pdo_reset(struct hs_cia402_node *n);
 int hs__cia402_rpdo_frame(struct hs_cia402_node *n, const struct hs_can_frame *f);
 void hs__cia402_sync(struct hs_cia402_node *n, int64_t now_ns);
 void hs__cia402_tpdo_poll(struct hs_cia402_node *n, int64_t now_ns);
+/* A remote request for one of the node's TPDOs (valid, RTR allowed: COB-ID bit 30 clear, NMT
+ * operational): answered with the present values unless the node is quiet. false: not one. */
+bool hs__cia402_tpdo_rtr(struct hs_cia402_node *n, const struct hs_can_frame *f, int64_t now_ns);
 
 /* cia402_drive.c */
 void hs__cia402_drive_reset(struct hs_cia402_node *n);

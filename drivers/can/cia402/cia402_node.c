@@ -207,9 +207,14 @@ static int cia402_on_frame(struct hs_can_node *base, const struct hs_can_frame *
         accepted(n, now_ns);
         return HS_CAN_NODE_BROADCAST; /* every synchronous node on the bus needs it */
     }
+    if ((f->flags & HS_CAN_FLAG_RTR) && hs__cia402_tpdo_rtr(n, f, now_ns)) {
+        base->stats.frames_ok++;
+        return 0;
+    }
     if (f->id == 0x600u + id) {
         if (!classic || f->len != 8)
             return bad(base);
+        n->sdo_requests++;
         if (live)
             hs__cia402_sdo_frame(n, f);
         accepted(n, now_ns);
