@@ -140,6 +140,7 @@ static void test_cia402_node_defaults_are_the_config_defaults(void **state)
     assert_true(n.velocity_kd_nm_s_rad == c->velocity_kd_nm_s_rad);
     assert_true(n.velocity_ki_nm_rad == c->velocity_ki_nm_rad && c->velocity_ki_nm_rad > 0);
     assert_int_equal(n.heartbeat_ms, c->heartbeat_ms);
+    assert_int_equal(n.boot_time_ms, c->boot_time_ms);
     assert_int_equal(n.following_error_window_counts, c->following_error_window_counts);
     assert_int_equal(n.following_error_timeout_ms, c->following_error_timeout_ms);
     assert_null(c->eds);

@@ -219,6 +219,7 @@ struct hs_cia402_config {
     double velocity_kd_nm_s_rad; /* velocity loop, proportional (all position/velocity modes) */
     double velocity_ki_nm_rad;   /* velocity loop, integral (N*m per rad of velocity error) */
     uint16_t heartbeat_ms;       /* 0x1017 default */
+    uint16_t boot_time_ms;       /* NMT reset node -> boot-up message after this long */
     uint32_t following_error_window_counts; /* 0x6065 default, increments */
     uint16_t following_error_timeout_ms;
     uint32_t vendor_id, product_code, revision, serial;
@@ -287,7 +288,8 @@ struct hs_cia402_node {
     unsigned n_entries, n_extra;
     /* communication */
     uint8_t nmt;
-    bool boot_pending; /* boot-up message at the next poll */
+    bool boot_pending;   /* boot-up message at the next poll (not before boot_due_ns) */
+    int64_t boot_due_ns; /* 0: at once */
     int64_t hb_last_tx_ns;
     int64_t hb_rx_ns[HS_CIA402_HB_CONSUMERS];
     uint8_t hb_rx_state[HS_CIA402_HB_CONSUMERS]; /* 0: not heard yet, 1: monitoring, 2: lost */

@@ -17,6 +17,7 @@ void hs_cia402_config_from_cfg(struct hs_cia402_config *cc, const struct hs_cfg_
     cc->velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
     cc->velocity_ki_nm_rad = s->velocity_ki_nm_rad;
     cc->heartbeat_ms = (uint16_t)s->heartbeat_ms;
+    cc->boot_time_ms = (uint16_t)s->boot_time_ms;
     cc->following_error_window_counts = s->following_error_window_counts;
     cc->following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;
 }

@@ -22,6 +22,7 @@ void hs_cia402_config_init(struct hs_cia402_config *cfg, uint8_t node_id)
     cfg->velocity_kd_nm_s_rad = HS_CIA402_DEFAULT_VELOCITY_KD_NM_S_RAD;
     cfg->velocity_ki_nm_rad = HS_CIA402_DEFAULT_VELOCITY_KI_NM_RAD;
     cfg->heartbeat_ms = HS_CIA402_DEFAULT_HEARTBEAT_MS;
+    cfg->boot_time_ms = HS_CIA402_DEFAULT_BOOT_TIME_MS;
     cfg->following_error_window_counts = HS_CIA402_DEFAULT_FOLLOWING_ERROR_WINDOW_COUNTS;
     cfg->following_error_timeout_ms = HS_CIA402_DEFAULT_FOLLOWING_ERROR_TIMEOUT_MS;
     cfg->vendor_id = 0x00000000; /* unregistered: a simulator claims no vendor's id */
