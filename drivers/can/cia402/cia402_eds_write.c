@@ -276,7 +276,7 @@ int hs_cia402_node_write_eds(const struct hs_cia402_node *node, FILE *out, const
             "SimpleBootUpMaster=0\nSimpleBootUpSlave=1\nGranularity=8\n"
             "DynamicChannelsSupported=0\nGroupMessaging=0\nNrOfRXPDO=%u\nNrOfTXPDO=%u\n"
             "LSS_Supported=0\n\n",
-            HS_CIA402_PDO_N, HS_CIA402_PDO_N);
+            (unsigned)HS_CIA402_PDO_N, (unsigned)HS_CIA402_PDO_N);
     fprintf(out, "[DummyUsage]\nDummy0001=0\n");
     for (unsigned i = 2; i <= 7; i++)
         fprintf(out, "Dummy%04u=1\n", i);
