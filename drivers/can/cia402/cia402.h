@@ -15,7 +15,9 @@
  * Synchronous RPDOs (transmission type 0..240) are buffered and written to the object
  * dictionary when the next SYNC arrives; synchronous TPDOs are sampled when SYNC arrives (from
  * the actual values of the last poll, i.e. the plant state at the SYNC instant) and sent at the
- * next poll. The drive's own cycle (controlword, modes, statusword) runs at poll.
+ * next poll. The drive's own cycle (controlword, modes, statusword) runs at poll. With a reply
+ * thread (cia402_io.h) SDO answers, synchronous TPDOs and RTR answers leave at once from there
+ * and the node is quiet about them.
  *
  * Units on the wire: positions in increments (counts_per_rev per joint revolution), velocities
  * in increments/s, accelerations in increments/s^2, torques in per mille of the rated torque

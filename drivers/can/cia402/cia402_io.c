@@ -125,9 +125,11 @@ int hs_cia402_io_answer(struct hs_cia402_io *io, const struct hs_can_frame *f, i
         log_writes(io);
         return take_out(io, out, max);
     }
-    if (!refresh(io))
+    /* only a frame that may be a SYNC (0 or 1 byte) or a remote request costs a snapshot:
+     * not the other nodes' commands */
+    if ((!rtr && f->len > 1) || !refresh(io))
         return 0;
-    if (!rtr && f->id == (s->od.cob_id_sync & 0x7FF) && f->len <= 1) {
+    if (!rtr && f->id == (s->od.cob_id_sync & 0x7FF)) {
         if (s->nmt != HS_CIA402_NMT_OPERATIONAL)
             return 0;
         hs__cia402_sync(s, now_ns);
