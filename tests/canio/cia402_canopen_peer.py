@@ -275,8 +275,14 @@ class Master:
         target = self.tpdo(SH, 2, "Position actual value") + counts(0.25)
         self.send(SH, 2, {"Target position": target})
         self.check(self.set_mode(SH, "PROFILED POSITION"), "SHOULDER: op_mode PP")
+        # the set-point handshake: bit 4 up until the drive acknowledges (statusword bit 12),
+        # then down (a drive samples the controlword once per cycle: a 0x1F and 0x0F in one
+        # cycle would be no edge)
         self.node[SH].controlword = 0x1F  # new set-point
-        self.fresh_status(SH)
+        end = time.monotonic() + WAIT_S
+        while not self.node[SH].statusword & 0x1000 and time.monotonic() < end:
+            self.fresh_status(SH)
+        self.check(bool(self.node[SH].statusword & 0x1000), "SHOULDER: set-point acknowledged")
         self.node[SH].controlword = 0x0F
         end = time.monotonic() + 4 * WAIT_S
         reached = False
