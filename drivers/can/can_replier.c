@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "can_internal.h"
+#include "cia402/cia402_io.h"
 #include "hilsim/can_odrive.h"
 #include "moteus/moteus.h"
 
@@ -40,6 +41,7 @@ struct slot {
     void *answerer_ctx;
     bool moteus; /* moteus: motor_id is the servo ID; the register table */
     _Atomic uint64_t regs[HS_CAN_REPLIER_REGS_MAX];
+    struct hs_cia402_io *cia402; /* CiA 402: answers through cia402_io.c; NULL for others */
 };
 _Static_assert(HS_MT_NREGS <= HS_CAN_REPLIER_REGS_MAX, "moteus register table");
 
@@ -132,6 +134,17 @@ int hs_can_replier_add_answerer(struct hs_can_replier *r, hs_can_replier_answer_
     struct slot *s = &r->slots[r->nslots];
     s->answerer = answer;
     s->answerer_ctx = ctx;
+    *ret_slot = r->nslots++;
+    return 0;
+}
+
+int hs_can_replier_add_cia402(struct hs_can_replier *r, struct hs_cia402_io *io, uint32_t *ret_slot)
+{
+    if (r->running)
+        return -EBUSY;
+    if (r->nslots == HS_CAN_REPLIER_MAX_NODES)
+        return -ENOSPC;
+    r->slots[r->nslots].cia402 = io;
     *ret_slot = r->nslots++;
     return 0;
 }
@@ -351,8 +364,30 @@ static bool answer_moteus(struct hs_can_replier *r, const struct hs_can_frame *f
     return false;
 }
 
+/* CiA 402: every such node sees every frame (a SYNC is for all of them); each answers its own
+ * SDO requests, its TPDOs' remote requests and its synchronous TPDOs. */
+static void answer_cia402(struct hs_can_replier *r, const struct hs_can_frame *f)
+{
+    int64_t now = -1;
+    for (uint32_t k = 0; k < r->nslots; k++) {
+        struct slot *s = &r->slots[k];
+        if (!s->cia402)
+            continue;
+        if (now < 0) { /* the event timers' clock, as the tick's (CLOCK_MONOTONIC) */
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        }
+        struct hs_can_frame out[8];
+        int n = hs_cia402_io_answer(s->cia402, f, now, out, 8);
+        for (int i = 0; i < n; i++)
+            send_reply(r, s, &out[i]);
+    }
+}
+
 static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
 {
+    answer_cia402(r, f);
     if (answer_custom(r, f) || answer_moteus(r, f) || answer_odrive(r, f))
         return;
     if (f->flags & (HS_CAN_FLAG_EXT | HS_CAN_FLAG_ERR | HS_CAN_FLAG_RTR | HS_CAN_FLAG_FD) ||
@@ -360,7 +395,7 @@ static void answer(struct hs_can_replier *r, const struct hs_can_frame *f)
         return; /* the firmware answers every 8-byte frame on its ID, nothing else */
     for (uint32_t k = 0; k < r->nslots; k++) {
         struct slot *s = &r->slots[k];
-        if (s->odrive || s->answerer || s->moteus || f->id != s->motor_id)
+        if (s->odrive || s->answerer || s->moteus || s->cia402 || f->id != s->motor_id)
             continue;
         double p, v, t;
         if (!snapshot(s, &p, &v, &t)) {

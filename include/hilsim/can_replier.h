@@ -58,6 +58,12 @@ int hs_can_replier_add_moteus(struct hs_can_replier *r, uint8_t servo_id, uint32
  * the node's register index), as the node built it from this tick's state. */
 void hs_can_replier_publish_regs(struct hs_can_replier *r, uint32_t slot, const double *regs,
                                  unsigned n);
+struct hs_cia402_io;
+/* init only: answer a CiA 402 node's SDO requests, remote requests and SYNCs (its synchronous
+ * TPDOs) with hs_cia402_io_answer (drivers/can/cia402/cia402_io.h) on IO, which the caller owns
+ * and publishes to from the tick; IO must outlive the replier. */
+int hs_can_replier_add_cia402(struct hs_can_replier *r, struct hs_cia402_io *io,
+                              uint32_t *ret_slot);
 /* init only: start the I/O thread, SCHED_FIFO at PRIORITY when allowed (0: the caller's), pinned
  * to CPU when cpu >= 0 (an error, not a silent fallback, when that CPU cannot be used). */
 int hs_can_replier_start(struct hs_can_replier *r, int priority, int cpu, struct hs_diag *d);

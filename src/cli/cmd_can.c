@@ -1,4 +1,4 @@
-/* hilsim can: inspect DBC files and decode frames with them. */
+/* hilsim can: inspect DBC files and decode frames with them; write a CiA 402 node's EDS. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +11,16 @@
 #include "commands.h"
 #include "hilsim/can.h"
 #include "hilsim/can_dbc.h"
+#include "hilsim/config.h"
+#include "cia402/cia402.h"
+#include "cia402/cia402_config.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "usage: hilsim can dbc FILE [--json]\n"
-            "       hilsim can decode FILE FRAME\n\n"
+            "       hilsim can decode FILE FRAME\n"
+            "       hilsim can eds CONFIG NODE [-o FILE]\n\n"
             "  dbc     parse a DBC file and print every message and signal as parsed: ID (hex),\n"
             "          name, length, sender; per signal the start bit, length, byte order\n"
             "          (intel/motorola), sign, value type, factor, offset, [min|max], unit,\n"
@@ -25,7 +29,11 @@ static void usage(FILE *out)
             "            123#11223344       standard ID, classic data\n"
             "            1ABCDE12#0011      8 hex digits: extended ID\n"
             "            123#R  123#R8      remote request (optional DLC)\n"
-            "            123##1DEADBEEF     CAN FD: flags digit (1 = BRS, 2 = ESI) then data\n\n"
+            "            123##1DEADBEEF     CAN FD: flags digit (1 = BRS, 2 = ESI) then data\n"
+            "  eds     write the EDS (CiA 306) of CONFIG's CiA 402 node NODE (its name or its\n"
+            "          node-ID): the object dictionary hilsim simulates for it, with its\n"
+            "          defaults after the node's config and EDS keys, for a CANopen master\n"
+            "          (e.g. canopen's network.add_node(id, FILE)). To stdout, or -o FILE.\n\n"
             "Errors in the DBC are reported as FILE:LINE:COLUMN: message; slips the file gets\n"
             "away with (see the README) as FILE:LINE:COLUMN: warning: message, on stderr.\n"
             "FILE must be a regular file.\n"
@@ -342,6 +350,83 @@ static int cmd_decode(int argc, char **argv)
     return HS_EXIT_OK;
 }
 
+static int cmd_eds(int argc, char **argv)
+{
+    const char *file = NULL, *node = NULL, *out_path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return HS_EXIT_OK;
+        } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            if (++i == argc) {
+                fprintf(stderr, "hilsim can eds: %s needs a file\n", argv[i - 1]);
+                return HS_EXIT_USAGE;
+            }
+            out_path = argv[i];
+        } else if (argv[i][0] == '-' || (file && node)) {
+            fprintf(stderr, "hilsim can eds: unexpected argument '%s'\n", argv[i]);
+            return HS_EXIT_USAGE;
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            node = argv[i];
+        }
+    }
+    if (!file || !node) {
+        usage(stderr);
+        return HS_EXIT_USAGE;
+    }
+    const struct hs_config *cfg = NULL;
+    struct hs_diag d = {0};
+    if (hs_config_load(file, &cfg, &d) < 0) {
+        hs__cli_print_diag("can", &d);
+        return HS_EXIT_USAGE;
+    }
+    const struct hs_cfg_node *cn = NULL;
+    char *end = NULL;
+    unsigned long id = strtoul(node, &end, 0);
+    bool by_id = *node && !*end;
+    for (uint32_t i = 0; i < cfg->can.nnodes && !cn; i++) {
+        const struct hs_cfg_node *c = &cfg->can.nodes[i];
+        if (c->protocol == HS_CFG_PROTO_CIA402 && (by_id ? c->id == id : !strcmp(c->name, node)))
+            cn = c;
+    }
+    int rc = HS_EXIT_OK;
+    static struct hs_cia402_node n; /* large: not on the stack */
+    struct hs_cia402_config cc;
+    if (!cn) {
+        fprintf(stderr, "hilsim can eds: %s: no CiA 402 node %s '%s' under can.nodes\n", file,
+                by_id ? "with node-ID" : "named", node);
+        rc = HS_EXIT_USAGE;
+        goto done;
+    }
+    hs_cia402_config_from_cfg(&cc, cn);
+    if (hs_cia402_node_init(&n, &cc, &d) < 0 ||
+        (hs_cfg_cia402(cn)->eds &&
+         hs_cia402_node_load_eds_file(&n, hs_cfg_cia402(cn)->eds, NULL, &d) < 0)) {
+        if (!d.file[0])
+            snprintf(d.file, sizeof d.file, "%s", file);
+        hs__cli_print_diag("can", &d);
+        rc = HS_EXIT_USAGE;
+        goto done;
+    }
+    FILE *out = out_path ? fopen(out_path, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "hilsim can eds: %s: %s\n", out_path, strerror(errno));
+        rc = HS_EXIT_FAILURE;
+        goto done;
+    }
+    const char *base = out_path ? strrchr(out_path, '/') : NULL;
+    int r = hs_cia402_node_write_eds(&n, out, base ? base + 1 : out_path);
+    if ((out_path && fclose(out) != 0) || r < 0) {
+        fprintf(stderr, "hilsim can eds: cannot write %s\n", out_path ? out_path : "stdout");
+        rc = HS_EXIT_FAILURE;
+    }
+done:
+    hs_config_free(cfg);
+    return rc;
+}
+
 int hs_cmd_can(int argc, char **argv)
 {
     if (argc < 2) {
@@ -356,6 +441,8 @@ int hs_cmd_can(int argc, char **argv)
         return cmd_dbc(argc - 1, argv + 1);
     if (!strcmp(argv[1], "decode"))
         return cmd_decode(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "eds"))
+        return cmd_eds(argc - 1, argv + 1);
     fprintf(stderr, "hilsim can: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return HS_EXIT_USAGE;

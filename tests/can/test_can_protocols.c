@@ -15,6 +15,8 @@
 #include "cfg_can_proto.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
+#include "cia402/cia402.h"
+#include "cia402/cia402_config.h"
 #include "mit/mit_config.h"
 #include "moteus/moteus.h"
 #include "moteus/moteus_config.h"
@@ -166,6 +168,30 @@ static void test_moteus_node_defaults_are_the_config_defaults(void **state)
     assert_true(n.torque_constant_nm_a > 0);
 }
 
+/* cia402_defaults.h is the one source: a config section with no keys is the library's drive. */
+static void test_cia402_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    union hs_cfg_proto_section sec;
+    hs__can_proto_cfgs[HS_CFG_PROTO_CIA402]->defaults(sec.bytes);
+    const struct hs_cfg_cia402 *c = (const struct hs_cfg_cia402 *)(const void *)sec.bytes;
+    struct hs_cia402_config n;
+    hs_cia402_config_init(&n, 1);
+    assert_int_equal(n.counts_per_rev, c->counts_per_rev);
+    assert_true(n.rated_torque_nm == c->rated_torque_nm);
+    assert_true(n.rated_current_a == c->rated_current_a);
+    assert_true(isnan(c->torque_constant_nm_a) && n.torque_constant_nm_a > 0);
+    assert_true(n.max_torque_permille == c->max_torque_permille);
+    assert_true(n.position_kp_nm_rad == c->position_kp_nm_rad);
+    assert_true(n.velocity_kd_nm_s_rad == c->velocity_kd_nm_s_rad);
+    assert_true(n.velocity_ki_nm_rad == c->velocity_ki_nm_rad && c->velocity_ki_nm_rad > 0);
+    assert_int_equal(n.heartbeat_ms, c->heartbeat_ms);
+    assert_int_equal(n.boot_time_ms, c->boot_time_ms);
+    assert_int_equal(n.following_error_window_counts, c->following_error_window_counts);
+    assert_int_equal(n.following_error_timeout_ms, c->following_error_timeout_ms);
+    assert_null(c->eds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -175,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_odrive_node_defaults_are_the_config_defaults),
         cmocka_unit_test(test_robstride_node_defaults_are_the_config_defaults),
         cmocka_unit_test(test_moteus_node_defaults_are_the_config_defaults),
+        cmocka_unit_test(test_cia402_node_defaults_are_the_config_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

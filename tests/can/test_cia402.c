@@ -592,7 +592,7 @@ static void test_power_state_machine(void **state)
     assert_int_equal(hs_cia402_node_state(&r->node), HS_CIA402_QUICK_STOP_ACTIVE);
     uint16_t sw = (uint16_t)r->node.od.statusword;
     assert_int_equal(sw & 0x6F, 0x07);
-    assert_int_equal(r->cmd.mode, HS_CAN_JOINT_MODE_VELOCITY);
+    assert_int_equal(r->cmd.mode, HS_CAN_JOINT_MODE_POSITION_PD /* the ramp, then held */);
     assert_true(r->cmd.dq_ref_rad_s < 1.0 && r->cmd.dq_ref_rad_s > 0);
     /* 1 rad/s at 20 rev/s^2 (126 rad/s^2) stops in 8 ms */
     for (int i = 0; i < 10; i++)
@@ -992,6 +992,36 @@ static void test_broadcast_dispatch(void **state)
     assert_int_equal(unclaimed, 1);
 }
 
+/* boot_time_ms: after NMT reset node the drive stays silent (initialising) until its boot-up. */
+static void test_reset_node_boot_time(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new();
+    struct hs_cia402_config cfg;
+    hs_cia402_config_init(&cfg, NODE);
+    cfg.boot_time_ms = 200;
+    struct hs_diag d;
+    assert_int_equal(hs_cia402_node_init(&r->node, &cfg, &d), 0);
+    tick(r); /* power-on: the boot-up at the first poll */
+    assert_non_null(find(r, 0x700 + NODE));
+    nmt(r, 0x81, NODE);
+    r->n_out = 0; /* the power-on frames are read */
+    int64_t t0 = r->t;
+    const uint8_t up[8] = {0x40, 0x00, 0x10, 0x00};
+    int ticks = 0;
+    for (; ticks < 400 && !find(r, 0x700 + NODE); ticks++) {
+        send(r, 0x600 + NODE, 8, up); /* initialising: no SDO answer */
+        tick(r);
+        assert_null(find(r, 0x580 + NODE));
+    }
+    const struct hs_can_frame *b = find(r, 0x700 + NODE);
+    assert_non_null(b);
+    assert_int_equal(b->data[0], 0);
+    print_message("boot-up %lld ms after the reset\n", (long long)((r->t - t0) / MS));
+    assert_true(r->t - t0 >= 200 * MS && r->t - t0 <= 201 * MS);
+    assert_int_equal(rd(r, 0x1000, 0), 0x00020192); /* pre-operational: SDO again */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1012,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_eds),
         cmocka_unit_test(test_eds_errors),
         cmocka_unit_test(test_broadcast_dispatch),
+        cmocka_unit_test(test_reset_node_boot_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

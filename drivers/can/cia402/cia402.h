@@ -15,7 +15,9 @@
  * Synchronous RPDOs (transmission type 0..240) are buffered and written to the object
  * dictionary when the next SYNC arrives; synchronous TPDOs are sampled when SYNC arrives (from
  * the actual values of the last poll, i.e. the plant state at the SYNC instant) and sent at the
- * next poll. The drive's own cycle (controlword, modes, statusword) runs at poll.
+ * next poll. The drive's own cycle (controlword, modes, statusword) runs at poll. With a reply
+ * thread (cia402_io.h) SDO answers, synchronous TPDOs and RTR answers leave at once from there
+ * and the node is quiet about them.
  *
  * Units on the wire: positions in increments (counts_per_rev per joint revolution), velocities
  * in increments/s, accelerations in increments/s^2, torques in per mille of the rated torque
@@ -34,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hilsim/can_node.h"
 #include "hilsim/diag.h"
@@ -157,7 +160,9 @@ struct hs_cia402_od {
     uint16_t error_code;             /* 0x603F */
     uint16_t controlword;            /* 0x6040 */
     uint16_t statusword;             /* 0x6041 */
-    int16_t quick_stop_option;       /* 0x605A */
+    int16_t quick_stop_option;       /* 0x605A: 0..8 */
+    int16_t halt_option;             /* 0x605D: 1..4 */
+    int16_t fault_reaction_option;   /* 0x605E: 0..4 */
     int8_t modes;                    /* 0x6060 */
     int8_t modes_display;            /* 0x6061 */
     int32_t position_demand;         /* 0x6062 */
@@ -212,20 +217,20 @@ struct hs_cia402_config {
     double rated_current_a;      /* 0x6075 */
     double torque_constant_nm_a; /* current actual = torque / kt */
     double max_torque_permille;  /* 0x6072 */
-    double position_kp_nm_rad;   /* the drive's position loop (CSP, PP, HM) */
-    double velocity_kd_nm_s_rad; /* the drive's velocity loop (all position/velocity modes) */
+    double position_kp_nm_rad;   /* position loop: stiffness (velocity ref = kp/kd x error) */
+    double velocity_kd_nm_s_rad; /* velocity loop, proportional (all position/velocity modes) */
+    double velocity_ki_nm_rad;   /* velocity loop, integral (N*m per rad of velocity error) */
     uint16_t heartbeat_ms;       /* 0x1017 default */
+    uint16_t boot_time_ms;       /* NMT reset node -> boot-up message after this long */
     uint32_t following_error_window_counts; /* 0x6065 default, increments */
     uint16_t following_error_timeout_ms;
     uint32_t vendor_id, product_code, revision, serial;
     struct hs_cia402_pdo_config rpdo[HS_CIA402_PDO_N], tpdo[HS_CIA402_PDO_N];
 };
 
-/* Defaults: 17-bit encoder (131072 counts/rev), rated torque 1 N*m, rated current 5 A, max
- * torque 3000 per mille, position loop 50 N*m/rad, velocity loop 1 N*m*s/rad, heartbeat 0,
- * following error window 1/4 rev for 100 ms; PDOs as CiA 402's predefined set for the CSP
- * master of ros2_canopen would expect to remap: RPDO1 = controlword, TPDO1 = statusword
- * (event-driven), the rest not valid. Init only. */
+/* Defaults: cia402_defaults.h (17-bit encoder, rated torque 1 N*m, the loops' gains, ...); PDOs as
+ * CiA 402's predefined set for the CSP master of ros2_canopen would expect to remap: RPDO1 =
+ * controlword, TPDO1 = statusword (event-driven), the rest not valid. Init only. */
 void hs_cia402_config_init(struct hs_cia402_config *cfg, uint8_t node_id);
 
 /* An object dictionary entry (one sub-index). */
@@ -285,7 +290,8 @@ struct hs_cia402_node {
     unsigned n_entries, n_extra;
     /* communication */
     uint8_t nmt;
-    bool boot_pending; /* boot-up message at the next poll */
+    bool boot_pending;   /* boot-up message at the next poll (not before boot_due_ns) */
+    int64_t boot_due_ns; /* 0: at once */
     int64_t hb_last_tx_ns;
     int64_t hb_rx_ns[HS_CIA402_HB_CONSUMERS];
     uint8_t hb_rx_state[HS_CIA402_HB_CONSUMERS]; /* 0: not heard yet, 1: monitoring, 2: lost */
@@ -322,7 +328,18 @@ struct hs_cia402_node {
     int32_t csp_prev_target;
     double csp_ff_rad_s;
     bool internal_limit;
+    double integ_nm; /* the velocity loop's integral (a torque) */
+    /* replies at firmware speed (cia402_io.h): SDO answers, synchronous TPDOs and RTR answers
+     * come from the reply thread; the node still applies what the frames say */
+    bool quiet;
+    uint32_t sdo_requests; /* SDO request frames taken (the reply thread counts the same) */
+    bool stop_done; /* the stopping action in progress (quick stop, halt, fault) has stopped */
 };
+
+struct hs_cfg_node;
+/* init only: cfg from a config's can.nodes[] entry of protocol cia402 (its cia402 section and
+ * id); the torque constant stays the library default when the section leaves it to the joint. */
+void hs_cia402_config_from_cfg(struct hs_cia402_config *cfg, const struct hs_cfg_node *node);
 
 /* init only: validates cfg, builds the object dictionary with its defaults (config PDOs
  * validated as an SDO write would be). No allocation; the node struct is caller memory and must
@@ -340,6 +357,11 @@ int hs_cia402_node_load_eds(struct hs_cia402_node *node, const char *text, size_
 /* init only: reads the file and calls hs_cia402_node_load_eds. */
 int hs_cia402_node_load_eds_file(struct hs_cia402_node *node, const char *path,
                                  unsigned *ret_applied, struct hs_diag *d);
+
+/* init only: writes the node's object dictionary as an EDS (CiA 306) to out: every entry the
+ * node simulates with its type, access, PDO mapping, range and reset value (cia402_eds_write.c).
+ * file_name goes into [FileInfo] (NULL: a default). 0, or -EIO when out failed. */
+int hs_cia402_node_write_eds(const struct hs_cia402_node *node, FILE *out, const char *file_name);
 
 /* RT-safe: raises a drive fault (e.g. from a scenario), taken at the next poll: fault reaction,
  * then fault, EMCY with `code`, statusword fault bit; cleared by fault reset. */

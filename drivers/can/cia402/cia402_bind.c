@@ -2,7 +2,9 @@
  * revolution, torques per mille of the rated torque at the joint). The node may receive any
  * identifier (a master can move RPDOs anywhere by SDO), so it asks for no kernel filters.
  * Stop frame: the node's EMCY "device software" 0x6000 with the generic error bit, so a master
- * watching EMCY sees the drive go away. The cycle's command (CAN lockstep) is the SYNC. */
+ * watching EMCY sees the drive go away. The cycle's command (CAN lockstep) is the SYNC.
+ * With `replies: immediate` the bus's reply thread answers SDO requests, TPDO remote requests and
+ * the synchronous TPDOs of each SYNC as they arrive (cia402_io.h); the tick applies the frames. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,12 +12,14 @@
 
 #include "can_protocol.h"
 #include "cia402/cia402.h"
+#include "cia402/cia402_io.h"
 #include "cia402_config.h"
 
 struct c4_port {
     struct hs_can_joint_port jp; /* first: the port */
     uint64_t syncs_at_poll;
     struct hs_cia402_node node;
+    struct hs_cia402_io io; /* replies: immediate */
 };
 
 extern const struct hs_can_protocol hs_can_cia402_protocol;
@@ -33,20 +37,11 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
         goto fail;
     const struct hs_cfg_cia402 *s = hs_cfg_cia402(cn);
     struct hs_cia402_config cc;
-    hs_cia402_config_init(&cc, (uint8_t)cn->id);
-    cc.counts_per_rev = s->counts_per_rev;
-    cc.rated_torque_nm = s->rated_torque_nm;
-    cc.rated_current_a = s->rated_current_a;
+    hs_cia402_config_from_cfg(&cc, cn);
     double kt = fabs(p->jp.kt * p->jp.gear * p->jp.eta);
     cc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
                               : kt > 0                        ? kt
                                                               : cc.torque_constant_nm_a;
-    cc.max_torque_permille = s->max_torque_permille;
-    cc.position_kp_nm_rad = s->position_kp_nm_rad;
-    cc.velocity_kd_nm_s_rad = s->velocity_kd_nm_s_rad;
-    cc.heartbeat_ms = (uint16_t)s->heartbeat_ms;
-    cc.following_error_window_counts = s->following_error_window_counts;
-    cc.following_error_timeout_ms = (uint16_t)s->following_error_timeout_ms;
     struct hs_diag nd = {0};
     r = hs_cia402_node_init(&p->node, &cc, &nd);
     if (r < 0) {
@@ -77,7 +72,30 @@ static int c4_poll(struct hs_can_port *port, struct hs_bench *bench, int64_t now
     struct c4_port *p = (struct c4_port *)port;
     struct hs_can_joint_state js;
     p->syncs_at_poll = p->node.syncs;
-    return hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    int k = hs_can_joint_port_poll(&p->jp, bench, now_ns, &js, out, out_max);
+    if (port->replier)
+        hs_cia402_io_publish(&p->io, &p->node);
+    return k;
+}
+
+static void c4_publish(struct hs_can_port *port, const struct hs_bench *bench, int64_t now_ns)
+{
+    (void)bench, (void)now_ns;
+    struct c4_port *p = (struct c4_port *)port;
+    hs_cia402_io_publish(&p->io, &p->node);
+}
+
+static int c4_replier_add(struct hs_can_port *port, struct hs_can_replier *replier,
+                          uint32_t *ret_slot, struct hs_diag *d)
+{
+    struct c4_port *p = (struct c4_port *)port;
+    hs_cia402_io_init(&p->io, &p->node);
+    int r = hs_can_replier_add_cia402(replier, &p->io, ret_slot);
+    if (r < 0) {
+        p->node.quiet = false; /* the tick answers after all */
+        return hs_diag_set(d, r, NULL, 0, 0, "too many immediate nodes on one bus");
+    }
+    return 0;
 }
 
 static unsigned c4_tx_max(const struct hs_can_port *port)
@@ -155,6 +173,8 @@ const struct hs_can_protocol hs_can_cia402_protocol = {
     .tx_max = c4_tx_max,
     .poll = c4_poll,
     .stop_frame = c4_stop_frame,
+    .replier_add = c4_replier_add,
+    .replier_publish = c4_publish,
     .stop = c4_stop,
     .command_heard = c4_command_heard,
     .fault_check = c4_fault_check,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cia402_config.h"
+#include "cia402_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
@@ -17,7 +18,9 @@ static const struct hs__cfg_field cia402_f[] = {
     DBL("max_torque_permille", C4, max_torque_permille, 0, 65535, 0),
     DBL("position_kp_nm_rad", C4, position_kp_nm_rad, 0, 1e7, 0),
     DBL("velocity_kd_nm_s_rad", C4, velocity_kd_nm_s_rad, 0, 1e6, 0),
+    DBL("velocity_ki_nm_rad", C4, velocity_ki_nm_rad, 0, 1e7, 0),
     U32("heartbeat_ms", C4, heartbeat_ms, 0, 65535, 0),
+    U32("boot_time_ms", C4, boot_time_ms, 0, 10000, 0),
     U32("following_error_window_counts", C4, following_error_window_counts, 0, 0xFFFFFFFFu, 0),
     U32("following_error_timeout_ms", C4, following_error_timeout_ms, 0, 65535, 0),
     PATH("eds", C4, eds, 0),
@@ -30,16 +33,18 @@ TABLE(hs__can_cia402_section, cia402_f, NULL);
 static void cia402_defaults(void *section)
 {
     *(struct hs_cfg_cia402 *)section = (struct hs_cfg_cia402){
-        .counts_per_rev = 131072,
-        .rated_torque_nm = 1.0,
-        .rated_current_a = 5.0,
-        .torque_constant_nm_a = NAN,
-        .max_torque_permille = 3000,
-        .position_kp_nm_rad = 50,
-        .velocity_kd_nm_s_rad = 1,
-        .heartbeat_ms = 0,
-        .following_error_window_counts = 131072 / 4,
-        .following_error_timeout_ms = 100,
+        .counts_per_rev = HS_CIA402_DEFAULT_COUNTS_PER_REV,
+        .rated_torque_nm = HS_CIA402_DEFAULT_RATED_TORQUE_NM,
+        .rated_current_a = HS_CIA402_DEFAULT_RATED_CURRENT_A,
+        .torque_constant_nm_a = NAN, /* the joint's, else HS_CIA402_DEFAULT_TORQUE_CONSTANT */
+        .max_torque_permille = HS_CIA402_DEFAULT_MAX_TORQUE_PERMILLE,
+        .position_kp_nm_rad = HS_CIA402_DEFAULT_POSITION_KP_NM_RAD,
+        .velocity_kd_nm_s_rad = HS_CIA402_DEFAULT_VELOCITY_KD_NM_S_RAD,
+        .velocity_ki_nm_rad = HS_CIA402_DEFAULT_VELOCITY_KI_NM_RAD,
+        .heartbeat_ms = HS_CIA402_DEFAULT_HEARTBEAT_MS,
+        .boot_time_ms = HS_CIA402_DEFAULT_BOOT_TIME_MS,
+        .following_error_window_counts = HS_CIA402_DEFAULT_FOLLOWING_ERROR_WINDOW_COUNTS,
+        .following_error_timeout_ms = HS_CIA402_DEFAULT_FOLLOWING_ERROR_TIMEOUT_MS,
         .eds = NULL,
     };
 }

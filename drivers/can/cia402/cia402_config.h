@@ -12,8 +12,10 @@ struct hs_cfg_cia402 {
     double torque_constant_nm_a;            /* joint N·m per A; NAN: the joint's Kt x gear x eta */
     double max_torque_permille;             /* 0x6072 default */
     double position_kp_nm_rad;              /* the drive's position loop */
-    double velocity_kd_nm_s_rad;            /* the drive's velocity loop */
+    double velocity_kd_nm_s_rad;            /* the drive's velocity loop, proportional */
+    double velocity_ki_nm_rad;              /* the drive's velocity loop, integral */
     uint32_t heartbeat_ms;                  /* 0x1017 default; 0: off */
+    uint32_t boot_time_ms;                  /* reset node to boot-up message */
     uint32_t following_error_window_counts; /* 0x6065 default, increments */
     uint32_t following_error_timeout_ms;    /* 0x6066 default */
     char *eds; /* EDS/DCF with object dictionary defaults (absolute path, owned), or NULL */

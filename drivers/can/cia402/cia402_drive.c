@@ -11,10 +11,13 @@
  *   voltage enabled, bit 7 warning, bit 9 remote, bits 10-13 by mode, 11 internal limit.
  * (Beckhoff AMP8000 object 0x6040/0x6041 pages and ros2_canopen canopen_402_driver's
  * state/command tables state the same patterns.)
- * Quick stop option 0x605A: 0 disable the drive function at once, 1 (2) stop on the profile
- * deceleration (quick stop deceleration) then switch on disabled, 5 (6) the same but stay in
- * quick stop active. The fault reaction disables the drive function (motor free) and takes one
- * drive cycle. */
+ * Quick stop option 0x605A (CiA 402-2 6.5.2): 0 disable the drive function at once; 1 stop on
+ * the slow-down ramp 0x6084, 2 on the quick stop ramp 0x6085, 3 at the current limit, 4 at the
+ * voltage limit, each then switch on disabled (12, automatic); 5-8 the same stops, then stay in
+ * quick stop active holding the joint where it stopped, until disable voltage (12) or enable
+ * operation (16). Fault reaction option 0x605E: 0 disable the drive function (motor free; the
+ * reaction takes one drive cycle), 1-4 stop as above in fault reaction active, then fault with
+ * the drive function off. Stopping actions: hs__cia402_stop_run (cia402_modes.c). */
 #include <string.h>
 
 #include "cia402/cia402_internal.h"
@@ -41,7 +44,15 @@ void hs_cia402_node_raise_fault(struct hs_cia402_node *node, uint16_t code)
 static void enter_quick_stop(struct hs_cia402_node *n)
 {
     n->state = HS_CIA402_QUICK_STOP_ACTIVE;
+    n->demand_rad = n->q_rad;
     n->demand_vel = n->dq_rad_s;
+    n->stop_done = false;
+}
+
+/* The stopping action code (1-4) of a quick stop option 1-8. */
+static unsigned qs_code(int16_t option)
+{
+    return option > 4 ? (unsigned)option - 4 : (unsigned)option;
 }
 
 void hs__cia402_drive_connection_lost(struct hs_cia402_node *n)
@@ -106,7 +117,13 @@ static void take_fault(struct hs_cia402_node *n)
                         (code & 0xFF00) == 0x8600 ? HS_CIA402_ERRREG_PROFILE
                                                   : HS_CIA402_ERRREG_MANUFACTURER);
     n->state = HS_CIA402_FAULT_REACTION_ACTIVE;
-    hs__cia402_output_off(n);
+    if (n->od.fault_reaction_option == 0) {
+        hs__cia402_output_off(n);
+    } else { /* the reaction stops the joint from where it is, whatever was in progress */
+        n->demand_rad = n->q_rad;
+        n->demand_vel = n->dq_rad_s;
+        n->stop_done = false;
+    }
 }
 
 void hs__cia402_drive_cycle(struct hs_cia402_node *n, int64_t now_ns, double dt_s)
@@ -166,7 +183,11 @@ void hs__cia402_drive_cycle(struct hs_cia402_node *n, int64_t now_ns, double dt_
         }
         break;
     case HS_CIA402_FAULT_REACTION_ACTIVE:
-        n->state = HS_CIA402_FAULT; /* 14: the reaction (drive function off) is complete */
+        /* 14: the reaction (drive function off, or a stop that has ended) is complete */
+        if (n->od.fault_reaction_option == 0 || n->stop_done) {
+            n->state = HS_CIA402_FAULT;
+            hs__cia402_output_off(n);
+        }
         break;
     case HS_CIA402_FAULT:
         if (reset_edge) {
@@ -185,13 +206,20 @@ void hs__cia402_drive_cycle(struct hs_cia402_node *n, int64_t now_ns, double dt_
         hs__cia402_mode_run(n, now_ns, dt_s);
         break;
     case HS_CIA402_QUICK_STOP_ACTIVE: {
-        bool stopped = n->od.quick_stop_option == 0 || hs__cia402_quick_stop_run(n, dt_s);
-        if (stopped && n->od.quick_stop_option < 5) {
+        int16_t opt = n->od.quick_stop_option;
+        bool stopped = opt == 0 || hs__cia402_stop_run(n, qs_code(opt), dt_s);
+        if (stopped && opt < 5) {
             n->state = HS_CIA402_SWITCH_ON_DISABLED; /* 12, automatic */
             hs__cia402_output_off(n);
         }
         break;
     }
+    case HS_CIA402_FAULT_REACTION_ACTIVE:
+        if (n->od.fault_reaction_option == 0)
+            hs__cia402_output_off(n);
+        else
+            hs__cia402_stop_run(n, (unsigned)n->od.fault_reaction_option, dt_s);
+        break;
     default:
         hs__cia402_output_off(n);
         break;

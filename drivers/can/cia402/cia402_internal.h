@@ -71,6 +71,9 @@ void hs__cia402_pdo_reset(struct hs_cia402_node *n);
 int hs__cia402_rpdo_frame(struct hs_cia402_node *n, const struct hs_can_frame *f);
 void hs__cia402_sync(struct hs_cia402_node *n, int64_t now_ns);
 void hs__cia402_tpdo_poll(struct hs_cia402_node *n, int64_t now_ns);
+/* A remote request for one of the node's TPDOs (valid, RTR allowed: COB-ID bit 30 clear, NMT
+ * operational): answered with the present values unless the node is quiet. false: not one. */
+bool hs__cia402_tpdo_rtr(struct hs_cia402_node *n, const struct hs_can_frame *f, int64_t now_ns);
 
 /* cia402_drive.c */
 void hs__cia402_drive_reset(struct hs_cia402_node *n);
@@ -83,7 +86,7 @@ double hs__cia402_counts_to_rad(const struct hs_cia402_node *n, double counts);
 double hs__cia402_rad_to_counts(const struct hs_cia402_node *n, double rad);
 void hs__cia402_mode_enter(struct hs_cia402_node *n);
 void hs__cia402_mode_run(struct hs_cia402_node *n, int64_t now_ns, double dt_s);
-bool hs__cia402_quick_stop_run(struct hs_cia402_node *n, double dt_s);
+bool hs__cia402_stop_run(struct hs_cia402_node *n, unsigned code, double dt_s);
 void hs__cia402_output_off(struct hs_cia402_node *n);
 uint16_t hs__cia402_mode_status_bits(const struct hs_cia402_node *n);
 

@@ -1,9 +1,14 @@
 /* Modes of operation (CiA 402-2 sections 8-12) turned into the joint command.
  *
- * The drive's control loops are the plant's PD law (hilsim/can_node.h): position modes use the
- * position gain and the velocity gain (position_kp_nm_rad, velocity_kd_nm_s_rad), velocity
- * modes the velocity gain, torque mode none; torque offset 0x60B2 is a feed-forward and max
- * torque 0x6072 the limit.
+ * The drive's loops are a cascade (cia402_defaults.h): the position loop makes a velocity
+ * reference v_ref = v_ff + (Kp / Kv) (q_ref - q), the velocity loop is a PI,
+ * tau = Kv (v_ref - dq) + I + tau_ff with I += Ki (v_ref - dq) dt at every drive cycle (clamped
+ * to the torque limit: no wind-up), and the current loop is the torque limit 0x6072. The
+ * proportional parts go to the plant's PD law (hilsim/can_node.h: kp = Kp, kd = Kv, evaluated
+ * at every physics step) and the integral rides in tau_ff, so a load such as gravity is carried
+ * with no steady error. Feed-forward: velocity (CSP: the target's step over 0x60C2; PP, PV, HM
+ * and the stopping ramps: the profile's demand velocity; 0x60B1) and torque (0x60B2). CST runs
+ * no loop; leaving operation enabled empties the integral.
  * - CSP (8): the target 0x607A is the position reference, with a velocity feed-forward of the
  *   target's change over the interpolation period 0x60C2 (when set) plus 0x60B1. Bit 12 "drive
  *   follows the command value", bit 13 following error.
@@ -69,9 +74,16 @@ static double clamp_target(struct hs_cia402_node *n, double counts)
 void hs__cia402_output_off(struct hs_cia402_node *n)
 {
     struct hs_can_joint_command *c = &n->base.cmd;
+    n->integ_nm = 0;
     c->mode = HS_CAN_JOINT_MODE_OFF;
     c->enabled = false;
     c->kp_nm_rad = c->kd_nm_s_rad = c->q_ref_rad = c->dq_ref_rad_s = c->tau_ff_nm = 0;
+}
+
+static double torque_limit(const struct hs_cia402_node *n)
+{
+    double lim = n->od.max_torque * 1e-3 * rated_nm(n);
+    return lim > 0 ? lim : 1e-9; /* 0 would mean unlimited; max torque 0 means no torque */
 }
 
 static void command(struct hs_cia402_node *n, enum hs_can_joint_mode mode, double kp, double q,
@@ -85,9 +97,30 @@ static void command(struct hs_cia402_node *n, enum hs_can_joint_mode mode, doubl
     c->q_ref_rad = q;
     c->dq_ref_rad_s = dq;
     c->tau_ff_nm = tau;
-    c->torque_limit_nm = n->od.max_torque * 1e-3 * rated_nm(n);
-    if (!(c->torque_limit_nm > 0))
-        c->torque_limit_nm = 1e-9; /* 0 would mean unlimited; max torque 0 means no torque */
+    c->torque_limit_nm = torque_limit(n);
+}
+
+/* The cascade (see the top): position = false runs the velocity loop alone on v_ff. The
+ * integral sees the state the tick started from; dt is the drive cycle. */
+static void loops(struct hs_cia402_node *n, bool position, double q_ref, double v_ff, double tau_ff,
+                  double dt)
+{
+    double kp = position ? n->cfg.position_kp_nm_rad : 0, kv = n->cfg.velocity_kd_nm_s_rad;
+    double ki = n->cfg.velocity_ki_nm_rad;
+    if (kv > 0 && ki > 0) {
+        double v_ref = v_ff + (position ? kp / kv * (q_ref - n->q_rad) : 0);
+        double lim = torque_limit(n);
+        n->integ_nm = fmax(-lim, fmin(lim, n->integ_nm + ki * (v_ref - n->dq_rad_s) * dt));
+    } else {
+        n->integ_nm = 0;
+    }
+    command(n, position ? HS_CAN_JOINT_MODE_POSITION_PD : HS_CAN_JOINT_MODE_VELOCITY, kp,
+            position ? q_ref : 0, v_ff, tau_ff + n->integ_nm);
+}
+
+static double torque_offset_nm(const struct hs_cia402_node *n)
+{
+    return n->od.torque_offset * 1e-3 * rated_nm(n);
 }
 
 void hs__cia402_mode_enter(struct hs_cia402_node *n)
@@ -103,6 +136,7 @@ void hs__cia402_mode_enter(struct hs_cia402_node *n)
     n->ferr_active = false;
     n->csp_prev_target = n->od.target_position;
     n->csp_ff_rad_s = 0;
+    n->stop_done = false;
 }
 
 /* Moves v toward v_goal by at most acc (speeding up) or dec (slowing down) times dt. */
@@ -170,6 +204,40 @@ static bool window_held(struct hs_cia402_node *n, bool inside, uint16_t ms, int6
     return now_ns - n->in_window_since_ns >= (int64_t)ms * 1000000;
 }
 
+/* Braking at the torque limit (stopping codes 3 and 4) until slower than 0x606F: true while
+ * it brakes (the command is the full torque against the motion), false once slow; the demand
+ * position then is where the joint stopped. */
+static bool brake_at_limit(struct hs_cia402_node *n)
+{
+    if (n->stop_done || fabs(hs__cia402_rad_to_counts(n, n->dq_rad_s)) <= n->od.velocity_threshold)
+        return false;
+    n->demand_rad = n->q_rad, n->demand_vel = 0;
+    command(n, HS_CAN_JOINT_MODE_TORQUE, 0, 0, 0, -copysign(torque_limit(n), n->dq_rad_s));
+    return true;
+}
+
+/* Halt (controlword bit 8) in PP and PV, as 0x605D says: 1 the profile's ramp (0x6084), 2 the
+ * quick stop ramp (0x6085), 3/4 at the torque limit (see hs__cia402_stop_run). Returns true
+ * while braking at the limit (the command is set); else the caller runs the position loop on
+ * the demand this leaves: the drive stays in operation enabled, holding where it stopped. */
+static bool halt_step(struct hs_cia402_node *n, double acc, double dt)
+{
+    int16_t code = n->od.halt_option;
+    if (code >= 3) {
+        if (brake_at_limit(n))
+            return true;
+        n->demand_vel = 0;
+        n->stop_done = true;
+        return false;
+    }
+    double dec =
+        units_acc(n, code == 2 ? n->od.quick_stop_deceleration : n->od.profile_deceleration);
+    n->demand_vel = ramp(n->demand_vel, 0, code == 1 ? acc : dec, dec, dt);
+    n->demand_rad += n->demand_vel * dt;
+    n->stop_done = n->demand_vel == 0;
+    return false;
+}
+
 static void run_pp(struct hs_cia402_node *n, int64_t now_ns, double dt)
 {
     uint16_t cw = n->od.controlword, prev = n->cw_prev;
@@ -199,15 +267,18 @@ static void run_pp(struct hs_cia402_node *n, int64_t now_ns, double dt)
     double vmax = hs__cia402_counts_to_rad(n, n->od.profile_velocity);
     double acc = units_acc(n, n->od.profile_acceleration);
     double dec = units_acc(n, n->od.profile_deceleration);
-    if (cw & 0x100) /* halt: stop on the profile deceleration where we are */
-        n->demand_vel = ramp(n->demand_vel, 0, acc, dec, dt), n->demand_rad += n->demand_vel * dt;
-    else
+    bool braking = false;
+    if (cw & 0x100) { /* halt: stop as 0x605D says, where we are */
+        braking = halt_step(n, acc, dt);
+    } else {
+        n->stop_done = false;
         profile_step(n, n->pp_target_rad, vmax, acc, dec, dt);
+    }
     double demand_counts = hs__cia402_rad_to_counts(n, n->demand_rad - n->zero_rad);
     n->od.position_demand = (int32_t)lround(demand_counts);
     following_error(n, demand_counts, now_ns);
-    command(n, HS_CAN_JOINT_MODE_POSITION_PD, n->cfg.position_kp_nm_rad, n->demand_rad,
-            n->demand_vel, n->od.torque_offset * 1e-3 * rated_nm(n));
+    if (!braking)
+        loops(n, true, n->demand_rad, n->demand_vel, torque_offset_nm(n), dt);
     double err =
         hs__cia402_rad_to_counts(n, n->pp_target_rad) - hs__cia402_rad_to_counts(n, n->q_rad);
     bool at = (cw & 0x100)
@@ -219,17 +290,23 @@ static void run_pp(struct hs_cia402_node *n, int64_t now_ns, double dt)
 static void run_pv(struct hs_cia402_node *n, double dt)
 {
     uint16_t cw = n->od.controlword;
-    double goal = (cw & 0x100) ? 0 : hs__cia402_counts_to_rad(n, n->od.target_velocity);
+    double goal = hs__cia402_counts_to_rad(n, n->od.target_velocity);
     double acc = units_acc(n, n->od.profile_acceleration);
     double dec = units_acc(n, n->od.profile_deceleration);
-    n->demand_vel = ramp(n->demand_vel, goal, acc, dec, dt);
-    command(n, HS_CAN_JOINT_MODE_VELOCITY, 0, 0, n->demand_vel,
-            n->od.torque_offset * 1e-3 * rated_nm(n));
+    if (cw & 0x100) { /* halt: the stop, then the position held where it ended */
+        if (!halt_step(n, acc, dt))
+            loops(n, true, n->demand_rad, n->demand_vel, torque_offset_nm(n), dt);
+    } else {
+        n->stop_done = false;
+        n->demand_vel = ramp(n->demand_vel, goal, acc, dec, dt);
+        n->demand_rad = n->q_rad; /* a halt holds from where the joint is */
+        loops(n, false, 0, n->demand_vel, torque_offset_nm(n), dt);
+    }
     double goal_counts = (cw & 0x100) ? 0 : n->od.target_velocity;
     n->target_reached = fabs(n->od.velocity_actual - goal_counts) <= n->od.velocity_window;
 }
 
-static void run_hm(struct hs_cia402_node *n)
+static void run_hm(struct hs_cia402_node *n, double dt)
 {
     uint16_t cw = n->od.controlword, prev = n->cw_prev;
     if ((cw & 0x10) && !(prev & 0x10) && !(cw & 0x100)) {
@@ -238,8 +315,7 @@ static void run_hm(struct hs_cia402_node *n)
         n->demand_rad = n->q_rad;
         n->homing_done = true;
     }
-    command(n, HS_CAN_JOINT_MODE_POSITION_PD, n->cfg.position_kp_nm_rad, n->demand_rad, 0,
-            n->od.torque_offset * 1e-3 * rated_nm(n));
+    loops(n, true, n->demand_rad, 0, torque_offset_nm(n), dt);
     n->target_reached = true;
 }
 
@@ -250,7 +326,7 @@ static double interp_period_s(const struct hs_cia402_node *n)
     return n->od.interp_period * pow(10.0, n->od.interp_exponent);
 }
 
-static void run_csp(struct hs_cia402_node *n, int64_t now_ns)
+static void run_csp(struct hs_cia402_node *n, int64_t now_ns, double dt)
 {
     double target = clamp_target(n, n->od.target_position);
     double T = interp_period_s(n);
@@ -265,8 +341,7 @@ static void run_csp(struct hs_cia402_node *n, int64_t now_ns)
     n->od.position_demand = (int32_t)target;
     following_error(n, target, now_ns);
     double ff = n->csp_ff_rad_s + hs__cia402_counts_to_rad(n, n->od.velocity_offset);
-    command(n, HS_CAN_JOINT_MODE_POSITION_PD, n->cfg.position_kp_nm_rad, pos_rad(n, target), ff,
-            n->od.torque_offset * 1e-3 * rated_nm(n));
+    loops(n, true, pos_rad(n, target), ff, torque_offset_nm(n), dt);
 }
 
 void hs__cia402_mode_run(struct hs_cia402_node *n, int64_t now_ns, double dt_s)
@@ -280,17 +355,18 @@ void hs__cia402_mode_run(struct hs_cia402_node *n, int64_t now_ns, double dt_s)
         run_pv(n, dt_s);
         break;
     case HS_CIA402_MODE_HM:
-        run_hm(n);
+        run_hm(n, dt_s);
         break;
     case HS_CIA402_MODE_CSP:
-        run_csp(n, now_ns);
+        run_csp(n, now_ns, dt_s);
         break;
     case HS_CIA402_MODE_CSV:
-        command(n, HS_CAN_JOINT_MODE_VELOCITY, 0, 0,
-                hs__cia402_counts_to_rad(n, (double)n->od.target_velocity + n->od.velocity_offset),
-                n->od.torque_offset * 1e-3 * rated_nm(n));
+        loops(n, false, 0,
+              hs__cia402_counts_to_rad(n, (double)n->od.target_velocity + n->od.velocity_offset),
+              torque_offset_nm(n), dt_s);
         break;
     case HS_CIA402_MODE_CST:
+        n->integ_nm = 0;
         command(n, HS_CAN_JOINT_MODE_TORQUE, 0, 0, 0,
                 ((double)n->od.target_torque + n->od.torque_offset) * 1e-3 * rated_nm(n));
         break;
@@ -300,22 +376,35 @@ void hs__cia402_mode_run(struct hs_cia402_node *n, int64_t now_ns, double dt_s)
     }
 }
 
-bool hs__cia402_quick_stop_run(struct hs_cia402_node *n, double dt_s)
+/* One cycle of a stopping action (CiA 402-2's codes for 0x605A/0x605D/0x605E): 1 the slow-down
+ * ramp 0x6084, 2 the quick stop ramp 0x6085, 3 at the current limit, 4 at the voltage limit.
+ * The demand velocity runs down and the position demand follows it, through the loops, so the
+ * load is held where the joint stops. At a limit the velocity reference drops to 0 at once
+ * and the torque limit 0x6072 does the braking (the supply is not modelled: the voltage limit
+ * brakes as the current limit does); the demand position stays on the joint until it is
+ * slower than 0x606F. Returns true once stopped. */
+bool hs__cia402_stop_run(struct hs_cia402_node *n, unsigned code, double dt_s)
 {
-    int16_t opt = n->od.quick_stop_option;
-    uint32_t d =
-        (opt == 1 || opt == 5) ? n->od.profile_deceleration : n->od.quick_stop_deceleration;
-    double dec = units_acc(n, d);
-    n->demand_vel = ramp(n->demand_vel, 0, dec, dec, dt_s);
-    command(n, HS_CAN_JOINT_MODE_VELOCITY, 0, 0, n->demand_vel, 0);
-    return n->demand_vel == 0;
+    if (code == 3 || code == 4) {
+        if (brake_at_limit(n))
+            return false;
+        n->demand_vel = 0;
+    } else {
+        double dec =
+            units_acc(n, code == 1 ? n->od.profile_deceleration : n->od.quick_stop_deceleration);
+        n->demand_vel = ramp(n->demand_vel, 0, dec, dec, dt_s);
+        n->demand_rad += n->demand_vel * dt_s;
+    }
+    n->stop_done = n->demand_vel == 0;
+    loops(n, true, n->demand_rad, n->demand_vel, 0, dt_s);
+    return n->stop_done;
 }
 
 uint16_t hs__cia402_mode_status_bits(const struct hs_cia402_node *n)
 {
     uint16_t sw = n->internal_limit ? 1u << 11 : 0;
-    if (n->state == HS_CIA402_QUICK_STOP_ACTIVE)
-        return sw;
+    if (n->state == HS_CIA402_QUICK_STOP_ACTIVE) /* bit 10: the quick stop has stopped */
+        return sw | (n->stop_done ? 1u << 10 : 0);
     switch (n->mode_active) {
     case HS_CIA402_MODE_PP:
         return sw | (n->target_reached ? 1u << 10 : 0) |

@@ -48,11 +48,11 @@ void hs__cia402_reset_comm(struct hs_cia402_node *n)
     n->emcy_q_n = 0;
     n->nmt = HS_CIA402_NMT_INITIALISING;
     n->boot_pending = true;
+    n->boot_due_ns = 0;
 }
 
 void hs__cia402_nmt_command(struct hs_cia402_node *n, uint8_t cs, int64_t now_ns)
 {
-    (void)now_ns;
     switch (cs) {
     case 0x01:
         if (n->nmt != HS_CIA402_NMT_INITIALISING)
@@ -73,6 +73,9 @@ void hs__cia402_nmt_command(struct hs_cia402_node *n, uint8_t cs, int64_t now_ns
         n->od = n->od_def;
         hs__cia402_drive_reset(n);
         hs__cia402_reset_comm(n);
+        /* a drive reboots: silent (initialising) until its boot-up message */
+        if (n->cfg.boot_time_ms)
+            n->boot_due_ns = now_ns + (int64_t)n->cfg.boot_time_ms * 1000000;
         break;
     case 0x82:
         hs__cia402_reset_comm(n);
@@ -152,7 +155,7 @@ static void send_emcy(struct hs_cia402_node *n, int64_t now_ns)
 void hs__cia402_comm_poll(struct hs_cia402_node *n, int64_t now_ns)
 {
     uint32_t hb_id = 0x700u + n->cfg.node_id;
-    if (n->boot_pending) {
+    if (n->boot_pending && now_ns >= n->boot_due_ns) {
         uint8_t boot = 0;
         hs__cia402_tx(n, hb_id, &boot, 1);
         n->boot_pending = false;

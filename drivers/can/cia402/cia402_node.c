@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cia402/cia402_defaults.h"
 #include "cia402/cia402_internal.h"
 
 static const struct hs_can_node_ops cia402_ops;
@@ -12,15 +13,18 @@ void hs_cia402_config_init(struct hs_cia402_config *cfg, uint8_t node_id)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->node_id = node_id;
-    cfg->counts_per_rev = 131072;
-    cfg->rated_torque_nm = 1.0;
-    cfg->rated_current_a = 5.0;
-    cfg->torque_constant_nm_a = 0.2;
-    cfg->max_torque_permille = 3000;
-    cfg->position_kp_nm_rad = 50.0;
-    cfg->velocity_kd_nm_s_rad = 1.0;
-    cfg->following_error_window_counts = 131072 / 4;
-    cfg->following_error_timeout_ms = 100;
+    cfg->counts_per_rev = HS_CIA402_DEFAULT_COUNTS_PER_REV;
+    cfg->rated_torque_nm = HS_CIA402_DEFAULT_RATED_TORQUE_NM;
+    cfg->rated_current_a = HS_CIA402_DEFAULT_RATED_CURRENT_A;
+    cfg->torque_constant_nm_a = HS_CIA402_DEFAULT_TORQUE_CONSTANT_NM_A;
+    cfg->max_torque_permille = HS_CIA402_DEFAULT_MAX_TORQUE_PERMILLE;
+    cfg->position_kp_nm_rad = HS_CIA402_DEFAULT_POSITION_KP_NM_RAD;
+    cfg->velocity_kd_nm_s_rad = HS_CIA402_DEFAULT_VELOCITY_KD_NM_S_RAD;
+    cfg->velocity_ki_nm_rad = HS_CIA402_DEFAULT_VELOCITY_KI_NM_RAD;
+    cfg->heartbeat_ms = HS_CIA402_DEFAULT_HEARTBEAT_MS;
+    cfg->boot_time_ms = HS_CIA402_DEFAULT_BOOT_TIME_MS;
+    cfg->following_error_window_counts = HS_CIA402_DEFAULT_FOLLOWING_ERROR_WINDOW_COUNTS;
+    cfg->following_error_timeout_ms = HS_CIA402_DEFAULT_FOLLOWING_ERROR_TIMEOUT_MS;
     cfg->vendor_id = 0x00000000; /* unregistered: a simulator claims no vendor's id */
     cfg->product_code = 0x00000402;
     cfg->revision = 0x00010000;
@@ -59,6 +63,8 @@ static void od_defaults(struct hs_cia402_od *od, const struct hs_cia402_config *
     }
     od->abort_connection_option = 1;
     od->quick_stop_option = 2;
+    od->halt_option = 1;
+    od->fault_reaction_option = 0; /* drive function off at once, the motor free */
     od->modes = od->modes_display = HS_CIA402_MODE_CSP;
     od->following_error_window = c->following_error_window_counts;
     od->following_error_timeout_ms = c->following_error_timeout_ms;
@@ -148,7 +154,8 @@ int hs_cia402_node_init(struct hs_cia402_node *node, const struct hs_cia402_conf
                            "cia402: max_torque %g not in 0..65535 per mille",
                            cfg->max_torque_permille);
     if (!(cfg->position_kp_nm_rad >= 0) || !isfinite(cfg->position_kp_nm_rad) ||
-        !(cfg->velocity_kd_nm_s_rad >= 0) || !isfinite(cfg->velocity_kd_nm_s_rad))
+        !(cfg->velocity_kd_nm_s_rad >= 0) || !isfinite(cfg->velocity_kd_nm_s_rad) ||
+        !(cfg->velocity_ki_nm_rad >= 0) || !isfinite(cfg->velocity_ki_nm_rad))
         return hs_diag_set(d, -EINVAL, NULL, 0, 0, "cia402: loop gains must be finite and >= 0");
     memset(node, 0, sizeof *node);
     node->base.ops = &cia402_ops;
@@ -201,9 +208,14 @@ static int cia402_on_frame(struct hs_can_node *base, const struct hs_can_frame *
         accepted(n, now_ns);
         return HS_CAN_NODE_BROADCAST; /* every synchronous node on the bus needs it */
     }
+    if ((f->flags & HS_CAN_FLAG_RTR) && hs__cia402_tpdo_rtr(n, f, now_ns)) {
+        base->stats.frames_ok++;
+        return 0;
+    }
     if (f->id == 0x600u + id) {
         if (!classic || f->len != 8)
             return bad(base);
+        n->sdo_requests++;
         if (live)
             hs__cia402_sdo_frame(n, f);
         accepted(n, now_ns);

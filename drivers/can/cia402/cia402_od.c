@@ -122,9 +122,10 @@ int hs__cia402_od_build(struct hs_cia402_node *n)
     add(n, 0x603F, 0, T_U16, RO, T, K_PLAIN, OFF(error_code), U16R);
     add(n, 0x6040, 0, T_U16, RW, R, K_PLAIN, OFF(controlword), U16R);
     add(n, 0x6041, 0, T_U16, RO, T, K_PLAIN, OFF(statusword), U16R);
-    /* 0, 1, 2, 5, 6 are simulated; 3/4/7/8 (quick stop at the slow-down / current limit,
-     * voltage limit) are told apart only by the ramp, so they are refused */
-    add(n, 0x605A, 0, T_I16, RW, 0, K_PLAIN, OFF(quick_stop_option), 0, 6);
+    /* every code CiA 402-2 defines; manufacturer codes (< 0) and reserved ones are refused */
+    add(n, 0x605A, 0, T_I16, RW, 0, K_PLAIN, OFF(quick_stop_option), 0, 8);
+    add(n, 0x605D, 0, T_I16, RW, 0, K_PLAIN, OFF(halt_option), 1, 4);
+    add(n, 0x605E, 0, T_I16, RW, 0, K_PLAIN, OFF(fault_reaction_option), 0, 4);
     add(n, 0x6060, 0, T_I8, RW, R, K_MODES, OFF(modes), I8R);
     add(n, 0x6061, 0, T_I8, RO, T, K_PLAIN, OFF(modes_display), I8R);
     add(n, 0x6062, 0, T_I32, RO, T, K_PLAIN, OFF(position_demand), I32R);

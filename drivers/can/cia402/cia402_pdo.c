@@ -141,7 +141,7 @@ void hs__cia402_sync(struct hs_cia402_node *n, int64_t now_ns)
             rpdo_apply(n, p, r->data);
         r->pending = false;
     }
-    for (unsigned p = 0; p < HS_CIA402_PDO_N; p++) {
+    for (unsigned p = 0; p < HS_CIA402_PDO_N && !n->quiet; p++) {
         const struct hs_cia402_pdo_comm *c = &n->od.tpdo[p];
         if (!pdo_valid(c, &n->od.tpdo_map[p]) || c->type > 240)
             continue;
@@ -179,4 +179,23 @@ void hs__cia402_tpdo_poll(struct hs_cia402_node *n, int64_t now_ns)
         if (changed || timer)
             tpdo_send(n, p, data, now_ns);
     }
+}
+
+bool hs__cia402_tpdo_rtr(struct hs_cia402_node *n, const struct hs_can_frame *f, int64_t now_ns)
+{
+    if (n->nmt != HS_CIA402_NMT_OPERATIONAL)
+        return false;
+    for (unsigned p = 0; p < HS_CIA402_PDO_N; p++) {
+        const struct hs_cia402_pdo_comm *c = &n->od.tpdo[p];
+        if (!pdo_valid(c, &n->od.tpdo_map[p]) || (c->cob_id & 0x40000000u) ||
+            (c->cob_id & 0x7FF) != f->id)
+            continue;
+        if (!n->quiet) {
+            uint8_t data[8];
+            tpdo_sample(n, p, data);
+            tpdo_send(n, p, data, now_ns);
+        }
+        return true;
+    }
+    return false;
 }

@@ -16,6 +16,8 @@
 
 static void respond(struct hs_cia402_node *n, const uint8_t d[8])
 {
+    if (n->quiet) /* the reply thread answered this request already */
+        return;
     hs__cia402_tx(n, 0x580u + n->cfg.node_id, d, 8);
 }
 
