@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Installs everything hilsim needs to build, run and test on Debian 12. Idempotent.
-# Runs apt as root, through sudo when not root.
+# Installs what hilsim needs on Debian 12. Idempotent. Runs apt as root, through sudo when not
+# root.
+#
+#   scripts/setup.sh --demo   only what building hilsim and running the demo need (the compiler,
+#                             CMake and the libraries hilsim links): to try it
+#   scripts/setup.sh          that, and everything the tests, checks and tools use (QEMU and a
+#                             PREEMPT_RT kernel for the guest tests, clang for fuzzing, LTTng's
+#                             tools, MuJoCo, Chromium and the web view's npm packages, stress-ng,
+#                             the real client libraries' Python dependencies): to develop
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+case "${1:-}" in
+  --demo) demo=1 ;;
+  "") demo=0 ;;
+  *) echo "usage: scripts/setup.sh [--demo]" >&2; exit 2 ;;
+esac
 
-PKGS=(
+BUILD=(
   # build
-  build-essential cmake pkg-config clang-format
-  # static checks (scripts/lint.sh)
-  cppcheck
+  build-essential cmake pkg-config
   # mandated libraries
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks), systemd notify/watchdog, URDF (XML) and meshes
@@ -20,12 +30,20 @@ PKGS=(
   libjansson-dev
   # hilsim replay --plot FILE.png: cairo draws the antialiased curves and their text
   libcairo2-dev
+  # hilsim view (src/view): its HTTP/WebSocket server
+  libwebsockets-dev
+  # the demo's Python logger (examples/logger.py)
+  python3
+)
+TEST=(
+  # formatting and static checks (scripts/lint.sh)
+  clang-format cppcheck
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang
   clang-14 libclang-rt-14-dev
-  # CAN peers and tools used by tests, python for the client bindings
-  can-utils python3 python3-can
+  # CAN peers and tools used by tests, the Python client bindings' CAN side
+  can-utils python3-can
   # the vendor's Robstride SDK (../shared/clients/python/robstride_dynamics) imports numpy and tqdm:
   # tests/canio/guest-robstride-sdk.sh drives hilsim with it
   python3-numpy python3-tqdm
@@ -44,10 +62,12 @@ PKGS=(
   systemd procps
   # loads the machine (stress-ng --cpu 2) while tests show lockstep runs stay byte-identical
   stress-ng
-  # hilsim view (src/view): its HTTP/WebSocket server, node for the page's packages (web/) and
-  # its browser test, chromium for that test (headless, tests/view)
-  libwebsockets-dev nodejs chromium
+  # hilsim view's page: node for its packages (web/) and its browser test, chromium for that
+  # test (headless, tests/view)
+  nodejs chromium
 )
+PKGS=("${BUILD[@]}")
+[ "$demo" = 1 ] || PKGS+=("${TEST[@]}")
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -57,7 +77,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "setup: all ${#PKGS[@]} packages present"
+echo "setup: all ${#PKGS[@]} packages present$([ "$demo" = 1 ] && echo " (--demo: to build and run the demo)")"
+[ "$demo" = 1 ] && exit 0
 
 # hilsim view's page: three.js, urdf-loader, uPlot (and puppeteer-core for its test) exactly as
 # web/package-lock.json pins them; node_modules is never committed.
