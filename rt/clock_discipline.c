@@ -1,4 +1,4 @@
-#include "rt/clock_discipline.h"
+#include "hilsim/rt/clock_discipline.h"
 
 #include <errno.h>
 #include <math.h>

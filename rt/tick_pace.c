@@ -1,4 +1,4 @@
-#include "rt/tick_pace.h"
+#include "hilsim/rt/tick_pace.h"
 
 #include <errno.h>
 #include <string.h>

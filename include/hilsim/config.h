@@ -114,7 +114,7 @@ struct hs_cfg_leaky {
     enum hs_cfg_leaky_action action;
 };
 
-/* rt.clock: what starts a tick (rt/tick_pace.h has the modes' contract). */
+/* rt.clock: what starts a tick (hilsim/rt/tick_pace.h has the modes' contract). */
 enum hs_cfg_clock_mode {
     HS_CFG_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
     HS_CFG_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */

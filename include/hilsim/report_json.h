@@ -5,9 +5,9 @@
 
 #include <jansson.h>
 
-#include "rt/rt_audit.h"
-#include "rt/rt_hist.h"
-#include "rt/rt_stats.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/rt_stats.h"
 
 /* Each returns a new reference the caller owns (json_decref), or NULL when out of memory.
  * Keys: those of hs_rt_audit_format_json, hs_rt_stats_format_json and hs_hist_format_json. */

@@ -16,8 +16,8 @@
 
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
-#include "rt/trace.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/trace.h"
+#include "hilsim/rt/rt_clock.h"
 
 #define RX_BATCH 64
 

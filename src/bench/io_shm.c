@@ -10,7 +10,7 @@
 #include "hilsim/shm_abi.h"
 #include "bench_internal.h"
 #include "shm_server.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 struct shm_joint {
     bool commanded;     /* source shm: commands from the segment drive it */

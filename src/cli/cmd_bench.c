@@ -12,7 +12,7 @@
 #include "sync_clock.h"
 
 #include "hilsim/log.h"
-#include "rt/rt_baseline.h"
+#include "hilsim/rt/rt_baseline.h"
 
 int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*help)(FILE *),
                        const char *extra_short, const struct option *extra, int (*on_extra)(int c));

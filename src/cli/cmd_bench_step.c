@@ -23,7 +23,7 @@
 #include "heap_counter.h"
 #include "hilsim/model.h"
 #include "hilsim/world.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 struct bench_opts {
     const char *model, *env;

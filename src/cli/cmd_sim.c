@@ -20,7 +20,7 @@
 #include "hilsim/config.h"
 #include "hilsim/log.h"
 #include "hilsim/model.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 #define MAX_TORQUES 64
 /* rad/s: the quick look's servo bandwidth (src/bench/quick_look_gains.c; its loop is implicit, so

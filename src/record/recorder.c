@@ -11,7 +11,7 @@
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 #include "hilsim/pose.h"
 
 #define DEFAULT_ITEMS 65536

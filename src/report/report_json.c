@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_setup.h"
 
 /* Any failed insertion (out of memory) makes the builder return NULL instead of an object with
  * keys missing. */

@@ -539,7 +539,7 @@ static void server_free(void *arg)
 }
 
 /* Tick thread, in the control stage's readings: the loop exists before the first tick and
- * outlives the last, and its counters are relaxed atomics (rt/tick_loop.h). */
+ * outlives the last, and its counters are relaxed atomics (hilsim/rt/tick_loop.h). */
 static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
 {
     struct hs_runner *r = ctx;

@@ -19,7 +19,7 @@
 #include "hilsim/record.h"
 #include "reload.h"
 #include "sync_clock.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 /* ---- tick phases: the bench's, timed by the loop ----
  * Every phase gets the tick clock (now_ns): the wake in wall mode, simulated time in lockstep,

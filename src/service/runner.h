@@ -11,8 +11,8 @@
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
 #include "io_module.h"
-#include "rt/rt_audit.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/tick_loop.h"
 
 struct hs_recorder;
 

@@ -7,9 +7,9 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/log.h"
-#include "rt/rt_ring.h"
-#include "rt/tick_loop.h"
-#include "rt/trace.h"
+#include "hilsim/rt/rt_ring.h"
+#include "hilsim/rt/tick_loop.h"
+#include "hilsim/rt/trace.h"
 #include "runner.h"
 
 struct hs__sync_clock {

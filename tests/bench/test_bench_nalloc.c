@@ -35,8 +35,8 @@
 #include "ctl.h"
 #include "hilsim/scenario.h"
 #include "hilsim/scenario_live.h"
-#include "rt/clock_discipline.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/clock_discipline.h"
+#include "hilsim/rt/tick_loop.h"
 
 #include <ode/ode.h>
 

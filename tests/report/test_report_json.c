@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "hilsim/report_json.h"
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_setup.h"
 
 static json_t *load(const char *text)
 {
