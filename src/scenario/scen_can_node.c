@@ -1,5 +1,5 @@
 /* A scenario's hooks into CAN nodes, through the protocol registry's scenario ops
- * (drivers/can/can_protocol.h), so the scenario names no protocol: a node raising its
+ * (src/bench/can/can_protocol.h), so the scenario names no protocol: a node raising its
  * protocol's own error (node_fault), a node's state as a condition (`when: {node, state}`) and
  * an expectation (node_state), and a thermal model's winding temperature in the frames of the
  * nodes that drive its joint. The nodes are the CAN module's ports, so these need `hilsim run`. */
