@@ -1,7 +1,7 @@
 /* CAN I/O module: buses and protocol nodes from the config, tick phases, safe stop, counters.
  * See io_can.h for the units and the plant slot mapping. Everything particular to a protocol is
  * behind its ops (src/bench/can/can_protocol.h): this file has no protocol branches. */
-#include "io_can.h"
+#include "hilsim/io_can.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -1,4 +1,4 @@
-#include "io_shm.h"
+#include "hilsim/io_shm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include "hilsim/shm_abi.h"
 #include "bench_internal.h"
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 #include "hilsim/rt/rt_clock.h"
 
 struct shm_joint {

@@ -8,8 +8,8 @@
 
 #include "bench_report.h"
 #include "commands.h"
-#include "runner.h"
-#include "sync_clock.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/sync_clock.h"
 
 #include "hilsim/log.h"
 #include "hilsim/rt/rt_baseline.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "runner.h"
-#include "scenario_attach.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/scenario_attach.h"
 
 #include "hilsim/log.h"
 

@@ -6,7 +6,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 
 static void usage(FILE *out)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "runner.h"
-#include "scenario_attach.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/scenario_attach.h"
 #include "sim_csv.h"
 
 #include "hilsim/bench.h"

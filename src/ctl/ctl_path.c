@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 static int format(const char *dir, const char *bench, char *buf, size_t size)
 {

@@ -26,8 +26,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../bench/io_can.h"
-#include "../ctl/ctl.h"
+#include "hilsim/io_can.h"
+#include "hilsim/ctl.h"
 #include "hilsim/can_fault.h"
 #include "hilsim/log.h"
 #include "hilsim/scenario.h"

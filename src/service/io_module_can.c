@@ -4,9 +4,9 @@
 #include <stdio.h>
 
 #include "hilsim/log.h"
-#include "io_can.h"
-#include "io_module.h"
-#include "runner.h"
+#include "hilsim/io_can.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
 
 /* One line per bus, per node and for the MIT latency, for the summary and the safe-stop log. */
 

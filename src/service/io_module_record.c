@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io_module.h"
-#include "runner.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
 
 #include "hilsim/log.h"
 #include "hilsim/record.h"

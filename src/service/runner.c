@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "hilsim/service/runner.h"
 
 #include "hilsim/report_health.h"
 
@@ -12,13 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exit_codes.h"
+#include "hilsim/service/exit_codes.h"
 #include "emergency.h"
-#include "io_module.h"
+#include "hilsim/service/io_module.h"
 #include "hilsim/log.h"
 #include "hilsim/record.h"
 #include "reload.h"
-#include "sync_clock.h"
+#include "hilsim/service/sync_clock.h"
 #include "hilsim/rt/rt_clock.h"
 
 /* ---- tick phases: the bench's, timed by the loop ----

@@ -1,4 +1,4 @@
-#include "sync_clock.h"
+#include "hilsim/service/sync_clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "hilsim/rt/rt_ring.h"
 #include "hilsim/rt/tick_loop.h"
 #include "hilsim/rt/trace.h"
-#include "runner.h"
+#include "hilsim/service/runner.h"
 
 struct hs__sync_clock {
     struct hs_clock_discipline disc;

@@ -24,15 +24,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../src/bench/io_can.h"
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_can.h"
+#include "hilsim/io_shm.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"
 #include "hilsim/shm_abi.h"
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "hilsim/scenario.h"
 #include "hilsim/scenario_live.h"
 #include "hilsim/rt/clock_discipline.h"

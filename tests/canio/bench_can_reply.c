@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"

@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_can.h"
+#include "hilsim/io_shm.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"

@@ -10,7 +10,7 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
-#include "io_module.h"
+#include "hilsim/service/io_module.h"
 #include "hilsim/rt/rt_audit.h"
 #include "hilsim/rt/tick_loop.h"
 
