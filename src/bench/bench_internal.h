@@ -58,6 +58,9 @@ struct hs_bench {
     int trajectory_joint;           /* bench joint index, -1 none */
     const struct hs_bench_tap *tap; /* never NULL: hs__bench_noop_tap until a recorder sets one */
     char **warnings;                /* what the CLI should print once (hs_bench_warning) */
+    /* The single-joint CAN ports by config node index (src/bench/can/joint_port_bind.c): what
+     * hs_can_port_find answers. Init only. */
+    struct hs_can_port *can_ports[HS_CFG_MAX_NODES];
     uint32_t nwarnings;
 };
 

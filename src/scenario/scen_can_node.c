@@ -44,7 +44,7 @@ static int find_port(struct hs_scenario *s, struct hs__scen_step *st, const char
 #define ERR(...) hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, __VA_ARGS__)
     if (!node)
         return ERR("steps[%ld].%s: the bench has no CAN node '%s'", idx, what, name);
-    *ret = hs_can_port_find(node);
+    *ret = hs_can_port_find(s->bench, node);
     if (!*ret)
         return ERR("steps[%ld].%s: node %s is not running: this needs the CAN module (hilsim "
                    "run) and a protocol with a node state machine (not dbc)",
@@ -95,7 +95,7 @@ int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct h
         const struct hs_config *cfg = hs_bench_config(s->bench);
         for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
             struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, sp->t.joint)
-                                        ? hs_can_port_find(&cfg->can.nodes[i])
+                                        ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
                                         : NULL;
             if (p)
                 st->temp_port[st->ntemp_ports++] = p;
