@@ -74,6 +74,12 @@ struct hs_bench_can_node_stats {
  * bus or node; nothing is left open on failure. */
 int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *opts,
                         struct hs_bench_can **ret_can, struct hs_diag *diag);
+/* init only: the buses bench's CAN module opens from now on are tapped by ops (NULL: not
+ * tapped; the recorder's tap, hilsim/record.h). The bench holds the tap; nothing else does. */
+void hs_bench_can_set_tap(struct hs_bench *bench, const struct hs_can_tap_ops *ops, void *ctx);
+/* init only: the bus bench's CAN module opened on interface iface (a config bus's interface),
+ * or NULL (no CAN module, or no such bus): for binding faults by config name. */
+struct hs_can_bus *hs_bench_can_bus_find(const struct hs_bench *bench, const char *iface);
 
 /* Counters (any thread, no allocation; exact once the loop has stopped). */
 uint32_t hs_bench_can_bus_count(const struct hs_bench_can *can);

@@ -92,10 +92,11 @@ struct hs_recorder;
  * starts the writer thread. bench: its joints, sensors and bodies fix the state layout. */
 int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
                   struct hs_recorder **ret_rec, struct hs_diag *d);
-/* init only: CAN buses opened from now until hs_rec_can_tap_remove are recorded (their
- * frames go to can-<bus>.log, the bus named by its interface in the bench config). */
+/* init only: CAN buses the recorder's bench opens from now until hs_rec_can_tap_remove are
+ * recorded (their frames go to can-<bus>.log, the bus named by its interface in the bench
+ * config). The tap is set on the bench (hs_bench_can_set_tap), not on the process. */
 void hs_rec_can_tap_install(struct hs_recorder *rec);
-void hs_rec_can_tap_remove(void);
+void hs_rec_can_tap_remove(struct hs_recorder *rec);
 /* init only: adds the recorder's I/O module (after every other one) and the bench tap. The
  * bench owns the module; the recorder itself stays the caller's. */
 int hs_rec_attach(struct hs_recorder *rec, struct hs_bench *bench);

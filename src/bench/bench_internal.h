@@ -61,6 +61,11 @@ struct hs_bench {
     /* The single-joint CAN ports by config node index (src/bench/can/joint_port_bind.c): what
      * hs_can_port_find answers. Init only. */
     struct hs_can_port *can_ports[HS_CFG_MAX_NODES];
+    /* The buses the CAN module opened, by config bus index (hs_bench_can_bus_find), and the
+     * tap the buses it opens get (hs_bench_can_set_tap). Init only. */
+    struct hs_can_bus *can_buses[HS_CFG_MAX_BUSES];
+    const struct hs_can_tap_ops *can_tap;
+    void *can_tap_ctx;
     uint32_t nwarnings;
 };
 

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bench_internal.h"
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
 #include "hilsim/rt/trace.h"
@@ -61,6 +62,7 @@ struct can_clock {
 };
 
 struct hs_bench_can {
+    struct hs_bench *bench;
     const struct hs_config *cfg;
     struct can_bus buses[HS_CFG_MAX_BUSES];
     uint32_t nbuses;
@@ -510,6 +512,8 @@ static void can_destroy(void *ctx)
         return;
     for (uint32_t i = 0; i < HS_CFG_MAX_BUSES; i++) {
         hs_can_replier_destroy(c->buses[i].replier);
+        if (c->bench->can_buses[i] == c->buses[i].bus)
+            c->bench->can_buses[i] = NULL;
         hs_can_bus_close(c->buses[i].bus);
         free(c->buses[i].tx);
     }
@@ -640,11 +644,14 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
         ops = o->backend;
         cc.socketpair_fd = o->socketpair_fd[i];
     }
+    cc.tap = bench->can_tap;
+    cc.tap_ctx = bench->can_tap_ctx;
     struct hs_diag bd = {0};
     int r = hs_can_bus_open(ops, &cc, &b->bus, &bd);
     if (r < 0)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].interface '%s': %s", i, cb->interface, bd.msg);
+    bench->can_buses[i] = b->bus;
     r = hs_can_bus_start(b->bus);
     if (r < 0 && r != -ENOSYS)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
@@ -674,6 +681,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     struct hs_bench_can *c = calloc(1, sizeof *c);
     if (!c)
         return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    c->bench = bench;
     c->cfg = cfg;
     c->tick_time_stamps = opts && opts->tick_time_stamps;
     int r = 0;
@@ -836,4 +844,19 @@ int hs_bench_can_link_view(const struct hs_bench_can *c, uint32_t i, struct hs_c
 uint64_t hs_bench_can_warmup_frames_held(const struct hs_bench_can *can)
 {
     return can->warmup_frames_held;
+}
+
+void hs_bench_can_set_tap(struct hs_bench *bench, const struct hs_can_tap_ops *ops, void *ctx)
+{
+    bench->can_tap = ops;
+    bench->can_tap_ctx = ops ? ctx : NULL;
+}
+
+struct hs_can_bus *hs_bench_can_bus_find(const struct hs_bench *bench, const char *iface)
+{
+    const struct hs_config *cfg = bench->cfg;
+    for (uint32_t i = 0; i < cfg->can.nbuses && i < HS_CFG_MAX_BUSES; i++)
+        if (bench->can_buses[i] && !strcmp(cfg->can.buses[i].interface, iface))
+            return bench->can_buses[i];
+    return NULL;
 }

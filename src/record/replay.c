@@ -256,7 +256,7 @@ static void unfilter(struct hs_bench *b)
 {
     const struct hs_config *cfg = hs_bench_config(b);
     for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
-        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
+        struct hs_can_bus *bus = hs_bench_can_bus_find(b, cfg->can.buses[i].interface);
         if (bus)
             hs_can_bus_set_fault_filter(bus, NULL);
     }

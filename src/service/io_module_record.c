@@ -83,7 +83,7 @@ static int attach_end(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     (void)ret_state; /* no hooks of its own: the first entry reports */
     if (!r->rec)
         return 0;
-    hs_rec_can_tap_remove();
+    hs_rec_can_tap_remove(r->rec);
     int rc = hs_rec_attach(r->rec, r->bench);
     if (rc < 0)
         return hs_diag_set(d, rc, NULL, 0, 0, "record: cannot attach to the bench: %s",

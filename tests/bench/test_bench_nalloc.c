@@ -476,7 +476,7 @@ static void io_ticks(bool record)
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
     if (record) {
-        hs_rec_can_tap_remove();
+        hs_rec_can_tap_remove(rec);
         assert_int_equal(hs_rec_attach(rec, p.bench), 0);
         char err[HS_CLIENT_ERRBUF_MIN];
         if (hs_client_attach(cfg->bench.name, &p.client, err, sizeof err) < 0)
