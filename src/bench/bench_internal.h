@@ -42,7 +42,7 @@ struct hs_bench {
     /* The modules with a wait_release op (lockstep release sources), in attach order. */
     const struct hs_bench_io *gates[HS_BENCH_MAX_IO];
     uint32_t ngates;
-    enum hs_cfg_clock_mode clock_mode; /* rt.clock.mode, or the runner's --clock */
+    enum hs_clock_mode clock_mode; /* rt.clock.mode, or the runner's --clock */
     /* this tick's sync clock events (hs_bench_sync_event), tick thread only */
     int64_t sync_ev[HS_BENCH_SYNC_EVENTS_MAX];
     uint32_t nsync_ev;

@@ -225,17 +225,17 @@ static int commands_attach(struct hs_bench_can *c, struct hs_diag *d)
 static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct hs_diag *d)
 {
     const struct hs_cfg_clock_sync *s = &c->cfg->rt.clock.sync;
-    enum hs_cfg_clock_mode mode = hs_bench_clock_mode(bench);
+    enum hs_clock_mode mode = hs_bench_clock_mode(bench);
     enum hs_cfg_lockstep_source release = hs_config_lockstep_source(c->cfg);
     c->clock.bench = bench;
-    if (mode == HS_CFG_CLOCK_LOCKSTEP && release == HS_CFG_LOCKSTEP_CAN_COMMANDS)
+    if (mode == HS_CLOCK_LOCKSTEP && release == HS_CFG_LOCKSTEP_CAN_COMMANDS)
         return commands_attach(c, d);
-    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CFG_CLOCK_WALL ||
-        (mode == HS_CFG_CLOCK_LOCKSTEP && release != HS_CFG_LOCKSTEP_CAN_FRAME))
+    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CLOCK_WALL ||
+        (mode == HS_CLOCK_LOCKSTEP && release != HS_CFG_LOCKSTEP_CAN_FRAME))
         return 0;
     c->clock.bus = &c->buses[s->bus_index];
     c->clock.id = s->can_id;
-    c->clock.lockstep = mode == HS_CFG_CLOCK_LOCKSTEP;
+    c->clock.lockstep = mode == HS_CLOCK_LOCKSTEP;
     if (c->clock.lockstep)
         c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
     c->clock.held = calloc(CLOCK_HELD_MAX, sizeof *c->clock.held);

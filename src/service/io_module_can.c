@@ -126,8 +126,8 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     /* Lockstep runs on simulated time: frames are stamped with the tick's clock, or a node's
      * timeout would compare a wall-clock receive time with simulated time. */
     struct hs_bench_can_opts lockstep = {.tick_time_stamps = true};
-    int rc = hs_bench_can_attach(
-        r->bench, r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? &lockstep : NULL, &can, d);
+    int rc = hs_bench_can_attach(r->bench, r->clock_mode == HS_CLOCK_LOCKSTEP ? &lockstep : NULL,
+                                 &can, d);
     if (rc < 0)
         return rc;
     *ret_state = can;

@@ -46,10 +46,6 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         if (rc < 0)
             return rc;
     }
-    static const char *const clock_names[HS_CFG_CLOCK_MODE_MAX] = {[HS_CFG_CLOCK_WALL] = "wall",
-                                                                   [HS_CFG_CLOCK_LOCKSTEP] =
-                                                                       "lockstep",
-                                                                   [HS_CFG_CLOCK_SYNC] = "sync"};
     static char audit[16384];
     hs_rt_audit_format_json(&r->audit, audit, sizeof audit);
     struct hs_rec_opts o = {
@@ -58,8 +54,7 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         .scenario_path = r->o.scenario,
         .sets = r->o.sets,
         .nsets = r->o.nsets,
-        .clock_mode =
-            (unsigned)r->clock_mode < HS_CFG_CLOCK_MODE_MAX ? clock_names[r->clock_mode] : "?",
+        .clock_mode = hs_clock_mode_name(r->clock_mode),
         .audit_json = audit,
         .ring_items = c->ring_items,
         .ring_states = c->ring_states,

@@ -96,9 +96,7 @@ static void fill_rt(struct hs_runner *r)
     };
     r->clock_mode = r->o.clock_given ? r->o.clock_mode : c->clock.mode;
     r->tick.clock = (struct hs_tick_clock){
-        .mode = r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? HS_CLOCK_LOCKSTEP
-                : r->clock_mode == HS_CFG_CLOCK_SYNC   ? HS_CLOCK_SYNC
-                                                       : HS_CLOCK_WALL,
+        .mode = r->clock_mode,
         .lockstep_timeout_ns = (int64_t)llround(c->clock.lockstep_timeout_s * 1e9),
         .on_timeout = c->clock.on_timeout == HS_CFG_LOCKSTEP_STEP   ? HS_LOCKSTEP_STEP
                       : c->clock.on_timeout == HS_CFG_LOCKSTEP_STOP ? HS_LOCKSTEP_STOP
@@ -248,7 +246,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }
-    if (r->clock_mode == HS_CFG_CLOCK_LOCKSTEP) {
+    if (r->clock_mode == HS_CLOCK_LOCKSTEP) {
         if (hs_bench_release_sources(r->bench) == 0) {
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "

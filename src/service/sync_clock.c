@@ -80,7 +80,7 @@ static void describe(struct hs__sync_clock *s, const struct hs_config *cfg)
 int hs__sync_clock_attach(struct hs_runner *r, struct hs__sync_clock **ret, struct hs_diag *d)
 {
     *ret = NULL;
-    if (r->clock_mode != HS_CFG_CLOCK_SYNC)
+    if (r->clock_mode != HS_CLOCK_SYNC)
         return 0;
     const struct hs_cfg_clock_sync *c = &r->cfg->rt.clock.sync;
     struct hs__sync_clock *s = calloc(1, sizeof *s); /* init only */

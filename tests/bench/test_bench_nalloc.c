@@ -861,7 +861,7 @@ static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
     const struct hs_config *cfg = open_bench(&p, yaml, "cls.yaml", dir);
     struct hs_diag d = {0};
-    hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
+    hs_bench_set_clock_mode(p.bench, HS_CLOCK_LOCKSTEP);
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};
