@@ -10,6 +10,8 @@ PKGS=(
   build-essential cmake pkg-config clang-format
   # static checks (scripts/lint.sh)
   cppcheck
+  # clang-tidy with the checks of .clang-tidy (scripts/tidy.sh)
+  clang-tidy-14
   # mandated libraries
   libode-dev libsocketcan-dev liblttng-ust-dev libcmocka-dev
   # config parsing (YAML with line/column marks), systemd notify/watchdog, URDF (XML) and meshes

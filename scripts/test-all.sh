@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: a -Werror build with ctest (including the PREEMPT_RT guest tests),
-# an ASan+UBSan build with ctest, a clang-format check, cppcheck (scripts/lint.sh) and a short
-# libFuzzer run per target.
+# an ASan+UBSan build with ctest, a TSan build of the threaded tests, a clang-format check,
+# cppcheck (scripts/lint.sh), clang-tidy (scripts/tidy.sh) and a short libFuzzer run per target.
 # Installs nothing: run scripts/setup.sh first (the README's test command does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,9 @@ clang-format --dry-run --Werror "${SRCS[@]}"
 
 step "lint (cppcheck)"
 scripts/lint.sh build-lint
+
+step "lint (clang-tidy, .clang-tidy's checks)"
+scripts/tidy.sh build-tidy
 
 step "build (-Werror)"
 cmake -S . -B build-ci -DHS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -34,7 +34,7 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
                  (unsigned long long)s.unclaimed, (unsigned long long)s.state.rx_bad,
                  (unsigned long long)s.state.rx_dropped_kernel,
                  (unsigned long long)s.state.tx_dropped, (unsigned long long)s.state.tx_replaced,
-                 (unsigned long long)(s.state.tx_errors + s.send_errors),
+                 (unsigned long long)s.state.tx_errors + (unsigned long long)s.send_errors,
                  (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
                  (unsigned long long)s.rx_capped_ticks);
         fn(arg, line);
