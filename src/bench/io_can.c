@@ -17,6 +17,7 @@
 #include "bench_internal.h"
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
+#include "hilsim/rt/rt_hist.h"
 #include "hilsim/rt/trace.h"
 #include "hilsim/rt/rt_clock.h"
 
@@ -68,8 +69,9 @@ struct hs_bench_can {
     uint32_t nbuses;
     struct can_node nodes[HS_CFG_MAX_NODES];
     uint32_t nnodes;
-    uint32_t *lat_hist; /* HS_BENCH_CAN_LAT_MAX_US + 1 bins */
-    uint64_t lat_n;
+    /* reply latency in µs (or ticks), clamped to HS_BENCH_CAN_LAT_MAX_US: rt's log-linear
+     * histogram, exact below 128 and within 0.39 % above */
+    struct hs_hist lat;
     bool stopped;
     bool tick_time_stamps;
     uint64_t tick;               /* for trace events: the tick being served */
@@ -414,8 +416,7 @@ static void record_latency(struct hs_bench_can *c, int64_t sent_ns, int64_t unit
         if (n->port->proto->reply_latency) {
             int64_t v = (sent_ns - n->pending_ns) / unit_ns;
             v = v < 0 ? 0 : v > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : v;
-            c->lat_hist[v]++;
-            c->lat_n++;
+            hs_hist_record(&c->lat, v);
         }
         n->pending_ns = 0;
         n->replied = false;
@@ -520,7 +521,7 @@ static void can_destroy(void *ctx)
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
         if (c->nodes[i].port)
             c->nodes[i].port->proto->destroy(c->nodes[i].port);
-    free(c->lat_hist);
+    hs_hist_destroy(&c->lat);
     free(c->clock.held);
     free(c);
 }
@@ -686,8 +687,7 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     c->tick_time_stamps = opts && opts->tick_time_stamps;
     int r = 0;
     uint32_t opened = 0;
-    c->lat_hist = calloc(HS_BENCH_CAN_LAT_MAX_US + 1, sizeof *c->lat_hist);
-    if (!c->lat_hist) {
+    if (hs_hist_init(&c->lat, HS_BENCH_CAN_LAT_MAX_US + 1) < 0) {
         r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
         goto fail;
     }
@@ -798,19 +798,13 @@ bool hs_bench_can_latency_in_ticks(const struct hs_bench_can *c)
 
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *c, double p, double *ret_us)
 {
-    if (!c || !c->lat_n)
+    if (!c || !c->lat.count)
         return 0;
-    uint64_t want = (uint64_t)ceil(p / 100.0 * (double)c->lat_n), seen = 0;
-    if (want < 1)
-        want = 1;
-    for (uint32_t us = 0; us <= HS_BENCH_CAN_LAT_MAX_US; us++) {
-        seen += c->lat_hist[us];
-        if (seen >= want) {
-            *ret_us = us;
-            break;
-        }
-    }
-    return c->lat_n;
+    double ppm = ceil(p * 1e4);
+    int64_t v = 0;
+    if (hs_hist_percentile(&c->lat, ppm < 1 ? 1 : ppm > 1e6 ? 1000000 : (uint32_t)ppm, &v) == 0)
+        *ret_us = (double)v;
+    return c->lat.count;
 }
 
 int hs_bench_can_bus_live(const struct hs_bench_can *c, uint32_t i, const char **ret_name,
