@@ -58,22 +58,24 @@ enum hs_rec_live {
 
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
 
+struct hs_rt_audit;
+
 struct hs_rec_opts {
     const char *dir;           /* the recording folder: created; must not exist or be empty */
     const char *config_path;   /* the config file to copy (NULL: none) */
     const char *scenario_path; /* the scenario file the run plays, copied (NULL: none) */
     const char *const *sets;   /* --set overrides the config was loaded with (manifest) */
     uint32_t nsets;
-    const char *clock_mode; /* "realtime", "simulated", ... (manifest only) */
-    const char *version;    /* hilsim version string */
-    const char *audit_json; /* host audit as JSON text (NULL: none) */
-    uint32_t ring_items;    /* frame/command/event ring slots (0: 65536) */
-    uint32_t ring_states;   /* state ring slots (0: 4096) */
-    uint64_t rotate_bytes;  /* start a new segment past this many bytes (0: never) */
-    double rotate_s;        /* ... or past this many seconds of recording (0: never) */
-    uint32_t keep_segments; /* delete older segments beyond this many (0: keep all) */
-    bool writer_paused;     /* tests: the writer drains nothing until hs_rec_finish, so a run longer
-                               than the ring overflows it for certain */
+    const char *clock_mode;          /* "realtime", "simulated", ... (manifest only) */
+    const char *version;             /* hilsim version string */
+    const struct hs_rt_audit *audit; /* host audit (NULL: none); read at create */
+    uint32_t ring_items;             /* frame/command/event ring slots (0: 65536) */
+    uint32_t ring_states;            /* state ring slots (0: 4096) */
+    uint64_t rotate_bytes;           /* start a new segment past this many bytes (0: never) */
+    double rotate_s;                 /* ... or past this many seconds of recording (0: never) */
+    uint32_t keep_segments;          /* delete older segments beyond this many (0: keep all) */
+    bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
+                           than the ring overflows it for certain */
 };
 
 struct hs_rec_stats {

@@ -46,8 +46,6 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         if (rc < 0)
             return rc;
     }
-    static char audit[16384];
-    hs_rt_audit_format_json(&r->audit, audit, sizeof audit);
     struct hs_rec_opts o = {
         .dir = dir,
         .config_path = r->o.config,
@@ -55,7 +53,7 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         .sets = r->o.sets,
         .nsets = r->o.nsets,
         .clock_mode = hs_clock_mode_name(r->clock_mode),
-        .audit_json = audit,
+        .audit = &r->audit,
         .ring_items = c->ring_items,
         .ring_states = c->ring_states,
         .rotate_bytes = (uint64_t)(c->rotate_mib * 1048576.0),
