@@ -1,6 +1,6 @@
 # LTTng-UST tracing: AUTO builds the provider when lttng-ust is found, ON requires it, OFF never.
-# Sets HS_HAVE_LTTNG. Code uses the HS_TRACE() macro from rt/trace.h, which compiles to nothing
-# without it.
+# Sets HS_HAVE_LTTNG. Code uses the HS_TRACE() macro from hilsim/rt/trace.h, which compiles to
+# nothing without it.
 set(HS_HAVE_LTTNG OFF)
 if(NOT HS_TRACING STREQUAL "OFF")
   pkg_check_modules(LTTNG_UST IMPORTED_TARGET lttng-ust>=2.12)

@@ -1,4 +1,4 @@
-#include "rt/clock_discipline.h"
+#include "hilsim/rt/clock_discipline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -152,6 +152,7 @@ static void track_lock(struct hs_clock_discipline *disc, enum hs_sync_state s, d
     } else {
         disc->in_window = 0;
     }
+    /* NOLINTNEXTLINE(bugprone-branch-clone): losing the lock and not having it both acquire */
     if (locked && fabs(err) > 2 * win) {
         set_state(disc, HS_SYNC_ACQUIRING);
     } else if (locked) {

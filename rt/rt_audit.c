@@ -1,5 +1,5 @@
-#include "rt/rt_audit.h"
-#include "rt/rt_out.h"
+#include "hilsim/rt/rt_audit.h"
+#include "rt_out.h"
 
 #include <ctype.h>
 #include <dirent.h>

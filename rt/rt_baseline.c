@@ -1,10 +1,10 @@
-#include "rt/rt_baseline.h"
+#include "hilsim/rt/rt_baseline.h"
 
 #include <errno.h>
 
-#include "rt/rt_clock.h"
-#include "rt/rt_thread.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/rt_clock.h"
+#include "rt_thread.h"
+#include "hilsim/rt/tick_loop.h"
 
 struct baseline {
     const struct hs_baseline_config *cfg;

@@ -1,6 +1,6 @@
 /* The loop's wake latency against the bare clock_nanosleep baseline of the same run. */
-#include "rt/rt_out.h"
-#include "rt/rt_stats.h"
+#include "rt_out.h"
+#include "hilsim/rt/rt_stats.h"
 
 enum { NCOL = 3 + HS_STATS_NPCT }; /* min, mean, percentiles..., max */
 

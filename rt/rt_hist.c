@@ -1,4 +1,4 @@
-#include "rt/rt_hist.h"
+#include "hilsim/rt/rt_hist.h"
 
 #include <errno.h>
 #include <stdlib.h>

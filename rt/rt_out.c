@@ -1,4 +1,4 @@
-#include "rt/rt_out.h"
+#include "rt_out.h"
 
 #include <stdarg.h>
 #include <stdio.h>

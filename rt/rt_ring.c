@@ -1,4 +1,4 @@
-#include "rt/rt_ring.h"
+#include "hilsim/rt/rt_ring.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
-#include "rt/rt_stats.h"
-#include "rt/rt_out.h"
+#include "hilsim/rt/rt_stats.h"
+#include "rt_out.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "rt/rt_thread.h"
+#include "rt_thread.h"
 
 #include <errno.h>
 #include <sched.h>

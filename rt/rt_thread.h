@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_setup.h"
 
 struct hs__rt_thread {
     pthread_t thread;

@@ -1,4 +1,4 @@
-#include "rt/tick_loop.h"
+#include "hilsim/rt/tick_loop.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt/rt_clock.h"
-#include "rt/rt_thread.h"
-#include "rt/trace.h"
+#include "hilsim/rt/rt_clock.h"
+#include "rt_thread.h"
+#include "hilsim/rt/trace.h"
 
 struct hs_tick_loop {
     struct hs_tick_config cfg;

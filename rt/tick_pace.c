@@ -1,17 +1,19 @@
-#include "rt/tick_pace.h"
+#include "hilsim/rt/tick_pace.h"
 
 #include <errno.h>
 #include <string.h>
 
-static const char *const mode_names[HS_CLOCK_MODE_MAX] = {
-    [HS_CLOCK_WALL] = "wall", [HS_CLOCK_LOCKSTEP] = "lockstep", [HS_CLOCK_SYNC] = "sync"};
+const char *const hs_clock_mode_names[HS_CLOCK_MODE_MAX + 1] = {[HS_CLOCK_WALL] = "wall",
+                                                                [HS_CLOCK_LOCKSTEP] = "lockstep",
+                                                                [HS_CLOCK_SYNC] = "sync",
+                                                                [HS_CLOCK_MODE_MAX] = NULL};
 
 static const char *const expiry_names[HS_LOCKSTEP_EXPIRY_MAX] = {
     [HS_LOCKSTEP_HOLD] = "hold", [HS_LOCKSTEP_STEP] = "step", [HS_LOCKSTEP_STOP] = "stop"};
 
 const char *hs_clock_mode_name(enum hs_clock_mode m)
 {
-    return (unsigned)m < HS_CLOCK_MODE_MAX ? mode_names[m] : "?";
+    return (unsigned)m < HS_CLOCK_MODE_MAX ? hs_clock_mode_names[m] : "?";
 }
 
 const char *hs_lockstep_expiry_name(enum hs_lockstep_expiry e)
@@ -29,7 +31,7 @@ static int lookup(const char *const *names, int n, const char *s)
 
 int hs_clock_mode_parse(const char *s, enum hs_clock_mode *ret)
 {
-    int i = lookup(mode_names, HS_CLOCK_MODE_MAX, s);
+    int i = lookup(hs_clock_mode_names, HS_CLOCK_MODE_MAX, s);
     if (i < 0)
         return i;
     *ret = (enum hs_clock_mode)i;

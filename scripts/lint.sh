@@ -6,7 +6,7 @@
 # true or false, unused members). Off, with the reason:
 #   variableScope, constVariable, constParameter, redundantInitialization: taste, not defects;
 #   invalidPointerCast: src/config reaches struct fields through offsetof tables on purpose;
-#   unknownMacro in rt/trace_provider.h: LTTng's event macros, which cppcheck cannot expand.
+#   unknownMacro in include/hilsim/rt/trace_provider.h: LTTng's event macros, which cppcheck cannot expand.
 # Tests are not linted: cppcheck does not see cmocka's and the helpers' out-parameters and flags
 # every variable they fill. scripts/cppcheck-suppressions.txt lists findings still to fix, each
 # with its file. A false positive gets an inline `// cppcheck-suppress <id>` with the reason.
@@ -20,7 +20,7 @@ cppcheck --project="$dir/compile_commands.json" -j"$(nproc)" --quiet --error-exi
   --file-filter='src/*' --file-filter='rt/*' --file-filter='drivers/*' --file-filter='examples/*' \
   --suppress=variableScope --suppress=constVariable --suppress=constParameter \
   --suppress=redundantInitialization --suppress=invalidPointerCast \
-  --suppress=unknownMacro:rt/trace_provider.h --suppress='*:/usr/*' \
+  --suppress=unknownMacro:include/hilsim/rt/trace_provider.h --suppress='*:/usr/*' \
   --suppressions-list=scripts/cppcheck-suppressions.txt \
   --template='{file}:{line}:{column}: {severity}: {message} [{id}]'
 echo "lint: cppcheck clean"

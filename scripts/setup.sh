@@ -38,6 +38,8 @@ BUILD=(
 TEST=(
   # formatting and static checks (scripts/lint.sh)
   clang-format cppcheck
+  # clang-tidy with the checks of .clang-tidy (scripts/tidy.sh)
+  clang-tidy-14
   # tracing tools: record and read LTTng traces
   lttng-tools babeltrace2
   # fuzzing and sanitizers with clang

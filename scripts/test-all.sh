@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: a -Werror build with ctest (including the PREEMPT_RT guest tests),
-# an ASan+UBSan build with ctest, a clang-format check, cppcheck (scripts/lint.sh) and a short
-# libFuzzer run per target.
+# an ASan+UBSan build with ctest, a TSan build of the threaded tests, a clang-format check,
+# cppcheck (scripts/lint.sh), clang-tidy (scripts/tidy.sh) and a short libFuzzer run per target.
 # Installs nothing: run scripts/setup.sh first (the README's test command does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +16,9 @@ clang-format --dry-run --Werror "${SRCS[@]}"
 step "lint (cppcheck)"
 scripts/lint.sh build-lint
 
+step "lint (clang-tidy, .clang-tidy's checks)"
+scripts/tidy.sh build-tidy
+
 step "build (-Werror)"
 cmake -S . -B build-ci -DHS_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-ci -j"$JOBS"
@@ -28,6 +31,21 @@ cmake --build build-asan -j"$JOBS"
 step "tests under ASan+UBSan"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$JOBS" -LE "rtguest|nosan")
+
+# ThreadSanitizer over the tests that run hilsim's threads, building only what they need: the CAN
+# reply thread (test_can_replier), the recorder's writer thread (test_record), the control socket
+# (test_ctl_e2e: the hilsim binary's socket thread, driven by the python client), shm between
+# server and client threads (test_shm_stress, test_shm_commands) and the RT thread and tick loop
+# (test_tick_loop). The python client loads the TSan-built libhilsim-client, so the TSan runtime
+# is preloaded into that test's python (tests/ctl/CMakeLists.txt).
+step "build (ThreadSanitizer): the threaded tests"
+TSAN_TESTS=(test_can_replier test_record test_shm_stress test_shm_commands test_tick_loop)
+cmake -S . -B build-tsan -DHS_WERROR=ON -DHS_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-tsan -j"$JOBS" --target "${TSAN_TESTS[@]}" hilsim hilsim-client
+step "threaded tests under ThreadSanitizer"
+tsan_rx=$(IFS='|'; echo "^(${TSAN_TESTS[*]}|test_ctl_e2e)\$")
+(cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ctest --output-on-failure -j"$JOBS" -R "$tsan_rx")
 
 # 17 targets: 12 s each keeps the whole run near 20 min on 2 cores; each target was also run
 # for minutes when written (its commit says how long). HS_FUZZ_SECONDS=60 for a deeper pass.

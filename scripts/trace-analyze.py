@@ -4,7 +4,7 @@
     trace-analyze.py TRACE_DIR [--json] [--pid PID] [--range-ns 10000000000]
 
 Runs babeltrace2 on TRACE_DIR, and prints the same table as the in-process stats
-(rt/rt_stats.c) using the same log-linear histogram and percentile definition (rt/rt_hist.h):
+(rt/rt_stats.c) using the same log-linear histogram and percentile definition (hilsim/rt/rt_hist.h):
 1 ns bins below 128 ns, then 128 bins per power of two. With N samples and p in parts per
 million, k = ceil(p * N / 1e6) (at least 1); k = 1 is the exact minimum, k = N the exact
 maximum; otherwise the percentile is the midpoint of the smallest bin whose cumulative count
@@ -140,7 +140,7 @@ def select_process(events, pid):
     return [(n, f) for n, f, _ in events]
 
 
-# enum hs_rt_log_kind in rt/rt_ring.h: policy_action's action for a skip; its value is the
+# enum hs_rt_log_kind in hilsim/rt/rt_ring.h: policy_action's action for a skip; its value is the
 # number of periods skipped.
 LOG_SKIP = 1
 

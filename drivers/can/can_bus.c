@@ -56,19 +56,12 @@ static void tap_none(void *bus_ctx, bool tx, const struct hs_can_frame *frames, 
     (void)bus_ctx, (void)tx, (void)frames, (void)n;
 }
 static const struct hs_can_tap_ops tap_noop = {.frames = tap_none};
-static const struct hs_can_tap_ops *tap_ops;
-static void *tap_ctx;
-
-void hs_can_tap_install(const struct hs_can_tap_ops *ops, void *ctx)
-{
-    tap_ops = ops;
-    tap_ctx = ctx;
-}
 
 static void tap_attach(struct hs_can_bus *bus)
 {
-    void *c = tap_ops ? tap_ops->attach(tap_ctx, &bus->cfg) : NULL;
-    bus->tap = c ? tap_ops : &tap_noop;
+    const struct hs_can_tap_ops *ops = bus->cfg.tap;
+    void *c = ops ? ops->attach(bus->cfg.tap_ctx, &bus->cfg) : NULL;
+    bus->tap = c ? ops : &tap_noop;
     bus->tap_ctx = c;
 }
 
@@ -110,7 +103,6 @@ void hs_can_bus_close(struct hs_can_bus *bus)
 {
     if (!bus)
         return;
-    hs__can_fault_bus_closed(bus);
     bus->ops->close(bus);
     free(bus->backlog);
     free(bus);

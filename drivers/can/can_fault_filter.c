@@ -280,33 +280,11 @@ static const struct hs_can_frame *no_tx(void *ctx, const struct hs_can_frame *fr
 }
 
 /* ---- the bus side ---- */
-static struct hs_can_bus *open_buses[64];
-
 void hs__can_fault_bus_opened(struct hs_can_bus *bus)
 {
     bus->fault_rx = no_rx;
     bus->fault_tx = no_tx;
     bus->fault_ctx = NULL;
-    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
-        if (!open_buses[i]) {
-            open_buses[i] = bus;
-            break;
-        }
-}
-
-void hs__can_fault_bus_closed(struct hs_can_bus *bus)
-{
-    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
-        if (open_buses[i] == bus)
-            open_buses[i] = NULL;
-}
-
-struct hs_can_bus *hs_can_bus_find(const char *iface)
-{
-    for (unsigned i = 0; i < sizeof open_buses / sizeof open_buses[0]; i++)
-        if (open_buses[i] && !strcmp(open_buses[i]->cfg.iface, iface))
-            return open_buses[i];
-    return NULL;
 }
 
 struct hs_can_fault_filter *hs_can_bus_fault_filter(const struct hs_can_bus *bus)

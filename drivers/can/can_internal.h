@@ -20,7 +20,7 @@ struct hs_can_bus {
     void *priv;                   /* backend state, owned by the backend */
     struct hs_can_frame *backlog; /* KEEP_NEWEST slots (cfg.tx_backlog_max) */
     unsigned n_backlog;
-    const struct hs_can_tap_ops *tap; /* never NULL (hs_can_tap_install) */
+    const struct hs_can_tap_ops *tap; /* never NULL (cfg.tap, or a no-op) */
     void *tap_ctx;
     /* CAN faults (can_fault_filter.c): no-ops unless a scenario installed a filter */
     int (*fault_rx)(void *ctx, struct hs_can_frame *frames, int n, unsigned max);
@@ -29,9 +29,8 @@ struct hs_can_bus {
     void *fault_ctx;
 };
 
-/* can_fault_filter.c: the no-op filter and the registry of open buses (hs_can_bus_find). */
+/* can_fault_filter.c: a new bus starts with the no-op filter. */
 void hs__can_fault_bus_opened(struct hs_can_bus *bus);
-void hs__can_fault_bus_closed(struct hs_can_bus *bus);
 
 /* Batched non-blocking datagram I/O on a socket carrying struct can_frame / canfd_frame
  * records: shared by the socketpair and SocketCAN backends so both have the same frame

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "shm_server_internal.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 /* Wrap-safe: the client released `tick` or a later one. */
 static int released(uint32_t word, uint64_t tick)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 
 struct hs_shm_guard;
 

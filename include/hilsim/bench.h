@@ -125,8 +125,8 @@ int hs_bench_wait_release(struct hs_bench *bench, int64_t deadline_ns);
 uint32_t hs_bench_release_sources(const struct hs_bench *bench);
 /* init only, before the I/O modules attach: the clock mode the run uses (default rt.clock.mode;
  * the CLI's --clock overrides it). I/O modules read it at attach: shm tells its clients. */
-void hs_bench_set_clock_mode(struct hs_bench *bench, enum hs_cfg_clock_mode mode);
-enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
+void hs_bench_set_clock_mode(struct hs_bench *bench, enum hs_clock_mode mode);
+enum hs_clock_mode hs_bench_clock_mode(const struct hs_bench *bench);
 /* The sync clock's events (rt.clock.sync). RT-safe, tick thread: an I/O module that sees the
  * configured event in its inputs phase (a SYNC frame, the shm owner's command) reports its
  * time, CLOCK_MONOTONIC (a frame's kernel receive time, not the drain time). The runner's

@@ -119,6 +119,8 @@ struct hs_can_config {
     int64_t restart_delay_ns; /* HS_CAN_RESTART_MANUAL */
 
     int socketpair_fd; /* socketpair backend: connected SOCK_SEQPACKET endpoint; bus owns it */
+    const struct hs_can_tap_ops *tap; /* NULL: no tap (see struct hs_can_tap_ops below) */
+    void *tap_ctx;                    /* tap->attach's ctx */
 };
 
 struct hs_can_bus;
@@ -146,17 +148,15 @@ extern const struct hs_can_backend_ops hs_can_socketpair_ops;
 extern const struct hs_can_backend_ops hs_can_socketcan_ops;
 
 /* A tap sees every frame a bus received or handed to the kernel (recording: hilsim/record.h).
- * While installed, each bus opened gets attach's context; attach returning NULL (or no tap)
- * gives the bus a tap that does nothing, so the bus never checks. Received frames (tx false)
- * are reported on the thread that acts on them, the tick (a reply thread's frames when the
- * tick takes them from its ring); sent frames on whichever thread sent them (the tick, or a
- * reply thread). RT-safe, never blocking. */
+ * A bus opened with one in its config (hs_can_config.tap) gets attach's context; attach
+ * returning NULL (or no tap) gives the bus a tap that does nothing, so the bus never checks.
+ * Received frames (tx false) are reported on the thread that acts on them, the tick (a reply
+ * thread's frames when the tick takes them from its ring); sent frames on whichever thread sent
+ * them (the tick, or a reply thread). RT-safe, never blocking. */
 struct hs_can_tap_ops {
     void *(*attach)(void *ctx, const struct hs_can_config *cfg); /* init only */
     void (*frames)(void *bus_ctx, bool tx, const struct hs_can_frame *frames, unsigned n);
 };
-/* init only: for buses opened from now on; NULL stops tapping new buses. */
-void hs_can_tap_install(const struct hs_can_tap_ops *ops, void *ctx);
 
 /* Fills cfg with defaults: batch 32, no filters, classic frames, TX_DROP, fd -1. RT-safe */
 void hs_can_config_init(struct hs_can_config *cfg);

@@ -77,7 +77,5 @@ void hs_can_fault_filter_counts(const struct hs_can_fault_filter *f, uint32_t ru
 void hs_can_bus_set_fault_filter(struct hs_can_bus *bus, struct hs_can_fault_filter *f);
 /* Any thread: the filter installed on bus, or NULL. */
 struct hs_can_fault_filter *hs_can_bus_fault_filter(const struct hs_can_bus *bus);
-/* init only: the open bus on interface iface, or NULL (for binding faults by config name). */
-struct hs_can_bus *hs_can_bus_find(const char *iface);
 
 #endif

@@ -1,8 +1,10 @@
 /* Protocol nodes: a simulated motor controller on the CAN bus.
  *
- * Each tick the integrator feeds every received frame to the nodes (on_frame), steps physics
- * with the joint commands the nodes hold, then polls every node with the new joint state to
- * collect the frames to send (replies, cyclic messages, answers to remote requests).
+ * Each tick the CAN I/O module (src/bench/io_can.c), in the tick's inputs phase, feeds every
+ * received frame to the nodes (on_frame), then polls every node with its joints' latest
+ * readings (those of the previous tick's physics) to collect the frames to send (replies,
+ * cyclic messages, answers to remote requests); physics then steps with the joint commands the
+ * nodes hold, and the outputs phase sends the collected frames.
  * Node structs are plain memory owned by the caller (static or allocated at init); after
  * init nothing allocates. Units: SI, radians; protocol units are converted inside the node. */
 #ifndef HILSIM_CAN_NODE_H

@@ -24,6 +24,7 @@
 #include "hilsim/diag.h"
 #include "hilsim/model.h"
 #include "hilsim/pose.h"
+#include "hilsim/rt/tick_pace.h"
 #include "hilsim/world.h"
 
 #define HS_CFG_MAX_MODELS 8
@@ -114,13 +115,8 @@ struct hs_cfg_leaky {
     enum hs_cfg_leaky_action action;
 };
 
-/* rt.clock: what starts a tick (rt/tick_pace.h has the modes' contract). */
-enum hs_cfg_clock_mode {
-    HS_CFG_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
-    HS_CFG_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */
-    HS_CFG_CLOCK_SYNC,     /* wall, disciplined to an external event (rt.clock.sync) */
-    HS_CFG_CLOCK_MODE_MAX
-};
+/* rt.clock.mode: what starts a tick is enum hs_clock_mode (hilsim/rt/tick_pace.h: the one enum
+ * and name table, with the modes' contract). */
 enum hs_cfg_lockstep_expiry {
     HS_CFG_LOCKSTEP_HOLD, /* keep waiting, warn every timeout */
     HS_CFG_LOCKSTEP_STEP, /* run the tick anyway */
@@ -157,7 +153,7 @@ enum hs_cfg_lockstep_source {
 };
 
 struct hs_cfg_clock {
-    enum hs_cfg_clock_mode mode;
+    enum hs_clock_mode mode;
     double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
     enum hs_cfg_lockstep_expiry on_timeout;
     enum hs_cfg_lockstep_source lockstep_source;

@@ -58,22 +58,24 @@ enum hs_rec_live {
 
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
 
+struct hs_rt_audit;
+
 struct hs_rec_opts {
     const char *dir;           /* the recording folder: created; must not exist or be empty */
     const char *config_path;   /* the config file to copy (NULL: none) */
     const char *scenario_path; /* the scenario file the run plays, copied (NULL: none) */
     const char *const *sets;   /* --set overrides the config was loaded with (manifest) */
     uint32_t nsets;
-    const char *clock_mode; /* "realtime", "simulated", ... (manifest only) */
-    const char *version;    /* hilsim version string */
-    const char *audit_json; /* host audit as JSON text (NULL: none) */
-    uint32_t ring_items;    /* frame/command/event ring slots (0: 65536) */
-    uint32_t ring_states;   /* state ring slots (0: 4096) */
-    uint64_t rotate_bytes;  /* start a new segment past this many bytes (0: never) */
-    double rotate_s;        /* ... or past this many seconds of recording (0: never) */
-    uint32_t keep_segments; /* delete older segments beyond this many (0: keep all) */
-    bool writer_paused;     /* tests: the writer drains nothing until hs_rec_finish, so a run longer
-                               than the ring overflows it for certain */
+    const char *clock_mode;          /* "realtime", "simulated", ... (manifest only) */
+    const char *version;             /* hilsim version string */
+    const struct hs_rt_audit *audit; /* host audit (NULL: none); read at create */
+    uint32_t ring_items;             /* frame/command/event ring slots (0: 65536) */
+    uint32_t ring_states;            /* state ring slots (0: 4096) */
+    uint64_t rotate_bytes;           /* start a new segment past this many bytes (0: never) */
+    double rotate_s;                 /* ... or past this many seconds of recording (0: never) */
+    uint32_t keep_segments;          /* delete older segments beyond this many (0: keep all) */
+    bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
+                           than the ring overflows it for certain */
 };
 
 struct hs_rec_stats {
@@ -92,10 +94,11 @@ struct hs_recorder;
  * starts the writer thread. bench: its joints, sensors and bodies fix the state layout. */
 int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
                   struct hs_recorder **ret_rec, struct hs_diag *d);
-/* init only: CAN buses opened from now until hs_rec_can_tap_remove are recorded (their
- * frames go to can-<bus>.log, the bus named by its interface in the bench config). */
+/* init only: CAN buses the recorder's bench opens from now until hs_rec_can_tap_remove are
+ * recorded (their frames go to can-<bus>.log, the bus named by its interface in the bench
+ * config). The tap is set on the bench (hs_bench_can_set_tap), not on the process. */
 void hs_rec_can_tap_install(struct hs_recorder *rec);
-void hs_rec_can_tap_remove(void);
+void hs_rec_can_tap_remove(struct hs_recorder *rec);
 /* init only: adds the recorder's I/O module (after every other one) and the bench tap. The
  * bench owns the module; the recorder itself stays the caller's. */
 int hs_rec_attach(struct hs_recorder *rec, struct hs_bench *bench);

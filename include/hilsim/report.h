@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rt/rt_hist.h"
+#include "hilsim/rt/rt_hist.h"
 
 struct hs_svg_series {
     const char *label;
-    const struct hs_hist *hist; /* log-linear histogram (rt/rt_hist.h); borrowed */
+    const struct hs_hist *hist; /* log-linear histogram (hilsim/rt/rt_hist.h); borrowed */
     const char *color;          /* SVG colour, e.g. "#1f77b4" */
     bool markers;               /* draw p50, p99, p99.9 and max as vertical lines */
 };

@@ -297,8 +297,8 @@ _Static_assert(sizeof(struct hs_shm_imu_state) == 48, "imu layout");
 _Static_assert(sizeof(struct hs_shm_ft_state) == 48, "ft layout");
 _Static_assert(sizeof(struct hs_shm_command_head) == 64, "command head layout");
 _Static_assert(sizeof(struct hs_shm_joint_command) == 72, "joint command layout");
-_Static_assert(sizeof(_Atomic uint64_t) == 8 && _Alignof(_Atomic uint64_t) == 8,
-               "seqlocked data is copied as 64-bit atomic words");
+_Static_assert(sizeof(_Atomic uint64_t) == 8, "seqlocked data is copied as 64-bit atomic words");
+_Static_assert(_Alignof(_Atomic uint64_t) == 8, "seqlocked data is copied as 64-bit atomic words");
 
 /* Seqlocked data starts 8 bytes into a head (after seq and the reserved word). */
 #define HS_SHM_SEQ_DATA_OFFSET 8u

@@ -42,7 +42,7 @@ struct hs_bench {
     /* The modules with a wait_release op (lockstep release sources), in attach order. */
     const struct hs_bench_io *gates[HS_BENCH_MAX_IO];
     uint32_t ngates;
-    enum hs_cfg_clock_mode clock_mode; /* rt.clock.mode, or the runner's --clock */
+    enum hs_clock_mode clock_mode; /* rt.clock.mode, or the runner's --clock */
     /* this tick's sync clock events (hs_bench_sync_event), tick thread only */
     int64_t sync_ev[HS_BENCH_SYNC_EVENTS_MAX];
     uint32_t nsync_ev;
@@ -58,6 +58,14 @@ struct hs_bench {
     int trajectory_joint;           /* bench joint index, -1 none */
     const struct hs_bench_tap *tap; /* never NULL: hs__bench_noop_tap until a recorder sets one */
     char **warnings;                /* what the CLI should print once (hs_bench_warning) */
+    /* The single-joint CAN ports by config node index (src/bench/can/joint_port_bind.c): what
+     * hs_can_port_find answers. Init only. */
+    struct hs_can_port *can_ports[HS_CFG_MAX_NODES];
+    /* The buses the CAN module opened, by config bus index (hs_bench_can_bus_find), and the
+     * tap the buses it opens get (hs_bench_can_set_tap). Init only. */
+    struct hs_can_bus *can_buses[HS_CFG_MAX_BUSES];
+    const struct hs_can_tap_ops *can_tap;
+    void *can_tap_ctx;
     uint32_t nwarnings;
 };
 

@@ -151,7 +151,7 @@ uint32_t hs_bench_release_sources(const struct hs_bench *b)
     return b->ngates;
 }
 
-void hs_bench_set_clock_mode(struct hs_bench *b, enum hs_cfg_clock_mode mode)
+void hs_bench_set_clock_mode(struct hs_bench *b, enum hs_clock_mode mode)
 {
     b->clock_mode = mode;
 }
@@ -185,7 +185,7 @@ int64_t hs_bench_planned(const struct hs_bench *b)
     return b->planned_ns;
 }
 
-enum hs_cfg_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
+enum hs_clock_mode hs_bench_clock_mode(const struct hs_bench *b)
 {
     return b->clock_mode;
 }

@@ -1,7 +1,7 @@
 /* CAN I/O module: buses and protocol nodes from the config, tick phases, safe stop, counters.
  * See io_can.h for the units and the plant slot mapping. Everything particular to a protocol is
- * behind its ops (drivers/can/can_protocol.h): this file has no protocol branches. */
-#include "io_can.h"
+ * behind its ops (src/bench/can/can_protocol.h): this file has no protocol branches. */
+#include "hilsim/io_can.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,10 +14,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bench_internal.h"
 #include "can_protocol.h"
 #include "hilsim/can_replier.h"
-#include "rt/trace.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/trace.h"
+#include "hilsim/rt/rt_clock.h"
 
 #define RX_BATCH 64
 
@@ -61,13 +63,15 @@ struct can_clock {
 };
 
 struct hs_bench_can {
+    struct hs_bench *bench;
     const struct hs_config *cfg;
     struct can_bus buses[HS_CFG_MAX_BUSES];
     uint32_t nbuses;
     struct can_node nodes[HS_CFG_MAX_NODES];
     uint32_t nnodes;
-    uint32_t *lat_hist; /* HS_BENCH_CAN_LAT_MAX_US + 1 bins */
-    uint64_t lat_n;
+    /* reply latency in µs (or ticks), clamped to HS_BENCH_CAN_LAT_MAX_US: rt's log-linear
+     * histogram, exact below 128 and within 0.39 % above */
+    struct hs_hist lat;
     bool stopped;
     bool tick_time_stamps;
     uint64_t tick;               /* for trace events: the tick being served */
@@ -223,17 +227,17 @@ static int commands_attach(struct hs_bench_can *c, struct hs_diag *d)
 static int clock_attach(struct hs_bench_can *c, struct hs_bench *bench, struct hs_diag *d)
 {
     const struct hs_cfg_clock_sync *s = &c->cfg->rt.clock.sync;
-    enum hs_cfg_clock_mode mode = hs_bench_clock_mode(bench);
+    enum hs_clock_mode mode = hs_bench_clock_mode(bench);
     enum hs_cfg_lockstep_source release = hs_config_lockstep_source(c->cfg);
     c->clock.bench = bench;
-    if (mode == HS_CFG_CLOCK_LOCKSTEP && release == HS_CFG_LOCKSTEP_CAN_COMMANDS)
+    if (mode == HS_CLOCK_LOCKSTEP && release == HS_CFG_LOCKSTEP_CAN_COMMANDS)
         return commands_attach(c, d);
-    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CFG_CLOCK_WALL ||
-        (mode == HS_CFG_CLOCK_LOCKSTEP && release != HS_CFG_LOCKSTEP_CAN_FRAME))
+    if (s->source != HS_CFG_SYNC_CAN || mode == HS_CLOCK_WALL ||
+        (mode == HS_CLOCK_LOCKSTEP && release != HS_CFG_LOCKSTEP_CAN_FRAME))
         return 0;
     c->clock.bus = &c->buses[s->bus_index];
     c->clock.id = s->can_id;
-    c->clock.lockstep = mode == HS_CFG_CLOCK_LOCKSTEP;
+    c->clock.lockstep = mode == HS_CLOCK_LOCKSTEP;
     if (c->clock.lockstep)
         c->tick_time_stamps = true; /* the tick clock is simulated: so are the frames' times */
     c->clock.held = calloc(CLOCK_HELD_MAX, sizeof *c->clock.held);
@@ -412,8 +416,7 @@ static void record_latency(struct hs_bench_can *c, int64_t sent_ns, int64_t unit
         if (n->port->proto->reply_latency) {
             int64_t v = (sent_ns - n->pending_ns) / unit_ns;
             v = v < 0 ? 0 : v > HS_BENCH_CAN_LAT_MAX_US ? HS_BENCH_CAN_LAT_MAX_US : v;
-            c->lat_hist[v]++;
-            c->lat_n++;
+            hs_hist_record(&c->lat, v);
         }
         n->pending_ns = 0;
         n->replied = false;
@@ -510,13 +513,15 @@ static void can_destroy(void *ctx)
         return;
     for (uint32_t i = 0; i < HS_CFG_MAX_BUSES; i++) {
         hs_can_replier_destroy(c->buses[i].replier);
+        if (c->bench->can_buses[i] == c->buses[i].bus)
+            c->bench->can_buses[i] = NULL;
         hs_can_bus_close(c->buses[i].bus);
         free(c->buses[i].tx);
     }
     for (uint32_t i = 0; i < HS_CFG_MAX_NODES; i++)
         if (c->nodes[i].port)
             c->nodes[i].port->proto->destroy(c->nodes[i].port);
-    free(c->lat_hist);
+    hs_hist_destroy(&c->lat);
     free(c->clock.held);
     free(c);
 }
@@ -640,11 +645,14 @@ static int open_bus(struct hs_bench_can *c, struct hs_bench *bench, uint32_t i,
         ops = o->backend;
         cc.socketpair_fd = o->socketpair_fd[i];
     }
+    cc.tap = bench->can_tap;
+    cc.tap_ctx = bench->can_tap_ctx;
     struct hs_diag bd = {0};
     int r = hs_can_bus_open(ops, &cc, &b->bus, &bd);
     if (r < 0)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
                            "can.buses[%u].interface '%s': %s", i, cb->interface, bd.msg);
+    bench->can_buses[i] = b->bus;
     r = hs_can_bus_start(b->bus);
     if (r < 0 && r != -ENOSYS)
         return hs_diag_set(d, r, cfg->path, cb->src.line, cb->src.column,
@@ -674,12 +682,12 @@ int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *
     struct hs_bench_can *c = calloc(1, sizeof *c);
     if (!c)
         return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    c->bench = bench;
     c->cfg = cfg;
     c->tick_time_stamps = opts && opts->tick_time_stamps;
     int r = 0;
     uint32_t opened = 0;
-    c->lat_hist = calloc(HS_BENCH_CAN_LAT_MAX_US + 1, sizeof *c->lat_hist);
-    if (!c->lat_hist) {
+    if (hs_hist_init(&c->lat, HS_BENCH_CAN_LAT_MAX_US + 1) < 0) {
         r = hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
         goto fail;
     }
@@ -790,19 +798,13 @@ bool hs_bench_can_latency_in_ticks(const struct hs_bench_can *c)
 
 uint64_t hs_bench_can_latency_us(const struct hs_bench_can *c, double p, double *ret_us)
 {
-    if (!c || !c->lat_n)
+    if (!c || !c->lat.count)
         return 0;
-    uint64_t want = (uint64_t)ceil(p / 100.0 * (double)c->lat_n), seen = 0;
-    if (want < 1)
-        want = 1;
-    for (uint32_t us = 0; us <= HS_BENCH_CAN_LAT_MAX_US; us++) {
-        seen += c->lat_hist[us];
-        if (seen >= want) {
-            *ret_us = us;
-            break;
-        }
-    }
-    return c->lat_n;
+    double ppm = ceil(p * 1e4);
+    int64_t v = 0;
+    if (hs_hist_percentile(&c->lat, ppm < 1 ? 1 : ppm > 1e6 ? 1000000 : (uint32_t)ppm, &v) == 0)
+        *ret_us = (double)v;
+    return c->lat.count;
 }
 
 int hs_bench_can_bus_live(const struct hs_bench_can *c, uint32_t i, const char **ret_name,
@@ -836,4 +838,19 @@ int hs_bench_can_link_view(const struct hs_bench_can *c, uint32_t i, struct hs_c
 uint64_t hs_bench_can_warmup_frames_held(const struct hs_bench_can *can)
 {
     return can->warmup_frames_held;
+}
+
+void hs_bench_can_set_tap(struct hs_bench *bench, const struct hs_can_tap_ops *ops, void *ctx)
+{
+    bench->can_tap = ops;
+    bench->can_tap_ctx = ops ? ctx : NULL;
+}
+
+struct hs_can_bus *hs_bench_can_bus_find(const struct hs_bench *bench, const char *iface)
+{
+    const struct hs_config *cfg = bench->cfg;
+    for (uint32_t i = 0; i < cfg->can.nbuses && i < HS_CFG_MAX_BUSES; i++)
+        if (bench->can_buses[i] && !strcmp(cfg->can.buses[i].interface, iface))
+            return bench->can_buses[i];
+    return NULL;
 }

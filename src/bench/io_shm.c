@@ -1,4 +1,4 @@
-#include "io_shm.h"
+#include "hilsim/io_shm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 
 #include "hilsim/shm_abi.h"
 #include "bench_internal.h"
-#include "shm_server.h"
-#include "rt/rt_clock.h"
+#include "hilsim/shm_server.h"
+#include "hilsim/rt/rt_clock.h"
 
 struct shm_joint {
     bool commanded;     /* source shm: commands from the segment drive it */
@@ -425,7 +425,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     struct hs_shm_sensor_desc *sd = calloc(ns ? ns : 1, sizeof *sd);
     uint64_t timeout_ns = 0;
     int r = -ENOMEM;
-    const bool lockstep = hs_bench_clock_mode(b) == HS_CFG_CLOCK_LOCKSTEP;
+    const bool lockstep = hs_bench_clock_mode(b) == HS_CLOCK_LOCKSTEP;
     /* CAN lockstep (rt.clock.lockstep_source can_frame or can_commands): the bus releases the
      * ticks; shm clients then follow them, read-only views included, and release nothing. */
     const bool gate = lockstep && hs_config_lockstep_source(cfg) == HS_CFG_LOCKSTEP_SHM;
@@ -505,9 +505,9 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
         .tick_period_ns = (uint64_t)hs_bench_tick_period_ns(b),
         .command_timeout_ns = timeout_ns,
         .client_timeout_ns = (uint64_t)llround(cfg->shm.client_timeout_s * 1e9),
-        .clock_mode = lockstep                                      ? HS_SHM_CLOCK_LOCKSTEP
-                      : hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC ? HS_SHM_CLOCK_SYNC
-                                                                    : HS_SHM_CLOCK_WALL,
+        .clock_mode = lockstep                                  ? HS_SHM_CLOCK_LOCKSTEP
+                      : hs_bench_clock_mode(b) == HS_CLOCK_SYNC ? HS_SHM_CLOCK_SYNC
+                                                                : HS_SHM_CLOCK_WALL,
     };
     r = hs_shm_server_create(cfg->bench.name, &layout, cfg->shm.group[0] ? cfg->shm.group : NULL,
                              (mode_t)cfg->shm.mode, &s->srv, d);
@@ -515,7 +515,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     if (r < 0)
         goto fail;
     s->sync_events =
-        hs_bench_clock_mode(b) == HS_CFG_CLOCK_SYNC && cfg->rt.clock.sync.source == HS_CFG_SYNC_SHM;
+        hs_bench_clock_mode(b) == HS_CLOCK_SYNC && cfg->rt.clock.sync.source == HS_CFG_SYNC_SHM;
     if ((r = hs_bench_add_io(b, gate ? &shm_ops : &shm_ops_free, s)) < 0) {
         hs_diag_set(d, r, cfg->path, 0, 0, "shm: too many I/O modules on the bench");
         goto fail;

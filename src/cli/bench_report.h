@@ -9,10 +9,10 @@
 
 #include "hilsim/config.h"
 #include "hilsim/world.h"
-#include "rt/clock_discipline.h"
-#include "rt/rt_audit.h"
-#include "rt/rt_hist.h"
-#include "rt/rt_stats.h"
+#include "hilsim/rt/clock_discipline.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/rt_stats.h"
 
 #define HS_BUDGET_CHECKS 6
 

@@ -8,11 +8,11 @@
 
 #include "bench_report.h"
 #include "commands.h"
-#include "runner.h"
-#include "sync_clock.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/sync_clock.h"
 
 #include "hilsim/log.h"
-#include "rt/rt_baseline.h"
+#include "hilsim/rt/rt_baseline.h"
 
 int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*help)(FILE *),
                        const char *extra_short, const struct option *extra, int (*on_extra)(int c));
@@ -88,12 +88,12 @@ int hs_cmd_bench(int argc, char **argv)
         o.duration_s = 10;
     /* A timing validation measures the wall clock against its baseline: rt.clock and --clock
      * other than wall would measure a controller's pace instead. */
-    if (o.clock_given && o.clock_mode != HS_CFG_CLOCK_WALL) {
+    if (o.clock_given && o.clock_mode != HS_CLOCK_WALL) {
         fprintf(stderr, "hilsim bench: --clock: a timing validation runs on the wall clock\n");
         return HS_EXIT_USAGE;
     }
     o.clock_given = true;
-    o.clock_mode = HS_CFG_CLOCK_WALL;
+    o.clock_mode = HS_CLOCK_WALL;
     static struct hs_runner r;
     struct hs_hist base = {0};
     rc = hs__runner_prepare(&o, &r);

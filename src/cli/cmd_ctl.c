@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 #define ANSWER_TIMEOUT_MS 10000
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "runner.h"
-#include "scenario_attach.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/scenario_attach.h"
 
 #include "hilsim/log.h"
 
@@ -110,13 +110,7 @@ int hs__parse_run_opts(int argc, char **argv, struct hs_runner_opts *o, void (*h
             o->sets[o->nsets++] = optarg;
             break;
         case 'C': {
-            static const char *const modes[] = {"wall", "lockstep", "sync"};
-            o->clock_given = false;
-            for (int i = 0; i < HS_CFG_CLOCK_MODE_MAX; i++)
-                if (!strcmp(optarg, modes[i])) {
-                    o->clock_mode = (enum hs_cfg_clock_mode)i;
-                    o->clock_given = true;
-                }
+            o->clock_given = hs_clock_mode_parse(optarg, &o->clock_mode) == 0;
             if (!o->clock_given) {
                 fprintf(stderr, "hilsim %s: --clock: '%s' is not wall, lockstep or sync\n", argv[0],
                         optarg);

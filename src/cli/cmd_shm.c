@@ -6,7 +6,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 
 static void usage(FILE *out)
 {
@@ -35,7 +35,7 @@ static int list(void)
         fprintf(stderr, "hilsim shm: /dev/shm: %s\n", strerror(errno));
         return HS_EXIT_FAILURE;
     }
-    const char *prefix = HS_SHM_PATH_PREFIX + 1; /* "hilsim-" */
+    const char *prefix = &HS_SHM_PATH_PREFIX[1]; /* "hilsim-" */
     printf("%-32s %8s %-5s %-8s %10s %8s\n", "BENCH", "PID", "OWNER", "STATE", "TICK", "BYTES");
     for (struct dirent *e; (e = readdir(d));) {
         if (strncmp(e->d_name, prefix, strlen(prefix)))

@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "runner.h"
-#include "scenario_attach.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/scenario_attach.h"
 #include "sim_csv.h"
 
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
 #include "hilsim/log.h"
 #include "hilsim/model.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 #define MAX_TORQUES 64
 #define MAX_PACKAGES 16

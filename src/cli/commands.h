@@ -6,7 +6,7 @@
 #ifndef HS_CLI_COMMANDS_H
 #define HS_CLI_COMMANDS_H
 
-#include "exit_codes.h"
+#include "hilsim/service/exit_codes.h"
 
 int hs_cmd_model(int argc, char **argv);
 int hs_cmd_sim(int argc, char **argv);

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 
 #include "hilsim/client.h"
-#include "rt/rt_clock.h" /* header-only: the monotonic clock, hs_rt_now_ns() */
+#include "hilsim/rt/rt_clock.h" /* header-only: the monotonic clock, hs_rt_now_ns() */
 
 #define HS_CLIENT_API __attribute__((visibility("default")))
 

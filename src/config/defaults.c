@@ -66,7 +66,7 @@ void hs_config_defaults(struct hs_config *ret_config)
                           .action = HS_CFG_LEAKY_HOLD},
         .warmup_ticks = 1000,
         .histogram_max_us = 10000,
-        .clock = {.mode = HS_CFG_CLOCK_WALL,
+        .clock = {.mode = HS_CLOCK_WALL,
                   .lockstep_timeout_s = 1.0,
                   .on_timeout = HS_CFG_LOCKSTEP_HOLD,
                   .lockstep_source = HS_CFG_LOCKSTEP_AUTO,

@@ -374,7 +374,7 @@ static const struct hs__cfg_field clock_sync_f[] = {
 STATIC_TABLE(clock_sync_t, clock_sync_f, NULL);
 
 static const struct hs__cfg_field clock_f[] = {
-    ENUM("mode", struct hs_cfg_clock, mode, hs__names_clock_mode),
+    ENUM("mode", struct hs_cfg_clock, mode, hs_clock_mode_names),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
     ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
     ENUM("lockstep_source", struct hs_cfg_clock, lockstep_source, hs__names_lockstep_source),

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 int hs_ctl_peer_allowed(const struct hs_ctl_peer *peer, uint32_t bench_uid, uint32_t socket_gid,
                         char *err, size_t errsize)

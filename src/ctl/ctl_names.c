@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 static int bench_link(void *ctx, const char *name, uint32_t *ret_body, uint32_t *ret_link)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 #define MAX_WORDS 8
 #define VERBS "status, push, fault, inject, scenario, clear, stop"

@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 static int format(const char *dir, const char *bench, char *buf, size_t size)
 {
@@ -30,7 +30,7 @@ int hs_ctl_socket_path(const char *bench, bool existing, char *buf, size_t size)
     if (env && env[0])
         return format(env, bench, buf, size);
     if (access("/run/hilsim", W_OK | X_OK) == 0)
-        dirs[n++] = "/run/hilsim";
+        dirs[n++] = "/run/hilsim"; // NOLINT(bugprone-branch-clone): two reasons, one directory
     else if (existing)
         dirs[n++] = "/run/hilsim"; /* the service may write where the client cannot */
     const char *xdg = getenv("XDG_RUNTIME_DIR");

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "hilsim/record.h"
 #include "hilsim/scenario_live.h"
 

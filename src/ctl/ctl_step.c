@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 
 int hs_ctl_step_text(const struct hs_ctl_cmd *c, const struct hs_bench *b, char *buf, size_t size)
 {

@@ -173,6 +173,7 @@ struct hs_recorder {
     char stop_reason[64];
     bool finished;
     void *signals_json; /* json_t: the names, taken while the bench exists (rec_manifest.c) */
+    void *audit_json;   /* json_t: o.audit as the report writes it, taken at the first write */
     struct hs__rec_item *sortbuf; /* frames of one drain, sorted by time per bus */
     uint32_t sortcap;
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hilsim/report_json.h"
 #include "rec_internal.h"
 
 #ifndef HS_GIT_COMMIT
@@ -138,6 +139,8 @@ void hs__rec_manifest_free(struct hs_recorder *rec)
 {
     json_decref(rec->signals_json);
     rec->signals_json = NULL;
+    json_decref(rec->audit_json);
+    rec->audit_json = NULL;
 }
 
 int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
@@ -225,10 +228,10 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         json_array_append_new(buses, json_pack("{s:s,s:s}", "name", cfg->can.buses[i].name,
                                                "interface", cfg->can.buses[i].interface));
     json_object_set_new(m, "can_buses", buses);
-    if (rec->o.audit_json) {
-        json_t *a = json_loads(rec->o.audit_json, 0, NULL);
-        json_object_set_new(m, "host_audit", a ? a : json_string(rec->o.audit_json));
-    }
+    if (rec->o.audit && !rec->audit_json) /* one JSON path: the report's (hilsim/report_json.h) */
+        rec->audit_json = hs_report_audit_json(rec->o.audit);
+    if (rec->audit_json)
+        json_object_set(m, "host_audit", rec->audit_json);
     if (!rec->signals_json) /* the first write happens while the bench exists */
         rec->signals_json = signals(rec);
     json_object_set(m, "signals", rec->signals_json);

@@ -11,7 +11,7 @@
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 #define DRAIN_MAX 4096       /* items per pass before the states get their turn again */
 #define IDLE_NS 5000000      /* sleep when both rings are empty */

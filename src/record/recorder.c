@@ -10,8 +10,9 @@
 #include <time.h>
 
 #include "hilsim/can.h"
+#include "hilsim/io_can.h"
 #include "rec_internal.h"
-#include "rt/rt_clock.h"
+#include "hilsim/rt/rt_clock.h"
 #include "hilsim/pose.h"
 
 #define DEFAULT_ITEMS 65536
@@ -185,12 +186,12 @@ static const struct hs_can_tap_ops can_tap = {.attach = can_tap_attach, .frames 
 
 void hs_rec_can_tap_install(struct hs_recorder *rec)
 {
-    hs_can_tap_install(&can_tap, rec);
+    hs_bench_can_set_tap(rec->bench, &can_tap, rec);
 }
 
-void hs_rec_can_tap_remove(void)
+void hs_rec_can_tap_remove(struct hs_recorder *rec)
 {
-    hs_can_tap_install(NULL, NULL);
+    hs_bench_can_set_tap(rec->bench, NULL, NULL);
 }
 
 int hs_rec_attach(struct hs_recorder *rec, struct hs_bench *bench)
@@ -371,7 +372,8 @@ void hs_rec_destroy(struct hs_recorder *rec)
 {
     if (!rec)
         return;
+    /* the tap is the bench's (hs_bench_can_set_tap), and the bench may be gone by now: the
+     * runner frees the recorder after it */
     hs_rec_finish(rec, NULL);
-    hs_rec_can_tap_remove(); /* in case the CAN module failed before the tap was taken off */
     free_parts(rec);
 }

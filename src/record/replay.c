@@ -26,8 +26,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../bench/io_can.h"
-#include "../ctl/ctl.h"
+#include "hilsim/io_can.h"
+#include "hilsim/ctl.h"
 #include "hilsim/can_fault.h"
 #include "hilsim/log.h"
 #include "hilsim/scenario.h"
@@ -100,7 +100,7 @@ static int build(const struct hs_config *cfg, struct hs_bench **ret_b, struct fe
     /* Whatever clock the run had (wall, lockstep, sync), each replayed tick runs at its
      * recorded now_ns: none of the clock machinery (a lockstep gate, a CAN SYNC holding
      * buffer) has a part in a replay. */
-    hs_bench_set_clock_mode(*ret_b, HS_CFG_CLOCK_WALL);
+    hs_bench_set_clock_mode(*ret_b, HS_CLOCK_WALL);
     /* The shm module is not attached (the recorded slot writes are), but its joints are
      * claimed as it claims them: a scenario's first_command condition asks for that. */
     for (uint32_t i = 0; i < hs_bench_joint_count(*ret_b); i++)
@@ -256,7 +256,7 @@ static void unfilter(struct hs_bench *b)
 {
     const struct hs_config *cfg = hs_bench_config(b);
     for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
-        struct hs_can_bus *bus = hs_can_bus_find(cfg->can.buses[i].interface);
+        struct hs_can_bus *bus = hs_bench_can_bus_find(b, cfg->can.buses[i].interface);
         if (bus)
             hs_can_bus_set_fault_filter(bus, NULL);
     }

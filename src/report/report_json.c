@@ -3,9 +3,13 @@
  * formatters (rt_audit.c, rt_stats.c) that the report used before. Not RT: after the loop. */
 #include "hilsim/report_json.h"
 
+#include <jansson.h>
 #include <math.h>
 
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/rt_setup.h"
+#include "hilsim/rt/rt_stats.h"
 
 /* Any failed insertion (out of memory) makes the builder return NULL instead of an object with
  * keys missing. */

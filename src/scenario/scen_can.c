@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hilsim/can_fault.h"
+#include "hilsim/io_can.h"
 #include "scen_internal.h"
 
 static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
@@ -17,7 +18,7 @@ static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fa
             *ret = s->can[i].filter;
             return 0;
         }
-    struct hs_can_bus *bus = hs_can_bus_find(iface);
+    struct hs_can_bus *bus = hs_bench_can_bus_find(s->bench, iface);
     if (!bus)
         return -ENODEV;
     if (s->nbuses >= HS_SCEN_MAX_BUSES)

@@ -1,5 +1,5 @@
 /* A scenario's hooks into CAN nodes, through the protocol registry's scenario ops
- * (drivers/can/can_protocol.h), so the scenario names no protocol: a node raising its
+ * (src/bench/can/can_protocol.h), so the scenario names no protocol: a node raising its
  * protocol's own error (node_fault), a node's state as a condition (`when: {node, state}`) and
  * an expectation (node_state), and a thermal model's winding temperature in the frames of the
  * nodes that drive its joint. The nodes are the CAN module's ports, so these need `hilsim run`. */
@@ -44,7 +44,7 @@ static int find_port(struct hs_scenario *s, struct hs__scen_step *st, const char
 #define ERR(...) hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, __VA_ARGS__)
     if (!node)
         return ERR("steps[%ld].%s: the bench has no CAN node '%s'", idx, what, name);
-    *ret = hs_can_port_find(node);
+    *ret = hs_can_port_find(s->bench, node);
     if (!*ret)
         return ERR("steps[%ld].%s: node %s is not running: this needs the CAN module (hilsim "
                    "run) and a protocol with a node state machine (not dbc)",
@@ -95,7 +95,7 @@ int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct h
         const struct hs_config *cfg = hs_bench_config(s->bench);
         for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
             struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, sp->t.joint)
-                                        ? hs_can_port_find(&cfg->can.nodes[i])
+                                        ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
                                         : NULL;
             if (p)
                 st->temp_port[st->ntemp_ports++] = p;

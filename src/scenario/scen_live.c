@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config/cfg_internal.h"
+#include "cfg_internal.h"
 #include "hilsim/scenario_live.h"
 #include "scen_internal.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config/cfg_internal.h"
+#include "cfg_internal.h"
 #include "scen_internal.h"
 
 int hs_scenario_parse(const char *data, size_t size, const char *name, const char *base_dir,

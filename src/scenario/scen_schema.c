@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../config/cfg_internal.h"
+#include "cfg_internal.h"
 #include "scen_internal.h"
 
 #define S struct hs__scen_step_spec

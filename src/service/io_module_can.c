@@ -4,9 +4,9 @@
 #include <stdio.h>
 
 #include "hilsim/log.h"
-#include "io_can.h"
-#include "io_module.h"
-#include "runner.h"
+#include "hilsim/io_can.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
 
 /* One line per bus, per node and for the MIT latency, for the summary and the safe-stop log. */
 
@@ -34,7 +34,7 @@ static void each_line(const struct hs_bench_can *can, line_fn fn, void *arg)
                  (unsigned long long)s.unclaimed, (unsigned long long)s.state.rx_bad,
                  (unsigned long long)s.state.rx_dropped_kernel,
                  (unsigned long long)s.state.tx_dropped, (unsigned long long)s.state.tx_replaced,
-                 (unsigned long long)(s.state.tx_errors + s.send_errors),
+                 (unsigned long long)s.state.tx_errors + (unsigned long long)s.send_errors,
                  (unsigned long long)s.err_frames, (unsigned long long)s.state.bus_off_events,
                  (unsigned long long)s.rx_capped_ticks);
         fn(arg, line);
@@ -126,8 +126,8 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     /* Lockstep runs on simulated time: frames are stamped with the tick's clock, or a node's
      * timeout would compare a wall-clock receive time with simulated time. */
     struct hs_bench_can_opts lockstep = {.tick_time_stamps = true};
-    int rc = hs_bench_can_attach(
-        r->bench, r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? &lockstep : NULL, &can, d);
+    int rc = hs_bench_can_attach(r->bench, r->clock_mode == HS_CLOCK_LOCKSTEP ? &lockstep : NULL,
+                                 &can, d);
     if (rc < 0)
         return rc;
     *ret_state = can;

@@ -1,4 +1,4 @@
-/* The control socket (src/ctl/ctl.h): a Unix stream socket per bench, hilsim-BENCH.ctl in the
+/* The control socket (hilsim/ctl.h): a Unix stream socket per bench, hilsim-BENCH.ctl in the
  * directory hs_ctl_socket_path picks, mode 0660 and owned by the service, like the shm segment.
  * A non-RT thread accepts one client at a time, checks its credentials (hs_ctl_peer_allowed)
  * and answers each line with one line: "ok ..." or "error: ...". Every command is parsed and
@@ -23,12 +23,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "hilsim/log.h"
 #include "hilsim/record.h"
 #include "hilsim/scenario_live.h"
-#include "io_module.h"
-#include "runner.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
 
 #define CLIENT_TIMEOUT_MS 5000
 #define REAP_MS 100 /* how often the idle socket thread looks for ended steps and scenarios */
@@ -539,7 +539,7 @@ static void server_free(void *arg)
 }
 
 /* Tick thread, in the control stage's readings: the loop exists before the first tick and
- * outlives the last, and its counters are relaxed atomics (rt/tick_loop.h). */
+ * outlives the last, and its counters are relaxed atomics (hilsim/rt/tick_loop.h). */
 static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
 {
     struct hs_runner *r = ctx;

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "io_module.h"
-#include "runner.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
 
 #include "hilsim/log.h"
 #include "hilsim/record.h"
@@ -46,21 +46,14 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         if (rc < 0)
             return rc;
     }
-    static const char *const clock_names[HS_CFG_CLOCK_MODE_MAX] = {[HS_CFG_CLOCK_WALL] = "wall",
-                                                                   [HS_CFG_CLOCK_LOCKSTEP] =
-                                                                       "lockstep",
-                                                                   [HS_CFG_CLOCK_SYNC] = "sync"};
-    static char audit[16384];
-    hs_rt_audit_format_json(&r->audit, audit, sizeof audit);
     struct hs_rec_opts o = {
         .dir = dir,
         .config_path = r->o.config,
         .scenario_path = r->o.scenario,
         .sets = r->o.sets,
         .nsets = r->o.nsets,
-        .clock_mode =
-            (unsigned)r->clock_mode < HS_CFG_CLOCK_MODE_MAX ? clock_names[r->clock_mode] : "?",
-        .audit_json = audit,
+        .clock_mode = hs_clock_mode_name(r->clock_mode),
+        .audit = &r->audit,
         .ring_items = c->ring_items,
         .ring_states = c->ring_states,
         .rotate_bytes = (uint64_t)(c->rotate_mib * 1048576.0),
@@ -83,7 +76,7 @@ static int attach_end(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     (void)ret_state; /* no hooks of its own: the first entry reports */
     if (!r->rec)
         return 0;
-    hs_rec_can_tap_remove();
+    hs_rec_can_tap_remove(r->rec);
     int rc = hs_rec_attach(r->rec, r->bench);
     if (rc < 0)
         return hs_diag_set(d, rc, NULL, 0, 0, "record: cannot attach to the bench: %s",

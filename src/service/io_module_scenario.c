@@ -4,9 +4,9 @@
  * written by the command after the run (scenario_attach.c). */
 #include <math.h>
 
-#include "io_module.h"
-#include "runner.h"
-#include "scenario_attach.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/service/scenario_attach.h"
 
 static int scenario_attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {

@@ -5,10 +5,10 @@
 
 #include "hilsim/log.h"
 #include "hilsim/shm_abi.h"
-#include "io_module.h"
-#include "io_shm.h"
-#include "runner.h"
-#include "shm_server.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/io_shm.h"
+#include "hilsim/service/runner.h"
+#include "hilsim/shm_server.h"
 
 static const char *client_status_name(uint32_t s)
 {

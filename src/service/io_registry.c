@@ -1,6 +1,6 @@
 /* The one list of bench I/O modules: CAN first, so boards see their nodes before a local
  * controller attaches over shm (the order the bench has always used). */
-#include "io_module.h"
+#include "hilsim/service/io_module.h"
 
 const struct hs_service_io *const hs_service_io_modules[] = {
     &hs_service_io_record, /* before CAN: the recording taps the buses as they open */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runner.h"
+#include "hilsim/service/runner.h"
 
 #ifdef HS_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>

@@ -1,8 +1,8 @@
 /* What the CLI does with a plant fault (the divergence guard or an ODE internal error) and with
  * ODE's counted messages: the one-line cause, the safe stop, the exit status, and ODE's reports
  * as rate-limited log lines. Not RT: runs after the loop, or beside it for the messages. */
-#include "exit_codes.h"
-#include "runner.h"
+#include "hilsim/service/exit_codes.h"
+#include "hilsim/service/runner.h"
 
 #include "hilsim/log.h"
 #include "hilsim/record.h"

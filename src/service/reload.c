@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hilsim/log.h"
-#include "runner.h"
+#include "hilsim/service/runner.h"
 
 static void add(char *buf, unsigned long size, const char *name)
 {

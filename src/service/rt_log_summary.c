@@ -1,7 +1,7 @@
 /* One line per second for the overruns and skips of a busy host (rt_log_summary.h). */
 #include <stdio.h>
 
-#include "rt_log_summary.h"
+#include "hilsim/service/rt_log_summary.h"
 
 #define WINDOW_NS 1000000000LL
 

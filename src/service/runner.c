@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "hilsim/service/runner.h"
 
 #include "hilsim/report_health.h"
 
@@ -12,14 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exit_codes.h"
+#include "hilsim/service/exit_codes.h"
 #include "emergency.h"
-#include "io_module.h"
+#include "hilsim/service/io_module.h"
 #include "hilsim/log.h"
 #include "hilsim/record.h"
 #include "reload.h"
-#include "sync_clock.h"
-#include "rt/rt_clock.h"
+#include "hilsim/service/sync_clock.h"
+#include "hilsim/rt/rt_clock.h"
 
 /* ---- tick phases: the bench's, timed by the loop ----
  * Every phase gets the tick clock (now_ns): the wake in wall mode, simulated time in lockstep,
@@ -96,9 +96,7 @@ static void fill_rt(struct hs_runner *r)
     };
     r->clock_mode = r->o.clock_given ? r->o.clock_mode : c->clock.mode;
     r->tick.clock = (struct hs_tick_clock){
-        .mode = r->clock_mode == HS_CFG_CLOCK_LOCKSTEP ? HS_CLOCK_LOCKSTEP
-                : r->clock_mode == HS_CFG_CLOCK_SYNC   ? HS_CLOCK_SYNC
-                                                       : HS_CLOCK_WALL,
+        .mode = r->clock_mode,
         .lockstep_timeout_ns = (int64_t)llround(c->clock.lockstep_timeout_s * 1e9),
         .on_timeout = c->clock.on_timeout == HS_CFG_LOCKSTEP_STEP   ? HS_LOCKSTEP_STEP
                       : c->clock.on_timeout == HS_CFG_LOCKSTEP_STOP ? HS_LOCKSTEP_STOP
@@ -248,7 +246,7 @@ int hs__runner_prepare(const struct hs_runner_opts *o, struct hs_runner *r)
         hs_log_diag(&d);
         return HS_EXIT_USAGE;
     }
-    if (r->clock_mode == HS_CFG_CLOCK_LOCKSTEP) {
+    if (r->clock_mode == HS_CLOCK_LOCKSTEP) {
         if (hs_bench_release_sources(r->bench) == 0) {
             hs_log(HS_LOG_ERR,
                    "%s: rt.clock.mode lockstep: nothing can release the ticks (enable shm: a "

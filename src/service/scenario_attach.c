@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exit_codes.h"
-#include "scenario_attach.h"
+#include "hilsim/service/exit_codes.h"
+#include "hilsim/service/scenario_attach.h"
 
 #include "hilsim/log.h"
 

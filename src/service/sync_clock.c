@@ -1,4 +1,4 @@
-#include "sync_clock.h"
+#include "hilsim/service/sync_clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,10 +7,10 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/log.h"
-#include "rt/rt_ring.h"
-#include "rt/tick_loop.h"
-#include "rt/trace.h"
-#include "runner.h"
+#include "hilsim/rt/rt_ring.h"
+#include "hilsim/rt/tick_loop.h"
+#include "hilsim/rt/trace.h"
+#include "hilsim/service/runner.h"
 
 struct hs__sync_clock {
     struct hs_clock_discipline disc;
@@ -80,7 +80,7 @@ static void describe(struct hs__sync_clock *s, const struct hs_config *cfg)
 int hs__sync_clock_attach(struct hs_runner *r, struct hs__sync_clock **ret, struct hs_diag *d)
 {
     *ret = NULL;
-    if (r->clock_mode != HS_CFG_CLOCK_SYNC)
+    if (r->clock_mode != HS_CLOCK_SYNC)
         return 0;
     const struct hs_cfg_clock_sync *c = &r->cfg->rt.clock.sync;
     struct hs__sync_clock *s = calloc(1, sizeof *s); /* init only */

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "view_internal.h"
 
 #define STATUS_PERIOD_MS 500

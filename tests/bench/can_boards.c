@@ -6,7 +6,7 @@
 #include <linux/can.h>
 #include <sys/socket.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "bench/can_boards.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"

@@ -22,7 +22,7 @@
 
 #include <ode/ode.h>
 
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_shm.h"
 #include "canio/canio_rig.h"
 #include "hilsim/bench.h"
 #include "hilsim/client.h"

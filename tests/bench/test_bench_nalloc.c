@@ -24,19 +24,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../src/bench/io_can.h"
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_can.h"
+#include "hilsim/io_shm.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"
 #include "hilsim/shm_abi.h"
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "hilsim/scenario.h"
 #include "hilsim/scenario_live.h"
-#include "rt/clock_discipline.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/clock_discipline.h"
+#include "hilsim/rt/tick_loop.h"
 
 #include <ode/ode.h>
 
@@ -528,7 +528,7 @@ static void io_ticks(bool record)
     if (hs_bench_shm_attach(p.bench, &shm, &d) < 0)
         fail_msg("shm: %s", d.msg);
     if (record) {
-        hs_rec_can_tap_remove();
+        hs_rec_can_tap_remove(rec);
         assert_int_equal(hs_rec_attach(rec, p.bench), 0);
         char err[HS_CLIENT_ERRBUF_MIN];
         if (hs_client_attach(cfg->bench.name, &p.client, err, sizeof err) < 0)
@@ -962,7 +962,7 @@ static void test_can_lockstep_ticks_without_alloc_stdio_or_faults(void **state)
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1, .can_lockstep = true};
     const struct hs_config *cfg = open_bench(&p, yaml, "cls.yaml", dir);
     struct hs_diag d = {0};
-    hs_bench_set_clock_mode(p.bench, HS_CFG_CLOCK_LOCKSTEP);
+    hs_bench_set_clock_mode(p.bench, HS_CLOCK_LOCKSTEP);
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {.backend = &hs_can_socketpair_ops, .socketpair_fd = {sv[0]}};

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "can_protocol.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"

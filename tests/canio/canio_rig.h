@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/config.h"

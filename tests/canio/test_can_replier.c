@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
@@ -257,7 +257,7 @@ static void test_immediate_ak_reply(void **state)
     assert_true(ak_reply(&r, 5000, d));
     assert_int_equal((int8_t)d[6], -7);
     assert_int_equal(d[7], 0);
-    struct hs_can_port *port = hs_can_port_find(&r.cfg->can.nodes[0]);
+    struct hs_can_port *port = hs_can_port_find(r.bench, &r.cfg->can.nodes[0]);
     assert_non_null(port);
     assert_null(port->proto->fault_check(port, HS_MIT_AK_OVERVOLTAGE));
     port->proto->raise_fault(port, HS_MIT_AK_OVERVOLTAGE, true);

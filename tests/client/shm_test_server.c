@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 
 #define NJ 3
 

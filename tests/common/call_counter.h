@@ -1,5 +1,5 @@
 /* Test helper: counts heap calls (malloc & co.) and stdio output calls made by the current
- * thread while `counting` is set. The heap side is hilsim's own counter (src/cli/heap_counter.h,
+ * thread while `counting` is set. The heap side is hilsim's own counter (perf/heap_counter.h,
  * object library hs_heap_counter, which the test must link); this file adds the stdio side by
  * interposing those functions in the test binary and forwarding to glibc. Tests that the
  * real-time path allocates nothing and prints nothing link it; they carry the "nosan" label,

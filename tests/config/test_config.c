@@ -135,7 +135,7 @@ static void test_full_config_values(void **state)
     assert_true(c->physics.erp == 0.2); /* default */
     assert_int_equal(c->rt.overrun_policy, HS_CFG_OVERRUN_CATCH_UP);
     assert_int_equal(c->rt.overrun_leaky.action, HS_CFG_LEAKY_STOP);
-    assert_int_equal(c->rt.clock.mode, HS_CFG_CLOCK_LOCKSTEP);
+    assert_int_equal(c->rt.clock.mode, HS_CLOCK_LOCKSTEP);
     assert_true(c->rt.clock.lockstep_timeout_s == 2.5);
     assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_STOP);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_TRAJECTORY);
@@ -237,7 +237,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->rt.period_ns, 1000000);
     assert_int_equal(c->rt.priority, d.rt.priority);
     assert_int_equal(c->rt.cpu, -1);
-    assert_int_equal(c->rt.clock.mode, HS_CFG_CLOCK_WALL);
+    assert_int_equal(c->rt.clock.mode, HS_CLOCK_WALL);
     assert_true(c->rt.clock.lockstep_timeout_s == 1.0);
     assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_HOLD);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_PD_HOLD);

@@ -23,12 +23,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/can_mit.h"
 
 #include "bench/bench_momentum.h"
 #include "bench/can_boards.h"
-#include "ctl.h"
+#include "hilsim/ctl.h"
 #include "hilsim/scenario.h"
 #include "hilsim/bench.h"
 #include "hilsim/config.h"

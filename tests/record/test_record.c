@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_can.h"
+#include "hilsim/io_shm.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/client.h"
 #include "hilsim/record.h"
@@ -110,7 +110,7 @@ static void open_run_opts(struct run *r, const char *cfg_path, const char *tag,
         hs_scenario_spec_free(spec);
         assert_int_equal(hs_scenario_attach(r->scenario, r->bench), 0);
     }
-    hs_rec_can_tap_remove();
+    hs_rec_can_tap_remove(r->rec);
     assert_int_equal(hs_rec_attach(r->rec, r->bench), 0);
     char err[HS_CLIENT_ERRBUF_MIN];
     if (hs_client_attach(r->cfg->bench.name, &r->client, err, sizeof err) < 0)

@@ -10,8 +10,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "hilsim/report_json.h"
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/rt_stats.h"
+#include "hilsim/rt/rt_setup.h"
 
 static json_t *load(const char *text)
 {

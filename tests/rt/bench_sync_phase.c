@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rt/clock_discipline.h"
-#include "rt/rt_clock.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/clock_discipline.h"
+#include "hilsim/rt/rt_clock.h"
+#include "hilsim/rt/tick_loop.h"
 
 #define RING 4096
 

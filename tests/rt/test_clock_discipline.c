@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rt/clock_discipline.h"
+#include "hilsim/rt/clock_discipline.h"
 
 #define P 1000000LL /* 1 ms nominal */
 

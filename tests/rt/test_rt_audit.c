@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rt/rt_audit.h"
+#include "hilsim/rt/rt_audit.h"
 
 static void test_preempt_model(void **state)
 {

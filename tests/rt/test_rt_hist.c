@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rt/rt_hist.h"
-#include "rt/rt_stats.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/rt_stats.h"
 
 static int64_t pct(const struct hs_hist *h, uint32_t ppm)
 {

@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "rt/rt_clock.h"
-#include "rt/rt_setup.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/rt_clock.h"
+#include "hilsim/rt/rt_setup.h"
+#include "hilsim/rt/tick_loop.h"
 
 #include "common/call_counter.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rt/rt_ring.h"
+#include "hilsim/rt/rt_ring.h"
 
 /* scripts/trace-analyze.py reads a skip from policy_action by this number (LOG_SKIP). */
 _Static_assert(HS_RT_LOG_SKIP == 1, "update LOG_SKIP in scripts/trace-analyze.py");

@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
-#include "rt/rt_baseline.h"
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_baseline.h"
+#include "hilsim/rt/rt_setup.h"
 
 static void test_refused_step_is_reported_not_fatal(void **state)
 {

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "rt/rt_clock.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/rt_clock.h"
+#include "hilsim/rt/tick_loop.h"
 
 #define MS 1000000LL
 #define MAX_SEEN 64

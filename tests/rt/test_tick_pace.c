@@ -1,5 +1,5 @@
-/* Clock modes of the tick loop (rt/tick_pace.h) with fake phases and fake gates: lockstep runs
- * every tick once, in order, on simulated time and never overruns however slow its controller;
+/* Clock modes of the tick loop (hilsim/rt/tick_pace.h) with fake phases and fake gates: lockstep
+ * runs every tick once, in order, on simulated time and never overruns however slow its controller;
  * each lockstep expiry behaviour (hold, step, stop); a stop request ends a hold; a missing gate or
  * a failing gate; the sync discipline moves every later deadline. No timing is asserted: the
  * counts follow from what the fake gates do, not from how fast the machine is. */
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rt/rt_clock.h"
-#include "rt/tick_loop.h"
+#include "hilsim/rt/rt_clock.h"
+#include "hilsim/rt/tick_loop.h"
 
 #define MS 1000000LL
 #define MAX_SEEN 4096

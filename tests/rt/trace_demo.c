@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rt/rt_clock.h"
-#include "rt/tick_loop.h"
-#include "rt/trace.h"
+#include "hilsim/rt/rt_clock.h"
+#include "hilsim/rt/tick_loop.h"
+#include "hilsim/rt/trace.h"
 
 static uint64_t stall_seq = UINT64_MAX;
 static int64_t stall_ns;

@@ -24,7 +24,7 @@
 #include <linux/can.h>
 #include <sys/socket.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"

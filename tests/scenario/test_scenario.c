@@ -21,8 +21,8 @@
 #include <linux/can.h>
 #include <sys/socket.h>
 
-#include "../../src/bench/io_can.h"
-#include "../../src/bench/io_shm.h"
+#include "hilsim/io_can.h"
+#include "hilsim/io_shm.h"
 #include "hilsim/client.h"
 #include "hilsim/can.h"
 #include "hilsim/can_mit.h"

@@ -19,7 +19,7 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/client.h"
-#include "io_shm.h"
+#include "hilsim/io_shm.h"
 
 #define PERIOD_NS 1000000LL
 #define TOL_M 1e-9

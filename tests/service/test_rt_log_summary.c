@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "rt_log_summary.h"
+#include "hilsim/service/rt_log_summary.h"
 
 static bool take(struct hs__rt_log_summary *s, uint32_t kind, uint64_t tick, int64_t t_ns,
                  int64_t a, char *line, bool *summary)

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "shm_server.h"
+#include "hilsim/shm_server.h"
 
 #define HS_TEST_JOINTS 30
 #define HS_TEST_SENSORS 6

@@ -17,8 +17,8 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/client.h"
-#include "io_shm.h"
-#include "shm_server.h"
+#include "hilsim/io_shm.h"
+#include "hilsim/shm_server.h"
 
 #define PERIOD_NS 1000000LL
 

@@ -66,7 +66,7 @@ static void params(const struct hs_sensor *ms, double ret[4])
 {
     uint32_t n = ray_count(ms);
     double step = n > 1 ? ms->scan_step : 0;
-    ret[0] = -(double)((n - 1) / 2) * step;
+    ret[0] = -(double)(n - 1) / 2 * step; /* n is odd: the middle ray is straight ahead */
     ret[1] = step;
     ret[2] = ms->min_distance;
     ret[3] = ms->max_distance;

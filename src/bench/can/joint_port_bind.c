@@ -1,9 +1,11 @@
 /* One node, one joint: the shared binding of protocols whose node drives a single joint through
  * the generic node API (see can_protocol.h). */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "bench_internal.h"
 #include "can_protocol.h"
 
 int hs_can_joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_protocol *proto,
@@ -15,6 +17,7 @@ int hs_can_joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_pro
     jp->port.proto = proto;
     jp->port.cfg = cn;
     jp->port.index = index;
+    jp->bench = bench;
     int ji = hs_bench_find_joint(bench, cn->joint);
     if (ji < 0)
         return hs_diag_set(d, -EINVAL, cfg->path, cn->src.line, cn->src.column,
@@ -117,37 +120,33 @@ int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, i
                        index, cn->name, node_diag->msg);
 }
 
-/* The ports a scenario may reach (hs_can_port_find), registered at bind: init only. */
-#define PORTS_MAX 256
-static struct hs_can_joint_port *ports[PORTS_MAX];
-
+/* The ports a scenario may reach (hs_can_port_find) are the bench's: one slot per config node
+ * (bench->can_ports), filled at bind and emptied when the port is freed, so a second bench in
+ * the process has its own and the table cannot fill up. */
 void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
                             struct hs_bench *bench, struct hs_can_port **ret_port)
 {
     jp->port.node = node;
     hs_bench_claim_joint(bench, jp->joint);
     *ret_port = &jp->port;
-    for (unsigned i = 0; i < PORTS_MAX; i++)
-        if (!ports[i]) {
-            ports[i] = jp;
-            break;
-        }
+    assert(jp->port.index < HS_CFG_MAX_NODES && !bench->can_ports[jp->port.index]);
+    bench->can_ports[jp->port.index] = &jp->port;
 }
 
 void hs_can_joint_port_free(struct hs_can_port *port)
 {
-    for (unsigned i = 0; port && i < PORTS_MAX; i++)
-        if (ports[i] && &ports[i]->port == port)
-            ports[i] = NULL;
+    struct hs_can_joint_port *jp = (struct hs_can_joint_port *)port;
+    if (jp && jp->bench && jp->bench->can_ports[port->index] == port)
+        jp->bench->can_ports[port->index] = NULL;
     free(port);
 }
 
-struct hs_can_port *hs_can_port_find(const struct hs_cfg_node *cfg)
+struct hs_can_port *hs_can_port_find(const struct hs_bench *bench, const struct hs_cfg_node *cfg)
 {
-    for (unsigned i = 0; i < PORTS_MAX; i++)
-        if (ports[i] && ports[i]->port.cfg == cfg)
-            return &ports[i]->port;
-    return NULL;
+    const struct hs_config *c = hs_bench_config(bench);
+    if (cfg < c->can.nodes || cfg >= c->can.nodes + c->can.nnodes)
+        return NULL;
+    return bench->can_ports[cfg - c->can.nodes];
 }
 
 void hs_can_port_set_temperature(struct hs_can_port *port, double temp_c)

@@ -74,6 +74,12 @@ struct hs_bench_can_node_stats {
  * bus or node; nothing is left open on failure. */
 int hs_bench_can_attach(struct hs_bench *bench, const struct hs_bench_can_opts *opts,
                         struct hs_bench_can **ret_can, struct hs_diag *diag);
+/* init only: the buses bench's CAN module opens from now on are tapped by ops (NULL: not
+ * tapped; the recorder's tap, hilsim/record.h). The bench holds the tap; nothing else does. */
+void hs_bench_can_set_tap(struct hs_bench *bench, const struct hs_can_tap_ops *ops, void *ctx);
+/* init only: the bus bench's CAN module opened on interface iface (a config bus's interface),
+ * or NULL (no CAN module, or no such bus): for binding faults by config name. */
+struct hs_can_bus *hs_bench_can_bus_find(const struct hs_bench *bench, const char *iface);
 
 /* Counters (any thread, no allocation; exact once the loop has stopped). */
 uint32_t hs_bench_can_bus_count(const struct hs_bench_can *can);
@@ -94,12 +100,12 @@ int hs_bench_can_commands_missing(struct hs_bench_can *can, int64_t now_ns);
  * time; the I/O thread's immediate replies are not sampled here: tests/canio/bench_can_reply
  * measures them at the peer), one sample per node and tick that answered: from the
  * kernel receive time of the oldest command answered that tick to the replies handed to the
- * kernel, in 1 µs bins up to HS_BENCH_CAN_LAT_MAX_US (beyond: the top
- * bin). Writes the p-th percentile (0..100) in µs; returns the sample count (0: none, *ret_us
- * untouched). Not meaningful on the socketpair backend (no kernel stamps: then measured from
- * the tick's start). Where frames carry the tick clock (lockstep, simulated time:
- * hs_bench_can_latency_in_ticks) the samples are whole ticks from the tick that took the
- * command to the tick whose frames carry the reply, not µs. */
+ * kernel, in rt's log-linear histogram (hilsim/rt/rt_hist.h: exact below 128 µs, within
+ * 0.39 % above) up to HS_BENCH_CAN_LAT_MAX_US (beyond: that value). Writes the p-th percentile
+ * (0..100) in µs; returns the sample count (0: none, *ret_us untouched). Not meaningful on the
+ * socketpair backend (no kernel stamps: then measured from the tick's start). Where frames carry
+ * the tick clock (lockstep, simulated time: hs_bench_can_latency_in_ticks) the samples are whole
+ * ticks from the tick that took the command to the tick whose frames carry the reply, not µs. */
 /* Any thread, while the loop runs: bus i's name, its state and the kernel's receive drops as of
  * the last tick (for systemd STATUS=). 0 or -ENOENT. */
 int hs_bench_can_bus_live(const struct hs_bench_can *can, uint32_t i, const char **ret_name,

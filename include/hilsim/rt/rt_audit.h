@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_setup.h"
 
 #define HS_RT_AUDIT_STR 128
 

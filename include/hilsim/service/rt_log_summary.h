@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rt/rt_ring.h"
+#include "hilsim/rt/rt_ring.h"
 
 struct hs__rt_log_summary {
     int64_t window_end_ns; /* CLOCK_MONOTONIC end of the current second; 0 before the first */

@@ -4,8 +4,9 @@
  * Timeline: tick n is planned at start_ns + n * period_ns (absolute CLOCK_MONOTONIC deadlines,
  * clock_nanosleep TIMER_ABSTIME), so tick numbers are period numbers: a skipped period leaves a
  * gap in the numbering. A tick "overruns" when it finishes after its next deadline.
- * The clock mode (rt/tick_pace.h) changes what starts a tick: the deadline (wall), a deadline a
- * discipline moves (sync), or a gate's release (lockstep, on simulated time: no overruns).
+ * The clock mode (hilsim/rt/tick_pace.h) changes what starts a tick: the deadline (wall), a
+ * deadline a discipline moves (sync), or a gate's release (lockstep, on simulated time: no
+ * overruns).
  *
  * Lifecycle: hs_tick_loop_create (allocates everything) -> hs_tick_loop_run (calling thread) or
  * hs_tick_loop_start + hs_tick_loop_join (own RT thread) -> read stats/result ->
@@ -18,10 +19,10 @@
 #include <stdint.h>
 
 #include "hilsim/diag.h"
-#include "rt/rt_ring.h"
-#include "rt/rt_setup.h"
-#include "rt/rt_stats.h"
-#include "rt/tick_pace.h"
+#include "hilsim/rt/rt_ring.h"
+#include "hilsim/rt/rt_setup.h"
+#include "hilsim/rt/rt_stats.h"
+#include "hilsim/rt/tick_pace.h"
 
 #define HS_TICK_PERIOD_MIN_NS 100000LL    /* 100 us */
 #define HS_TICK_PERIOD_MAX_NS 100000000LL /* 100 ms */

@@ -96,9 +96,10 @@ struct hs_can_protocol {
      * temperature again. Every single-joint protocol's port takes it (hs_can_joint_port). */
 };
 
-/* init only: the port built for config node cfg (compared by address: one config, one bench),
- * or NULL. Single-joint ports register when bound and leave when freed. */
-struct hs_can_port *hs_can_port_find(const struct hs_cfg_node *cfg);
+/* init only: the port bench built for its config node cfg (an element of the bench's config's
+ * can.nodes), or NULL. Single-joint ports register with their bench when bound and leave when
+ * freed. */
+struct hs_can_port *hs_can_port_find(const struct hs_bench *bench, const struct hs_cfg_node *cfg);
 /* RT-safe: the reported temperature (see above) of a port hs_can_port_find returned. */
 void hs_can_port_set_temperature(struct hs_can_port *port, double temp_c);
 
@@ -115,14 +116,15 @@ int hs_can_port_command_heard(const struct hs_can_port *port);
  * through Kt), as the protocol's boards measure. */
 struct hs_can_joint_port {
     struct hs_can_port port;
-    uint32_t joint;     /* bench joint index */
-    bool motor_side;    /* wire units are the motor's */
-    double gear, eta;   /* motor turns per joint turn, gear efficiency */
-    double kt;          /* motor torque constant, N·m/A */
-    double current_max; /* actuator current limit, A (inf: none) */
-    double temp_c;      /* reported winding temperature, °C; NAN: the node's configured one */
-    uint32_t node_seq;  /* node command seq at the last mapping */
-    uint32_t slot_mode; /* mode written at the last mapping */
+    struct hs_bench *bench; /* set by init: the bench whose port table lists this port */
+    uint32_t joint;         /* bench joint index */
+    bool motor_side;        /* wire units are the motor's */
+    double gear, eta;       /* motor turns per joint turn, gear efficiency */
+    double kt;              /* motor torque constant, N·m/A */
+    double current_max;     /* actuator current limit, A (inf: none) */
+    double temp_c;          /* reported winding temperature, °C; NAN: the node's configured one */
+    uint32_t node_seq;      /* node command seq at the last mapping */
+    uint32_t slot_mode;     /* mode written at the last mapping */
     uint64_t slot_seq;
 };
 

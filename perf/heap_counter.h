@@ -1,5 +1,5 @@
-/* Heap-call counter for measuring executables: hilsim itself (for bench-step) and the
- * no-allocation tests (through tests/common/call_counter.c).
+/* Heap-call counter for measuring executables: perf/bench_step (hilsim bench-step with heap
+ * calls counted) and the no-allocation tests (through tests/common/call_counter.c).
  *
  * heap_counter.c defines malloc, calloc, realloc, free, memalign, aligned_alloc and
  * posix_memalign, forwarding each to glibc's __libc_* implementation (glibc has no malloc hooks
@@ -11,8 +11,8 @@
  *
  * Under AddressSanitizer, ThreadSanitizer or MemorySanitizer, which interpose malloc
  * themselves, nothing is interposed: hs_heap_counter_active is false and the total stays 0. */
-#ifndef HS_CLI_HEAP_COUNTER_H
-#define HS_CLI_HEAP_COUNTER_H
+#ifndef HS_PERF_HEAP_COUNTER_H
+#define HS_PERF_HEAP_COUNTER_H
 
 #include <stdbool.h>
 

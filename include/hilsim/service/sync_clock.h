@@ -1,4 +1,4 @@
-/* The sync clock mode in the service: the discipline (rt/clock_discipline.h) fed with the
+/* The sync clock mode in the service: the discipline (hilsim/rt/clock_discipline.h) fed with the
  * events the bench's I/O modules saw each tick (hs_bench_sync_event), plugged into the tick loop
  * as its deadline corrector, and reported in the log (locked, lost), the LTTng trace
  * (hilsim:sync, every tick), systemd's STATUS= and the run's summary and report.json.
@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "hilsim/diag.h"
-#include "rt/clock_discipline.h"
+#include "hilsim/rt/clock_discipline.h"
 
 struct hs_runner;
 struct hs__sync_clock;

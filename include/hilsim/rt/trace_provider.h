@@ -1,17 +1,17 @@
 /* LTTng-UST tracepoint provider "hilsim". Only compiled when HS_HAVE_LTTNG; code uses the
- * macros of rt/trace.h instead of including this directly. */
+ * macros of hilsim/rt/trace.h instead of including this directly. */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER hilsim
 
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
-#define LTTNG_UST_TRACEPOINT_INCLUDE "rt/trace_provider.h"
+#define LTTNG_UST_TRACEPOINT_INCLUDE "hilsim/rt/trace_provider.h"
 
 #if !defined(HS_RT_TRACE_PROVIDER_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define HS_RT_TRACE_PROVIDER_H
 
 #include <lttng/tracepoint.h>
 
-#include "rt/trace_event.h"
+#include "hilsim/rt/trace_event.h"
 
 /* clang-format off */
 LTTNG_UST_TRACEPOINT_EVENT(hilsim, tick,

@@ -4,10 +4,10 @@
 #ifndef HS_RT_TRACE_H
 #define HS_RT_TRACE_H
 
-#include "rt/trace_event.h"
+#include "hilsim/rt/trace_event.h"
 
 #ifdef HS_HAVE_LTTNG
-#include "rt/trace_provider.h"
+#include "hilsim/rt/trace_provider.h"
 /* t: const struct hs_trace_tick * */
 #define HS_TRACE_TICK(t) lttng_ust_tracepoint(hilsim, tick, (t))
 #define HS_TRACE_OVERRUN(tick, tick_ns, missed)                                                    \

@@ -25,7 +25,15 @@
 
 struct hs_tick_info;
 
-enum hs_clock_mode { HS_CLOCK_WALL, HS_CLOCK_LOCKSTEP, HS_CLOCK_SYNC, HS_CLOCK_MODE_MAX };
+/* What starts a tick (rt.clock.mode in the config; hs_clock_mode_names spells them). */
+enum hs_clock_mode {
+    HS_CLOCK_WALL,     /* absolute deadlines on CLOCK_MONOTONIC (default) */
+    HS_CLOCK_LOCKSTEP, /* the controller releases each tick; simulated time */
+    HS_CLOCK_SYNC,     /* wall, disciplined to an external event (rt.clock.sync) */
+    HS_CLOCK_MODE_MAX
+};
+/* "wall", "lockstep", "sync", then NULL (the config schema's enum table takes it as is). */
+extern const char *const hs_clock_mode_names[HS_CLOCK_MODE_MAX + 1];
 
 /* What a lockstep wait does when lockstep_timeout_ns passes without a release. */
 enum hs_lockstep_expiry {

@@ -10,10 +10,10 @@
 
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
-#include "io_module.h"
-#include "rt/rt_audit.h"
-#include "rt/tick_loop.h"
-#include "rt_log_summary.h"
+#include "hilsim/service/io_module.h"
+#include "hilsim/rt/rt_audit.h"
+#include "hilsim/rt/tick_loop.h"
+#include "hilsim/service/rt_log_summary.h"
 
 struct hs_recorder;
 
@@ -27,7 +27,7 @@ struct hs_runner_opts {
     const char *scenario, *junit, *result_json; /* --scenario and its verdict files */
     /* --clock: overrides rt.clock.mode when set (clock_given). */
     bool clock_given;
-    enum hs_cfg_clock_mode clock_mode;
+    enum hs_clock_mode clock_mode;
     const char *record_dir; /* --record DIR (hilsim/record.h), NULL: the config decides */
     /* --set KEY=VALUE overrides of the config (hs_config_load_sets; a reload keeps them) */
     const char *sets[HS_RUNNER_MAX_SETS];
@@ -59,11 +59,11 @@ struct hs_runner {
     bool rt_capable;
     char rt_why[256];
     int loop_rc;
-    bool stop_before_start;            /* a stop signal cut the warm-up: the loop runs no tick */
-    enum hs_cfg_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
-    struct hs__sync_clock *sync;       /* sync mode's discipline (sync_clock.h), else NULL */
-    struct hs_recorder *rec;      /* NULL unless recording (io_module_record.c); after the bench */
-    struct hs_scenario *scenario; /* --scenario (owned by the bench), or NULL */
+    bool stop_before_start;        /* a stop signal cut the warm-up: the loop runs no tick */
+    enum hs_clock_mode clock_mode; /* in effect: rt.clock.mode or --clock */
+    struct hs__sync_clock *sync;   /* sync mode's discipline (sync_clock.h), else NULL */
+    struct hs_recorder *rec;       /* NULL unless recording (io_module_record.c); after the bench */
+    struct hs_scenario *scenario;  /* --scenario (owned by the bench), or NULL */
     struct hs__rt_log_summary log_summary; /* the supervisor's: overruns and skips per second */
 };
 

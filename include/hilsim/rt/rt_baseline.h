@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rt/rt_hist.h"
-#include "rt/rt_setup.h"
+#include "hilsim/rt/rt_hist.h"
+#include "hilsim/rt/rt_setup.h"
 
 struct hs_baseline_config {
     int64_t period_ns; /* HS_TICK_PERIOD_MIN_NS..HS_TICK_PERIOD_MAX_NS */

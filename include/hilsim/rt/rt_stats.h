@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rt/rt_hist.h"
+#include "hilsim/rt/rt_hist.h"
 
 enum hs_phase {
     HS_PHASE_WAKE, /* wake latency: actual wake - planned wake */
