@@ -25,18 +25,18 @@ declare -A rank=(
   [bench]=5
   [scenario]=6 [ctl]=6 [record]=6
   [service]=7
-  [cli]=8
+  [cli]=8 [view]=8
 )
 
 # include/hilsim header -> layer. Headers not listed are not checked.
 declare -A owner=()
 own() { local layer=$1; shift; for h in "$@"; do owner[$h]=$layer; done; }
-own common diag.h file_open.h log.h pose.h sensor_kinds.h
+own common closest_name.h diag.h file_open.h log.h pose.h sensor_kinds.h
 own model model.h
 own world world.h
 own config config.h can_protocols.h
 own plant plant.h actuator.h delay_line.h encoder.h ft_sensor.h imu.h noise.h
-own can can.h can_dbc.h can_fault.h can_mit.h can_node.h can_odrive.h can_replier.h
+own can can.h can_cia402.h can_dbc.h can_fault.h can_mit.h can_node.h can_odrive.h can_replier.h
 own shm shm_abi.h shm_server.h
 own client client.h
 own report report.h report_health.h report_json.h
@@ -44,6 +44,7 @@ own bench bench.h io_can.h io_shm.h
 own scenario scenario.h scenario_live.h
 own ctl ctl.h
 own record record.h
+own view view.h
 for h in include/hilsim/rt/*.h; do owner[rt/${h##*/}]=rt; done
 for h in include/hilsim/service/*.h; do [ -e "$h" ] && owner[service/${h##*/}]=service; done
 

@@ -12,8 +12,7 @@
 #include "hilsim/can.h"
 #include "hilsim/can_dbc.h"
 #include "hilsim/config.h"
-#include "cia402/cia402.h"
-#include "cia402/cia402_config.h"
+#include "hilsim/can_cia402.h"
 
 static void usage(FILE *out)
 {
@@ -392,21 +391,9 @@ static int cmd_eds(int argc, char **argv)
             cn = c;
     }
     int rc = HS_EXIT_OK;
-    static struct hs_cia402_node n; /* large: not on the stack */
-    struct hs_cia402_config cc;
     if (!cn) {
         fprintf(stderr, "hilsim can eds: %s: no CiA 402 node %s '%s' under can.nodes\n", file,
                 by_id ? "with node-ID" : "named", node);
-        rc = HS_EXIT_USAGE;
-        goto done;
-    }
-    hs_cia402_config_from_cfg(&cc, cn);
-    if (hs_cia402_node_init(&n, &cc, &d) < 0 ||
-        (hs_cfg_cia402(cn)->eds &&
-         hs_cia402_node_load_eds_file(&n, hs_cfg_cia402(cn)->eds, NULL, &d) < 0)) {
-        if (!d.file[0])
-            snprintf(d.file, sizeof d.file, "%s", file);
-        hs__cli_print_diag("can", &d);
         rc = HS_EXIT_USAGE;
         goto done;
     }
@@ -417,11 +404,19 @@ static int cmd_eds(int argc, char **argv)
         goto done;
     }
     const char *base = out_path ? strrchr(out_path, '/') : NULL;
-    int r = hs_cia402_node_write_eds(&n, out, base ? base + 1 : out_path);
-    if ((out_path && fclose(out) != 0) || r < 0) {
+    int r = hs_cia402_write_node_eds(cn, out, base ? base + 1 : out_path, &d);
+    if (r == -EINVAL) {
+        if (!d.file[0])
+            snprintf(d.file, sizeof d.file, "%s", file);
+        hs__cli_print_diag("can", &d);
+        rc = HS_EXIT_USAGE;
+    }
+    if ((out_path && fclose(out) != 0) || r == -EIO) {
         fprintf(stderr, "hilsim can eds: cannot write %s\n", out_path ? out_path : "stdout");
         rc = HS_EXIT_FAILURE;
     }
+    if (r == -EINVAL && out_path)
+        remove(out_path); /* no half-written EDS left behind */
 done:
     hs_config_free(cfg);
     return rc;

@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "hilsim/config.h"
 #include "hilsim/diag.h"
-#include "view.h"
+#include "hilsim/view.h"
 
 static void usage(FILE *out)
 {

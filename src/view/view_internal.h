@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "view.h"
+#include "hilsim/view.h"
 
 /* A growing text buffer with LWS_PRE bytes of headroom before the text (lws_write writes the
  * WebSocket header there). */

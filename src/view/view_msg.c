@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "view.h"
+#include "hilsim/view.h"
 
 static int fail(char *err, size_t errsize, const char *fmt, const char *what)
 {

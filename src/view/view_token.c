@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "view.h"
+#include "hilsim/view.h"
 
 /* Compares without an early exit, so the time says nothing about how much of a guess matched. */
 static bool same(const char *a, size_t alen, const char *b, size_t blen)

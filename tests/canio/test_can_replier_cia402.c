@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
 #include "hilsim/config.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "can_protocol.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"
@@ -187,7 +187,7 @@ static void test_robstride_immediate(void **state)
     /* a fault the node raises on its own (the scenario hook, on the tick) reaches the reply
      * thread with the next publish: the type 21 report goes out with that tick, then an enable
      * is refused and its answer, and faultSta (0x3022), show the fault */
-    struct hs_can_port *port = hs_can_port_find(&r.cfg->can.nodes[0]);
+    struct hs_can_port *port = hs_can_port_find(r.bench, &r.cfg->can.nodes[0]);
     assert_non_null(port);
     port->proto->raise_fault(port, 1u /* over-temperature */, true);
     tick(&r, 3000);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../src/bench/io_can.h"
+#include "hilsim/io_can.h"
 #include "common/call_counter.h"
 #include "hilsim/bench.h"
 #include "hilsim/can.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "hilsim/view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

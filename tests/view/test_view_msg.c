@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "view.h"
+#include "hilsim/view.h"
 
 static int parse(const char *text, struct hs_view_msg *m, char *err)
 {
