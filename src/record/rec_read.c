@@ -757,11 +757,12 @@ static int check_fields(struct hs_recording *r, json_t *m, const char *mpath, st
 
 /* The manifest was written by the run whose states these are: the recorder takes
  * start_realtime_ns before the first tick and end_realtime_ns after the last, and each state
- * carries its tick's CLOCK_REALTIME. Another run's manifest (earlier or later) fails one side;
- * 1 s of slack allows a small step of the wall clock during the run. */
+ * carries its tick's CLOCK_REALTIME. Another run's manifest fails one side (a later run's
+ * start, a finished earlier run's end); only a run recorded at the same time on another bench
+ * passes, and a wall clock stepped back during the run is refused too (the message says why). */
 static int check_times(struct hs_recording *r, json_t *m, const char *mpath, struct hs_diag *d)
 {
-    const int64_t slack = 1000000000;
+    const int64_t slack = 0;
     json_t *st = json_object_get(m, "start_realtime_ns"),
            *en = json_object_get(m, "end_realtime_ns");
     if ((st && !json_is_integer(st)) || (en && !json_is_integer(en)))
