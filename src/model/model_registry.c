@@ -60,7 +60,12 @@ int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
                                const char *base_path, const struct hs_model_options *opts,
                                struct hs_model **ret_model, struct hs_diag *diag)
 {
-    return choose(data, size, name)->load(data, size, name, base_path, opts, ret_model, diag);
+    int r = choose(data, size, name)->load(data, size, name, base_path, opts, ret_model, diag);
+    if (r == 0 && (r = hs__model_warn_inertia(*ret_model)) < 0) {
+        hs_model_free(*ret_model);
+        return hs_diag_set(diag, r, name ? name : "", 0, 0, "out of memory");
+    }
+    return r;
 }
 
 int hs_model_load_buffer(const char *data, unsigned long size, const char *name,

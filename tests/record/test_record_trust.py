@@ -291,5 +291,53 @@ class PlantedMeshFifo(unittest.TestCase):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+URDF = ('<robot name="r"><link name="base"><inertial><mass value="{mass}"/>'
+        '<inertia ixx="0.1" iyy="0.1" izz="{izz}" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<collision><geometry>{geom}</geometry></collision></link></robot>\n')
+
+
+class ModelValidation(unittest.TestCase):
+    """`hilsim model` refuses what `hilsim sim` refuses, through the same world checks."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hs-model-check-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, name, **kw):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as fh:
+            fh.write(URDF.format(**{"mass": 1, "izz": 0.1, "geom": '<box size="1 1 1"/>',
+                                    **kw}))
+        return path
+
+    def both_refuse(self, path, pattern):
+        m = hilsim("model", path)
+        s = hilsim("sim", "--model", path, "--duration", "0.01")
+        for p in (m, s):
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertRegex(p.stderr, pattern)
+
+    def test_mass_1e308(self):
+        self.both_refuse(self.write("heavy.urdf", mass="1e308"),
+                         r"diverges at warm-up step 1 of 10: link base .* not finite")
+
+    def test_nan_and_inf_vertices(self):
+        for bad in ("nan", "inf"):
+            with open(os.path.join(self.tmp, f"{bad}.obj"), "w") as fh:
+                fh.write(f"v 0 0 0\nv 1 0 0\nv 0 1 {bad}\nv 0 0 1\n"
+                         "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+            path = self.write(f"{bad}.urdf", geom=f'<mesh filename="{bad}.obj"/>')
+            self.both_refuse(path, r"link 'base': mesh needs vertices, triangles")
+
+    def test_triangle_inequality_warns(self):
+        p = hilsim("model", self.write("tri.urdf", izz=0.5), check=0)
+        self.assertRegex(p.stderr, r"warning: .*tri\.urdf:1: link 'base': inertia violates the "
+                                   r"triangle inequality \(principal moments 0\.1, 0\.1, 0\.5")
+        p = hilsim("model", self.write("ok.urdf", izz=0.2), check=0)  # 0.1 + 0.1 = 0.2: a disc
+        self.assertNotIn("triangle", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
