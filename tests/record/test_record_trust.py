@@ -339,5 +339,39 @@ class ModelValidation(unittest.TestCase):
         self.assertNotIn("triangle", p.stderr)
 
 
+class HugeConfig(unittest.TestCase):
+    """A config just under the 4 MiB limit made of tiny values ("1,1,1,...") is refused at its
+    node count before libyaml builds a 2-million-node document (it cost 442 MB, 353 MB here)."""
+
+    def test_refused_with_bounded_memory(self):
+        tmp = tempfile.mkdtemp(prefix="hs-big-cfg-")
+        try:
+            with open(os.path.join(SRC, "config", "arm2-demo.yaml")) as fh:
+                base = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+            path = os.path.join(tmp, "big.yaml")
+            head = base + "\nx_pad: ["
+            n = (4 * 1024 * 1024 - 4096 - len(head)) // 2
+            with open(path, "w") as fh:
+                fh.write(head + "1," * n + "1]\n")
+            # The peak RSS of hilsim alone: a child keeps its parent's high-water mark across
+            # exec, so it is started from a small fresh interpreter, which reports wait4's.
+            probe = ("import os, subprocess, sys\n"
+                     "c = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,"
+                     " stderr=subprocess.PIPE)\n"
+                     "err = c.stderr.read()\n"
+                     "_, st, ru = os.wait4(c.pid, 0)\n"
+                     "sys.stderr.write(err.decode())\n"
+                     "print(os.waitstatus_to_exitcode(st), ru.ru_maxrss)\n")
+            p = subprocess.run([sys.executable, "-c", probe, HILSIM, "config", "check", path],
+                               capture_output=True, text=True, timeout=HANG)
+            code, peak_kb = map(int, p.stdout.split())
+            self.assertEqual(code, 2)
+            self.assertRegex(p.stderr, r"big\.yaml:\d+:\d+: more than 100000 values, mappings "
+                                       r"and lists")
+            self.assertLess(peak_kb, 100 * 1024)  # kB; before the node limit: 353 MB
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main()
