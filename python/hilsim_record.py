@@ -1,7 +1,10 @@
 """Read a hilsim recording folder (hilsim run --record DIR) with the standard library only.
 
 The format is documented in src/record/README.md. Every record's CRC-32 is checked; a
-truncated or corrupted file raises RecordingError naming the file and the byte offset.
+truncated or corrupted file raises RecordingError naming the file and the byte offset, except
+in a recording whose run did not finish (manifest "complete": false, a crash): there every
+whole tick before the first damage is recovered, a RecordingWarning says how many and where the
+damage starts, and rec.damage holds that text (None when nothing was damaged).
 
     import hilsim_record
     rec = hilsim_record.open_recording("/var/lib/hilsim/rec/arm2-20261125T231500Z")
@@ -18,10 +21,13 @@ can.CanutilsLogReader (the trailing R/T is its is_rx).
 
 import json
 import os
+import stat
 import struct
+import warnings
 import zlib
 
-__all__ = ["RecordingError", "Recording", "open_recording", "parse_candump_line"]
+__all__ = ["RecordingError", "RecordingWarning", "Recording", "open_recording",
+           "parse_candump_line"]
 
 STATE_MAGIC = b"HSRSTATE"
 ITEMS_MAGIC = b"HSRITEMS"
@@ -45,6 +51,42 @@ class RecordingError(ValueError):
     """A recording that does not check out; the message names the file and byte offset."""
 
 
+class RecordingWarning(UserWarning):
+    """A crashed run's recording was read up to its first damage."""
+
+
+class _Damage(Exception):
+    """Where a crashed run's files stop being whole (salvaging only)."""
+
+
+MANIFEST_MAX = 64 << 20  # bytes, as the C reader (src/record/README.md, "Bounds")
+TEXT_FILE_MAX = 16 << 20
+
+
+def _read_file(path, limit=None):
+    """A regular file of the recording, whole: no FIFO or device (opened without waiting),
+    no symbolic link, at most limit bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as e:
+        raise RecordingError(f"{path}: cannot open: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RecordingError(f"{path}: cannot open: not a regular file (a FIFO, device or "
+                                 f"socket)")
+        if limit is not None and st.st_size > limit:
+            raise RecordingError(f"{path}: larger than the {limit} bytes a reader takes")
+        data = fh.read(st.st_size if limit is None else limit + 1)
+        if limit is not None and len(data) > limit:
+            raise RecordingError(f"{path}: larger than the {limit} bytes a reader takes")
+        return data
+
+
+def _plain(name):
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
+
+
 def _header(path, data, magic):
     if len(data) < HEADER.size:
         raise RecordingError(f"{path}: truncated file header at byte offset {len(data)}")
@@ -59,15 +101,19 @@ def _header(path, data, magic):
     return rsize, nj, ns, nb, version
 
 
-def _records(path, data, rsize):
+def _records(path, data, rsize, salvage=False):
     body = len(data) - HEADER.size
     n, rest = divmod(body, rsize)
     if rest:
-        raise RecordingError(f"{path}: truncated record at byte offset "
-                             f"{HEADER.size + n * rsize} ({rest} of {rsize} bytes)")
+        msg = (f"{path}: truncated record at byte offset {HEADER.size + n * rsize} "
+               f"({rest} of {rsize} bytes)")
+        if not salvage:
+            raise RecordingError(msg)
     for i in range(n):
         off = HEADER.size + i * rsize
         yield off, data[off:off + rsize]
+    if rest:
+        raise _Damage(msg)
 
 
 def _crc_ok(rec, crc_at):
@@ -107,10 +153,13 @@ class Recording:
         self.path = path
         mpath = os.path.join(path, "manifest.json")
         try:
-            with open(mpath) as fh:
-                self.manifest = json.load(fh)
-        except json.JSONDecodeError as e:
-            raise RecordingError(f"{mpath}: {e.msg} at byte offset {e.pos}") from None
+            self.manifest = json.loads(_read_file(mpath, MANIFEST_MAX))
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            pos = getattr(e, "pos", getattr(e, "start", 0))
+            raise RecordingError(f"{mpath}: {getattr(e, 'msg', e)} at byte offset {pos}") \
+                from None
+        if not isinstance(self.manifest, dict):
+            raise RecordingError(f"{mpath}: not a hilsim recording manifest")
         if self.manifest.get("format") != "hilsim-recording":
             raise RecordingError(f"{mpath}: not a hilsim recording manifest")
         sig = self.manifest["signals"]
@@ -136,17 +185,67 @@ class Recording:
         # keep_segments may have deleted the first segments: rows then start at the run's
         # state first_ord (shm and event "ord" count from the run's start)
         self.first_ord = self.manifest["segments"][0].get("first_ord", 0)
-        for seg in self.manifest["segments"]:
-            self._read_state(os.path.join(path, seg["state"]))
-            self._read_items(os.path.join(path, seg["shm"]))
-            self._read_items(os.path.join(path, seg["events"]))
-            for b in buses:
-                self._frames.setdefault(b, []).extend(
-                    self._read_candump(os.path.join(path, seg["can"][b])))
+        self.salvage = self.manifest.get("complete") is not True
+        self.damage = None
+        for b in buses:
+            self._frames.setdefault(b, [])
+        for i, seg in enumerate(self.manifest["segments"]):
+            files = [seg["state"], seg["shm"], seg["events"]] + [seg["can"][b] for b in buses]
+            for f in files:
+                if not _plain(f):
+                    raise RecordingError(f"{mpath}: segments[{i}]: '{str(f)[:64]}' is not a "
+                                         f"file name in the recording's folder")
+            readers = [(self._read_state, seg["state"]), (self._read_items, seg["shm"]),
+                       (self._read_items, seg["events"])]
+            readers += [(lambda p, b=b: self._read_candump(p, self._frames[b]), seg["can"][b])
+                        for b in buses]
+            for read, f in readers:
+                try:
+                    read(os.path.join(path, f))
+                except _Damage as e:
+                    self.damage = self.damage or str(e)
+            if self.damage:
+                break
+        if self.damage:
+            self._trim()
+            last = f" (up to tick {self.ticks[-1]})" if self.ticks else ""
+            warnings.warn(f"{path}: damaged recording (the run crashed?): {len(self.ticks)} "
+                          f"whole ticks recovered{last}; the damage starts at {self.damage}",
+                          RecordingWarning, stacklevel=3)
+
+    def _trim(self):
+        """After damage: only the ticks whose received frames survived, and their items."""
+        buses = [b["name"] for b in self.manifest.get("can_buses", [])]
+        have = [sum(f["rx"] for f in self._frames[b]) for b in buses]
+        need = [0] * len(buses)
+        n = 0
+        for counts in self.rx_counts:
+            need = [x + c for x, c in zip(need, counts)]
+            if any(x > h for x, h in zip(need, have)):
+                break
+            n += 1
+        for lst in (self.ticks, self.now_ns, self.real_ns, self.flags, self.rows,
+                    self.rx_counts):
+            del lst[n:]
+        if not self.manifest.get("dropped", {}).get("states"):
+            end = self.first_ord + n
+            self.shm = [c for c in self.shm if c["ord"] < end]
+            self.events = [e for e in self.events if e["ord"] < end]
+
+    def _file(self, path, magic=None):
+        """A segment file; salvaging, a missing file or a header the crash cut is damage."""
+        try:
+            data = _read_file(path)
+        except RecordingError:
+            if self.salvage and not os.path.lexists(path):
+                raise _Damage(f"{path}: missing file") from None
+            raise
+        if magic and self.salvage and len(data) < HEADER.size:
+            raise _Damage(f"{path}: truncated file header at byte offset {len(data)}")
+        return data
 
     def _read_state(self, path):
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = self._file(path, STATE_MAGIC)
         rsize, nj, ns, nb, version = _header(path, data, STATE_MAGIC)
         # the header counts sensors in version 1 (six values each), their values in version 2
         nsv = sum(len(f) for f in self.sensor_fields)
@@ -161,10 +260,10 @@ class Recording:
         cfmt = struct.Struct("<" + "I" * nbus)
         fmt = struct.Struct("<" + "d" * n)
         counts = [j * len(JOINT_FIELDS) + 6 for j in range(nj)]
-        for off, rec in _records(path, data, rsize):
+        for off, rec in _records(path, data, rsize, self.salvage):
             if not _crc_ok(rec, 28):
-                raise RecordingError(f"{path}: corrupted state record (CRC mismatch) at byte "
-                                     f"offset {off}")
+                msg = f"{path}: corrupted state record (CRC mismatch) at byte offset {off}"
+                raise (_Damage if self.salvage else RecordingError)(msg)
             tick, now, real, flags, _ = PREFIX.unpack_from(rec, 0)
             row = list(fmt.unpack_from(rec, PREFIX.size))
             for c in counts:  # the encoder counter is stored as its uint64 bits
@@ -177,15 +276,14 @@ class Recording:
             self.rx_counts.append(cfmt.unpack_from(rec, PREFIX.size + 8 * n))
 
     def _read_items(self, path):
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = self._file(path, ITEMS_MAGIC)
         rsize, *_ = _header(path, data, ITEMS_MAGIC)
         if rsize != ITEM_SIZE:
             raise RecordingError(f"{path}: unexpected record size at byte offset 16")
-        for off, rec in _records(path, data, rsize):
+        for off, rec in _records(path, data, rsize, self.salvage):
             if not _crc_ok(rec, 4):
-                raise RecordingError(f"{path}: corrupted record (CRC mismatch) at byte offset "
-                                     f"{off}")
+                msg = f"{path}: corrupted record (CRC mismatch) at byte offset {off}"
+                raise (_Damage if self.salvage else RecordingError)(msg)
             typ, _, _, _, ordinal, real = ITEM_HEAD.unpack_from(rec, 0)
             if typ == 1:
                 joint, shm_mode, mode, _ = struct.unpack_from("<IIII", rec, 24)
@@ -204,19 +302,26 @@ class Recording:
             else:
                 raise RecordingError(f"{path}: unknown record type {typ} at byte offset {off}")
 
-    @staticmethod
-    def _read_candump(path):
-        out, off = [], 0
-        with open(path, "rb") as fh:
-            for n, raw in enumerate(fh, 1):
-                line = raw.decode("ascii", "replace").strip()
-                if line:
-                    f = parse_candump_line(line)
-                    if f is None:
-                        raise RecordingError(f"{path}:{n}: not a candump log line at byte "
-                                             f"offset {off}")
-                    out.append(f)
-                off += len(raw)
+    def _read_candump(self, path, out):
+        off = 0
+        data = self._file(path)
+        cut = None
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            if not self.salvage:
+                raise RecordingError(f"{path}: truncated line at byte offset {cut} (no newline)")
+            data = data[:cut]
+        for n, raw in enumerate(data.split(b"\n")[:-1] if data else [], 1):
+            line = raw.decode("ascii", "replace").strip()
+            if line:
+                f = parse_candump_line(line)
+                if f is None:
+                    raise RecordingError(f"{path}:{n}: not a candump log line at byte "
+                                         f"offset {off}")
+                out.append(f)
+            off += len(raw) + 1
+        if cut is not None:
+            raise _Damage(f"{path}: truncated line (no newline) at byte offset {cut}")
         return out
 
     def frames(self, bus):

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hilsim/file_open.h"
 #include "shm_server_internal.h"
 
 int hs__shm_pid_start(int32_t pid, uint64_t *ret_start)
@@ -73,12 +74,20 @@ static int lookup_group(const char *group, gid_t *ret_gid, struct hs_diag *diag)
 int hs__shm_occupant(const char *shm_name, struct hs_shm_occupant *ret)
 {
     memset(ret, 0, sizeof *ret);
-    int fd = shm_open(shm_name, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
+    /* /dev/shm is world-writable: anyone can plant a FIFO or a link at a bench's name. The
+     * open neither waits (O_NONBLOCK: a FIFO without a writer would block it, with the
+     * runner's stop signals still blocked) nor follows a link, and only a regular file is
+     * read. */
+    char path[sizeof "/dev/shm" + sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX];
+    snprintf(path, sizeof path, "/dev/shm%s", shm_name);
+    int fd;
+    uint64_t size;
+    int r = hs_open_regular_flags(path, HS_OPEN_NOFOLLOW, &fd, &size);
+    if (r < 0)
+        return r == -ELOOP || r == -EISDIR ? -EINVAL : r;
     struct stat st;
     if (fstat(fd, &st) < 0) {
-        int r = -errno;
+        r = -errno;
         close(fd);
         return r;
     }
@@ -130,7 +139,7 @@ static int clear_occupant(const char *shm_name, char *note, size_t note_size, st
         return 0; /* gone meanwhile */
     if (r < 0)
         return hs_diag_set(diag, -EEXIST, NULL, 0, 0, "shm: %s already exists (unreadable: %s)",
-                           shm_name + 1, strerror(-r));
+                           shm_name + 1, hs_open_regular_strerror(r));
     if (o.size < sizeof(struct hs_shm_header))
         return hs_diag_set(diag, -EEXIST, "/dev/shm", 0, 0,
                            "shm: %s already exists and is not a complete hilsim segment; remove "

@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <unistd.h>
 
+#include "hilsim/file_open.h"
 #include "shm_server_internal.h"
 
 static int shm_name_for(const char *bench, char *buf, size_t size)
@@ -290,7 +291,8 @@ int hs_shm_server_inspect(const char *bench, struct hs_shm_segment_info *ret, st
     struct hs_shm_occupant o;
     int r = hs__shm_occupant(name, &o);
     if (r < 0)
-        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1, strerror(-r));
+        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1,
+                           hs_open_regular_strerror(r));
     memset(ret, 0, sizeof *ret);
     ret->size = o.size;
     ret->hilsim = o.hilsim;
@@ -310,7 +312,8 @@ int hs_shm_server_remove(const char *bench, int force, struct hs_diag *diag)
     struct hs_shm_occupant o;
     int r = hs__shm_occupant(name, &o);
     if (r < 0)
-        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1, strerror(-r));
+        return hs_diag_set(diag, r, NULL, 0, 0, "shm: %s: %s", name + 1,
+                           hs_open_regular_strerror(r));
     if (!o.hilsim && !force)
         return hs_diag_set(diag, -EPROTO, NULL, 0, 0,
                            "shm: %s is not a hilsim segment (size %llu, magic 0x%08x); left alone",

@@ -57,6 +57,11 @@ enum hs_rec_live {
 };
 
 #define HS_REC_TEXT_MAX 48 /* event text bytes stored, NUL included */
+/* What a reader takes (src/record/README.md, "Bounds"): bigger is refused before it is read. */
+#define HS_REC_MANIFEST_MAX (64u << 20)  /* manifest.json, bytes */
+#define HS_REC_TEXT_FILE_MAX (16u << 20) /* config, scenario and live-step copies, bytes */
+#define HS_REC_SEGMENTS_MAX 1000000u     /* segments a manifest may list */
+#define HS_REC_NAME_MAX 256              /* bench, bus, joint, sensor names in a manifest, bytes */
 
 struct hs_rt_audit;
 
@@ -214,10 +219,24 @@ struct hs_recording {
      * whole recording. */
     uint32_t first_segment;
     uint64_t first_ord;
+    /* A run that crashed (manifest not complete) leaves a half-written record, line or file
+     * at the end: the reader salvages every whole tick before the first damage it meets and
+     * says where in damage (file and byte offset); damaged is then true and nstates is the
+     * count of ticks recovered. Set salvage before the parsers run to get that behaviour from
+     * them (hs_recording_open sets it from the manifest); a complete recording's damage is
+     * an error. */
+    int64_t period_ns;      /* the manifest's (0: absent) */
+    int64_t manifest_ticks; /* the manifest's ticks (state records pushed; -1: absent) */
+    bool salvage;
+    bool damaged;
+    char damage[512];
 };
 
 /* Non-RT: allocates. A truncated, corrupted or inconsistent recording gives -EBADMSG (or the
- * open error) with d naming the file and the byte offset. */
+ * open error) with d naming the file and the byte offset; an incomplete one (a crashed run)
+ * is salvaged up to its first damage (see damaged). Every file is opened without following a
+ * symbolic link or waiting (a FIFO, a device: an error), and read up to the bounds the
+ * README states. */
 int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag *d);
 /* The same with the manifest's text given (fuzzing): its files are read from dir. */
 int hs_recording_open_manifest(const char *dir, const char *text, size_t len,

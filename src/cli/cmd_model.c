@@ -10,6 +10,7 @@
 #include "json_doc.h"
 #include "commands.h"
 #include "hilsim/model.h"
+#include "hilsim/world.h"
 
 static void usage(FILE *out)
 {
@@ -271,6 +272,22 @@ static int add_package(char *arg, struct hs_model_package *pk, uint32_t *n)
     return 0;
 }
 
+/* What `hilsim sim` would refuse, refused here the same way: the world built from the model
+ * with default physics runs the world's own checks (finite mesh vertices and poses, joint
+ * axes, geometry sizes) and its warm-up under the divergence guard (a mass of 1e308 kg
+ * diverges there), one validation path for both commands. */
+static int check_as_simulated(const struct hs_model *m, struct hs_diag *d)
+{
+    struct hs_world_params p;
+    hs_world_params_default(&p);
+    struct hs_world_body_spec s;
+    hs_world_spec_default(&s, m);
+    struct hs_world *w = NULL;
+    int r = hs_world_create(&p, &s, 1, &w, d);
+    hs_world_destroy(w);
+    return r;
+}
+
 int hs_cmd_model(int argc, char **argv)
 {
     bool json = false;
@@ -326,6 +343,13 @@ int hs_cmd_model(int argc, char **argv)
     }
     for (uint32_t i = 0; i < m->nwarnings; i++)
         fprintf(stderr, "hilsim model: warning: %s\n", m->warnings[i]);
+    if ((r = check_as_simulated(m, &diag)) < 0) {
+        if (!diag.file[0]) /* the warm-up's guard names no file: it is this model */
+            snprintf(diag.file, sizeof diag.file, "%s", file);
+        hs__cli_print_diag("model", &diag);
+        hs_model_free(m);
+        return r == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_USAGE;
+    }
     if (urdf_out) {
         uint32_t lost = 0;
         if (hs_model_write_urdf(m, urdf_out, &lost, &diag) < 0) {

@@ -263,6 +263,18 @@ int hs_cmd_replay(int argc, char **argv)
     for (uint32_t b = 0; b < rec->nbuses; b++)
         printf(", bus %s %u frames", rec->bus_names[b], rec->nframes[b]);
     printf("\n");
+    if (rec->damaged)
+        fprintf(stderr,
+                "WARNING: recording %s is damaged (the run crashed?): %u whole ticks "
+                "recovered (up to tick %llu); the damage starts at %s\n",
+                o.dir, rec->nstates,
+                rec->nstates ? (unsigned long long)rec->ticks[rec->nstates - 1] : 0ull,
+                rec->damage);
+    if (rec->damaged && !rec->nstates) {
+        fprintf(stderr, "hilsim replay: nothing to replay\n");
+        rc = HS_EXIT_USAGE;
+        goto out;
+    }
     if (rec->dropped_states || rec->dropped_items)
         printf("WARNING: the recording dropped %llu states and %llu items (ring full): the "
                "replay cannot be exact\n",

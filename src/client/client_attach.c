@@ -21,7 +21,9 @@ static int open_segment(const char *bench, bool readonly, int *ret_fd, uint64_t 
                               bench ? bench : "(null)", HS_SHM_BENCH_MAX);
     strcpy(name, HS_SHM_PATH_PREFIX);
     strcat(name, bench);
-    int fd = shm_open(name, (readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC, 0);
+    /* /dev/shm is world-writable: a FIFO or device planted at the name must neither block the
+     * open (O_NONBLOCK; shm_open adds O_NOFOLLOW) nor be mapped (the S_ISREG check below). */
+    int fd = shm_open(name, (readonly ? O_RDONLY : O_RDWR) | O_CLOEXEC | O_NONBLOCK, 0);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT)
@@ -40,6 +42,13 @@ static int open_segment(const char *bench, bool readonly, int *ret_fd, uint64_t 
         int e = errno;
         close(fd);
         return hs__client_err(errbuf, errbuf_size, -e, "bench '%s': %s", bench, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return hs__client_err(errbuf, errbuf_size, -EBADMSG,
+                              "bench '%s': /dev/shm%s is not a regular file (a FIFO, device or "
+                              "socket): not a hilsim segment",
+                              bench, name);
     }
     if ((uint64_t)st.st_size < sizeof(struct hs_shm_header)) {
         close(fd);

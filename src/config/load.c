@@ -11,6 +11,10 @@
 
 #define HS_CFG_FILE_MAX (4u << 20) /* a bench config is a few kB; refuse anything absurd */
 #define HS_CFG_MAX_DEPTH 64        /* nested mappings and lists, the root counting as 1 */
+/* Values, mappings and lists in one file. libyaml's document loader spends about 170 bytes
+ * per node (the node, its tag and value strings, the collection's item stack), so 4 MiB of
+ * "1," was 2 million nodes and 442 MB; the largest config in the tree has 316 nodes. */
+#define HS_CFG_MAX_YAML_NODES 100000
 
 static void free_paths(struct hs_config *cfg)
 {
@@ -49,7 +53,9 @@ int hs__cfg_syntax_error(const yaml_parser_t *p, const char *name, struct hs_dia
  * every token, so "[[[[..." costs depth squared (50,000 deep: 9 s). No bench config nests
  * more than about 6 levels; this pass over the events refuses the first collection deeper
  * than HS_CFG_MAX_DEPTH, at its position, before the loader builds anything. Its cost is
- * linear: the scanner's look-ahead is bounded (1024 characters per simple key). */
+ * linear: the scanner's look-ahead is bounded (1024 characters per simple key). The same pass
+ * counts the nodes and refuses more than HS_CFG_MAX_YAML_NODES, so what the loader then builds is
+ * bounded (about 17 MB), whatever the file's shape. */
 int hs__cfg_check_depth(struct hs__ctx *c, const char *data, unsigned long size)
 {
     yaml_parser_t parser;
@@ -58,13 +64,22 @@ int hs__cfg_check_depth(struct hs__ctx *c, const char *data, unsigned long size)
         return hs_diag_set(c->diag, -ENOMEM, c->file, 0, 0, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, size);
     int depth = 0, r = 0;
+    unsigned long nodes = 0;
     for (;;) {
         if (!yaml_parser_parse(&parser, &ev)) {
             r = hs__cfg_syntax_error(&parser, c->file, c->diag);
             break;
         }
         yaml_event_type_t t = ev.type;
-        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+        if ((t == YAML_SCALAR_EVENT || t == YAML_SEQUENCE_START_EVENT ||
+             t == YAML_MAPPING_START_EVENT) &&
+            ++nodes > HS_CFG_MAX_YAML_NODES)
+            r = hs_diag_set(c->diag, -EFBIG, c->file, (int)ev.start_mark.line + 1,
+                            (int)ev.start_mark.column + 1,
+                            "more than %d values, mappings and lists (a bench config has a few "
+                            "hundred)",
+                            HS_CFG_MAX_YAML_NODES);
+        else if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
             if (++depth > HS_CFG_MAX_DEPTH)
                 r = hs_diag_set(c->diag, -EINVAL, c->file, (int)ev.start_mark.line + 1,
                                 (int)ev.start_mark.column + 1,

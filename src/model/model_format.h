@@ -27,6 +27,9 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
                          const struct hs_model_options *opts, struct hs_model **ret_model,
                          struct hs_diag *diag);
 /* hs_model_load_buffer with options (opts never NULL). */
+/* model_inertia_check.c: appends a warning per link whose principal moments break the
+ * triangle inequality (file:line and link named). 0 or -ENOMEM. init only. */
+int hs__model_warn_inertia(struct hs_model *m);
 int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
                                const char *base_path, const struct hs_model_options *opts,
                                struct hs_model **ret_model, struct hs_diag *diag);

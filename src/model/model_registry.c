@@ -69,6 +69,10 @@ int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
         hs_model_free(m);
         return r;
     }
+    if ((r = hs__model_warn_inertia(m)) < 0) {
+        hs_model_free(m);
+        return hs_diag_set(diag, r, name ? name : "", 0, 0, "out of memory");
+    }
     *ret_model = m;
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hilsim/file_open.h"
 #include "urdf_internal.h"
 
 static int push_geom(struct hs__urdf *u, const xmlNode *n, const struct hs_geom *g)
@@ -43,8 +44,8 @@ static bool package_xml_names(const char *dir, size_t dl, const char *pkg, size_
     if ((size_t)snprintf(path, sizeof path, "%.*s/package.xml", (int)dl, dir) >= sizeof path ||
         (size_t)snprintf(want, sizeof want, "<name>%.*s</name>", (int)pkglen, pkg) >= sizeof want)
         return false;
-    FILE *f = fopen(path, "r");
-    if (!f)
+    FILE *f;
+    if (hs_fopen_regular(path, &f) < 0) /* a FIFO named package.xml must not hang the load */
         return false;
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);

@@ -13,7 +13,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "hilsim/file_open.h"
 #include "urdf_internal.h"
 
 struct acc {
@@ -92,6 +94,13 @@ static void fill(const struct aiScene *s, const struct aiNode *n, const struct a
 int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
                   struct hs_mesh *ret)
 {
+    /* assimp opens the path itself and would wait forever on a FIFO: only a regular file
+     * goes to it (the check cannot block; a file swapped for a FIFO after it needs write
+     * access to the model's own folder). */
+    int fd, rc = hs_open_regular(path, &fd);
+    if (rc < 0)
+        return hs__urdf_err(u, n, rc, "mesh %s: %s", path, hs_open_regular_strerror(rc));
+    close(fd);
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props)
         return hs__urdf_err(u, n, -ENOMEM, "out of memory");

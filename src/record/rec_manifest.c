@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hilsim/report_json.h"
+#include "hilsim/file_open.h"
 #include "rec_internal.h"
 
 #ifndef HS_GIT_COMMIT
@@ -33,9 +34,10 @@ static int write_resolved(const struct hs_config *cfg, const char *to)
 
 static int copy_file(const char *from, const char *to)
 {
-    FILE *in = fopen(from, "rb");
-    if (!in)
-        return -errno;
+    FILE *in;
+    int rc = hs_fopen_regular(from, &in); /* a FIFO swapped in since the load must not hang */
+    if (rc < 0)
+        return rc;
     FILE *out = fopen(to, "wbx");
     if (!out) {
         int e = -errno;

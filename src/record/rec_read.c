@@ -6,58 +6,67 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hilsim/can.h"
+#include "hilsim/file_open.h"
 #include "rec_internal.h"
 
-static int read_all(const char *path, uint8_t **ret, size_t *ret_len, struct hs_diag *d)
+/* A file the manifest names is a plain name in the recording's folder: no '/', not "." or
+ * "..", so "../../etc/passwd" never leaves it. */
+static bool plain_name(const char *f)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(d, -errno, path, 0, 0, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf)
-        return hs_diag_set(d, -ENOMEM, path, 0, 0, "out of memory");
-    if (err) {
-        free(buf);
-        return hs_diag_set(d, -EIO, path, 0, 0, "read error");
-    }
-    *ret = buf;
-    *ret_len = len;
+    return f && f[0] && !strchr(f, '/') && strcmp(f, ".") && strcmp(f, "..") && strlen(f) < 256;
+}
+
+/* The whole file: a regular file (no FIFO, device or symbolic link: the writer makes none),
+ * at most max bytes (the README's bounds), NUL-terminated. */
+static int read_all(const char *path, size_t max, uint8_t **ret, size_t *ret_len, struct hs_diag *d)
+{
+    int rc = hs_read_regular(path, HS_OPEN_NOFOLLOW, max, ret, ret_len);
+    if (rc == -EFBIG)
+        return hs_diag_set(d, rc, path, 0, 0, "larger than the %zu bytes a reader takes", max);
+    if (rc < 0)
+        return hs_diag_set(d, rc, path, 0, 0, "cannot open: %s", hs_open_regular_strerror(rc));
     return 0;
 }
 
 /* A text file the manifest names (NULL or absent: none, *ret stays NULL), read whole. */
-static int read_named(const char *dir, const json_t *name, char **ret, size_t *ret_len,
-                      struct hs_diag *d)
+static int read_named(const char *dir, const json_t *name, const char *key, char **ret,
+                      size_t *ret_len, const char *mpath, struct hs_diag *d)
 {
-    const char *file = json_string_value(name);
-    if (!file)
+    if (!name || json_is_null(name))
         return 0;
+    const char *file = json_string_value(name);
+    if (!plain_name(file))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "%s: not a file name in the recording's folder", key);
     char p[4096];
     snprintf(p, sizeof p, "%s/%s", dir, file);
     uint8_t *buf;
-    int rc = read_all(p, &buf, ret_len, d);
+    int rc = read_all(p, HS_REC_TEXT_FILE_MAX, &buf, ret_len, d);
     if (rc == 0)
         *ret = (char *)buf;
     return rc;
+}
+
+/* A crashed run's damage: salvaging, it ends the recording there (first damage wins). */
+static int damage_x(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
+                    const char *what, const char *detail)
+{
+    if (!r->salvage)
+        return hs_diag_set(d, -EBADMSG, name, 0, 0, "%s at byte offset %zu%s", what, off, detail);
+    if (!r->damaged)
+        snprintf(r->damage, sizeof r->damage, "%s: %s at byte offset %zu%s", name, what, off,
+                 detail);
+    r->damaged = true;
+    return 0;
+}
+
+static int damage(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
+                  const char *what)
+{
+    return damage_x(r, d, name, off, what, "");
 }
 
 static int bad(struct hs_diag *d, const char *name, size_t off, const char *what)
@@ -128,10 +137,12 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         return bad(d, name, 20, "signal counts differ from the manifest's");
     size_t body = len - sizeof h;
     size_t n = body / h.record_size;
-    if (body % h.record_size)
-        return hs_diag_set(d, -EBADMSG, name, 0, 0,
-                           "truncated record at byte offset %zu (%zu of %u bytes)",
-                           sizeof h + n * h.record_size, body % h.record_size, h.record_size);
+    if (body % h.record_size) {
+        char what[64];
+        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
+        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
+            return rc;
+    }
     if (n > UINT32_MAX / 4)
         return bad(d, name, len, "too many records");
     uint32_t add = (uint32_t)n;
@@ -154,8 +165,8 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         p.crc = 0;
         memcpy(rec, &p, sizeof p);
         if (hs__rec_crc32(rec, h.record_size) != crc) {
-            free(rec);
-            return bad(d, name, off, "corrupted state record (CRC mismatch)");
+            rc = damage(r, d, name, off, "corrupted state record (CRC mismatch)");
+            break;
         }
         uint32_t k = r->nstates++;
         r->ticks[k] = p.tick;
@@ -173,7 +184,7 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         }
     }
     free(rec);
-    return 0;
+    return rc;
 }
 
 int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
@@ -186,10 +197,12 @@ int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, c
     if (h.record_size != sizeof(struct hs__rec_item))
         return bad(d, name, 16, "unexpected record size");
     size_t body = len - sizeof h, n = body / h.record_size;
-    if (body % h.record_size)
-        return hs_diag_set(d, -EBADMSG, name, 0, 0,
-                           "truncated record at byte offset %zu (%zu of %u bytes)",
-                           sizeof h + n * h.record_size, body % h.record_size, h.record_size);
+    if (body % h.record_size) {
+        char what[64];
+        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
+        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
+            return rc;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t off = sizeof h + i * h.record_size;
         struct hs__rec_item it;
@@ -197,7 +210,7 @@ int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, c
         uint32_t crc = it.crc;
         it.crc = 0;
         if (hs__rec_crc32(&it, sizeof it) != crc)
-            return bad(d, name, off, "corrupted record (CRC mismatch)");
+            return damage(r, d, name, off, "corrupted record (CRC mismatch)");
         if (it.type == HS__REC_ITEM_SHM) {
             if (it.u.shm.mode >= HS_JOINT_MODE_MAX) /* it goes into a plant's command slot */
                 return bad(d, name, off + 32, "shm command with an unknown joint mode");
@@ -398,11 +411,13 @@ static int names(json_t *arr, const char *key, char ***ret, uint32_t *ret_n, con
         json_t *e = json_array_get(arr, i);
         const char *s = json_is_string(e) ? json_string_value(e)
                                           : json_string_value(json_object_get(e, "name"));
-        if (!s || !(v[i] = strdup(s))) {
+        if (!s || strlen(s) >= HS_REC_NAME_MAX || !(v[i] = strdup(s))) {
             for (size_t k = 0; k < i; k++)
                 free(v[k]);
             free(v);
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s[%zu]: no name", key, i);
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "%s[%zu]: no name (or longer than %u bytes)", key, i,
+                               HS_REC_NAME_MAX - 1);
         }
     }
     *ret = v;
@@ -451,25 +466,84 @@ static int sensor_fields(struct hs_recording *r, json_t *sensors, const char *mp
     return 0;
 }
 
-static int load_file(struct hs_recording *r, const char *file, int kind, const char *iface,
+/* A binary file no bigger than the machine's memory: anything larger cannot be replayed, and
+ * refusing it at the fstat keeps a sparse or hostile file from exhausting memory. */
+static size_t binary_max(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || psize <= 0)
+        return (size_t)1 << 32;
+    uint64_t b = (uint64_t)pages * (uint64_t)psize;
+    return b >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)b;
+}
+
+/* A candump log; salvaging, a last line the crash cut short (no newline) ends the log. */
+static int parse_log(struct hs_recording *r, const char *buf, size_t len, const char *path,
                      uint32_t bus, struct hs_diag *d)
+{
+    size_t whole = len;
+    if (r->salvage && len && buf[len - 1] != '\n') {
+        const char *nl = memrchr(buf, '\n', len);
+        whole = nl ? (size_t)(nl - buf) + 1 : 0;
+        damage(r, d, path, whole, "truncated line (no newline)");
+    }
+    return hs_rec_parse_candump(buf, whole, path, NULL, &r->frames[bus], &r->nframes[bus], d);
+}
+
+static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus,
+                     struct hs_diag *d)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", r->dir, file);
     uint8_t *buf;
     size_t len;
-    int rc = read_all(path, &buf, &len, d);
+    int rc = read_all(path, binary_max(), &buf, &len, d);
+    if (rc == -ENOENT && r->salvage) /* a crash between creating a segment's files */
+        return damage(r, d, path, 0, "missing file");
     if (rc < 0)
         return rc;
-    if (kind == 0)
+    if (kind < 2 && len < sizeof(struct hs__rec_file_header) && r->salvage)
+        rc = damage(r, d, path, len, "truncated file header");
+    else if (kind == 0)
         rc = hs_rec_parse_state(r, buf, len, path, d);
     else if (kind == 1)
         rc = hs_rec_parse_items(r, buf, len, path, d);
     else
-        rc = hs_rec_parse_candump((const char *)buf, len, path, iface, &r->frames[bus],
-                                  &r->nframes[bus], d);
+        rc = parse_log(r, (const char *)buf, len, path, bus, d);
     free(buf);
     return rc;
+}
+
+/* A segment's file name as the writer makes it: the only name a reader follows. */
+static int seg_file(json_t *s, const char *key, const char *base, uint32_t index, const char *ext,
+                    size_t i, const char *mpath, const char **ret, struct hs_diag *d)
+{
+    char want[HS_REC_NAME_MAX + 32];
+    hs__rec_seg_name(want, sizeof want, base, index, ext);
+    const char *f = json_string_value(json_object_get(s, key));
+    if (!f)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].%s: file name missing", i, key);
+    if (!plain_name(f) || strcmp(f, want) != 0)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].%s: '%.64s' is not this segment's file (%s)", i, key, f,
+                           want);
+    *ret = f;
+    return 0;
+}
+
+/* A non-negative integer field (first_tick, first_ord): absent is -1, anything else refused. */
+static int seg_count(json_t *s, const char *key, size_t i, const char *mpath, int64_t *ret,
+                     struct hs_diag *d)
+{
+    json_t *v = json_object_get(s, key);
+    *ret = -1;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].%s: not a non-negative integer",
+                           i, key);
+    *ret = json_integer_value(v);
+    return 0;
 }
 
 static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, const char *mpath,
@@ -477,20 +551,33 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
 {
     if (!json_is_array(segs) || json_array_size(segs) == 0)
         return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments: missing or empty");
+    if (json_array_size(segs) > HS_REC_SEGMENTS_MAX)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments: %zu listed, at most %u read",
+                           json_array_size(segs), HS_REC_SEGMENTS_MAX);
     /* The rotation policy may have deleted the first segments (keep_segments): the recording
      * then starts at the first kept one, whose first state's ord the manifest gives. */
     json_t *first = json_array_get(segs, 0);
-    r->first_segment = (uint32_t)json_integer_value(json_object_get(first, "index"));
+    json_t *fi = json_object_get(first, "index");
+    if (!json_is_integer(fi) || json_integer_value(fi) < 0 ||
+        json_integer_value(fi) >= HS_REC_SEGMENTS_MAX * 1000ll)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[0].index: not a segment number");
+    r->first_segment = (uint32_t)json_integer_value(fi);
     if (r->first_segment) {
-        json_t *fo = json_object_get(first, "first_ord");
-        if (!json_is_integer(fo) || json_integer_value(fo) < 0)
+        int64_t fo;
+        int rc = seg_count(first, "first_ord", 0, mpath, &fo, d);
+        if (rc < 0)
+            return rc;
+        if (fo < 0)
             return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
                                "segments[0]: segment %u is the first kept (keep_segments) but "
                                "has no first_ord: recorded by an older hilsim, it cannot be "
                                "placed",
                                r->first_segment);
-        r->first_ord = (uint64_t)json_integer_value(fo);
+        r->first_ord = (uint64_t)fo;
     }
+    if (json_array_size(buses) > HS__REC_MAX_BUSES)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "can_buses: %zu, at most %u recorded",
+                           json_array_size(buses), HS__REC_MAX_BUSES);
     r->nbuses = (uint32_t)json_array_size(buses);
     r->bus_names = calloc(r->nbuses + 1, sizeof *r->bus_names);
     r->nframes = calloc(r->nbuses + 1, sizeof *r->nframes);
@@ -499,35 +586,100 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
         return -ENOMEM;
     for (uint32_t b = 0; b < r->nbuses; b++) {
         const char *n = json_string_value(json_object_get(json_array_get(buses, b), "name"));
-        if (!n || !(r->bus_names[b] = strdup(n)))
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "can_buses[%u]: no name", b);
+        if (!n || !plain_name(n) || strlen(n) >= HS_REC_NAME_MAX - 8)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "can_buses[%u].name: missing or not a "
+                               "bus name",
+                               b);
+        if (!(r->bus_names[b] = strdup(n)))
+            return -ENOMEM;
     }
     size_t i;
     json_t *s;
     json_array_foreach(segs, i, s)
     {
-        const char *st = json_string_value(json_object_get(s, "state"));
-        const char *sh = json_string_value(json_object_get(s, "shm"));
-        const char *ev = json_string_value(json_object_get(s, "events"));
-        if (!st || !sh || !ev)
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu]: file names missing", i);
-        int rc = load_file(r, st, 0, NULL, 0, d);
+        /* consecutive, each its own files: a list cannot name one file twice */
+        json_t *ix = json_object_get(s, "index");
+        if (!json_is_integer(ix) || json_integer_value(ix) != (json_int_t)(r->first_segment + i))
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].index: %u expected", i,
+                               (unsigned)(r->first_segment + i));
+        uint32_t index = (uint32_t)(r->first_segment + i);
+        const char *st, *sh, *ev;
+        int64_t ft, fo;
+        int rc;
+        if ((rc = seg_file(s, "state", "state", index, "bin", i, mpath, &st, d)) < 0 ||
+            (rc = seg_file(s, "shm", "shm", index, "bin", i, mpath, &sh, d)) < 0 ||
+            (rc = seg_file(s, "events", "events", index, "bin", i, mpath, &ev, d)) < 0 ||
+            (rc = seg_count(s, "first_tick", i, mpath, &ft, d)) < 0 ||
+            (rc = seg_count(s, "first_ord", i, mpath, &fo, d)) < 0)
+            return rc;
+        uint32_t before = r->nstates;
+        rc = load_file(r, st, 0, 0, d);
+        if (rc == 0 && r->nstates > before && ft >= 0 && r->ticks[before] != (uint64_t)ft)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "segments[%zu].first_tick %lld: %s begins at tick %llu", i,
+                               (long long)ft, st, (unsigned long long)r->ticks[before]);
+        if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
+            r->first_ord + before != (uint64_t)fo)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                               "segments[%zu].first_ord %lld: %s holds state %llu", i,
+                               (long long)fo, st, (unsigned long long)(r->first_ord + before));
         if (rc == 0)
-            rc = load_file(r, sh, 1, NULL, 0, d);
+            rc = load_file(r, sh, 1, 0, d);
         if (rc == 0)
-            rc = load_file(r, ev, 1, NULL, 0, d);
+            rc = load_file(r, ev, 1, 0, d);
         json_t *can = json_object_get(s, "can");
         for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
-            const char *f = json_string_value(json_object_get(can, r->bus_names[b]));
-            if (!f)
-                return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].can.%s: missing", i,
-                                   r->bus_names[b]);
-            rc = load_file(r, f, 2, NULL, b, d);
+            char base[HS_REC_NAME_MAX];
+            snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
+            const char *f;
+            if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
+                return rc;
+            rc = load_file(r, f, 2, b, d);
         }
         if (rc < 0)
             return rc;
+        if (r->damaged) /* a crash: what follows the damage was never written whole */
+            break;
     }
     return 0;
+}
+
+/* After damage: keep only the ticks whose inputs survived too. Items of later ticks go; a
+ * tick whose received frames the log lost (the log was cut before them) ends the recording. */
+static void trim_salvaged(struct hs_recording *r)
+{
+    uint64_t rx_have[HS__REC_MAX_BUSES] = {0}, rx_need[HS__REC_MAX_BUSES] = {0};
+    for (uint32_t b = 0; b < r->nbuses && b < HS__REC_MAX_BUSES; b++)
+        for (uint32_t k = 0; k < r->nframes[b]; k++)
+            rx_have[b] += r->frames[b][k].rx;
+    uint32_t n = 0;
+    for (; n < r->nstates; n++) {
+        bool ok = true;
+        for (uint32_t b = 0; r->rx_counts && b < r->nbuses && b < r->count_buses; b++) {
+            rx_need[b] += r->rx_counts[(size_t)n * r->count_buses + b];
+            ok = ok && rx_need[b] <= rx_have[b];
+        }
+        if (!ok)
+            break;
+    }
+    if (n < r->nstates && !r->damage[0])
+        snprintf(r->damage, sizeof r->damage, "the CAN log ends before tick %llu's frames",
+                 (unsigned long long)r->ticks[n]);
+    r->nstates = n;
+    if (r->dropped_states) /* ords count dropped states too: the items cannot be placed */
+        return;
+    uint64_t end = r->first_ord + n;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->nshm; i++)
+        if (r->shm[i].ord < end)
+            r->shm[k++] = r->shm[i];
+    r->nshm = k;
+    k = 0;
+    for (uint32_t i = 0; i < r->nevents; i++)
+        if (r->events[i].ord < end)
+            r->events[k++] = r->events[i];
+    r->nevents = k;
 }
 
 static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
@@ -544,9 +696,14 @@ int hs_recording_open(const char *dir, struct hs_recording **ret, struct hs_diag
 {
     char mpath[4096];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-    json_error_t je;
-    json_t *m = json_load_file(mpath, 0, &je);
-    return m ? open_parsed(dir, m, mpath, ret, d) : json_error(&je, mpath, d);
+    uint8_t *text;
+    size_t len;
+    int rc = read_all(mpath, HS_REC_MANIFEST_MAX, &text, &len, d);
+    if (rc < 0)
+        return rc;
+    rc = hs_recording_open_manifest(dir, (const char *)text, len, ret, d);
+    free(text);
+    return rc;
 }
 
 int hs_recording_open_manifest(const char *dir, const char *text, size_t len,
@@ -555,8 +712,76 @@ int hs_recording_open_manifest(const char *dir, const char *text, size_t len,
     char mpath[4096];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
     json_error_t je;
-    json_t *m = json_loadb(text, len, 0, &je);
+    if (len > HS_REC_MANIFEST_MAX)
+        return hs_diag_set(d, -EFBIG, mpath, 0, 0, "larger than the %u bytes a reader takes",
+                           HS_REC_MANIFEST_MAX);
+    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     return m ? open_parsed(dir, m, mpath, ret, d) : json_error(&je, mpath, d);
+}
+
+/* The fields a replay trusts, each checked for what it can be (the writer's ranges). */
+static int check_fields(struct hs_recording *r, json_t *m, const char *mpath, struct hs_diag *d)
+{
+    json_t *b = json_object_get(m, "bench");
+    if (b && (!json_is_string(b) || json_string_length(b) >= HS_REC_NAME_MAX))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "bench: not a name of at most %u bytes",
+                           HS_REC_NAME_MAX - 1);
+    json_t *p = json_object_get(m, "period_ns");
+    if (p &&
+        (!json_is_integer(p) || json_integer_value(p) < 1000 || json_integer_value(p) > 1000000000))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "period_ns: not an integer from 1000 (1 us) to 1e9 (1 s)");
+    r->period_ns = p ? json_integer_value(p) : 0;
+    json_t *c = json_object_get(m, "complete");
+    if (c && !json_is_boolean(c))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "complete: not true or false");
+    static const char *const counts[] = {"ticks", "warmup_ticks"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *v = json_object_get(m, counts[i]);
+        if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s: not a non-negative integer",
+                               counts[i]);
+    }
+    json_t *dr = json_object_get(m, "dropped");
+    static const char *const dk[] = {"states", "items"};
+    for (size_t i = 0; i < 2; i++) {
+        json_t *v = json_object_get(dr, dk[i]);
+        if (v && (!json_is_integer(v) || json_integer_value(v) < 0))
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "dropped.%s: not a non-negative integer",
+                               dk[i]);
+    }
+    json_t *ticks = json_object_get(m, "ticks");
+    r->manifest_ticks = ticks ? json_integer_value(ticks) : -1;
+    return 0;
+}
+
+/* The manifest was written by the run whose states these are: the recorder takes
+ * start_realtime_ns before the first tick and end_realtime_ns after the last, and each state
+ * carries its tick's CLOCK_REALTIME. Another run's manifest fails one side (a later run's
+ * start, a finished earlier run's end); only a run recorded at the same time on another bench
+ * passes, and a wall clock stepped back during the run is refused too (the message says why). */
+static int check_times(struct hs_recording *r, json_t *m, const char *mpath, struct hs_diag *d)
+{
+    const int64_t slack = 0;
+    json_t *st = json_object_get(m, "start_realtime_ns"),
+           *en = json_object_get(m, "end_realtime_ns");
+    if ((st && !json_is_integer(st)) || (en && !json_is_integer(en)))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s: not an integer",
+                           st && !json_is_integer(st) ? "start_realtime_ns" : "end_realtime_ns");
+    if (!r->nstates)
+        return 0;
+    int64_t first = r->real_ns[0], last = r->real_ns[r->nstates - 1];
+    if (st && first < json_integer_value(st) - slack)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "start_realtime_ns %lld is after the first state's time %lld: this "
+                           "manifest is not the one of these files (another run's?)",
+                           (long long)json_integer_value(st), (long long)first);
+    if (en && r->complete && last > json_integer_value(en) + slack)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "end_realtime_ns %lld is before the last state's time %lld: this "
+                           "manifest is not the one of these files (another run's?)",
+                           (long long)json_integer_value(en), (long long)last);
+    return 0;
 }
 
 /* Takes m. */
@@ -580,21 +805,23 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
     r->config_base_dir = strdup_or_null(json_string_value(json_object_get(cfg, "base_dir")));
     r->clock_mode = strdup_or_null(json_string_value(json_object_get(m, "clock_mode")));
     r->complete = json_is_true(json_object_get(m, "complete"));
+    r->salvage = !r->complete; /* a crashed run: recover what was written whole */
     json_t *dr = json_object_get(m, "dropped");
     r->dropped_states = (uint64_t)json_integer_value(json_object_get(dr, "states"));
     r->dropped_items = (uint64_t)json_integer_value(json_object_get(dr, "items"));
-    if ((rc = read_named(dir, json_object_get(cfg, "copy"), &r->config_text, &r->config_len, d)) <
-            0 ||
-        (rc = read_named(dir, json_object_get(cfg, "resolved"), &r->config_resolved_text,
-                         &r->config_resolved_len, d)) < 0)
+    if ((rc = check_fields(r, m, mpath, d)) < 0 ||
+        (rc = read_named(dir, json_object_get(cfg, "copy"), "config.copy", &r->config_text,
+                         &r->config_len, mpath, d)) < 0 ||
+        (rc = read_named(dir, json_object_get(cfg, "resolved"), "config.resolved",
+                         &r->config_resolved_text, &r->config_resolved_len, mpath, d)) < 0)
         goto out;
     r->hilsim_commit = strdup_or_null(json_string_value(json_object_get(m, "hilsim_commit")));
     json_t *sets = json_object_get(cfg, "sets");
     if (sets && (rc = names(sets, "config.sets", &r->config_sets, &r->nconfig_sets, mpath, d)) < 0)
         goto out;
     json_t *scen = json_object_get(m, "scenario");
-    if ((rc = read_named(dir, json_object_get(scen, "copy"), &r->scenario_text, &r->scenario_len,
-                         d)) < 0)
+    if ((rc = read_named(dir, json_object_get(scen, "copy"), "scenario.copy", &r->scenario_text,
+                         &r->scenario_len, mpath, d)) < 0)
         goto out;
     if (r->scenario_text)
         r->scenario_base_dir = strdup_or_null(json_string_value(json_object_get(scen, "base_dir")));
@@ -616,6 +843,21 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
         rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0,
                          "the state records count frames of %u buses; the manifest names %u",
                          r->count_buses, r->nbuses);
+    /* A finished run's manifest counts what it wrote: the files must hold exactly that (another
+     * run's files, or a file cut short, do not). */
+    uint64_t written = (uint64_t)(r->manifest_ticks < 0 ? 0 : r->manifest_ticks);
+    written = written > r->dropped_states ? written - r->dropped_states : 0;
+    if (rc == 0 && r->complete && r->manifest_ticks >= 0 && !r->first_segment &&
+        !json_object_get(m, "write_error") && r->nstates != written)
+        rc = hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                         "ticks: the manifest says %llu states were written (%lld pushed, %llu "
+                         "dropped), the state files hold %u",
+                         (unsigned long long)written, (long long)r->manifest_ticks,
+                         (unsigned long long)r->dropped_states, r->nstates);
+    if (rc == 0 && r->damaged)
+        trim_salvaged(r);
+    if (rc == 0)
+        rc = check_times(r, m, mpath, d);
 out:
     json_decref(m);
     if (rc < 0) {

@@ -28,6 +28,7 @@
 
 #include "hilsim/io_can.h"
 #include "hilsim/ctl.h"
+#include "hilsim/file_open.h"
 #include "hilsim/can_fault.h"
 #include "hilsim/log.h"
 #include "hilsim/scenario.h"
@@ -337,23 +338,13 @@ static int live_file(const struct live_feed *lf, const char *prefix, int64_t n, 
                            "replay: the run injected a %s it could not keep in the recording "
                            "(see its log): it cannot be replayed (--no-live skips live control)",
                            prefix);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return hs_diag_set(d, -errno, path, 0, 0, "replay: cannot open: %s", strerror(errno));
-    size_t cap = 4096, len = 0, k;
-    char *buf = malloc(cap + 1);
-    while (buf && (k = fread(buf + len, 1, cap - len, f)) > 0)
-        if ((len += k) == cap) {
-            char *nb = realloc(buf, (cap *= 2) + 1);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    fclose(f);
-    if (!buf)
-        return hs_diag_set(d, -ENOMEM, path, 0, 0, "out of memory");
-    buf[len] = 0;
-    *ret = buf;
+    uint8_t *buf;
+    size_t len;
+    int rc = hs_read_regular(path, HS_OPEN_NOFOLLOW, HS_REC_TEXT_FILE_MAX, &buf, &len);
+    if (rc < 0)
+        return hs_diag_set(d, rc, path, 0, 0, "replay: cannot open: %s",
+                           hs_open_regular_strerror(rc));
+    *ret = (char *)buf;
     *ret_len = len;
     return 0;
 }
@@ -606,6 +597,15 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
     uint32_t nbodies = robot_bodies(cfg, bodies);
     if ((rc = check_layout(rec, b, nbodies, d)) < 0)
         goto out;
+    /* the manifest's period against the config the recording holds (a what-if --set may
+     * change it on purpose: then the config's own rt.period_ns differs too, and wins) */
+    if (rec->period_ns && !o->nsets && rec->period_ns != hs_bench_tick_period_ns(b)) {
+        rc = hs_diag_set(d, -EBADMSG, rec->dir, 0, 0,
+                         "manifest.json period_ns %lld differs from the recorded config's "
+                         "rt.period_ns %lld: the manifest is not this recording's",
+                         (long long)rec->period_ns, (long long)hs_bench_tick_period_ns(b));
+        goto out;
+    }
     bool checkpoint = rec->first_segment > 0 && rec->nstates > 0;
     if (checkpoint && (rc = build_at_checkpoint(rec, o, &cfg, &b, &f, bodies, nbodies, d)) < 0)
         goto out;
@@ -749,7 +749,7 @@ int hs_replay_import(const char *config_path, const char *log_path, double extra
     struct hs_rec_frame *frames[HS__REC_MAX_BUSES] = {0};
     struct hs_recording *r = calloc(1, sizeof *r);
     uint32_t bodies[HS_CFG_MAX_MODELS];
-    char *text = NULL;
+    uint8_t *text = NULL;
     int rc = r ? hs_config_load(config_path, &cfg, d) : -ENOMEM;
     if (rc < 0)
         goto out;
@@ -759,33 +759,20 @@ int hs_replay_import(const char *config_path, const char *log_path, double extra
         rc = hs_diag_set(d, -EINVAL, config_path, 0, 0, "import: the config has no CAN bus");
         goto out;
     }
-    FILE *lf = fopen(log_path, "rb");
-    if (!lf) {
-        rc = hs_diag_set(d, -errno, log_path, 0, 0, "cannot open: %s", strerror(errno));
-        goto out;
-    }
-    size_t cap = 1 << 16, len = 0, n;
-    text = malloc(cap);
-    while (text && (n = fread(text + len, 1, cap - len, lf)) > 0)
-        if ((len += n) == cap) {
-            char *t = realloc(text, cap *= 2);
-            if (!t) {
-                free(text);
-                text = NULL;
-            }
-            text = t;
-        }
-    fclose(lf);
-    if (!text) {
-        rc = hs_diag_set(d, -ENOMEM, log_path, 0, 0, "out of memory");
+    /* a candump log from elsewhere: any regular file (a link too), up to 1 GiB */
+    size_t len;
+    rc = hs_read_regular(log_path, 0, (size_t)1 << 30, &text, &len);
+    if (rc < 0) {
+        rc = hs_diag_set(d, rc, log_path, 0, 0, "cannot open: %s%s", hs_open_regular_strerror(rc),
+                         rc == -EFBIG ? " (more than 1 GiB)" : "");
         goto out;
     }
     /* One bus: every frame of the log, whatever interface it names; several: by interface. */
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     for (uint32_t i = 0; i < cfg->can.nbuses; i++) {
         const char *iface = cfg->can.nbuses == 1 ? NULL : cfg->can.buses[i].interface;
-        if ((rc = hs_rec_parse_candump(text, len, log_path, iface, &frames[i], &f.nframes[i], d)) <
-            0)
+        if ((rc = hs_rec_parse_candump((const char *)text, len, log_path, iface, &frames[i],
+                                       &f.nframes[i], d)) < 0)
             goto out;
         f.frames[i] = frames[i];
         for (uint32_t k = 0; k < f.nframes[i]; k++) {

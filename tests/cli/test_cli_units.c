@@ -125,6 +125,23 @@ static void test_open_regular_refuses_what_is_not_a_file(void **state)
     fclose(f);
     assert_string_equal(hs_open_regular_strerror(-EINVAL),
                         "not a regular file (a FIFO, device or socket)");
+    /* hs_read_regular: bounded, no link followed with HS_OPEN_NOFOLLOW, nothing but files */
+    char link[64];
+    snprintf(link, sizeof link, "%s/link", dir);
+    assert_int_equal(symlink("/dev/zero", link), 0);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(hs_read_regular(link, HS_OPEN_NOFOLLOW, 1 << 20, &buf, &len), -ELOOP);
+    assert_int_equal(hs_read_regular(link, 0, 1 << 20, &buf, &len), -EINVAL); /* a device */
+    assert_int_equal(hs_read_regular(fifo, 0, 1 << 20, &buf, &len), -EINVAL);
+    assert_int_equal(hs_read_regular(file, 0, 0, &buf, &len), -EFBIG); /* 1 byte, 0 allowed */
+    assert_null(buf);
+    assert_int_equal(hs_read_regular(file, HS_OPEN_NOFOLLOW, 1, &buf, &len), 0);
+    assert_int_equal(len, 1);
+    assert_int_equal(buf[0], 'x');
+    assert_int_equal(buf[1], 0); /* NUL-terminated */
+    free(buf);
+    unlink(link);
     unlink(fifo);
     unlink(file);
     rmdir(dir);

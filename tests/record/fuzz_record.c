@@ -1,5 +1,7 @@
 /* libFuzzer target: the recording reader's parsers on one input. The first byte picks the
- * parser (state file, item file, candump log, manifest); the rest is the file. The manifest's
+ * parser (state file, item file, candump log, manifest) and, with bit 2, whether the parsers
+ * salvage (a crashed run's reading: stop at the first truncation or CRC mismatch, keep what was
+ * whole before it); the rest is the file. The manifest's
  * files are looked for in a folder that does not exist, so every path through its checks up to
  * the first file read is taken. Whatever the bytes,
  * the parsers return 0 or a negative errno with a message, never read outside the buffer, and
@@ -20,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     uint8_t which = data[0] % 4;
+    bool salvage = data[0] & 4;
     data++, size--;
     /* a copy of exactly size bytes, so ASan sees any read past the end */
     uint8_t *buf = malloc(size ? size : 1);
@@ -27,12 +30,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(buf, data, size);
     struct hs_recording *r = calloc(1, sizeof *r);
+    if (!r) {
+        free(buf);
+        return 0;
+    }
+    r->salvage = salvage;
     struct hs_diag d = {0};
     if (which == 0) {
-        if (hs_rec_parse_state(r, buf, size, "fuzz.state", &d) == 0 && r->nstates && !r->values)
+        int rc = hs_rec_parse_state(r, buf, size, "fuzz.state", &d);
+        if (rc == 0 && r->nstates && !r->values)
+            __builtin_trap();
+        /* salvaged: only whole records before the damage, and the damage is named */
+        if (rc == 0 && r->state_stride &&
+            (size_t)r->nstates * (32 + 8 * (size_t)r->state_stride) > size)
+            __builtin_trap();
+        if (rc == 0 && r->damaged && (!salvage || !r->damage[0]))
             __builtin_trap();
     } else if (which == 1) {
-        hs_rec_parse_items(r, buf, size, "fuzz.items", &d);
+        if (hs_rec_parse_items(r, buf, size, "fuzz.items", &d) == 0 && r->damaged && !salvage)
+            __builtin_trap(); /* a finished recording's damage is an error, never skipped */
         for (uint32_t i = 0; i < r->nevents; i++)
             if (memchr(r->events[i].text, 0, HS_REC_TEXT_MAX) == NULL)
                 __builtin_trap();

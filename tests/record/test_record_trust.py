@@ -1,0 +1,377 @@
+"""Recordings a crash or a hostile file cannot take away or wedge (issue 25), from the outside:
+a recording run killed with SIGKILL is replayed up to the crash (C and Python readers); files
+that are not files (a FIFO, a link to /dev/zero), names that leave the folder, fields out of
+range and another run's manifest are refused in bounded time with the field named; a FIFO
+planted at a bench's /dev/shm name neither hangs `hilsim run` nor `hilsim shm list/remove`.
+Every wait is on an event (a file's growth, a process's exit) with a generous timeout that
+only a hang reaches."""
+import json
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import warnings
+
+SRC = os.environ.get("HS_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.environ.get("HS_BUILD_DIR", os.path.join(SRC, "build"))
+HILSIM = os.path.join(BUILD, "hilsim")
+sys.path.insert(0, os.path.join(SRC, "python"))
+import hilsim_record  # noqa: E402
+
+HANG = 60  # s: only a hang takes this long, even beside stress-ng --cpu 2
+
+
+def hilsim(*args, check=None, timeout=HANG):
+    p = subprocess.run([HILSIM, *args], capture_output=True, text=True, timeout=timeout)
+    if check is not None and p.returncode != check:
+        raise AssertionError(f"hilsim {' '.join(args)}: exit {p.returncode}, want {check}\n"
+                             f"{p.stdout}\n{p.stderr}")
+    return p
+
+
+def state_layout(path):
+    with open(path, "rb") as fh:
+        head = fh.read(32)
+    rsize = struct.unpack_from("<I", head, 16)[0]
+    return rsize, (os.path.getsize(path) - 32) // rsize
+
+
+class CrashedRecording(unittest.TestCase):
+    """`hilsim run --record` killed with SIGKILL mid-run: every whole tick is replayed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hs-rec-crash-")
+        cls.rec = os.path.join(cls.tmp, "crash")
+        hs = subprocess.Popen([HILSIM, "run", os.path.join(SRC, "config", "arm2-demo.yaml"),
+                               "--no-rt", "--record", cls.rec], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        state = os.path.join(cls.rec, "state.bin")
+        deadline = time.monotonic() + HANG
+        # the event: the writer has flushed well over a thousand ticks (a few seconds of run)
+        while time.monotonic() < deadline and hs.poll() is None:
+            if os.path.exists(state) and os.path.getsize(state) > 32 and \
+                    state_layout(state)[1] >= 1500:
+                break
+            time.sleep(0.05)
+        os.kill(hs.pid, signal.SIGKILL)
+        hs.wait(timeout=HANG)
+        cls.whole = state_layout(state)[1]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_manifest_says_incomplete(self):
+        with open(os.path.join(self.rec, "manifest.json")) as fh:
+            m = json.load(fh)
+        self.assertIs(m["complete"], False)
+        self.assertGreaterEqual(self.whole, 1500)
+
+    def test_replay_recovers_every_whole_tick_bit_exact(self):
+        p = hilsim("replay", self.rec, check=0)
+        self.assertIn("INCOMPLETE", p.stdout)
+        m = re.search(r"replayed (\d+) ticks", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        self.assertEqual(int(m.group(1)), self.whole)
+        self.assertIn("BIT-EXACT", p.stdout)
+        rsize = state_layout(os.path.join(self.rec, "state.bin"))[0]
+        if (os.path.getsize(os.path.join(self.rec, "state.bin")) - 32) % rsize:
+            self.assertRegex(p.stderr, rf"{self.whole} whole ticks recovered")
+
+    def test_half_written_record_is_salvaged_with_a_warning(self):
+        # what a crash in the middle of a write leaves: the last record cut short
+        cut = os.path.join(self.tmp, "cut")
+        shutil.rmtree(cut, ignore_errors=True)
+        shutil.copytree(self.rec, cut)
+        state = os.path.join(cut, "state.bin")
+        rsize, n = state_layout(state)
+        os.truncate(state, 32 + n * rsize - 5)
+        p = hilsim("replay", cut, check=0)
+        self.assertRegex(p.stderr, rf"WARNING: recording .*: {n - 1} whole ticks recovered "
+                                   rf"\(up to tick \d+\); the damage starts at .*state\.bin: "
+                                   rf"truncated record at byte offset {32 + (n - 1) * rsize}")
+        self.assertIn(f"replayed {n - 1} ticks", p.stdout)
+        self.assertIn("BIT-EXACT", p.stdout)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            rec = hilsim_record.open_recording(cut)
+        self.assertEqual(len(rec.ticks), n - 1)
+        self.assertTrue(any(issubclass(x.category, hilsim_record.RecordingWarning) and
+                            f"{n - 1} whole ticks recovered" in str(x.message) for x in w))
+        self.assertIn(f"byte offset {32 + (n - 1) * rsize}", rec.damage)
+        # and what the C reader recovered is what the Python one did, value for value
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            whole = hilsim_record.open_recording(self.rec)
+        self.assertEqual(rec.rows, whole.rows[:n - 1])
+
+    def test_a_finished_recording_cut_short_is_an_error(self):
+        done = os.path.join(self.tmp, "done")
+        shutil.rmtree(done, ignore_errors=True)
+        shutil.copytree(self.rec, done)
+        mpath = os.path.join(done, "manifest.json")
+        with open(mpath) as fh:
+            m = json.load(fh)
+        m["complete"] = True
+        with open(mpath, "w") as fh:
+            json.dump(m, fh)
+        state = os.path.join(done, "state.bin")
+        rsize, n = state_layout(state)
+        os.truncate(state, 32 + n * rsize - 5)
+        p = hilsim("replay", done, check=2)
+        self.assertIn("truncated record at byte offset", p.stderr)
+        with self.assertRaises(hilsim_record.RecordingError):
+            hilsim_record.open_recording(done)
+
+
+class HostileRecording(unittest.TestCase):
+    """Files and manifests a curious user could plant in a recording folder."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hs-rec-hostile-")
+        cls.rec = os.path.join(cls.tmp, "good")
+        cls.other = os.path.join(cls.tmp, "other")
+        cfg = os.path.join(SRC, "config", "arm2-demo.yaml")
+        hilsim("run", cfg, "--no-rt", "--duration", "0.3", "--record", cls.rec, check=0,
+               timeout=300)
+        hilsim("run", cfg, "--no-rt", "--duration", "0.3", "--record", cls.other, check=0,
+               timeout=300)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def copy(self, name):
+        d = os.path.join(self.tmp, name)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(self.rec, d)
+        return d
+
+    def edit_manifest(self, d, fn):
+        mpath = os.path.join(d, "manifest.json")
+        with open(mpath) as fh:
+            m = json.load(fh)
+        fn(m)
+        with open(mpath, "w") as fh:
+            json.dump(m, fh)
+
+    def refused(self, d, pattern):
+        t0 = time.monotonic()
+        p = hilsim("replay", d, check=2)
+        self.assertLess(time.monotonic() - t0, HANG)
+        self.assertRegex(p.stderr, pattern)
+        self.assertNotIn("BIT-EXACT", p.stdout)
+        return p
+
+    def test_the_good_one_replays(self):
+        self.assertIn("BIT-EXACT", hilsim("replay", self.rec, check=0).stdout)
+
+    def test_fifos_in_place_of_files(self):
+        for f in ("state.bin", "manifest.json", "config.yaml", "config-resolved.yaml",
+                  "events.bin"):
+            d = self.copy("fifo")
+            os.remove(os.path.join(d, f))
+            os.mkfifo(os.path.join(d, f))
+            self.refused(d, rf"{re.escape(f)}.*not a regular file")
+            if f.endswith((".bin", ".json")):  # the Python reader reads no config
+                with self.assertRaises(hilsim_record.RecordingError):
+                    hilsim_record.open_recording(d)
+
+    def test_link_to_dev_zero(self):
+        d = self.copy("zero")
+        os.remove(os.path.join(d, "state.bin"))
+        os.symlink("/dev/zero", os.path.join(d, "state.bin"))
+        self.refused(d, r"state\.bin.*symbolic link")
+        with self.assertRaises(hilsim_record.RecordingError):
+            hilsim_record.open_recording(d)
+
+    def test_segment_names_stay_in_the_folder(self):
+        d = self.copy("escape")
+        self.edit_manifest(d, lambda m: m["segments"][0].update(state="../../../../etc/passwd"))
+        self.refused(d, r"segments\[0\]\.state: '\.\./\.\./\.\./\.\./etc/passwd' is not this "
+                        r"segment's file")
+        with self.assertRaisesRegex(hilsim_record.RecordingError, "not a file name"):
+            hilsim_record.open_recording(d)
+        d = self.copy("escape2")
+        self.edit_manifest(d, lambda m: m["config"].update(resolved="../../../etc/passwd"))
+        self.refused(d, r"config\.resolved: not a file name in the recording's folder")
+
+    def test_fields_out_of_range(self):
+        cases = [
+            (lambda m: m.update(period_ns=0), r"period_ns: not an integer"),
+            (lambda m: m["segments"][0].update(first_tick=1e308),
+             r"segments\[0\]\.first_tick: not a non-negative integer"),
+            (lambda m: m["segments"][0].update(first_tick=7),
+             r"segments\[0\]\.first_tick 7: state\.bin begins at tick 0"),
+            (lambda m: m.update(bench="b" * (50 << 20)), r"bench: not a name of at most"),
+            (lambda m: m.update(ticks=m["ticks"] + 5), r"ticks: the manifest says"),
+            (lambda m: m.update(segments=[dict(m["segments"][0], index=i)
+                                          for i in range(100000)]),
+             r"segments\[1\]\.state: 'state\.bin' is not this segment's file \(state\.1\.bin\)"),
+        ]
+        for fn, pattern in cases:
+            with self.subTest(pattern=pattern):
+                d = self.copy("field")
+                self.edit_manifest(d, fn)
+                self.refused(d, pattern)
+
+    def test_another_runs_manifest(self):
+        d = self.copy("swapped")
+        shutil.copy(os.path.join(self.other, "manifest.json"), os.path.join(d, "manifest.json"))
+        self.refused(d, r"realtime_ns .* this manifest is not the one of these files")
+
+
+class PlantedShmFifo(unittest.TestCase):
+    """A FIFO at /dev/shm/hilsim-BENCH (the directory is 1777: any local user can make one)."""
+
+    def setUp(self):
+        self.bench = f"trust-fifo-{os.getpid()}"
+        self.path = f"/dev/shm/hilsim-{self.bench}"
+        os.mkfifo(self.path)
+        self.tmp = tempfile.mkdtemp(prefix="hs-shm-fifo-")
+
+    def tearDown(self):
+        os.unlink(self.path)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_shm_list_and_remove(self):
+        p = hilsim("shm", "list", check=0)
+        self.assertRegex(p.stdout, rf"{re.escape(self.bench)} .*not a regular file")
+        p = hilsim("shm", "remove", self.bench)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("not a regular file", p.stderr)
+        self.assertTrue(os.path.exists(self.path))  # a foreign file is left alone
+
+    def test_run_refuses_without_hanging(self):
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as fh:
+            text = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+        cfg = os.path.join(self.tmp, "arm2-shm.yaml")
+        with open(cfg, "w") as fh:
+            fh.write(text.replace("name: arm2-shm", f"name: {self.bench}", 1))
+        env = dict(os.environ, HILSIM_CTL_DIR=self.tmp)
+        p = subprocess.run([HILSIM, "run", cfg, "--no-rt", "--duration", "1"],
+                           capture_output=True, text=True, timeout=HANG, env=env)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertRegex(p.stderr, rf"hilsim-{re.escape(self.bench)} already exists .*not a "
+                                   r"regular file")
+
+
+class PlantedMeshFifo(unittest.TestCase):
+    """A collision mesh (or an Inline) that is a FIFO: `hilsim model` refuses it at once."""
+
+    def test_fifo_mesh_and_inline(self):
+        tmp = tempfile.mkdtemp(prefix="hs-mesh-fifo-")
+        try:
+            os.mkfifo(os.path.join(tmp, "link.stl"))
+            urdf = os.path.join(tmp, "r.urdf")
+            with open(urdf, "w") as fh:
+                fh.write('<robot name="r"><link name="base"><inertial><mass value="1"/>'
+                         '<inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>'
+                         '</inertial><collision><geometry><mesh filename="link.stl"/>'
+                         '</geometry></collision></link></robot>\n')
+            p = hilsim("model", urdf)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertRegex(p.stderr, r"mesh .*link\.stl: not a regular file")
+            os.mkfifo(os.path.join(tmp, "part.wrl"))
+            wrl = os.path.join(tmp, "m.wrl")
+            with open(wrl, "w") as fh:
+                fh.write('#VRML V2.0 utf8\nInline { url "part.wrl" }\n')
+            p = hilsim("model", wrl)
+            self.assertNotEqual(p.returncode, 0)
+            self.assertIn("not a regular file", p.stderr)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+URDF = ('<robot name="r"><link name="base"><inertial><mass value="{mass}"/>'
+        '<inertia ixx="0.1" iyy="0.1" izz="{izz}" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<collision><geometry>{geom}</geometry></collision></link></robot>\n')
+
+
+class ModelValidation(unittest.TestCase):
+    """`hilsim model` refuses what `hilsim sim` refuses, through the same world checks."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hs-model-check-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, name, **kw):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as fh:
+            fh.write(URDF.format(**{"mass": 1, "izz": 0.1, "geom": '<box size="1 1 1"/>',
+                                    **kw}))
+        return path
+
+    def both_refuse(self, path, pattern):
+        m = hilsim("model", path)
+        s = hilsim("sim", "--model", path, "--duration", "0.01")
+        for p in (m, s):
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertRegex(p.stderr, pattern)
+
+    def test_mass_1e308(self):
+        self.both_refuse(self.write("heavy.urdf", mass="1e308"),
+                         r"diverges at warm-up step 1 of 10: link base .* not finite")
+
+    def test_nan_and_inf_vertices(self):
+        for bad in ("nan", "inf"):
+            with open(os.path.join(self.tmp, f"{bad}.obj"), "w") as fh:
+                fh.write(f"v 0 0 0\nv 1 0 0\nv 0 1 {bad}\nv 0 0 1\n"
+                         "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n")
+            path = self.write(f"{bad}.urdf", geom=f'<mesh filename="{bad}.obj"/>')
+            self.both_refuse(path, r"link 'base': mesh needs vertices, triangles")
+
+    def test_triangle_inequality_warns(self):
+        p = hilsim("model", self.write("tri.urdf", izz=0.5), check=0)
+        self.assertRegex(p.stderr, r"warning: .*tri\.urdf:1: link 'base': inertia violates the "
+                                   r"triangle inequality \(principal moments 0\.1, 0\.1, 0\.5")
+        p = hilsim("model", self.write("ok.urdf", izz=0.2), check=0)  # 0.1 + 0.1 = 0.2: a disc
+        self.assertNotIn("triangle", p.stderr)
+
+
+class HugeConfig(unittest.TestCase):
+    """A config just under the 4 MiB limit made of tiny values ("1,1,1,...") is refused at its
+    node count before libyaml builds a 2-million-node document (it cost 442 MB, 353 MB here)."""
+
+    def test_refused_with_bounded_memory(self):
+        tmp = tempfile.mkdtemp(prefix="hs-big-cfg-")
+        try:
+            with open(os.path.join(SRC, "config", "arm2-demo.yaml")) as fh:
+                base = fh.read().replace("../models/", os.path.join(SRC, "models") + "/")
+            path = os.path.join(tmp, "big.yaml")
+            head = base + "\nx_pad: ["
+            n = (4 * 1024 * 1024 - 4096 - len(head)) // 2
+            with open(path, "w") as fh:
+                fh.write(head + "1," * n + "1]\n")
+            # The peak RSS of hilsim alone: a child keeps its parent's high-water mark across
+            # exec, so it is started from a small fresh interpreter, which reports wait4's.
+            probe = ("import os, subprocess, sys\n"
+                     "c = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL,"
+                     " stderr=subprocess.PIPE)\n"
+                     "err = c.stderr.read()\n"
+                     "_, st, ru = os.wait4(c.pid, 0)\n"
+                     "sys.stderr.write(err.decode())\n"
+                     "print(os.waitstatus_to_exitcode(st), ru.ru_maxrss)\n")
+            p = subprocess.run([sys.executable, "-c", probe, HILSIM, "config", "check", path],
+                               capture_output=True, text=True, timeout=HANG)
+            code, peak_kb = map(int, p.stdout.split())
+            self.assertEqual(code, 2)
+            self.assertRegex(p.stderr, r"big\.yaml:\d+:\d+: more than 100000 values, mappings "
+                                       r"and lists")
+            self.assertLess(peak_kb, 100 * 1024)  # kB; before the node limit: 353 MB
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
