@@ -19,7 +19,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hilsim can dbc FILE [--json]\n"
             "       hilsim can decode FILE FRAME\n"
-            "       hilsim can eds CONFIG NODE [-o FILE]\n\n"
+            "       hilsim can eds CONFIG NODE [-o|--output FILE]\n\n"
             "  dbc     parse a DBC file and print every message and signal as parsed: ID (hex),\n"
             "          name, length, sender; per signal the start bit, length, byte order\n"
             "          (intel/motorola), sign, value type, factor, offset, [min|max], unit,\n"
