@@ -60,7 +60,8 @@ static struct hs_world *hs_make(const struct hs_model *robot, const struct hs_mo
     for (int k = 0; k < nrobots; k++) {
         hs_world_spec_default(&s[1 + k], robot);
         s[1 + k].root_pose.p[0] += 1.5 * (k % 4) - 2.25;
-        s[1 + k].root_pose.p[1] += 1.5 * (k / 4);
+        int row = k / 4; /* four robots a row */
+        s[1 + k].root_pose.p[1] += 1.5 * row;
         s[1 + k].rest_on_static = true;
     }
     struct hs_world_params p;

@@ -600,7 +600,8 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
     {
         /* consecutive, each its own files: a list cannot name one file twice */
         json_t *ix = json_object_get(s, "index");
-        if (!json_is_integer(ix) || json_integer_value(ix) != (json_int_t)(r->first_segment + i))
+        if (!json_is_integer(ix) ||
+            json_integer_value(ix) != (json_int_t)r->first_segment + (json_int_t)i)
             return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].index: %u expected", i,
                                (unsigned)(r->first_segment + i));
         uint32_t index = (uint32_t)(r->first_segment + i);
@@ -621,9 +622,9 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
                                (long long)ft, st, (unsigned long long)r->ticks[before]);
         if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
             r->first_ord + before != (uint64_t)fo)
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                               "segments[%zu].first_ord %lld: %s holds state %llu", i,
-                               (long long)fo, st, (unsigned long long)(r->first_ord + before));
+            return hs_diag_set(
+                d, -EBADMSG, mpath, 0, 0, "segments[%zu].first_ord %lld: %s holds state %llu", i,
+                (long long)fo, st, (unsigned long long)r->first_ord + (unsigned long long)before);
         if (rc == 0)
             rc = load_file(r, sh, 1, 0, d);
         if (rc == 0)
