@@ -176,5 +176,9 @@ extern const struct hs_bench_io_ops hs_ctl_stage_ops;
  * exists, as the server may have had rights the client lacks; when none has it, the server's
  * choice. 0, -EINVAL for a bench name with '/', -ENAMETOOLONG past a sockaddr_un. */
 int hs_ctl_socket_path(const char *bench, bool existing, char *buf, size_t size);
+/* A control socket left behind by a bench that died (SIGKILL) is removed: 1 when removed, 0
+ * when there is none, -EADDRINUSE when a live server answers on it, -EEXIST when the path is
+ * not a socket. The server at start and `hilsim shm remove` call it. */
+int hs_ctl_socket_take(const char *path);
 
 #endif

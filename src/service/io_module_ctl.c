@@ -379,26 +379,6 @@ static void *serve(void *arg)
     return NULL;
 }
 
-/* A socket left by a process that died is taken over; one a live server answers is not. */
-static int take_path(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) < 0)
-        return errno == ENOENT ? 0 : -errno;
-    if (!S_ISSOCK(st.st_mode))
-        return -EEXIST;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int live = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    close(fd);
-    if (live)
-        return -EADDRINUSE;
-    return unlink(path) < 0 ? -errno : 0;
-}
-
 static void server_stop(struct ctl_server *s)
 {
     if (s->running) {
@@ -443,7 +423,7 @@ static void server_stop(struct ctl_server *s)
 
 static int server_start(struct ctl_server *s, struct hs_diag *d)
 {
-    int rc = take_path(s->path);
+    int rc = hs_ctl_socket_take(s->path);
     if (rc < 0)
         return hs_diag_set(d, rc, s->path, 0, 0,
                            rc == -EADDRINUSE ? "control socket in use by a running bench"
