@@ -43,8 +43,7 @@ struct client {
     bool closing; /* the connection is gone; the slot is freed when its job comes back */
     int fd;
     int64_t deadline_ns;
-    char in[HS_CTL_LINE_MAX + 1];
-    size_t have;
+    struct hs_ctl_inbuf in;
     int fds[HS_CTL_FDS_MAX]; /* descriptors received, for the next line */
     uint32_t nfds;
     bool fds_overflow;
@@ -147,14 +146,15 @@ static void queue_job(struct ctl_server *s, int idx)
 static bool client_lines(struct ctl_server *s, int idx)
 {
     struct client *c = &clients[idx];
-    char *nl;
-    while (c->state == C_OPEN && (nl = memchr(c->in, '\n', c->have))) {
-        size_t len = (size_t)(nl - c->in) + 1;
+    char line[HS_CTL_LINE_MAX + 1];
+    size_t len;
+    int got = 0;
+    while (c->state == C_OPEN && (got = hs_ctl_inbuf_line(&c->in, line, &len)) == 1) {
         c->deadline_ns = now_ns() + CLIENT_TIMEOUT_MS * 1000000LL;
         struct hs_ctl_cmd cmd;
         char err[200], out[HS_CTL_ANSWER_MAX];
         bool quick = !c->nfds && !c->fds_overflow &&
-                     hs_ctl_parse(c->in, len, &s->names, &cmd, err, sizeof err) == 0 &&
+                     hs_ctl_parse(line, len, &s->names, &cmd, err, sizeof err) == 0 &&
                      (cmd.kind == HS_CTL_STATUS || cmd.kind == HS_CTL_STOP);
         if (c->fds_overflow) {
             drop_fds(c);
@@ -169,17 +169,11 @@ static bool client_lines(struct ctl_server *s, int idx)
             snprintf(out, sizeof out, "ok stopping");
         } else {
             struct ctl_job *job = &s->jobs[idx];
-            memcpy(job->line, c->in, len);
-            job->line[len] = 0;
+            memcpy(job->line, line, len + 1);
             job->len = len;
             memcpy(job->fds, c->fds, c->nfds * sizeof c->fds[0]);
             job->nfds = c->nfds;
             c->nfds = 0;
-            out[0] = 0;
-        }
-        memmove(c->in, c->in + len, c->have - len);
-        c->have -= len;
-        if (!out[0]) {
             c->state = C_BUSY;
             queue_job(s, idx);
             return true;
@@ -187,7 +181,7 @@ static bool client_lines(struct ctl_server *s, int idx)
         if (!client_say(s, c, out))
             return false;
     }
-    if (c->state == C_OPEN && c->have == sizeof c->in) {
+    if (got == -E2BIG) {
         char out[96];
         hs_ctl_stage_count_rejected(s->stage);
         snprintf(out, sizeof out, "error: line longer than %d bytes", HS_CTL_LINE_MAX);
@@ -204,13 +198,15 @@ static bool client_read(struct ctl_server *s, int idx)
 {
     struct client *c = &clients[idx];
     (void)s;
-    if (c->have == sizeof c->in)
+    char *at;
+    size_t room = hs_ctl_inbuf_room(&c->in, &at);
+    if (!room)
         return true; /* full: client_lines answers it */
     union {
         struct cmsghdr h;
         char buf[CMSG_SPACE(sizeof(int) * HS_CTL_FDS_MAX)];
     } ctrl;
-    struct iovec iov = {.iov_base = c->in + c->have, .iov_len = sizeof c->in - c->have};
+    struct iovec iov = {.iov_base = at, .iov_len = room};
     struct msghdr m = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl.buf, .msg_controllen = sizeof ctrl};
     ssize_t n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -233,7 +229,7 @@ static bool client_read(struct ctl_server *s, int idx)
         c->fds_overflow = true;
     if (n <= 0)
         return false;
-    c->have += (size_t)n;
+    hs_ctl_inbuf_added(&c->in, (size_t)n);
     return true;
 }
 
