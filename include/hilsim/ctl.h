@@ -86,6 +86,21 @@ int hs_ctl_step_text(const struct hs_ctl_cmd *c, const struct hs_bench *b, char 
 /* Names of a bench: links as "LINK" (unique across the models) or "MODEL/LINK". */
 void hs_ctl_bench_names(struct hs_bench *bench, struct hs_ctl_names *ret);
 
+/* A client's input on the control socket: bytes in, whole lines out (ctl_frame.c). A line
+ * is at most HS_CTL_LINE_MAX bytes, newline included; a client whose buffer fills without
+ * one has sent a line too long to be a command. Zero-initialised. */
+struct hs_ctl_inbuf {
+    char in[HS_CTL_LINE_MAX + 1];
+    size_t have, taken;
+};
+/* Where the next bytes go (*ret_at) and how many fit; 0 when full. */
+size_t hs_ctl_inbuf_room(const struct hs_ctl_inbuf *b, char **ret_at);
+void hs_ctl_inbuf_added(struct hs_ctl_inbuf *b, size_t n); /* n bytes were written there */
+/* The next whole line into line (HS_CTL_LINE_MAX + 1 bytes: the line, newline included, then
+ * a NUL) with its length: 1; 0 when no whole line is in yet; -E2BIG when the buffer is full
+ * without a newline. */
+int hs_ctl_inbuf_line(struct hs_ctl_inbuf *b, char *line, size_t *ret_len);
+
 /* Counters, any thread (relaxed atomics written by their one owner). */
 struct hs_ctl_counters {
     uint64_t accepted; /* queued for the tick (socket thread) */
@@ -176,5 +191,9 @@ extern const struct hs_bench_io_ops hs_ctl_stage_ops;
  * exists, as the server may have had rights the client lacks; when none has it, the server's
  * choice. 0, -EINVAL for a bench name with '/', -ENAMETOOLONG past a sockaddr_un. */
 int hs_ctl_socket_path(const char *bench, bool existing, char *buf, size_t size);
+/* A control socket left behind by a bench that died (SIGKILL) is removed: 1 when removed, 0
+ * when there is none, -EADDRINUSE when a live server answers on it, -EEXIST when the path is
+ * not a socket. The server at start and `hilsim shm remove` call it. */
+int hs_ctl_socket_take(const char *path);
 
 #endif

@@ -31,6 +31,14 @@ int hs_scenario_parse(const char *data, size_t size, const char *name, const cha
 int hs_scenario_parse_file(const char *path, struct hs_scenario_spec **ret_spec,
                            struct hs_diag *diag);
 void hs_scenario_spec_free(struct hs_scenario_spec *spec); /* accepts NULL */
+/* The files a parsed scenario names besides itself (path CSVs, resolved), in order: a client
+ * opens them with its own rights and passes them (hilsim ctl, scenario start). */
+uint32_t hs_scenario_spec_file_count(const struct hs_scenario_spec *spec);
+const char *hs_scenario_spec_file(const struct hs_scenario_spec *spec, uint32_t i);
+/* init only: the binding (hs_scenario_compile) reads the i-th file from fds[i] (borrowed until
+ * compile returns; -1: not passed) and never opens a name itself: a file not passed is an
+ * error. For the control socket, which opens no path a client names. */
+void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds, uint32_t n);
 
 /* init only: allocates. spec is borrowed for the call only. Every name must exist in the bench
  * (else -EINVAL with the step's file:line:column). */
@@ -50,6 +58,7 @@ enum hs_scenario_status {
     HS_SCENARIO_PENDING,
     HS_SCENARIO_PASS,
     HS_SCENARIO_FAIL,
+    HS_SCENARIO_ERROR, /* not decided: the run could not (hs_scenario_error says why) */
     HS_SCENARIO_STATUS_MAX
 };
 
@@ -65,16 +74,30 @@ struct hs_scenario_result {
 };
 
 /* Non-RT: closes every open expectation (an "always" window still open when the run ended, or
- * one that never began, fails with the reason). Idempotent. */
+ * one that never began, fails with the reason). Idempotent. When the run could not decide the
+ * scenario (a plant fault, a SAFE HOLD latched, or a stop before the scenario's end), the
+ * verdict is ERROR: hs_scenario_error names the cause, and every expectation still open is
+ * HS_SCENARIO_ERROR with why "not decided: CAUSE at tick N". */
 void hs_scenario_finish(struct hs_scenario *s);
+/* Non-RT, before hs_scenario_finish: what stopped the run early (e.g. "SIGTERM", "scenario
+ * stop"), said in the ERROR verdict; without it the verdict says the run ended first. */
+void hs_scenario_set_stop_cause(struct hs_scenario *s, const char *cause);
+/* After hs_scenario_finish: the ERROR verdict's cause (*ret_tick: its scenario tick), or NULL
+ * when the run decided the scenario (PASS or FAIL). */
+const char *hs_scenario_error(const struct hs_scenario *s, int64_t *ret_tick);
 uint32_t hs_scenario_expect_count(const struct hs_scenario *s);
 void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scenario_result *ret);
-bool hs_scenario_passed(const struct hs_scenario *s); /* every expectation passed */
+/* every expectation passed, and no ERROR */
+bool hs_scenario_passed(const struct hs_scenario *s);
 
 /* Non-RT reports after hs_scenario_finish. 0 or negative errno. */
 int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out);
 int hs_scenario_write_json(const struct hs_scenario *s, const char *path);
 int hs_scenario_write_junit(const struct hs_scenario *s, const char *path);
+/* The same into an open descriptor (at its offset; the caller keeps and closes fd): the
+ * control socket writes into the files its client opened (src/service/io_module_ctl.c). */
+int hs_scenario_write_json_fd(const struct hs_scenario *s, int fd);
+int hs_scenario_write_junit_fd(const struct hs_scenario *s, int fd);
 
 /* Counters per step for tests and the summary: ticks the step was active, activations begun. */
 uint32_t hs_scenario_step_count(const struct hs_scenario *s);

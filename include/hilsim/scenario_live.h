@@ -27,6 +27,12 @@ struct hs_scenario_live;
 /* init only, after the CAN module opened its buses: allocates the slots and puts a CAN fault
  * filter on every open bus that has none (a scenario attached before keeps its own, which live
  * steps share). seed: the live noise and spikes repeat with the same seed. */
+/* What a live step may ask of the plant (push's own limit; the rest of the same order): past
+ * these the plant guard stops the bench, so the step is refused instead. */
+#define HS_SCENARIO_LIVE_FORCE_MAX_N 1e5
+#define HS_SCENARIO_LIVE_TORQUE_MAX_NM 1e4
+#define HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2 100.0
+
 int hs_scenario_live_create(struct hs_bench *bench, uint64_t seed, struct hs_scenario_live **ret);
 void hs_scenario_live_destroy(struct hs_scenario_live *l); /* accepts NULL; no tick running */
 
@@ -38,6 +44,14 @@ void hs_scenario_live_destroy(struct hs_scenario_live *l); /* accepts NULL; no t
  * set was created; a bus has HS_CAN_FAULT_RULES_MAX rules for the whole run (not reused). */
 int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_t size,
                              const char *base_dir, uint32_t *ret_slot, struct hs_diag *diag);
+/* The same for a control client's step: a path step's CSV is read from path_fd (the client
+ * opened it and passed it; borrowed for the call; -1: none passed), never opened by name. */
+int hs_scenario_live_prepare_client(struct hs_scenario_live *l, const char *text, size_t size,
+                                    int path_fd, uint32_t *ret_slot, struct hs_diag *diag);
+/* Client side: the file a step names (a path step's CSV, resolved against base_dir) into buf:
+ * 1; 0 when it names none; negative errno when it does not parse (the server says why). */
+int hs_scenario_live_step_file(const char *text, size_t size, const char *base_dir, char *buf,
+                               size_t bufsize);
 /* Control thread: gives back a prepared slot that will not be started. */
 void hs_scenario_live_discard(struct hs_scenario_live *l, uint32_t slot);
 /* Control thread: frees the slots whose steps ended; returns how many. */

@@ -1,17 +1,26 @@
 /* hilsim ctl BENCH COMMAND...: one command to a running bench over its control socket
  * (scenarios/README.md, "Live control"), the answer printed. The service checks the command;
- * this side only joins the words into one line. */
+ * this side joins the words into one line and opens the files the command names (a scenario
+ * file and the path CSVs it names, the verdict files, an injected path step's CSV) with the
+ * caller's own rights, passing the descriptors with the line (SCM_RIGHTS): the bench opens no
+ * path a client names. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "hilsim/ctl.h"
+#include "hilsim/scenario.h"
+#include "hilsim/scenario_live.h"
+
+#define MAX_FDS 8 /* the server's HS_CTL_FDS_MAX */
 
 #define ANSWER_TIMEOUT_MS 10000
 
@@ -41,8 +50,9 @@ static void usage(FILE *out)
             "  stop                                 stop the run (as SIGTERM: safe stop)\n\n"
             "The socket is hilsim-BENCH.ctl in $HILSIM_CTL_DIR, /run/hilsim, $XDG_RUNTIME_DIR\n"
             "or /tmp; only root, the bench's user and members of the socket's group may use it.\n"
-            "exit codes: 0 ok, 1 no bench or no answer, 2 bad usage or a command the bench\n"
-            "refused\n");
+            "Files are opened here, with your rights, and passed to the bench, which opens\n"
+            "none by name. exit codes: 0 ok, 1 no bench or no answer, 2 bad usage, a file\n"
+            "that cannot be opened, no permission, or a command the bench refused\n");
 }
 
 /* scenario start's paths, made absolute here: the bench runs in its own directory. */
@@ -55,6 +65,77 @@ static const char *absolute(const char *path, char *buf, size_t size)
         return path; /* the bench refuses the relative path with its reason */
     int n = snprintf(buf, size, "%s/%s", cwd, path);
     return n < 0 || (size_t)n >= size ? path : buf;
+}
+
+/* A file the command names, opened here: regular files only, never waiting on a FIFO.
+ * write: created if missing, not emptied (the bench empties it when it writes the verdict). */
+static int open_file(const char *path, bool write)
+{
+    int fd = open(path, (write ? O_WRONLY | O_CREAT : O_RDONLY) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+                  0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fprintf(stderr, "hilsim ctl: %s: not a regular file\n", path);
+        return -1;
+    }
+    if (fd < 0)
+        fprintf(stderr, "hilsim ctl: %s: cannot open%s: %s\n", path, write ? " for writing" : "",
+                strerror(errno));
+    return fd;
+}
+
+/* The descriptors for the line, in the server's order: scenario start's file, --junit,
+ * --result-json, then the path CSVs the scenario names; inject's path CSV. 0, or -1 said. */
+static int open_files(int argc, char **argv, bool start, int *fds, int *ret_n)
+{
+    char abs[HS_CTL_LINE_MAX];
+    int n = 0;
+    if (start) {
+        const char *file = absolute(argv[4], abs, sizeof abs);
+        if ((fds[n++] = open_file(file, false)) < 0)
+            return -1;
+        for (const char *opt = "--junit"; opt; opt = opt[2] == 'j' ? "--result-json" : NULL)
+            for (int i = 5; i + 1 < argc; i++)
+                if (!strcmp(argv[i], opt)) {
+                    if ((fds[n++] = open_file(argv[i + 1], true)) < 0)
+                        return -1;
+                    break;
+                }
+        /* the CSVs it names, read as the bench will: a file that does not parse passes none
+         * and the bench says why */
+        struct hs_scenario_spec *spec = NULL;
+        struct hs_diag d = {0};
+        if (hs_scenario_parse_file(file, &spec, &d) == 0) {
+            uint32_t m = hs_scenario_spec_file_count(spec);
+            if (m > (uint32_t)(MAX_FDS - n)) {
+                hs_scenario_spec_free(spec);
+                fprintf(stderr, "hilsim ctl: %s: names more path files than can be passed (%d)\n",
+                        file, MAX_FDS - n);
+                *ret_n = n;
+                return -1;
+            }
+            for (uint32_t k = 0; k < m; k++)
+                if ((fds[n++] = open_file(hs_scenario_spec_file(spec, k), false)) < 0) {
+                    hs_scenario_spec_free(spec);
+                    *ret_n = n;
+                    return -1;
+                }
+        }
+        hs_scenario_spec_free(spec);
+    } else if (argc > 3 && !strcmp(argv[2], "inject")) {
+        char text[HS_CTL_LINE_MAX + 2], csv[4096], cwd[4096];
+        size_t len = 0;
+        for (int i = 3; i < argc && len < sizeof text; i++)
+            len +=
+                (size_t)snprintf(text + len, sizeof text - len, "%s%s", i > 3 ? " " : "", argv[i]);
+        if (len < sizeof text && getcwd(cwd, sizeof cwd) &&
+            hs_scenario_live_step_file(text, len, cwd, csv, sizeof csv) == 1 &&
+            (fds[n++] = open_file(csv, false)) < 0)
+            return -1;
+    }
+    *ret_n = n;
+    return 0;
 }
 
 static int read_answer(int fd, char *buf, size_t size)
@@ -111,6 +192,15 @@ int hs_cmd_ctl(int argc, char **argv)
         len += (size_t)n;
     }
     line[len++] = '\n';
+    int fds[MAX_FDS], nfds = 0;
+    for (int k = 0; k < MAX_FDS; k++)
+        fds[k] = -1;
+    if (open_files(argc, argv, start, fds, &nfds) < 0) {
+        for (int k = 0; k < MAX_FDS; k++)
+            if (fds[k] >= 0)
+                close(fds[k]);
+        return HS_EXIT_USAGE;
+    }
     char path[108];
     int r = hs_ctl_socket_path(argv[1], true, path, sizeof path);
     if (r < 0) {
@@ -121,21 +211,54 @@ int hs_cmd_ctl(int argc, char **argv)
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        fprintf(stderr, "hilsim ctl: %s: %s (is bench '%s' running?)\n", path, strerror(errno),
-                argv[1]);
+        int e = errno;
+        if (e == EACCES || e == EPERM)
+            fprintf(stderr,
+                    "hilsim ctl: %s: permission denied: only root, the bench's user and members "
+                    "of the socket's group may use bench '%s'\n",
+                    path, argv[1]);
+        else
+            fprintf(stderr, "hilsim ctl: %s: %s (is bench '%s' running?)\n", path, strerror(e),
+                    argv[1]);
         if (fd >= 0)
             close(fd);
-        return HS_EXIT_FAILURE;
+        return e == EACCES || e == EPERM ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
     }
+    /* the line and its descriptors in one message; the answer is read even when the send
+     * failed: a bench that refused the connection has said why before closing it */
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+    } ctrl;
+    struct iovec iov = {.iov_base = line, .iov_len = len};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds) {
+        memset(&ctrl, 0, sizeof ctrl);
+        m.msg_control = ctrl.buf;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+        memcpy(CMSG_DATA(h), fds, sizeof(int) * (size_t)nfds);
+    }
+    ssize_t sent = sendmsg(fd, &m, MSG_NOSIGNAL);
+    int send_err = sent < 0 ? errno : 0;
+    for (int k = 0; k < nfds; k++)
+        close(fds[k]);
     char answer[4096];
-    if (send(fd, line, len, MSG_NOSIGNAL) != (ssize_t)len ||
-        (r = read_answer(fd, answer, sizeof answer)) < 0) {
-        fprintf(stderr, "hilsim ctl: %s: no answer: %s\n", path, strerror(r < 0 ? -r : errno));
-        close(fd);
+    r = read_answer(fd, answer, sizeof answer);
+    close(fd);
+    if (r < 0) {
+        fprintf(stderr, "hilsim ctl: %s: no answer: %s\n", path,
+                strerror(send_err               ? send_err
+                         : sent != (ssize_t)len ? EIO
+                                                : -r));
         return HS_EXIT_FAILURE;
     }
-    close(fd);
     bool ok = !strncmp(answer, "ok", 2);
     fputs(answer, ok ? stdout : stderr);
+    if (answer[0] && answer[strlen(answer) - 1] != '\n')
+        fputc('\n', ok ? stdout : stderr);
     return ok ? HS_EXIT_OK : HS_EXIT_USAGE;
 }

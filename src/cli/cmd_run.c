@@ -50,7 +50,7 @@ static void usage(FILE *f)
             "a second signal); 2 bad usage or bad\n"
             "config (also a --duration shorter than half a tick); killed by the signal for\n"
             "SIGQUIT, SIGABRT, SIGALRM, SIGUSR2 and faults; 3 plant fault; 5 the scenario's\n"
-            "verdict is FAIL\n");
+            "verdict is FAIL; 1 also when it is ERROR (SAFE HOLD, stopped before its end)\n");
 }
 
 /* Shared by run and bench: parses the options both take. Returns 0, -1 for --help, or an exit
@@ -182,12 +182,23 @@ int hs_cmd_run(int argc, char **argv)
     o.record_dir = record_dir;
     if (rc)
         return rc < 0 ? HS_EXIT_OK : rc;
+    struct hs_diag d = {0};
+    if (hs__scenario_check_outputs(o.junit, o.result_json, &d) < 0) {
+        hs_log_diag(&d);
+        return HS_EXIT_USAGE;
+    }
     static struct hs_runner r;
     rc = hs__runner_prepare(&o, &r);
     if (rc == 0) {
         rc = hs__runner_run(&r);
         hs__runner_print_summary(&r, stdout);
         if (r.scenario) {
+            struct hs_tick_result res;
+            hs_tick_loop_result(r.loop, &res);
+            char cause[96];
+            snprintf(cause, sizeof cause, "the loop stopped (%s)",
+                     hs_tick_stop_reason_name(res.reason));
+            hs_scenario_set_stop_cause(r.scenario, cause);
             int vr = hs__scenario_report(r.scenario, o.junit, o.result_json, stdout);
             if (rc == HS_EXIT_OK)
                 rc = vr;

@@ -6,6 +6,7 @@
 
 #include "cli_args.h"
 #include "commands.h"
+#include "hilsim/ctl.h"
 #include "hilsim/shm_server.h"
 
 static void usage(FILE *out)
@@ -61,11 +62,20 @@ static int list(void)
     return HS_EXIT_OK;
 }
 
+/* The dead bench's control socket goes with its segment (a live one's stays). */
+static void remove_socket(const char *bench)
+{
+    char path[108];
+    if (hs_ctl_socket_path(bench, true, path, sizeof path) == 0 && hs_ctl_socket_take(path) == 1)
+        printf("removed %s\n", path);
+}
+
 static int remove_one(const char *bench, int force)
 {
     struct hs_diag d;
     memset(&d, 0, sizeof d);
     int r = hs_shm_server_remove(bench, force, &d);
+    remove_socket(bench);
     if (r < 0) {
         hs__cli_print_diag("shm", &d);
         if (r == -EBUSY)

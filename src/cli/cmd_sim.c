@@ -84,7 +84,7 @@ static void usage(FILE *f)
             "exit codes: 0 done; 1 runtime failure (a write failed: the message gives the\n"
             "reason and a partial output file is removed) or stopped early by SIGINT/SIGTERM;\n"
             "2 bad usage or bad input (also a --duration shorter than one tick); 3 plant fault;\n"
-            "5 the scenario's verdict is FAIL\n");
+            "5 the scenario's verdict is FAIL (ERROR, a run that could not decide it: 3 or 1)\n");
 }
 
 /* SIGINT/SIGTERM: finish the tick and its CSV row, then stop (see usage). */
@@ -479,6 +479,11 @@ int hs_cmd_sim(int argc, char **argv)
         hs_bench_add_io(b, &torque_io_ops, t);
     }
     struct hs_scenario *scen = NULL;
+    if (hs__scenario_check_outputs(o.junit, o.result_json, &d) < 0) {
+        hs_log_diag(&d);
+        rc = HS_EXIT_USAGE;
+        goto done;
+    }
     if (o.scenario && (r = hs__scenario_attach(b, o.scenario, &scen, &d)) < 0) {
         hs_log_diag(&d);
         rc = r == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
@@ -607,6 +612,8 @@ int hs_cmd_sim(int argc, char **argv)
         rc = stop_signal ? HS_EXIT_FAILURE : HS_EXIT_OK;
     }
     if (scen) {
+        if (stop_signal)
+            hs_scenario_set_stop_cause(scen, stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         int vr = hs__scenario_report(scen, o.junit, o.result_json, sum);
         if (rc == HS_EXIT_OK)
             rc = vr;

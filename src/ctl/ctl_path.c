@@ -50,3 +50,26 @@ int hs_ctl_socket_path(const char *bench, bool existing, char *buf, size_t size)
             return format(dirs[k], bench, buf, size);
     return format("/tmp", bench, buf, size);
 }
+
+int hs_ctl_socket_take(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : -errno;
+    if (!S_ISSOCK(st.st_mode))
+        return -EEXIST;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    /* a live server accepts (into its backlog, even when busy); a dead one's socket refuses;
+     * anything else (no permission) says nothing about its owner: left alone */
+    int r = connect(fd, (struct sockaddr *)&a, sizeof a) == 0 ? 0 : errno;
+    close(fd);
+    if (r == 0 || r == EAGAIN)
+        return -EADDRINUSE;
+    if (r != ECONNREFUSED)
+        return -r;
+    return unlink(path) < 0 ? -errno : 1;
+}

@@ -142,7 +142,11 @@ struct hs__scen_step_spec {
     uint32_t fault_code;     /* node_fault: the protocol's own error code */
     char state[HS_NAME_MAX]; /* expect node_state: the state name */
     char *path_file;         /* path: the CSV (resolved; owned by the spec) */
-    double kp, kd;           /* path: PD gains, NAN = the bench's hold gains */
+    /* path: the CSV as a descriptor a client opened and passed (fd + 1; 0: none, borrowed),
+     * and whether the binding may open path_file itself (not for a client's scenario) */
+    int path_fd1;
+    bool no_open;
+    double kp, kd; /* path: PD gains, NAN = the bench's hold gains */
     /* friction and material: material names (friction: the pair; material: the new one) */
     char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* thermal model */
@@ -261,6 +265,14 @@ struct hs_scenario {
     int64_t can_clock; /* bench ticks seen, the clock of the CAN filters it owns */
     bool done, finished;
     bool in_tick; /* commands ran this tick; readings closes it */
+    /* why the run could not decide it (scen_stage.c, hs_scenario_finish): the first scenario
+     * tick that saw the bench in SAFE HOLD (-1: none; written by the tick), and the cause of
+     * an early end, "" when it played to its end */
+    int64_t hold_tick;
+    char stop_cause[160];
+    char error[512];     /* "" or the ERROR verdict's cause, set by hs_scenario_finish */
+    int64_t error_tick;  /* the scenario tick of that cause */
+    char undecided[600]; /* the reason given to the expectations it left undecided */
     struct hs__scen_step_spec specs[HS_SCEN_MAX_STEPS];
     struct hs__scen_step steps[HS_SCEN_MAX_STEPS];
     uint32_t nsteps;

@@ -58,6 +58,7 @@ static struct hs_scenario *empty(struct hs_bench *bench, uint64_t seed, uint32_t
     snprintf(s->name, sizeof s->name, "live");
     s->period_ns = hs_bench_tick_period_ns(bench);
     s->end_tick = HS_SCEN_NEVER;
+    s->hold_tick = -1;
     s->duration_s = INFINITY;
     s->nsteps = nsteps;
     for (uint32_t k = 0; k < HS_SCENARIO_LIVE_SLOTS; k++)
@@ -113,6 +114,33 @@ static int refuse(struct hs_diag *d, const struct hs__scen_step_spec *sp, const 
     return hs_diag_set(d, -EINVAL, "live", sp->src.line, sp->src.column, "step: %s", why);
 }
 
+static double norm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+/* A live step's efforts within the bounds the short commands keep (push: |F| at most
+ * HS_SCENARIO_LIVE_FORCE_MAX_N): a value the plant guard would trip on is refused here, with
+ * the step never started, instead of stopping the bench with a plant fault. */
+static int bounded(struct hs_diag *d, const struct hs__scen_step_spec *sp)
+{
+    char why[160];
+    if (sp->kind == HS__SCEN_PUSH && norm3(sp->force_n) > HS_SCENARIO_LIVE_FORCE_MAX_N)
+        snprintf(why, sizeof why, "push.force_n: |F| = %g N is above the live limit of %g N",
+                 norm3(sp->force_n), HS_SCENARIO_LIVE_FORCE_MAX_N);
+    else if (sp->kind == HS__SCEN_PUSH && norm3(sp->torque_nm) > HS_SCENARIO_LIVE_TORQUE_MAX_NM)
+        snprintf(why, sizeof why, "push.torque_nm: |T| = %g N m is above the live limit of %g N m",
+                 norm3(sp->torque_nm), HS_SCENARIO_LIVE_TORQUE_MAX_NM);
+    else if (sp->kind == HS__SCEN_GRAVITY &&
+             norm3(sp->gravity_m_s2) > HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
+        snprintf(why, sizeof why,
+                 "gravity.vector_m_s2: |g| = %g m/s^2 is above the live limit of %g m/s^2",
+                 norm3(sp->gravity_m_s2), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
+    else
+        return 0;
+    return refuse(d, sp, why);
+}
+
 static int parse(const char *text, size_t size, const char *base_dir,
                  struct hs__scen_step_spec *ret, struct hs_diag *diag)
 {
@@ -147,8 +175,8 @@ static int parse(const char *text, size_t size, const char *base_dir,
     return r;
 }
 
-int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_t size,
-                             const char *base_dir, uint32_t *ret_slot, struct hs_diag *diag)
+static int prepare(struct hs_scenario_live *l, const char *text, size_t size, const char *base_dir,
+                   bool client, int path_fd, uint32_t *ret_slot, struct hs_diag *diag)
 {
     uint32_t k = 0;
     while (k < HS_SCENARIO_LIVE_SLOTS &&
@@ -171,11 +199,16 @@ int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_
         r = refuse(diag, sp, "after: a live step cannot follow another step; use after_s");
     else if (sp->kind == HS__SCEN_EXPECT)
         r = refuse(diag, sp, "expect: expectations belong to a scenario file (scenario start)");
+    else
+        r = bounded(diag, sp);
     if (r == 0) {
         char *file = sp->path_file; /* the binding takes the rows; the name is ours */
+        sp->no_open = client;
+        sp->path_fd1 = client && path_fd >= 0 ? path_fd + 1 : 0;
         r = hs__scen_bind_step(s, k, diag);
         free(file);
         sp->path_file = NULL;
+        sp->path_fd1 = 0;
     } else {
         free(sp->path_file);
         sp->path_file = NULL;
@@ -192,6 +225,36 @@ int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_
     atomic_store_explicit(&l->state[k], SLOT_PREPARED, memory_order_release);
     *ret_slot = k;
     return 0;
+}
+
+int hs_scenario_live_prepare(struct hs_scenario_live *l, const char *text, size_t size,
+                             const char *base_dir, uint32_t *ret_slot, struct hs_diag *diag)
+{
+    return prepare(l, text, size, base_dir, false, -1, ret_slot, diag);
+}
+
+int hs_scenario_live_prepare_client(struct hs_scenario_live *l, const char *text, size_t size,
+                                    int path_fd, uint32_t *ret_slot, struct hs_diag *diag)
+{
+    /* "." only resolves the name the messages show: the rows come from path_fd */
+    return prepare(l, text, size, ".", true, path_fd, ret_slot, diag);
+}
+
+int hs_scenario_live_step_file(const char *text, size_t size, const char *base_dir, char *buf,
+                               size_t bufsize)
+{
+    struct hs__scen_step_spec *sp = calloc(1, sizeof *sp);
+    if (!sp)
+        return -ENOMEM;
+    struct hs_diag d = {0};
+    int r = parse(text, strnlen(text, size), base_dir, sp, &d);
+    if (r == 0 && sp->path_file) {
+        int n = snprintf(buf, bufsize, "%s", sp->path_file);
+        r = n < 0 || (size_t)n >= bufsize ? -ENAMETOOLONG : 1;
+    }
+    free(sp->path_file);
+    free(sp);
+    return r;
 }
 
 void hs_scenario_live_discard(struct hs_scenario_live *l, uint32_t slot)

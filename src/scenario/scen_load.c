@@ -68,6 +68,39 @@ int hs_scenario_parse_file(const char *path, struct hs_scenario_spec **ret_spec,
     return r;
 }
 
+uint32_t hs_scenario_spec_file_count(const struct hs_scenario_spec *spec)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < spec->nsteps; i++)
+        n += spec->steps[i].path_file != NULL;
+    return n;
+}
+
+static struct hs__scen_step_spec *file_step(const struct hs_scenario_spec *spec, uint32_t i)
+{
+    for (uint32_t k = 0; k < spec->nsteps; k++)
+        if (spec->steps[k].path_file && i-- == 0)
+            return (struct hs__scen_step_spec *)&spec->steps[k];
+    return NULL;
+}
+
+const char *hs_scenario_spec_file(const struct hs_scenario_spec *spec, uint32_t i)
+{
+    struct hs__scen_step_spec *sp = file_step(spec, i);
+    return sp ? sp->path_file : NULL;
+}
+
+void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds, uint32_t n)
+{
+    for (uint32_t k = 0; k < spec->nsteps; k++)
+        spec->steps[k].no_open = true;
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs__scen_step_spec *sp = file_step(spec, i);
+        if (sp && fds[i] >= 0)
+            sp->path_fd1 = fds[i] + 1;
+    }
+}
+
 void hs_scenario_spec_free(struct hs_scenario_spec *spec)
 {
     if (!spec)
@@ -272,6 +305,7 @@ static int bind_step(struct bind *x, uint32_t i)
     if (sp->kind == HS__SCEN_PATH) {
         int pr = hs__scen_bind_path(s, st, x->diag);
         s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */
+        s->specs[i].path_fd1 = 0;     /* borrowed for the binding only */
         if (pr < 0)
             return pr;
     }
@@ -342,6 +376,7 @@ int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *be
     s->period_ns = hs_bench_tick_period_ns(bench);
     s->duration_s = spec->duration_s;
     s->end_tick = ticks_of(s, spec->duration_s);
+    s->hold_tick = -1;
     s->nsteps = spec->nsteps;
     memcpy(s->specs, spec->steps, sizeof spec->steps[0] * spec->nsteps);
     struct bind x = {s, bench, hs_bench_config(bench), s->path, diag};

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scen_internal.h"
 
@@ -23,7 +24,24 @@ static int fail(struct hs_diag *d, const char *file, int line, const char *msg, 
 int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const char *file = st->sp->path_file;
-    FILE *f = fopen(file, "r");
+    FILE *f = NULL;
+    if (st->sp->path_fd1 > 0) {
+        /* the client's descriptor (src/service/io_module_ctl.c): a copy, read from its start */
+        int d = dup(st->sp->path_fd1 - 1);
+        if (d >= 0 && lseek(d, 0, SEEK_SET) < 0 && errno != ESPIPE) {
+            close(d);
+            d = -1;
+        }
+        f = d >= 0 ? fdopen(d, "r") : NULL;
+        if (!f && d >= 0)
+            close(d);
+    } else if (st->sp->no_open) {
+        return hs_diag_set(diag, -EINVAL, file, 0, 0,
+                           "path file not passed by the client: the bench opens no file a control "
+                           "client names (hilsim ctl passes it)");
+    } else {
+        f = fopen(file, "r");
+    }
     if (!f)
         return hs_diag_set(diag, -errno, file, 0, 0, "cannot open: %s", strerror(errno));
     char *line = NULL;
@@ -65,12 +83,14 @@ int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct h
         lineno++;
         if (line[strspn(line, " \t\r\n")] == 0)
             continue;
+        if (st->path_rows == PATH_MAX_ROWS) { /* the limit itself, not the next doubling */
+            r = fail(diag, file, lineno, "more than 1000000 rows", "");
+            goto out;
+        }
         if (st->path_rows == rows_cap) {
-            if (rows_cap >= PATH_MAX_ROWS) {
-                r = fail(diag, file, lineno, "more than 1000000 rows", "");
-                goto out;
-            }
             rows_cap = rows_cap ? 2 * rows_cap : 256;
+            if (rows_cap > PATH_MAX_ROWS)
+                rows_cap = PATH_MAX_ROWS;
             double *t = realloc(st->path_t, rows_cap * sizeof *t);
             double *q =
                 t ? realloc(st->path_q, (size_t)rows_cap * st->path_njoints * sizeof *q) : NULL;

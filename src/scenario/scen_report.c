@@ -5,17 +5,34 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scen_internal.h"
 
 static const char *status_word(enum hs_scenario_status st)
 {
-    return st == HS_SCENARIO_PASS ? "PASS" : st == HS_SCENARIO_FAIL ? "FAIL" : "PENDING";
+    return st == HS_SCENARIO_PASS    ? "PASS"
+           : st == HS_SCENARIO_FAIL  ? "FAIL"
+           : st == HS_SCENARIO_ERROR ? "ERROR"
+                                     : "PENDING";
+}
+
+/* The counts every report states: passed, failed, not decided. */
+static void count(const struct hs_scenario *s, uint32_t *ret_failed, uint32_t *ret_undecided)
+{
+    *ret_failed = *ret_undecided = 0;
+    for (uint32_t i = 0; i < hs_scenario_expect_count(s); i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        *ret_failed += r.status == HS_SCENARIO_FAIL || r.status == HS_SCENARIO_PENDING;
+        *ret_undecided += r.status == HS_SCENARIO_ERROR;
+    }
 }
 
 int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
 {
-    uint32_t n = hs_scenario_expect_count(s), failed = 0;
+    uint32_t n = hs_scenario_expect_count(s), failed, undecided;
+    count(s, &failed, &undecided);
     fprintf(out, "scenario %s: %llu ticks (%.3f s of %.3f s)\n", s->name, (unsigned long long)s->k,
             (double)s->k * (double)s->period_ns * 1e-9, s->duration_s);
     for (uint32_t i = 0; i < s->nsteps; i++) {
@@ -39,19 +56,26 @@ int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
     for (uint32_t i = 0; i < n; i++) {
         struct hs_scenario_result r;
         hs_scenario_result(s, i, &r);
-        failed += r.status != HS_SCENARIO_PASS;
         fprintf(out, "  %s %s (line %d): %s", status_word(r.status), r.name, r.line, r.what);
         if (r.tick >= 0)
             fprintf(out, "; tick %lld (t = %.3f s), value %g", (long long)r.tick, r.time_s,
                     r.value);
         fprintf(out, "%s%s\n", r.why[0] ? ": " : "", r.why);
     }
-    fprintf(out, "verdict: %s (%u of %u expectations passed)\n", failed ? "FAIL" : "PASS",
-            n - failed, n);
+    int64_t tick;
+    const char *error = hs_scenario_error(s, &tick);
+    if (error)
+        fprintf(out,
+                "verdict: ERROR at tick %lld: %s (%u of %u expectations passed, %u failed, %u "
+                "not decided)\n",
+                (long long)tick, error, n - failed - undecided, n, failed, undecided);
+    else
+        fprintf(out, "verdict: %s (%u of %u expectations passed)\n", failed ? "FAIL" : "PASS",
+                n - failed, n);
     return ferror(out) ? -EIO : 0;
 }
 
-int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
+static int write_json(const struct hs_scenario *s, const char *path, int fd)
 {
     json_t *root = json_object(), *list = json_array(), *steps = json_array();
     if (!root || !list || !steps) {
@@ -63,6 +87,14 @@ int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
     json_object_set_new(root, "ticks", json_integer((json_int_t)s->k));
     json_object_set_new(root, "period_ns", json_integer((json_int_t)s->period_ns));
     json_object_set_new(root, "passed", json_boolean(hs_scenario_passed(s)));
+    int64_t etick;
+    const char *error = hs_scenario_error(s, &etick);
+    uint32_t failed, undecided;
+    count(s, &failed, &undecided);
+    json_object_set_new(root, "verdict", json_string(error ? "error" : failed ? "fail" : "pass"));
+    json_object_set_new(root, "error",
+                        error ? json_pack("{s:s, s:I}", "cause", error, "tick", (json_int_t)etick)
+                              : json_null());
     for (uint32_t i = 0; i < s->nsteps; i++) {
         const struct hs__scen_step *st = &s->steps[i];
         json_array_append_new(steps,
@@ -75,19 +107,34 @@ int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
     for (uint32_t i = 0; i < hs_scenario_expect_count(s); i++) {
         struct hs_scenario_result r;
         hs_scenario_result(s, i, &r);
-        json_t *e =
-            json_pack("{s:s, s:s, s:i, s:s, s:I, s:s}", "name", r.name, "what", r.what, "line",
-                      r.line, "status", r.status == HS_SCENARIO_PASS ? "pass" : "fail", "tick",
-                      (json_int_t)r.tick, "reason", r.why);
+        json_t *e = json_pack("{s:s, s:s, s:i, s:s, s:I, s:s}", "name", r.name, "what", r.what,
+                              "line", r.line, "status",
+                              r.status == HS_SCENARIO_PASS    ? "pass"
+                              : r.status == HS_SCENARIO_ERROR ? "error"
+                                                              : "fail",
+                              "tick", (json_int_t)r.tick, "reason", r.why);
         json_object_set_new(e, "time_s", r.tick >= 0 ? json_real(r.time_s) : json_null());
         json_object_set_new(e, "value", isfinite(r.value) ? json_real(r.value) : json_null());
         json_array_append_new(list, e);
     }
     json_object_set_new(root, "steps", steps);
     json_object_set_new(root, "expectations", list);
-    int r = json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS) ? -EIO : 0;
+    int r = (path ? json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS)
+                  : json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS))
+                ? -EIO
+                : 0;
     json_decref(root);
     return r;
+}
+
+int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
+{
+    return write_json(s, path, -1);
+}
+
+int hs_scenario_write_json_fd(const struct hs_scenario *s, int fd)
+{
+    return write_json(s, NULL, fd);
 }
 
 static void xml_text(FILE *f, const char *t)
@@ -113,24 +160,36 @@ static void xml_text(FILE *f, const char *t)
     }
 }
 
-int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
+static int write_junit(const struct hs_scenario *s, FILE *f)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -errno;
-    uint32_t n = hs_scenario_expect_count(s), failed = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        struct hs_scenario_result r;
-        hs_scenario_result(s, i, &r);
-        failed += r.status != HS_SCENARIO_PASS;
-    }
+    uint32_t n = hs_scenario_expect_count(s), failed, undecided;
+    count(s, &failed, &undecided);
+    int64_t etick;
+    const char *error = hs_scenario_error(s, &etick);
+    /* an ERROR verdict is one more test case, "run", in error: a CI that counts only the
+     * expectations still sees the run fail, even with none left undecided */
+    uint32_t tests = n + (error ? 1 : 0), errors = undecided + (error ? 1 : 0);
     double t = (double)s->k * (double)s->period_ns * 1e-9;
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%u\" "
-            "failures=\"%u\">\n<testsuite name=\"",
-            n, failed);
+            "failures=\"%u\" errors=\"%u\">\n<testsuite name=\"",
+            tests, failed, errors);
     xml_text(f, s->name);
-    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" time=\"%.6f\">\n", n, failed, t);
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.6f\">\n", tests, failed,
+            errors, t);
+    if (error) {
+        fputs("  <testcase classname=\"", f);
+        xml_text(f, s->name);
+        fprintf(f, "\" name=\"run\" time=\"%.6f\">\n    <error type=\"run\" message=\"", t);
+        xml_text(f, error);
+        fprintf(f, " at tick %lld\">", (long long)etick);
+        xml_text(f, error);
+        fprintf(f,
+                " at scenario tick %lld (t = %.6f s); %u of %u expectations not decided (%s)"
+                "</error>\n  </testcase>\n",
+                (long long)etick, (double)etick * (double)s->period_ns * 1e-9, undecided, n,
+                s->path);
+    }
     for (uint32_t i = 0; i < n; i++) {
         struct hs_scenario_result r;
         hs_scenario_result(s, i, &r);
@@ -139,7 +198,13 @@ int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
         fputs("\" name=\"", f);
         xml_text(f, r.name);
         fprintf(f, "\" time=\"%.6f\">\n", r.tick >= 0 ? r.time_s : 0.0);
-        if (r.status != HS_SCENARIO_PASS) {
+        if (r.status == HS_SCENARIO_ERROR) {
+            fputs("    <error type=\"not decided\" message=\"", f);
+            xml_text(f, r.why);
+            fputs("\">", f);
+            xml_text(f, r.what);
+            fprintf(f, " (%s:%d)</error>\n", s->path, r.line);
+        } else if (r.status != HS_SCENARIO_PASS) {
             fputs("    <failure message=\"", f);
             xml_text(f, r.why);
             fputs("\">", f);
@@ -161,4 +226,25 @@ int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
     if (fclose(f) != 0 && !r)
         r = -errno;
     return r;
+}
+
+int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -errno;
+    return write_junit(s, f);
+}
+
+int hs_scenario_write_junit_fd(const struct hs_scenario *s, int fd)
+{
+    int d = dup(fd);
+    FILE *f = d < 0 ? NULL : fdopen(d, "w");
+    if (!f) {
+        int e = errno;
+        if (d >= 0)
+            close(d);
+        return -e;
+    }
+    return write_junit(s, f);
 }

@@ -4,6 +4,7 @@
  * expectations on this tick's truth). Warm-up ticks are not scenario ticks. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "scen_internal.h"
@@ -39,7 +40,13 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     hs__scen_sensor_faults(s);
     hs__scen_shm_faults(s);
     hs__scen_node_temperatures(s);
-    hs__scen_expect(s);
+    /* A bench in SAFE HOLD moves on its own hold, not the controller's commands: what the
+     * expectations would see from then on says nothing about the controller, so they stop
+     * being decided and the verdict is ERROR (hs_scenario_finish). */
+    if (s->hold_tick < 0 && hs_bench_in_safe_hold(b))
+        s->hold_tick = s->k;
+    if (s->hold_tick < 0)
+        hs__scen_expect(s);
     s->in_tick = false;
     if (++s->k >= s->end_tick)
         s->done = true;
@@ -80,15 +87,52 @@ uint64_t hs_scenario_ticks(const struct hs_scenario *s)
     return (uint64_t)s->k;
 }
 
+void hs_scenario_set_stop_cause(struct hs_scenario *s, const char *cause)
+{
+    snprintf(s->stop_cause, sizeof s->stop_cause, "%s", cause);
+}
+
+/* Why the run could not decide the scenario, first cause first: the plant's fault ends the
+ * run, a safe hold makes the rest meaningless, an early stop leaves it unplayed. */
+static void find_error(struct hs_scenario *s)
+{
+    const struct hs_world_fault *f = hs_bench_fault(s->bench);
+    if (f) {
+        char why[400];
+        hs_bench_fault_format(s->bench, why, sizeof why);
+        snprintf(s->error, sizeof s->error, "plant fault: %s", why);
+        s->error_tick = s->k;
+    } else if (s->hold_tick >= 0) {
+        snprintf(s->error, sizeof s->error,
+                 "SAFE HOLD latched (the overrun bucket ran out): the controller no longer "
+                 "commanded the plant");
+        s->error_tick = s->hold_tick;
+    } else if (!s->done && s->end_tick != HS_SCEN_NEVER) {
+        snprintf(s->error, sizeof s->error, "stopped early: %s",
+                 s->stop_cause[0] ? s->stop_cause : "the run ended before the scenario's end");
+        s->error_tick = s->k;
+    }
+    if (s->error[0])
+        snprintf(s->undecided, sizeof s->undecided, "not decided: %s at tick %lld", s->error,
+                 (long long)s->error_tick);
+}
+
 void hs_scenario_finish(struct hs_scenario *s)
 {
     if (s->finished)
         return;
     s->finished = true;
+    find_error(s);
     for (uint32_t i = 0; i < s->nsteps; i++) {
         struct hs__scen_step *st = &s->steps[i];
         if (st->kind != HS__SCEN_EXPECT || st->status != HS_SCENARIO_PENDING)
             continue;
+        if (s->error[0]) {
+            st->status = HS_SCENARIO_ERROR;
+            st->why = s->undecided;
+            st->result_tick = -1;
+            continue;
+        }
         st->result_tick = s->k - 1;
         st->status = HS_SCENARIO_FAIL;
         if (st->onset < 0 || st->onset >= s->k) {
@@ -138,8 +182,19 @@ void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scena
     ret->why = st->why;
 }
 
+const char *hs_scenario_error(const struct hs_scenario *s, int64_t *ret_tick)
+{
+    if (!s->finished || !s->error[0])
+        return NULL;
+    if (ret_tick)
+        *ret_tick = s->error_tick;
+    return s->error;
+}
+
 bool hs_scenario_passed(const struct hs_scenario *s)
 {
+    if (hs_scenario_error(s, NULL))
+        return false;
     for (uint32_t k = 0; k < s->nsteps; k++)
         if (s->steps[k].kind == HS__SCEN_EXPECT && s->steps[k].status != HS_SCENARIO_PASS)
             return false;

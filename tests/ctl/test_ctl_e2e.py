@@ -22,8 +22,8 @@ applied once `status` says so; effects are compared over the same number of tick
                    scenario parser's line:column and never take a slot
   scenario         a scenario file started live plays to its end: its verdict and JUnit file
                    (written where asked, relative to the client's directory) say PASS with one
-                   test case; started again and stopped early, it says FAIL, stopped early, and
-                   its default files appear next to the control socket
+                   test case; started again and stopped early, it says ERROR (the expectation
+                   not decided, JUnit <error>), and its default files appear next to the socket
   unauthorised     (as root only) with the socket's mode widened to 0666 by hand, a process
                    of another user (nobody) connects but gets one "error: not authorised" line
                    and is counted; its command never runs
@@ -304,11 +304,15 @@ steps:
             self.assertLess(time.monotonic(), deadline)
             self.tick()
         out = self.scenario_status()
-        self.assertIn("ended FAIL: 0 of 1 expectations passed (stopped early)", out)
+        self.assertRegex(out, r"ended ERROR at tick \d+: stopped early: scenario stop on the "
+                              r"control socket: 0 of 1 expectations passed, 1 not decided")
         junit = self.sock[:-len(".ctl")] + ".scenario-2.junit.xml"
         self.assertIn(junit, out)
         suite = ET.parse(junit).getroot()
-        self.assertEqual(len(list(suite.iter("failure"))), 1)
+        self.assertEqual(len(list(suite.iter("failure"))), 0)
+        errors = list(suite.iter("error"))
+        self.assertEqual(len(errors), 2)  # the run, and the expectation it left undecided
+        self.assertIn("not decided: stopped early", errors[1].get("message"))
         self.assertTrue(os.path.exists(self.sock[:-len(".ctl")] + ".scenario-2.json"))
 
     def test_8b_unauthorised(self):

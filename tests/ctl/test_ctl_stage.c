@@ -385,8 +385,9 @@ static void test_scenario_started_live(void **state)
     struct hs_scenario_result res;
     hs_scenario_result(back, 1, &res);
     print_message("%s: %s\n", res.what, res.why);
-    assert_int_equal(res.status, HS_SCENARIO_FAIL);
-    assert_non_null(strstr(res.why, "stopped"));
+    assert_int_equal(res.status, HS_SCENARIO_ERROR); /* stopped early: not decided */
+    assert_non_null(strstr(res.why, "not decided: stopped early"));
+    assert_non_null(hs_scenario_error(back, NULL));
     hs_scenario_destroy(back);
 
     /* one still running when the bench goes: the bench frees it */

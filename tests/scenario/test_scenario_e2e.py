@@ -9,6 +9,14 @@
   sim_verdict_fail   `hilsim sim` with an expectation that cannot hold: exit status 5, the
                      JUnit XML names the failing case with its tick, the JSON agrees
   biped_side_push    the bundled biped scenario passes offline (recovers, then falls)
+  diverged_error     a push of 1e30 N makes the plant diverge: exit 3, the verdict is ERROR
+                     naming the plant fault and its tick (never PASS 0 of 0), the expectation
+                     decided before it stays passed, the one after is "not decided", JUnit
+                     counts errors (never 0 failures and 0 errors) and the JSON agrees
+  stopped_error      `hilsim run` stopped by SIGTERM before the scenario's end: ERROR, exit 1
+  bad_inputs         an oversized scenario file exits 2; an unwritable --junit is refused
+                     before the run (exit 2); a path CSV of 1,000,000 rows loads and one of
+                     1,000,001 is refused at line 1,000,002
 
 Environment (set by ctest): HS_HILSIM, HS_PD_CONTROLLER, HS_SOURCE_DIR.
 """
@@ -110,6 +118,111 @@ class Scenarios(unittest.TestCase):
         self.assertFalse(r["passed"])
         bad = [e for e in r["expectations"] if e["name"] == "impossible"][0]
         self.assertEqual((bad["status"], bad["tick"]), ("fail", 300))
+
+    def test_diverged_error(self):
+        scen = self.path("diverge.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: diverges, duration_s: 1}\n"
+                    "steps:\n"
+                    "  - {name: before, at_s: 0.05,\n"
+                    "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.1}}\n"
+                    "  - {name: blowup, at_s: 0.1, duration_s: 0.1,\n"
+                    "     push: {link: ELBOW, force_n: [1e30, 0, 0]}}\n"
+                    "  - {name: after, at_s: 0.5,\n"
+                    "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.1}}\n")
+        junit, res = self.path("j.xml"), self.path("r.json")
+        p = subprocess.run([HILSIM, "sim", os.path.join(SRC, "config", "arm2-demo.yaml"),
+                            "--scenario", scen, "--junit", junit, "--result-json", res],
+                           capture_output=True, text=True, timeout=120)
+        print(p.stdout[-1500:])
+        self.assertEqual(p.returncode, 3, p.stdout + p.stderr)
+        self.assertNotIn("verdict: PASS", p.stdout)
+        self.assertRegex(p.stdout, r"verdict: ERROR at tick \d+: plant fault: .*\(1 of 2 "
+                                   r"expectations passed, 0 failed, 1 not decided\)")
+        root = ET.parse(junit).getroot()
+        self.assertEqual(root.get("errors"), "2")  # the run, and "after"
+        self.assertEqual(root.get("failures"), "0")
+        cases = {c.get("name"): c for c in root.iter("testcase")}
+        self.assertIsNotNone(cases["run"].find("error"))
+        self.assertIn("plant fault", cases["run"].find("error").get("message"))
+        self.assertIsNone(cases["before"].find("error"))
+        self.assertRegex(cases["after"].find("error").get("message"),
+                         r"^not decided: plant fault: .* at tick \d+$")
+        with open(res) as f:
+            r = json.load(f)
+        self.assertEqual(r["verdict"], "error")
+        self.assertFalse(r["passed"])
+        self.assertIn("plant fault", r["error"]["cause"])
+        self.assertGreaterEqual(r["error"]["tick"], 100)
+        self.assertEqual([e["status"] for e in r["expectations"]], ["pass", "error"])
+
+    def test_stopped_error(self):
+        name = "scen%d-stop" % os.getpid()
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        with open(self.path("bench.yaml"), "w") as f:
+            f.write(cfg.replace("name: arm2-shm", "name: " + name))
+        scen = self.path("long.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: long, duration_s: 600}\n"
+                    "steps:\n"
+                    "  - {name: late, at_s: 500, expect: {kind: link_above, link: ELBOW, "
+                    "value: -10}}\n")
+        junit = self.path("j.xml")
+        run = subprocess.Popen([HILSIM, "run", self.path("bench.yaml"), "--no-rt", "--scenario",
+                                scen, "--junit", junit], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True,
+                               env=dict(os.environ, HILSIM_CTL_DIR=self.tmp.name))
+        sock = self.path("hilsim-%s.ctl" % name)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(sock):  # the control socket: the run is up
+            self.assertIsNone(run.poll())
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        run.terminate()
+        out, _ = run.communicate(timeout=120)
+        print(out[-600:])
+        self.assertEqual(run.returncode, 1, out[-2000:])
+        self.assertRegex(out, r"verdict: ERROR at tick \d+: stopped early: the loop stopped "
+                              r"\(stop requested\)")
+        root = ET.parse(junit).getroot()
+        self.assertEqual(root.get("errors"), "2")
+
+    def test_bad_inputs(self):
+        demo = os.path.join(SRC, "config", "arm2-demo.yaml")
+        big = self.path("big.yaml")
+        with open(big, "w") as f:
+            f.write("scenario: {name: big, duration_s: 1}\n" + "#" * (5 << 20) + "\n")
+        p = subprocess.run([HILSIM, "sim", demo, "--scenario", big], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("larger than", p.stderr)
+        ok = self.path("ok.yaml")
+        with open(ok, "w") as f:
+            f.write("scenario: {name: ok, duration_s: 0.1}\nsteps: []\n")
+        os.mkfifo(self.path("fifo.xml"))
+        for junit in ("/proc/nonexistent/j.xml", self.path("fifo.xml")):
+            t0 = time.monotonic()
+            p = subprocess.run([HILSIM, "sim", demo, "--scenario", ok, "--junit", junit],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn(junit, p.stderr)
+            self.assertNotIn("simulated", p.stdout)  # refused before the run
+        for rows, rc in ((1000000, 0), (1000001, 2)):
+            csv = self.path("path%d.csv" % rows)
+            with open(csv, "w") as f:
+                f.write("time_s,ELBOW\n")
+                f.write("".join("%d,0.6\n" % k for k in range(rows)))
+            scen = self.path("path%d.yaml" % rows)
+            with open(scen, "w") as f:
+                f.write("scenario: {name: path, duration_s: 0.01}\nsteps:\n"
+                        "  - {at_s: 0, duration_s: 0.01, path: {file: %s}}\n" % csv)
+            p = subprocess.run([HILSIM, "sim", demo, "--scenario", scen], capture_output=True,
+                               text=True, timeout=300)
+            self.assertEqual(p.returncode, rc, (rows, p.stdout[-500:], p.stderr[-500:]))
+            if rc:
+                self.assertIn("%s:1000002" % csv, p.stderr)
+                self.assertIn("more than 1000000 rows", p.stderr)
 
     def test_biped_side_push(self):
         p = subprocess.run([HILSIM, "sim", os.path.join(SRC, "config", "biped-stand.yaml"),

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""End to end: the control socket against hostile and careless clients.
+
+`hilsim run --no-rt` serves config/arm2-shm.yaml (renamed per test; free-running, no
+controller: the joints keep their safe behaviour). Clients are raw Unix sockets and the
+`hilsim ctl` binary. Every check waits for an event (an answer, a close, an exit), with
+generous limits, so a loaded machine (stress-ng --cpu 2) changes nothing.
+
+  trickle        a client sending one byte every 2 s holds no one: `hilsim ctl status`
+                 answers meanwhile, and the trickler is dropped
+  pipeline       a client that pipelines 20,000 `status` lines and never reads is dropped
+                 (its socket closes) while `status` keeps being answered
+  connections    past 32 open connections a new one gets one "error: busy" line; once they
+                 close, `status` answers again
+  no deputy      `scenario start FILE` and an injected path step sent without their files
+                 are refused and nothing is opened by name; hilsim ctl passes the files
+                 (a scenario whose path CSV the client opened plays); an unwritable or FIFO
+                 --junit is refused at once (exit 2), before the bench sees the line
+  bounds         inject force 1e308, torque 1e308 or gravity 1e308 is refused (exit 2) with
+                 the limit named; the bench runs on
+  protocol       200 seeded hostile lines (random bytes, control characters, NULs, overlong
+                 words): each whole line gets exactly one answer starting "ok" or "error: ",
+                 and the bench still answers `status`
+  sigterm        with a trickler and a non-reading pipeliner connected, SIGTERM ends the run
+                 with exit 0 and its socket is gone
+  stale socket   a bench killed with SIGKILL leaves its .ctl socket; `hilsim shm remove`
+                 removes it with the segment, and a new run over a stale one starts
+
+Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
+"""
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+SRC = os.environ["HS_SOURCE_DIR"]
+HILSIM = os.environ["HS_HILSIM"]
+LIMIT = 60  # seconds for any event; a loaded machine stays far below
+
+
+class Bench:
+    def __init__(self, tmp, tag):
+        self.name = "ctlh%d-%s" % (os.getpid(), tag)
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        self.cfg = os.path.join(tmp, self.name + ".yaml")
+        with open(self.cfg, "w") as f:
+            f.write(cfg.replace("name: arm2-shm", "name: " + self.name))
+        self.env = dict(os.environ, HILSIM_CTL_DIR=tmp)
+        self.sock = os.path.join(tmp, "hilsim-%s.ctl" % self.name)
+        self.tmp = tmp
+
+    def start(self):
+        self.proc = subprocess.Popen([HILSIM, "run", self.cfg, "--no-rt"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env=self.env)
+        deadline = time.monotonic() + LIMIT
+        while self.ctl("status")[0] != 0:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("bench did not come up: %s" % self.stop())
+            time.sleep(0.1)
+        return self
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        return self.proc.communicate(timeout=LIMIT)[0]
+
+    def ctl(self, *words, cwd=None):
+        p = subprocess.run([HILSIM, "ctl", self.name] + [str(w) for w in words],
+                           capture_output=True, text=True, env=self.env, timeout=LIMIT, cwd=cwd)
+        return p.returncode, p.stdout, p.stderr
+
+    def raw(self):
+        deadline = time.monotonic() + LIMIT
+        while True:
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                c.connect(self.sock)  # blocking: waits while the backlog is full
+                c.settimeout(LIMIT)
+                return c
+            except BlockingIOError:  # the backlog is full: the server accepts soon
+                c.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+
+def closed_by_server(c):
+    """True once the server closed c: reads hit EOF or a reset (what it sent is drained)."""
+    try:
+        while c.recv(65536):
+            pass
+        return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
+
+
+class Trickler(threading.Thread):
+    """Sends one byte every 2 s, never a newline, until stopped or dropped."""
+
+    def __init__(self, bench):
+        super().__init__(daemon=True)
+        self.c, self.stop, self.dropped = bench.raw(), threading.Event(), threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                self.c.send(b"s")
+            except OSError:
+                self.dropped.set()
+                return
+            self.stop.wait(2.0)
+
+
+class Hostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmpdir = tempfile.TemporaryDirectory()
+        cls.tmp = cls.tmpdir.name
+        cls.bench = Bench(cls.tmp, "main").start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.bench.stop()
+        cls.tmpdir.cleanup()
+
+    def status_ok(self):
+        rc, out, err = self.bench.ctl("status")
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(out.startswith("ok bench "), out)
+
+    def test_trickle(self):
+        t = Trickler(self.bench)
+        t.start()
+        try:
+            for _ in range(3):  # the trickler's bytes keep coming; others are served
+                self.status_ok()
+            self.assertTrue(t.dropped.wait(LIMIT) or closed_by_server(t.c),
+                            "a client that never completes a line is never dropped")
+        finally:
+            t.stop.set()
+            t.c.close()
+
+    def test_pipeline(self):
+        c = self.bench.raw()
+        c.setblocking(False)
+        sent, line = 0, b"status\n"
+        data = line * 20000
+        deadline = time.monotonic() + LIMIT
+        while sent < len(data) and time.monotonic() < deadline:
+            try:
+                sent += c.send(data[sent:])
+            except BlockingIOError:
+                time.sleep(0.01)
+            except (BrokenPipeError, ConnectionResetError):
+                break  # dropped already
+        self.status_ok()  # the socket thread is not stuck in a send
+        c.settimeout(LIMIT)
+        self.assertTrue(closed_by_server(c), "a client that never reads is never dropped")
+        c.close()
+        self.status_ok()
+
+    def test_connections(self):
+        conns = [self.bench.raw() for _ in range(40)]
+        try:
+            busy = 0
+            for c in conns[32:]:
+                c.settimeout(LIMIT)
+                line = c.makefile().readline()
+                self.assertTrue(line.startswith("error: busy: 32 control connections"), line)
+                busy += 1
+            self.assertEqual(busy, 8)
+        finally:
+            for c in conns:
+                c.close()
+        deadline = time.monotonic() + LIMIT
+        while self.bench.ctl("status")[0] != 0:  # the slots free as the server sees the closes
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+
+    def ask(self, line, fds=()):
+        c = self.bench.raw()
+        if fds:
+            socket.send_fds(c, [line], list(fds))
+        else:
+            c.sendall(line)
+        answer = c.makefile().readline()
+        c.close()
+        return answer
+
+    def test_no_deputy(self):
+        secret = os.path.join(self.tmp, "secret.yaml")
+        with open(secret, "w") as f:
+            f.write("scenario: {name: SECRET-CONTENT, duration_s: 1}\n")
+        a = self.ask(b"scenario start %s\n" % secret.encode())
+        self.assertTrue(a.startswith("error: scenario start needs its files passed"), a)
+        self.assertNotIn("SECRET", a)
+        a = self.ask(b"inject {path: {file: %s}}\n" % secret.encode())
+        self.assertTrue(a.startswith("error: "), a)
+        self.assertIn("not passed by the client", a)
+        self.assertNotIn("SECRET", a)
+        # a FIFO passed as the scenario is refused without reading it
+        fifo = os.path.join(self.tmp, "fifo")
+        os.mkfifo(fifo)
+        r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        a = self.ask(b"scenario start %s\n" % fifo.encode(), [r, r, r])
+        os.close(r)
+        self.assertIn("not a regular file", a)
+        # through hilsim ctl: the client opens the scenario and its CSV, the bench plays them
+        with open(os.path.join(self.tmp, "p.csv"), "w") as f:
+            f.write("time_s,ELBOW\n0,0.1\n0.05,0.2\n")
+        with open(os.path.join(self.tmp, "p.yaml"), "w") as f:
+            f.write("scenario: {name: passed-files, duration_s: 0.1}\nsteps:\n"
+                    "  - {at_s: 0, path: {file: p.csv}}\n")
+        rc, out, err = self.bench.ctl("scenario", "start", "p.yaml", "--junit", "p.xml",
+                                      cwd=self.tmp)
+        self.assertEqual(rc, 0, err)
+        deadline = time.monotonic() + LIMIT
+        while "ended" not in self.bench.ctl("scenario", "status")[1]:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        with open(os.path.join(self.tmp, "p.xml")) as f:
+            self.assertIn("<testsuite name=\"passed-files\"", f.read())
+        # unwritable --junit: refused by the client at once, before the bench sees the line
+        for junit in ("/proc/nonexistent/j.xml", fifo):
+            rc, out, err = self.bench.ctl("scenario", "start", "p.yaml", "--junit", junit,
+                                          cwd=self.tmp)
+            self.assertEqual(rc, 2, (junit, out, err))
+            self.assertIn(junit, err)
+        self.assertIn("scenario idle", self.bench.ctl("status")[1])
+
+    def test_bounds(self):
+        for step, what in (("{push: {link: ELBOW, force_n: [1e308, 0, 0]}, duration_s: 0.1}",
+                            "push.force_n"),
+                           ("{push: {link: ELBOW, torque_nm: [0, 1e308, 0]}, duration_s: 0.1}",
+                            "push.torque_nm"),
+                           ("{gravity: {vector_m_s2: [0, 0, -1e308]}, duration_s: 0.1}",
+                            "gravity.vector_m_s2")):
+            rc, out, err = self.bench.ctl("inject", step)
+            self.assertEqual(rc, 2, (step, out, err))
+            self.assertIn(what, err)
+            self.assertIn("above the live limit", err)
+        rc, out, err = self.bench.ctl("push", "ELBOW", 1e308, 0, 0, 0.1)
+        self.assertEqual(rc, 2, err)
+        self.status_ok()
+        self.assertIsNone(self.bench.proc.poll(), "the bench stopped")
+
+    def test_protocol_hostile_lines(self):
+        rng = random.Random(25)
+        alphabet = (b"status scenario start stop inject push fault sensor actuator clear "
+                    b"{}[]:,'\"\\/.-+eE0123456789 nan inf \t\r\x00\x01\x1b\x7f\xff\xc3")
+        c = self.bench.raw()
+        f = c.makefile("rb")
+        lines = 0
+        for _ in range(200):
+            n = rng.choice((0, 1, 5, 40, 300, 1000))
+            body = bytes(rng.choice(alphabet) for _ in range(n)).replace(b"\n", b"")
+            if b"stop" in body.split(b"\x00")[0].split(b"\r")[0].strip().split(b" ")[:1]:
+                continue  # a line that is exactly `stop` would end the bench
+            c.sendall(body + b"\n")
+            answer = f.readline()
+            self.assertTrue(answer.startswith(b"ok") or answer.startswith(b"error: "),
+                            (body, answer))
+            self.assertTrue(answer.endswith(b"\n"))
+            lines += 1
+        c.close()
+        self.assertGreater(lines, 150)
+        self.status_ok()
+
+
+class Lifecycle(unittest.TestCase):
+    def setUp(self):
+        self.tmpdir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmpdir.cleanup)
+
+    def test_sigterm_with_hostile_clients(self):
+        bench = Bench(self.tmpdir.name, "term").start()
+        t = Trickler(bench)
+        t.start()
+        p = bench.raw()
+        p.setblocking(False)
+        try:
+            for _ in range(2000):
+                p.send(b"status\n")
+        except (BlockingIOError, BrokenPipeError, ConnectionResetError):
+            pass
+        bench.proc.send_signal(signal.SIGTERM)
+        out = bench.proc.communicate(timeout=LIMIT)[0]
+        t.stop.set()
+        self.assertEqual(bench.proc.returncode, 0, out[-2000:])
+        self.assertFalse(os.path.exists(bench.sock))
+
+    def test_stale_socket(self):
+        bench = Bench(self.tmpdir.name, "stale").start()
+        bench.proc.kill()
+        bench.proc.wait(LIMIT)
+        self.assertTrue(os.path.exists(bench.sock), "SIGKILL leaves the socket")
+        # a new run takes the dead one's socket over
+        bench.start()
+        bench.proc.kill()
+        bench.proc.wait(LIMIT)
+        p = subprocess.run([HILSIM, "shm", "remove", bench.name], capture_output=True,
+                           text=True, env=bench.env, timeout=LIMIT)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("removed %s" % bench.sock, p.stdout)
+        self.assertFalse(os.path.exists(bench.sock))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
