@@ -5,8 +5,13 @@
 
 uint32_t hs__rec_crc32(const void *buf, size_t len)
 {
+    return hs__rec_crc32_update(0, buf, len);
+}
+
+uint32_t hs__rec_crc32_update(uint32_t crc, const void *buf, size_t len)
+{
     const uint8_t *p = buf;
-    uint32_t c = 0xFFFFFFFFu;
+    uint32_t c = crc ^ 0xFFFFFFFFu;
     for (size_t i = 0; i < len; i++) {
         c ^= p[i];
         for (int k = 0; k < 8; k++)

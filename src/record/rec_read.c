@@ -6,7 +6,9 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "hilsim/can.h"
 #include "hilsim/file_open.h"
@@ -74,9 +76,26 @@ static int bad(struct hs_diag *d, const char *name, size_t off, const char *what
     return hs_diag_set(d, -EBADMSG, name, 0, 0, "%s at byte offset %zu", what, off);
 }
 
-static int check_header(const uint8_t *buf, size_t len, const char *name, const char *magic,
-                        struct hs__rec_file_header *h, struct hs_diag *d)
+static void hex_id(const uint8_t id[16], char out[33])
 {
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+static bool zero_id(const uint8_t id[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (id[i])
+            return false;
+    return true;
+}
+
+/* The header; version 3's also ties the file to the manifest's run and segment. */
+static int check_header(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
+                        const char *magic, struct hs__rec_file_header3 *h3, struct hs_diag *d)
+{
+    struct hs__rec_file_header *h = &h3->h;
+    memset(h3, 0, sizeof *h3);
     if (len < sizeof *h)
         return bad(d, name, len, "truncated file header (32 bytes expected)");
     memcpy(h, buf, sizeof *h);
@@ -86,8 +105,168 @@ static int check_header(const uint8_t *buf, size_t len, const char *name, const 
         return hs_diag_set(d, -EBADMSG, name, 0, 0,
                            "format version %u at byte offset 8; this hilsim reads versions 1 to %u",
                            h->version, HS__REC_VERSION);
-    if (h->header_size != sizeof *h)
+    if (h->header_size != (h->version >= 3 ? sizeof *h3 : sizeof *h))
         return bad(d, name, 12, "unexpected header size");
+    if (h->version < 3)
+        return 0;
+    if (len < sizeof *h3)
+        return bad(d, name, len, "truncated file header (80 bytes expected)");
+    memcpy(h3, buf, sizeof *h3);
+    uint32_t crc = h3->header_crc;
+    h3->header_crc = 0;
+    if (hs__rec_crc32(h3, sizeof *h3) != crc)
+        return bad(d, name, 72, "corrupted file header (header_crc mismatch)");
+    if (!zero_id(r->run_id) && memcmp(h3->run_id, r->run_id, 16) != 0) {
+        char a[33], b[33];
+        hex_id(h3->run_id, a);
+        hex_id(r->run_id, b);
+        return hs_diag_set(d, -EBADMSG, name, 0, 0,
+                           "run_id %s at byte offset 32 is not the manifest's run_id %s: a file "
+                           "of another run",
+                           a, b);
+    }
+    if (!zero_id(r->run_id) && h3->segment != r->cur_segment)
+        return hs_diag_set(d, -EBADMSG, name, 0, 0,
+                           "segment %u at byte offset 48: the file of segment %u expected",
+                           h3->segment, r->cur_segment);
+    if (h3->codec > HS__REC_CODEC_ZSTD)
+        return bad(d, name, 52, "unknown codec");
+    if ((h3->records == HS__REC_OPEN) != (h3->body_bytes == HS__REC_OPEN))
+        return bad(d, name, 56, "records and body_bytes disagree on whether the file was closed");
+    if (h3->records == HS__REC_OPEN && !r->salvage)
+        return hs_diag_set(d, -EBADMSG, name, 0, 0,
+                           "never closed (records at byte offset 56 still open), yet the "
+                           "manifest says the run completed");
+    if (h3->records != HS__REC_OPEN && h3->body_bytes < len - sizeof *h3)
+        return hs_diag_set(d, -EBADMSG, name, 0, 0,
+                           "%zu bytes after the header, more than the %llu its body_bytes (byte "
+                           "offset 64) says",
+                           len - sizeof *h3, (unsigned long long)h3->body_bytes);
+    return 0;
+}
+
+/* A file's whole records: versions 1 and 2 the bytes after the header as they are, version 3
+ * its blocks checked and decompressed (into owned). Salvaging, the first damage ends them. */
+struct rec_body {
+    const uint8_t *recs;
+    uint8_t *owned;
+    size_t n;
+    uint64_t *blk_off, *blk_first; /* version 3: each block's file offset and first record */
+    uint32_t nblk;
+};
+
+static void body_free(struct rec_body *b)
+{
+    free(b->owned);
+    free(b->blk_off);
+    free(b->blk_first);
+}
+
+/* The file offset where record i is (version 3: the offset of its block). */
+static size_t body_off(const struct rec_body *b, size_t hsize, uint32_t rsize, size_t i)
+{
+    if (!b->nblk && !b->blk_off)
+        return hsize + i * rsize;
+    uint32_t k = 0;
+    while (k + 1 < b->nblk && b->blk_first[k + 1] <= i)
+        k++;
+    return b->nblk ? (size_t)b->blk_off[k] : hsize;
+}
+
+static int decode_blocks(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
+                         const struct hs__rec_file_header3 *h3, struct rec_body *b,
+                         struct hs_diag *d)
+{
+    uint32_t rsize = h3->h.record_size;
+    size_t block_max = rsize > HS__REC_BLOCK_MAX ? rsize : HS__REC_BLOCK_MAX;
+    size_t off = sizeof *h3, end = len, cap = 0;
+    char what[96];
+    b->blk_off = malloc(sizeof *b->blk_off); /* marks version 3 for body_off */
+    if (!b->blk_off)
+        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+    while (off < end) {
+        struct hs__rec_block bh;
+        if (end - off < sizeof bh)
+            return damage(r, d, name, off, "truncated block header");
+        memcpy(&bh, buf + off, sizeof bh);
+        if (bh.magic != HS__REC_BLOCK_RAW && bh.magic != HS__REC_BLOCK_ZSTD)
+            return damage(r, d, name, off, "not a block (bad magic)");
+        uint64_t raw = (uint64_t)bh.nrecords * rsize;
+        if (!bh.nrecords || raw > block_max ||
+            (bh.magic == HS__REC_BLOCK_RAW && bh.stored != raw))
+            return damage(r, d, name, off, "implausible block size");
+        if (bh.stored > end - off - sizeof bh) {
+            snprintf(what, sizeof what, " (%zu of %u bytes)", end - off - sizeof bh, bh.stored);
+            return damage_x(r, d, name, off, "truncated block", what);
+        }
+        const uint8_t *payload = buf + off + sizeof bh;
+        if (hs__rec_crc32_update(hs__rec_crc32(&bh, 12), payload, bh.stored) != bh.crc)
+            return damage(r, d, name, off, "corrupted block (CRC mismatch)");
+        if (b->n * rsize + raw > cap) {
+            size_t ncap = cap ? cap * 2 : raw * 4;
+            while (ncap < b->n * rsize + raw)
+                ncap *= 2;
+            uint8_t *np = realloc(b->owned, ncap);
+            uint64_t *no = realloc(b->blk_off, (b->nblk + 1) * sizeof *no);
+            if (no)
+                b->blk_off = no;
+            uint64_t *nf = realloc(b->blk_first, (b->nblk + 1) * sizeof *nf);
+            if (nf)
+                b->blk_first = nf;
+            if (np)
+                b->owned = np;
+            if (!np || !no || !nf)
+                return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+            cap = ncap;
+        } else {
+            uint64_t *no = realloc(b->blk_off, (b->nblk + 1) * sizeof *no);
+            if (no)
+                b->blk_off = no;
+            uint64_t *nf = realloc(b->blk_first, (b->nblk + 1) * sizeof *nf);
+            if (nf)
+                b->blk_first = nf;
+            if (!no || !nf)
+                return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+        }
+        uint8_t *dst = b->owned + b->n * rsize;
+        if (bh.magic == HS__REC_BLOCK_RAW) {
+            memcpy(dst, payload, raw);
+        } else if (ZSTD_getFrameContentSize(payload, bh.stored) != raw ||
+                   ZSTD_decompress(dst, raw, payload, bh.stored) != raw) {
+            snprintf(what, sizeof what, " (not one zstd frame of its %u records)", bh.nrecords);
+            return damage_x(r, d, name, off, "corrupted block", what);
+        }
+        b->blk_off[b->nblk] = off;
+        b->blk_first[b->nblk++] = b->n;
+        b->n += bh.nrecords;
+        off += sizeof bh + bh.stored;
+    }
+    if (h3->records != HS__REC_OPEN && b->n != h3->records) {
+        snprintf(what, sizeof what, " (%zu records, the header at byte offset 56 says %llu)", b->n,
+                 (unsigned long long)h3->records);
+        return damage_x(r, d, name, off, "record count differs", what);
+    }
+    b->recs = b->owned;
+    return 0;
+}
+
+/* The records of a file whose header checked: version 3 blocks, or the bare records of
+ * versions 1 and 2 (a partial last one is damage). */
+static int read_body(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
+                     const struct hs__rec_file_header3 *h3, struct rec_body *b, struct hs_diag *d)
+{
+    memset(b, 0, sizeof *b);
+    uint32_t rsize = h3->h.record_size;
+    if (h3->h.version >= 3)
+        return decode_blocks(r, buf, len, name, h3, b, d);
+    size_t body = len - sizeof h3->h;
+    b->n = body / rsize;
+    b->recs = buf + sizeof h3->h;
+    if (body % rsize) {
+        char what[64];
+        snprintf(what, sizeof what, " (%zu of %u bytes)", body % rsize, rsize);
+        return damage_x(r, d, name, sizeof h3->h + b->n * rsize, "truncated record", what);
+    }
     return 0;
 }
 
@@ -105,10 +284,12 @@ static int grow(void **p, size_t elem, uint32_t n, uint32_t add)
 int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
                        struct hs_diag *d)
 {
-    struct hs__rec_file_header h;
-    int rc = check_header(buf, len, name, HS__REC_STATE_MAGIC, &h, d);
+    struct hs__rec_file_header3 h3;
+    int rc = check_header(r, buf, len, name, HS__REC_STATE_MAGIC, &h3, d);
     if (rc < 0)
         return rc;
+    struct hs__rec_file_header h = h3.h;
+    size_t hsize = h.header_size;
     if (h.njoints > 4096 || h.nsensors > (1u << 20) || h.nbodies > 4096 ||
         (h.version == 1 && h.nsensors > 4096))
         return bad(d, name, 20, "implausible signal counts");
@@ -135,30 +316,34 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
     if (stride != r->state_stride || h.njoints != r->njoints || sv != r->nsensor_values ||
         h.nbodies != r->nbodies)
         return bad(d, name, 20, "signal counts differ from the manifest's");
-    size_t body = len - sizeof h;
-    size_t n = body / h.record_size;
-    if (body % h.record_size) {
-        char what[64];
-        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
-        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
-            return rc;
+    struct rec_body rb;
+    if ((rc = read_body(r, buf, len, name, &h3, &rb, d)) < 0) {
+        body_free(&rb);
+        return rc;
     }
-    if (n > UINT32_MAX / 4)
+    size_t n = rb.n;
+    if (n > UINT32_MAX / 4) {
+        body_free(&rb);
         return bad(d, name, len, "too many records");
+    }
     uint32_t add = (uint32_t)n;
     if (grow((void **)&r->ticks, 8, r->nstates, add) ||
         grow((void **)&r->now_ns, 8, r->nstates, add) ||
         grow((void **)&r->real_ns, 8, r->nstates, add) ||
         grow((void **)&r->flags, 4, r->nstates, add) ||
         grow((void **)&r->values, 8 * (size_t)(stride ? stride : 1), r->nstates, add) ||
-        grow((void **)&r->rx_counts, 4 * (size_t)(words ? words : 1), r->nstates, add))
+        grow((void **)&r->rx_counts, 4 * (size_t)(words ? words : 1), r->nstates, add)) {
+        body_free(&rb);
         return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+    }
     uint8_t *rec = malloc(h.record_size);
-    if (!rec)
+    if (!rec) {
+        body_free(&rb);
         return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
-        size_t off = sizeof h + i * h.record_size;
-        memcpy(rec, buf + off, h.record_size);
+        size_t off = body_off(&rb, hsize, h.record_size, i);
+        memcpy(rec, rb.recs + i * h.record_size, h.record_size);
         struct hs__rec_state_prefix p;
         memcpy(&p, rec, sizeof p);
         uint32_t crc = p.crc;
@@ -184,29 +369,42 @@ int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, c
         }
     }
     free(rec);
+    body_free(&rb);
     return rc;
 }
+
+static int parse_items_body(struct hs_recording *r, const struct rec_body *rb, const char *name,
+                            size_t hsize, struct hs_diag *d);
 
 int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
                        struct hs_diag *d)
 {
-    struct hs__rec_file_header h;
-    int rc = check_header(buf, len, name, HS__REC_ITEMS_MAGIC, &h, d);
+    struct hs__rec_file_header3 h3;
+    int rc = check_header(r, buf, len, name, HS__REC_ITEMS_MAGIC, &h3, d);
     if (rc < 0)
         return rc;
-    if (h.record_size != sizeof(struct hs__rec_item))
+    if (h3.h.record_size != sizeof(struct hs__rec_item))
         return bad(d, name, 16, "unexpected record size");
-    size_t body = len - sizeof h, n = body / h.record_size;
-    if (body % h.record_size) {
-        char what[64];
-        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
-        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
-            return rc;
+    if (r->format_version && h3.h.version != r->format_version)
+        return bad(d, name, 8, "format version differs from the manifest's");
+    struct rec_body rb;
+    if ((rc = read_body(r, buf, len, name, &h3, &rb, d)) < 0) {
+        body_free(&rb);
+        return rc;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t off = sizeof h + i * h.record_size;
+    rc = parse_items_body(r, &rb, name, h3.h.header_size, d);
+    body_free(&rb);
+    return rc;
+}
+
+static int parse_items_body(struct hs_recording *r, const struct rec_body *rb, const char *name,
+                            size_t hsize, struct hs_diag *d)
+{
+    const uint32_t rsize = sizeof(struct hs__rec_item);
+    for (size_t i = 0; i < rb->n; i++) {
+        size_t off = body_off(rb, hsize, rsize, i);
         struct hs__rec_item it;
-        memcpy(&it, buf + off, sizeof it);
+        memcpy(&it, rb->recs + i * rsize, sizeof it);
         uint32_t crc = it.crc;
         it.crc = 0;
         if (hs__rec_crc32(&it, sizeof it) != crc)
@@ -490,19 +688,27 @@ static int parse_log(struct hs_recording *r, const char *buf, size_t len, const 
     return hs_rec_parse_candump(buf, whole, path, NULL, &r->frames[bus], &r->nframes[bus], d);
 }
 
-static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus,
-                     struct hs_diag *d)
+/* One file of a segment, read whole up to max bytes (the manifest's segments[i].bytes.KEY;
+ * 0: the machine's memory) so a file grown since its segment closed is refused unread. */
+static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus, size_t max,
+                     size_t i, const char *key, struct hs_diag *d)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", r->dir, file);
     uint8_t *buf;
     size_t len;
-    int rc = read_all(path, binary_max(), &buf, &len, d);
+    int rc = read_all(path, max ? max : binary_max(), &buf, &len, d);
     if (rc == -ENOENT && r->salvage) /* a crash between creating a segment's files */
         return damage(r, d, path, 0, "missing file");
+    if (rc == -EFBIG && max && key)
+        return hs_diag_set(d, rc, path, 0, 0,
+                           "larger than the %zu bytes the manifest's segments[%zu].bytes.%s says",
+                           max, i, key);
     if (rc < 0)
         return rc;
-    if (kind < 2 && len < sizeof(struct hs__rec_file_header) && r->salvage)
+    size_t hmin = r->format_version >= 3 ? sizeof(struct hs__rec_file_header3)
+                                         : sizeof(struct hs__rec_file_header);
+    if (kind < 2 && len < hmin && r->salvage)
         rc = damage(r, d, path, len, "truncated file header");
     else if (kind == 0)
         rc = hs_rec_parse_state(r, buf, len, path, d);
@@ -544,6 +750,113 @@ static int seg_count(json_t *s, const char *key, size_t i, const char *mpath, in
                            i, key);
     *ret = json_integer_value(v);
     return 0;
+}
+
+/* The manifest's bound on one of a segment's files (segments[i].bytes.KEY; 0: none given). */
+static int seg_bound(json_t *s, const char *key, size_t i, const char *mpath, size_t *ret,
+                     struct hs_diag *d)
+{
+    json_t *v = json_object_get(json_object_get(s, "bytes"), key);
+    *ret = 0;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 32)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].bytes.%s: not a file size of at least 32", i, key);
+    *ret = (size_t)json_integer_value(v);
+    return 0;
+}
+
+/* The records a closed segment's file holds (segments[i].records.KEY), checked against what
+ * was read; -1: not given (an older writer, or the segment the run crashed in). */
+static int seg_records(json_t *s, const char *key, size_t i, uint64_t got, const char *file,
+                       const char *mpath, struct hs_diag *d)
+{
+    json_t *v = json_object_get(json_object_get(s, "records"), key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].records.%s: not a non-negative integer", i, key);
+    if ((uint64_t)json_integer_value(v) != got)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].records.%s %lld: %s holds %llu", i, key,
+                           (long long)json_integer_value(v), file, (unsigned long long)got);
+    return 0;
+}
+
+/* A segment the manifest does not list, named as the writer names it. */
+static json_t *unlisted_entry(const struct hs_recording *r, uint32_t index)
+{
+    char n[HS_REC_NAME_MAX + 32];
+    json_t *o = json_object(), *can = json_object();
+    json_object_set_new(o, "index", json_integer(index));
+    hs__rec_seg_name(n, sizeof n, "state", index, "bin");
+    json_object_set_new(o, "state", json_string(n));
+    hs__rec_seg_name(n, sizeof n, "shm", index, "bin");
+    json_object_set_new(o, "shm", json_string(n));
+    hs__rec_seg_name(n, sizeof n, "events", index, "bin");
+    json_object_set_new(o, "events", json_string(n));
+    for (uint32_t b = 0; b < r->nbuses; b++) {
+        char base[HS_REC_NAME_MAX];
+        snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
+        hs__rec_seg_name(n, sizeof n, base, index, "log");
+        json_object_set_new(can, r->bus_names[b], json_string(n));
+    }
+    json_object_set_new(o, "can", can);
+    return o;
+}
+
+static int load_segment(struct hs_recording *r, json_t *s, size_t i, uint32_t index,
+                        const char *mpath, struct hs_diag *d)
+{
+    const char *st, *sh, *ev;
+    int64_t ft, fo;
+    size_t bst, bsh, bev;
+    int rc;
+    if ((rc = seg_file(s, "state", "state", index, "bin", i, mpath, &st, d)) < 0 ||
+        (rc = seg_file(s, "shm", "shm", index, "bin", i, mpath, &sh, d)) < 0 ||
+        (rc = seg_file(s, "events", "events", index, "bin", i, mpath, &ev, d)) < 0 ||
+        (rc = seg_count(s, "first_tick", i, mpath, &ft, d)) < 0 ||
+        (rc = seg_count(s, "first_ord", i, mpath, &fo, d)) < 0 ||
+        (rc = seg_bound(s, "state", i, mpath, &bst, d)) < 0 ||
+        (rc = seg_bound(s, "shm", i, mpath, &bsh, d)) < 0 ||
+        (rc = seg_bound(s, "events", i, mpath, &bev, d)) < 0)
+        return rc;
+    r->cur_segment = index;
+    uint32_t before = r->nstates;
+    rc = load_file(r, st, 0, 0, bst, i, "state", d);
+    if (rc == 0 && r->nstates > before && ft >= 0 && r->ticks[before] != (uint64_t)ft)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].first_tick %lld: %s begins at tick %llu", i,
+                           (long long)ft, st, (unsigned long long)r->ticks[before]);
+    if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
+        r->first_ord + before != (uint64_t)fo)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].first_ord %lld: %s holds state %llu", i, (long long)fo,
+                           st, (unsigned long long)r->first_ord + (unsigned long long)before);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "state", i, r->nstates - before, st, mpath, d);
+    uint32_t items = r->nshm + r->nevents;
+    if (rc == 0)
+        rc = load_file(r, sh, 1, 0, bsh, i, "shm", d);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "shm", i, r->nshm + r->nevents - items, sh, mpath, d);
+    items = r->nshm + r->nevents;
+    if (rc == 0)
+        rc = load_file(r, ev, 1, 0, bev, i, "events", d);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "events", i, r->nshm + r->nevents - items, ev, mpath, d);
+    json_t *can = json_object_get(s, "can");
+    for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
+        char base[HS_REC_NAME_MAX];
+        snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
+        const char *f;
+        if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
+            return rc;
+        rc = load_file(r, f, 2, b, 0, i, NULL, d);
+    }
+    return rc;
 }
 
 static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, const char *mpath,
@@ -604,44 +917,37 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
             json_integer_value(ix) != (json_int_t)r->first_segment + (json_int_t)i)
             return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].index: %u expected", i,
                                (unsigned)(r->first_segment + i));
-        uint32_t index = (uint32_t)(r->first_segment + i);
-        const char *st, *sh, *ev;
-        int64_t ft, fo;
-        int rc;
-        if ((rc = seg_file(s, "state", "state", index, "bin", i, mpath, &st, d)) < 0 ||
-            (rc = seg_file(s, "shm", "shm", index, "bin", i, mpath, &sh, d)) < 0 ||
-            (rc = seg_file(s, "events", "events", index, "bin", i, mpath, &ev, d)) < 0 ||
-            (rc = seg_count(s, "first_tick", i, mpath, &ft, d)) < 0 ||
-            (rc = seg_count(s, "first_ord", i, mpath, &fo, d)) < 0)
-            return rc;
-        uint32_t before = r->nstates;
-        rc = load_file(r, st, 0, 0, d);
-        if (rc == 0 && r->nstates > before && ft >= 0 && r->ticks[before] != (uint64_t)ft)
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                               "segments[%zu].first_tick %lld: %s begins at tick %llu", i,
-                               (long long)ft, st, (unsigned long long)r->ticks[before]);
-        if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
-            r->first_ord + before != (uint64_t)fo)
-            return hs_diag_set(
-                d, -EBADMSG, mpath, 0, 0, "segments[%zu].first_ord %lld: %s holds state %llu", i,
-                (long long)fo, st, (unsigned long long)r->first_ord + (unsigned long long)before);
-        if (rc == 0)
-            rc = load_file(r, sh, 1, 0, d);
-        if (rc == 0)
-            rc = load_file(r, ev, 1, 0, d);
-        json_t *can = json_object_get(s, "can");
-        for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
-            char base[HS_REC_NAME_MAX];
-            snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
-            const char *f;
-            if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
-                return rc;
-            rc = load_file(r, f, 2, b, d);
-        }
+        int rc = load_segment(r, s, i, (uint32_t)(r->first_segment + i), mpath, d);
         if (rc < 0)
             return rc;
         if (r->damaged) /* a crash: what follows the damage was never written whole */
+            return 0;
+    }
+    /* A crash between the writer creating the next segment's files and rewriting the manifest
+     * leaves a segment the manifest does not list: found by the writer's naming rule, and
+     * taken only when its headers carry this run's id and its segment number. */
+    for (uint32_t index = r->first_segment + (uint32_t)json_array_size(segs);
+         r->salvage && r->format_version >= 3 && !r->damaged && index < HS_REC_SEGMENTS_MAX;
+         index++) {
+        char st[64], path[4096];
+        struct stat sb;
+        hs__rec_seg_name(st, sizeof st, "state", index, "bin");
+        snprintf(path, sizeof path, "%s/%s", r->dir, st);
+        if (lstat(path, &sb) != 0)
             break;
+        json_t *seg = unlisted_entry(r, index);
+        if (!seg)
+            return -ENOMEM;
+        int rc = load_segment(r, seg, i, index, mpath, d);
+        json_decref(seg);
+        if (rc < 0)
+            return rc;
+        if (!r->unlisted[0])
+            snprintf(r->unlisted, sizeof r->unlisted,
+                     "segment %u (%s) is not in the manifest (the run crashed before rewriting "
+                     "it): read by the writer's naming rule and the run id",
+                     index, st);
+        i++;
     }
     return 0;
 }
@@ -785,6 +1091,23 @@ static int check_times(struct hs_recording *r, json_t *m, const char *mpath, str
     return 0;
 }
 
+/* Version 3: 32 hex digits, the id in every binary file's header. */
+static int parse_run_id(struct hs_recording *r, json_t *v, const char *mpath, struct hs_diag *d)
+{
+    const char *t = json_string_value(v);
+    if (!t || strlen(t) != 32)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: not 32 hex digits");
+    for (int k = 0; k < 16; k++) {
+        int hi = hexval(t[2 * k]), lo = hexval(t[2 * k + 1]);
+        if (hi < 0 || lo < 0)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: not 32 hex digits");
+        r->run_id[k] = (uint8_t)(hi << 4 | lo);
+    }
+    if (zero_id(r->run_id))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: all zero");
+    return 0;
+}
+
 /* Takes m. */
 static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
                        struct hs_diag *d)
@@ -835,6 +1158,8 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
                     mpath, d)) < 0)
         goto out;
     r->format_version = (uint32_t)version;
+    if (version >= 3 && (rc = parse_run_id(r, json_object_get(m, "run_id"), mpath, d)) < 0)
+        goto out;
     if ((rc = sensor_fields(r, json_object_get(sig, "sensors"), mpath, d)) < 0)
         goto out;
     r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensor_values + r->nbodies * 7;

@@ -59,6 +59,8 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         .rotate_bytes = (uint64_t)(c->rotate_mib * 1048576.0),
         .rotate_s = c->rotate_s,
         .keep_segments = c->keep_segments,
+        .no_compression = c->compression == HS_CFG_RECORD_NONE,
+        .compression_level = (int)c->compression_level,
     };
     int rc = hs_rec_create(&o, r->bench, &r->rec, d);
     if (rc < 0)
