@@ -231,9 +231,9 @@ struct hs_recording {
      * count of ticks recovered. Set salvage before the parsers run to get that behaviour from
      * them (hs_recording_open sets it from the manifest); a complete recording's damage is
      * an error. */
-    int64_t period_ns;      /* the manifest's (0: absent) */
-    uint8_t run_id[16];     /* version 3: the manifest's run_id, in every binary file's header */
-    uint32_t cur_segment;   /* the segment being read (its files' headers must say so) */
+    int64_t period_ns;    /* the manifest's (0: absent) */
+    uint8_t run_id[16];   /* version 3: the manifest's run_id, in every binary file's header */
+    uint32_t cur_segment; /* the segment being read (its files' headers must say so) */
     /* version 3, a crashed run: segments found by the writer's naming rule and the run id
      * beyond those the manifest lists (the crash came before it was rewritten); non-empty
      * says which (a warning, not damage). */

@@ -46,9 +46,9 @@ struct hs__rec_file_header3 {
  * (HS__REC_BLOCK_ZSTD) that decompresses to exactly nrecords x record_size bytes. crc: CRC-32
  * of the block header's first 12 bytes and the stored bytes: a block cut short by a crash or
  * corrupted is told apart before anything is decompressed. */
-#define HS__REC_BLOCK_RAW 0x30425348u  /* "HSB0" */
-#define HS__REC_BLOCK_ZSTD 0x5a425348u /* "HSBZ" */
-#define HS__REC_BLOCK_MAX (1u << 20)   /* raw bytes of a block at most (a reader's bound) */
+#define HS__REC_BLOCK_RAW 0x30425348u     /* "HSB0" */
+#define HS__REC_BLOCK_ZSTD 0x5a425348u    /* "HSBZ" */
+#define HS__REC_BLOCK_MAX (1u << 20)      /* raw bytes of a block at most (a reader's bound) */
 #define HS__REC_BLOCK_TARGET (256u << 10) /* the writer's: zstd's window sees many records */
 struct hs__rec_block {
     uint32_t magic;
@@ -203,10 +203,10 @@ struct hs_recorder {
     _Atomic bool stop;
     struct hs__rec_seg_files f;
     uint8_t run_id[16];
-    void *zctx;         /* ZSTD_CCtx (NULL: compression none) */
-    uint8_t *zbuf;      /* a compressed block */
+    void *zctx;    /* ZSTD_CCtx (NULL: compression none) */
+    uint8_t *zbuf; /* a compressed block */
     size_t zcap;
-    uint64_t *seg_counts; /* per closed segment: 3 record counts, then 3 file sizes */
+    uint64_t *seg_counts;      /* per closed segment: 3 record counts, then 3 file sizes */
     uint32_t segment;          /* current segment number (0: unsuffixed names) */
     uint64_t seg_bytes;        /* bytes in the current segment */
     int64_t seg_start_ns;      /* CLOCK_MONOTONIC when it began */

@@ -169,10 +169,10 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         snprintf(id + 2 * i, 3, "%02x", rec->run_id[i]);
     json_object_set_new(m, "run_id", json_string(id));
     json_object_set_new(m, "compression",
-                        rec->zctx ? json_pack("{s:s,s:i}", "codec", "zstd", "level",
-                                              rec->o.compression_level ? rec->o.compression_level
-                                                                       : 3)
-                                  : json_pack("{s:s}", "codec", "none"));
+                        rec->zctx
+                            ? json_pack("{s:s,s:i}", "codec", "zstd", "level",
+                                        rec->o.compression_level ? rec->o.compression_level : 3)
+                            : json_pack("{s:s}", "codec", "none"));
     json_object_set_new(m, "bench", json_string(cfg->bench.name));
     json_object_set_new(m, "start_utc", json_string(rec->start_utc));
     json_object_set_new(m, "start_realtime_ns", json_integer(rec->start_real_ns));

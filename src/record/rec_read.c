@@ -192,8 +192,7 @@ static int decode_blocks(struct hs_recording *r, const uint8_t *buf, size_t len,
         if (bh.magic != HS__REC_BLOCK_RAW && bh.magic != HS__REC_BLOCK_ZSTD)
             return damage(r, d, name, off, "not a block (bad magic)");
         uint64_t raw = (uint64_t)bh.nrecords * rsize;
-        if (!bh.nrecords || raw > block_max ||
-            (bh.magic == HS__REC_BLOCK_RAW && bh.stored != raw))
+        if (!bh.nrecords || raw > block_max || (bh.magic == HS__REC_BLOCK_RAW && bh.stored != raw))
             return damage(r, d, name, off, "implausible block size");
         if (bh.stored > end - off - sizeof bh) {
             snprintf(what, sizeof what, " (%zu of %u bytes)", end - off - sizeof bh, bh.stored);
@@ -246,7 +245,6 @@ static int decode_blocks(struct hs_recording *r, const uint8_t *buf, size_t len,
                  (unsigned long long)h3->records);
         return damage_x(r, d, name, off, "record count differs", what);
     }
-    b->recs = b->owned;
     return 0;
 }
 
@@ -257,8 +255,11 @@ static int read_body(struct hs_recording *r, const uint8_t *buf, size_t len, con
 {
     memset(b, 0, sizeof *b);
     uint32_t rsize = h3->h.record_size;
-    if (h3->h.version >= 3)
-        return decode_blocks(r, buf, len, name, h3, b, d);
+    if (h3->h.version >= 3) {
+        int rc = decode_blocks(r, buf, len, name, h3, b, d);
+        b->recs = b->owned; /* salvaged: the whole blocks before the damage */
+        return rc;
+    }
     size_t body = len - sizeof h3->h;
     b->n = body / rsize;
     b->recs = buf + sizeof h3->h;
@@ -779,9 +780,8 @@ static int seg_records(json_t *s, const char *key, size_t i, uint64_t got, const
         return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
                            "segments[%zu].records.%s: not a non-negative integer", i, key);
     if ((uint64_t)json_integer_value(v) != got)
-        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                           "segments[%zu].records.%s %lld: %s holds %llu", i, key,
-                           (long long)json_integer_value(v), file, (unsigned long long)got);
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].records.%s %lld: %s holds %llu",
+                           i, key, (long long)json_integer_value(v), file, (unsigned long long)got);
     return 0;
 }
 
