@@ -399,6 +399,7 @@ class Recording:
             if self.salvage and not os.path.lexists(path):
                 raise _Damage(f"{path}: missing file") from None
             if limit is not None and "larger than" in str(e):
+                self._foreign(path)
                 raise RecordingError(f"{path}: larger than the {limit} bytes the manifest's "
                                      f"{field} says") from None
             raise
@@ -406,6 +407,26 @@ class Recording:
         if magic and self.salvage and len(data) < hmin:
             raise _Damage(f"{path}: truncated file header at byte offset {len(data)}")
         return data
+
+    def _foreign(self, path):
+        """A file larger than the manifest says: its header alone tells another run's."""
+        if self.version < 3:
+            return
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return
+            head = os.pread(fd, HEADER3.size, 0)
+        finally:
+            os.close(fd)
+        if len(head) == HEADER3.size and HEADER.unpack_from(head)[1] >= 3 and \
+                head[32:48] != self.run_id:
+            raise RecordingError(f"{path}: run_id {head[32:48].hex()} at byte offset 32 is not "
+                                 f"the manifest's run_id {self.run_id.hex()}: a file of another "
+                                 f"run")
 
     def _head(self, path, data, magic):
         h = _Head(path, data, magic, self.salvage)

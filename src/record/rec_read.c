@@ -689,6 +689,28 @@ static int parse_log(struct hs_recording *r, const char *buf, size_t len, const 
     return hs_rec_parse_candump(buf, whole, path, NULL, &r->frames[bus], &r->nframes[bus], d);
 }
 
+/* A version 3 file too large to read whole: is it another run's (its header alone says)? */
+static bool foreign(struct hs_recording *r, const char *path, struct hs_diag *d)
+{
+    int fd;
+    struct hs__rec_file_header3 h;
+    if (r->format_version < 3 || zero_id(r->run_id) ||
+        hs_open_regular_flags(path, HS_OPEN_NOFOLLOW, &fd, NULL) < 0)
+        return false;
+    bool got = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+    close(fd);
+    if (!got || h.h.version < 3 || !memcmp(h.run_id, r->run_id, 16))
+        return false;
+    char a[33], b[33];
+    hex_id(h.run_id, a);
+    hex_id(r->run_id, b);
+    hs_diag_set(d, -EBADMSG, path, 0, 0,
+                "run_id %s at byte offset 32 is not the manifest's run_id %s: a file of another "
+                "run",
+                a, b);
+    return true;
+}
+
 /* One file of a segment, read whole up to max bytes (the manifest's segments[i].bytes.KEY;
  * 0: the machine's memory) so a file grown since its segment closed is refused unread. */
 static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus, size_t max,
@@ -701,6 +723,8 @@ static int load_file(struct hs_recording *r, const char *file, int kind, uint32_
     int rc = read_all(path, max ? max : binary_max(), &buf, &len, d);
     if (rc == -ENOENT && r->salvage) /* a crash between creating a segment's files */
         return damage(r, d, path, 0, "missing file");
+    if (rc == -EFBIG && max && key && foreign(r, path, d))
+        return -EBADMSG; /* a file of another run: say that rather than its size */
     if (rc == -EFBIG && max && key)
         return hs_diag_set(d, rc, path, 0, 0,
                            "larger than the %zu bytes the manifest's segments[%zu].bytes.%s says",
