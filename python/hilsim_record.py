@@ -187,6 +187,7 @@ def _blocks(path, data, head, salvage):
                 if len(body) != raw:
                     damage(f"corrupted block at byte offset {off} (not one zstd frame of its "
                            f"{nrec} records)")
+                body = _unshuffle(body, nrec, rsize)
             else:
                 body = payload
             out.extend((off, body[i * rsize:(i + 1) * rsize]) for i in range(nrec))
@@ -198,6 +199,14 @@ def _blocks(path, data, head, salvage):
     except _Damage as e:
         return out, e
     return out, None
+
+
+def _unshuffle(body, n, size):
+    """A zstd block's records are byte-shuffled: byte j of record i at j * n + i."""
+    out = bytearray(len(body))
+    for j in range(size):
+        out[j::size] = body[j * n:(j + 1) * n]
+    return bytes(out)
 
 
 def _records(path, data, rsize, salvage=False, head=None):

@@ -19,3 +19,17 @@ uint32_t hs__rec_crc32_update(uint32_t crc, const void *buf, size_t len)
     }
     return c ^ 0xFFFFFFFFu;
 }
+
+void hs__rec_shuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < size; j++)
+            out[(size_t)j * n + i] = in[(size_t)i * size + j];
+}
+
+void hs__rec_unshuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < size; j++)
+            out[(size_t)i * size + j] = in[(size_t)j * n + i];
+}

@@ -43,7 +43,9 @@ struct hs__rec_file_header3 {
 
 /* Version 3's body: blocks. Each is this header, then `stored` bytes: the block's records
  * as they are (HS__REC_BLOCK_RAW) or one zstd frame with its content checksum
- * (HS__REC_BLOCK_ZSTD) that decompresses to exactly nrecords x record_size bytes. crc: CRC-32
+ * (HS__REC_BLOCK_ZSTD) that decompresses to exactly nrecords x record_size bytes, the records
+ * byte-shuffled: byte j of record i at j x nrecords + i (the bytes of a field that changes
+ * slowly from record to record lie side by side, where zstd finds them). crc: CRC-32
  * of the block header's first 12 bytes and the stored bytes: a block cut short by a crash or
  * corrupted is told apart before anything is decompressed. */
 #define HS__REC_BLOCK_RAW 0x30425348u     /* "HSB0" */
@@ -107,6 +109,9 @@ _Static_assert(sizeof(struct hs__rec_file_header3) == 80, "v3 header layout is o
 _Static_assert(sizeof(struct hs__rec_block) == 16, "block header layout is on disk");
 
 uint32_t hs__rec_crc32(const void *buf, size_t len); /* RT-safe, pure */
+/* A block's n records of size bytes each, byte-shuffled into out (and back): see above. */
+void hs__rec_shuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size);
+void hs__rec_unshuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size);
 /* The CRC-32 of the bytes before (crc) followed by buf, as zlib's crc32(crc, buf, len). */
 uint32_t hs__rec_crc32_update(uint32_t crc, const void *buf, size_t len);
 /* Non-RT: the file's SHA-256 as 64 hex digits + NUL. 0 or -errno. */
@@ -205,6 +210,7 @@ struct hs_recorder {
     uint8_t run_id[16];
     void *zctx;    /* ZSTD_CCtx (NULL: compression none) */
     uint8_t *zbuf; /* a compressed block */
+    uint8_t *shuf; /* a block's records byte-shuffled */
     size_t zcap;
     uint64_t *seg_counts;      /* per closed segment: 3 record counts, then 3 file sizes */
     uint32_t segment;          /* current segment number (0: unsuffixed names) */

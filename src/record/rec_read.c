@@ -230,10 +230,19 @@ static int decode_blocks(struct hs_recording *r, const uint8_t *buf, size_t len,
         uint8_t *dst = b->owned + b->n * rsize;
         if (bh.magic == HS__REC_BLOCK_RAW) {
             memcpy(dst, payload, raw);
-        } else if (ZSTD_getFrameContentSize(payload, bh.stored) != raw ||
-                   ZSTD_decompress(dst, raw, payload, bh.stored) != raw) {
-            snprintf(what, sizeof what, " (not one zstd frame of its %u records)", bh.nrecords);
-            return damage_x(r, d, name, off, "corrupted block", what);
+        } else {
+            uint8_t *tmp = malloc(raw);
+            if (!tmp)
+                return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
+            bool ok = ZSTD_getFrameContentSize(payload, bh.stored) == raw &&
+                      ZSTD_decompress(tmp, raw, payload, bh.stored) == raw;
+            if (ok)
+                hs__rec_unshuffle(dst, tmp, bh.nrecords, rsize);
+            free(tmp);
+            if (!ok) {
+                snprintf(what, sizeof what, " (not one zstd frame of its %u records)", bh.nrecords);
+                return damage_x(r, d, name, off, "corrupted block", what);
+            }
         }
         b->blk_off[b->nblk] = off;
         b->blk_first[b->nblk++] = b->n;

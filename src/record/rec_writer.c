@@ -62,7 +62,8 @@ static void emit_block(struct hs_recorder *rec, struct hs__rec_out *o)
         .magic = HS__REC_BLOCK_RAW, .nrecords = o->nrec, .stored = (uint32_t)raw};
     const void *payload = o->raw;
     if (rec->zctx) {
-        size_t z = ZSTD_compress2(rec->zctx, rec->zbuf, rec->zcap, o->raw, raw);
+        hs__rec_shuffle(rec->shuf, o->raw, o->nrec, o->rsize);
+        size_t z = ZSTD_compress2(rec->zctx, rec->zbuf, rec->zcap, rec->shuf, raw);
         if (!ZSTD_isError(z) && z < raw) {
             b.magic = HS__REC_BLOCK_ZSTD;
             b.stored = (uint32_t)z;

@@ -242,8 +242,9 @@ static int init_compression(struct hs_recorder *rec, struct hs_diag *d)
     size_t raw = rec->state_size > HS__REC_BLOCK_TARGET ? rec->state_size : HS__REC_BLOCK_TARGET;
     rec->zcap = ZSTD_compressBound(raw);
     rec->zbuf = malloc(rec->zcap);
+    rec->shuf = malloc(raw);
     rec->zctx = ZSTD_createCCtx();
-    if (!rec->zbuf || !rec->zctx)
+    if (!rec->zbuf || !rec->shuf || !rec->zctx)
         return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
     int level = rec->o.compression_level ? rec->o.compression_level : ZSTD_CLEVEL_DEFAULT;
     if (ZSTD_isError(ZSTD_CCtx_setParameter(rec->zctx, ZSTD_c_compressionLevel, level)) ||
@@ -263,6 +264,7 @@ static void free_parts(struct hs_recorder *rec)
     hs__rec_out_free(&rec->f.events);
     ZSTD_freeCCtx(rec->zctx);
     free(rec->zbuf);
+    free(rec->shuf);
     free(rec->seg_counts);
     hs__rec_states_free(&rec->states);
     free(rec->sortbuf);
