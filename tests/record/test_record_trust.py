@@ -456,7 +456,9 @@ class PlantedShmFifo(unittest.TestCase):
 
 
 class PlantedMeshFifo(unittest.TestCase):
-    """A collision mesh (or an Inline) that is a FIFO: `hilsim model` refuses it at once."""
+    """A collision mesh (or an Inline, or an OBJ's .mtl) that is a FIFO: `hilsim model` refuses
+    it at once. (A FIFO swapped in after the check cannot hang assimp: it gets the bytes read
+    from the one descriptor that was checked, src/model/urdf_mesh.c.)"""
 
     def test_fifo_mesh_and_inline(self):
         tmp = tempfile.mkdtemp(prefix="hs-mesh-fifo-")
@@ -471,6 +473,24 @@ class PlantedMeshFifo(unittest.TestCase):
             p = hilsim("model", urdf)
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertRegex(p.stderr, r"mesh .*link\.stl: not a regular file")
+            # an OBJ's material library that is a FIFO: refused, naming it (a regular one,
+            # or none at all, loads: collision needs no material)
+            with open(os.path.join(tmp, "cube.obj"), "w") as fh:
+                fh.write("mtllib cube.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                         "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+            os.mkfifo(os.path.join(tmp, "cube.mtl"))
+            obj = os.path.join(tmp, "o.urdf")
+            with open(obj, "w") as fh:
+                fh.write(open(urdf).read().replace("link.stl", "cube.obj"))
+            p = hilsim("model", obj)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertRegex(p.stderr, r"mesh .*cube\.obj: material library .*cube\.mtl: not a "
+                                       r"regular file")
+            os.unlink(os.path.join(tmp, "cube.mtl"))
+            hilsim("model", obj, check=0)
+            with open(os.path.join(tmp, "cube.mtl"), "w") as fh:
+                fh.write("newmtl m\nKd 1 0 0\n")
+            hilsim("model", obj, check=0)
             os.mkfifo(os.path.join(tmp, "part.wrl"))
             wrl = os.path.join(tmp, "m.wrl")
             with open(wrl, "w") as fh:
