@@ -104,6 +104,12 @@ static void hint_of(const char *path, char hint[16])
     hint[k] = 0;
 }
 
+/* A line (its n bytes from s) that names material libraries: "mtllib" and a blank. */
+static bool is_mtllib(const char *s, size_t n)
+{
+    return n > 7 && !memcmp(s, "mtllib", 6) && (s[6] == ' ' || s[6] == '\t');
+}
+
 /* An OBJ's material libraries (mtllib lines), checked as the mesh is: a named file that exists
  * must be a regular file. Then each mtllib line becomes a comment in the bytes assimp gets:
  * collision needs no material, and assimp opens no file but the one read here (the check and
@@ -121,8 +127,7 @@ static int obj_materials(struct hs__urdf *u, const xmlNode *n, const char *path,
         size_t k = i;
         while (k < end && (buf[k] == ' ' || buf[k] == '\t'))
             k++;
-        if (end - k > 7 && !memcmp(buf + k, "mtllib", 6) &&
-            (buf[k + 6] == ' ' || buf[k + 6] == '\t')) {
+        if (is_mtllib(buf + k, end - k)) {
             for (size_t a = k + 7; a < end;) {
                 while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\r'))
                     a++;

@@ -117,7 +117,7 @@ static int out_open(struct hs_recorder *rec, struct hs__rec_out *o, const char *
         return r;
     if (!o->raw) {
         o->rsize = rsize;
-        o->cap = HS__REC_BLOCK_TARGET / rsize ? HS__REC_BLOCK_TARGET / rsize : 1;
+        o->cap = (HS__REC_BLOCK_TARGET / rsize) ? (HS__REC_BLOCK_TARGET / rsize) : 1;
         if (!(o->raw = malloc((size_t)o->cap * rsize)))
             return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
     }
