@@ -401,7 +401,11 @@ class Recording:
 
     def _file(self, path, magic=None, limit=None, field=None):
         """A segment file; salvaging, a missing file or a header the crash cut is damage.
-        limit: the manifest's bound on its size (field names it)."""
+        limit: the manifest's bound on its size (field names it); without one, a closed
+        version 3 file's own header bounds it."""
+        if limit is None and magic and self.version >= 3:
+            limit = self._header_bound(path)
+            field = "header's body_bytes" if limit is not None else None
         try:
             data = _read_file(path, limit)
         except RecordingError as e:
@@ -409,6 +413,9 @@ class Recording:
                 raise _Damage(f"{path}: missing file") from None
             if limit is not None and "larger than" in str(e):
                 self._foreign(path)
+                if field == "header's body_bytes":
+                    raise RecordingError(f"{path}: larger than the {limit} bytes its header "
+                                         f"says (body_bytes at byte offset 64)") from None
                 raise RecordingError(f"{path}: larger than the {limit} bytes the manifest's "
                                      f"{field} says") from None
             raise
@@ -416,6 +423,25 @@ class Recording:
         if magic and self.salvage and len(data) < hmin:
             raise _Damage(f"{path}: truncated file header at byte offset {len(data)}")
         return data
+
+    def _header_bound(self, path):
+        """A closed version 3 file's size by its own header, or None."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            head = os.pread(fd, HEADER3.size, 0)
+        finally:
+            os.close(fd)
+        if len(head) < HEADER3.size or HEADER.unpack_from(head)[1] < 3:
+            return None
+        f = HEADER3.unpack_from(head)
+        if f[10] == OPEN or zlib.crc32(head[:72] + b"\0\0\0\0" + head[76:80]) != f[12]:
+            return None
+        return HEADER3.size + f[11]
 
     def _foreign(self, path):
         """A file larger than the manifest says: its header alone tells another run's."""

@@ -720,6 +720,25 @@ static bool foreign(struct hs_recording *r, const char *path, struct hs_diag *d)
     return true;
 }
 
+/* A closed version 3 file's size by its own header (0: unknown, read up to memory): without a
+ * bound from the manifest (a crashed run's), the header still bounds the read. */
+static size_t header_bound(const struct hs_recording *r, const char *path)
+{
+    int fd;
+    struct hs__rec_file_header3 h;
+    if (r->format_version < 3 || hs_open_regular_flags(path, HS_OPEN_NOFOLLOW, &fd, NULL) < 0)
+        return 0;
+    bool got = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+    close(fd);
+    if (!got || h.h.version < 3 || h.records == HS__REC_OPEN)
+        return 0;
+    uint32_t crc = h.header_crc;
+    h.header_crc = 0;
+    if (hs__rec_crc32(&h, sizeof h) != crc || h.body_bytes > binary_max() - sizeof h)
+        return 0; /* the parser says what is wrong with it */
+    return sizeof h + (size_t)h.body_bytes;
+}
+
 /* One file of a segment, read whole up to max bytes (the manifest's segments[i].bytes.KEY;
  * 0: the machine's memory) so a file grown since its segment closed is refused unread. */
 static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus, size_t max,
@@ -729,9 +748,17 @@ static int load_file(struct hs_recording *r, const char *file, int kind, uint32_
     snprintf(path, sizeof path, "%s/%s", r->dir, file);
     uint8_t *buf;
     size_t len;
-    int rc = read_all(path, max ? max : binary_max(), &buf, &len, d);
+    size_t hmax = !max && kind < 2 ? header_bound(r, path) : 0;
+    int rc = read_all(path, max ? max : hmax ? hmax : binary_max(), &buf, &len, d);
     if (rc == -ENOENT && r->salvage) /* a crash between creating a segment's files */
         return damage(r, d, path, 0, "missing file");
+    if (rc == -EFBIG && hmax && !foreign(r, path, d))
+        return hs_diag_set(d, -EBADMSG, path, 0, 0,
+                           "larger than the %zu bytes its header says (body_bytes at byte offset "
+                           "64)",
+                           hmax);
+    if (rc == -EFBIG && hmax)
+        return -EBADMSG;
     if (rc == -EFBIG && max && key && foreign(r, path, d))
         return -EBADMSG; /* a file of another run: say that rather than its size */
     if (rc == -EFBIG && max && key)

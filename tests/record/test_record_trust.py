@@ -358,8 +358,11 @@ class HostileRecording(unittest.TestCase):
             hilsim_record.open_recording(d)
         # without the manifest's bound, the header's own counts refuse it
         self.edit_manifest(d, lambda m: m["segments"][0].pop("bytes"))
-        self.refused(d, r"state\.bin: \d+ bytes after the header, more than the \d+ its "
-                        r"body_bytes \(byte offset 64\) says")
+        pattern = (r"state\.bin: larger than the \d+ bytes its header says \(body_bytes at "
+                   r"byte offset 64\)")
+        self.refused(d, pattern)
+        with self.assertRaisesRegex(hilsim_record.RecordingError, pattern):
+            hilsim_record.open_recording(d)
         d = self.copy("recount")
         self.edit_manifest(d, lambda m: m["segments"][0]["records"].update(
             state=m["segments"][0]["records"]["state"] + 1))
