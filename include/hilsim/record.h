@@ -1,6 +1,8 @@
 /* Record and replay: every bench run kept on disk, and any run replayed offline.
  *
- * A recording is a folder (the format is documented in src/record/README.md):
+ * A recording is a folder (format version 3, documented in src/record/README.md; every binary
+ * file carries the run's random id, its segment and counts, its records in CRC-framed blocks,
+ * compressed with zstd by default):
  *   manifest.json       hilsim version and commit, the config copied beside it, model hashes,
  *                       seeds, clock mode, start time, host audit, signal names, drop counts
  *   config.yaml         the config file as it was read
@@ -79,8 +81,9 @@ struct hs_rec_opts {
     uint64_t rotate_bytes;           /* start a new segment past this many bytes (0: never) */
     double rotate_s;                 /* ... or past this many seconds of recording (0: never) */
     uint32_t keep_segments;          /* delete older segments beyond this many (0: keep all) */
-    /* The binary files' blocks compressed with zstd on the writer thread (never on the tick):
-     * compress false stores them as they are; level 0 is zstd's default (3). */
+    /* The binary files' blocks are compressed with zstd on the writer thread (never on the
+     * tick) unless no_compression (then stored as they are); compression_level 0 is zstd's
+     * default (3). */
     bool no_compression;
     int compression_level;
     bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
