@@ -263,4 +263,14 @@ void hs__rec_plot_range(const struct hs_recording *rec, const double *replayed, 
 /* Segment file name: base "state", ext "bin" -> "state.bin" or "state.3.bin". */
 void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext);
 
+/* rec_read_file.c: reading one binary file (non-RT), besides hs_rec_parse_state/items. A
+ * crashed run's damage (r->salvage): the first is kept in r->damage and 0 returned; otherwise
+ * an error naming name and off. */
+int hs__rec_damage(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
+                   const char *what);
+void hs__rec_hex_id(const uint8_t id[16], char out[33]);
+bool hs__rec_zero_id(const uint8_t id[16]);
+/* *p (n elements of elem bytes) grown by add; -ENOMEM past UINT32_MAX / 2 elements. */
+int hs__rec_grow(void **p, size_t elem, uint32_t n, uint32_t add);
+
 #endif
