@@ -369,6 +369,17 @@ class HostileRecording(unittest.TestCase):
         self.refused(d, r"segments\[0\]\.records\.state \d+: state\.bin holds \d+")
 
 
+    def test_python_without_zstandard_says_what_it_needs(self):
+        code = ("import sys; sys.modules['zstandard'] = None; "
+                f"sys.path.insert(0, {os.path.join(SRC, 'python')!r}); import hilsim_record; "
+                f"hilsim_record.open_recording({self.rec!r})")
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=HANG)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("compressed with zstd: reading it needs the zstandard module (Debian: "
+                      "python3-zstandard)", p.stderr)
+
+
 def to_version_2(v3, v2):
     """A version 2 recording from an uncompressed version 3 one, by the documented layouts
     (src/record/README.md): each binary file's 32-byte header then its records bare; the
