@@ -17,6 +17,10 @@ damage starts, and rec.damage holds that text (None when nothing was damaged).
 
 The candump logs are also plain can-utils logs: python-can reads them with
 can.CanutilsLogReader (the trailing R/T is its is_rx).
+
+Version 3 recordings keep their records in blocks, compressed with zstd unless the run had
+record.compression: none; reading a compressed one needs the `zstandard` module (Debian's
+python3-zstandard). Versions 1 and 2 need only the standard library.
 """
 
 import json
@@ -26,13 +30,25 @@ import struct
 import warnings
 import zlib
 
+try:
+    import zstandard
+except ImportError:  # only compressed (version 3, zstd) blocks need it
+    zstandard = None
+
 __all__ = ["RecordingError", "RecordingWarning", "Recording", "open_recording",
            "parse_candump_line"]
 
 STATE_MAGIC = b"HSRSTATE"
 ITEMS_MAGIC = b"HSRITEMS"
-VERSION = 2  # 1 (six values per sensor whatever its kind) is still read
+VERSION = 3  # 2 (bare records) and 1 (six values per sensor whatever its kind) are still read
 HEADER = struct.Struct("<8sIIIIII")  # magic, version, header_size, record_size, nj, ns, nb
+# version 3: HEADER, then run_id, segment, codec, records, body_bytes, header_crc, pad
+HEADER3 = struct.Struct("<8sIIIIII16sIIQQII")
+BLOCK = struct.Struct("<IIII")  # magic, nrecords, stored, crc
+BLOCK_RAW, BLOCK_ZSTD = 0x30425348, 0x5A425348
+BLOCK_MAX = 1 << 20  # raw bytes of a block at most (or one record)
+OPEN = 0xFFFFFFFFFFFFFFFF
+SEGMENTS_MAX = 1000000
 PREFIX = struct.Struct("<QqqII")  # tick, now_ns, real_ns, flags, crc
 ITEM_HEAD = struct.Struct("<BBHIQq")  # type, tx, bus, crc, ord, real_ns
 ITEM_SIZE = 112
@@ -83,25 +99,127 @@ def _read_file(path, limit=None):
         return data
 
 
+def _seg_name(base, segment, ext):
+    """A segment's file name as the writer gives it: state.bin, state.3.bin."""
+    return f"{base}.{segment}.{ext}" if segment else f"{base}.{ext}"
+
+
 def _plain(name):
     return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
 
 
-def _header(path, data, magic):
-    if len(data) < HEADER.size:
-        raise RecordingError(f"{path}: truncated file header at byte offset {len(data)}")
-    m, version, hsize, rsize, nj, ns, nb = HEADER.unpack_from(data, 0)
-    if m != magic:
-        raise RecordingError(f"{path}: bad magic at byte offset 0")
-    if not 1 <= version <= VERSION:
-        raise RecordingError(f"{path}: format version {version} at byte offset 8, "
-                             f"this reader reads 1 to {VERSION}")
-    if hsize != HEADER.size:
-        raise RecordingError(f"{path}: unexpected header size at byte offset 12")
-    return rsize, nj, ns, nb, version
+class _Head:
+    """A binary file's header (version 3: also what ties it to its run and bounds it)."""
+
+    def __init__(self, path, data, magic, salvage):
+        if len(data) < HEADER.size:
+            raise RecordingError(f"{path}: truncated file header at byte offset {len(data)}")
+        m, version, hsize, rsize, nj, ns, nb = HEADER.unpack_from(data, 0)
+        if m != magic:
+            raise RecordingError(f"{path}: bad magic at byte offset 0")
+        if not 1 <= version <= VERSION:
+            raise RecordingError(f"{path}: format version {version} at byte offset 8, "
+                                 f"this reader reads 1 to {VERSION}")
+        if hsize != (HEADER3.size if version >= 3 else HEADER.size):
+            raise RecordingError(f"{path}: unexpected header size at byte offset 12")
+        self.rsize, self.nj, self.ns, self.nb, self.version = rsize, nj, ns, nb, version
+        self.size, self.run_id, self.segment = hsize, None, None
+        self.records = self.body_bytes = OPEN
+        if version < 3:
+            return
+        if len(data) < HEADER3.size:
+            raise RecordingError(f"{path}: truncated file header at byte offset {len(data)}")
+        f = HEADER3.unpack_from(data, 0)
+        self.run_id, self.segment, codec, self.records, self.body_bytes, crc = f[7:13]
+        if zlib.crc32(data[:72] + b"\0\0\0\0" + data[76:80]) != crc:
+            raise RecordingError(f"{path}: corrupted file header (header_crc mismatch) at byte "
+                                 f"offset 72")
+        if codec > 1:
+            raise RecordingError(f"{path}: unknown codec at byte offset 52")
+        if (self.records == OPEN) != (self.body_bytes == OPEN):
+            raise RecordingError(f"{path}: records and body_bytes disagree at byte offset 56")
+        if self.records == OPEN and not salvage:
+            raise RecordingError(f"{path}: never closed (records at byte offset 56 still open), "
+                                 f"yet the manifest says the run completed")
+        if self.records != OPEN and len(data) - HEADER3.size > self.body_bytes:
+            raise RecordingError(f"{path}: {len(data) - HEADER3.size} bytes after the header, "
+                                 f"more than the {self.body_bytes} its body_bytes (byte offset "
+                                 f"64) says")
 
 
-def _records(path, data, rsize, salvage=False):
+def _blocks(path, data, head, salvage):
+    """Version 3: (file offset of its block, record) for every record of the whole blocks."""
+    rsize, off, n = head.rsize, HEADER3.size, 0
+    limit = max(BLOCK_MAX, rsize)
+    out = []
+
+    def damage(msg):
+        msg = f"{path}: {msg}"
+        if not salvage:
+            raise RecordingError(msg)
+        raise _Damage(msg)
+
+    try:
+        while off < len(data):
+            if len(data) - off < BLOCK.size:
+                damage(f"truncated block header at byte offset {off}")
+            magic, nrec, stored, crc = BLOCK.unpack_from(data, off)
+            if magic not in (BLOCK_RAW, BLOCK_ZSTD):
+                damage(f"not a block (bad magic) at byte offset {off}")
+            raw = nrec * rsize
+            if not nrec or raw > limit or (magic == BLOCK_RAW and stored != raw):
+                damage(f"implausible block size at byte offset {off}")
+            avail = len(data) - off - BLOCK.size
+            if stored > avail:
+                damage(f"truncated block at byte offset {off} ({avail} of {stored} bytes)")
+            payload = data[off + BLOCK.size:off + BLOCK.size + stored]
+            if zlib.crc32(payload, zlib.crc32(data[off:off + 12])) != crc:
+                damage(f"corrupted block (CRC mismatch) at byte offset {off}")
+            if magic == BLOCK_ZSTD:
+                if zstandard is None:
+                    raise RecordingError(f"{path}: compressed with zstd: reading it needs the "
+                                         f"zstandard module (Debian: python3-zstandard)")
+                try:
+                    body = zstandard.ZstdDecompressor().decompress(payload,
+                                                                   max_output_size=raw)
+                except zstandard.ZstdError:
+                    body = b""
+                if len(body) != raw:
+                    damage(f"corrupted block at byte offset {off} (not one zstd frame of its "
+                           f"{nrec} records)")
+                body = _unshuffle(body, nrec, rsize)
+            else:
+                body = payload
+            out.extend((off, body[i * rsize:(i + 1) * rsize]) for i in range(nrec))
+            n += nrec
+            off += BLOCK.size + stored
+        if head.records != OPEN and n != head.records:
+            damage(f"record count differs at byte offset {off} ({n} records, the header at "
+                   f"byte offset 56 says {head.records})")
+    except _Damage as e:
+        return out, e
+    return out, None
+
+
+def _unshuffle(body, n, size):
+    """A zstd block's records are byte-shuffled: byte j of record i at j * n + i."""
+    out = bytearray(len(body))
+    for j in range(size):
+        out[j::size] = body[j * n:(j + 1) * n]
+    return bytes(out)
+
+
+def _records(path, data, rsize, salvage=False, head=None):
+    if head is not None and head.version >= 3:
+        recs, dmg = _blocks(path, data, head, salvage)
+        yield from recs
+        if dmg:
+            raise dmg
+        return
+    yield from _records_v2(path, data, rsize, salvage)
+
+
+def _records_v2(path, data, rsize, salvage):
     body = len(data) - HEADER.size
     n, rest = divmod(body, rsize)
     if rest:
@@ -187,31 +305,80 @@ class Recording:
         self.first_ord = self.manifest["segments"][0].get("first_ord", 0)
         self.salvage = self.manifest.get("complete") is not True
         self.damage = None
+        self.unlisted = None  # version 3: a segment the crash kept out of the manifest
+        self.run_id = None
+        if self.version >= 3:
+            rid = self.manifest.get("run_id")
+            try:
+                self.run_id = bytes.fromhex(rid) if isinstance(rid, str) else b""
+            except ValueError:
+                self.run_id = b""
+            if len(self.run_id) != 16 or not any(self.run_id):
+                raise RecordingError(f"{mpath}: run_id: not 32 hex digits")
         for b in buses:
             self._frames.setdefault(b, [])
-        for i, seg in enumerate(self.manifest["segments"]):
-            files = [seg["state"], seg["shm"], seg["events"]] + [seg["can"][b] for b in buses]
-            for f in files:
-                if not _plain(f):
-                    raise RecordingError(f"{mpath}: segments[{i}]: '{str(f)[:64]}' is not a "
-                                         f"file name in the recording's folder")
-            readers = [(self._read_state, seg["state"]), (self._read_items, seg["shm"]),
-                       (self._read_items, seg["events"])]
-            readers += [(lambda p, b=b: self._read_candump(p, self._frames[b]), seg["can"][b])
-                        for b in buses]
-            for read, f in readers:
-                try:
-                    read(os.path.join(path, f))
-                except _Damage as e:
-                    self.damage = self.damage or str(e)
+        segs = self.manifest["segments"]
+        for i, seg in enumerate(segs):
+            self._segment(mpath, i, seg, buses)
             if self.damage:
                 break
+        index = (segs[-1].get("index", 0) + 1) if segs else 0
+        # a crash between creating the next segment's files and rewriting the manifest: the
+        # segment is found by the writer's naming rule, its headers must carry the run id
+        while self.version >= 3 and self.salvage and not self.damage and \
+                index < SEGMENTS_MAX and \
+                os.path.lexists(os.path.join(path, _seg_name("state", index, "bin"))):
+            seg = {"index": index, "state": _seg_name("state", index, "bin"),
+                   "shm": _seg_name("shm", index, "bin"),
+                   "events": _seg_name("events", index, "bin"),
+                   "can": {b: _seg_name(f"can-{b}", index, "log") for b in buses}}
+            self._segment(mpath, len(segs), seg, buses)
+            if self.unlisted is None:
+                self.unlisted = (f"segment {index} ({seg['state']}) is not in the manifest (the "
+                                 f"run crashed before rewriting it): read by the writer's "
+                                 f"naming rule and the run id")
+                warnings.warn(f"{path}: {self.unlisted}", RecordingWarning, stacklevel=3)
+            index += 1
         if self.damage:
             self._trim()
             last = f" (up to tick {self.ticks[-1]})" if self.ticks else ""
             warnings.warn(f"{path}: damaged recording (the run crashed?): {len(self.ticks)} "
                           f"whole ticks recovered{last}; the damage starts at {self.damage}",
                           RecordingWarning, stacklevel=3)
+
+    def _segment(self, mpath, i, seg, buses):
+        files = [seg["state"], seg["shm"], seg["events"]] + [seg["can"][b] for b in buses]
+        for f in files:
+            if not _plain(f):
+                raise RecordingError(f"{mpath}: segments[{i}]: '{str(f)[:64]}' is not a "
+                                     f"file name in the recording's folder")
+        self._seg = seg.get("index", i)
+        bounds, counts = seg.get("bytes", {}), seg.get("records", {})
+        for key in ("state", "shm", "events"):
+            for what, d in (("bytes", bounds), ("records", counts)):
+                v = d.get(key)
+                if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+                    raise RecordingError(f"{mpath}: segments[{i}].{what}.{key}: not a "
+                                         f"non-negative integer")
+        readers = [(self._read_state, "state"), (self._read_items, "shm"),
+                   (self._read_items, "events")]
+        for read, key in readers:
+            before = len(self.ticks) if key == "state" else len(self.shm) + len(self.events)
+            try:
+                read(os.path.join(self.path, seg[key]), bounds.get(key), f"segments[{i}]."
+                     f"bytes.{key}")
+            except _Damage as e:
+                self.damage = self.damage or str(e)
+            got = (len(self.ticks) if key == "state" else len(self.shm) + len(self.events)) \
+                - before
+            if not self.damage and key in counts and counts[key] != got:
+                raise RecordingError(f"{mpath}: segments[{i}].records.{key} {counts[key]}: "
+                                     f"{seg[key]} holds {got}")
+        for b in buses:
+            try:
+                self._read_candump(os.path.join(self.path, seg["can"][b]), self._frames[b])
+            except _Damage as e:
+                self.damage = self.damage or str(e)
 
     def _trim(self):
         """After damage: only the ticks whose received frames survived, and their items."""
@@ -232,21 +399,89 @@ class Recording:
             self.shm = [c for c in self.shm if c["ord"] < end]
             self.events = [e for e in self.events if e["ord"] < end]
 
-    def _file(self, path, magic=None):
-        """A segment file; salvaging, a missing file or a header the crash cut is damage."""
+    def _file(self, path, magic=None, limit=None, field=None):
+        """A segment file; salvaging, a missing file or a header the crash cut is damage.
+        limit: the manifest's bound on its size (field names it); without one, a closed
+        version 3 file's own header bounds it."""
+        if limit is None and magic and self.version >= 3:
+            limit = self._header_bound(path)
+            field = "header's body_bytes" if limit is not None else None
         try:
-            data = _read_file(path)
-        except RecordingError:
+            data = _read_file(path, limit)
+        except RecordingError as e:
             if self.salvage and not os.path.lexists(path):
                 raise _Damage(f"{path}: missing file") from None
+            if limit is not None and "larger than" in str(e):
+                self._foreign(path)
+                if field == "header's body_bytes":
+                    raise RecordingError(f"{path}: larger than the {limit} bytes its header "
+                                         f"says (body_bytes at byte offset 64)") from None
+                raise RecordingError(f"{path}: larger than the {limit} bytes the manifest's "
+                                     f"{field} says") from None
             raise
-        if magic and self.salvage and len(data) < HEADER.size:
+        hmin = HEADER3.size if self.version >= 3 else HEADER.size
+        if magic and self.salvage and len(data) < hmin:
             raise _Damage(f"{path}: truncated file header at byte offset {len(data)}")
         return data
 
-    def _read_state(self, path):
-        data = self._file(path, STATE_MAGIC)
-        rsize, nj, ns, nb, version = _header(path, data, STATE_MAGIC)
+    def _header_bound(self, path):
+        """A closed version 3 file's size by its own header, or None."""
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            head = os.pread(fd, HEADER3.size, 0)
+        finally:
+            os.close(fd)
+        if len(head) < HEADER3.size or HEADER.unpack_from(head)[1] < 3:
+            return None
+        f = HEADER3.unpack_from(head)
+        if f[10] == OPEN or zlib.crc32(head[:72] + b"\0\0\0\0" + head[76:80]) != f[12]:
+            return None
+        return HEADER3.size + f[11]
+
+    def _foreign(self, path):
+        """A file larger than the manifest says: its header alone tells another run's."""
+        if self.version < 3:
+            return
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return
+            head = os.pread(fd, HEADER3.size, 0)
+        finally:
+            os.close(fd)
+        if len(head) == HEADER3.size and HEADER.unpack_from(head)[1] >= 3 and \
+                head[32:48] != self.run_id:
+            raise RecordingError(f"{path}: run_id {head[32:48].hex()} at byte offset 32 is not "
+                                 f"the manifest's run_id {self.run_id.hex()}: a file of another "
+                                 f"run")
+
+    def _head(self, path, data, magic):
+        h = _Head(path, data, magic, self.salvage)
+        if h.version != self.version:
+            raise RecordingError(f"{path}: format version differs from the manifest's at byte "
+                                 f"offset 8")
+        if h.version >= 3:
+            if h.run_id != self.run_id:
+                raise RecordingError(f"{path}: run_id {h.run_id.hex()} at byte offset 32 is not "
+                                     f"the manifest's run_id {self.run_id.hex()}: a file of "
+                                     f"another run")
+            if h.segment != self._seg:
+                raise RecordingError(f"{path}: segment {h.segment} at byte offset 48: the file "
+                                     f"of segment {self._seg} expected")
+        return h
+
+    def _read_state(self, path, limit=None, field=None):
+        data = self._file(path, STATE_MAGIC, limit, field)
+        head = self._head(path, data, STATE_MAGIC)
+        rsize, nj, ns, nb, version = head.rsize, head.nj, head.ns, head.nb, head.version
         # the header counts sensors in version 1 (six values each), their values in version 2
         nsv = sum(len(f) for f in self.sensor_fields)
         want_ns = len(self.sensors) if version == 1 else nsv
@@ -260,7 +495,7 @@ class Recording:
         cfmt = struct.Struct("<" + "I" * nbus)
         fmt = struct.Struct("<" + "d" * n)
         counts = [j * len(JOINT_FIELDS) + 6 for j in range(nj)]
-        for off, rec in _records(path, data, rsize, self.salvage):
+        for off, rec in _records(path, data, rsize, self.salvage, head):
             if not _crc_ok(rec, 28):
                 msg = f"{path}: corrupted state record (CRC mismatch) at byte offset {off}"
                 raise (_Damage if self.salvage else RecordingError)(msg)
@@ -275,12 +510,13 @@ class Recording:
             self.rows.append(row)
             self.rx_counts.append(cfmt.unpack_from(rec, PREFIX.size + 8 * n))
 
-    def _read_items(self, path):
-        data = self._file(path, ITEMS_MAGIC)
-        rsize, *_ = _header(path, data, ITEMS_MAGIC)
+    def _read_items(self, path, limit=None, field=None):
+        data = self._file(path, ITEMS_MAGIC, limit, field)
+        head = self._head(path, data, ITEMS_MAGIC)
+        rsize = head.rsize
         if rsize != ITEM_SIZE:
             raise RecordingError(f"{path}: unexpected record size at byte offset 16")
-        for off, rec in _records(path, data, rsize, self.salvage):
+        for off, rec in _records(path, data, rsize, self.salvage, head):
             if not _crc_ok(rec, 4):
                 msg = f"{path}: corrupted record (CRC mismatch) at byte offset {off}"
                 raise (_Damage if self.salvage else RecordingError)(msg)

@@ -32,6 +32,8 @@ BUILD=(
   libcairo2-dev
   # hilsim view (src/view): its HTTP/WebSocket server
   libwebsockets-dev
+  # recordings' blocks compressed on the writer thread (src/record, record.compression: zstd)
+  libzstd-dev
   # the demo's Python logger (examples/logger.py)
   python3
 )
@@ -49,6 +51,8 @@ TEST=(
   # the vendor's Robstride SDK (../shared/clients/python/robstride_dynamics) imports numpy and tqdm:
   # tests/canio/guest-robstride-sdk.sh drives hilsim with it
   python3-numpy python3-tqdm
+  # python/hilsim_record.py reads zstd-compressed recordings with it (tests/record)
+  python3-zstandard
   # DBC oracle for tests/can/test_dbc_canmatrix.py (the test skips without it)
   python3-canmatrix
   # URDF oracle: urdfdom's check_urdf judges every exported model (tests/model/test_urdf_cli.py)

@@ -488,6 +488,8 @@ struct hs_cfg_trace {
 
 /* ---- record (hilsim/record.h) ---- */
 #define HS_CFG_RECORD_DIR_MAX 256
+/* record.compression: the recording's binary files compressed on the writer thread or not. */
+enum hs_cfg_record_compression { HS_CFG_RECORD_ZSTD = 0, HS_CFG_RECORD_NONE = 1 };
 struct hs_cfg_record {
     bool enabled;                    /* record every run (a systemd bench) */
     char dir[HS_CFG_RECORD_DIR_MAX]; /* absolute parent folder: runs go to <dir>/<bench>-<UTC> */
@@ -496,6 +498,8 @@ struct hs_cfg_record {
     uint32_t keep_segments;          /* delete older segments beyond this many, 0 = keep all */
     uint32_t ring_items;             /* frames/commands/events in flight to the writer */
     uint32_t ring_states;            /* ticks of state in flight to the writer */
+    enum hs_cfg_record_compression compression;
+    uint32_t compression_level; /* zstd's level, 1..19 */
 };
 
 struct hs_config {

@@ -1,6 +1,8 @@
 /* Record and replay: every bench run kept on disk, and any run replayed offline.
  *
- * A recording is a folder (the format is documented in src/record/README.md):
+ * A recording is a folder (format version 3, documented in src/record/README.md; every binary
+ * file carries the run's random id, its segment and counts, its records in CRC-framed blocks,
+ * compressed with zstd by default):
  *   manifest.json       hilsim version and commit, the config copied beside it, model hashes,
  *                       seeds, clock mode, start time, host audit, signal names, drop counts
  *   config.yaml         the config file as it was read
@@ -79,6 +81,11 @@ struct hs_rec_opts {
     uint64_t rotate_bytes;           /* start a new segment past this many bytes (0: never) */
     double rotate_s;                 /* ... or past this many seconds of recording (0: never) */
     uint32_t keep_segments;          /* delete older segments beyond this many (0: keep all) */
+    /* The binary files' blocks are compressed with zstd on the writer thread (never on the
+     * tick) unless no_compression (then stored as they are); compression_level 0 is zstd's
+     * default (3). */
+    bool no_compression;
+    int compression_level;
     bool writer_paused; /* tests: the writer drains nothing until hs_rec_finish, so a run longer
                            than the ring overflows it for certain */
 };
@@ -88,7 +95,9 @@ struct hs_rec_stats {
     uint64_t items;          /* frames, commands and events pushed */
     uint64_t dropped_states; /* refused by a full ring: lost */
     uint64_t dropped_items;
-    uint64_t bytes_written;
+    uint64_t bytes_written; /* on disk */
+    uint64_t bytes_raw;     /* the binary files' records uncompressed, plus the logs' bytes */
+    uint64_t writer_cpu_ns; /* the writer thread's CPU time (after hs_rec_finish: all of it) */
     uint32_t segments;
     int write_error; /* first writer error (negative errno), 0 */
 };
@@ -225,7 +234,13 @@ struct hs_recording {
      * count of ticks recovered. Set salvage before the parsers run to get that behaviour from
      * them (hs_recording_open sets it from the manifest); a complete recording's damage is
      * an error. */
-    int64_t period_ns;      /* the manifest's (0: absent) */
+    int64_t period_ns;    /* the manifest's (0: absent) */
+    uint8_t run_id[16];   /* version 3: the manifest's run_id, in every binary file's header */
+    uint32_t cur_segment; /* the segment being read (its files' headers must say so) */
+    /* version 3, a crashed run: segments found by the writer's naming rule and the run id
+     * beyond those the manifest lists (the crash came before it was rewritten); non-empty
+     * says which (a warning, not damage). */
+    char unlisted[256];
     int64_t manifest_ticks; /* the manifest's ticks (state records pushed; -1: absent) */
     bool salvage;
     bool damaged;

@@ -270,6 +270,8 @@ int hs_cmd_replay(int argc, char **argv)
                 o.dir, rec->nstates,
                 rec->nstates ? (unsigned long long)rec->ticks[rec->nstates - 1] : 0ull,
                 rec->damage);
+    if (rec->unlisted[0])
+        fprintf(stderr, "WARNING: recording %s: %s\n", o.dir, rec->unlisted);
     if (rec->damaged && !rec->nstates) {
         fprintf(stderr, "hilsim replay: nothing to replay\n");
         rc = HS_EXIT_USAGE;

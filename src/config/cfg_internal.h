@@ -110,8 +110,9 @@ extern const char *const hs__names_sync_source[];
 extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];
 extern const char *const hs__names_mode[];
-extern const char *const hs__names_mesh_collision[]; /* enum hs_mesh_approx */
-extern const char *const hs__names_model_sensor[];   /* enum hs_sensor_type: accel, gyro, force */
+extern const char *const hs__names_mesh_collision[];     /* enum hs_mesh_approx */
+extern const char *const hs__names_record_compression[]; /* enum hs_cfg_record_compression */
+extern const char *const hs__names_model_sensor[]; /* enum hs_sensor_type: accel, gyro, force */
 void hs__cfg_init_model_sensor(void *elem);
 extern const char *const hs__names_safe[];
 extern const char *const hs__names_source[];

@@ -126,4 +126,6 @@ void hs_config_defaults(struct hs_config *ret_config)
 
     c->record.ring_items = 65536;
     c->record.ring_states = 4096;
+    c->record.compression = HS_CFG_RECORD_ZSTD;
+    c->record.compression_level = 3;
 }

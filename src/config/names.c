@@ -10,6 +10,7 @@ const char *const hs__names_lockstep_source[] = {"auto", "shm", "can_frame", "ca
 const char *const hs__names_controller[] = {"none", "pd_hold", "trajectory", NULL};
 const char *const hs__names_mode[] = {"torque", "current", "velocity", "position", NULL};
 const char *const hs__names_mesh_collision[] = {"convex", "exact", "box", "auto", NULL};
+const char *const hs__names_record_compression[] = {"zstd", "none", NULL};
 const char *const hs__names_model_sensor[] = {"accel", "gyro", "force", NULL};
 const char *const hs__names_safe[] = {"zero_torque", "brake", "hold", NULL};
 const char *const hs__names_source[] = {"auto", "controller", "can", "shm", NULL};

@@ -746,6 +746,8 @@ static const struct hs__cfg_field record_f[] = {
     U32("keep_segments", struct hs_cfg_record, keep_segments, 0, 1000000, 0),
     U32("ring_items", struct hs_cfg_record, ring_items, 1024, 16777216, 0),
     U32("ring_states", struct hs_cfg_record, ring_states, 64, 1048576, 0),
+    ENUM("compression", struct hs_cfg_record, compression, hs__names_record_compression),
+    U32("compression_level", struct hs_cfg_record, compression_level, 1, 19, 0),
 };
 STATIC_TABLE(record_t, record_f, NULL);
 

@@ -18,6 +18,8 @@
 #include "hilsim/file_open.h"
 #include "urdf_internal.h"
 
+#define HS_URDF_MESH_FILE_MAX (512u << 20) /* bytes of one mesh file hilsim reads */
+
 struct acc {
     double *v;
     uint32_t nv;
@@ -91,26 +93,102 @@ static void fill(const struct aiScene *s, const struct aiNode *n, const struct a
         fill(s, n->mChildren[i], &M, depth + 1, scale, a);
 }
 
+/* The file's extension, lower case, as assimp's format hint ("" when it has none). */
+static void hint_of(const char *path, char hint[16])
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    size_t k = 0;
+    if (dot && (!slash || dot > slash))
+        for (dot++; *dot && k < 15; dot++)
+            hint[k++] = (char)(*dot >= 'A' && *dot <= 'Z' ? *dot - 'A' + 'a' : *dot);
+    hint[k] = 0;
+}
+
+/* A line (its n bytes from s) that names material libraries: "mtllib" and a blank. */
+static bool is_mtllib(const char *s, size_t n)
+{
+    return n > 7 && !memcmp(s, "mtllib", 6) && (s[6] == ' ' || s[6] == '\t');
+}
+
+/* An OBJ's material libraries (mtllib lines), checked as the mesh is: a named file that exists
+ * must be a regular file. Then each mtllib line becomes a comment in the bytes assimp gets:
+ * collision needs no material, and assimp opens no file but the one read here (the check and
+ * the use cannot be split by a swap). */
+static int obj_materials(struct hs__urdf *u, const xmlNode *n, const char *path, char *buf,
+                         size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 1;
+    const char *dir = slash ? path : ".";
+    for (size_t i = 0; i < len;) {
+        size_t end = i;
+        while (end < len && buf[end] != '\n')
+            end++;
+        size_t k = i;
+        while (k < end && (buf[k] == ' ' || buf[k] == '\t'))
+            k++;
+        if (is_mtllib(buf + k, end - k)) {
+            for (size_t a = k + 7; a < end;) {
+                while (a < end && (buf[a] == ' ' || buf[a] == '\t' || buf[a] == '\r'))
+                    a++;
+                size_t b = a;
+                while (b < end && buf[b] != ' ' && buf[b] != '\t' && buf[b] != '\r')
+                    b++;
+                if (b > a) {
+                    char p[4096];
+                    if (buf[a] == '/')
+                        snprintf(p, sizeof p, "%.*s", (int)(b - a), buf + a);
+                    else
+                        snprintf(p, sizeof p, "%.*s/%.*s", dirlen, dir, (int)(b - a), buf + a);
+                    int fd, rc = hs_open_regular(p, &fd);
+                    if (rc == 0)
+                        close(fd);
+                    else if (rc != -ENOENT)
+                        return hs__urdf_err(u, n, rc, "mesh %s: material library %s: %s", path, p,
+                                            hs_open_regular_strerror(rc));
+                }
+                a = b;
+            }
+            buf[k] = '#';
+        }
+        i = end + 1;
+    }
+    return 0;
+}
+
 int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
                   struct hs_mesh *ret)
 {
-    /* assimp opens the path itself and would wait forever on a FIFO: only a regular file
-     * goes to it (the check cannot block; a file swapped for a FIFO after it needs write
-     * access to the model's own folder). */
-    int fd, rc = hs_open_regular(path, &fd);
+    /* Opened once, without waiting, checked a regular file by fstat and read whole: assimp
+     * gets the bytes, never the path, so a FIFO swapped in after the check cannot make it
+     * wait (the extension is its format hint). */
+    uint8_t *buf;
+    size_t len;
+    int rc = hs_read_regular(path, 0, HS_URDF_MESH_FILE_MAX, &buf, &len);
+    if (rc == -EFBIG)
+        return hs__urdf_err(u, n, rc, "mesh %s: larger than the %u bytes hilsim reads", path,
+                            HS_URDF_MESH_FILE_MAX);
     if (rc < 0)
         return hs__urdf_err(u, n, rc, "mesh %s: %s", path, hs_open_regular_strerror(rc));
-    close(fd);
+    char hint[16];
+    hint_of(path, hint);
+    if (!strcmp(hint, "obj") && (rc = obj_materials(u, n, path, (char *)buf, len)) < 0) {
+        free(buf);
+        return rc;
+    }
     struct aiPropertyStore *props = aiCreatePropertyStore();
-    if (!props)
+    if (!props) {
+        free(buf);
         return hs__urdf_err(u, n, -ENOMEM, "out of memory");
+    }
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
-    const struct aiScene *s =
-        aiImportFileExWithProperties(path,
-                                     aiProcess_Triangulate | aiProcess_DropNormals |
-                                         aiProcess_JoinIdenticalVertices | aiProcess_SortByPType,
-                                     NULL, props);
+    const struct aiScene *s = aiImportFileFromMemoryWithProperties(
+        (const char *)buf, (unsigned)len,
+        aiProcess_Triangulate | aiProcess_DropNormals | aiProcess_JoinIdenticalVertices |
+            aiProcess_SortByPType,
+        hint, props);
     aiReleasePropertyStore(props);
+    free(buf);
     if (!s || !s->mRootNode)
         return hs__urdf_err(u, n, -EINVAL, "mesh %s: %s", path, aiGetErrorString());
     uint64_t nv = 0, nt = 0;

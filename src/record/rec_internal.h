@@ -12,7 +12,7 @@
 /* ---- on disk (host byte order: little-endian on every supported host) ---- */
 #define HS__REC_STATE_MAGIC "HSRSTATE"
 #define HS__REC_ITEMS_MAGIC "HSRITEMS"
-#define HS__REC_VERSION 2u /* 1: six values per sensor; still read */
+#define HS__REC_VERSION 3u /* 3: run id, counts, blocks; 2: bare records; 1: six per sensor */
 
 struct hs__rec_file_header {
     char magic[8];
@@ -22,6 +22,41 @@ struct hs__rec_file_header {
     /* state files (0 in item files); nsensors: version 1 the sensor count (six values each),
      * version 2 the sensor values in a record (each sensor's count is in the manifest) */
     uint32_t njoints, nsensors, nbodies;
+};
+
+/* Version 3's header: the version 2 header (version 3, header_size 80), then what ties the
+ * file to its run and bounds it. records and body_bytes are HS__REC_OPEN while the segment is
+ * being written (a crash leaves them so); its close rewrites them, and header_crc (CRC-32 of
+ * the 80 bytes with header_crc as 0) covers both writes. */
+#define HS__REC_OPEN UINT64_MAX
+enum { HS__REC_CODEC_NONE = 0, HS__REC_CODEC_ZSTD = 1 };
+struct hs__rec_file_header3 {
+    struct hs__rec_file_header h;
+    uint8_t run_id[16]; /* random (getrandom), the manifest's run_id */
+    uint32_t segment;   /* the segment this file belongs to */
+    uint32_t codec;     /* HS__REC_CODEC_*: what the writer was set to (blocks say their own) */
+    uint64_t records;   /* records in the file's blocks */
+    uint64_t body_bytes;
+    uint32_t header_crc;
+    uint32_t pad;
+};
+
+/* Version 3's body: blocks. Each is this header, then `stored` bytes: the block's records
+ * as they are (HS__REC_BLOCK_RAW) or one zstd frame with its content checksum
+ * (HS__REC_BLOCK_ZSTD) that decompresses to exactly nrecords x record_size bytes, the records
+ * byte-shuffled: byte j of record i at j x nrecords + i (the bytes of a field that changes
+ * slowly from record to record lie side by side, where zstd finds them). crc: CRC-32
+ * of the block header's first 12 bytes and the stored bytes: a block cut short by a crash or
+ * corrupted is told apart before anything is decompressed. */
+#define HS__REC_BLOCK_RAW 0x30425348u     /* "HSB0" */
+#define HS__REC_BLOCK_ZSTD 0x5a425348u    /* "HSBZ" */
+#define HS__REC_BLOCK_MAX (1u << 20)      /* raw bytes of a block at most (a reader's bound) */
+#define HS__REC_BLOCK_TARGET (256u << 10) /* the writer's: zstd's window sees many records */
+struct hs__rec_block {
+    uint32_t magic;
+    uint32_t nrecords;
+    uint32_t stored;
+    uint32_t crc;
 };
 
 /* A state record: this prefix, then njoints x 7 eight-byte values, each sensor's values (as many
@@ -70,8 +105,15 @@ struct hs__rec_item {
 _Static_assert(sizeof(struct hs__rec_item) == 112, "item record layout is on disk");
 _Static_assert(sizeof(struct hs__rec_file_header) == 32, "file header layout is on disk");
 _Static_assert(sizeof(struct hs__rec_state_prefix) == 32, "state prefix layout is on disk");
+_Static_assert(sizeof(struct hs__rec_file_header3) == 80, "v3 header layout is on disk");
+_Static_assert(sizeof(struct hs__rec_block) == 16, "block header layout is on disk");
 
 uint32_t hs__rec_crc32(const void *buf, size_t len); /* RT-safe, pure */
+/* A block's n records of size bytes each, byte-shuffled into out (and back): see above. */
+void hs__rec_shuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size);
+void hs__rec_unshuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t size);
+/* The CRC-32 of the bytes before (crc) followed by buf, as zlib's crc32(crc, buf, len). */
+uint32_t hs__rec_crc32_update(uint32_t crc, const void *buf, size_t len);
 /* Non-RT: the file's SHA-256 as 64 hex digits + NUL. 0 or -errno. */
 int hs__rec_sha256_file(const char *path, char hex[65]);
 
@@ -125,8 +167,16 @@ struct hs__rec_bus_tap {
     uint16_t bus;
 };
 
+/* A binary file being written: the records of its block being filled (writer thread only). */
+struct hs__rec_out {
+    FILE *f;
+    uint8_t *raw; /* owned: one block's records */
+    uint32_t cap, nrec, rsize;
+    uint64_t records, body_bytes;
+};
+
 struct hs__rec_seg_files {
-    FILE *state, *shm, *events;
+    struct hs__rec_out state, shm, events;
     FILE *can[HS__REC_MAX_BUSES];
 };
 
@@ -157,6 +207,12 @@ struct hs_recorder {
     bool writer_running;
     _Atomic bool stop;
     struct hs__rec_seg_files f;
+    uint8_t run_id[16];
+    void *zctx;    /* ZSTD_CCtx (NULL: compression none) */
+    uint8_t *zbuf; /* a compressed block */
+    uint8_t *shuf; /* a block's records byte-shuffled */
+    size_t zcap;
+    uint64_t *seg_counts;      /* per closed segment: 3 record counts, then 3 file sizes */
     uint32_t segment;          /* current segment number (0: unsuffixed names) */
     uint64_t seg_bytes;        /* bytes in the current segment */
     int64_t seg_start_ns;      /* CLOCK_MONOTONIC when it began */
@@ -166,6 +222,8 @@ struct hs_recorder {
     bool stashed;
     uint32_t seg_first_deleted; /* segments below this were deleted (keep_segments) */
     _Atomic uint64_t bytes_written;
+    _Atomic uint64_t bytes_raw; /* what the binary files would hold uncompressed */
+    _Atomic uint64_t writer_cpu_ns;
     _Atomic uint64_t states_written;
     _Atomic int write_error;
     int64_t start_real_ns, end_real_ns;
@@ -186,6 +244,7 @@ void hs__rec_fill_state(const struct hs_bench *b, const uint32_t *bodies, uint32
 /* rec_writer.c */
 int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d);
 void hs__rec_close_segment(struct hs_recorder *rec);
+void hs__rec_out_free(struct hs__rec_out *o);
 void *hs__rec_writer_main(void *arg);
 /* One frame as a candump log line (with " R"/" T"), NUL-terminated; returns its length. */
 size_t hs__rec_candump_line(char *buf, size_t size, int64_t real_ns, const char *iface,
@@ -203,5 +262,15 @@ void hs__rec_plot_range(const struct hs_recording *rec, const double *replayed, 
                         int c, double *ret_lo, double *ret_hi);
 /* Segment file name: base "state", ext "bin" -> "state.bin" or "state.3.bin". */
 void hs__rec_seg_name(char *buf, size_t size, const char *base, uint32_t segment, const char *ext);
+
+/* rec_read_file.c: reading one binary file (non-RT), besides hs_rec_parse_state/items. A
+ * crashed run's damage (r->salvage): the first is kept in r->damage and 0 returned; otherwise
+ * an error naming name and off. */
+int hs__rec_damage(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
+                   const char *what);
+void hs__rec_hex_id(const uint8_t id[16], char out[33]);
+bool hs__rec_zero_id(const uint8_t id[16]);
+/* *p (n elements of elem bytes) grown by add; -ENOMEM past UINT32_MAX / 2 elements. */
+int hs__rec_grow(void **p, size_t elem, uint32_t n, uint32_t add);
 
 #endif

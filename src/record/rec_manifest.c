@@ -118,6 +118,15 @@ static json_t *segments(const struct hs_recorder *rec)
             json_object_set_new(o, "first_tick", json_integer((json_int_t)rec->seg_first_tick[s]));
         if (rec->seg_first_ord && rec->seg_first_tick[s] != UINT64_MAX)
             json_object_set_new(o, "first_ord", json_integer((json_int_t)rec->seg_first_ord[s]));
+        const uint64_t *sc = rec->seg_counts ? rec->seg_counts + (size_t)s * 6 : NULL;
+        if (sc && sc[0] != UINT64_MAX) { /* closed: the counts that bound its files */
+            json_object_set_new(o, "records",
+                                json_pack("{s:I,s:I,s:I}", "state", (json_int_t)sc[0], "shm",
+                                          (json_int_t)sc[1], "events", (json_int_t)sc[2]));
+            json_object_set_new(o, "bytes",
+                                json_pack("{s:I,s:I,s:I}", "state", (json_int_t)sc[3], "shm",
+                                          (json_int_t)sc[4], "events", (json_int_t)sc[5]));
+        }
         hs__rec_seg_name(name, sizeof name, "state", s, "bin");
         json_object_set_new(o, "state", json_string(name));
         hs__rec_seg_name(name, sizeof name, "shm", s, "bin");
@@ -155,6 +164,15 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
     json_object_set_new(m, "hilsim_version",
                         json_string(rec->o.version ? rec->o.version : HS_VERSION));
     json_object_set_new(m, "hilsim_commit", json_string(HS_GIT_COMMIT));
+    char id[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(id + 2 * i, 3, "%02x", rec->run_id[i]);
+    json_object_set_new(m, "run_id", json_string(id));
+    json_object_set_new(m, "compression",
+                        rec->zctx
+                            ? json_pack("{s:s,s:i}", "codec", "zstd", "level",
+                                        rec->o.compression_level ? rec->o.compression_level : 3)
+                            : json_pack("{s:s}", "codec", "none"));
     json_object_set_new(m, "bench", json_string(cfg->bench.name));
     json_object_set_new(m, "start_utc", json_string(rec->start_utc));
     json_object_set_new(m, "start_realtime_ns", json_integer(rec->start_real_ns));
@@ -253,6 +271,7 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         json_object_set_new(m, "end_realtime_ns", json_integer(rec->end_real_ns));
         json_object_set_new(m, "stop_reason", json_string(rec->stop_reason));
         json_object_set_new(m, "bytes", json_integer((json_int_t)st.bytes_written));
+        json_object_set_new(m, "bytes_uncompressed", json_integer((json_int_t)st.bytes_raw));
         if (st.write_error)
             json_object_set_new(m, "write_error", json_string(strerror(-st.write_error)));
     }

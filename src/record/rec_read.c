@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hilsim/can.h"
@@ -48,208 +49,6 @@ static int read_named(const char *dir, const json_t *name, const char *key, char
     if (rc == 0)
         *ret = (char *)buf;
     return rc;
-}
-
-/* A crashed run's damage: salvaging, it ends the recording there (first damage wins). */
-static int damage_x(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
-                    const char *what, const char *detail)
-{
-    if (!r->salvage)
-        return hs_diag_set(d, -EBADMSG, name, 0, 0, "%s at byte offset %zu%s", what, off, detail);
-    if (!r->damaged)
-        snprintf(r->damage, sizeof r->damage, "%s: %s at byte offset %zu%s", name, what, off,
-                 detail);
-    r->damaged = true;
-    return 0;
-}
-
-static int damage(struct hs_recording *r, struct hs_diag *d, const char *name, size_t off,
-                  const char *what)
-{
-    return damage_x(r, d, name, off, what, "");
-}
-
-static int bad(struct hs_diag *d, const char *name, size_t off, const char *what)
-{
-    return hs_diag_set(d, -EBADMSG, name, 0, 0, "%s at byte offset %zu", what, off);
-}
-
-static int check_header(const uint8_t *buf, size_t len, const char *name, const char *magic,
-                        struct hs__rec_file_header *h, struct hs_diag *d)
-{
-    if (len < sizeof *h)
-        return bad(d, name, len, "truncated file header (32 bytes expected)");
-    memcpy(h, buf, sizeof *h);
-    if (memcmp(h->magic, magic, 8) != 0)
-        return bad(d, name, 0, "not a hilsim recording file of this kind (bad magic)");
-    if (h->version < 1 || h->version > HS__REC_VERSION)
-        return hs_diag_set(d, -EBADMSG, name, 0, 0,
-                           "format version %u at byte offset 8; this hilsim reads versions 1 to %u",
-                           h->version, HS__REC_VERSION);
-    if (h->header_size != sizeof *h)
-        return bad(d, name, 12, "unexpected header size");
-    return 0;
-}
-
-static int grow(void **p, size_t elem, uint32_t n, uint32_t add)
-{
-    if ((uint64_t)n + add > UINT32_MAX / 2)
-        return -ENOMEM;
-    void *np = realloc(*p, (size_t)(n + add) * elem);
-    if (!np && n + add)
-        return -ENOMEM;
-    *p = np;
-    return 0;
-}
-
-int hs_rec_parse_state(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
-                       struct hs_diag *d)
-{
-    struct hs__rec_file_header h;
-    int rc = check_header(buf, len, name, HS__REC_STATE_MAGIC, &h, d);
-    if (rc < 0)
-        return rc;
-    if (h.njoints > 4096 || h.nsensors > (1u << 20) || h.nbodies > 4096 ||
-        (h.version == 1 && h.nsensors > 4096))
-        return bad(d, name, 20, "implausible signal counts");
-    if (r->format_version && h.version != r->format_version)
-        return bad(d, name, 8, "format version differs from the manifest's");
-    /* version 1: six values per sensor; 2: the header counts the sensors' values */
-    uint32_t sv = h.version == 1 ? h.nsensors * 6 : h.nsensors;
-    uint32_t stride = h.njoints * HS_REC_JOINT_FIELDS + sv + h.nbodies * 7;
-    size_t fixed = sizeof(struct hs__rec_state_prefix) + 8 * (size_t)stride;
-    /* then the CAN buses' frame counts, u32 each, padded to 8 bytes: at most 8 buses */
-    if (h.record_size < fixed || (h.record_size - fixed) % 8 || h.record_size - fixed > 32)
-        return bad(d, name, 16, "record size does not match the signal counts");
-    uint32_t words = (uint32_t)((h.record_size - fixed) / 4);
-    if (r->nstates && words != r->count_buses)
-        return bad(d, name, 16, "record size differs from the previous segment's");
-    r->count_buses = words;
-    if (r->state_stride == 0 && r->nstates == 0) {
-        r->state_stride = stride;
-        if (!r->njoints && !r->nsensor_values && !r->nbodies) {
-            r->njoints = h.njoints, r->nsensor_values = sv, r->nbodies = h.nbodies;
-            r->format_version = h.version;
-        }
-    }
-    if (stride != r->state_stride || h.njoints != r->njoints || sv != r->nsensor_values ||
-        h.nbodies != r->nbodies)
-        return bad(d, name, 20, "signal counts differ from the manifest's");
-    size_t body = len - sizeof h;
-    size_t n = body / h.record_size;
-    if (body % h.record_size) {
-        char what[64];
-        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
-        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
-            return rc;
-    }
-    if (n > UINT32_MAX / 4)
-        return bad(d, name, len, "too many records");
-    uint32_t add = (uint32_t)n;
-    if (grow((void **)&r->ticks, 8, r->nstates, add) ||
-        grow((void **)&r->now_ns, 8, r->nstates, add) ||
-        grow((void **)&r->real_ns, 8, r->nstates, add) ||
-        grow((void **)&r->flags, 4, r->nstates, add) ||
-        grow((void **)&r->values, 8 * (size_t)(stride ? stride : 1), r->nstates, add) ||
-        grow((void **)&r->rx_counts, 4 * (size_t)(words ? words : 1), r->nstates, add))
-        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
-    uint8_t *rec = malloc(h.record_size);
-    if (!rec)
-        return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        size_t off = sizeof h + i * h.record_size;
-        memcpy(rec, buf + off, h.record_size);
-        struct hs__rec_state_prefix p;
-        memcpy(&p, rec, sizeof p);
-        uint32_t crc = p.crc;
-        p.crc = 0;
-        memcpy(rec, &p, sizeof p);
-        if (hs__rec_crc32(rec, h.record_size) != crc) {
-            rc = damage(r, d, name, off, "corrupted state record (CRC mismatch)");
-            break;
-        }
-        uint32_t k = r->nstates++;
-        r->ticks[k] = p.tick;
-        r->now_ns[k] = p.now_ns;
-        r->real_ns[k] = p.real_ns;
-        r->flags[k] = p.flags;
-        double *v = r->values + (size_t)k * stride;
-        memcpy(v, rec + sizeof p, 8 * (size_t)stride);
-        if (words)
-            memcpy(r->rx_counts + (size_t)k * words, rec + fixed, 4 * (size_t)words);
-        for (uint32_t j = 0; j < h.njoints; j++) { /* the counter's bits, as a number */
-            uint64_t c;
-            memcpy(&c, &v[j * HS_REC_JOINT_FIELDS + 6], 8);
-            v[j * HS_REC_JOINT_FIELDS + 6] = (double)c;
-        }
-    }
-    free(rec);
-    return rc;
-}
-
-int hs_rec_parse_items(struct hs_recording *r, const uint8_t *buf, size_t len, const char *name,
-                       struct hs_diag *d)
-{
-    struct hs__rec_file_header h;
-    int rc = check_header(buf, len, name, HS__REC_ITEMS_MAGIC, &h, d);
-    if (rc < 0)
-        return rc;
-    if (h.record_size != sizeof(struct hs__rec_item))
-        return bad(d, name, 16, "unexpected record size");
-    size_t body = len - sizeof h, n = body / h.record_size;
-    if (body % h.record_size) {
-        char what[64];
-        snprintf(what, sizeof what, " (%zu of %u bytes)", body % h.record_size, h.record_size);
-        if ((rc = damage_x(r, d, name, sizeof h + n * h.record_size, "truncated record", what)) < 0)
-            return rc;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t off = sizeof h + i * h.record_size;
-        struct hs__rec_item it;
-        memcpy(&it, buf + off, sizeof it);
-        uint32_t crc = it.crc;
-        it.crc = 0;
-        if (hs__rec_crc32(&it, sizeof it) != crc)
-            return damage(r, d, name, off, "corrupted record (CRC mismatch)");
-        if (it.type == HS__REC_ITEM_SHM) {
-            if (it.u.shm.mode >= HS_JOINT_MODE_MAX) /* it goes into a plant's command slot */
-                return bad(d, name, off + 32, "shm command with an unknown joint mode");
-            if (grow((void **)&r->shm, sizeof *r->shm, r->nshm, 1))
-                return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
-            struct hs_rec_shm *s = &r->shm[r->nshm++];
-            *s = (struct hs_rec_shm){
-                .ord = it.ord,
-                .real_ns = it.real_ns,
-                .joint = it.u.shm.joint,
-                .shm_mode = it.u.shm.shm_mode,
-                .mode = it.u.shm.mode,
-                .q = it.u.shm.v[0],
-                .dq = it.u.shm.v[1],
-                .kp = it.u.shm.v[2],
-                .kd = it.u.shm.v[3],
-                .tau_ff = it.u.shm.v[4],
-                .current = it.u.shm.v[5],
-                .velocity = it.u.shm.v[6],
-                .rx_time_ns = it.u.shm.rx_time_ns,
-                .seq = it.u.shm.seq,
-            };
-        } else if (it.type == HS__REC_ITEM_EVENT) {
-            if (grow((void **)&r->events, sizeof *r->events, r->nevents, 1))
-                return hs_diag_set(d, -ENOMEM, name, 0, 0, "out of memory");
-            struct hs_rec_event *e = &r->events[r->nevents++];
-            *e = (struct hs_rec_event){.ord = it.ord,
-                                       .real_ns = it.real_ns,
-                                       .kind = it.u.ev.kind,
-                                       .tick = it.u.ev.tick,
-                                       .a = it.u.ev.a,
-                                       .b = it.u.ev.b};
-            memcpy(e->text, it.u.ev.text, HS_REC_TEXT_MAX);
-            e->text[HS_REC_TEXT_MAX - 1] = 0;
-        } else {
-            return bad(d, name, off, "unknown record type");
-        }
-    }
-    return 0;
 }
 
 static int hexval(char c)
@@ -381,7 +180,7 @@ int hs_rec_parse_candump(const char *buf, size_t len, const char *name, const ch
                 il++;
             bool match = !iface || (sp && strlen(iface) == il && !memcmp(sp + 1, iface, il));
             if (match) {
-                if (grow((void **)frames, sizeof **frames, *nframes, 1))
+                if (hs__rec_grow((void **)frames, sizeof **frames, *nframes, 1))
                     return hs_diag_set(d, -ENOMEM, name, line, 0, "out of memory");
                 (*frames)[(*nframes)++] = f;
             }
@@ -485,25 +284,84 @@ static int parse_log(struct hs_recording *r, const char *buf, size_t len, const 
     if (r->salvage && len && buf[len - 1] != '\n') {
         const char *nl = memrchr(buf, '\n', len);
         whole = nl ? (size_t)(nl - buf) + 1 : 0;
-        damage(r, d, path, whole, "truncated line (no newline)");
+        hs__rec_damage(r, d, path, whole, "truncated line (no newline)");
     }
     return hs_rec_parse_candump(buf, whole, path, NULL, &r->frames[bus], &r->nframes[bus], d);
 }
 
-static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus,
-                     struct hs_diag *d)
+/* A version 3 file too large to read whole: is it another run's (its header alone says)? */
+static bool foreign(struct hs_recording *r, const char *path, struct hs_diag *d)
+{
+    int fd;
+    struct hs__rec_file_header3 h;
+    if (r->format_version < 3 || hs__rec_zero_id(r->run_id) ||
+        hs_open_regular_flags(path, HS_OPEN_NOFOLLOW, &fd, NULL) < 0)
+        return false;
+    bool got = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+    close(fd);
+    if (!got || h.h.version < 3 || !memcmp(h.run_id, r->run_id, 16))
+        return false;
+    char a[33], b[33];
+    hs__rec_hex_id(h.run_id, a);
+    hs__rec_hex_id(r->run_id, b);
+    hs_diag_set(d, -EBADMSG, path, 0, 0,
+                "run_id %s at byte offset 32 is not the manifest's run_id %s: a file of another "
+                "run",
+                a, b);
+    return true;
+}
+
+/* A closed version 3 file's size by its own header (0: unknown, read up to memory): without a
+ * bound from the manifest (a crashed run's), the header still bounds the read. */
+static size_t header_bound(const struct hs_recording *r, const char *path)
+{
+    int fd;
+    struct hs__rec_file_header3 h;
+    if (r->format_version < 3 || hs_open_regular_flags(path, HS_OPEN_NOFOLLOW, &fd, NULL) < 0)
+        return 0;
+    bool got = pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+    close(fd);
+    if (!got || h.h.version < 3 || h.records == HS__REC_OPEN)
+        return 0;
+    uint32_t crc = h.header_crc;
+    h.header_crc = 0;
+    if (hs__rec_crc32(&h, sizeof h) != crc || h.body_bytes > binary_max() - sizeof h)
+        return 0; /* the parser says what is wrong with it */
+    return sizeof h + (size_t)h.body_bytes;
+}
+
+/* One file of a segment, read whole up to max bytes (the manifest's segments[i].bytes.KEY;
+ * 0: the machine's memory) so a file grown since its segment closed is refused unread. */
+static int load_file(struct hs_recording *r, const char *file, int kind, uint32_t bus, size_t max,
+                     size_t i, const char *key, struct hs_diag *d)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", r->dir, file);
     uint8_t *buf;
     size_t len;
-    int rc = read_all(path, binary_max(), &buf, &len, d);
+    size_t hmax = !max && kind < 2 ? header_bound(r, path) : 0;
+    int rc = read_all(path, max ? max : hmax ? hmax : binary_max(), &buf, &len, d);
     if (rc == -ENOENT && r->salvage) /* a crash between creating a segment's files */
-        return damage(r, d, path, 0, "missing file");
+        return hs__rec_damage(r, d, path, 0, "missing file");
+    if (rc == -EFBIG && hmax && !foreign(r, path, d))
+        return hs_diag_set(d, -EBADMSG, path, 0, 0,
+                           "larger than the %zu bytes its header says (body_bytes at byte offset "
+                           "64)",
+                           hmax);
+    if (rc == -EFBIG && hmax)
+        return -EBADMSG;
+    if (rc == -EFBIG && max && key && foreign(r, path, d))
+        return -EBADMSG; /* a file of another run: say that rather than its size */
+    if (rc == -EFBIG && max && key)
+        return hs_diag_set(d, rc, path, 0, 0,
+                           "larger than the %zu bytes the manifest's segments[%zu].bytes.%s says",
+                           max, i, key);
     if (rc < 0)
         return rc;
-    if (kind < 2 && len < sizeof(struct hs__rec_file_header) && r->salvage)
-        rc = damage(r, d, path, len, "truncated file header");
+    size_t hmin = r->format_version >= 3 ? sizeof(struct hs__rec_file_header3)
+                                         : sizeof(struct hs__rec_file_header);
+    if (kind < 2 && len < hmin && r->salvage)
+        rc = hs__rec_damage(r, d, path, len, "truncated file header");
     else if (kind == 0)
         rc = hs_rec_parse_state(r, buf, len, path, d);
     else if (kind == 1)
@@ -544,6 +402,112 @@ static int seg_count(json_t *s, const char *key, size_t i, const char *mpath, in
                            i, key);
     *ret = json_integer_value(v);
     return 0;
+}
+
+/* The manifest's bound on one of a segment's files (segments[i].bytes.KEY; 0: none given). */
+static int seg_bound(json_t *s, const char *key, size_t i, const char *mpath, size_t *ret,
+                     struct hs_diag *d)
+{
+    json_t *v = json_object_get(json_object_get(s, "bytes"), key);
+    *ret = 0;
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 32)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].bytes.%s: not a file size of at least 32", i, key);
+    *ret = (size_t)json_integer_value(v);
+    return 0;
+}
+
+/* The records a closed segment's file holds (segments[i].records.KEY), checked against what
+ * was read; -1: not given (an older writer, or the segment the run crashed in). */
+static int seg_records(json_t *s, const char *key, size_t i, uint64_t got, const char *file,
+                       const char *mpath, struct hs_diag *d)
+{
+    json_t *v = json_object_get(json_object_get(s, "records"), key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].records.%s: not a non-negative integer", i, key);
+    if ((uint64_t)json_integer_value(v) != got)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].records.%s %lld: %s holds %llu",
+                           i, key, (long long)json_integer_value(v), file, (unsigned long long)got);
+    return 0;
+}
+
+/* A segment the manifest does not list, named as the writer names it. */
+static json_t *unlisted_entry(const struct hs_recording *r, uint32_t index)
+{
+    char n[HS_REC_NAME_MAX + 32];
+    json_t *o = json_object(), *can = json_object();
+    json_object_set_new(o, "index", json_integer(index));
+    hs__rec_seg_name(n, sizeof n, "state", index, "bin");
+    json_object_set_new(o, "state", json_string(n));
+    hs__rec_seg_name(n, sizeof n, "shm", index, "bin");
+    json_object_set_new(o, "shm", json_string(n));
+    hs__rec_seg_name(n, sizeof n, "events", index, "bin");
+    json_object_set_new(o, "events", json_string(n));
+    for (uint32_t b = 0; b < r->nbuses; b++) {
+        char base[HS_REC_NAME_MAX];
+        snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
+        hs__rec_seg_name(n, sizeof n, base, index, "log");
+        json_object_set_new(can, r->bus_names[b], json_string(n));
+    }
+    json_object_set_new(o, "can", can);
+    return o;
+}
+
+static int load_segment(struct hs_recording *r, json_t *s, size_t i, uint32_t index,
+                        const char *mpath, struct hs_diag *d)
+{
+    const char *st, *sh, *ev;
+    int64_t ft, fo;
+    size_t bst, bsh, bev;
+    int rc;
+    if ((rc = seg_file(s, "state", "state", index, "bin", i, mpath, &st, d)) < 0 ||
+        (rc = seg_file(s, "shm", "shm", index, "bin", i, mpath, &sh, d)) < 0 ||
+        (rc = seg_file(s, "events", "events", index, "bin", i, mpath, &ev, d)) < 0 ||
+        (rc = seg_count(s, "first_tick", i, mpath, &ft, d)) < 0 ||
+        (rc = seg_count(s, "first_ord", i, mpath, &fo, d)) < 0 ||
+        (rc = seg_bound(s, "state", i, mpath, &bst, d)) < 0 ||
+        (rc = seg_bound(s, "shm", i, mpath, &bsh, d)) < 0 ||
+        (rc = seg_bound(s, "events", i, mpath, &bev, d)) < 0)
+        return rc;
+    r->cur_segment = index;
+    uint32_t before = r->nstates;
+    rc = load_file(r, st, 0, 0, bst, i, "state", d);
+    if (rc == 0 && r->nstates > before && ft >= 0 && r->ticks[before] != (uint64_t)ft)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].first_tick %lld: %s begins at tick %llu", i,
+                           (long long)ft, st, (unsigned long long)r->ticks[before]);
+    if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
+        r->first_ord + before != (uint64_t)fo)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].first_ord %lld: %s holds state %llu", i, (long long)fo,
+                           st, (unsigned long long)r->first_ord + (unsigned long long)before);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "state", i, r->nstates - before, st, mpath, d);
+    uint32_t items = r->nshm + r->nevents;
+    if (rc == 0)
+        rc = load_file(r, sh, 1, 0, bsh, i, "shm", d);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "shm", i, r->nshm + r->nevents - items, sh, mpath, d);
+    items = r->nshm + r->nevents;
+    if (rc == 0)
+        rc = load_file(r, ev, 1, 0, bev, i, "events", d);
+    if (rc == 0 && !r->damaged)
+        rc = seg_records(s, "events", i, r->nshm + r->nevents - items, ev, mpath, d);
+    json_t *can = json_object_get(s, "can");
+    for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
+        char base[HS_REC_NAME_MAX];
+        snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
+        const char *f;
+        if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
+            return rc;
+        rc = load_file(r, f, 2, b, 0, i, NULL, d);
+    }
+    return rc;
 }
 
 static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, const char *mpath,
@@ -604,44 +568,37 @@ static int load_segments(struct hs_recording *r, json_t *segs, json_t *buses, co
             json_integer_value(ix) != (json_int_t)r->first_segment + (json_int_t)i)
             return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "segments[%zu].index: %u expected", i,
                                (unsigned)(r->first_segment + i));
-        uint32_t index = (uint32_t)(r->first_segment + i);
-        const char *st, *sh, *ev;
-        int64_t ft, fo;
-        int rc;
-        if ((rc = seg_file(s, "state", "state", index, "bin", i, mpath, &st, d)) < 0 ||
-            (rc = seg_file(s, "shm", "shm", index, "bin", i, mpath, &sh, d)) < 0 ||
-            (rc = seg_file(s, "events", "events", index, "bin", i, mpath, &ev, d)) < 0 ||
-            (rc = seg_count(s, "first_tick", i, mpath, &ft, d)) < 0 ||
-            (rc = seg_count(s, "first_ord", i, mpath, &fo, d)) < 0)
-            return rc;
-        uint32_t before = r->nstates;
-        rc = load_file(r, st, 0, 0, d);
-        if (rc == 0 && r->nstates > before && ft >= 0 && r->ticks[before] != (uint64_t)ft)
-            return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
-                               "segments[%zu].first_tick %lld: %s begins at tick %llu", i,
-                               (long long)ft, st, (unsigned long long)r->ticks[before]);
-        if (rc == 0 && r->nstates > before && fo >= 0 && !r->dropped_states &&
-            r->first_ord + before != (uint64_t)fo)
-            return hs_diag_set(
-                d, -EBADMSG, mpath, 0, 0, "segments[%zu].first_ord %lld: %s holds state %llu", i,
-                (long long)fo, st, (unsigned long long)r->first_ord + (unsigned long long)before);
-        if (rc == 0)
-            rc = load_file(r, sh, 1, 0, d);
-        if (rc == 0)
-            rc = load_file(r, ev, 1, 0, d);
-        json_t *can = json_object_get(s, "can");
-        for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
-            char base[HS_REC_NAME_MAX];
-            snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
-            const char *f;
-            if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
-                return rc;
-            rc = load_file(r, f, 2, b, d);
-        }
+        int rc = load_segment(r, s, i, (uint32_t)(r->first_segment + i), mpath, d);
         if (rc < 0)
             return rc;
         if (r->damaged) /* a crash: what follows the damage was never written whole */
+            return 0;
+    }
+    /* A crash between the writer creating the next segment's files and rewriting the manifest
+     * leaves a segment the manifest does not list: found by the writer's naming rule, and
+     * taken only when its headers carry this run's id and its segment number. */
+    for (uint32_t index = r->first_segment + (uint32_t)json_array_size(segs);
+         r->salvage && r->format_version >= 3 && !r->damaged && index < HS_REC_SEGMENTS_MAX;
+         index++) {
+        char st[64], path[4096];
+        struct stat sb;
+        hs__rec_seg_name(st, sizeof st, "state", index, "bin");
+        snprintf(path, sizeof path, "%s/%s", r->dir, st);
+        if (lstat(path, &sb) != 0)
             break;
+        json_t *seg = unlisted_entry(r, index);
+        if (!seg)
+            return -ENOMEM;
+        int rc = load_segment(r, seg, i, index, mpath, d);
+        json_decref(seg);
+        if (rc < 0)
+            return rc;
+        if (!r->unlisted[0])
+            snprintf(r->unlisted, sizeof r->unlisted,
+                     "segment %u (%s) is not in the manifest (the run crashed before rewriting "
+                     "it): read by the writer's naming rule and the run id",
+                     index, st);
+        i++;
     }
     return 0;
 }
@@ -785,6 +742,23 @@ static int check_times(struct hs_recording *r, json_t *m, const char *mpath, str
     return 0;
 }
 
+/* Version 3: 32 hex digits, the id in every binary file's header. */
+static int parse_run_id(struct hs_recording *r, json_t *v, const char *mpath, struct hs_diag *d)
+{
+    const char *t = json_string_value(v);
+    if (!t || strlen(t) != 32)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: not 32 hex digits");
+    for (int k = 0; k < 16; k++) {
+        int hi = hexval(t[2 * k]), lo = hexval(t[2 * k + 1]);
+        if (hi < 0 || lo < 0)
+            return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: not 32 hex digits");
+        r->run_id[k] = (uint8_t)(hi << 4 | lo);
+    }
+    if (hs__rec_zero_id(r->run_id))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "run_id: all zero");
+    return 0;
+}
+
 /* Takes m. */
 static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
                        struct hs_diag *d)
@@ -835,6 +809,8 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
                     mpath, d)) < 0)
         goto out;
     r->format_version = (uint32_t)version;
+    if (version >= 3 && (rc = parse_run_id(r, json_object_get(m, "run_id"), mpath, d)) < 0)
+        goto out;
     if ((rc = sensor_fields(r, json_object_get(sig, "sensors"), mpath, d)) < 0)
         goto out;
     r->state_stride = r->njoints * HS_REC_JOINT_FIELDS + r->nsensor_values + r->nbodies * 7;

@@ -1,13 +1,15 @@
 /* The writer thread: drains the rings into the recording's files, one candump log per bus
  * (frames of one drain sorted by time, as the reply thread and the tick push separately),
- * CRC-sealed records for the rest, and starts a new segment under the rotation policy. Never
- * on the tick's thread; it may block on the disk as long as it likes, the rings absorb it (and
- * count what they cannot). */
+ * CRC-sealed records for the rest, gathered into blocks that are compressed (zstd) here, and
+ * starts a new segment under the rotation policy. Never on the tick's thread; it may block on
+ * the disk and spend CPU on compression as long as it likes, the rings absorb it (and count
+ * what they cannot). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "hilsim/can.h"
 #include "rec_internal.h"
@@ -41,6 +43,122 @@ static void put(struct hs_recorder *rec, FILE *f, const void *p, size_t n)
     atomic_fetch_add_explicit(&rec->bytes_written, n, memory_order_relaxed);
 }
 
+static int open_in(struct hs_recorder *rec, const char *name, FILE **ret, struct hs_diag *d);
+
+static void put_raw(struct hs_recorder *rec, FILE *f, const void *p, size_t n)
+{
+    put(rec, f, p, n);
+    if (f)
+        atomic_fetch_add_explicit(&rec->bytes_raw, n, memory_order_relaxed);
+}
+
+/* The block of records gathered so far, compressed when that makes it smaller. */
+static void emit_block(struct hs_recorder *rec, struct hs__rec_out *o)
+{
+    if (!o->f || !o->nrec)
+        return;
+    size_t raw = (size_t)o->nrec * o->rsize;
+    struct hs__rec_block b = {
+        .magic = HS__REC_BLOCK_RAW, .nrecords = o->nrec, .stored = (uint32_t)raw};
+    const void *payload = o->raw;
+    if (rec->zctx) {
+        hs__rec_shuffle(rec->shuf, o->raw, o->nrec, o->rsize);
+        size_t z = ZSTD_compress2(rec->zctx, rec->zbuf, rec->zcap, rec->shuf, raw);
+        if (!ZSTD_isError(z) && z < raw) {
+            b.magic = HS__REC_BLOCK_ZSTD;
+            b.stored = (uint32_t)z;
+            payload = rec->zbuf;
+        }
+    }
+    b.crc = hs__rec_crc32_update(hs__rec_crc32(&b, 12), payload, b.stored);
+    put(rec, o->f, &b, sizeof b);
+    put(rec, o->f, payload, b.stored);
+    atomic_fetch_add_explicit(&rec->bytes_raw, raw, memory_order_relaxed);
+    o->records += o->nrec;
+    o->body_bytes += sizeof b + b.stored;
+    o->nrec = 0;
+}
+
+static void out_record(struct hs_recorder *rec, struct hs__rec_out *o, const void *p)
+{
+    if (!o->f)
+        return;
+    memcpy(o->raw + (size_t)o->nrec * o->rsize, p, o->rsize);
+    if (++o->nrec == o->cap)
+        emit_block(rec, o);
+}
+
+static void header3(const struct hs_recorder *rec, const struct hs__rec_out *o, const char *magic,
+                    struct hs__rec_file_header3 *h)
+{
+    *h = (struct hs__rec_file_header3){
+        .h = {.version = HS__REC_VERSION, .header_size = sizeof *h, .record_size = o->rsize},
+        .segment = rec->segment,
+        .codec = rec->zctx ? HS__REC_CODEC_ZSTD : HS__REC_CODEC_NONE,
+        .records = HS__REC_OPEN,
+        .body_bytes = HS__REC_OPEN,
+    };
+    memcpy(h->h.magic, magic, 8);
+    memcpy(h->run_id, rec->run_id, sizeof h->run_id);
+    if (!strcmp(magic, HS__REC_STATE_MAGIC)) {
+        h->h.njoints = rec->njoints;
+        h->h.nsensors = rec->nsensor_values;
+        h->h.nbodies = rec->nbodies;
+    }
+}
+
+/* Creates the file and writes its header (counts open); the block buffer is kept across
+ * segments. */
+static int out_open(struct hs_recorder *rec, struct hs__rec_out *o, const char *name,
+                    const char *magic, uint32_t rsize, struct hs_diag *d)
+{
+    int r = open_in(rec, name, &o->f, d);
+    if (r < 0)
+        return r;
+    if (!o->raw) {
+        o->rsize = rsize;
+        o->cap = (HS__REC_BLOCK_TARGET / rsize) ? (HS__REC_BLOCK_TARGET / rsize) : 1;
+        if (!(o->raw = malloc((size_t)o->cap * rsize)))
+            return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
+    }
+    o->nrec = 0;
+    o->records = o->body_bytes = 0;
+    struct hs__rec_file_header3 h;
+    header3(rec, o, magic, &h);
+    h.header_crc = hs__rec_crc32(&h, sizeof h);
+    put_raw(rec, o->f, &h, sizeof h);
+    return 0;
+}
+
+/* The last block, then the header again with the counts that bound the file. */
+static void out_close(struct hs_recorder *rec, struct hs__rec_out *o, const char *magic,
+                      uint64_t *ret_counts)
+{
+    if (!o->f)
+        return;
+    emit_block(rec, o);
+    struct hs__rec_file_header3 h;
+    header3(rec, o, magic, &h);
+    h.records = o->records;
+    h.body_bytes = o->body_bytes;
+    h.header_crc = hs__rec_crc32(&h, sizeof h);
+    if (fseek(o->f, 0, SEEK_SET) != 0 || fwrite(&h, 1, sizeof h, o->f) != sizeof h)
+        fail(rec, errno ? -errno : -EIO);
+    if (fclose(o->f) != 0)
+        fail(rec, errno ? -errno : -EIO);
+    o->f = NULL;
+    if (ret_counts) {
+        ret_counts[0] = o->records;
+        ret_counts[3] = sizeof h + o->body_bytes;
+    }
+}
+
+void hs__rec_out_free(struct hs__rec_out *o)
+{
+    free(o->raw);
+    o->raw = NULL;
+}
+
 static int open_in(struct hs_recorder *rec, const char *name, FILE **ret, struct hs_diag *d)
 {
     char path[4096];
@@ -61,14 +179,16 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
     char name[256];
     int r;
     struct hs__rec_seg_files *f = &rec->f;
+    const uint32_t isz = sizeof(struct hs__rec_item);
+    rec->seg_bytes = 0;
     hs__rec_seg_name(name, sizeof name, "state", rec->segment, "bin");
-    if ((r = open_in(rec, name, &f->state, d)) < 0)
+    if ((r = out_open(rec, &f->state, name, HS__REC_STATE_MAGIC, rec->state_size, d)) < 0)
         return r;
     hs__rec_seg_name(name, sizeof name, "shm", rec->segment, "bin");
-    if ((r = open_in(rec, name, &f->shm, d)) < 0)
+    if ((r = out_open(rec, &f->shm, name, HS__REC_ITEMS_MAGIC, isz, d)) < 0)
         return r;
     hs__rec_seg_name(name, sizeof name, "events", rec->segment, "bin");
-    if ((r = open_in(rec, name, &f->events, d)) < 0)
+    if ((r = out_open(rec, &f->events, name, HS__REC_ITEMS_MAGIC, isz, d)) < 0)
         return r;
     for (uint32_t i = 0; i < rec->cfg->can.nbuses && i < HS__REC_MAX_BUSES; i++) {
         char base[128];
@@ -77,34 +197,20 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
         if ((r = open_in(rec, name, &f->can[i], d)) < 0)
             return r;
     }
-    struct hs__rec_file_header h = {
-        .magic = HS__REC_STATE_MAGIC,
-        .version = HS__REC_VERSION,
-        .header_size = sizeof h,
-        .record_size = rec->state_size,
-        .njoints = rec->njoints,
-        .nsensors = rec->nsensor_values,
-        .nbodies = rec->nbodies,
-    };
-    rec->seg_bytes = 0;
-    put(rec, f->state, &h, sizeof h);
-    struct hs__rec_file_header hi = {
-        .magic = HS__REC_ITEMS_MAGIC,
-        .version = HS__REC_VERSION,
-        .header_size = sizeof hi,
-        .record_size = sizeof(struct hs__rec_item),
-    };
-    put(rec, f->shm, &hi, sizeof hi);
-    put(rec, f->events, &hi, sizeof hi);
     uint64_t *ft = realloc(rec->seg_first_tick, (rec->segment + 1) * sizeof *ft);
     if (ft)
         rec->seg_first_tick = ft;
     uint64_t *fo = ft ? realloc(rec->seg_first_ord, (rec->segment + 1) * sizeof *fo) : NULL;
-    if (!fo)
+    if (fo)
+        rec->seg_first_ord = fo;
+    uint64_t *sc = fo ? realloc(rec->seg_counts, (rec->segment + 1) * 6 * sizeof *sc) : NULL;
+    if (!sc)
         return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
-    rec->seg_first_ord = fo;
+    rec->seg_counts = sc;
     ft[rec->segment] = UINT64_MAX; /* set by the first state written */
     fo[rec->segment] = 0;
+    for (int k = 0; k < 6; k++)
+        sc[rec->segment * 6 + k] = UINT64_MAX; /* set when the segment closes */
     rec->seg_start_ns = hs_rt_now_ns();
     return 0;
 }
@@ -118,9 +224,10 @@ static void close_file(struct hs_recorder *rec, FILE **f)
 
 void hs__rec_close_segment(struct hs_recorder *rec)
 {
-    close_file(rec, &rec->f.state);
-    close_file(rec, &rec->f.shm);
-    close_file(rec, &rec->f.events);
+    uint64_t *sc = rec->seg_counts ? rec->seg_counts + rec->segment * 6 : NULL;
+    out_close(rec, &rec->f.state, HS__REC_STATE_MAGIC, sc);
+    out_close(rec, &rec->f.shm, HS__REC_ITEMS_MAGIC, sc ? sc + 1 : NULL);
+    out_close(rec, &rec->f.events, HS__REC_ITEMS_MAGIC, sc ? sc + 2 : NULL);
     for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
         close_file(rec, &rec->f.can[i]);
 }
@@ -159,9 +266,15 @@ static void rotate(struct hs_recorder *rec)
     hs__rec_write_manifest(rec, false);
 }
 
+/* The segment's size on disk, the records of the blocks not yet written counted at their raw
+ * size (they are written compressed or not at the next flush). */
 static bool rotation_due(const struct hs_recorder *rec)
 {
-    if (rec->o.rotate_bytes && rec->seg_bytes >= rec->o.rotate_bytes)
+    const struct hs__rec_seg_files *f = &rec->f;
+    uint64_t pending = (uint64_t)f->state.nrec * f->state.rsize +
+                       (uint64_t)f->shm.nrec * f->shm.rsize +
+                       (uint64_t)f->events.nrec * f->events.rsize;
+    if (rec->o.rotate_bytes && rec->seg_bytes + pending >= rec->o.rotate_bytes)
         return true;
     return rec->o.rotate_s > 0 &&
            (double)(hs_rt_now_ns() - rec->seg_start_ns) >= rec->o.rotate_s * 1e9;
@@ -236,7 +349,7 @@ static void write_frames(struct hs_recorder *rec, uint32_t n)
             continue;
         size_t k = hs__rec_candump_line(line, sizeof line, it->real_ns,
                                         rec->cfg->can.buses[it->bus].interface, it);
-        put(rec, rec->f.can[it->bus], line, k);
+        put_raw(rec, rec->f.can[it->bus], line, k);
     }
 }
 
@@ -267,7 +380,7 @@ static unsigned drain_items(struct hs_recorder *rec, uint64_t limit)
         }
         it.crc = 0;
         it.crc = hs__rec_crc32(&it, sizeof it);
-        put(rec, it.type == HS__REC_ITEM_SHM ? rec->f.shm : rec->f.events, &it, sizeof it);
+        out_record(rec, it.type == HS__REC_ITEM_SHM ? &rec->f.shm : &rec->f.events, &it);
     }
     write_frames(rec, nframes);
     return n;
@@ -297,7 +410,7 @@ static unsigned drain_states(struct hs_recorder *rec)
             rec->seg_first_tick[rec->segment] = pre.tick;
             rec->seg_first_ord[rec->segment] = ord;
         }
-        put(rec, rec->f.state, p, rec->state_size);
+        out_record(rec, &rec->f.state, p);
         hs__rec_states_release(&rec->states);
         atomic_fetch_add_explicit(&rec->states_written, 1, memory_order_relaxed);
         n++;
@@ -311,9 +424,23 @@ static unsigned drain_states(struct hs_recorder *rec)
     return n;
 }
 
+static void writer_cpu(struct hs_recorder *rec)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        atomic_store_explicit(&rec->writer_cpu_ns,
+                              (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+                              memory_order_relaxed);
+}
+
+/* Every block gathered so far goes out whole: a crash loses at most FLUSH_NS of records. */
 static void flush_all(struct hs_recorder *rec)
 {
-    FILE *fs[3 + HS__REC_MAX_BUSES] = {rec->f.state, rec->f.shm, rec->f.events};
+    emit_block(rec, &rec->f.state);
+    emit_block(rec, &rec->f.shm);
+    emit_block(rec, &rec->f.events);
+    writer_cpu(rec);
+    FILE *fs[3 + HS__REC_MAX_BUSES] = {rec->f.state.f, rec->f.shm.f, rec->f.events.f};
     for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
         fs[3 + i] = rec->f.can[i];
     for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)

@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <zstd.h>
 
 #include "hilsim/can.h"
 #include "hilsim/io_can.h"
@@ -231,11 +233,39 @@ static int make_dir(const char *dir, struct hs_diag *d)
     return rc;
 }
 
+/* zstd on the writer thread: one context, its parameters set once, and a buffer for the
+ * largest block any file gathers. */
+static int init_compression(struct hs_recorder *rec, struct hs_diag *d)
+{
+    if (rec->o.no_compression)
+        return 0;
+    size_t raw = rec->state_size > HS__REC_BLOCK_TARGET ? rec->state_size : HS__REC_BLOCK_TARGET;
+    rec->zcap = ZSTD_compressBound(raw);
+    rec->zbuf = malloc(rec->zcap);
+    rec->shuf = malloc(raw);
+    rec->zctx = ZSTD_createCCtx();
+    if (!rec->zbuf || !rec->shuf || !rec->zctx)
+        return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
+    int level = rec->o.compression_level ? rec->o.compression_level : ZSTD_CLEVEL_DEFAULT;
+    if (ZSTD_isError(ZSTD_CCtx_setParameter(rec->zctx, ZSTD_c_compressionLevel, level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(rec->zctx, ZSTD_c_checksumFlag, 1)))
+        return hs_diag_set(d, -EINVAL, NULL, 0, 0, "record: zstd refuses compression level %d",
+                           level);
+    return 0;
+}
+
 /* Everything create allocates, for its error path and for destroy. */
 static void free_parts(struct hs_recorder *rec)
 {
     hs__rec_manifest_free(rec);
     hs__rec_items_free(&rec->items);
+    hs__rec_out_free(&rec->f.state);
+    hs__rec_out_free(&rec->f.shm);
+    hs__rec_out_free(&rec->f.events);
+    ZSTD_freeCCtx(rec->zctx);
+    free(rec->zbuf);
+    free(rec->shuf);
+    free(rec->seg_counts);
     hs__rec_states_free(&rec->states);
     free(rec->sortbuf);
     free(rec->seg_first_tick);
@@ -287,6 +317,15 @@ int hs_rec_create(const struct hs_rec_opts *opts, struct hs_bench *bench,
         r = hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
         goto fail;
     }
+    if ((r = init_compression(rec, d)) < 0)
+        goto fail;
+    /* The run id ties every file to this run: another run's manifest or file, even one
+     * recorded at the same wall-clock moment or under a clock stepped back, is told apart. */
+    if (getrandom(rec->run_id, sizeof rec->run_id, 0) != (ssize_t)sizeof rec->run_id) {
+        r = hs_diag_set(d, errno ? -errno : -EIO, NULL, 0, 0,
+                        "record: no random run id (getrandom): %s", strerror(errno));
+        goto fail;
+    }
     if ((r = make_dir(rec->dir, d)) < 0)
         goto fail;
     rec->start_real_ns = hs_rt_realtime_ns();
@@ -322,6 +361,8 @@ void hs_rec_stats(const struct hs_recorder *rec, struct hs_rec_stats *ret)
         .dropped_states = atomic_load(&m->states.dropped),
         .dropped_items = atomic_load(&m->items.dropped),
         .bytes_written = atomic_load(&m->bytes_written),
+        .bytes_raw = atomic_load(&m->bytes_raw),
+        .writer_cpu_ns = atomic_load(&m->writer_cpu_ns),
         .segments = m->segment + 1 - m->seg_first_deleted,
         .write_error = atomic_load(&m->write_error),
     };

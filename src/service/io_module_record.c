@@ -59,6 +59,8 @@ static int attach_begin(struct hs_runner *r, void **ret_state, struct hs_diag *d
         .rotate_bytes = (uint64_t)(c->rotate_mib * 1048576.0),
         .rotate_s = c->rotate_s,
         .keep_segments = c->keep_segments,
+        .no_compression = c->compression == HS_CFG_RECORD_NONE,
+        .compression_level = (int)c->compression_level,
     };
     int rc = hs_rec_create(&o, r->bench, &r->rec, d);
     if (rc < 0)
@@ -95,11 +97,12 @@ static void summary(const void *state, FILE *out)
     struct hs_rec_stats s;
     hs_rec_stats(rec, &s);
     fprintf(out,
-            "recording: %s: %llu ticks, %llu frames/commands/events, %.1f MiB in %u segment%s; "
-            "dropped %llu states, %llu items%s%s\n",
+            "recording: %s: %llu ticks, %llu frames/commands/events, %.1f MiB (%.1f MiB "
+            "uncompressed) in %u segment%s; dropped %llu states, %llu items%s%s\n",
             hs_rec_dir(rec), (unsigned long long)s.ticks, (unsigned long long)s.items,
-            (double)s.bytes_written / 1048576.0, s.segments, s.segments == 1 ? "" : "s",
-            (unsigned long long)s.dropped_states, (unsigned long long)s.dropped_items,
+            (double)s.bytes_written / 1048576.0, (double)s.bytes_raw / 1048576.0, s.segments,
+            s.segments == 1 ? "" : "s", (unsigned long long)s.dropped_states,
+            (unsigned long long)s.dropped_items,
             s.dropped_states || s.dropped_items ? " (ring full: the recording has gaps)" : "",
             s.write_error ? "; WRITE FAILED" : "");
 }

@@ -1,7 +1,8 @@
 /* libFuzzer target: the recording reader's parsers on one input. The first byte picks the
  * parser (state file, item file, candump log, manifest) and, with bit 2, whether the parsers
  * salvage (a crashed run's reading: stop at the first truncation or CRC mismatch, keep what was
- * whole before it); the rest is the file. The manifest's
+ * whole before it); the rest is the file, any version (3: blocks, raw or zstd frames, a header
+ * left open by a crash). The manifest's
  * files are looked for in a folder that does not exist, so every path through its checks up to
  * the first file read is taken. Whatever the bytes,
  * the parsers return 0 or a negative errno with a message, never read outside the buffer, and
@@ -40,10 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int rc = hs_rec_parse_state(r, buf, size, "fuzz.state", &d);
         if (rc == 0 && r->nstates && !r->values)
             __builtin_trap();
-        /* salvaged: only whole records before the damage, and the damage is named */
-        if (rc == 0 && r->state_stride &&
+        /* versions 1 and 2 hold records bare: never more of them than the bytes allow */
+        if (rc == 0 && r->format_version < 3 && r->state_stride &&
             (size_t)r->nstates * (32 + 8 * (size_t)r->state_stride) > size)
             __builtin_trap();
+        /* version 3: a block decompresses to at most 1 MiB (or one record), and a block
+         * header takes 16 bytes, so the states are bounded by the blocks the bytes hold */
+        if (rc == 0 && r->format_version >= 3 && r->state_stride &&
+            (size_t)r->nstates > (size / 16 + 1) * ((1u << 20) / (32 + 8 * r->state_stride) + 1))
+            __builtin_trap();
+        /* salvaged: only whole records before the damage, and the damage is named */
         if (rc == 0 && r->damaged && (!salvage || !r->damage[0]))
             __builtin_trap();
     } else if (which == 1) {

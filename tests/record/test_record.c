@@ -304,7 +304,7 @@ static void test_range_scan_recorded_and_replayed(void **state)
 
     struct hs_recording *rec = open_rec(r.dir);
     assert_int_equal(rec->nstates, 200);
-    assert_int_equal(rec->format_version, 2);
+    assert_int_equal(rec->format_version, 3);
     char name[64];
     for (uint32_t k = 0; k < 5; k++) {
         snprintf(name, sizeof name, "SCAN.r%u", k);
@@ -497,31 +497,40 @@ static void test_damaged_recordings(void **state)
 
     char bad[600], path[700];
     struct stat sb;
-    /* truncated: the last state record loses 5 bytes */
+    /* truncated: the last block loses 5 bytes (a finished recording: an error, not salvage) */
     snprintf(bad, sizeof bad, "%s-trunc", r.dir);
     copy_tree(r.dir, bad);
     snprintf(path, sizeof path, "%s/state.bin", bad);
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(truncate(path, sb.st_size - 5), 0);
-    expect_error(bad, "state.bin", "truncated record at byte offset");
+    expect_error(bad, "state.bin", "truncated block at byte offset");
 
-    /* corrupted: one bit of the fourth state record */
+    /* corrupted: one bit in the first block's (compressed) payload; its CRC says so before
+     * anything is decompressed, naming the block's offset (after the 80-byte header) */
     snprintf(bad, sizeof bad, "%s-flip", r.dir);
     copy_tree(r.dir, bad);
     snprintf(path, sizeof path, "%s/state.bin", bad);
-    assert_int_equal(stat(path, &sb), 0);
-    long rsize = (sb.st_size - 32) / 40;
     int fd = open(path, O_RDWR);
     assert_true(fd >= 0);
     uint8_t byte;
-    off_t off = 32 + 3 * rsize + 40;
+    off_t off = 80 + 16 + 40;
     assert_int_equal(pread(fd, &byte, 1, off), 1);
     byte ^= 0x10;
     assert_int_equal(pwrite(fd, &byte, 1, off), 1);
     close(fd);
-    char want[64];
-    snprintf(want, sizeof want, "CRC mismatch) at byte offset %ld", 32 + 3 * rsize);
-    expect_error(bad, "state.bin", want);
+    expect_error(bad, "state.bin", "corrupted block (CRC mismatch) at byte offset 80");
+
+    /* another run's file: its header's run id is not the manifest's */
+    snprintf(bad, sizeof bad, "%s-runid", r.dir);
+    copy_tree(r.dir, bad);
+    snprintf(path, sizeof path, "%s/events.bin", bad);
+    fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(pread(fd, &byte, 1, 32), 1);
+    byte ^= 1;
+    assert_int_equal(pwrite(fd, &byte, 1, 32), 1);
+    close(fd);
+    expect_error(bad, "events.bin", "header_crc mismatch"); /* a flipped id breaks its CRC */
 
     /* a candump line that is not one */
     snprintf(bad, sizeof bad, "%s-can", r.dir);
@@ -538,7 +547,7 @@ static void test_damaged_recordings(void **state)
     snprintf(path, sizeof path, "%s/shm.bin", bad);
     assert_int_equal(stat(path, &sb), 0);
     assert_int_equal(truncate(path, sb.st_size - 1), 0);
-    expect_error(bad, "shm.bin", "truncated record at byte offset");
+    expect_error(bad, "shm.bin", "truncated block at byte offset");
 
     /* the manifest cut in the middle */
     snprintf(bad, sizeof bad, "%s-manifest", r.dir);

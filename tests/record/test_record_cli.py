@@ -295,9 +295,9 @@ class CliRecordReplay(unittest.TestCase):
         size = os.path.getsize(path)
         os.truncate(path, size - 3)
         p = hilsim("replay", bad, check=2)
-        self.assertRegex(p.stderr, r"state\.bin.*truncated record at byte offset \d+")
+        self.assertRegex(p.stderr, r"state\.bin.*truncated block at byte offset \d+")
         with self.assertRaisesRegex(hilsim_record.RecordingError,
-                                    r"state\.bin: truncated record at byte offset \d+"):
+                                    r"state\.bin: truncated block at byte offset \d+"):
             hilsim_record.open_recording(bad)
 
 
