@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "campaign_internal.h"
 #include "hilsim/campaign.h"
@@ -159,6 +160,8 @@ int hs_campaign_report(const char *const *dirs, int ndirs, const char *outdir, F
         return 2;
     }
     qsort(runs, (size_t)n, sizeof *runs, cmp_run);
+    if (mkdir(outdir, 0755) < 0 && errno != EEXIST)
+        fprintf(stderr, "hilsim campaign: %s: %s\n", outdir, strerror(errno));
     const char *name = str(runs[0].j, "campaign");
     int passed = 0, failed = 0, errors = 0, tests = 0, tfail = 0, terr = 0, ncells = 0;
     for (int i = 0; i < n; i++) {
