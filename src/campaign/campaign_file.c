@@ -127,7 +127,7 @@ static int parse_pair(struct ctx *x, yaml_node_t *seq, const char *field, int wa
     return 0;
 }
 
-static int valid_ident(const char *s)
+static int plain_word(const char *s)
 {
     if (!*s)
         return 0;
@@ -135,8 +135,14 @@ static int valid_ident(const char *s)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '_'))
             return 0;
-    return strcmp(s, "seed") && strcmp(s, "run") && strcmp(s, "bench") && strcmp(s, "examples") &&
-           strcmp(s, "dir");
+    return 1;
+}
+
+/* A parameter's name: a plain word that is not one of the names every run has. */
+static int valid_ident(const char *s)
+{
+    return plain_word(s) && strcmp(s, "seed") && strcmp(s, "run") && strcmp(s, "bench") &&
+           strcmp(s, "examples") && strcmp(s, "dir");
 }
 
 static int parse_param(struct ctx *x, const char *name, yaml_node_t *n, struct hs_camp_param *p)
@@ -213,7 +219,7 @@ static int parse_campaign(struct ctx *x, yaml_node_t *m, struct hs_campaign *c)
             r = fail(x, node(x, p->key), "campaign", "keys are strings");
         } else if (!strcmp(k, "name")) {
             r = get_str(x, v, field, c->name, sizeof c->name);
-            if (r == 0 && !valid_ident(c->name))
+            if (r == 0 && !plain_word(c->name))
                 r = fail(x, v, field, "letters, digits and _ only");
         } else if (!strcmp(k, "config")) {
             have_config = 1;

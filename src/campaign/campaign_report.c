@@ -74,8 +74,7 @@ static const char *str(json_t *o, const char *k)
     return s ? s : "";
 }
 
-/* "k=v, k=v" of a params object, keys sorted (jansson keeps insertion order; the campaign
- * inserts in the file's order, which is the order a person reads). */
+/* "k=v, k=v" of a params object, in its (sorted) key order. */
 static void params_text(json_t *params, char *out, size_t outlen)
 {
     const char *k;

@@ -12,7 +12,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: hilsim campaign run FILE --out DIR [-j N] [--shard K/N] [--quiet]\n"
+            "usage: hilsim campaign run FILE --out DIR [-j|--jobs N] [--shard K/N] [--quiet]\n"
             "       hilsim campaign report DIR\n"
             "       hilsim campaign merge DIR... --out DIR\n"
             "       hilsim campaign slurm FILE --shards N --out DIR\n\n"
