@@ -25,7 +25,7 @@ declare -A rank=(
   [bench]=5
   [scenario]=6 [ctl]=6 [record]=6
   [service]=7
-  [cli]=8 [view]=8
+  [cli]=8 [view]=8 [campaign]=8
 )
 
 # include/hilsim header -> layer. Headers not listed are not checked.
@@ -45,6 +45,7 @@ own scenario scenario.h scenario_live.h
 own ctl ctl.h
 own record record.h
 own view view.h
+own campaign campaign.h
 for h in include/hilsim/rt/*.h; do owner[rt/${h##*/}]=rt; done
 for h in include/hilsim/service/*.h; do [ -e "$h" ] && owner[service/${h##*/}]=service; done
 

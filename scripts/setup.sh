@@ -68,6 +68,9 @@ TEST=(
   systemd procps
   # loads the machine (stress-ng --cpu 2) while tests show lockstep runs stay byte-identical
   stress-ng
+  # a one-node Slurm cluster that tests/campaign/test_campaign_slurm.py starts and stops itself
+  # (its own munge key and slurm.conf in a temporary folder) to run a campaign as an array job
+  munge slurmctld slurmd slurm-client
   # hilsim view's page: node for its packages (web/) and its browser test, chromium for that
   # test (headless, tests/view)
   nodejs chromium

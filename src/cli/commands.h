@@ -19,5 +19,6 @@ int hs_cmd_shm(int argc, char **argv);
 int hs_cmd_replay(int argc, char **argv);
 int hs_cmd_ctl(int argc, char **argv);
 int hs_cmd_view(int argc, char **argv);
+int hs_cmd_campaign(int argc, char **argv);
 
 #endif

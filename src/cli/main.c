@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"replay", hs_cmd_replay, "replay a recording (run --record) offline and compare"},
     {"ctl", hs_cmd_ctl,
      "live control of a running bench: status, push, fault, inject, scenario, clear, stop"},
+    {"campaign", hs_cmd_campaign, "many scenario runs from a matrix, in parallel or on Slurm"},
     {"view", hs_cmd_view, "the bench (or a recording) live in a browser: 3D robot and plots"},
 };
 
