@@ -8,8 +8,11 @@ const char *const hs_clock_mode_names[HS_CLOCK_MODE_MAX + 1] = {[HS_CLOCK_WALL] 
                                                                 [HS_CLOCK_SYNC] = "sync",
                                                                 [HS_CLOCK_MODE_MAX] = NULL};
 
-static const char *const expiry_names[HS_LOCKSTEP_EXPIRY_MAX] = {
-    [HS_LOCKSTEP_HOLD] = "hold", [HS_LOCKSTEP_STEP] = "step", [HS_LOCKSTEP_STOP] = "stop"};
+const char *const hs_lockstep_expiry_names[HS_LOCKSTEP_EXPIRY_MAX + 1] = {
+    [HS_LOCKSTEP_HOLD] = "hold",
+    [HS_LOCKSTEP_STEP] = "step",
+    [HS_LOCKSTEP_STOP] = "stop",
+    [HS_LOCKSTEP_EXPIRY_MAX] = NULL};
 
 const char *hs_clock_mode_name(enum hs_clock_mode m)
 {
@@ -18,7 +21,7 @@ const char *hs_clock_mode_name(enum hs_clock_mode m)
 
 const char *hs_lockstep_expiry_name(enum hs_lockstep_expiry e)
 {
-    return (unsigned)e < HS_LOCKSTEP_EXPIRY_MAX ? expiry_names[e] : "?";
+    return (unsigned)e < HS_LOCKSTEP_EXPIRY_MAX ? hs_lockstep_expiry_names[e] : "?";
 }
 
 static int lookup(const char *const *names, int n, const char *s)
@@ -40,7 +43,7 @@ int hs_clock_mode_parse(const char *s, enum hs_clock_mode *ret)
 
 int hs_lockstep_expiry_parse(const char *s, enum hs_lockstep_expiry *ret)
 {
-    int i = lookup(expiry_names, HS_LOCKSTEP_EXPIRY_MAX, s);
+    int i = lookup(hs_lockstep_expiry_names, HS_LOCKSTEP_EXPIRY_MAX, s);
     if (i < 0)
         return i;
     *ret = (enum hs_lockstep_expiry)i;

@@ -117,12 +117,6 @@ struct hs_cfg_leaky {
 
 /* rt.clock.mode: what starts a tick is enum hs_clock_mode (hilsim/rt/tick_pace.h: the one enum
  * and name table, with the modes' contract). */
-enum hs_cfg_lockstep_expiry {
-    HS_CFG_LOCKSTEP_HOLD, /* keep waiting, warn every timeout */
-    HS_CFG_LOCKSTEP_STEP, /* run the tick anyway */
-    HS_CFG_LOCKSTEP_STOP, /* stop the run (exit 1) */
-    HS_CFG_LOCKSTEP_EXPIRY_MAX
-};
 /* rt.clock.sync: the external event of the sync mode (and, for CAN, the lockstep release). */
 enum hs_cfg_sync_source {
     HS_CFG_SYNC_NONE, /* no event: sync runs free (as wall) */
@@ -155,7 +149,7 @@ enum hs_cfg_lockstep_source {
 struct hs_cfg_clock {
     enum hs_clock_mode mode;
     double lockstep_timeout_s; /* s, 0.001 .. 3600: a lockstep wait longer than this expires */
-    enum hs_cfg_lockstep_expiry on_timeout;
+    enum hs_lockstep_expiry on_timeout; /* hilsim/rt/tick_pace.h: the one enum and names */
     enum hs_cfg_lockstep_source lockstep_source;
     struct hs_cfg_clock_sync sync;
 };

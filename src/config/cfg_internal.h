@@ -105,7 +105,6 @@ extern const struct hs__cfg_table hs__cfg_root;
 extern const char *const hs__names_solver[];
 extern const char *const hs__names_overrun[];
 extern const char *const hs__names_leaky[];
-extern const char *const hs__names_lockstep_expiry[];
 extern const char *const hs__names_sync_source[];
 extern const char *const hs__names_lockstep_source[];
 extern const char *const hs__names_controller[];

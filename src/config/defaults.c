@@ -68,7 +68,7 @@ void hs_config_defaults(struct hs_config *ret_config)
         .histogram_max_us = 10000,
         .clock = {.mode = HS_CLOCK_WALL,
                   .lockstep_timeout_s = 1.0,
-                  .on_timeout = HS_CFG_LOCKSTEP_HOLD,
+                  .on_timeout = HS_LOCKSTEP_HOLD,
                   .lockstep_source = HS_CFG_LOCKSTEP_AUTO,
                   .sync = {.source = HS_CFG_SYNC_NONE,
                            .can_id = 0x080,

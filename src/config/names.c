@@ -4,7 +4,6 @@
 const char *const hs__names_solver[] = {"quick", "standard", NULL};
 const char *const hs__names_overrun[] = {"skip", "catch_up", "stop", NULL};
 const char *const hs__names_leaky[] = {"hold", "stop", NULL};
-const char *const hs__names_lockstep_expiry[] = {"hold", "step", "stop", NULL};
 const char *const hs__names_sync_source[] = {"none", "can", "shm", NULL};
 const char *const hs__names_lockstep_source[] = {"auto", "shm", "can_frame", "can_commands", NULL};
 const char *const hs__names_controller[] = {"none", "pd_hold", "trajectory", NULL};

@@ -376,7 +376,7 @@ STATIC_TABLE(clock_sync_t, clock_sync_f, NULL);
 static const struct hs__cfg_field clock_f[] = {
     ENUM("mode", struct hs_cfg_clock, mode, hs_clock_mode_names),
     DBL("lockstep_timeout_s", struct hs_cfg_clock, lockstep_timeout_s, 0.001, 3600, 0),
-    ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs__names_lockstep_expiry),
+    ENUM("on_timeout", struct hs_cfg_clock, on_timeout, hs_lockstep_expiry_names),
     ENUM("lockstep_source", struct hs_cfg_clock, lockstep_source, hs__names_lockstep_source),
     SECTION("sync", struct hs_cfg_clock, sync, clock_sync_t, 0),
 };

@@ -98,9 +98,7 @@ static void fill_rt(struct hs_runner *r)
     r->tick.clock = (struct hs_tick_clock){
         .mode = r->clock_mode,
         .lockstep_timeout_ns = (int64_t)llround(c->clock.lockstep_timeout_s * 1e9),
-        .on_timeout = c->clock.on_timeout == HS_CFG_LOCKSTEP_STEP   ? HS_LOCKSTEP_STEP
-                      : c->clock.on_timeout == HS_CFG_LOCKSTEP_STOP ? HS_LOCKSTEP_STOP
-                                                                    : HS_LOCKSTEP_HOLD,
+        .on_timeout = c->clock.on_timeout,
     };
     if (r->o.duration_s > 0)
         r->tick.max_ticks = (uint64_t)llround(r->o.duration_s * 1e9 / (double)c->period_ns);

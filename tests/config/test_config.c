@@ -137,7 +137,7 @@ static void test_full_config_values(void **state)
     assert_int_equal(c->rt.overrun_leaky.action, HS_CFG_LEAKY_STOP);
     assert_int_equal(c->rt.clock.mode, HS_CLOCK_LOCKSTEP);
     assert_true(c->rt.clock.lockstep_timeout_s == 2.5);
-    assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_STOP);
+    assert_int_equal(c->rt.clock.on_timeout, HS_LOCKSTEP_STOP);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_TRAJECTORY);
     /* per-joint entries start from the section defaults */
     const struct hs_cfg_gains *g = hs_config_gains(c, "ELBOW");
@@ -239,7 +239,7 @@ static void test_defaults(void **state)
     assert_int_equal(c->rt.cpu, -1);
     assert_int_equal(c->rt.clock.mode, HS_CLOCK_WALL);
     assert_true(c->rt.clock.lockstep_timeout_s == 1.0);
-    assert_int_equal(c->rt.clock.on_timeout, HS_CFG_LOCKSTEP_HOLD);
+    assert_int_equal(c->rt.clock.on_timeout, HS_LOCKSTEP_HOLD);
     assert_int_equal(c->controller.type, HS_CFG_CONTROLLER_PD_HOLD);
     assert_true(isnan(c->actuators.defaults.torque_limit_nm)); /* derived per joint */
     assert_true(isnan(c->actuators.defaults.gear_ratio));

@@ -43,6 +43,8 @@ enum hs_lockstep_expiry {
     HS_LOCKSTEP_STOP, /* log, then stop the loop (HS_TICK_STOP_LOCKSTEP_TIMEOUT, -ETIMEDOUT) */
     HS_LOCKSTEP_EXPIRY_MAX
 };
+/* rt.clock.on_timeout's names (the config's enum field uses this table), NULL-terminated. */
+extern const char *const hs_lockstep_expiry_names[HS_LOCKSTEP_EXPIRY_MAX + 1];
 
 #define HS_LOCKSTEP_TIMEOUT_MIN_NS 1000000LL       /* 1 ms */
 #define HS_LOCKSTEP_TIMEOUT_MAX_NS 3600000000000LL /* 1 h */
