@@ -843,22 +843,61 @@ static void test_junit_and_json(void **state)
     xmlNodePtr suites = xmlDocGetRootElement(doc);
     assert_string_equal((const char *)suites->name, "testsuites");
     int cases = 0, failures = 0;
-    for (xmlNodePtr s = suites->children; s; s = s->next)
+    double suite_s = -1, sum_s = 0;
+    for (xmlNodePtr s = suites->children; s; s = s->next) {
+        if (s->type != XML_ELEMENT_NODE)
+            continue;
+        xmlChar *st = xmlGetProp(s, (const xmlChar *)"time");
+        assert_non_null(st);
+        suite_s = atof((const char *)st);
+        xmlFree(st);
         for (xmlNodePtr c = s->children; c; c = c->next) {
             if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "testcase"))
                 continue;
             cases++;
             xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+            xmlChar *tm = xmlGetProp(c, (const xmlChar *)"time");
+            assert_non_null(tm);
+            double t = atof((const char *)tm);
+            xmlFree(tm);
+            sum_s += t;
+            /* durations: each tick split among the expectations judged at it */
+            if (!strcmp((const char *)name, "near_start"))
+                assert_true(fabs(t - 0.0005) < 1e-9); /* alone with slow, decided at tick 0 */
+            else if (!strcmp((const char *)name, "impossible"))
+                assert_true(fabs(t - 0.05) < 0.001); /* 0.1 s window shared with slow */
+            else if (!strcmp((const char *)name, "never"))
+                assert_true(t == 0); /* its window never opened */
+            else
+                assert_true(t > 0.44 && t < 0.46); /* slow: the rest of the 0.5 s */
             bool failed = false;
-            for (xmlNodePtr f = c->children; f; f = f->next)
-                failed |= f->type == XML_ELEMENT_NODE && !strcmp((const char *)f->name, "failure");
+            for (xmlNodePtr f = c->children; f; f = f->next) {
+                if (f->type != XML_ELEMENT_NODE || strcmp((const char *)f->name, "failure"))
+                    continue;
+                failed = true;
+                xmlChar *type = xmlGetProp(f, (const xmlChar *)"type");
+                xmlChar *msg = xmlGetProp(f, (const xmlChar *)"message");
+                assert_string_equal((const char *)type, "expectation");
+                if (!strcmp((const char *)name, "impossible")) {
+                    /* the measured value and the bound in the message itself */
+                    assert_non_null(strstr((const char *)msg, "measured 0.62"));
+                    assert_non_null(
+                        strstr((const char *)msg, " at t = 0.300 s; expected joint ELBOW"));
+                    assert_non_null(strstr((const char *)msg, "within 0.01 of 3"));
+                }
+                xmlFree(type);
+                xmlFree(msg);
+            }
             failures += failed;
             bool should_fail =
                 !strcmp((const char *)name, "impossible") || !strcmp((const char *)name, "never");
             assert_int_equal(failed, should_fail);
             xmlFree(name);
         }
+    }
     xmlFreeDoc(doc);
+    assert_true(fabs(suite_s - 0.5) < 1e-9);
+    assert_true(sum_s <= suite_s + 1e-6);
     assert_int_equal(cases, 4);
     assert_int_equal(failures, 2);
     unlink(junit);
