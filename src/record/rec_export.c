@@ -18,7 +18,7 @@ int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double 
 {
     uint32_t cols = n ? n : rec->state_stride;
     char name[256];
-    fprintf(out, "time");
+    fprintf(out, "time_s"); /* the column names: docs/recording.md, "CSV columns" */
     for (uint32_t i = 0; i < cols; i++) {
         hs_recording_signal_name(rec, (uint32_t)all_or_given(rec, signals, n, i), name,
                                  sizeof name);

@@ -128,7 +128,7 @@ class CliRecordReplay(unittest.TestCase):
         with open(changed, "w") as fh:
             fh.write(t)
         p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
-        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+, t = [0-9.]+ s: \S+\.")
 
     def test_replay_builds_the_config_the_recording_hilsim_resolved(self):
         # The run keeps its config as its hilsim resolved it (every default filled in): a later
@@ -161,7 +161,7 @@ class CliRecordReplay(unittest.TestCase):
     def test_set_what_if_diverges_at_a_named_tick(self):
         # the same recording replayed with the key changed on the command line, no file edited
         p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -98.1]", check=4)
-        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): "
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+, t = [0-9.]+ s: "
                                    r"(SHOULDER|ELBOW)\.\w+ recorded")
         p = hilsim("replay", self.rec, "--set", "controller.defaults.kp=50", check=4)
         self.assertIn("DIVERGED at tick", p.stdout)
@@ -220,7 +220,7 @@ class CliRecordReplay(unittest.TestCase):
                "--signal", "ELBOW.q", check=0)
         with open(out) as fh:
             rows = list(csv.reader(fh))
-        self.assertEqual(rows[0], ["time", "SHOULDER.q", "SHOULDER.q.replay", "ELBOW.q",
+        self.assertEqual(rows[0], ["time_s", "SHOULDER.q", "SHOULDER.q.replay", "ELBOW.q",
                                    "ELBOW.q.replay"])
         rec = hilsim_record.open_recording(self.rec)
         self.assertEqual(len(rows) - 1, len(rec.rows))
@@ -414,8 +414,11 @@ class LockstepShm(unittest.TestCase):
             # the step's second tick (its first repeats the reading of that very tick)
             stuck = next(e for e in events if e["text"] == "encoder_stuck")
             p = hilsim("replay", rec, "--no-scenario", check=4)
-            m = re.search(r"DIVERGED at tick (\d+) \(state (\d+)", p.stdout)
-            self.assertEqual(int(m.group(2)), stuck["ord"] + 1, p.stdout)
+            # the line names the run's tick only, and the time as the CSV shows it
+            m = re.search(r"DIVERGED at tick (\d+), t = ([0-9.]+) s: ", p.stdout)
+            r = hilsim_record.open_recording(rec)
+            self.assertEqual(int(m.group(1)), r.ticks[stuck["ord"] + 1], p.stdout)
+            self.assertAlmostEqual(float(m.group(2)), r.times()[stuck["ord"] + 1], places=6)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
