@@ -505,6 +505,9 @@ class Bench(unittest.TestCase):
             with open(os.path.join(rep, "latency.svg")) as f:
                 svg = f.read()
             self.assertTrue(svg.startswith("<svg") and svg.rstrip().endswith("</svg>"))
+            # the time budgets are drawn as labelled limits
+            for name in ("tick p99.99", "tick max", "wake latency p99", "wake latency max"):
+                self.assertIn(">budget %s " % name, svg)
 
     def test_failed_budget_fails_the_verdict(self):
         with tempfile.TemporaryDirectory() as tmp:
