@@ -229,7 +229,11 @@ class CliRecordReplay(unittest.TestCase):
         self.assertEqual([r[1] for r in rows[1:]], [r[2] for r in rows[1:]])  # bit-exact
         with open(svg) as fh:
             s = fh.read()
-        self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 4)
+        # per signal: recorded, replayed and their difference; the axes labelled
+        self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 6)
+        self.assertEqual(s.count(">replayed − recorded: 0</text>"), 2)  # bit-exact here
+        self.assertEqual(s.count(">rad (slide: m)</text>"), 2)
+        self.assertIn(">time since the first recorded tick (s)</text>", s)
 
     def test_png_plot_decodes_and_differs_where_the_replay_diverges(self):
         same, diverged = os.path.join(self.tmp, "same.png"), os.path.join(self.tmp, "div.png")
@@ -239,7 +243,8 @@ class CliRecordReplay(unittest.TestCase):
                "--signal", "SHOULDER.q", "--signal", "ELBOW.q", check=4)
         for path in (same, diverged):
             w, h, rows = read_png(path)
-            self.assertEqual((w, h), (900, 30 + 2 * 180 + 24))  # two panels
+            # two panels, each with its difference strip, and the time axis
+            self.assertEqual((w, h), (900, 30 + 2 * (180 + 40) + 44))
         # the first panel (SHOULDER.q): the plot area is x 80..880, y 40..190
         gaps = {}
         for path in (same, diverged):
@@ -256,6 +261,18 @@ class CliRecordReplay(unittest.TestCase):
         # 3x gravity: together at the start (same initial state), far apart later
         self.assertLessEqual(max(gaps[diverged][:2]), 2, gaps[diverged])
         self.assertGreater(max(gaps[diverged]), 15, gaps[diverged])
+        # the difference strip under the first panel (y 204..244): the green trace is flat on
+        # the middle line when bit-exact, and leaves it when the replay diverges
+        for path, flat in ((same, True), (diverged, False)):
+            _, _, rows = read_png(path)
+            ys = {y for x in range(300, 870) for y in range(205, 244)
+                  if rows[y][x][1] > 120 and rows[y][x][1] > rows[y][x][0] + 50
+                  and rows[y][x][1] > rows[y][x][2] + 50}  # right of the label
+            self.assertTrue(ys, path)
+            if flat:
+                self.assertLessEqual(max(ys) - min(ys), 2, (path, sorted(ys)))
+            else:
+                self.assertGreater(max(ys) - min(ys), 8, (path, sorted(ys)))
 
     def test_unknown_signal_is_a_usage_error(self):
         p = hilsim("replay", self.rec, "--signal", "NOPE.q", check=2)
