@@ -7,7 +7,8 @@ The standing biped's WAIST reads z = 0.74 m; a 250 N push for 0.3 s topples it, 
 polls `state --json` until the WAIST is below 0.3 m (judged on the state, not on a sleep; 60 s
 at most). Checked too: the quaternion and roll-pitch-yaw of the fallen WAIST describe one
 rotation; the text form has its header, a row per link, joint and sensor; an unknown link or
-joint is refused with exit 2, a "did you mean" and the valid names.
+joint is refused with exit 2, a "did you mean" and the valid names; (as root) another user is
+told it has no permission, at connect or by the server's credential check, with exit 2.
 
 Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
 """
@@ -143,6 +144,33 @@ class State(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown joint 'KNEE': valid: R_HIP_Y, ", r.stderr)
         self.assertIn("L_ELBOW", r.stderr)
+
+    def test_4_no_permission_is_said_with_exit_2(self):
+        # another user (nobody) runs `hilsim ctl`: kept out by the socket's mode at connect, it
+        # is told so (not "is bench running?"); let in by a mode widened by hand, the server's
+        # credential check refuses it; both exit 2
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run hilsim ctl as another user")
+        sock = os.path.join(self.tmp.name, "hilsim-%s.ctl" % self.name)
+        mode_dir, mode_sock = os.stat(self.tmp.name).st_mode, os.stat(sock).st_mode
+        os.chmod(self.tmp.name, 0o711)
+        try:
+            def as_nobody():
+                return subprocess.run([HILSIM, "ctl", self.name, "state"], capture_output=True,
+                                      text=True, env=self.env, timeout=60, user=65534,
+                                      group=65534, extra_groups=[])
+            r = as_nobody()
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("permission denied: only root, the bench's user and members of the "
+                          "socket's group may use bench '%s'" % self.name, r.stderr)
+            self.assertNotIn("running?", r.stderr)
+            os.chmod(sock, 0o666)
+            r = as_nobody()
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("error: not authorised: uid 65534", r.stderr)
+        finally:
+            os.chmod(sock, mode_sock & 0o7777)
+            os.chmod(self.tmp.name, mode_dir & 0o7777)
 
 
 if __name__ == "__main__":
