@@ -166,6 +166,24 @@ static void put_json_name(struct out *o, const char *prefix, const char *name)
     put(o, "\"");
 }
 
+/* A number, or null where it is not finite (a range beam that saw nothing, a plant that
+ * faulted): JSON has no NaN. */
+static void put_num(struct out *o, const char *prefix, double x)
+{
+    if (isfinite(x))
+        put(o, "%s%.9g", prefix, x);
+    else
+        put(o, "%snull", prefix);
+}
+
+static void put_nums(struct out *o, const char *prefix, const double *x, int n)
+{
+    put(o, "%s[", prefix);
+    for (int k = 0; k < n; k++)
+        put_num(o, k ? "," : "", x[k]);
+    put(o, "]");
+}
+
 /* Rotation (row-major) to a unit quaternion w, x, y, z (Shepperd's method: the largest
  * diagonal term picks the branch, so no division by a small number) with w >= 0. */
 void hs__ctl_rot_quat(const double R[9], double q[4])
@@ -263,19 +281,20 @@ static void format_json(const struct hs__ctl_state *s, struct out *o)
         hs__ctl_rot_quat(r->R, q);
         hs__ctl_rot_rpy(r->R, rpy);
         put_json_name(o, k ? ",{\"name\":" : "{\"name\":", name);
-        put(o,
-            ",\"position_m\":[%.9g,%.9g,%.9g],\"quaternion_wxyz\":[%.9g,%.9g,%.9g,%.9g],"
-            "\"rpy_rad\":[%.9g,%.9g,%.9g]}",
-            r->p[0], r->p[1], r->p[2], q[0], q[1], q[2], q[3], rpy[0], rpy[1], rpy[2]);
+        put_nums(o, ",\"position_m\":", r->p, 3);
+        put_nums(o, ",\"quaternion_wxyz\":", q, 4);
+        put_nums(o, ",\"rpy_rad\":", rpy, 3);
+        put(o, "}");
     }
     put(o, "],\"joints\":[");
     for (uint32_t i = 0; i < s->njoints; i++) {
         const struct joint_row *j = &s->joints[i];
         put_json_name(o, i ? ",{\"name\":" : "{\"name\":", hs_bench_joint(b, i)->name);
-        put(o,
-            ",\"q\":%.9g,\"dq\":%.9g,\"torque\":%.9g,\"encoder_position\":%.9g,"
-            "\"encoder_count\":%llu}",
-            j->q, j->dq, j->tau, j->enc_q, (unsigned long long)j->enc_count);
+        put_num(o, ",\"q\":", j->q);
+        put_num(o, ",\"dq\":", j->dq);
+        put_num(o, ",\"torque\":", j->tau);
+        put_num(o, ",\"encoder_position\":", j->enc_q);
+        put(o, ",\"encoder_count\":%llu}", (unsigned long long)j->enc_count);
     }
     put(o, "],\"sensors\":[");
     for (uint32_t i = 0; i < s->nsensors; i++) {
@@ -284,13 +303,8 @@ static void format_json(const struct hs__ctl_state *s, struct out *o)
         put_json_name(o, ",\"kind\":", bs->layout.kind);
         put_json_name(o, ",\"unit\":", bs->layout.unit ? bs->layout.unit : "");
         put(o, ",\"values\":[");
-        for (uint32_t v = 0; v < bs->layout.nvalues; v++) {
-            double x = s->values[s->value_off[i] + v];
-            if (isfinite(x))
-                put(o, "%s%.9g", v ? "," : "", x);
-            else
-                put(o, "%snull", v ? "," : ""); /* a range beam that saw nothing */
-        }
+        for (uint32_t v = 0; v < bs->layout.nvalues; v++)
+            put_num(o, v ? "," : "", s->values[s->value_off[i] + v]);
         put(o, "]}");
     }
     put(o, "]}\n");

@@ -328,7 +328,7 @@ int hs_report_write_svg_histogram_limits(FILE *out, const char *title,
 {
     struct frame f;
     set_frame(&f, series, nseries);
-    static struct label labels[MAX_LABELS]; /* init only, one caller at a time */
+    struct label labels[MAX_LABELS];
     uint32_t nl = 0;
     for (uint32_t s = 0; s < nseries; s++)
         marker_labels(&f, &series[s], s, labels, &nl);
