@@ -32,10 +32,13 @@ def main():
     rows = 0
     with client, open(args.out, "w", newline="") as f:
         w = csv.writer(f)
-        header = ["tick", "missed", "state_tick", "sim_time_s", "mono_ns"]
-        for name, unit in zip(client.joint_names, client.joint_units):
-            header += ["%s.q_%s" % (name, unit), "%s.dq" % name, "%s.tau" % name,
-                       "%s.current_a" % name, "%s.encoder_count" % name]
+        # the column names every hilsim CSV uses (docs/recording.md, "CSV columns"), then the
+        # logger's own: the tick waited for, ticks missed, the snapshot's tick, its clock
+        header = ["time_s"]
+        for name in client.joint_names:
+            header += ["%s.q" % name, "%s.dq" % name, "%s.tau" % name, "%s.current_A" % name,
+                       "%s.encoder_count" % name]
+        header += ["tick", "missed", "state_tick", "mono_ns"]
         w.writerow(header)
         while args.ticks == 0 or rows < args.ticks:
             try:
@@ -49,10 +52,11 @@ def main():
                 print("logger: stopped: %s" % e, file=sys.stderr)
                 break
             # tick: the one waited for; the snapshot may already be newer (state_tick).
-            row = [tick, missed, st.tick, "%.9f" % st.sim_time_s, st.mono_ns]
+            row = ["%.9f" % st.sim_time_s]
             for j in range(client.info.joint_count):
                 row += [repr(st.q[j]), repr(st.dq[j]), repr(st.tau[j]), repr(st.current_a[j]),
                         st.encoder_count[j]]
+            row += [tick, missed, st.tick, st.mono_ns]
             w.writerow(row)
             rows += 1
         missed_total = client.missed_ticks

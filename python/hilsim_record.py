@@ -55,7 +55,10 @@ ITEM_SIZE = 112
 SHM_STALE = 0xFFFFFFFF
 
 STATE_WARMUP, STATE_SAFE_HOLD, STATE_FAULT = 1, 2, 4
-JOINT_FIELDS = ("q", "dq", "tau", "current", "enc_pos", "enc_vel", "enc_count")
+# A joint's seven recorded values, named as every hilsim CSV names them (docs/recording.md,
+# "CSV columns"; the manifest's joint_fields keep the stored format's short names).
+JOINT_FIELDS = ("q", "dq", "tau", "current_A", "encoder_position", "encoder_velocity",
+                "encoder_count")
 SENSOR_FIELDS_V1 = ("x", "y", "z", "tx", "ty", "tz")
 BODY_FIELDS = ("x", "y", "z", "qw", "qx", "qy", "qz")
 EVENT_KINDS = {1: "overrun", 2: "skip", 3: "safe-hold", 4: "stop", 5: "stall",
@@ -573,7 +576,7 @@ class Recording:
 
     def write_csv(self, path):
         with open(path, "w") as fh:
-            fh.write(",".join(["time"] + self.signals) + "\n")
+            fh.write(",".join(["time_s"] + self.signals) + "\n")
             for t, row in zip(self.times(), self.rows):
                 fh.write(",".join([f"{t:.9f}"] + [repr(v) for v in row]) + "\n")
 

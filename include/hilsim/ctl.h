@@ -38,6 +38,7 @@ enum hs_ctl_kind {
     HS_CTL_SCENARIO_START,  /* a scenario file (file, junit, json); queued as the scenario */
     HS_CTL_SCENARIO_STOP,   /* the running scenario ends at the next tick */
     HS_CTL_SCENARIO_STATUS, /* never queued */
+    HS_CTL_STATE,           /* never queued: the tick copies the plant on request */
     HS_CTL_KIND_MAX
 };
 
@@ -54,7 +55,8 @@ struct hs_ctl_cmd {
     uint32_t body, link; /* push: world body and model link */
     uint32_t joint;      /* faults: bench joint */
     double force_n[3];
-    double value; /* push: duration s; offset: rad (or m); derate: kept share in [0, 1] */
+    double value; /* state: 1 for JSON; push: duration s; offset: rad (or m); derate: kept share in
+                     [0, 1] */
     /* inject: the step mapping; scenario start: the file and the verdict files (absolute) */
     struct hs_ctl_arg text, file, junit, json;
     /* filled by the server before queueing: inject's bound slot, start's compiled scenario */
@@ -72,6 +74,10 @@ struct hs_ctl_names {
     void *ctx;
     int (*link)(void *ctx, const char *name, uint32_t *ret_body, uint32_t *ret_link);
     int (*joint)(void *ctx, const char *name);
+    /* Optional (may be NULL): the i-th valid name as commands take it (joint false: links, true:
+     * joints) into buf: 0, or -ENOENT past the last. An unknown name's error lists them and
+     * offers the closest ("did you mean"). */
+    int (*name)(void *ctx, bool joint, uint32_t i, char *buf, size_t size);
 };
 
 /* Any thread: parses one line (trailing newline allowed; at most HS_CTL_LINE_MAX bytes, NUL
@@ -110,6 +116,7 @@ struct hs_ctl_counters {
     uint64_t unauthorised; /* connections refused by the peer credential check */
     uint32_t live_steps;   /* injected steps on the timeline now */
     uint64_t applied;      /* applied at a tick boundary (tick thread) */
+    uint64_t state_copies; /* `state` requests the tick has answered with a copy (tick thread) */
     uint64_t last_applied_tick;
     uint64_t tick; /* the last tick the stage saw (0: none yet; warm-up ticks do not count) */
 };
@@ -144,6 +151,13 @@ void hs_ctl_stage_set_loop_source(struct hs_ctl_stage *s,
                                   void (*fill)(void *ctx, struct hs_ctl_loop *ret), void *ctx);
 /* Any thread: the last published loop counters; false when none was published yet. */
 bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret);
+/* One thread at a time, never the tick's (the control worker): the plant as of the next tick
+ * boundary after the call (links' world poses, joints' true q and dq, motor torque and the
+ * encoder as reported, sensor readings as reported), as text or one JSON object, into buf.
+ * The tick copies it into preallocated storage only when asked (ctl_state.c). Its length;
+ * -ETIMEDOUT when no tick boundary came within timeout_ms (the loop stopped, or lockstep
+ * waits for its controller); -ENOSPC when buf is too small. */
+int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size);
 /* Socket thread: the live step slots (prepare, discard, reap). */
 struct hs_scenario_live *hs_ctl_stage_live(struct hs_ctl_stage *s);
 

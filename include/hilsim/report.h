@@ -24,5 +24,17 @@ struct hs_svg_series {
 #define HS_SVG_COLS_PER_DECADE 40
 int hs_report_write_svg_histogram(FILE *out, const char *title, const struct hs_svg_series *series,
                                   uint32_t nseries);
+/* A limit drawn across the picture as a solid vertical line with its label (a budget). */
+struct hs_svg_limit {
+    const char *label; /* e.g. "wake p99 budget 50 µs" */
+    double ns;
+    const char *color;
+};
+/* The same with limits. Every marker and limit label is written horizontally above the plot,
+ * each in the first row where it overlaps no other (rows added as needed), with a thin leader
+ * down to its line, so no two labels overlap however close their values are. */
+int hs_report_write_svg_histogram_limits(FILE *out, const char *title,
+                                         const struct hs_svg_series *series, uint32_t nseries,
+                                         const struct hs_svg_limit *limits, uint32_t nlimits);
 
 #endif

@@ -67,10 +67,11 @@ struct hs_scenario_result {
     const char *what; /* the expectation in words, e.g. "joint ELBOW within 0.01 of 0.5" */
     int line;         /* where the file states it */
     enum hs_scenario_status status;
-    int64_t tick;    /* scenario tick of the pass or fail; -1 when it never started */
-    double time_s;   /* the same in seconds */
-    double value;    /* the measured quantity at that tick (the worst one for "always") */
-    const char *why; /* failure reason (static text), "" on pass */
+    int64_t tick;        /* scenario tick of the pass or fail; -1 when it never started */
+    double time_s;       /* the same in seconds */
+    double value;        /* the measured quantity at that tick (the worst one for "always") */
+    const char *why;     /* failure reason (static text), "" on pass */
+    int64_t opened_tick; /* scenario tick its window opened; -1 when it never did */
 };
 
 /* Non-RT: closes every open expectation (an "always" window still open when the run ended, or

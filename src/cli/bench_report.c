@@ -204,7 +204,8 @@ static int write_json(const char *dir, const char *bench, double duration_s,
     return r;
 }
 
-static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct hs_hist *base)
+static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct hs_hist *base,
+                     const struct hs_bench_verdict *v)
 {
     FILE *f = open_in(dir, "latency.svg");
     if (!f)
@@ -215,7 +216,22 @@ static int write_svg(const char *dir, const struct hs_rt_stats *s, const struct 
         {"baseline wake latency", base, "#1f77b4", true},
         {"hilsim tick time", t, "#2ca02c", false},
     };
-    int r = hs_report_write_svg_histogram(f, "hilsim timing validation", series, 3);
+    /* the budgets in time, drawn as the limits they are: wake latency in the wake series'
+     * colour, the tick's in the tick time's */
+    struct hs_svg_limit limits[8];
+    char text[8][64];
+    uint32_t nl = 0;
+    for (int i = 0; v && i < v->nchecks && nl < 8; i++) {
+        const struct hs_budget_check *c = &v->checks[i];
+        if (strcmp(c->unit, "us"))
+            continue;
+        snprintf(text[nl], sizeof text[nl], "budget %s %.0f µs", c->name, c->limit);
+        limits[nl] = (struct hs_svg_limit){text[nl], c->limit * 1e3,
+                                           !strncmp(c->name, "wake", 4) ? "#8c1c1c" : "#1a6b1a"};
+        nl++;
+    }
+    int r =
+        hs_report_write_svg_histogram_limits(f, "hilsim timing validation", series, 3, limits, nl);
     int c = close_checked(f);
     return r < 0 ? r : c;
 }
@@ -235,7 +251,7 @@ int hs__bench_write_report(const char *dir, const char *bench_name, double durat
     if (r == 0)
         r = write_json(dir, bench_name, duration_s, audit, s, baseline, v, sync, health);
     if (r == 0)
-        r = write_svg(dir, s, baseline);
+        r = write_svg(dir, s, baseline, v);
     free(read_buf);
     read_buf = NULL;
     return r;

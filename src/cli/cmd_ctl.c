@@ -29,6 +29,10 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hilsim ctl BENCH COMMAND...\n\n"
             "  status                               tick, clock and counters\n"
+            "  state [--json]                       the plant at the next tick boundary: links'\n"
+            "                                       poses (position, quaternion, roll pitch\n"
+            "                                       yaw), joints (true q, dq; motor torque;\n"
+            "                                       encoder as reported), sensor readings\n"
             "  inject '{STEP}'                      any scenario step, as one YAML flow mapping\n"
             "                                       (scenarios/README.md), e.g.\n"
             "      '{sensor_fault: {kind: noise, joint: ELBOW, value: 0.01}, duration_s: 1}'\n"
@@ -138,9 +142,10 @@ static int open_files(int argc, char **argv, bool start, int *fds, int *ret_n)
     return 0;
 }
 
+/* One answer line; for `state` ("ok state BYTES") the line and the BYTES after it. */
 static int read_answer(int fd, char *buf, size_t size)
 {
-    size_t have = 0;
+    size_t have = 0, want = 0; /* want: the whole answer's length, once the header is in */
     while (have + 1 < size) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, ANSWER_TIMEOUT_MS);
@@ -158,7 +163,17 @@ static int read_answer(int fd, char *buf, size_t size)
         if (n == 0)
             break;
         have += (size_t)n;
-        if (memchr(buf, '\n', have))
+        const char *nl = memchr(buf, '\n', have);
+        if (nl && !want) {
+            unsigned long body = 0;
+            size_t hl = (size_t)(nl - buf) + 1;
+            if (!strncmp(buf, "ok state ", 9) && sscanf(buf + 9, "%lu", &body) == 1 &&
+                body < size - hl)
+                want = hl + body;
+            else
+                want = hl;
+        }
+        if (want && have >= want)
             break;
     }
     buf[have] = 0;
@@ -246,7 +261,7 @@ int hs_cmd_ctl(int argc, char **argv)
     int send_err = sent < 0 ? errno : 0;
     for (int k = 0; k < nfds; k++)
         close(fds[k]);
-    char answer[4096];
+    static char answer[64 * 1024]; /* `state` of a large bench */
     r = read_answer(fd, answer, sizeof answer);
     close(fd);
     if (r < 0) {
@@ -257,7 +272,10 @@ int hs_cmd_ctl(int argc, char **argv)
         return HS_EXIT_FAILURE;
     }
     bool ok = !strncmp(answer, "ok", 2);
-    fputs(answer, ok ? stdout : stderr);
+    const char *shown = answer;
+    if (!strncmp(answer, "ok state ", 9) && strchr(answer, '\n'))
+        shown = strchr(answer, '\n') + 1; /* the body only: text or JSON to read or parse */
+    fputs(shown, ok ? stdout : stderr);
     if (answer[0] && answer[strlen(answer) - 1] != '\n')
         fputc('\n', ok ? stdout : stderr);
     return ok ? HS_EXIT_OK : HS_EXIT_USAGE;

@@ -165,7 +165,8 @@ static int resolve_signals(const struct hs_recording *rec, const struct replay_o
         if (k < 0) {
             hs_log(HS_LOG_ERR,
                    "--signal %s: no such signal (names: <joint>.q|dq|tau|current|"
-                   "enc_pos|enc_vel|enc_count, <sensor>.x|y|z|tx|ty|tz, "
+                   "current_A|encoder_position|encoder_velocity|encoder_count,\n"
+                   "                   <sensor>.x|y|z|tx|ty|tz, "
                    "<robot>.x|y|z|qw|qx|qy|qz)",
                    o->signals[i]);
             return HS_EXIT_USAGE;
@@ -315,9 +316,9 @@ int hs_cmd_replay(int argc, char **argv)
                res.scenario_expects - res.scenario_failed, res.scenario_expects,
                res.scenario_events_recorded, res.scenario_events_replayed);
         if (res.scenario_mismatch_ord >= 0)
-            printf(": THEY DIFFER from tick %llu (state %lld) on\n",
+            printf(": THEY DIFFER from tick %llu, t = %.6f s, on\n",
                    (unsigned long long)rec->ticks[res.scenario_mismatch_ord],
-                   (long long)res.scenario_mismatch_ord);
+                   (double)(rec->now_ns[res.scenario_mismatch_ord] - rec->now_ns[0]) / 1e9);
         else
             printf(", identical\n");
     }
@@ -330,9 +331,11 @@ int hs_cmd_replay(int argc, char **argv)
     if (res.diverged) {
         char name[256];
         hs_recording_signal_name(rec, (uint32_t)res.first_signal, name, sizeof name);
-        printf("DIVERGED at tick %llu (state %u, t = %.6f s): %s recorded %.17g, replayed "
-               "%.17g (tolerance %g)\n",
-               (unsigned long long)res.first_tick, res.first_ord,
+        /* one counter, the run's tick (the log's, the scenario's), and the time the CSV
+         * (--out's time_s) and the plot show it at: seconds since the first recorded tick */
+        printf("DIVERGED at tick %llu, t = %.6f s: %s recorded %.17g, replayed %.17g "
+               "(tolerance %g)\n",
+               (unsigned long long)res.first_tick,
                (double)(rec->now_ns[res.first_ord] - rec->now_ns[0]) / 1e9, name, res.recorded,
                res.replayed, o.tolerance);
     } else {

@@ -6,10 +6,10 @@
 void hs__sim_csv_header(FILE *out, struct hs_bench *b)
 {
     const struct hs_config *cfg = hs_bench_config(b);
-    fprintf(out, "t");
+    fprintf(out, "time_s"); /* the column names: docs/recording.md, "CSV columns" */
     for (uint32_t i = 0; i < hs_bench_joint_count(b); i++) {
         const char *n = hs_bench_joint(b, i)->name;
-        fprintf(out, ",%s.q,%s.dq,%s.tau,%s.enc", n, n, n, n);
+        fprintf(out, ",%s.q,%s.dq,%s.tau,%s.encoder_count", n, n, n, n);
     }
     for (uint32_t m = 0; m < cfg->nmodels; m++)
         if (!cfg->models[m].is_static) {

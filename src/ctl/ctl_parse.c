@@ -9,10 +9,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "hilsim/closest_name.h"
 #include "hilsim/ctl.h"
 
 #define MAX_WORDS 8
-#define VERBS "status, push, fault, inject, scenario, clear, stop"
+#define VERBS "status, state, push, fault, inject, scenario, clear, stop"
 
 static int fail(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t size, const char *fmt, ...)
@@ -71,12 +72,57 @@ static int arity(int n, int want, const char *usage, char *err, size_t size)
     return 0;
 }
 
+#define NAMES_LISTED 64 /* names an error may list; past that it says how many there are */
+
+/* An unknown link or joint: the error names the closest valid one (a typo) and lists them. */
+static int unknown(const struct hs_ctl_names *names, bool is_joint, const char *word, char *err,
+                   size_t size)
+{
+    const char *what = is_joint ? "joint" : "link";
+    int n = snprintf(err, size, "unknown %s '%.60s'", what, word);
+    if (!names->name || n < 0 || (size_t)n >= size)
+        return -EINVAL;
+    char cand[NAMES_LISTED][2 * HS_NAME_MAX + 2];
+    const char *ptr[NAMES_LISTED];
+    uint32_t count = 0, total = 0;
+    char buf[2 * HS_NAME_MAX + 2];
+    for (uint32_t i = 0; names->name(names->ctx, is_joint, i, buf, sizeof buf) == 0; i++, total++)
+        if (count < NAMES_LISTED) {
+            memcpy(cand[count], buf, sizeof buf);
+            ptr[count] = cand[count];
+            count++;
+        }
+    const char *best = hs_closest_name(word, ptr, count, sizeof ptr[0]);
+    size_t len = (size_t)n;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        int k_ = snprintf(err + len, size - len, __VA_ARGS__);                                     \
+        if (k_ < 0 || (size_t)k_ >= size - len)                                                    \
+            goto cut;                                                                              \
+        len += (size_t)k_;                                                                         \
+    } while (0)
+    if (best)
+        ADD(": did you mean '%s'?", best);
+    if (!total)
+        ADD(" (this bench has no %s a command can name)", is_joint ? "joints" : "movable links");
+    for (uint32_t i = 0; i < count; i++)
+        ADD("%s%s", i ? ", " : (best ? " valid: " : ": valid: "), ptr[i]);
+    if (total > count)
+        ADD(" and %u more", total - count);
+#undef ADD
+    return -EINVAL;
+cut: /* the list did not fit: end it visibly */
+    if (size > 5)
+        snprintf(err + size - 5, 5, " ...");
+    return -EINVAL;
+}
+
 static int joint(const struct hs_ctl_names *names, const char *word, uint32_t *ret, char *err,
                  size_t size)
 {
     int j = names->joint(names->ctx, word);
     if (j < 0)
-        return fail(err, size, "unknown joint '%s'", word);
+        return unknown(names, true, word, err, size);
     *ret = (uint32_t)j;
     return 0;
 }
@@ -97,7 +143,7 @@ static int push(const struct hs_ctl_names *names, char **w, int n, struct hs_ctl
     if (r == -EPERM)
         return fail(err, size, "link '%s' belongs to a static model: it cannot move", w[1]);
     if (r < 0)
-        return fail(err, size, "unknown link '%s'", w[1]);
+        return unknown(names, false, w[1], err, size);
     static const char *const axis[3] = {"FX", "FY", "FZ"};
     for (int k = 0; k < 3; k++)
         if ((r = number(w[2 + k], axis[k], -HS_CTL_FORCE_MAX_N, HS_CTL_FORCE_MAX_N, &c->force_n[k],
@@ -258,6 +304,12 @@ int hs_ctl_parse(const char *line, size_t size, const struct hs_ctl_names *names
                  : !strcmp(w[0], "clear") ? HS_CTL_CLEAR
                                           : HS_CTL_STOP;
         r = arity(n, 1, w[0], err, errsize);
+    } else if (!strcmp(w[0], "state")) {
+        c.kind = HS_CTL_STATE;
+        if (n == 2 && !strcmp(w[1], "--json"))
+            c.value = 1;
+        else
+            r = arity(n, 1, "state [--json]", err, errsize);
     } else if (!strcmp(w[0], "push")) {
         r = push(names, w, n, &c, err, errsize);
     } else if (!strcmp(w[0], "fault")) {

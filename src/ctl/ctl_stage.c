@@ -15,6 +15,7 @@
 #include "hilsim/ctl.h"
 #include "hilsim/record.h"
 #include "hilsim/scenario_live.h"
+#include "ctl_state.h"
 
 struct hs_ctl_stage {
     struct hs_bench *bench;
@@ -43,6 +44,7 @@ struct hs_ctl_stage {
     atomic_bool loop_safe_hold, loop_running;
     void (*on_destroy)(void *);
     void *on_destroy_arg;
+    struct hs__ctl_state *state; /* `ctl state`: copied by the tick on request */
 };
 
 _Static_assert((HS_CTL_QUEUE_LEN & (HS_CTL_QUEUE_LEN - 1)) == 0, "queue length: a power of two");
@@ -59,6 +61,11 @@ int hs_ctl_stage_create(struct hs_bench *bench, struct hs_ctl_stage **ret)
         free(s);
         return r;
     }
+    if ((r = hs__ctl_state_create(bench, &s->state)) < 0) {
+        hs_scenario_live_destroy(s->live);
+        free(s);
+        return r;
+    }
     *ret = s;
     return 0;
 }
@@ -72,6 +79,7 @@ void hs_ctl_stage_destroy(struct hs_ctl_stage *s)
     bool stopped;
     hs_scenario_destroy(hs_ctl_stage_take_scenario(s, true, &stopped));
     hs_scenario_live_destroy(s->live);
+    hs__ctl_state_destroy(s->state);
     free(s);
 }
 
@@ -238,6 +246,7 @@ void hs_ctl_stage_counters(const struct hs_ctl_stage *s, struct hs_ctl_counters 
         .applied = atomic_load_explicit(&m->applied, memory_order_relaxed),
         .last_applied_tick = atomic_load_explicit(&m->last_applied_tick, memory_order_relaxed),
         .tick = atomic_load_explicit(&m->tick, memory_order_relaxed),
+        .state_copies = hs__ctl_state_copies(m->state),
     };
 }
 
@@ -336,6 +345,7 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
         }
     }
     publish_loop(s, tick);
+    hs__ctl_state_tick(s->state, tick);
     atomic_store_explicit(&s->tick, tick, memory_order_relaxed);
     if (s->applied_now) {
         atomic_store_explicit(&s->last_applied_tick, tick, memory_order_relaxed);
@@ -361,4 +371,9 @@ int hs_ctl_stage_attach(struct hs_ctl_stage *s, struct hs_bench *bench)
     if (bench != s->bench)
         return -EINVAL;
     return hs_bench_add_io(bench, &hs_ctl_stage_ops, s);
+}
+
+int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size)
+{
+    return hs__ctl_state_read(s->state, timeout_ms, json, buf, size);
 }

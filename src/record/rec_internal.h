@@ -256,6 +256,11 @@ void hs__rec_manifest_free(struct hs_recorder *rec);
  * across the warm-up's end (the warm-up runs on simulated time, the run on the loop's clock),
  * so a step back counts as the step before it. malloc'd (NULL: out of memory). */
 double *hs__rec_plot_times(const struct hs_recording *rec);
+/* The unit a signal's name implies ("rad (slide: m)" for J.q ...), or NULL (a sensor's). */
+const char *hs__rec_signal_unit(const char *name);
+/* The largest |replayed - recorded| of column c over the ticks both have (0: none differ). */
+double hs__rec_plot_diff_max(const struct hs_recording *rec, const double *replayed,
+                             uint32_t nreplayed, int c);
 /* rec_export.c: a plot panel's value range: every finite recorded and replayed value of column
  * c (a flat signal gets +-1 around its value), so both curves fit. */
 void hs__rec_plot_range(const struct hs_recording *rec, const double *replayed, uint32_t nreplayed,

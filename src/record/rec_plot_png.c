@@ -16,7 +16,8 @@
 #define ML 80.0
 #define MR 20.0
 #define MT 30.0
-#define MB 24.0
+#define MB 44.0         /* the time axis: ticks, values and its title */
+#define DH 40.0         /* the difference strip under a panel, when there is a replay */
 #define MAX_POINTS 4000 /* per curve: a long run is decimated by taking every k-th tick */
 
 struct plot {
@@ -70,8 +71,9 @@ int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double 
 {
     uint32_t cols = n ? n : (rec->njoints ? rec->njoints : 1);
     if (cols > 64)
-        return -E2BIG; /* 64 panels are 11,550 pixels high already */
-    int height = (int)(MT + cols * PH + MB);
+        return -E2BIG;                    /* 64 panels are 11,550 pixels high already */
+    double ph = PH + (replayed ? DH : 0); /* a panel and its difference strip */
+    int height = (int)(MT + cols * ph + MB);
     double *t = hs__rec_plot_times(rec);
     if (!t)
         return -ENOMEM;
@@ -83,7 +85,9 @@ int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double 
     cairo_set_font_size(cr, 14);
     cairo_set_source_rgb(cr, 0, 0, 0);
     char line[512];
-    snprintf(line, sizeof line, "%s: recorded (solid blue) and replayed (dashed red)",
+    snprintf(line, sizeof line,
+             replayed ? "%s: recorded (solid blue), replayed (dashed red), their difference (green)"
+                      : "%s: recorded",
              rec->dir ? rec->dir : "");
     text(cr, ML, 18, false, line);
     cairo_set_font_size(cr, 12);
@@ -92,7 +96,7 @@ int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double 
         p.tspan = t[rec->nstates - 1];
     for (uint32_t i = 0; rec->nstates && i < cols; i++) {
         int c = n ? signals[i] : (int)(i * HS_REC_JOINT_FIELDS); /* default: every joint's q */
-        double lo, hi, y0 = MT + i * PH;
+        double lo, hi, y0 = MT + i * ph;
         hs__rec_plot_range(rec, replayed, nreplayed, c, &lo, &hi);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
         cairo_set_line_width(cr, 1);
@@ -105,6 +109,18 @@ int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double 
         text(cr, ML - 5, y0 + 24, true, line);
         snprintf(line, sizeof line, "%.4g", lo);
         text(cr, ML - 5, y0 + PH - 12, true, line);
+        { /* the y axis' label: the quantity's unit, where the name says it */
+            char name[256];
+            hs_recording_signal_name(rec, (uint32_t)c, name, sizeof name);
+            const char *unit = hs__rec_signal_unit(name);
+            cairo_text_extents_t e;
+            cairo_text_extents(cr, unit ? unit : "value", &e);
+            cairo_save(cr);
+            cairo_move_to(cr, 18, y0 + PH / 2 + e.x_advance / 2);
+            cairo_rotate(cr, -M_PI / 2);
+            cairo_show_text(cr, unit ? unit : "value");
+            cairo_restore(cr);
+        }
         cairo_save(cr); /* curves stay inside their panel */
         cairo_rectangle(cr, ML, y0 + 10, W - ML - MR, PH - 20);
         cairo_clip(cr);
@@ -121,17 +137,64 @@ int hs_replay_write_png(FILE *out, const struct hs_recording *rec, const double 
             cairo_set_dash(cr, NULL, 0, 0);
         }
         cairo_restore(cr);
+        if (replayed) { /* replayed minus recorded, on its own symmetric scale */
+            double m = hs__rec_plot_diff_max(rec, replayed, nreplayed, c), ys = y0 + PH - 6;
+            double mid = ys + DH / 2, scale = m > 0 ? (DH / 2 - 3) / m : 0;
+            cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+            cairo_set_line_width(cr, 1);
+            cairo_rectangle(cr, ML + 0.5, ys + 0.5, W - ML - MR, DH);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0x2c / 255.0, 0xa0 / 255.0, 0x2c / 255.0);
+            uint32_t nd = nreplayed < rec->nstates ? nreplayed : rec->nstates;
+            uint32_t step = nd > MAX_POINTS ? (nd + MAX_POINTS - 1) / MAX_POINTS : 1;
+            bool pen = false;
+            for (uint32_t k = 0; k < nd; k += step) {
+                double d = replayed[(size_t)k * rec->state_stride + (uint32_t)c] -
+                           rec->values[(size_t)k * rec->state_stride + (uint32_t)c];
+                if (!isfinite(d)) {
+                    pen = false;
+                    continue;
+                }
+                if (pen)
+                    cairo_line_to(cr, x_of(&p, k), mid - d * scale);
+                else
+                    cairo_move_to(cr, x_of(&p, k), mid - d * scale);
+                pen = true;
+            }
+            cairo_stroke(cr);
+            snprintf(line, sizeof line, "replayed - recorded: %s%.3g", m > 0 ? "max |d| " : "", m);
+            text(cr, ML + 5, ys + 12, false, line);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            snprintf(line, sizeof line, "±%.3g", m);
+            text(cr, ML - 5, ys + 12, true, line);
+        }
         if (mark_ord >= 0 && (uint32_t)mark_ord < rec->nstates) {
             cairo_set_source_rgb(cr, 1, 0x7f / 255.0, 0x0e / 255.0);
             cairo_set_line_width(cr, 1);
             cairo_move_to(cr, x_of(&p, (uint32_t)mark_ord), y0 + 10);
-            cairo_line_to(cr, x_of(&p, (uint32_t)mark_ord), y0 + PH - 10);
+            cairo_line_to(cr, x_of(&p, (uint32_t)mark_ord), y0 + ph - 6);
             cairo_stroke(cr);
         }
     }
     cairo_set_source_rgb(cr, 0, 0, 0);
-    snprintf(line, sizeof line, "t = 0 .. %.3f s", rec->nstates ? p.tspan : 0.0);
-    text(cr, ML, height - 6, false, line);
+    /* the time axis: five ticks with their values, and its title */
+    double ya = MT + cols * ph, tspan = rec->nstates ? p.tspan : 0.0;
+    for (int k = 0; k <= 4; k++) {
+        double x = ML + k / 4.0 * (W - ML - MR);
+        cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+        cairo_move_to(cr, x + 0.5, ya - 4);
+        cairo_line_to(cr, x + 0.5, ya + 2);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        snprintf(line, sizeof line, "%.4g", k / 4.0 * tspan);
+        cairo_text_extents_t e;
+        cairo_text_extents(cr, line, &e);
+        text(cr, x - e.x_advance / 2, ya + 16, false, line);
+    }
+    snprintf(line, sizeof line, "time since the first recorded tick (s)");
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, line, &e);
+    text(cr, ML + (W - ML - MR) / 2 - e.x_advance / 2, ya + 36, false, line);
     cairo_status_t st = cairo_status(cr);
     cairo_destroy(cr);
     if (st == CAIRO_STATUS_SUCCESS)

@@ -888,8 +888,10 @@ void hs_recording_free(struct hs_recording *r)
 
 int hs_recording_signal_name(const struct hs_recording *r, uint32_t k, char *buf, size_t size)
 {
-    static const char *const jf[] = {"q",       "dq",      "tau",      "current",
-                                     "enc_pos", "enc_vel", "enc_count"};
+    /* the names every CSV uses (docs/recording.md, "CSV columns"); the manifest keeps the
+     * stored format's short ones */
+    static const char *const jf[] = {
+        "q", "dq", "tau", "current_A", "encoder_position", "encoder_velocity", "encoder_count"};
     static const char *const bf[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
     uint32_t nj = r->njoints * HS_REC_JOINT_FIELDS, ns = r->nsensor_values;
     if (k < nj)

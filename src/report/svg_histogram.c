@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_DECADES 12 /* 1 ns .. 1000 s: more than HS_HIST_RANGE_MAX_NS */
@@ -211,20 +212,80 @@ static void draw_series(FILE *out, const struct frame *f, const struct hs_svg_se
                 "fill-opacity=\"0.5\"/>\n",
                 f->L + f->pw + 28 + 8.0 * idx, y, 8.0, base - y, sr->color);
     }
+}
+
+/* A label above the plot: its line's x, its text and colour, and the row it was given. */
+struct label {
+    double x, w;
+    char text[96];
+    const char *color;
+    bool solid; /* a limit: a solid line; a marker: dashed */
+    int row;
+};
+
+#define MAX_LABELS 64
+#define LABEL_ROW_H 13.0
+#define LABEL_CHAR_W 6.0 /* font-size 10 sans-serif: a generous width per character */
+
+/* Rows by first fit, labels taken left to right: a label goes in the first row whose last label
+ * ends before it starts, so none overlaps another. Returns the number of rows. */
+static int place_labels(struct label *l, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) /* few labels: insertion sort by x */
+        for (uint32_t j = i; j > 0 && l[j - 1].x > l[j].x; j--) {
+            struct label t = l[j];
+            l[j] = l[j - 1], l[j - 1] = t;
+        }
+    double end[MAX_LABELS];
+    int rows = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int r = 0;
+        while (r < rows && end[r] + 4 > l[i].x)
+            r++;
+        if (r == rows)
+            rows++;
+        end[r] = l[i].x + l[i].w;
+        l[i].row = r;
+    }
+    return rows;
+}
+
+static void marker_labels(const struct frame *f, const struct hs_svg_series *sr, uint32_t idx,
+                          struct label *l, uint32_t *n)
+{
+    const struct hs_hist *h = sr->hist;
     if (!sr->markers || !h->count)
         return;
-    for (size_t k = 0; k <= NMARK; k++) {
+    for (size_t k = 0; k <= NMARK && *n < MAX_LABELS; k++) {
         int64_t v = h->max_ns;
         if (k < NMARK)
             hs_hist_percentile(h, mark_ppm[k], &v);
-        double x = v >= h->range_ns ? f->L + f->pw + 32 + 8.0 * idx : xpos(f, (double)v);
-        double ty = f->T + 4;
+        struct label *o = &l[(*n)++];
+        *o = (struct label){.color = sr->color};
+        o->x = v >= h->range_ns ? f->L + f->pw + 32 + 8.0 * idx : xpos(f, (double)v);
+        char t[32];
+        fmt_time(t, sizeof t, (double)v);
+        snprintf(o->text, sizeof o->text, "%s %s", k < NMARK ? mark_name[k] : "max", t);
+        o->w = LABEL_CHAR_W * (double)strlen(o->text);
+    }
+}
+
+static void draw_labels(FILE *out, const struct frame *f, const struct label *l, uint32_t n,
+                        int rows)
+{
+    const double base = f->T + f->ph;
+    for (uint32_t i = 0; i < n; i++) {
+        double ty = f->T - 6 - (rows - 1 - l[i].row) * LABEL_ROW_H;
         fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s/>"
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
-                "font-size=\"10\" transform=\"rotate(90 %.1f %.1f)\">%s</text>\n",
-                x, f->T, x, base, sr->color, x + 2, ty, sr->color, x + 2, ty,
-                k < NMARK ? mark_name[k] : "max");
+                "stroke-opacity=\"0.4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"%s\" "
+                "font-size=\"10\">",
+                l[i].x, f->T, l[i].x, base, l[i].color,
+                l[i].solid ? " stroke-width=\"1.5\"" : " stroke-dasharray=\"4 3\"", l[i].x, ty + 2,
+                l[i].x, f->T, l[i].color, l[i].x + 1, ty, l[i].color);
+        put_escaped(out, l[i].text);
+        fprintf(out, "</text>\n");
     }
 }
 
@@ -258,8 +319,33 @@ static void legend(FILE *out, const struct frame *f, const struct hs_svg_series 
 int hs_report_write_svg_histogram(FILE *out, const char *title, const struct hs_svg_series *series,
                                   uint32_t nseries)
 {
+    return hs_report_write_svg_histogram_limits(out, title, series, nseries, NULL, 0);
+}
+
+int hs_report_write_svg_histogram_limits(FILE *out, const char *title,
+                                         const struct hs_svg_series *series, uint32_t nseries,
+                                         const struct hs_svg_limit *limits, uint32_t nlimits)
+{
     struct frame f;
     set_frame(&f, series, nseries);
+    struct label labels[MAX_LABELS];
+    uint32_t nl = 0;
+    for (uint32_t s = 0; s < nseries; s++)
+        marker_labels(&f, &series[s], s, labels, &nl);
+    for (uint32_t k = 0; k < nlimits && nl < MAX_LABELS; k++) {
+        if (!(limits[k].ns > 0))
+            continue;
+        struct label *o = &labels[nl++];
+        *o = (struct label){.color = limits[k].color, .solid = true};
+        double lo = pow(10, f.d0), hi = pow(10, f.d1);
+        o->x = xpos(&f, fmin(fmax(limits[k].ns, lo), hi));
+        snprintf(o->text, sizeof o->text, "%s", limits[k].label);
+        o->w = LABEL_CHAR_W * (double)strlen(o->text);
+    }
+    int rows = place_labels(labels, nl);
+    /* the label rows sit between the title and the plot */
+    f.T += rows * LABEL_ROW_H;
+    f.H += rows * LABEL_ROW_H;
     const int ncols = (f.d1 - f.d0) * HS_SVG_COLS_PER_DECADE;
     double col[MAX_COLS];
     f.ymax = 1;
@@ -276,6 +362,7 @@ int hs_report_write_svg_histogram(FILE *out, const char *title, const struct hs_
         draw_series(out, &f, &series[s], col, ncols, s);
         legend(out, &f, &series[s], s);
     }
+    draw_labels(out, &f, labels, nl, rows);
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#666\">percentiles are bin "
             "midpoints, within %.2f %% (log-linear histogram); min, max exact</text>\n",

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -114,6 +115,9 @@ static int write_json(const struct hs_scenario *s, const char *path, int fd)
                                                               : "fail",
                               "tick", (json_int_t)r.tick, "reason", r.why);
         json_object_set_new(e, "time_s", r.tick >= 0 ? json_real(r.time_s) : json_null());
+        json_object_set_new(e, "opened_tick",
+                            r.opened_tick >= 0 ? json_integer((json_int_t)r.opened_tick)
+                                               : json_null());
         json_object_set_new(e, "value", isfinite(r.value) ? json_real(r.value) : json_null());
         json_array_append_new(list, e);
     }
@@ -160,6 +164,64 @@ static void xml_text(FILE *f, const char *t)
     }
 }
 
+/* Each expectation's share of the run's time, for JUnit's per-case durations: every tick of
+ * the run counts once, split evenly among the expectations being judged at that tick (window
+ * open, not yet decided; one still open when the run ended counts to its end). So a case
+ * judged alone takes its window's duration, and the cases never sum to more than the suite. */
+static void time_shares(const struct hs_scenario *s, uint32_t n, double *ret)
+{
+    int64_t last = (int64_t)s->k - 1;
+    int64_t *a = calloc(2 * (size_t)n + 1, sizeof *a), *b = a ? a + n : NULL;
+    int64_t *cut = calloc(2 * (size_t)n + 1, sizeof *cut);
+    for (uint32_t i = 0; i < n; i++)
+        ret[i] = 0;
+    if (!a || !cut) { /* out of memory: no shares rather than wrong ones */
+        free(a), free(cut);
+        return;
+    }
+    uint32_t ncut = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct hs_scenario_result r;
+        hs_scenario_result(s, i, &r);
+        a[i] = r.opened_tick;
+        b[i] = r.tick >= 0 ? r.tick : last; /* inclusive */
+        if (b[i] > last)
+            b[i] = last;
+        if (a[i] < 0 || b[i] < a[i])
+            continue;
+        cut[ncut++] = a[i];
+        cut[ncut++] = b[i] + 1;
+    }
+    for (uint32_t i = 1; i < ncut; i++) /* a few dozen points: insertion sort */
+        for (uint32_t j = i; j > 0 && cut[j - 1] > cut[j]; j--) {
+            int64_t t = cut[j];
+            cut[j] = cut[j - 1], cut[j - 1] = t;
+        }
+    double period_s = (double)s->period_ns * 1e-9;
+    for (uint32_t c = 0; c + 1 < ncut; c++) {
+        int64_t x = cut[c], y = cut[c + 1];
+        if (y <= x)
+            continue;
+        uint32_t open = 0;
+        for (uint32_t i = 0; i < n; i++)
+            open += a[i] >= 0 && a[i] <= x && b[i] + 1 >= y;
+        for (uint32_t i = 0; open && i < n; i++)
+            if (a[i] >= 0 && a[i] <= x && b[i] + 1 >= y)
+                ret[i] += (double)(y - x) * period_s / open;
+    }
+    free(a);
+    free(cut);
+}
+
+/* The JUnit type of an ERROR verdict's cause (find_error's wording). */
+static const char *error_type(const char *cause)
+{
+    return !strncmp(cause, "plant fault", 11)     ? "plant_fault"
+           : !strncmp(cause, "SAFE HOLD", 9)      ? "safe_hold"
+           : !strncmp(cause, "stopped early", 13) ? "stopped_early"
+                                                  : "run";
+}
+
 static int write_junit(const struct hs_scenario *s, FILE *f)
 {
     uint32_t n = hs_scenario_expect_count(s), failed, undecided;
@@ -170,6 +232,12 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
      * expectations still sees the run fail, even with none left undecided */
     uint32_t tests = n + (error ? 1 : 0), errors = undecided + (error ? 1 : 0);
     double t = (double)s->k * (double)s->period_ns * 1e-9;
+    double *share = calloc((size_t)n + 1, sizeof *share);
+    if (!share) {
+        fclose(f);
+        return -ENOMEM;
+    }
+    time_shares(s, n, share);
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%u\" "
             "failures=\"%u\" errors=\"%u\">\n<testsuite name=\"",
@@ -180,7 +248,9 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
     if (error) {
         fputs("  <testcase classname=\"", f);
         xml_text(f, s->name);
-        fprintf(f, "\" name=\"run\" time=\"%.6f\">\n    <error type=\"run\" message=\"", t);
+        /* the run's own case takes no time of its own: the expectations' shares hold it all */
+        fprintf(f, "\" name=\"run\" time=\"0\">\n    <error type=\"%s\" message=\"",
+                error_type(error));
         xml_text(f, error);
         fprintf(f, " at tick %lld\">", (long long)etick);
         xml_text(f, error);
@@ -197,15 +267,21 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
         xml_text(f, s->name);
         fputs("\" name=\"", f);
         xml_text(f, r.name);
-        fprintf(f, "\" time=\"%.6f\">\n", r.tick >= 0 ? r.time_s : 0.0);
+        fprintf(f, "\" time=\"%.6f\">\n", share[i]);
         if (r.status == HS_SCENARIO_ERROR) {
-            fputs("    <error type=\"not decided\" message=\"", f);
+            fprintf(f, "    <error type=\"%s\" message=\"", error ? error_type(error) : "run");
             xml_text(f, r.why);
             fputs("\">", f);
             xml_text(f, r.what);
             fprintf(f, " (%s:%d)</error>\n", s->path, r.line);
         } else if (r.status != HS_SCENARIO_PASS) {
-            fputs("    <failure message=\"", f);
+            /* the message alone says what was measured against which bound */
+            fputs("    <failure type=\"expectation\" message=\"", f);
+            if (r.tick >= 0) {
+                fprintf(f, "measured %.6g at t = %.3f s; expected ", r.value, r.time_s);
+                xml_text(f, r.what);
+                fputs(": ", f);
+            }
             xml_text(f, r.why);
             fputs("\">", f);
             xml_text(f, r.what);
@@ -222,6 +298,7 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
         fputs("  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);
+    free(share);
     int r = ferror(f) ? -EIO : 0;
     if (fclose(f) != 0 && !r)
         r = -errno;

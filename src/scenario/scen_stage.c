@@ -180,6 +180,7 @@ void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scena
     ret->time_s = st->result_tick < 0 ? NAN : (double)st->result_tick * (double)s->period_ns * 1e-9;
     ret->value = st->result_value;
     ret->why = st->why;
+    ret->opened_tick = st->onset;
 }
 
 const char *hs_scenario_error(const struct hs_scenario *s, int64_t *ret_tick)

@@ -17,7 +17,9 @@
 
 #define HS_CTL_CLIENTS_MAX 32 /* connections served at once; more are refused politely */
 #define HS_CTL_FDS_MAX 8      /* descriptors one command may pass (SCM_RIGHTS) */
-#define HS_CTL_ANSWER_MAX 4096
+/* an answer: one line, or for `state` the line "ok state BYTES" and that many bytes after it */
+#define HS_CTL_ANSWER_MAX (48 * 1024)
+#define HS_CTL_STATE_TIMEOUT_MS 2000   /* a tick boundary to copy the plant at, at most this */
 #define HS_CTL_SCENARIO_MAX (4u << 20) /* a scenario file passed by a client, bytes */
 
 struct hs_runner;

@@ -406,10 +406,35 @@ static void scenario_status(struct ctl_server *s, char *out, size_t size)
         say(out, size, "ok no scenario started");
 }
 
+/* `state`: the header line, then the body (text or JSON) whose length it gives, so a client
+ * reads exactly that much; the body is formatted in place after room for the header. */
+static void state(struct ctl_server *s, bool json, char *out, size_t size)
+{
+    const size_t head = 32;
+    int n = hs_ctl_stage_state(s->stage, HS_CTL_STATE_TIMEOUT_MS, json, out + head, size - head);
+    if (n == -ETIMEDOUT) {
+        say(out, size,
+            "error: no tick boundary in %d ms to copy the plant at (the loop stopped, or in "
+            "lockstep it waits for its controller)",
+            HS_CTL_STATE_TIMEOUT_MS);
+        return;
+    }
+    if (n < 0) {
+        say(out, size, "error: the state does not fit in %zu bytes", size - head);
+        return;
+    }
+    if (n > 0 && out[head + (size_t)n - 1] == '\n')
+        out[head + (size_t)--n] = 0; /* the socket thread ends every answer with one */
+    char h[head];
+    int hn = snprintf(h, sizeof h, "ok state %d\n", n + 1);
+    memmove(out + hn, out + head, (size_t)n + 1);
+    memcpy(out, h, (size_t)hn);
+}
+
 static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t size)
 {
     struct hs_ctl_cmd cmd;
-    char err[200];
+    char err[2048]; /* an unknown name lists the valid ones */
     const char *line = job->line;
     if (hs_ctl_parse(line, job->len, &s->names, &cmd, err, sizeof err) < 0) {
         hs_ctl_stage_count_rejected(s->stage);
@@ -451,6 +476,9 @@ static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t 
         return;
     case HS_CTL_SCENARIO_STATUS:
         scenario_status(s, out, size);
+        return;
+    case HS_CTL_STATE:
+        state(s, cmd.value > 0, out, size);
         return;
     case HS_CTL_STATUS: /* the socket thread answers these itself; here only for completeness */
         hs__ctl_status_line(s, out, size);

@@ -97,7 +97,7 @@ class Sim(unittest.TestCase):
             with open(a) as f:
                 rows = list(csv.DictReader(f))
             self.assertEqual(len(rows), 2001)  # t = 0 plus one row per 1 ms tick
-            for col in ["SHOULDER.q", "ELBOW.enc", "TIP_ACCEL.z", "WRIST_FT.fz", "arm.z"]:
+            for col in ["SHOULDER.q", "ELBOW.encoder_count", "TIP_ACCEL.z", "WRIST_FT.fz", "arm.z"]:
                 self.assertIn(col, rows[0])
             # The demo trajectory swings the shoulder by 0.4 rad about 0.3 rad at 0.5 Hz.
             q = [float(r["SHOULDER.q"]) for r in rows]
@@ -505,6 +505,9 @@ class Bench(unittest.TestCase):
             with open(os.path.join(rep, "latency.svg")) as f:
                 svg = f.read()
             self.assertTrue(svg.startswith("<svg") and svg.rstrip().endswith("</svg>"))
+            # the time budgets are drawn as labelled limits
+            for name in ("tick p99.99", "tick max", "wake latency p99", "wake latency max"):
+                self.assertIn(">budget %s " % name, svg)
 
     def test_failed_budget_fails_the_verdict(self):
         with tempfile.TemporaryDirectory() as tmp:

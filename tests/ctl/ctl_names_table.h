@@ -4,6 +4,7 @@
 #define HS_TEST_CTL_NAMES_TABLE_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hilsim/ctl.h"
@@ -33,6 +34,19 @@ static int table_joint(void *ctx, const char *name)
     return !strcmp(name, "SHOULDER") ? 0 : !strcmp(name, "ELBOW") ? 1 : -ENOENT;
 }
 
-static const struct hs_ctl_names table_names = {.link = table_link, .joint = table_joint};
+static int table_name(void *ctx, bool joint, uint32_t i, char *buf, size_t size)
+{
+    (void)ctx;
+    static const char *const links[] = {"arm/BASE", "ELBOW", "box/BASE"};
+    static const char *const joints[] = {"SHOULDER", "ELBOW"};
+    const char *const *list = joint ? joints : links;
+    if (i >= (joint ? 2u : 3u))
+        return -ENOENT;
+    snprintf(buf, size, "%s", list[i]);
+    return 0;
+}
+
+static const struct hs_ctl_names table_names = {
+    .link = table_link, .joint = table_joint, .name = table_name};
 
 #endif

@@ -32,6 +32,14 @@ static void test_simple(void **state)
     assert_int_equal(c.kind, HS_CTL_STOP);
     assert_int_equal(parse("stop now", &c, err), -EINVAL);
     assert_non_null(strstr(err, "wrong number of arguments"));
+    assert_int_equal(parse("state", &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_STATE);
+    assert_true(c.value == 0);
+    assert_int_equal(parse("state --json\n", &c, err), 0);
+    assert_int_equal(c.kind, HS_CTL_STATE);
+    assert_true(c.value == 1);
+    assert_int_equal(parse("state --xml", &c, err), -EINVAL);
+    assert_string_equal(err, "wrong number of arguments: usage: state [--json]");
 }
 
 static void test_push(void **state)
@@ -52,6 +60,19 @@ static void test_push(void **state)
     assert_non_null(strstr(err, "usage: push LINK FX FY FZ DURATION_S"));
     assert_int_equal(parse("push ELBOW 1 2 3 4 5", &c, err), -EINVAL);
     assert_int_equal(parse("push NOPE 1 2 3 1", &c, err), -EINVAL);
+    assert_string_equal(err, "unknown link 'NOPE': valid: arm/BASE, ELBOW, box/BASE");
+    assert_int_equal(parse("push ELBW 1 2 3 1", &c, err), -EINVAL);
+    assert_string_equal(
+        err, "unknown link 'ELBW': did you mean 'ELBOW'? valid: arm/BASE, ELBOW, box/BASE");
+    /* a list that does not fit ends visibly, never mid-name without a mark */
+    char small[40];
+    assert_int_equal(hs_ctl_parse("push NOPE 1 2 3 1", 17, &table_names, &c, small, sizeof small),
+                     -EINVAL);
+    assert_string_equal(small, "unknown link 'NOPE': valid: arm/BAS ...");
+    /* without a name list (a caller that has none) the error is the bare one */
+    struct hs_ctl_names bare = table_names;
+    bare.name = NULL;
+    assert_int_equal(hs_ctl_parse("push NOPE 1 2 3 1", 17, &bare, &c, err, 200), -EINVAL);
     assert_string_equal(err, "unknown link 'NOPE'");
     assert_int_equal(parse("push BASE 1 2 3 1", &c, err), -EINVAL);
     assert_non_null(strstr(err, "several models"));
@@ -97,7 +118,9 @@ static void test_fault(void **state)
     assert_int_equal(parse("fault sensor ELBOW offset nan", &c, err), -EINVAL);
     assert_int_equal(parse("fault sensor ELBOW offset 1e9", &c, err), -EINVAL);
     assert_int_equal(parse("fault sensor KNEE stuck", &c, err), -EINVAL);
-    assert_string_equal(err, "unknown joint 'KNEE'");
+    assert_string_equal(err, "unknown joint 'KNEE': valid: SHOULDER, ELBOW");
+    assert_int_equal(parse("fault sensor ELBOE stuck", &c, err), -EINVAL);
+    assert_string_equal(err, "unknown joint 'ELBOE': did you mean 'ELBOW'? valid: SHOULDER, ELBOW");
     assert_int_equal(parse("fault sensor ELBOW derate 0.5", &c, err), -EINVAL);
     assert_non_null(strstr(err, "unknown sensor fault 'derate'"));
     assert_int_equal(parse("fault actuator ELBOW stuck", &c, err), -EINVAL);
@@ -118,7 +141,8 @@ static void test_garbage(void **state)
     assert_int_equal(parse(" \t\n", &c, err), -EINVAL);
     assert_int_equal(parse("reboot", &c, err), -EINVAL);
     assert_string_equal(
-        err, "unknown command 'reboot' (status, push, fault, inject, scenario, clear, stop)");
+        err,
+        "unknown command 'reboot' (status, state, push, fault, inject, scenario, clear, stop)");
     assert_int_equal(parse("status\x01", &c, err), -EINVAL);
     assert_non_null(strstr(err, "control character"));
     assert_int_equal(parse("a b c d e f g h i", &c, err), -EINVAL);

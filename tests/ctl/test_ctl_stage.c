@@ -9,6 +9,9 @@
  * ticks. A scenario file started live plays in the stage and comes back with its verdict, or
  * stopped early. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -99,6 +102,83 @@ static int send_line(struct rig *r, const char *line)
         c.kind = HS_CTL_INJECT;
     }
     return hs_ctl_stage_push(r->ctl, &c);
+}
+
+/* `state` from another thread while this one ticks: the copy is taken at a tick boundary after
+ * the request, names every link, joint and sensor, and gives the true pose (the floating biped
+ * without gravity keeps the file's: WAIST at z = 0.74 m, upright); with no tick it times out. */
+struct state_reader {
+    struct hs_ctl_stage *ctl;
+    bool json;
+    char buf[32768];
+    size_t size; /* of buf used; 0: all of it */
+    int n;
+    atomic_bool done;
+};
+
+static void *read_state(void *arg)
+{
+    struct state_reader *sr = arg;
+    sr->n =
+        hs_ctl_stage_state(sr->ctl, 10000, sr->json, sr->buf, sr->size ? sr->size : sizeof sr->buf);
+    atomic_store(&sr->done, true);
+    return NULL;
+}
+
+static void test_state_at_a_tick_boundary(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    ticks(&r, 5);
+    char small[64];
+    assert_int_equal(hs_ctl_stage_state(r.ctl, 0, false, small, sizeof small), -ETIMEDOUT);
+    for (int json = 0; json < 2; json++) {
+        static struct state_reader sr;
+        memset(&sr, 0, sizeof sr);
+        sr.ctl = r.ctl;
+        sr.json = json;
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, read_state, &sr), 0);
+        uint64_t first = r.tick;
+        while (!atomic_load(&sr.done) && r.tick < first + 100000) {
+            ticks(&r, 1);
+            struct timespec ms = {0, 100000};
+            nanosleep(&ms, NULL);
+        }
+        pthread_join(t, NULL);
+        assert_true(sr.n > 0);
+        assert_int_equal((size_t)sr.n, strlen(sr.buf));
+        if (json) {
+            assert_non_null(strstr(sr.buf, "{\"name\":\"WAIST\",\"position_m\":[0,0,0.74],"
+                                           "\"quaternion_wxyz\":[1,0,0,0],\"rpy_rad\":[0,-0,0]}"));
+            assert_non_null(strstr(sr.buf, "{\"name\":\"R_KNEE\",\"q\":0,\"dq\":0,"));
+            assert_non_null(strstr(sr.buf, "\"kind\":\"accel\",\"unit\":\"m/s2\",\"values\":["));
+        } else {
+            assert_non_null(strstr(sr.buf, "bench ctl-float\nlinks: position (m)"));
+            assert_non_null(strstr(sr.buf, "\n  WAIST "));
+            assert_non_null(strstr(sr.buf, "\n  R_KNEE "));
+            assert_non_null(strstr(sr.buf, "\nsensors: as reported\n"));
+        }
+        unsigned long long tk = 0;
+        assert_int_equal(sscanf(sr.buf, json ? "{\"tick\":%llu" : "tick %llu", &tk), 1);
+        assert_true(tk > first && tk <= r.tick); /* a boundary after the request */
+    }
+    /* too small a buffer says so */
+    static struct state_reader sr;
+    memset(&sr, 0, sizeof sr);
+    sr.ctl = r.ctl;
+    sr.size = 64;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_state, &sr), 0);
+    while (!atomic_load(&sr.done)) {
+        ticks(&r, 1);
+        struct timespec ms = {0, 100000};
+        nanosleep(&ms, NULL);
+    }
+    pthread_join(t, NULL);
+    assert_int_equal(sr.n, -ENOSPC);
+    rig_close(&r);
 }
 
 static void test_push_changes_momentum_by_f_t(void **state)
@@ -486,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_live_slots_refuse_when_full),
         cmocka_unit_test(test_scenario_started_live),
         cmocka_unit_test(test_injected_can_node_silent),
+        cmocka_unit_test(test_state_at_a_tick_boundary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,7 +114,7 @@ def period(rows, q0):
     for a, b in zip(rows, rows[1:]):
         xa, xb = float(a["PIVOT.q"]) - q0, float(b["PIVOT.q"]) - q0
         if xa < 0 <= xb:
-            ta, tb = float(a["t"]), float(b["t"])
+            ta, tb = float(a["time_s"]), float(b["time_s"])
             ups.append(ta + (tb - ta) * (-xa) / (xb - xa))
     return (ups[-1] - ups[0]) / (len(ups) - 1), len(ups) - 1
 
@@ -164,8 +164,8 @@ class FixedLinksMerged(unittest.TestCase):
         for r in rows[::50]:
             for k, c in enumerate("xyz"):
                 self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want[k]), 0.02,
-                                (r["t"], c, want))
-                self.assertLess(abs(float(r["BOB_GYRO." + c])), 1e-3, r["t"])
+                                (r["time_s"], c, want))
+                self.assertLess(abs(float(r["BOB_GYRO." + c])), 1e-3, r["time_s"])
         print("\nIMU at rest, worst error over 0.1..1 s: merged %.4f m/s^2, unmerged %.4f m/s^2"
               % (worst(self.rest[True][100:], "BOB_ACCEL", want),
                  worst(self.rest[False][100:], "BOB_ACCEL", want)))
@@ -179,7 +179,7 @@ class FixedLinksMerged(unittest.TestCase):
         want = CAM[2] - (c[2] + 0.05)
         for merge in (True, False):
             for r in self.rest[merge][::100]:
-                self.assertLess(abs(float(r["CAM_RANGE.r0"]) - want), 1e-4, (merge, r["t"]))
+                self.assertLess(abs(float(r["CAM_RANGE.r0"]) - want), 1e-4, (merge, r["time_s"]))
 
     def test_imu_reads_centripetal_acceleration_spinning(self):
         w = 5.0
@@ -196,12 +196,12 @@ class FixedLinksMerged(unittest.TestCase):
               "unmerged %.4f m/s^2" % (w, mag, worst(rows, "BOB_ACCEL", want_a),
                                         worst(self.spin[False][100:], "BOB_ACCEL", want_a)))
         for r in rows:
-            self.assertLess(abs(float(r["PIVOT.dq"]) - w), 2e-3 * w, r["t"])
+            self.assertLess(abs(float(r["PIVOT.dq"]) - w), 2e-3 * w, r["time_s"])
             for k, c in enumerate("xyz"):
                 self.assertLess(abs(float(r["BOB_ACCEL." + c]) - want_a[k]), 0.03 * mag,
-                                (r["t"], c, want_a))
+                                (r["time_s"], c, want_a))
                 self.assertLess(abs(float(r["BOB_GYRO." + c]) - want_g[k]), 2e-3 * w,
-                                (r["t"], c, want_g))
+                                (r["time_s"], c, want_g))
 
 
 if __name__ == "__main__":

@@ -187,7 +187,7 @@ def window_means(rows, col, t0, width_s=0.1):
     drift or an oscillation slower than the window does not."""
     out, acc, start = [], [], None
     for r in rows:
-        t = float(r["t"])
+        t = float(r["time_s"])
         if t < t0:
             continue
         if start is None:
@@ -215,10 +215,10 @@ class BipedStands(unittest.TestCase):
                 raise AssertionError("hilsim sim: exit %d: %s" % (r.returncode, r.stderr))
             with open(out) as f:
                 cls.rows = list(csv.DictReader(f))
-        cls.settled = [r for r in cls.rows if float(r["t"]) >= cls.SETTLE_S]
+        cls.settled = [r for r in cls.rows if float(r["time_s"]) >= cls.SETTLE_S]
 
     def test_ran_ten_seconds(self):
-        self.assertGreaterEqual(float(self.rows[-1]["t"]), 9.99)
+        self.assertGreaterEqual(float(self.rows[-1]["time_s"]), 9.99)
         self.assertGreater(len(self.settled), 8900)
 
     def test_waist_height_holds(self):
@@ -231,7 +231,7 @@ class BipedStands(unittest.TestCase):
         for r in self.settled:
             qx, qy = float(r["biped.qx"]), float(r["biped.qy"])
             tilt = 2 * math.asin(min(1.0, math.hypot(qx, qy)))
-            self.assertLess(tilt, 0.01, r["t"])
+            self.assertLess(tilt, 0.01, r["time_s"])
 
     def test_ankle_force_sensors_carry_the_weight(self):
         """Sign (include/hilsim/ft_sensor.h): a sensor reads the wrench its link (the foot)
@@ -301,7 +301,7 @@ class BipedChestPush(unittest.TestCase):
                 rows = list(csv.DictReader(f))
         self.assertAlmostEqual(float(rows[0]["CHEST.dq"]), self.DQ0, delta=1e-9)
         q = [float(r["CHEST.q"]) for r in rows]
-        t = [float(r["t"]) for r in rows]
+        t = [float(r["time_s"]) for r in rows]
         k = max(range(len(q)), key=lambda i: q[i])
         peak = self.DQ0 / (self.W * math.e)
         self.assertLess(rel(q[k], peak), 0.25)

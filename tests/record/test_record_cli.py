@@ -128,7 +128,7 @@ class CliRecordReplay(unittest.TestCase):
         with open(changed, "w") as fh:
             fh.write(t)
         p = hilsim("replay", self.rec, "--config", changed, "--tolerance", "1e-6", check=4)
-        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): \S+\.")
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+, t = [0-9.]+ s: \S+\.")
 
     def test_replay_builds_the_config_the_recording_hilsim_resolved(self):
         # The run keeps its config as its hilsim resolved it (every default filled in): a later
@@ -161,7 +161,7 @@ class CliRecordReplay(unittest.TestCase):
     def test_set_what_if_diverges_at_a_named_tick(self):
         # the same recording replayed with the key changed on the command line, no file edited
         p = hilsim("replay", self.rec, "--set", "physics.gravity=[0, 0, -98.1]", check=4)
-        self.assertRegex(p.stdout, r"DIVERGED at tick \d+ \(state \d+, t = [0-9.]+ s\): "
+        self.assertRegex(p.stdout, r"DIVERGED at tick \d+, t = [0-9.]+ s: "
                                    r"(SHOULDER|ELBOW)\.\w+ recorded")
         p = hilsim("replay", self.rec, "--set", "controller.defaults.kp=50", check=4)
         self.assertIn("DIVERGED at tick", p.stdout)
@@ -220,7 +220,7 @@ class CliRecordReplay(unittest.TestCase):
                "--signal", "ELBOW.q", check=0)
         with open(out) as fh:
             rows = list(csv.reader(fh))
-        self.assertEqual(rows[0], ["time", "SHOULDER.q", "SHOULDER.q.replay", "ELBOW.q",
+        self.assertEqual(rows[0], ["time_s", "SHOULDER.q", "SHOULDER.q.replay", "ELBOW.q",
                                    "ELBOW.q.replay"])
         rec = hilsim_record.open_recording(self.rec)
         self.assertEqual(len(rows) - 1, len(rec.rows))
@@ -229,7 +229,11 @@ class CliRecordReplay(unittest.TestCase):
         self.assertEqual([r[1] for r in rows[1:]], [r[2] for r in rows[1:]])  # bit-exact
         with open(svg) as fh:
             s = fh.read()
-        self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 4)
+        # per signal: recorded, replayed and their difference; the axes labelled
+        self.assertTrue(s.startswith("<svg") and s.count("<polyline") == 6)
+        self.assertEqual(s.count(">replayed − recorded: 0</text>"), 2)  # bit-exact here
+        self.assertEqual(s.count(">rad (slide: m)</text>"), 2)
+        self.assertIn(">time since the first recorded tick (s)</text>", s)
 
     def test_png_plot_decodes_and_differs_where_the_replay_diverges(self):
         same, diverged = os.path.join(self.tmp, "same.png"), os.path.join(self.tmp, "div.png")
@@ -239,7 +243,8 @@ class CliRecordReplay(unittest.TestCase):
                "--signal", "SHOULDER.q", "--signal", "ELBOW.q", check=4)
         for path in (same, diverged):
             w, h, rows = read_png(path)
-            self.assertEqual((w, h), (900, 30 + 2 * 180 + 24))  # two panels
+            # two panels, each with its difference strip, and the time axis
+            self.assertEqual((w, h), (900, 30 + 2 * (180 + 40) + 44))
         # the first panel (SHOULDER.q): the plot area is x 80..880, y 40..190
         gaps = {}
         for path in (same, diverged):
@@ -256,6 +261,18 @@ class CliRecordReplay(unittest.TestCase):
         # 3x gravity: together at the start (same initial state), far apart later
         self.assertLessEqual(max(gaps[diverged][:2]), 2, gaps[diverged])
         self.assertGreater(max(gaps[diverged]), 15, gaps[diverged])
+        # the difference strip under the first panel (y 204..244): the green trace is flat on
+        # the middle line when bit-exact, and leaves it when the replay diverges
+        for path, flat in ((same, True), (diverged, False)):
+            _, _, rows = read_png(path)
+            ys = {y for x in range(300, 870) for y in range(205, 244)
+                  if rows[y][x][1] > 120 and rows[y][x][1] > rows[y][x][0] + 50
+                  and rows[y][x][1] > rows[y][x][2] + 50}  # right of the label
+            self.assertTrue(ys, path)
+            if flat:
+                self.assertLessEqual(max(ys) - min(ys), 2, (path, sorted(ys)))
+            else:
+                self.assertGreater(max(ys) - min(ys), 8, (path, sorted(ys)))
 
     def test_unknown_signal_is_a_usage_error(self):
         p = hilsim("replay", self.rec, "--signal", "NOPE.q", check=2)
@@ -414,8 +431,11 @@ class LockstepShm(unittest.TestCase):
             # the step's second tick (its first repeats the reading of that very tick)
             stuck = next(e for e in events if e["text"] == "encoder_stuck")
             p = hilsim("replay", rec, "--no-scenario", check=4)
-            m = re.search(r"DIVERGED at tick (\d+) \(state (\d+)", p.stdout)
-            self.assertEqual(int(m.group(2)), stuck["ord"] + 1, p.stdout)
+            # the line names the run's tick only, and the time as the CSV shows it
+            m = re.search(r"DIVERGED at tick (\d+), t = ([0-9.]+) s: ", p.stdout)
+            r = hilsim_record.open_recording(rec)
+            self.assertEqual(int(m.group(1)), r.ticks[stuck["ord"] + 1], p.stdout)
+            self.assertAlmostEqual(float(m.group(2)), r.times()[stuck["ord"] + 1], places=6)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

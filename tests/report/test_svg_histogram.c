@@ -113,11 +113,12 @@ static void test_many_samples_stay_small(void **state)
     assert_non_null(strstr(svg, "wake &lt;latency&gt; &amp; tick"));
     assert_non_null(strstr(svg, "baseline &lt;bare&gt; &amp; co"));
     assert_int_equal(count(svg, "<path"), 3);
-    /* markers: p50, p99, p99.9, max for the two series that ask for them */
-    assert_int_equal(count(svg, ">p50</text>"), 2);
-    assert_int_equal(count(svg, ">p99</text>"), 2);
-    assert_int_equal(count(svg, ">p99.9</text>"), 2);
-    assert_int_equal(count(svg, ">max</text>"), 2);
+    /* markers: p50, p99, p99.9, max for the two series that ask for them, each label with its
+     * value */
+    assert_int_equal(count(svg, ">p50 "), 2);
+    assert_int_equal(count(svg, ">p99 "), 2);
+    assert_int_equal(count(svg, ">p99.9 "), 2);
+    assert_int_equal(count(svg, ">max "), 2);
     assert_int_equal(count(svg, ">over</text>"), 1);
     /* decade labels on the time axis, sub-microsecond ones in ns */
     assert_non_null(strstr(svg, ">10 ns</text>"));
@@ -153,10 +154,51 @@ static void test_count_axis_and_no_overflow(void **state)
     assert_null(strstr(svg, ">over</text>"));
     assert_non_null(strstr(svg, "only: 1000001 samples, p50 100 ns"));
     assert_non_null(strstr(svg, "empty: 0 samples</text>"));
-    assert_int_equal(count(svg, ">max</text>"), 1); /* none for the empty series */
+    assert_int_equal(count(svg, ">max "), 1); /* none for the empty series */
     free(svg);
     hs_hist_destroy(&a);
     hs_hist_destroy(&e);
+}
+
+/* Budget limits are drawn with their labels, and no two labels overlap: markers and limits
+ * at nearly the same time each get a row of their own above the plot. */
+static void test_limits_and_labels_apart(void **state)
+{
+    (void)state;
+    struct hs_hist a;
+    assert_int_equal(hs_hist_init(&a, 20000000), 0);
+    for (int i = 0; i < 1000; i++)
+        hs_hist_record(&a, 50000); /* every percentile and the max at 50 µs: one x */
+    struct hs_svg_series s[1] = {{"wake", &a, "#d62728", true}};
+    struct hs_svg_limit lim[2] = {{"budget wake latency p99 50 µs", 50000, "#800"},
+                                  {"budget wake latency max 51 µs", 51000, "#800"}};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(hs_report_write_svg_histogram_limits(f, "t", s, 1, lim, 2), 0);
+    fclose(f);
+    check_xml(buf);
+    assert_int_equal(count(buf, ">budget wake latency p99 50 µs</text>"), 1);
+    assert_int_equal(count(buf, ">budget wake latency max 51 µs</text>"), 1);
+    assert_int_equal(count(buf, "stroke-width=\"1.5\"/>"), 2); /* the limits: solid lines */
+    /* every small label: its box (6 px a character, 10 px high) meets no other's */
+    double x[16], y[16], w[16];
+    int n = 0;
+    for (const char *p = buf; (p = strstr(p, "font-size=\"10\">")) && n < 16; p++) {
+        const char *t = p;
+        while (t > buf && strncmp(t, "<text ", 6))
+            t--;
+        assert_int_equal(sscanf(t, "<text x=\"%lf\" y=\"%lf\"", &x[n], &y[n]), 2);
+        const char *from = p + strlen("font-size=\"10\">"), *to = strstr(from, "</text>");
+        w[n] = 6.0 * (double)(to - from);
+        n++;
+    }
+    assert_int_equal(n, 6); /* p50, p99, p99.9, max and the two limits */
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            assert_false(fabs(y[i] - y[j]) < 10 && x[i] < x[j] + w[j] && x[j] < x[i] + w[i]);
+    free(buf);
+    hs_hist_destroy(&a);
 }
 
 int main(void)
@@ -164,6 +206,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_many_samples_stay_small),
         cmocka_unit_test(test_count_axis_and_no_overflow),
+        cmocka_unit_test(test_limits_and_labels_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

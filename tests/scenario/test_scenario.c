@@ -814,6 +814,53 @@ static void test_errors_name_file_line_column(void **state)
                      "scen.yaml:3:1: YAML syntax error");
 }
 
+/* A sensor fault edits what the bench reports, never what an expectation measures: joint_near
+ * reads the world's true angle. The same run with and without a +0.2 rad ELBOW offset gives an
+ * expectation judged at the fault's first tick the very same value, bit for bit, while the
+ * reading reported at that tick is 0.2 rad off the true angle. (An early fail of `elbow_held`
+ * at the offset's first tick was the arm already out of the band, not the offset.) */
+static double elbow_at_onset(double offset, double *ret_reported_minus_true)
+{
+    char scen[600];
+    snprintf(scen, sizeof scen,
+             "scenario: {name: offset, duration_s: 0.4}\n"
+             "steps:\n"
+             "  - {name: off, at_s: 0.2, duration_s: 0.1,\n"
+             "     sensor_fault: {joint: ELBOW, kind: offset, value: %g}}\n"
+             "  - {name: at_onset, at_s: 0.2, duration_s: 0.001,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 99, tolerance: 0.01, hold: "
+             "always}}\n",
+             offset);
+    struct scen_rig r;
+    rig_open(&r, arm, scen);
+    int j = hs_bench_find_joint(r.bench, "ELBOW");
+    assert_true(j >= 0);
+    const struct hs_bench_joint *bj = hs_bench_joint(r.bench, (uint32_t)j);
+    while (r.tick < 201) /* tick 200 is the fault's first (t = 0.2 s) */
+        assert_int_equal(rig_tick(&r), 0);
+    *ret_reported_minus_true = hs_bench_joint_reading(r.bench, (uint32_t)j)->encoder_position -
+                               hs_world_joint_position(hs_bench_world(r.bench), bj->body, bj->link);
+    rig_run(&r);
+    struct hs_scenario_result res;
+    hs_scenario_result(r.scen, 0, &res);
+    assert_int_equal(res.status, HS_SCENARIO_FAIL); /* 99 rad: it fails at once, with the value */
+    assert_int_equal(res.tick, res.opened_tick);
+    double v = res.value;
+    rig_close(&r);
+    return v;
+}
+
+static void test_sensor_fault_leaves_true_state_expectations_alone(void **state)
+{
+    (void)state;
+    double d0, d1;
+    double clean = elbow_at_onset(0, &d0), faulty = elbow_at_onset(0.2, &d1);
+    assert_true(fabs(d0) < 1e-3);       /* the encoder's quantisation only */
+    assert_true(fabs(d1 - 0.2) < 1e-3); /* the offset reached the reading */
+    assert_true(clean == faulty);       /* and not the expectation */
+    assert_true(fabs(clean - 99) > 1);
+}
+
 /* The verdict files: JUnit XML with one test case per expectation (libxml2 reads it back) and
  * the JSON result. */
 static void test_junit_and_json(void **state)
@@ -843,22 +890,61 @@ static void test_junit_and_json(void **state)
     xmlNodePtr suites = xmlDocGetRootElement(doc);
     assert_string_equal((const char *)suites->name, "testsuites");
     int cases = 0, failures = 0;
-    for (xmlNodePtr s = suites->children; s; s = s->next)
+    double suite_s = -1, sum_s = 0;
+    for (xmlNodePtr s = suites->children; s; s = s->next) {
+        if (s->type != XML_ELEMENT_NODE)
+            continue;
+        xmlChar *st = xmlGetProp(s, (const xmlChar *)"time");
+        assert_non_null(st);
+        suite_s = atof((const char *)st);
+        xmlFree(st);
         for (xmlNodePtr c = s->children; c; c = c->next) {
             if (c->type != XML_ELEMENT_NODE || strcmp((const char *)c->name, "testcase"))
                 continue;
             cases++;
             xmlChar *name = xmlGetProp(c, (const xmlChar *)"name");
+            xmlChar *tm = xmlGetProp(c, (const xmlChar *)"time");
+            assert_non_null(tm);
+            double t = atof((const char *)tm);
+            xmlFree(tm);
+            sum_s += t;
+            /* durations: each tick split among the expectations judged at it */
+            if (!strcmp((const char *)name, "near_start"))
+                assert_true(fabs(t - 0.0005) < 1e-9); /* alone with slow, decided at tick 0 */
+            else if (!strcmp((const char *)name, "impossible"))
+                assert_true(fabs(t - 0.05) < 0.001); /* 0.1 s window shared with slow */
+            else if (!strcmp((const char *)name, "never"))
+                assert_true(t == 0); /* its window never opened */
+            else
+                assert_true(t > 0.44 && t < 0.46); /* slow: the rest of the 0.5 s */
             bool failed = false;
-            for (xmlNodePtr f = c->children; f; f = f->next)
-                failed |= f->type == XML_ELEMENT_NODE && !strcmp((const char *)f->name, "failure");
+            for (xmlNodePtr f = c->children; f; f = f->next) {
+                if (f->type != XML_ELEMENT_NODE || strcmp((const char *)f->name, "failure"))
+                    continue;
+                failed = true;
+                xmlChar *type = xmlGetProp(f, (const xmlChar *)"type");
+                xmlChar *msg = xmlGetProp(f, (const xmlChar *)"message");
+                assert_string_equal((const char *)type, "expectation");
+                if (!strcmp((const char *)name, "impossible")) {
+                    /* the measured value and the bound in the message itself */
+                    assert_non_null(strstr((const char *)msg, "measured 0.62"));
+                    assert_non_null(
+                        strstr((const char *)msg, " at t = 0.300 s; expected joint ELBOW"));
+                    assert_non_null(strstr((const char *)msg, "within 0.01 of 3"));
+                }
+                xmlFree(type);
+                xmlFree(msg);
+            }
             failures += failed;
             bool should_fail =
                 !strcmp((const char *)name, "impossible") || !strcmp((const char *)name, "never");
             assert_int_equal(failed, should_fail);
             xmlFree(name);
         }
+    }
     xmlFreeDoc(doc);
+    assert_true(fabs(suite_s - 0.5) < 1e-9);
+    assert_true(sum_s <= suite_s + 1e-6);
     assert_int_equal(cases, 4);
     assert_int_equal(failures, 2);
     unlink(junit);
@@ -886,6 +972,7 @@ int main(void)
         cmocka_unit_test(test_shm_freeze_and_stale),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),
+        cmocka_unit_test(test_sensor_fault_leaves_true_state_expectations_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,13 @@ class Scenarios(unittest.TestCase):
         cases = {c.get("name"): c for c in root.iter("testcase")}
         self.assertIsNotNone(cases["run"].find("error"))
         self.assertIn("plant fault", cases["run"].find("error").get("message"))
+        # the cause as a type CI tools show; the undecided expectation carries it too
+        self.assertEqual(cases["run"].find("error").get("type"), "plant_fault")
+        self.assertEqual(cases["after"].find("error").get("type"), "plant_fault")
+        # durations: the cases' shares never add up to more than the suite's time
+        suite = root.find("testsuite")
+        self.assertLessEqual(sum(float(c.get("time")) for c in cases.values()),
+                             float(suite.get("time")) + 1e-6)
         self.assertIsNone(cases["before"].find("error"))
         self.assertRegex(cases["after"].find("error").get("message"),
                          r"^not decided: plant fault: .* at tick \d+$")
@@ -187,6 +194,8 @@ class Scenarios(unittest.TestCase):
                               r"\(stop requested\)")
         root = ET.parse(junit).getroot()
         self.assertEqual(root.get("errors"), "2")
+        types = [e.get("type") for e in root.iter("error")]
+        self.assertEqual(types, ["stopped_early", "stopped_early"])
 
     def test_bad_inputs(self):
         demo = os.path.join(SRC, "config", "arm2-demo.yaml")

@@ -1,0 +1,331 @@
+/* `ctl state`: the plant as of one tick boundary, for a person checking a live bench (did the
+ * robot fall after that push?). The tick copies it only when asked: the reader raises a request
+ * number, the control stage's readings phase (after every sensor fault of this tick was applied)
+ * fills the preallocated copy once and publishes the number back with release order, and the
+ * reader formats it after an acquire load. The copy is not touched again until the reader asks
+ * once more, so no lock is taken and no torn read is possible. The tick's cost without a
+ * request: one atomic load; with one: a bounded loop over links, joints and sensor values.
+ *
+ * What each field is: a link's pose and a joint's q and dq come from the world (the true
+ * state); torque is the motor's (after saturation) and the encoder fields are what the bench
+ * reports, sensor faults included. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl_state.h"
+
+struct link_row {
+    uint32_t body, link;
+    double p[3], R[9];
+};
+
+struct joint_row {
+    double q, dq, tau, enc_q;
+    uint64_t enc_count;
+};
+
+struct hs__ctl_state {
+    struct hs_bench *bench;
+    int64_t period_ns;
+    uint32_t nlinks, njoints, nsensors, nvalues;
+    struct link_row *links;
+    struct joint_row *joints;
+    uint32_t *value_off; /* per sensor: its first value in values */
+    double *values;
+    uint64_t tick;
+    _Alignas(64) _Atomic uint64_t want; /* reader writes */
+    _Alignas(64) _Atomic uint64_t done; /* tick writes */
+};
+
+int hs__ctl_state_create(struct hs_bench *b, struct hs__ctl_state **ret)
+{
+    struct hs__ctl_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    s->bench = b;
+    s->period_ns = hs_bench_tick_period_ns(b);
+    const struct hs_config *cfg = hs_bench_config(b);
+    for (uint32_t m = 0; m < cfg->nmodels; m++) {
+        const struct hs_model *model = hs_bench_model(b, m);
+        s->nlinks += model ? model->nlinks : 0;
+    }
+    s->njoints = hs_bench_joint_count(b);
+    s->nsensors = hs_bench_sensor_count(b);
+    for (uint32_t i = 0; i < s->nsensors; i++)
+        s->nvalues += hs_bench_sensor(b, i)->layout.nvalues;
+    s->links = calloc(s->nlinks + 1, sizeof *s->links);
+    s->joints = calloc(s->njoints + 1, sizeof *s->joints);
+    s->value_off = calloc(s->nsensors + 1, sizeof *s->value_off);
+    s->values = calloc(s->nvalues + 1, sizeof *s->values);
+    if (!s->links || !s->joints || !s->value_off || !s->values) {
+        hs__ctl_state_destroy(s);
+        return -ENOMEM;
+    }
+    uint32_t k = 0;
+    for (uint32_t m = 0; m < cfg->nmodels; m++) {
+        const struct hs_model *model = hs_bench_model(b, m);
+        for (uint32_t l = 0; model && l < model->nlinks; l++)
+            s->links[k++] = (struct link_row){.body = m, .link = l};
+    }
+    for (uint32_t i = 0, off = 0; i < s->nsensors; i++) {
+        s->value_off[i] = off;
+        off += hs_bench_sensor(b, i)->layout.nvalues;
+    }
+    *ret = s;
+    return 0;
+}
+
+void hs__ctl_state_destroy(struct hs__ctl_state *s)
+{
+    if (!s)
+        return;
+    free(s->links);
+    free(s->joints);
+    free(s->value_off);
+    free(s->values);
+    free(s);
+}
+
+void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick)
+{
+    uint64_t want = atomic_load_explicit(&s->want, memory_order_acquire);
+    if (want == atomic_load_explicit(&s->done, memory_order_relaxed))
+        return;
+    struct hs_bench *b = s->bench;
+    struct hs_world *w = hs_bench_world(b);
+    for (uint32_t k = 0; k < s->nlinks; k++) {
+        struct link_row *r = &s->links[k];
+        struct hs_pose p;
+        hs_world_link_pose(w, r->body, r->link, &p);
+        memcpy(r->p, p.p, sizeof r->p);
+        memcpy(r->R, p.R, sizeof r->R);
+    }
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        const struct hs_bench_joint *j = hs_bench_joint(b, i);
+        const struct hs_joint_reading *rd = hs_bench_joint_reading(b, i);
+        s->joints[i] = (struct joint_row){.q = hs_world_joint_position(w, j->body, j->link),
+                                          .dq = hs_world_joint_velocity(w, j->body, j->link),
+                                          .tau = rd->torque,
+                                          .enc_q = rd->encoder_position,
+                                          .enc_count = rd->encoder_count};
+    }
+    for (uint32_t i = 0; i < s->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        memcpy(s->values + s->value_off[i], bs->values, bs->layout.nvalues * sizeof(double));
+    }
+    s->tick = tick;
+    atomic_store_explicit(&s->done, want, memory_order_release);
+}
+
+uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s)
+{
+    return atomic_load_explicit(&((struct hs__ctl_state *)s)->done, memory_order_relaxed);
+}
+
+/* Appends to a bounded buffer; a cut answer is reported by the caller (-ENOSPC). */
+struct out {
+    char *buf;
+    size_t size, len;
+    bool cut;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+    if (o->cut)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= o->size - o->len) {
+        o->cut = true;
+        return;
+    }
+    o->len += (size_t)n;
+}
+
+/* A name as a JSON string: quotes, backslashes and control bytes escaped. */
+static void put_json_name(struct out *o, const char *prefix, const char *name)
+{
+    put(o, "%s\"", prefix);
+    for (const char *c = name; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            put(o, "\\%c", *c);
+        else if ((unsigned char)*c < 0x20)
+            put(o, "\\u%04x", (unsigned)*c);
+        else
+            put(o, "%c", *c);
+    }
+    put(o, "\"");
+}
+
+/* A number, or null where it is not finite (a range beam that saw nothing, a plant that
+ * faulted): JSON has no NaN. */
+static void put_num(struct out *o, const char *prefix, double x)
+{
+    if (isfinite(x))
+        put(o, "%s%.9g", prefix, x);
+    else
+        put(o, "%snull", prefix);
+}
+
+static void put_nums(struct out *o, const char *prefix, const double *x, int n)
+{
+    put(o, "%s[", prefix);
+    for (int k = 0; k < n; k++)
+        put_num(o, k ? "," : "", x[k]);
+    put(o, "]");
+}
+
+/* Rotation (row-major) to a unit quaternion w, x, y, z (Shepperd's method: the largest
+ * diagonal term picks the branch, so no division by a small number) with w >= 0. */
+void hs__ctl_rot_quat(const double R[9], double q[4])
+{
+    double tr = R[0] + R[4] + R[8];
+    if (tr > 0) {
+        double s = sqrt(tr + 1.0) * 2;
+        q[0] = 0.25 * s, q[1] = (R[7] - R[5]) / s, q[2] = (R[2] - R[6]) / s,
+        q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = sqrt(1.0 + R[0] - R[4] - R[8]) * 2;
+        q[0] = (R[7] - R[5]) / s, q[1] = 0.25 * s, q[2] = (R[1] + R[3]) / s,
+        q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = sqrt(1.0 + R[4] - R[0] - R[8]) * 2;
+        q[0] = (R[2] - R[6]) / s, q[1] = (R[1] + R[3]) / s, q[2] = 0.25 * s,
+        q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = sqrt(1.0 + R[8] - R[0] - R[4]) * 2;
+        q[0] = (R[3] - R[1]) / s, q[1] = (R[2] + R[6]) / s, q[2] = (R[5] + R[7]) / s,
+        q[3] = 0.25 * s;
+    }
+    if (q[0] < 0)
+        for (int k = 0; k < 4; k++)
+            q[k] = -q[k];
+}
+
+/* Roll, pitch, yaw (rad) of R = Rz(yaw) Ry(pitch) Rx(roll), the URDF rpy convention. */
+void hs__ctl_rot_rpy(const double R[9], double rpy[3])
+{
+    double sp = -R[6];
+    rpy[1] = asin(sp > 1 ? 1 : sp < -1 ? -1 : sp);
+    rpy[0] = atan2(R[7], R[8]);
+    rpy[2] = atan2(R[3], R[0]);
+}
+
+/* The link's name as ctl commands take it: LINK, or MODEL/LINK on a bench of several models. */
+static void link_name(const struct hs__ctl_state *s, const struct link_row *r, char *buf,
+                      size_t size)
+{
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    const char *link = hs_bench_model(s->bench, r->body)->links[r->link].name;
+    if (cfg->nmodels > 1)
+        snprintf(buf, size, "%s/%s", cfg->models[r->body].name, link);
+    else
+        snprintf(buf, size, "%s", link);
+}
+
+static void format_text(const struct hs__ctl_state *s, struct out *o)
+{
+    struct hs_bench *b = s->bench;
+    put(o, "tick %llu  t %.4f s  bench %s\n", (unsigned long long)s->tick,
+        (double)s->tick * (double)s->period_ns * 1e-9, hs_bench_config(b)->bench.name);
+    put(o, "links: position (m), orientation as quaternion (w x y z) and roll pitch yaw (rad)\n");
+    for (uint32_t k = 0; k < s->nlinks; k++) {
+        const struct link_row *r = &s->links[k];
+        char name[2 * HS_NAME_MAX + 2];
+        double q[4], rpy[3];
+        link_name(s, r, name, sizeof name);
+        hs__ctl_rot_quat(r->R, q);
+        hs__ctl_rot_rpy(r->R, rpy);
+        put(o, "  %-24s p %9.4f %9.4f %9.4f  quat %7.4f %7.4f %7.4f %7.4f  rpy %8.4f %8.4f %8.4f\n",
+            name, r->p[0], r->p[1], r->p[2], q[0], q[1], q[2], q[3], rpy[0], rpy[1], rpy[2]);
+    }
+    put(o, "joints: q (rad or m, true), dq (rad/s or m/s, true), torque (N·m or N, motor), "
+           "encoder as reported (position, count)\n");
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        const struct joint_row *j = &s->joints[i];
+        put(o, "  %-24s q %9.4f  dq %9.4f  torque %10.4f  encoder %9.4f  count %llu\n",
+            hs_bench_joint(b, i)->name, j->q, j->dq, j->tau, j->enc_q,
+            (unsigned long long)j->enc_count);
+    }
+    put(o, "sensors: as reported\n");
+    for (uint32_t i = 0; i < s->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        put(o, "  %-24s %-6s (%s)", bs->name, bs->layout.kind, bs->layout.unit);
+        for (uint32_t v = 0; v < bs->layout.nvalues; v++)
+            put(o, " %.4f", s->values[s->value_off[i] + v]);
+        put(o, "\n");
+    }
+}
+
+static void format_json(const struct hs__ctl_state *s, struct out *o)
+{
+    struct hs_bench *b = s->bench;
+    put(o, "{\"tick\":%llu,\"time_s\":%.9g,", (unsigned long long)s->tick,
+        (double)s->tick * (double)s->period_ns * 1e-9);
+    put_json_name(o, "\"bench\":", hs_bench_config(b)->bench.name);
+    put(o, ",\"links\":[");
+    for (uint32_t k = 0; k < s->nlinks; k++) {
+        const struct link_row *r = &s->links[k];
+        char name[2 * HS_NAME_MAX + 2];
+        double q[4], rpy[3];
+        link_name(s, r, name, sizeof name);
+        hs__ctl_rot_quat(r->R, q);
+        hs__ctl_rot_rpy(r->R, rpy);
+        put_json_name(o, k ? ",{\"name\":" : "{\"name\":", name);
+        put_nums(o, ",\"position_m\":", r->p, 3);
+        put_nums(o, ",\"quaternion_wxyz\":", q, 4);
+        put_nums(o, ",\"rpy_rad\":", rpy, 3);
+        put(o, "}");
+    }
+    put(o, "],\"joints\":[");
+    for (uint32_t i = 0; i < s->njoints; i++) {
+        const struct joint_row *j = &s->joints[i];
+        put_json_name(o, i ? ",{\"name\":" : "{\"name\":", hs_bench_joint(b, i)->name);
+        put_num(o, ",\"q\":", j->q);
+        put_num(o, ",\"dq\":", j->dq);
+        put_num(o, ",\"torque\":", j->tau);
+        put_num(o, ",\"encoder_position\":", j->enc_q);
+        put(o, ",\"encoder_count\":%llu}", (unsigned long long)j->enc_count);
+    }
+    put(o, "],\"sensors\":[");
+    for (uint32_t i = 0; i < s->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
+        put_json_name(o, i ? ",{\"name\":" : "{\"name\":", bs->name);
+        put_json_name(o, ",\"kind\":", bs->layout.kind);
+        put_json_name(o, ",\"unit\":", bs->layout.unit ? bs->layout.unit : "");
+        put(o, ",\"values\":[");
+        for (uint32_t v = 0; v < bs->layout.nvalues; v++)
+            put_num(o, v ? "," : "", s->values[s->value_off[i] + v]);
+        put(o, "]}");
+    }
+    put(o, "]}\n");
+}
+
+int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size)
+{
+    uint64_t want = atomic_load_explicit(&s->want, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->want, want, memory_order_release);
+    for (int waited = 0; atomic_load_explicit(&s->done, memory_order_acquire) != want; waited++) {
+        if (waited >= timeout_ms)
+            return -ETIMEDOUT;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    struct out o = {.buf = buf, .size = size};
+    if (size)
+        buf[0] = 0;
+    if (json)
+        format_json(s, &o);
+    else
+        format_text(s, &o);
+    return o.cut ? -ENOSPC : (int)o.len;
+}

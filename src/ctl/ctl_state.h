@@ -1,0 +1,26 @@
+/* The plant copy `ctl state` reads (ctl_state.c), private to the control stage. */
+#ifndef HS_CTL_STATE_H
+#define HS_CTL_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hilsim/bench.h"
+
+struct hs__ctl_state;
+/* init only: allocates the copy for every link, joint and sensor value of the bench. */
+int hs__ctl_state_create(struct hs_bench *b, struct hs__ctl_state **ret);
+void hs__ctl_state_destroy(struct hs__ctl_state *s); /* accepts NULL */
+/* Tick thread, readings phase. RT-safe: copies the plant when a read asked for it. */
+void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick);
+/* Any thread: how many requests the tick has answered (requests are numbered from 1). */
+uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s);
+/* One reader thread at a time: see hs_ctl_stage_state. */
+int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size);
+/* Pure: a row-major rotation as a unit quaternion (w, x, y, z; w >= 0) and as URDF roll, pitch,
+ * yaw (R = Rz(yaw) Ry(pitch) Rx(roll)). */
+void hs__ctl_rot_quat(const double R[9], double q[4]);
+void hs__ctl_rot_rpy(const double R[9], double rpy[3]);
+
+#endif

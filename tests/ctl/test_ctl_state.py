@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""End to end: `hilsim ctl BENCH state [--json]` tells whether a pushed robot fell.
+
+config/biped-stand.yaml (renamed per run) runs on the wall clock without RT (a loaded host
+overruns, which changes nothing here: the copy is taken at whatever tick boundary comes next).
+The standing biped's WAIST reads z = 0.74 m; a 250 N push for 0.3 s topples it, and the test
+polls `state --json` until the WAIST is below 0.3 m (judged on the state, not on a sleep; 60 s
+at most). Checked too: the quaternion and roll-pitch-yaw of the fallen WAIST describe one
+rotation; the text form has its header, a row per link, joint and sensor; an unknown link or
+joint is refused with exit 2, a "did you mean" and the valid names; (as root) another user is
+told it has no permission, at connect or by the server's credential check, with exit 2.
+
+Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import tempfile
+import time
+import unittest
+
+SRC = os.environ["HS_SOURCE_DIR"]
+HILSIM = os.environ["HS_HILSIM"]
+
+
+def quat_of_rpy(r, p, y):
+    cr, sr, cp, sp, cy, sy = (math.cos(r / 2), math.sin(r / 2), math.cos(p / 2),
+                              math.sin(p / 2), math.cos(y / 2), math.sin(y / 2))
+    return [cr * cp * cy + sr * sp * sy, sr * cp * cy - cr * sp * sy,
+            cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy]
+
+
+class State(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.name = "state%d" % os.getpid()
+        with open(os.path.join(SRC, "config", "biped-stand.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        cfg = cfg.replace("name: biped-stand", "name: " + cls.name)
+        path = os.path.join(cls.tmp.name, "bench.yaml")
+        with open(path, "w") as f:
+            f.write(cfg)
+        cls.env = dict(os.environ, HILSIM_CTL_DIR=cls.tmp.name)
+        cls.bench = subprocess.Popen([HILSIM, "run", path, "--no-rt", "--clock", "wall"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=cls.env)
+        sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(sock):
+            if cls.bench.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("no control socket: %s" % cls.bench.communicate()[0])
+            time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.bench.poll() is None:
+            cls.ctl("stop")
+            try:
+                cls.bench.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                cls.bench.kill()
+                cls.bench.communicate()
+        cls.tmp.cleanup()
+
+    @classmethod
+    def ctl(cls, *words):
+        return subprocess.run([HILSIM, "ctl", cls.name] + list(words), capture_output=True,
+                              text=True, env=cls.env, timeout=60)
+
+    def state(self):
+        r = self.ctl("state", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    @staticmethod
+    def waist(s):
+        return next(l for l in s["links"] if l["name"] == "biped/WAIST")
+
+    def test_1_text_shape(self):
+        r = self.ctl("state")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^tick \d+  t \d+\.\d{4} s  bench %s$" % self.name)
+        self.assertEqual(lines[1], "links: position (m), orientation as quaternion (w x y z) "
+                                   "and roll pitch yaw (rad)")
+        num = r"(?:\s+-?\d+\.\d{4})"
+        link = re.compile(r"^  (\S+)\s+p%s{3}  quat%s{4}  rpy%s{3}$" % (num, num, num))
+        joint = re.compile(r"^  (\S+)\s+q%s  dq%s  torque%s  encoder%s  count \d+$"
+                           % (num, num, num, num))
+        sensor = re.compile(r"^  (\S+)\s+(\w+)\s+\(([^)]*)\)(%s)+$" % num)
+        names = {"links": [], "joints": [], "sensors": []}
+        part = None
+        for line in lines[1:]:
+            if not line.startswith("  "):
+                part = line.split(":")[0]
+                continue
+            m = {"links": link, "joints": joint, "sensors": sensor}[part].match(line)
+            self.assertIsNotNone(m, "%s row: %r" % (part, line))
+            names[part].append(m.group(1))
+        self.assertIn("biped/WAIST", names["links"])
+        self.assertIn("floor/BASE", names["links"])
+        self.assertEqual(len(names["joints"]), 17)
+        self.assertEqual(names["sensors"], ["WAIST_ACCEL", "WAIST_GYRO", "R_ANKLE_FT",
+                                            "L_ANKLE_FT"])
+
+    def test_2_push_topples_and_state_shows_it(self):
+        s0 = self.state()
+        self.assertAlmostEqual(self.waist(s0)["position_m"][2], 0.74, delta=0.01)
+        self.assertEqual(len(s0["joints"]), 17)
+        self.assertEqual(set(s0["joints"][0]), {"name", "q", "dq", "torque", "encoder_position",
+                                                "encoder_count"})
+        self.assertEqual(s0["sensors"][0]["kind"], "accel")
+        self.assertAlmostEqual(s0["sensors"][0]["values"][2], 9.81, delta=0.5)
+        r = self.ctl("push", "WAIST", "250", "0", "0", "0.3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        deadline = time.monotonic() + 60
+        while True:
+            s = self.state()
+            w = self.waist(s)
+            if w["position_m"][2] < 0.3:
+                break
+            self.assertLess(time.monotonic(), deadline, "the WAIST stayed at %r" % w)
+            time.sleep(0.2)
+        self.assertGreater(s["tick"], s0["tick"])
+        # the fallen WAIST is tilted; its quaternion and rpy are the same rotation
+        q, rpy = w["quaternion_wxyz"], w["rpy_rad"]
+        self.assertAlmostEqual(sum(x * x for x in q), 1.0, places=6)
+        self.assertGreater(abs(rpy[0]) + abs(rpy[1]), 0.5)
+        q2 = quat_of_rpy(*rpy)
+        dot = abs(sum(a * b for a, b in zip(q, q2)))
+        self.assertAlmostEqual(dot, 1.0, places=6)
+
+    def test_3_unknown_names(self):
+        r = self.ctl("push", "WAIST_", "1", "0", "0", "1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown link 'WAIST_': did you mean 'WAIST'? valid: WAIST, R_HIP_Y,",
+                      r.stderr)
+        self.assertNotIn("BASE", r.stderr)  # the floor is static: nothing a push can move
+        r = self.ctl("fault", "sensor", "KNEE", "stuck")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown joint 'KNEE': valid: R_HIP_Y, ", r.stderr)
+        self.assertIn("L_ELBOW", r.stderr)
+
+    def test_4_no_permission_is_said_with_exit_2(self):
+        # another user (nobody) runs `hilsim ctl`: kept out by the socket's mode at connect, it
+        # is told so (not "is bench running?"); let in by a mode widened by hand, the server's
+        # credential check refuses it; both exit 2
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run hilsim ctl as another user")
+        sock = os.path.join(self.tmp.name, "hilsim-%s.ctl" % self.name)
+        mode_dir, mode_sock = os.stat(self.tmp.name).st_mode, os.stat(sock).st_mode
+        os.chmod(self.tmp.name, 0o711)
+        try:
+            def as_nobody():
+                return subprocess.run([HILSIM, "ctl", self.name, "state"], capture_output=True,
+                                      text=True, env=self.env, timeout=60, user=65534,
+                                      group=65534, extra_groups=[])
+            r = as_nobody()
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("permission denied: only root, the bench's user and members of the "
+                          "socket's group may use bench '%s'" % self.name, r.stderr)
+            self.assertNotIn("running?", r.stderr)
+            os.chmod(sock, 0o666)
+            r = as_nobody()
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("error: not authorised: uid 65534", r.stderr)
+        finally:
+            os.chmod(sock, mode_sock & 0o7777)
+            os.chmod(self.tmp.name, mode_dir & 0o7777)
+
+
+if __name__ == "__main__":
+    unittest.main()
