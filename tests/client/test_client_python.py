@@ -197,13 +197,17 @@ class TestBindings(unittest.TestCase):
             srv.finish()
         finally:
             srv.kill()
-        self.assertIn("RARM_ELBOW.q_rad", rows[0])
-        self.assertIn("SLIDER.q_m", rows[0])
+        # docs/recording.md, "CSV columns": time_s first, the logger's own columns last.
+        head = rows[0]
+        self.assertEqual(head[0], "time_s")
+        self.assertIn("RARM_ELBOW.q", head)
+        self.assertIn("SLIDER.q", head)
         self.assertEqual(len(rows), 301)
-        ticks = [int(r[0]) for r in rows[1:]]
-        missed = [int(r[1]) for r in rows[1:]]
+        col = {name: i for i, name in enumerate(head)}
+        ticks = [int(r[col["tick"]]) for r in rows[1:]]
+        missed = [int(r[col["missed"]]) for r in rows[1:]]
         for r in rows[1:]:
-            self.assertGreaterEqual(int(r[2]), int(r[0]))
+            self.assertGreaterEqual(int(r[col["state_tick"]]), int(r[col["tick"]]))
         for a, b, m in zip(ticks, ticks[1:], missed[1:]):
             self.assertEqual(b, a + 1 + m)  # every tick seen once or counted missed
 
