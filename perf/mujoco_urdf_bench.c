@@ -8,7 +8,14 @@
  * conversion). hilsim side: the VRML model and floor.wrl with the default physics. Both robots
  * stand under the same explicit PD hold (kp, kd per joint, to the initial pose), both engines
  * stepped in interleaved rounds; each step is timed. Printed per engine: median, fast mode (p10)
- * and slow mode (p90: steps on these VMs are bimodal), and the ratio of medians.
+ * and slow mode (p90: steps on these VMs are bimodal), and the ratio of medians. Then the
+ * contact benchmark's accuracy goals at rest (tests/world/test_contact_accuracy.c) for both
+ * engines over the same timed steps: each foot's contact load (its links with a ForceSensor;
+ * hilsim: the sensor joint's ODE feedback plus the foot's weight, as the F/T reads it; MuJoCo:
+ * the normal forces of the foot body's contacts) std <= 0.5 % and tick-to-tick jump <= 1 % of
+ * that load, both feet's sum = the weight within 0.5 %, sinkage (deepest contact) <= 1 mm. Not
+ * here: CoP against the exact solver, the accelerometer, the sway (contact_bench has them on
+ * the project's own MJCF conversion).
  *   ./build/perf/mujoco_urdf_bench ROBOT.wrl FLOOR.wrl [ROUNDS=5] [STEPS=1000]
  * e.g. ../shared/models/openhrp/SR1.wrl ../shared/models/openhrp/floor.wrl */
 #include <math.h>
@@ -19,6 +26,7 @@
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
+#include <ode/ode.h>
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
@@ -26,6 +34,93 @@
 #define KP 1000.0 /* N·m/rad */
 #define KD 10.0   /* N·m·s/rad */
 #define MAX_ROBOTS 8
+
+#define MAX_FEET 2
+/* Goals of the contact benchmark (tests/world/test_contact_accuracy.c) */
+#define NOISE_PCT 0.5
+#define JUMP_PCT 1.0
+#define SUM_PCT 0.5
+#define SINK_M 0.001
+
+struct acc {
+    int nfeet;
+    double sum[MAX_FEET], sum2[MAX_FEET], prev[MAX_FEET], jump[MAX_FEET], total_sum;
+    double sink;
+    size_t n;
+};
+
+static void acc_add(struct acc *a, const double *load, double sink)
+{
+    double total = 0;
+    for (int f = 0; f < a->nfeet; f++) {
+        a->sum[f] += load[f];
+        a->sum2[f] += load[f] * load[f];
+        if (a->n && fabs(load[f] - a->prev[f]) > a->jump[f])
+            a->jump[f] = fabs(load[f] - a->prev[f]);
+        a->prev[f] = load[f];
+        total += load[f];
+    }
+    a->total_sum += total;
+    a->sink = fmax(a->sink, sink);
+    a->n++;
+}
+
+static bool acc_print(const char *engine, const struct acc *a, double weight)
+{
+    bool ok = true;
+    printf("  %-8s", engine);
+    for (int f = 0; f < a->nfeet; f++) {
+        double mean = a->sum[f] / (double)a->n;
+        double sd = sqrt(fmax(0, a->sum2[f] / (double)a->n - mean * mean));
+        double std_pct = 100 * sd / mean, jump_pct = 100 * a->jump[f] / mean;
+        ok = ok && std_pct <= NOISE_PCT && jump_pct <= JUMP_PCT;
+        printf(" %8.2f %7.3f %7.3f", mean, std_pct, jump_pct);
+    }
+    double sum_pct = 100 * (a->total_sum / (double)a->n - weight) / weight;
+    ok = ok && fabs(sum_pct) <= SUM_PCT && a->sink <= SINK_M;
+    printf(" %+8.3f %8.3f  %s\n", sum_pct, 1e3 * a->sink, ok ? "met" : "NOT met");
+    return ok;
+}
+
+/* hilsim's feet: the links that carry a ForceSensor (their joint's feedback is the F/T). */
+static int feet_of(const struct hs_model *m, int32_t *ret)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < m->nsensors && n < MAX_FEET; i++)
+        if (m->sensors[i].type == HS_SENSOR_FORCE)
+            ret[n++] = m->sensors[i].link;
+    return n;
+}
+
+/* A foot's contact load from its sensor joint's feedback: at rest the floor carries what the
+ * joint passes down plus the foot's own weight. */
+static double hs_foot_load(struct hs_world *w, int32_t link, const dJointFeedback *fb)
+{
+    dBodyID b = hs_world_ode_body(w, 1, (uint32_t)link);
+    dJointID j = hs_world_ode_joint(w, 1, (uint32_t)link);
+    dMass mass;
+    dBodyGetMass(b, &mass);
+    double on_foot = dJointGetBody(j, 1) == b ? fb->f2[2] : fb->f1[2];
+    return mass.mass * 9.80665 - on_foot;
+}
+
+static double mj_foot_load(const mjModel *m, const mjData *d, int body, double *sink)
+{
+    double fz = 0;
+    for (int i = 0; i < d->ncon; i++) {
+        const mjContact *c = &d->contact[i];
+        int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
+        *sink = fmax(*sink, -c->dist);
+        if (b1 != body && b2 != body)
+            continue;
+        mjtNum f[6];
+        mj_contactForce(m, d, i, f);
+        /* f[0] is the normal force along frame row 0, which points from geom1 to geom2 */
+        double up = f[0] * c->frame[2];
+        fz += b2 == body ? up : -up;
+    }
+    return fz;
+}
 
 static double now_us(void)
 {
@@ -170,6 +265,19 @@ int main(int argc, char **argv)
         mj_hold(mm, md, mm->qpos0);
         mj_step(mm, md);
     }
+    int32_t feet[MAX_FEET];
+    int mj_feet[MAX_FEET];
+    struct acc ah = {.nfeet = feet_of(robot, feet)}, am = {.nfeet = ah.nfeet};
+    static dJointFeedback fb[MAX_FEET];
+    for (int f = 0; f < ah.nfeet; f++) {
+        dJointSetFeedback(hs_world_ode_joint(w, 1, (uint32_t)feet[f]), &fb[f]);
+        mj_feet[f] = mj_name2id(mm, mjOBJ_BODY, robot->links[feet[f]].name);
+        if (mj_feet[f] < 0) {
+            fprintf(stderr, "MuJoCo's import has no body '%s'\n", robot->links[feet[f]].name);
+            return 1;
+        }
+    }
+    hs_world_health_reset(w);
     size_t nh = 0, nm = 0;
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < steps; i++) {
@@ -181,14 +289,25 @@ int main(int argc, char **argv)
                 fprintf(stderr, "hilsim: step failed (%d)\n", rc);
                 return 1;
             }
+            double load[MAX_FEET];
+            for (int f = 0; f < ah.nfeet; f++)
+                load[f] = hs_foot_load(w, feet[f], &fb[f]);
+            acc_add(&ah, load, 0);
         }
         for (int i = 0; i < steps; i++) {
             mj_hold(mm, md, mm->qpos0);
             double t0 = now_us();
             mj_step(mm, md);
             usm[nm++] = now_us() - t0;
+            double load[MAX_FEET], sink = 0;
+            for (int f = 0; f < am.nfeet; f++)
+                load[f] = mj_foot_load(mm, md, mj_feet[f], &sink);
+            acc_add(&am, load, sink);
         }
     }
+    struct hs_world_health_summary hh;
+    hs_world_health_summary(w, &hh);
+    ah.sink = hh.penetration_m.max;
     struct hs_pose root;
     hs_world_link_pose(w, 1, 0, &root);
     struct dist dh = dist_of(ush, nh), dm = dist_of(usm, nm);
@@ -201,6 +320,19 @@ int main(int argc, char **argv)
     printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts)\n", "mujoco", dm.med, dm.p10, dm.p90,
            md->qpos[2], md->ncon);
     printf("  hilsim / MuJoCo (medians): %.2f\n", dh.med / dm.med);
+    if (ah.nfeet) {
+        double weight = hs_model_total_mass(robot) * 9.80665;
+        printf("%s at rest over the same steps: contact accuracy against the contact benchmark's "
+               "goals (std <= %.1f %%, jump <= %.1f %% of each foot's load, sum = weight %.1f N "
+               "within %.1f %%, sinkage <= %.1f mm)\n",
+               robot->name, NOISE_PCT, JUMP_PCT, weight, SUM_PCT, 1e3 * SINK_M);
+        printf("  %-8s", "engine");
+        for (int f = 0; f < ah.nfeet; f++)
+            printf(" %8s %7s %7s", f ? "load2 N" : "load1 N", "std %", "jump %");
+        printf(" %8s %8s  %s\n", "sum %", "sink mm", "goals");
+        acc_print("hilsim", &ah, weight);
+        acc_print("mujoco", &am, weight);
+    }
     hs_world_destroy(w);
     mj_deleteData(md);
     mj_deleteModel(mm);

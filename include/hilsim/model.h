@@ -227,6 +227,10 @@ struct hs_model_options {
     const struct hs_model_package *packages;
     uint32_t npackages;
     enum hs_mesh_approx mesh_approx;
+    /* Borrowed, may be NULL: a model loaded before (two config entries loading one file) whose
+     * hulls are reused for identical meshes instead of running qhull again; it must outlive the
+     * model loaded with it (the bench frees its models together). */
+    const struct hs_model *hull_source;
 };
 
 /* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names

@@ -329,8 +329,9 @@ void *hs_world_ode_joint(const struct hs_world *world, uint32_t body, uint32_t l
 void *hs_world_ode_world(const struct hs_world *world);
 
 /* For benchmarks and tools that step ODE themselves on the same world: the collision space
- * (dSpaceID), the contact joint group (dJointGroupID) and the near callback hs_world_step passes
- * to dSpaceCollide (data = the world; geoms are dGeomID). RT-safe. */
+ * (dSpaceID: simple with one robot, a quadtree with several, which cannot list its geoms), the
+ * contact joint group (dJointGroupID) and the near callback hs_world_step passes to dSpaceCollide
+ * (data = the world; geoms are dGeomID). RT-safe. */
 void *hs_world_ode_space(const struct hs_world *world);
 void *hs_world_ode_contact_group(const struct hs_world *world);
 void hs_world_ode_near_callback(void *world, void *geom1, void *geom2);

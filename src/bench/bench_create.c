@@ -5,12 +5,20 @@
 
 #include "bench_internal.h"
 
+/* Two entries loading one file with one mesh_collision share the first one's hulls (one qhull
+ * run per mesh, one copy in memory); the models are freed together in hs_bench_destroy. */
 static int load_models(struct hs_bench *b, struct hs_diag *diag)
 {
+    enum hs_mesh_approx approx[HS_CFG_MAX_MODELS];
     for (uint32_t i = 0; i < b->cfg->nmodels; i++) {
         struct hs_model_package pk[HS_CFG_MAX_PACKAGES];
         struct hs_model_options opts;
         hs_config_model_options(b->cfg, i, pk, &opts);
+        approx[i] = opts.mesh_approx;
+        for (uint32_t j = 0; j < i && !opts.hull_source; j++)
+            if (approx[j] == opts.mesh_approx &&
+                !strcmp(b->cfg->models[j].file, b->cfg->models[i].file))
+                opts.hull_source = b->models[j];
         int r = hs_model_load_opts(b->cfg->models[i].file, &opts, &b->models[i], diag);
         if (r < 0)
             return r;

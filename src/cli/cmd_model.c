@@ -101,6 +101,23 @@ static void print_text(const struct hs_model *m)
 
 /* One link as a JSON object. Key order is fixed (jansson keeps insertion order), so two models'
  * documents compare key by key. */
+/* What the world collides for a convex or auto mesh (null: no hull, the triangles): its size,
+ * so a slow or poorly fitting mesh shows in the model's own listing. */
+static json_t *hull_json(struct hs_json_doc *doc, const struct hs_hull *h)
+{
+    if (!h)
+        return json_null();
+    json_t *o = json_object();
+    hs_json_set(doc, o, "nvertices", json_integer(h->npoints));
+    hs_json_set(doc, o, "nfaces", json_integer(h->nplanes));
+    hs_json_set(doc, o, "ntriangles", json_integer(h->ntriangles));
+    hs_json_set(doc, o, "volume_m3", hs_json_num(h->volume_m3));
+    /* null for an open or flat mesh (it encloses nothing) */
+    hs_json_set(doc, o, "volume_ratio",
+                hs_json_num(h->mesh_volume_m3 > 0 ? h->volume_m3 / h->mesh_volume_m3 : NAN));
+    return o;
+}
+
 static json_t *link_json(struct hs_json_doc *doc, const struct hs_model *m, uint32_t i)
 {
     const struct hs_link *l = &m->links[i];
@@ -182,6 +199,9 @@ static json_t *link_json(struct hs_json_doc *doc, const struct hs_model *m, uint
         default:
             hs_json_set(doc, o, "nvertices", json_integer(ge->u.mesh.nvertices));
             hs_json_set(doc, o, "ntriangles", json_integer(ge->u.mesh.ntriangles));
+            hs_json_set(doc, o, "collision",
+                        json_string(hs_mesh_approx_name(ge->u.mesh.collision)));
+            hs_json_set(doc, o, "hull", hull_json(doc, ge->u.mesh.hull));
             break;
         }
         hs_json_add(doc, geoms, o);

@@ -289,6 +289,19 @@ static void warn_if_not_held(const struct hs_config *cfg, struct hs_bench *b, co
                worst_name, worst);
 }
 
+/* Where the collision time went (the solver health's per-pair-class cost), so a slow model
+ * says which shapes make it slow: the costliest classes, as bench and run print them. */
+static void print_collision_cost(FILE *f, const struct hs_world *w)
+{
+    struct hs_world_health_summary h;
+    hs_world_health_summary(w, &h);
+    for (uint32_t i = 0; i < h.npair_costs && h.steps; i++)
+        fprintf(f, "%s%-20s %10.4g us/step over %.4g tests/step\n",
+                i == 0 ? "collision " : "          ", h.pair_costs[i].name,
+                1e6 * h.pair_costs[i].total_s / (double)h.steps,
+                (double)h.pair_costs[i].calls / (double)h.steps);
+}
+
 /* A quick look goes through the same config parser as a bench file, so it is validated the
  * same way and the defaults are the documented ones. */
 static int load_quick_look(const struct sim_opts *o, const struct hs_config **ret,
@@ -591,6 +604,7 @@ int hs_cmd_sim(int argc, char **argv)
     if (hs_bench_joint_count(b))
         fprintf(sum, "largest joint deviation from the initial pose: %.5f (%s)\n", worst,
                 worst_name);
+    print_collision_cost(sum, hs_bench_world(b));
     if (o.model && !o.free_joints && !o.ntorques && rc != HS_EXIT_PLANT_FAULT)
         warn_if_not_held(cfg, b, z0, worst, worst_name);
     /* --torque J=1e9 was bounded by the motor model without a word: say what the joint got. */

@@ -35,4 +35,9 @@ int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
                                struct hs_model **ret_model, struct hs_diag *diag);
 bool hs__urdf_probe(const char *data, size_t size);
 
+/* model_mesh_collision.c: hs_model_mesh_collision, reusing share's hulls (may be NULL) for
+ * identical meshes; share must outlive m. */
+int hs__model_mesh_collision_shared(struct hs_model *m, enum hs_mesh_approx how,
+                                    const struct hs_model *share, struct hs_diag *diag);
+
 #endif

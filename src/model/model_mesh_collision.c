@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_format.h"
 #include "model_internal.h"
 
 /* A flat mesh's box gets this thickness: ODE needs a volume. */
@@ -122,7 +123,26 @@ static int warn_fit(struct hs_model *m, const struct hs_link *l, const struct hs
     return 0;
 }
 
+/* A hull of share's for a mesh identical to mesh, or NULL. */
+static const struct hs_hull *shared_hull(const struct hs_model *share, uint64_t key,
+                                         const struct hs_mesh *mesh)
+{
+    for (uint32_t k = 0; share && k < share->ngeoms; k++) {
+        const struct hs_geom *g = &share->geoms[k];
+        if (g->type == HS_GEOM_MESH && g->u.mesh.hull && mesh_key(&g->u.mesh) == key &&
+            same_mesh(&g->u.mesh, mesh))
+            return g->u.mesh.hull;
+    }
+    return NULL;
+}
+
 int hs_model_mesh_collision(struct hs_model *m, enum hs_mesh_approx how, struct hs_diag *diag)
+{
+    return hs__model_mesh_collision_shared(m, how, NULL, diag);
+}
+
+int hs__model_mesh_collision_shared(struct hs_model *m, enum hs_mesh_approx how,
+                                    const struct hs_model *share, struct hs_diag *diag)
 {
     if ((unsigned)how >= HS_MESH_APPROX_MAX)
         return hs_diag_set(diag, -EINVAL, m->path ? m->path : m->name, 0, 0,
@@ -147,9 +167,10 @@ int hs_model_mesh_collision(struct hs_model *m, enum hs_mesh_approx how, struct 
     slots = calloc(nmesh, sizeof *slots);
     struct hs_hull *hulls = calloc(nmesh, sizeof *hulls);
     int32_t *hull_of = malloc((size_t)m->ngeoms * sizeof *hull_of);
+    const struct hs_hull **borrowed = calloc(m->ngeoms, sizeof *borrowed);
     uint32_t nhulls = 0;
     int r = 0;
-    if (!slots || !hulls || !hull_of) {
+    if (!slots || !hulls || !hull_of || !borrowed) {
         r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory hulling meshes");
         goto out;
     }
@@ -166,6 +187,11 @@ int hs_model_mesh_collision(struct hs_model *m, enum hs_mesh_approx how, struct 
                 hit = &slots[s];
         if (hit) {
             hull_of[i] = hit->hull;
+            continue;
+        }
+        if ((borrowed[i] = shared_hull(share, key, &g->u.mesh))) {
+            if ((r = warn_fit(m, link_of(m, i), borrowed[i])) < 0)
+                goto out;
             continue;
         }
         struct hull_slot *s = &slots[nslots++];
@@ -189,6 +215,8 @@ int hs_model_mesh_collision(struct hs_model *m, enum hs_mesh_approx how, struct 
     for (uint32_t i = 0; i < m->ngeoms; i++)
         if (hull_of[i] >= 0)
             m->geoms[i].u.mesh.hull = &hulls[hull_of[i]];
+        else if (borrowed[i])
+            m->geoms[i].u.mesh.hull = borrowed[i];
     m->hulls = hulls;
     m->nhulls = nhulls;
     hulls = NULL;
@@ -199,6 +227,7 @@ out:
     free(hulls);
     free(slots);
     free(hull_of);
+    free(borrowed);
     return r;
 }
 

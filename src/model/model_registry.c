@@ -64,7 +64,7 @@ int hs__model_load_buffer_opts(const char *data, size_t size, const char *name,
     int r = choose(data, size, name)->load(data, size, name, base_path, opts, &m, diag);
     if (r < 0)
         return r;
-    r = hs_model_mesh_collision(m, opts->mesh_approx, diag);
+    r = hs__model_mesh_collision_shared(m, opts->mesh_approx, opts->hull_source, diag);
     if (r < 0) {
         hs_model_free(m);
         return r;

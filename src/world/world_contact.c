@@ -142,8 +142,11 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
         if (w->nfeedback < w->feedback_cap) {
             uint32_t k = w->nfeedback++;
             dJointSetFeedback(j, &w->feedback[k]);
-            w->feedback_link[2 * k] = b1 ? (struct hs__world_link *)l1 : NULL;
-            w->feedback_link[2 * k + 1] = b2 ? (struct hs__world_link *)l2 : NULL;
+            /* A joint on one body keeps that body's force in f1 whichever side it was
+             * attached on (ODE reverses a (0, b) attachment): the static geom may come first
+             * in a pair (the quadtree's order, world_create.c). */
+            w->feedback_link[2 * k] = (struct hs__world_link *)(b1 ? l1 : l2);
+            w->feedback_link[2 * k + 1] = b1 && b2 ? (struct hs__world_link *)l2 : NULL;
         }
         w->ncontacts++;
     }

@@ -76,9 +76,9 @@ static void body_collide_bits(struct hs_world *w)
         ndyn += !w->bodies[b].is_static;
     if (w->params.self_collision || ndyn > nbits)
         return;
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     for (int i = 0; i < n; i++) {
-        dGeomID g = dSpaceGetGeom(w->space, i);
+        dGeomID g = hs__world_geom(w, i);
         const struct hs__world_link *l = dGeomGetData(g);
         if (!l || !dGeomGetBody(g))
             continue; /* scenery, or a fixed root's static geom: bit 0 already */
@@ -89,6 +89,56 @@ static void body_collide_bits(struct hs_world *w)
         dGeomSetCategoryBits(g, bit);
         dGeomSetCollideBits(g, ~bit);
     }
+}
+
+/* The collision space. One robot (and its scenery) keeps ODE's simple space, which tests
+ * every pair of geoms: cheapest for the few dozen one robot has. With several, the simple
+ * space's pair tests grow with the square of the robots (8 SR1s: ~400 geoms, ~80 000 pair tests
+ * a step, each two bit tests at least), so the geoms move into a quadtree over the ground plane
+ * (x, y; z up), which tests only geoms in overlapping cells: cost linear in the robots. Neither
+ * allocates per collide (notes/ode.md), and both hand the pairs over in an order fixed by the
+ * geoms' insertion order and poses, so a run replays bit-exactly. The quadtree's square covers
+ * the robots' roots with HS_QUADTREE_MARGIN_M to spare; a geom beyond stays in the root cell
+ * (tested against all: still correct). ODE's quadtree cannot list its geoms (getGeom is not
+ * implemented), so the world keeps them in w->geoms (hs__world_geom). */
+#define HS_QUADTREE_MARGIN_M 4.0
+#define HS_QUADTREE_DEPTH 5
+static int spread_space(struct hs_world *w, const struct hs_world_body_spec *specs, uint32_t nspecs)
+{
+    uint32_t ndyn = 0;
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (uint32_t b = 0; b < nspecs; b++) {
+        if (specs[b].is_static)
+            continue;
+        ndyn++;
+        for (int k = 0; k < 2; k++) {
+            lo[k] = fmin(lo[k], specs[b].root_pose.p[k]);
+            hi[k] = fmax(hi[k], specs[b].root_pose.p[k]);
+        }
+    }
+    if (ndyn < 2 || !isfinite(lo[0] + lo[1] + hi[0] + hi[1]))
+        return 0;
+    int n = dSpaceGetNumGeoms(w->space);
+    w->geoms = malloc(((size_t)n + 1) * sizeof *w->geoms);
+    double half = 0.5 * fmax(hi[0] - lo[0], hi[1] - lo[1]) + HS_QUADTREE_MARGIN_M;
+    dVector3 centre = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0, 0};
+    dVector3 extents = {2 * half, 2 * half, 2 * half, 0};
+    dSpaceID quad = dQuadTreeSpaceCreate(0, centre, extents, HS_QUADTREE_DEPTH);
+    if (!w->geoms || !quad) {
+        if (quad)
+            dSpaceDestroy(quad);
+        return -ENOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        w->geoms[i] = dSpaceGetGeom(w->space, i);
+    for (int i = 0; i < n; i++) {
+        dSpaceRemove(w->space, w->geoms[i]);
+        dSpaceAdd(quad, w->geoms[i]);
+    }
+    dSpaceDestroy(w->space);
+    w->space = quad;
+    w->ngeoms = (uint32_t)n;
+    return 0;
 }
 
 /* Joint-space armature: a rotor of reflected inertia J on a hinge resists the joint's
@@ -237,6 +287,10 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     }
     hs__world_place_on_static(w, specs, nspecs);
     body_collide_bits(w);
+    if (spread_space(w, specs, nspecs) < 0) {
+        r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
+        goto fail;
+    }
     hs__world_reserve_count(w);
     hs__world_read_joints(w, true);
     hs__world_guard_init(w);
@@ -315,6 +369,7 @@ void hs_world_destroy(struct hs_world *w)
     free(w->actuated);
     free(w->mimics);
     free(w->rotors);
+    free(w->geoms);
     free(w->contact_geoms);
     free(w->all_bodies);
     free(w->saved_state);

@@ -67,11 +67,11 @@ int hs__world_floor_init(struct hs_world *w)
     const struct hs_world_guard *g = &w->params.guard;
     w->floor_z = g->floor_z_m;
     w->nfloor_links = 0;
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     bool scenery = false;
     double floor = INFINITY;
     for (int i = 0; i < n; i++) {
-        dGeomID geom = dSpaceGetGeom(w->space, i);
+        dGeomID geom = hs__world_geom(w, i);
         if (dGeomGetBody(geom) || !dGeomGetData(geom))
             continue;
         scenery = true;
@@ -93,7 +93,7 @@ int hs__world_floor_init(struct hs_world *w)
     if (!w->floor_links)
         return -ENOMEM;
     for (int i = 0; i < n; i++) {
-        dGeomID geom = dSpaceGetGeom(w->space, i);
+        dGeomID geom = hs__world_geom(w, i);
         struct hs__world_link *l = dGeomGetData(geom);
         dBodyID body = dGeomGetBody(geom);
         if (!body || !l || !floating(l->owner) || !l->body)

@@ -73,7 +73,9 @@ struct hs__world_mimic {
 struct hs_world {
     struct hs_world_params params;
     dWorldID world;
-    dSpaceID space;
+    dSpaceID space; /* simple, or a quadtree with several robots (world_create.c) */
+    dGeomID *geoms; /* every geom, when the space cannot list them (a quadtree), else NULL */
+    uint32_t ngeoms;
     dJointGroupID contact_group;
     struct hs__world_body *bodies;
     uint32_t nbodies;
@@ -283,5 +285,16 @@ void hs__world_place_on_static(struct hs_world *w, const struct hs_world_body_sp
 /* Pose helpers between ODE bodies and link frames. */
 void hs__body_set_link_pose(dBodyID b, const double com[3], const struct hs_pose *link_pose);
 void hs__rot_to_ode(const double R[9], dMatrix3 ret);
+
+/* Every geom of the world, in creation order, whatever the space (a quadtree cannot list its
+ * own). */
+static inline int hs__world_ngeoms(const struct hs_world *w)
+{
+    return w->geoms ? (int)w->ngeoms : dSpaceGetNumGeoms(w->space);
+}
+static inline dGeomID hs__world_geom(const struct hs_world *w, int i)
+{
+    return w->geoms ? w->geoms[i] : dSpaceGetGeom(w->space, i);
+}
 
 #endif

@@ -22,9 +22,9 @@
 static double static_top(struct hs_world *w)
 {
     double top = -INFINITY, aabb[6];
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     for (int i = 0; i < n; i++) {
-        dGeomID g = dSpaceGetGeom(w->space, i);
+        dGeomID g = hs__world_geom(w, i);
         const struct hs__world_link *l = dGeomGetData(g);
         if (!l || !l->owner->is_static)
             continue;
@@ -38,9 +38,9 @@ static double static_top(struct hs_world *w)
 static double body_bottom(struct hs_world *w, const struct hs__world_body *wb)
 {
     double low = INFINITY, aabb[6];
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     for (int i = 0; i < n; i++) {
-        dGeomID g = dSpaceGetGeom(w->space, i);
+        dGeomID g = hs__world_geom(w, i);
         const struct hs__world_link *l = dGeomGetData(g);
         if (!l || l->owner != wb)
             continue;
@@ -70,9 +70,9 @@ static bool world_joints_movable(const struct hs__world_body *wb)
 
 static void raise_fixed_root(struct hs_world *w, struct hs__world_body *wb, double dz)
 {
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     for (int i = 0; i < n; i++) {
-        dGeomID g = dSpaceGetGeom(w->space, i);
+        dGeomID g = hs__world_geom(w, i);
         const struct hs__world_link *l = dGeomGetData(g);
         if (!l || l->owner != wb || dGeomGetBody(g))
             continue;

@@ -19,13 +19,13 @@
 
 void hs__world_reserve_count(struct hs_world *w)
 {
-    int n = dSpaceGetNumGeoms(w->space);
+    int n = hs__world_ngeoms(w);
     uint64_t pairs = 0;
     uint64_t limit = HS__WORLD_CONTACTS_MAX / w->params.max_contacts + 1; /* enough to know */
     for (int i = 0; i < n && pairs < limit; i++) {
-        dGeomID a = dSpaceGetGeom(w->space, i);
+        dGeomID a = hs__world_geom(w, i);
         for (int j = i + 1; j < n && pairs < limit; j++) {
-            dGeomID b = dSpaceGetGeom(w->space, j);
+            dGeomID b = hs__world_geom(w, j);
             /* dSpaceCollide's own filter first: the category and collide bits. */
             if (!(dGeomGetCategoryBits(a) & dGeomGetCollideBits(b)) &&
                 !(dGeomGetCategoryBits(b) & dGeomGetCollideBits(a)))

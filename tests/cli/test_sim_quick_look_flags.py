@@ -71,6 +71,21 @@ class QuickLookFlags(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("models[0].mesh_collision: 'boxy' is not one of", r.stderr)
 
+    def test_summary_names_the_collision_cost_per_pair_class(self):
+        # Issue 29: the summary ends with the solver health's collision cost per pair class, so
+        # a slow model says which shapes make it slow: the cube's hull against the floor box is
+        # a trimesh (ODE collides hulls as small trimeshes), its bounding box a box.
+        floor = os.path.join(os.environ.get("HS_SOURCE_DIR", "."), "models", "floor.wrl")
+        pkg = ["--package-path", os.path.join(self.tmp.name, "pkgs"), "--env", floor]
+        r = self.sim(*pkg)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"collision box-trimesh +[0-9.e+-]+ us/step over [0-9.]+ "
+                                   r"tests/step")
+        r = self.sim(*pkg, "--mesh-collision", "box")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"collision box-box +[0-9.e+-]+ us/step")
+        self.assertNotIn("trimesh", r.stdout)
+
     def test_flags_belong_to_the_quick_look(self):
         r = subprocess.run([HILSIM, "sim", "some.yaml", "--mesh-collision", "box"],
                            capture_output=True, text=True, timeout=60)

@@ -208,6 +208,31 @@ class Packages(unittest.TestCase):
         self.assertEqual(types["exact"], ["mesh"])
         self.assertEqual(types["convex"], ["mesh"])
 
+    def test_model_json_reports_hull_sizes(self):
+        # Issue 29: each mesh geom says how it collides and, for a hull, its size.
+        wrl = os.path.join(self.tmp.name, "cube.wrl")
+        with open(wrl, "w") as f:  # a closed 0.1 m cube as an IndexedFaceSet of quads
+            f.write('#VRML V2.0 utf8\nDEF ROOT Joint { jointType "free" children [\n'
+                    '  Segment { mass 1 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.01] }\n'
+                    '  Shape { geometry IndexedFaceSet { coord Coordinate { point [\n'
+                    '    0 0 0, 0.1 0 0, 0.1 0.1 0, 0 0.1 0, 0 0 0.1, 0.1 0 0.1, 0.1 0.1 0.1,'
+                    ' 0 0.1 0.1 ] }\n'
+                    '    coordIndex [ 0 3 2 1 -1, 4 5 6 7 -1, 0 1 5 4 -1, 1 2 6 5 -1,'
+                    ' 2 3 7 6 -1, 3 0 4 7 -1 ] } }\n] }\n')
+        convex = [g for l in model_json(wrl, "--mesh-collision", "convex")["links"]
+                  for g in l["geoms"] if g["type"] == "mesh"]
+        exact = [g for l in model_json(wrl, "--mesh-collision", "exact")["links"]
+                 for g in l["geoms"] if g["type"] == "mesh"]
+        self.assertTrue(convex)
+        for g in convex:
+            self.assertEqual(g["collision"], "convex")
+            h = g["hull"]
+            self.assertEqual((h["nvertices"], h["nfaces"], h["ntriangles"]), (8, 6, 12), g)
+            self.assertAlmostEqual(h["volume_ratio"], 1.0, places=6)
+        for g in exact:
+            self.assertEqual(g["collision"], "exact")
+            self.assertIsNone(g["hull"])
+
     def config(self, extra):
         cfg = os.path.join(self.tmp.name, "bench.yaml")
         with open(cfg, "w") as f:

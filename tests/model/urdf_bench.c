@@ -5,8 +5,9 @@
  *   - step: hs_world_step of the two worlds interleaved in blocks, after the robot has been
  *     dropped from --z metres and lies on the floor in contact (no controller: the contact
  *     load is what the collision geometry decides).
- * Prints medians and the ratio exact / box; also the mesh bytes read, for the issue's goal
- * (20 MB of meshes loaded and built in under 1 s).
+ * A third variant, convex (the default: each mesh's qhull hull), is measured the same way.
+ * Prints medians and the ratios exact / box and exact / convex; also the mesh bytes read, for the
+ * issue's goal (20 MB of meshes loaded and built in under 1 s).
  *
  * usage: urdf_bench URDF [--package-path NAME=DIR]... [--floor FILE] [--z M] [--loads N]
  *                   [--steps N] [--block N]
@@ -20,6 +21,8 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+
+#define NV 3 /* variants: exact triangles, bounding boxes, hulls */
 
 static double now_s(void)
 {
@@ -127,7 +130,7 @@ int main(int argc, char **argv)
 {
     const char *path = NULL, *floor_path = NULL;
     struct hs_model_package pk[16];
-    struct hs_model_options o[2] = {{.packages = pk}, {.packages = pk}};
+    struct hs_model_options o[NV] = {{.packages = pk}, {.packages = pk}, {.packages = pk}};
     double z = 1.0;
     int loads = 5, steps = 4000, block = 100;
     for (int i = 1; i < argc; i++) {
@@ -158,22 +161,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "urdf_bench: give a URDF; loads >= 1, steps >= block >= 1\n");
         return 2;
     }
-    o[1].npackages = o[0].npackages;
+    o[1].npackages = o[2].npackages = o[0].npackages;
     o[0].mesh_approx = HS_MESH_EXACT;
     o[1].mesh_approx = HS_MESH_BOX;
-    static const char *const name[2] = {"trimesh", "box"};
+    o[2].mesh_approx = HS_MESH_CONVEX;
+    static const char *const name[NV] = {"trimesh", "box", "convex"};
     struct hs_model *floor = floor_path ? load(floor_path, NULL) : flat_floor();
 
     /* Load and build, alternating the variants so drift hits both alike. */
-    double *t_load[2], *t_build[2], *t_cpu[2];
-    struct hs_model *m[2] = {NULL, NULL};
-    for (int v = 0; v < 2; v++) {
+    double *t_load[NV], *t_build[NV], *t_cpu[NV];
+    struct hs_model *m[NV] = {NULL, NULL, NULL};
+    for (int v = 0; v < NV; v++) {
         t_load[v] = calloc((size_t)loads, sizeof(double));
         t_build[v] = calloc((size_t)loads, sizeof(double));
         t_cpu[v] = calloc((size_t)loads, sizeof(double));
     }
     for (int k = 0; k < loads; k++)
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < NV; v++) {
             double t0 = now_s(), c0 = cpu_s();
             struct hs_model *x = load(path, &o[v]);
             double t1 = now_s();
@@ -191,23 +195,24 @@ int main(int argc, char **argv)
     printf("%s: %u links, %u geoms, %u mesh triangles (%.1f MB of vertex and index arrays)\n", path,
            m[0]->nlinks, m[0]->ngeoms, triangles(m[0]), (double)mesh_bytes(m[0]) / 1e6);
     printf("  %-10s %12s %12s %14s\n", "variant", "load ms", "build ms", "step us");
-    double med_load[2], med_build[2], med_step[2];
-    for (int v = 0; v < 2; v++) {
+    double med_load[NV], med_build[NV], med_step[NV];
+    for (int v = 0; v < NV; v++) {
         med_load[v] = 1e3 * median(t_load[v], loads);
         med_build[v] = 1e3 * median(t_build[v], loads);
     }
     /* Steps: both worlds settle first, then alternate blocks; per-step time of each block. */
-    struct hs_world *w[2] = {build(m[0], floor, z), build(m[1], floor, z)};
-    for (int v = 0; v < 2; v++)
+    struct hs_world *w[NV] = {build(m[0], floor, z), build(m[1], floor, z), build(m[2], floor, z)};
+    for (int v = 0; v < NV; v++)
         for (int i = 0; i < 1500; i++)
             if (hs_world_step(w[v]) < 0)
                 return diverged(w[v], name[v]);
     int nblocks = steps / block;
-    double *t_step[2] = {calloc((size_t)nblocks, sizeof(double)),
-                         calloc((size_t)nblocks, sizeof(double))};
-    uint32_t contacts[2] = {0, 0};
+    double *t_step[NV];
+    for (int v = 0; v < NV; v++)
+        t_step[v] = calloc((size_t)nblocks, sizeof(double));
+    uint32_t contacts[NV] = {0, 0, 0};
     for (int b = 0; b < nblocks; b++)
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < NV; v++) {
             double t0 = now_s();
             for (int i = 0; i < block; i++)
                 if (hs_world_step(w[v]) < 0)
@@ -215,17 +220,19 @@ int main(int argc, char **argv)
             t_step[v][b] = (now_s() - t0) / block;
             contacts[v] = hs_world_contact_count(w[v]);
         }
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NV; v++) {
         med_step[v] = 1e6 * median(t_step[v], nblocks);
         printf("  %-10s %12.2f %12.2f %14.1f   (%u contacts at the end)\n", name[v], med_load[v],
                med_build[v], med_step[v], contacts[v]);
     }
     printf("  ratio trimesh/box: load %.2f, build %.2f, step %.2f\n", med_load[0] / med_load[1],
            med_build[0] / med_build[1], med_step[0] / med_step[1]);
+    printf("  ratio trimesh/convex: load %.2f, build %.2f, step %.2f\n", med_load[0] / med_load[2],
+           med_build[0] / med_build[2], med_step[0] / med_step[2]);
     printf("  load + build with trimeshes: %.1f ms wall, %.1f ms CPU (goal for 20 MB of meshes: "
            "< 1000 ms)\n",
            med_load[0] + med_build[0], 1e3 * median(t_cpu[0], loads));
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < NV; v++) {
         hs_world_destroy(w[v]);
         hs_model_free(m[v]);
         free(t_load[v]);

@@ -25,10 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <ode/ode.h>
 
+#include "hilsim/model.h"
 #include "hilsim/world.h"
 #include "world/model_builders.h"
 
@@ -215,6 +217,45 @@ static void identical_meshes_share_a_hull_and_poor_fits_warn(void **state)
     assert_float_equal(m->geoms[1].u.box.size[0], 0.35, 1e-12);
     assert_float_equal(m->geoms[1].pose.p[0], 0.15, 1e-12);
     free_model(m);
+}
+
+/* Two config entries loading one file (hull_source, as the bench passes it): the second model
+ * takes the first one's hull instead of running qhull again; without it, a hull of its own. */
+static void a_second_load_of_one_file_borrows_its_hulls(void **state)
+{
+    (void)state;
+    static const char wrl[] =
+        "#VRML V2.0 utf8\n"
+        "DEF ROOT Joint { jointType \"free\" children [\n"
+        "  Segment { mass 1 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.01] }\n"
+        "  Shape { geometry IndexedFaceSet { coord Coordinate { point [\n"
+        "    0 0 0, 0.1 0 0, 0.1 0.1 0, 0 0.1 0, 0 0 0.1, 0.1 0 0.1, 0.1 0.1 0.1, 0 0.1 0.1 ] }\n"
+        "    coordIndex [ 0 3 2 1 -1, 4 5 6 7 -1, 0 1 5 4 -1, 1 2 6 5 -1, 2 3 7 6 -1,\n"
+        "                 3 0 4 7 -1 ] } }\n"
+        "] }\n";
+    char path[] = "/tmp/hs_hull_share_XXXXXX.wrl";
+    int fd = mkstemps(path, 4);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, wrl, sizeof wrl - 1), (ssize_t)(sizeof wrl - 1));
+    close(fd);
+    struct hs_model *a = NULL, *b = NULL, *c = NULL;
+    struct hs_diag d = {0};
+    struct hs_model_options o = {.mesh_approx = HS_MESH_CONVEX};
+    assert_int_equal(hs_model_load_opts(path, &o, &a, &d), 0);
+    assert_int_equal(hs_model_load_opts(path, &o, &c, &d), 0);
+    o.hull_source = a;
+    assert_int_equal(hs_model_load_opts(path, &o, &b, &d), 0);
+    unlink(path);
+    assert_int_equal(a->ngeoms, 1);
+    assert_int_equal(a->nhulls, 1);
+    assert_int_equal(b->nhulls, 0);                                     /* nothing of its own ... */
+    assert_ptr_equal(b->geoms[0].u.mesh.hull, a->geoms[0].u.mesh.hull); /* ... a's hull */
+    assert_int_equal(c->nhulls, 1);
+    assert_ptr_not_equal(c->geoms[0].u.mesh.hull, a->geoms[0].u.mesh.hull);
+    assert_int_equal(b->geoms[0].u.mesh.hull->nplanes, 6);
+    hs_model_free(b); /* the borrower first or last: a's hull is a's */
+    hs_model_free(c);
+    hs_model_free(a);
 }
 
 static void flat_mesh_has_no_hull(void **state)
@@ -441,6 +482,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(hull_is_convex_and_holds_the_mesh),
         cmocka_unit_test(identical_meshes_share_a_hull_and_poor_fits_warn),
+        cmocka_unit_test(a_second_load_of_one_file_borrows_its_hulls),
         cmocka_unit_test(flat_mesh_has_no_hull),
         cmocka_unit_test(box_mesh_as_convex_rests_like_a_box),
         cmocka_unit_test(world_takes_the_hull_triangles),
