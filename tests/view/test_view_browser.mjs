@@ -386,7 +386,9 @@ async function main() {
   const rinfo = await rpage.evaluate(() => window.hilsim.info.source);
   ok(rinfo.mode === 'record' && rinfo.states > 1000, `recording opened: ${rinfo.states} states`);
   // The tick of the middle of the arm's swing, and its recorded angle, from the Python reader.
-  const probe = execFileSync('python3', ['-c', `
+  // Debian's python: setup.sh installs python3-zstandard there, which a compressed recording
+  // needs (the PATH's python may be another).
+  const probe = execFileSync('/usr/bin/python3', ['-c', `
 import sys, json
 sys.path.insert(0, ${JSON.stringify(path.join(SRC, 'python'))})
 import hilsim_record as r
