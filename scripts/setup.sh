@@ -64,6 +64,9 @@ TEST=(
   systemd procps
   # loads the machine (stress-ng --cpu 2) while tests show lockstep runs stay byte-identical
   stress-ng
+  # mkfs.ext4 and fsfreeze: tests/ctl/test_ctl_stuck_fs.py freezes a loop-mounted file system
+  # under a live scenario's verdict files
+  e2fsprogs util-linux
   # hilsim view's page: node for its packages (web/) and its browser test, chromium for that
   # test (headless, tests/view)
   nodejs chromium
