@@ -75,8 +75,9 @@ def slope_kib_per_h(points):
 class Clients:
     """The prober (every phase) and the hostile clients (the soak), each a thread."""
 
-    def __init__(self, sock, hostile, probe_every):
+    def __init__(self, sock, hostile, probe_every, alive):
         self.sock, self.stop, self.probe_every = sock, threading.Event(), probe_every
+        self.alive = alive  # the bench still runs: a probe failing after its end is not counted
         self.lock = threading.Lock()
         self.latencies = []  # (t, seconds) of every answered probe
         self.probe_busy, self.probe_fail, self.fail_why = 0, 0, {}
@@ -211,6 +212,8 @@ class Clients:
                     answer[:40].decode(errors="replace").strip() or "no answer")
             except OSError as e:
                 why = type(e).__name__
+            if not self.alive():
+                continue  # the phase ended under it: the socket went with the bench
             with self.lock:
                 if why == "busy":
                     self.probe_busy += 1
@@ -255,7 +258,7 @@ def run(args, tmp, name, duration, hostile):
         time.sleep(0.05)
     ctl = subprocess.Popen([os.path.join(args.build, "examples", "pd_controller"), name,
                             str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
-    cl = Clients(sock, hostile, args.probe_every)
+    cl = Clients(sock, hostile, args.probe_every, lambda: bench.poll() is None)
     cl.start()
     rss, t0 = [], time.monotonic()
     next_report, seen = t0 + args.report_every, 0
