@@ -147,6 +147,10 @@ static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped
             hs_scenario_passed(scen) ? "PASS" : "FAIL", passed, n);
     int tj = render_verdict(scen, true), tr = render_verdict(scen, false);
     hs_scenario_destroy(scen); /* before any file waits: it releases what it held of the bench */
+    /* Released here, taken by a stop that gives up waiting (server_stop): what this thread did
+     * to the bench so far happens before the bench is destroyed without it. */
+    pthread_mutex_lock(&s->lock);
+    pthread_mutex_unlock(&s->lock);
     int wj = write_verdict(tj, &s->junit_fd);
     int wr = write_verdict(tr, &s->json_fd);
     say(s->verdict, sizeof s->verdict, "scenario %s ended %s; junit %s%s; json %s%s", s->scen_name,

@@ -401,6 +401,7 @@ static void server_stop(struct ctl_server *s)
             pthread_mutex_lock(&s->lock);
             s->worker_stuck = true;
             pthread_mutex_unlock(&s->lock);
+            pthread_detach(s->worker); /* never joined: the process ends without it */
             /* It waits on a disk (a verdict file on a slow or stuck file system): the process
              * ends without it. What it still uses is the server itself and its two verdict
              * descriptors (ctl_worker.c), which are left to it; it takes no further command. */

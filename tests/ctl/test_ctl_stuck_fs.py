@@ -124,7 +124,9 @@ class StuckFileSystem(unittest.TestCase):
         self.assertFalse(os.path.exists(sock))
         subprocess.run(["fsfreeze", "-u", self.mnt], check=True)
         self.frozen = False
-        self.assertEqual(self.proc.wait(LIMIT_S), 0)
+        rc = self.proc.wait(LIMIT_S)
+        log.seek(0)
+        self.assertEqual(rc, 0, log.read()[-3000:])
 
 
 if __name__ == "__main__":
