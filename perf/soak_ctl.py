@@ -1,33 +1,36 @@
 #!/usr/bin/env python3
-"""UNFINISHED, NOT YET SHOWN TO WORK: a first trial (--duration 30 --baseline 15) printed
-its first line and then did not finish within 200 s; the hang is not yet found. No figures
-have been measured with it.
-
-Soak: a 1 kHz bench with a controller attached, stress-ng beside it and a hostile control
-client hammering its socket, compared with a baseline run without the hostile client.
+"""Soak: a 1 kHz bench with a controller attached, stress-ng beside it and a hostile control
+client hammering its socket, compared with baselines of the same bench without the hostile
+client taken in the same run (one before the soak, one after it).
 
   perf/soak_ctl.py [--duration S] [--baseline S] [--build DIR] [--config FILE]
+                   [--report-every S] [--probe-every S]
 
-Both runs: `hilsim run CONFIG --no-rt --duration S` (free-running at the config's period,
+Every phase: `hilsim run CONFIG --no-rt --duration S` (free-running at the config's period,
 1 kHz for config/arm2-shm.yaml), examples/pd_controller holding every joint over shared
-memory, `stress-ng --cpu 2` beside them. The soak run adds, on the control socket, for its
-whole duration:
-  trickler     one byte every 2 s, never a newline (reconnects when dropped)
-  pipeliner    20,000 `status` lines, never reading (reconnects when dropped)
+memory, `stress-ng --cpu 2` beside them, and a prober sending `status` on a fresh connection
+every --probe-every seconds (1 s), timed from connect to the answer's newline. The soak phase
+adds, on the control socket, for its whole duration:
+  trickler     one byte every 2 s, never a newline (the server drops it at its 5 s deadline)
+  pipeliner    20,000 `status` lines, never reading (dropped at the 64 KiB unread-answer cap)
   flood        40 connections at once every 5 s (past 32 get "error: busy")
-  prober       `status` every 0.5 s on a fresh connection, timed from connect to answer
-It prints, for both runs, the bench's own deadline misses per 1000 s, the shm and controller
-counters (states published, commands applied, torn reads, clients lost, controller ticks and
-timeouts), the bench's RSS (first and last minute, largest), and for the soak the prober's
-latencies (median, p99, max, how many over 100 ms). The exit status is 0 when the soak holds
-the issue's bar: no more own misses than the baseline's rate allows (+ a margin of 2), the
-RSS within 2 MiB of its first minute, no client lost, no controller timeout beyond the
-baseline's, and every `status` answered within 100 ms; else 1. Not in CI: a soak takes an
-hour by default (--duration 3600).
+  garbage      random bytes with newlines, a 1 MiB line without one, unknown commands
+  fds          a line with a descriptor passed (SCM_RIGHTS) that no command asked for
+While a phase runs, a progress line every --report-every seconds (60) gives the bench's RSS,
+its own overruns so far (from the probe's `status`) and the probe latencies of that window, so
+a log cut short still holds figures. At the end, for every phase: the bench's own deadline misses
+(rate per 1000 s), its shm counters (states published, commands applied, torn reads, stale
+joint-ticks, clients lost), the controller's ticks held, missed and timeouts, the RSS (first and
+last minute, largest, slope over the phase), and the probe latencies (median, p99, max, over
+100 ms, refused `busy`, failed). The verdict lines compare the soak with the baselines as
+ratios: the machine may be shared, so the baselines' spread is printed beside them. Exit 0 when
+every check holds, else 1. Not in CI: the soak lasts an hour by default (--duration 3600).
 """
 
 import argparse
+import array
 import os
+import random
 import re
 import socket
 import statistics
@@ -51,56 +54,89 @@ def rss_kib(pid):
     return None
 
 
-class Hostile:
-    """The hostile clients, each a thread, until stop is set."""
+def pctl(sorted_values, q):
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
-    def __init__(self, sock):
-        self.sock, self.stop = sock, threading.Event()
-        self.latencies, self.failures, self.busy, self.drops = [], 0, 0, 0
-        self.threads = [threading.Thread(target=f, daemon=True)
-                        for f in (self.trickler, self.pipeliner, self.flood, self.prober)]
 
-    def connect(self):
+def slope_kib_per_h(points):
+    """Least-squares slope of (t, rss) in KiB per hour."""
+    if len(points) < 2:
+        return 0.0
+    mt = statistics.fmean(t for t, _ in points)
+    mr = statistics.fmean(r for _, r in points)
+    den = sum((t - mt) ** 2 for t, _ in points)
+    if den == 0:
+        return 0.0
+    return sum((t - mt) * (r - mr) for t, r in points) / den * 3600.0
+
+
+class Clients:
+    """The prober (every phase) and the hostile clients (the soak), each a thread."""
+
+    def __init__(self, sock, hostile, probe_every, alive):
+        self.sock, self.stop, self.probe_every = sock, threading.Event(), probe_every
+        self.alive = alive  # the bench still runs: a probe failing after its end is not counted
+        self.lock = threading.Lock()
+        self.latencies = []  # (t, seconds) of every answered probe
+        self.probe_busy, self.probe_fail, self.fail_why = 0, 0, {}
+        self.last_status = ""
+        self.busy, self.drops, self.garbage_sent, self.fds_sent = 0, 0, 0, 0
+        targets = [self.prober]
+        if hostile:
+            targets += [self.trickler, self.pipeliner, self.flood, self.garbage, self.fds]
+        self.threads = [threading.Thread(target=f, daemon=True) for f in targets]
+
+    def connect(self, timeout=10):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        c.settimeout(10)
-        c.connect(self.sock)
+        c.settimeout(timeout)
+        try:
+            c.connect(self.sock)
+        except OSError:
+            c.close()
+            raise
         return c
+
+    def note_drop(self):
+        with self.lock:
+            self.drops += 1
 
     def trickler(self):
         while not self.stop.is_set():
             try:
                 c = self.connect()
-                while not self.stop.wait(2.0):
-                    c.send(b"s")
+                with c:
+                    while not self.stop.wait(2.0):
+                        c.send(b"s")
             except OSError:
-                self.drops += 1
-            time.sleep(0.1)
+                self.note_drop()
+            self.stop.wait(0.1)
 
     def pipeliner(self):
         data = b"status\n" * 20000
         while not self.stop.is_set():
             try:
                 c = self.connect()
-                c.setblocking(False)
-                sent = 0
-                while sent < len(data) and not self.stop.is_set():
-                    try:
-                        sent += c.send(data[sent:])
-                    except BlockingIOError:
-                        time.sleep(0.05)
-                # never read the answers: wait until the server drops us
-                while not self.stop.is_set():
-                    try:
-                        c.send(b"status\n")
-                        time.sleep(0.5)
-                    except BlockingIOError:
-                        time.sleep(0.5)
-                    except OSError:
-                        break
-                c.close()
-                self.drops += 1
+                with c:
+                    c.setblocking(False)
+                    sent = 0
+                    while sent < len(data) and not self.stop.is_set():
+                        try:
+                            sent += c.send(data[sent:])
+                        except BlockingIOError:
+                            self.stop.wait(0.05)
+                    # never read the answers: keep sending until the server drops us
+                    while not self.stop.is_set():
+                        try:
+                            c.send(b"status\n")
+                        except BlockingIOError:
+                            pass
+                        self.stop.wait(0.5)
+                self.note_drop()
             except OSError:
-                time.sleep(0.1)
+                self.note_drop()
+                self.stop.wait(0.1)
 
     def flood(self):
         while not self.stop.wait(5.0):
@@ -111,27 +147,79 @@ class Hostile:
                 for c in conns[32:]:
                     c.settimeout(5)
                     if c.recv(200).startswith(b"error: busy"):
-                        self.busy += 1
+                        with self.lock:
+                            self.busy += 1
             except OSError:
                 pass
             for c in conns:
                 c.close()
 
-    def prober(self):
-        while not self.stop.wait(0.5):
-            t0 = time.monotonic()
+    def garbage(self):
+        rnd = random.Random(25)
+        kinds = [
+            lambda: bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 400))) + b"\n",
+            lambda: b"x" * (1 << 20),  # a line past every limit, never ended
+            lambda: b"frobnicate the bench\n",
+            lambda: b"inject {path: {file: /etc/shadow}}\n",
+            lambda: b"push arm.LINK 1e308 0 0 0.1\n",
+            lambda: b"\x00\xff\n" * 100,
+        ]
+        while not self.stop.wait(0.2):
             try:
-                c = self.connect()
-                c.sendall(b"status\n")
-                answer = c.makefile("rb").readline()
-                dt = time.monotonic() - t0
-                c.close()
-                if answer.startswith(b"ok bench"):
-                    self.latencies.append(dt)
-                else:
-                    self.failures += 1
+                c = self.connect(timeout=2)
+                with c:
+                    c.sendall(rnd.choice(kinds)())
+                    c.settimeout(0.5)
+                    try:
+                        c.recv(4096)
+                    except OSError:
+                        pass
+                with self.lock:
+                    self.garbage_sent += 1
             except OSError:
-                self.failures += 1
+                self.note_drop()
+
+    def fds(self):
+        while not self.stop.wait(1.0):
+            try:
+                c = self.connect(timeout=2)
+                with c, open("/dev/null", "rb") as f:
+                    fds = array.array("i", [f.fileno(), f.fileno()])
+                    c.sendmsg([b"status\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                    c.settimeout(2)
+                    c.recv(4096)
+                with self.lock:
+                    self.fds_sent += 1
+            except OSError:
+                self.note_drop()
+
+    def prober(self):
+        while not self.stop.wait(self.probe_every):
+            t0 = time.monotonic()
+            why = None
+            try:
+                c = self.connect(timeout=5)
+                with c:
+                    c.sendall(b"status\n")
+                    answer = c.makefile("rb").readline()
+                dt = time.monotonic() - t0
+                if answer.startswith(b"ok bench"):
+                    with self.lock:
+                        self.latencies.append((t0, dt))
+                        self.last_status = answer.decode(errors="replace")
+                    continue
+                why = "busy" if answer.startswith(b"error: busy") else (
+                    answer[:40].decode(errors="replace").strip() or "no answer")
+            except OSError as e:
+                why = type(e).__name__
+            if not self.alive():
+                continue  # the phase ended under it: the socket went with the bench
+            with self.lock:
+                if why == "busy":
+                    self.probe_busy += 1
+                else:
+                    self.probe_fail += 1
+                    self.fail_why[why] = self.fail_why.get(why, 0) + 1
 
     def start(self):
         for t in self.threads:
@@ -141,6 +229,11 @@ class Hostile:
         self.stop.set()
         for t in self.threads:
             t.join(30)
+
+
+def status_field(line, name):
+    m = re.search(r"\b%s (\d+)" % name, line)
+    return int(m.group(1)) if m else None
 
 
 def run(args, tmp, name, duration, hostile):
@@ -153,97 +246,149 @@ def run(args, tmp, name, duration, hostile):
     env = dict(os.environ, HILSIM_CTL_DIR=tmp)
     stress = subprocess.Popen(["stress-ng", "--cpu", "2", "--timeout", "%ds" % (duration + 60)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Files, not pipes: nothing reads a pipe until the phase ends, and a full pipe would stop
+    # the bench in write() and be measured as its overruns.
+    bench_log = open(os.path.join(tmp, name + ".bench.log"), "w+")
+    ctl_log = open(os.path.join(tmp, name + ".ctl.log"), "w+")
     bench = subprocess.Popen([os.path.join(args.build, "hilsim"), "run", path, "--no-rt",
-                              "--duration", str(duration)], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, env=env)
+                              "--duration", str(duration)], stdout=bench_log,
+                             stderr=subprocess.STDOUT, env=env)
     sock = os.path.join(tmp, "hilsim-%s.ctl" % name)
     while not os.path.exists(sock) and bench.poll() is None:
         time.sleep(0.05)
     ctl = subprocess.Popen([os.path.join(args.build, "examples", "pd_controller"), name,
-                            str(duration * 2000)], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-    h = Hostile(sock) if hostile else None
-    if h:
-        h.start()
+                            str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
+    cl = Clients(sock, hostile, args.probe_every, lambda: bench.poll() is None)
+    cl.start()
     rss, t0 = [], time.monotonic()
+    next_report, seen = t0 + args.report_every, 0
     while bench.poll() is None:
+        now = time.monotonic()
         r = rss_kib(bench.pid)
         if r:
-            rss.append((time.monotonic() - t0, r))
+            rss.append((now - t0, r))
+        if now >= next_report:
+            next_report += args.report_every
+            with cl.lock:
+                window = [dt for _, dt in cl.latencies[seen:]]
+                seen = len(cl.latencies)
+                line = cl.last_status
+                busy, fail = cl.probe_busy, cl.probe_fail
+            window.sort()
+            print("  [%s %5.0f s] RSS %d KiB; overruns %s of %s ticks; status in this window: "
+                  "%d answered, p99 %.1f ms, max %.1f ms; probes refused busy %d, failed %d"
+                  % (name, now - t0, r or 0, status_field(line, "overruns"),
+                     status_field(line, "ticks"), len(window), pctl(window, 0.99) * 1e3,
+                     (window[-1] if window else float("nan")) * 1e3, busy, fail), flush=True)
         time.sleep(1.0)
-    if h:
-        h.join()
-    out = bench.communicate()[0]
-    cout = ctl.communicate(timeout=120)[0]
+    cl.join()
+    bench.wait()
+    try:
+        ctl.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        ctl.kill()
+        ctl.wait()
     stress.terminate()
     stress.wait()
+    bench_log.seek(0)
+    out = bench_log.read()
+    ctl_log.seek(0)
+    cout = ctl_log.read()
     m = re.search(r"stopped: [^;]*; ticks (\d+), deadline misses (\d+), skipped periods (\d+)", out)
     shm = re.search(r"shm: (\d+) states published, (\d+) commands applied, .*?(\d+) torn reads, "
                     r"(\d+) stale joint-ticks, (\d+) clients lost", out)
     pd = re.search(r"(\d+) ticks held \((\d+) missed, (\d+) timeouts\)", cout)
-    if not (m and shm and pd):
-        sys.exit("soak: cannot read the run's summary:\n%s\n%s" % (out[-3000:], cout[-1000:]))
+    if not (m and shm and pd and rss):
+        sys.exit("soak: cannot read the run's summary (%s, exit %s):\n%s\n%s"
+                 % (name, bench.returncode, out[-3000:], cout[-1000:]))
     first = [r for t, r in rss if t < 60] or [rss[0][1]]
     last = [r for t, r in rss if t > rss[-1][0] - 60] or [rss[-1][1]]
-    res = dict(ticks=int(m.group(1)), misses=int(m.group(2)), skipped=int(m.group(3)),
-               published=int(shm.group(1)), applied=int(shm.group(2)), torn=int(shm.group(3)),
-               stale=int(shm.group(4)), lost=int(shm.group(5)), held=int(pd.group(1)),
-               ctl_missed=int(pd.group(2)), timeouts=int(pd.group(3)),
+    res = dict(name=name, exit=bench.returncode, ticks=int(m.group(1)), misses=int(m.group(2)),
+               skipped=int(m.group(3)), published=int(shm.group(1)), applied=int(shm.group(2)),
+               torn=int(shm.group(3)), stale=int(shm.group(4)), lost=int(shm.group(5)),
+               held=int(pd.group(1)), ctl_missed=int(pd.group(2)), timeouts=int(pd.group(3)),
                rss_first=statistics.median(first), rss_last=statistics.median(last),
-               rss_max=max(r for _, r in rss))
+               rss_max=max(r for _, r in rss),
+               rss_slope=slope_kib_per_h([(t, r) for t, r in rss if t >= 60] or rss))
     res["rate"] = res["misses"] * 1000.0 / max(res["ticks"] / 1000.0, 1e-9)
-    if h:
-        lat = sorted(h.latencies) or [float("inf")]
-        res.update(probes=len(h.latencies), probe_fail=h.failures, busy=h.busy, drops=h.drops,
-                   lat_med=statistics.median(lat), lat_p99=lat[int(0.99 * (len(lat) - 1))],
-                   lat_max=lat[-1], over_100ms=sum(x > 0.1 for x in lat))
+    res["stale_rate"] = res["ctl_missed"] / max(res["held"] + res["ctl_missed"], 1)
+    lat = sorted(dt for _, dt in cl.latencies)
+    res.update(probes=len(lat), probe_fail=cl.probe_fail, probe_busy=cl.probe_busy,
+               fail_why=dict(cl.fail_why), busy=cl.busy, drops=cl.drops,
+               garbage=cl.garbage_sent, fds=cl.fds_sent,
+               lat_med=statistics.median(lat) if lat else float("nan"),
+               lat_p99=pctl(lat, 0.99), lat_max=lat[-1] if lat else float("nan"),
+               over_100ms=sum(x > 0.1 for x in lat))
     return res
 
 
 def show(label, r):
-    print("%s: %d ticks, own deadline misses %d (%.2f per 1000 s), skipped periods %d"
-          % (label, r["ticks"], r["misses"], r["rate"], r["skipped"]))
+    print("%s (%s, exit %d): %d ticks, own deadline misses %d (%.1f per 1000 s), skipped "
+          "periods %d" % (label, r["name"], r["exit"], r["ticks"], r["misses"], r["rate"],
+                          r["skipped"]))
     print("  shm: %d states published, %d commands applied, %d torn reads, %d stale joint-ticks, "
-          "%d clients lost; controller: %d ticks held, %d missed, %d timeouts"
+          "%d clients lost; controller: %d ticks held, %d missed (%.2f %%), %d timeouts"
           % (r["published"], r["applied"], r["torn"], r["stale"], r["lost"], r["held"],
-             r["ctl_missed"], r["timeouts"]))
-    print("  RSS: %.0f KiB in the first minute, %.0f KiB in the last, %d KiB at most"
-          % (r["rss_first"], r["rss_last"], r["rss_max"]))
-    if "probes" in r:
-        print("  status: %d answered (%d failed): median %.1f ms, p99 %.1f ms, max %.1f ms, "
-              "%d over 100 ms; %d 'busy' refusals, %d hostile connections dropped"
-              % (r["probes"], r["probe_fail"], r["lat_med"] * 1e3, r["lat_p99"] * 1e3,
-                 r["lat_max"] * 1e3, r["over_100ms"], r["busy"], r["drops"]))
+             r["ctl_missed"], 100 * r["stale_rate"], r["timeouts"]))
+    print("  RSS: %.0f KiB in the first minute, %.0f KiB in the last, %d KiB at most, slope "
+          "after the first minute %+.0f KiB/h" % (r["rss_first"], r["rss_last"], r["rss_max"],
+                                                  r["rss_slope"]))
+    print("  status: %d answered: median %.1f ms, p99 %.1f ms, max %.1f ms, %d over 100 ms; "
+          "probes refused busy %d, failed %d %s"
+          % (r["probes"], r["lat_med"] * 1e3, r["lat_p99"] * 1e3, r["lat_max"] * 1e3,
+             r["over_100ms"], r["probe_busy"], r["probe_fail"], r["fail_why"] or ""))
+    if r["busy"] or r["drops"] or r["garbage"]:
+        print("  hostile: %d flood connections refused busy, %d hostile connections dropped or "
+              "refused, %d garbage sends, %d lines with unasked descriptors"
+              % (r["busy"], r["drops"], r["garbage"], r["fds"]), flush=True)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--duration", type=int, default=3600, help="soak seconds (default 3600)")
     ap.add_argument("--baseline", type=int, default=0,
-                    help="baseline seconds (default: a quarter of the soak, at most 900)")
+                    help="seconds of each baseline, before and after (default: a twelfth of "
+                    "the soak, 60 to 300)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--config", default=os.path.join(ROOT, "config", "arm2-shm.yaml"))
+    ap.add_argument("--report-every", type=float, default=60.0)
+    ap.add_argument("--probe-every", type=float, default=1.0)
     args = ap.parse_args()
-    base_s = args.baseline or max(60, min(900, args.duration // 4))
+    base_s = args.baseline or max(60, min(300, args.duration // 12))
     with tempfile.TemporaryDirectory() as tmp:
-        print("baseline %d s, then soak %d s, each at the config's rate with stress-ng --cpu 2"
-              % (base_s, args.duration), flush=True)
-        base = run(args, tmp, "soak%d-base" % os.getpid(), base_s, False)
-        show("baseline", base)
+        print("baseline %d s, soak %d s, baseline %d s, each with stress-ng --cpu 2 (%s)"
+              % (base_s, args.duration, base_s, time.strftime("%H:%M:%S")), flush=True)
+        before = run(args, tmp, "soak%d-before" % os.getpid(), base_s, False)
+        show("baseline before", before)
         soak = run(args, tmp, "soak%d" % os.getpid(), args.duration, True)
         show("soak", soak)
-    allowed = base["rate"] * soak["ticks"] / 1000.0 / 1000.0 * 1.0 + 2
+        after = run(args, tmp, "soak%d-after" % os.getpid(), base_s, False)
+        show("baseline after", after)
+    bases = (before, after)
+    base_rate = max(b["rate"] for b in bases)
+    base_stale = max(b["stale_rate"] for b in bases)
+    print("ratios soak / baselines (before, after): own misses per 1000 s %.2f, %.2f; controller "
+          "missed ticks %.2f, %.2f; median status %.2f, %.2f"
+          % tuple(soak[k] / b[k] if b[k] else float("inf")
+                  for k in ("rate", "stale_rate", "lat_med") for b in bases))
+    # the machine is shared: the soak may miss up to 1.5 times the worse baseline's rate (+2)
+    allowed = 1.5 * base_rate * soak["ticks"] / 1e6 + 2
     checks = [
-        ("own deadline misses within the baseline's rate (+2)", soak["misses"] <= allowed),
+        ("own deadline misses %d within 1.5x the worse baseline's rate (+2): %.0f"
+         % (soak["misses"], allowed), soak["misses"] <= allowed),
         ("RSS flat (last minute within 2 MiB of the first)",
          soak["rss_last"] - soak["rss_first"] <= 2048),
-        ("no client lost, no torn read", soak["lost"] == 0 and soak["torn"] == 0),
-        ("no controller timeout beyond the baseline's", soak["timeouts"] <= base["timeouts"]),
-        ("every status answered within 100 ms",
-         soak["probe_fail"] == 0 and soak["over_100ms"] == 0 and soak["probes"] > 0),
+        ("no shm client lost, no torn read", soak["lost"] == 0 and soak["torn"] == 0),
+        ("no controller timeout", soak["timeouts"] == 0),
+        ("controller's missed ticks within 1.5x the worse baseline's share (+0.1 %)",
+         soak["stale_rate"] <= 1.5 * base_stale + 0.001),
+        ("every status answered, within 100 ms",
+         soak["probe_fail"] == 0 and soak["probe_busy"] == 0 and soak["over_100ms"] == 0
+         and soak["probes"] > 0),
     ]
     for what, ok in checks:
         print("  %s %s" % ("ok  " if ok else "FAIL", what))
+    print("ended %s" % time.strftime("%H:%M:%S"), flush=True)
     return 0 if all(ok for _, ok in checks) else 1
 
 

@@ -71,6 +71,9 @@ TEST=(
   # a one-node Slurm cluster that tests/campaign/test_campaign_slurm.py starts and stops itself
   # (its own munge key and slurm.conf in a temporary folder) to run a campaign as an array job
   munge slurmctld slurmd slurm-client
+  # mkfs.ext4 and fsfreeze: tests/ctl/test_ctl_stuck_fs.py freezes a loop-mounted file system
+  # under a live scenario's verdict files
+  e2fsprogs util-linux
   # hilsim view's page: node for its packages (web/) and its browser test, chromium for that
   # test (headless, tests/view)
   nodejs chromium

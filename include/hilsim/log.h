@@ -12,6 +12,11 @@ enum hs_log_level {
     HS_LOG_DEBUG = 7,
 };
 
+/* A line waits at most this long for room on standard error, then is dropped (counted, and
+ * the count printed before the next line that goes out): a reader that stopped reading cannot
+ * hold the thread that logs, the one taking the stop signals included. */
+#define HS_LOG_WAIT_MS 1000
+
 /* not RT-safe (stdio). */
 void hs_log(enum hs_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hs_log_set_level(enum hs_log_level max_level); /* messages above it are dropped */

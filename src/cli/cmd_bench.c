@@ -8,6 +8,7 @@
 
 #include "bench_report.h"
 #include "commands.h"
+#include "summary_out.h"
 #include "hilsim/service/runner.h"
 #include "hilsim/service/sync_clock.h"
 
@@ -133,7 +134,10 @@ int hs_cmd_bench(int argc, char **argv)
     }
     hs_log(HS_LOG_INFO, "hilsim loop for %.1f s", o.duration_s);
     rc = hs__runner_run(&r);
-    hs__runner_print_summary(&r, stdout);
+    struct hs__summary_out out;
+    hs__summary_begin(&out);
+    hs__runner_print_summary(&r, out.f);
+    hs__summary_end(&out);
     if (rc)
         goto out;
     struct hs_bench_verdict v;

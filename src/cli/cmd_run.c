@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "summary_out.h"
 #include "hilsim/service/runner.h"
 #include "hilsim/service/scenario_attach.h"
 
@@ -191,7 +192,9 @@ int hs_cmd_run(int argc, char **argv)
     rc = hs__runner_prepare(&o, &r);
     if (rc == 0) {
         rc = hs__runner_run(&r);
-        hs__runner_print_summary(&r, stdout);
+        struct hs__summary_out out;
+        hs__summary_begin(&out);
+        hs__runner_print_summary(&r, out.f);
         if (r.scenario) {
             struct hs_tick_result res;
             hs_tick_loop_result(r.loop, &res);
@@ -199,10 +202,11 @@ int hs_cmd_run(int argc, char **argv)
             snprintf(cause, sizeof cause, "the loop stopped (%s)",
                      hs_tick_stop_reason_name(res.reason));
             hs_scenario_set_stop_cause(r.scenario, cause);
-            int vr = hs__scenario_report(r.scenario, o.junit, o.result_json, stdout);
+            int vr = hs__scenario_report(r.scenario, o.junit, o.result_json, out.f);
             if (rc == HS_EXIT_OK)
                 rc = vr;
         }
+        hs__summary_end(&out);
     }
     hs__runner_cleanup(&r);
     return rc;

@@ -58,7 +58,10 @@ int hs_ctl_socket_take(const char *path)
         return errno == ENOENT ? 0 : -errno;
     if (!S_ISSOCK(st.st_mode))
         return -EEXIST;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* Non-blocking: a listener whose backlog is full (anyone may plant one in /tmp) makes a
+     * blocking connect wait for good, at start-up, with the stop signals blocked; here it
+     * answers EAGAIN, and the socket counts as in use. */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
     struct sockaddr_un a = {.sun_family = AF_UNIX};

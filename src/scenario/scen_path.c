@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hilsim/file_open.h"
 #include "scen_internal.h"
 
 #define PATH_MAX_COLS 64
@@ -40,7 +41,10 @@ int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct h
                            "path file not passed by the client: the bench opens no file a control "
                            "client names (hilsim ctl passes it)");
     } else {
-        f = fopen(file, "r");
+        /* at start-up the stop signals are blocked: a FIFO must be refused, not waited on */
+        int e = hs_fopen_regular(file, &f);
+        if (e < 0)
+            errno = -e, f = NULL;
     }
     if (!f)
         return hs_diag_set(diag, -errno, file, 0, 0, "cannot open: %s", strerror(errno));

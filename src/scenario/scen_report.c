@@ -1,5 +1,7 @@
 /* The verdict after a run: a human summary, a JSON result and a JUnit XML file with one test
  * case per expectation (the format CI systems read). Non-RT. */
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -76,7 +78,7 @@ int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
     return ferror(out) ? -EIO : 0;
 }
 
-static int write_json(const struct hs_scenario *s, const char *path, int fd)
+static int write_json(const struct hs_scenario *s, int fd)
 {
     json_t *root = json_object(), *list = json_array(), *steps = json_array();
     if (!root || !list || !steps) {
@@ -123,22 +125,45 @@ static int write_json(const struct hs_scenario *s, const char *path, int fd)
     }
     json_object_set_new(root, "steps", steps);
     json_object_set_new(root, "expectations", list);
-    int r = (path ? json_dump_file(root, path, JSON_INDENT(2) | JSON_SORT_KEYS)
-                  : json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS))
-                ? -EIO
-                : 0;
+    int r = json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) ? -EIO : 0;
     json_decref(root);
     return r;
 }
 
+/* A verdict file named by the bench's own user, opened at the run's end: a FIFO put in its
+ * place meanwhile is refused, not waited on (the stop signals are blocked then), and it is
+ * emptied only once it is known to be a regular file. -errno, or the descriptor. */
+static int open_verdict(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int e = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+    int fl = e ? 0 : fcntl(fd, F_GETFL);
+    if (!e && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 || ftruncate(fd, 0) < 0))
+        e = -errno;
+    if (e) {
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
 int hs_scenario_write_json(const struct hs_scenario *s, const char *path)
 {
-    return write_json(s, path, -1);
+    int fd = open_verdict(path);
+    if (fd < 0)
+        return fd;
+    int r = write_json(s, fd);
+    if (close(fd) != 0 && !r)
+        r = -errno;
+    return r;
 }
 
 int hs_scenario_write_json_fd(const struct hs_scenario *s, int fd)
 {
-    return write_json(s, NULL, fd);
+    return write_json(s, fd);
 }
 
 static void xml_text(FILE *f, const char *t)
@@ -307,9 +332,15 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
 
 int hs_scenario_write_junit(const struct hs_scenario *s, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -errno;
+    int fd = open_verdict(path);
+    if (fd < 0)
+        return fd;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
     return write_junit(s, f);
 }
 

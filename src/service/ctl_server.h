@@ -21,6 +21,9 @@
 #define HS_CTL_ANSWER_MAX (48 * 1024)
 #define HS_CTL_STATE_TIMEOUT_MS 2000   /* a tick boundary to copy the plant at, at most this */
 #define HS_CTL_SCENARIO_MAX (4u << 20) /* a scenario file passed by a client, bytes */
+/* How long the stop waits for the worker (its last verdict written) before the process ends
+ * without it: a verdict file on a slow or stuck file system cannot hold the bench's exit. */
+#define HS_CTL_WORKER_STOP_MS 2000
 
 struct hs_runner;
 struct hs_scenario;
@@ -45,6 +48,7 @@ struct ctl_server {
     int fd, wake[2], done[2];
     pthread_t thread, worker;
     bool running, worker_running;
+    bool worker_stuck; /* the stop did not wait for it: the server is left to it, not freed */
     const char *clock;
     /* worker queue: jobs by client index, in arrival order (guarded by lock) */
     pthread_mutex_t lock;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,14 +72,50 @@ void hs__ctl_status_line(struct ctl_server *s, char *out, size_t size)
              (unsigned long long)p.lockstep_timeouts);
 }
 
-/* A verdict file: emptied, then written from its start. The descriptor is closed. */
-static int write_verdict(const struct hs_scenario *scen, int *fd, bool junit)
+/* The verdict's text in memory (a memfd): rendering touches the scenario, and through it the
+ * bench, so it is done before anything can wait on a disk. -errno, or the memfd. */
+static int render_verdict(const struct hs_scenario *scen, bool junit)
 {
-    if (*fd < 0)
+    int m = memfd_create(junit ? "hilsim-junit" : "hilsim-json", MFD_CLOEXEC);
+    if (m < 0)
+        return -errno;
+    int r = junit ? hs_scenario_write_junit_fd(scen, m) : hs_scenario_write_json_fd(scen, m);
+    if (r < 0) {
+        close(m);
+        return r;
+    }
+    return m;
+}
+
+/* A verdict file: emptied, then written from its start with the rendered text (closed, as is
+ * the descriptor). The one step that may wait on a slow or stuck file system: it touches only
+ * the two descriptors, so a stop that does not wait for it (ctl_server.h) frees nothing it
+ * uses. */
+static int write_verdict(int text, int *fd)
+{
+    if (*fd < 0) {
+        if (text >= 0)
+            close(text);
         return -EBADF;
-    int r = ftruncate(*fd, 0) < 0 || lseek(*fd, 0, SEEK_SET) < 0 ? -errno : 0;
-    if (r == 0)
-        r = junit ? hs_scenario_write_junit_fd(scen, *fd) : hs_scenario_write_json_fd(scen, *fd);
+    }
+    int r = text < 0 ? text : ftruncate(*fd, 0) < 0 || lseek(*fd, 0, SEEK_SET) < 0 ? -errno : 0;
+    char buf[8192];
+    for (off_t at = 0; r == 0;) {
+        ssize_t n = pread(text, buf, sizeof buf, at);
+        if (n <= 0) {
+            r = n < 0 ? -errno : 0;
+            break;
+        }
+        for (ssize_t done = 0; r == 0 && done < n;) {
+            ssize_t w = write(*fd, buf + done, (size_t)(n - done));
+            if (w < 0 && errno != EINTR)
+                r = -errno;
+            done += w > 0 ? w : 0;
+        }
+        at += n;
+    }
+    if (text >= 0)
+        close(text);
     close(*fd);
     *fd = -1;
     return r;
@@ -99,8 +136,6 @@ static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped
         passed += r.status == HS_SCENARIO_PASS;
         undecided += r.status == HS_SCENARIO_ERROR;
     }
-    int wj = write_verdict(scen, &s->junit_fd, true);
-    int wr = write_verdict(scen, &s->json_fd, false);
     int64_t tick;
     const char *error = hs_scenario_error(scen, &tick);
     char how[700];
@@ -110,6 +145,14 @@ static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped
     else
         say(how, sizeof how, "%s: %u of %u expectations passed (played to its end)",
             hs_scenario_passed(scen) ? "PASS" : "FAIL", passed, n);
+    int tj = render_verdict(scen, true), tr = render_verdict(scen, false);
+    hs_scenario_destroy(scen); /* before any file waits: it releases what it held of the bench */
+    /* Released here, taken by a stop that gives up waiting (server_stop): what this thread did
+     * to the bench so far happens before the bench is destroyed without it. */
+    pthread_mutex_lock(&s->lock);
+    pthread_mutex_unlock(&s->lock);
+    int wj = write_verdict(tj, &s->junit_fd);
+    int wr = write_verdict(tr, &s->json_fd);
     say(s->verdict, sizeof s->verdict, "scenario %s ended %s; junit %s%s; json %s%s", s->scen_name,
         how, s->junit, wj < 0 ? " (not written)" : "", s->json, wr < 0 ? " (not written)" : "");
     hs_log(HS_LOG_INFO, "ctl: %s", s->verdict);
@@ -117,7 +160,6 @@ static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped
         hs_log(HS_LOG_ERR, "ctl: %s: %s", s->junit, strerror(-wj));
     if (wr < 0)
         hs_log(HS_LOG_ERR, "ctl: %s: %s", s->json, strerror(-wr));
-    hs_scenario_destroy(scen);
 }
 
 void hs__ctl_reap(struct ctl_server *s, bool no_tick)
@@ -447,6 +489,13 @@ static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t 
         return;
     }
     hs__ctl_reap(s, false); /* so a scenario that just ended reads as ended */
+    pthread_mutex_lock(&s->lock);
+    bool stopping = s->stopping; /* the reap may have waited on a disk past the stop's wait */
+    pthread_mutex_unlock(&s->lock);
+    if (stopping) {
+        say(out, size, "error: the bench is stopping");
+        return;
+    }
     switch (cmd.kind) {
     case HS_CTL_INJECT:
         if (job->nfds > 1) {
@@ -538,6 +587,13 @@ void *hs__ctl_worker(void *arg)
         if (write(s->done[1], &x, 1) < 0) { /* full: the socket thread has wake-ups pending */
         }
     }
+    /* The loop has stopped (the server stops when the bench is destroyed): a scenario still
+     * running is judged here, not on the thread that stops the server, which must not wait on
+     * a disk; unless that thread already stopped waiting (a write above outlasted
+     * HS_CTL_WORKER_STOP_MS): then the stage may be gone. */
+    bool left = s->worker_stuck;
     pthread_mutex_unlock(&s->lock);
+    if (!left)
+        hs__ctl_reap(s, true);
     return NULL;
 }

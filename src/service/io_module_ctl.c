@@ -390,7 +390,28 @@ static void server_stop(struct ctl_server *s)
         s->stopping = true;
         pthread_cond_signal(&s->cond);
         pthread_mutex_unlock(&s->lock);
-        pthread_join(s->worker, NULL);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += HS_CTL_WORKER_STOP_MS / 1000;
+        until.tv_nsec += (HS_CTL_WORKER_STOP_MS % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L)
+            until.tv_sec++, until.tv_nsec -= 1000000000L;
+        int jr = pthread_timedjoin_np(s->worker, NULL, &until);
+        if (jr != 0) {
+            pthread_mutex_lock(&s->lock);
+            s->worker_stuck = true;
+            pthread_mutex_unlock(&s->lock);
+            pthread_detach(s->worker); /* never joined: the process ends without it */
+            /* It waits on a disk (a verdict file on a slow or stuck file system): the process
+             * ends without it. What it still uses is the server itself and its two verdict
+             * descriptors (ctl_worker.c), which are left to it; it takes no further command. */
+            hs_log(HS_LOG_ERR,
+                   "ctl: the control worker is still writing (a slow or stuck file system?) %d "
+                   "ms after the stop: the run ends without it; %s and %s may be incomplete",
+                   HS_CTL_WORKER_STOP_MS, s->junit[0] ? s->junit : "the verdict files",
+                   s->json[0] ? s->json : "");
+            return;
+        }
         s->worker_running = false;
         /* jobs queued but never taken: their descriptors */
         for (uint32_t q = 0; q < s->qlen; q++) {
@@ -458,9 +479,12 @@ static int server_start(struct ctl_server *s, struct hs_diag *d)
 static void server_free(void *arg)
 {
     struct ctl_server *s = arg;
+    bool worker_started = s->worker_running;
     server_stop(s);
-    if (s->stage)
-        hs__ctl_reap(s, true); /* the loop has stopped: a scenario still running is judged */
+    if (s->worker_stuck)
+        return; /* left to the worker, which may still use it (server_stop) */
+    if (s->stage && !worker_started)
+        hs__ctl_reap(s, true); /* no worker judged a scenario still running: none can be */
     if (s->junit_fd >= 0)
         close(s->junit_fd);
     if (s->json_fd >= 0)

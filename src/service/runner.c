@@ -15,6 +15,7 @@
 #include "hilsim/service/exit_codes.h"
 #include "emergency.h"
 #include "hilsim/service/io_module.h"
+#include "hilsim/bounded_write.h"
 #include "hilsim/log.h"
 #include "hilsim/record.h"
 #include "reload.h"
@@ -375,14 +376,17 @@ static void abandon(struct supervisor *s)
     drain_log(r, true);
     struct hs_tick_progress p;
     hs_tick_loop_progress(r->loop, &p);
-    printf("stopped: abandoned inside a tick (second signal); ticks %llu, deadline misses %llu, "
-           "skipped periods %llu%s; worst tick %.1f us, worst wake %.1f us (no per-phase table: "
-           "the loop never returned)\n",
-           (unsigned long long)p.ticks, (unsigned long long)p.overruns,
-           (unsigned long long)p.missed_periods, p.safe_hold ? ", SAFE HOLD latched" : "",
-           (double)p.worst_tick_ns / 1e3, (double)p.worst_wake_ns / 1e3);
-    fflush(stdout);
-    fflush(stderr);
+    char line[400];
+    int n = snprintf(line, sizeof line,
+                     "stopped: abandoned inside a tick (second signal); ticks %llu, deadline "
+                     "misses %llu, skipped periods %llu%s; worst tick %.1f us, worst wake %.1f us "
+                     "(no per-phase table: the loop never returned)\n",
+                     (unsigned long long)p.ticks, (unsigned long long)p.overruns,
+                     (unsigned long long)p.missed_periods, p.safe_hold ? ", SAFE HOLD latched" : "",
+                     (double)p.worst_tick_ns / 1e3, (double)p.worst_wake_ns / 1e3);
+    /* bounded: a reader who stopped reading must not keep the process from ending */
+    hs_write_bounded(STDOUT_FILENO, line, n < (int)sizeof line ? (size_t)n : sizeof line - 1,
+                     HS_LOG_WAIT_MS);
     _exit(HS_EXIT_FAILURE);
 }
 
