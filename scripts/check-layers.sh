@@ -31,7 +31,7 @@ declare -A rank=(
 # include/hilsim header -> layer. Headers not listed are not checked.
 declare -A owner=()
 own() { local layer=$1; shift; for h in "$@"; do owner[$h]=$layer; done; }
-own common closest_name.h diag.h file_open.h log.h pose.h sensor_kinds.h
+own common closest_name.h diag.h file_open.h log.h pose.h sensor_kinds.h xml_escape.h
 own model model.h
 own world world.h
 own config config.h can_protocols.h

@@ -1,5 +1,4 @@
-/* The small file chores of a campaign: atomic result files, removing a passed run's recording,
- * XML text. */
+/* The small file chores of a campaign: atomic result files, removing a passed run's recording. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -48,24 +47,4 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 int hs__camp_rmtree(const char *path)
 {
     return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
-}
-
-void hs__camp_xml(char *out, size_t outlen, const char *s)
-{
-    size_t n = 0;
-    for (; *s && n + 7 < outlen; s++) {
-        const char *r = *s == '&'   ? "&amp;"
-                        : *s == '<' ? "&lt;"
-                        : *s == '>' ? "&gt;"
-                        : *s == '"' ? "&quot;"
-                                    : NULL;
-        if (r) {
-            size_t rl = strlen(r);
-            memcpy(out + n, r, rl);
-            n += rl;
-        } else if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t') {
-            out[n++] = *s;
-        }
-    }
-    out[n] = 0;
 }

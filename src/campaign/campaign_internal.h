@@ -16,7 +16,4 @@ int hs__camp_write_atomic(const char *path, const char *text);
 /* Removes a folder tree (a passed run's recording). */
 int hs__camp_rmtree(const char *path);
 
-/* XML-escaped copy of s into out. */
-void hs__camp_xml(char *out, size_t outlen, const char *s);
-
 #endif

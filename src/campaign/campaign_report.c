@@ -14,6 +14,7 @@
 
 #include "campaign_internal.h"
 #include "hilsim/campaign.h"
+#include "hilsim/xml_escape.h"
 
 struct run {
     json_t *j;
@@ -90,49 +91,57 @@ static void params_text(json_t *params, char *out, size_t outlen)
     }
 }
 
+/* One testcase's opening: classname CAMPAIGN.rNNNNNN, name "WHAT [params]". */
+static void case_open(FILE *f, const char *campaign, const char *id, const char *what,
+                      const char *params)
+{
+    fputs("  <testcase classname=\"", f);
+    hs_xml_escape(f, campaign);
+    fprintf(f, ".%s\" name=\"", id);
+    hs_xml_escape(f, what);
+    fputs(" [", f);
+    hs_xml_escape(f, params);
+    fputs("]\"", f);
+}
+
 static void write_junit(FILE *f, const char *name, struct run *runs, int n, int tests, int fails,
                         int errs)
 {
-    char a[1024], b[1024], c[2048];
-    hs__camp_xml(a, sizeof a, name);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<testsuites name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n", a, tests,
-            fails, errs);
-    fprintf(f, "<testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n", a, tests,
-            fails, errs);
+    for (int level = 0; level < 2; level++) {
+        fprintf(f, "<%s name=\"", level ? "testsuite" : "testsuites");
+        hs_xml_escape(f, name);
+        fprintf(f, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\">\n", tests, fails, errs);
+    }
     for (int i = 0; i < n; i++) {
         json_t *r = runs[i].j;
         char params[900];
         params_text(json_object_get(r, "params"), params, sizeof params);
-        hs__camp_xml(b, sizeof b, params);
-        const char *verdict = str(r, "verdict");
-        if (!strcmp(verdict, "error")) {
-            hs__camp_xml(c, sizeof c, str(r, "reason"));
-            fprintf(f,
-                    "  <testcase classname=\"%s.%s\" name=\"run [%s]\">\n"
-                    "    <error type=\"run_error\" message=\"%s\"/>\n  </testcase>\n",
-                    a, str(r, "id"), b, c);
+        if (!strcmp(str(r, "verdict"), "error")) {
+            case_open(f, name, str(r, "id"), "run", params);
+            fputs(">\n    <error type=\"run_error\" message=\"", f);
+            hs_xml_escape(f, str(r, "reason"));
+            fputs("\"/>\n  </testcase>\n", f);
         }
         size_t k;
         json_t *e;
         json_array_foreach(json_object_get(r, "expectations"), k, e)
         {
-            char en[256];
-            hs__camp_xml(en, sizeof en, str(e, "name"));
             const char *st = str(e, "status");
-            fprintf(f, "  <testcase classname=\"%s.%s\" name=\"%s [%s]\"", a, str(r, "id"), en, b);
+            case_open(f, name, str(r, "id"), str(e, "name"), params);
             if (!strcmp(st, "fail")) {
                 char msg[1024];
                 snprintf(msg, sizeof msg, "%s; value %.9g: %s", str(e, "what"),
                          json_number_value(json_object_get(e, "value")), str(e, "reason"));
-                hs__camp_xml(c, sizeof c, msg);
-                fprintf(f, ">\n    <failure type=\"expectation\" message=\"%s\"/>\n  </testcase>\n",
-                        c);
+                fputs(">\n    <failure type=\"expectation\" message=\"", f);
+                hs_xml_escape(f, msg);
+                fputs("\"/>\n  </testcase>\n", f);
             } else if (strcmp(st, "pass")) {
-                hs__camp_xml(c, sizeof c, str(e, "reason"));
-                fprintf(f, ">\n    <skipped message=\"not decided: %s\"/>\n  </testcase>\n", c);
+                fputs(">\n    <skipped message=\"not decided: ", f);
+                hs_xml_escape(f, str(e, "reason"));
+                fputs("\"/>\n  </testcase>\n", f);
             } else {
-                fprintf(f, "/>\n");
+                fputs("/>\n", f);
             }
         }
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rec_internal.h"
+#include "hilsim/xml_escape.h"
 
 static int all_or_given(const struct hs_recording *rec, const int *signals, uint32_t n, uint32_t i)
 {
@@ -55,19 +56,6 @@ int hs_replay_write_csv(FILE *out, const struct hs_recording *rec, const double 
 #define MT 30.0
 #define DH 40.0 /* the difference strip under a panel, when there is a replay */
 #define MB 44.0 /* the time axis: ticks, values and its title */
-
-static void escape(FILE *out, const char *s)
-{
-    for (; *s; s++)
-        if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '&')
-            fputs("&amp;", out);
-        else
-            fputc(*s, out);
-}
 
 /* At most this many points per polyline: a long run is decimated by taking every k-th tick. */
 #define MAX_POINTS 4000
@@ -188,7 +176,7 @@ int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double 
             "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
             "fill=\"white\"/>\n<text x=\"%.0f\" y=\"18\" font-size=\"14\">",
             W, H, ML);
-    escape(out, rec->dir ? rec->dir : "");
+    hs_xml_escape(out, rec->dir ? rec->dir : "");
     fprintf(out, replayed
                      ? ": recorded (solid), replayed (dashed), their difference (green)</text>\n"
                      : ": recorded</text>\n");
@@ -210,7 +198,7 @@ int hs_replay_write_svg(FILE *out, const struct hs_recording *rec, const double 
                 "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
                 "stroke=\"#999\"/>\n<text x=\"%.0f\" y=\"%.0f\">",
                 ML, y0 + 10, W - ML - MR, PH - 20, ML + 5, y0 + 24);
-        escape(out, name);
+        hs_xml_escape(out, name);
         fprintf(out,
                 "</text>\n<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n"
                 "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.4g</text>\n",

@@ -2,6 +2,7 @@
  * equal steps of log10(time), so the picture's size depends on the decades spanned, never on the
  * number of samples or the histogram's range. Not RT (stdio). */
 #include "hilsim/report.h"
+#include "hilsim/xml_escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,28 +28,6 @@ struct frame {
 static double ylog(double c)
 {
     return log10(c + 1.0);
-}
-
-static void put_escaped(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*s, out);
-        }
-    }
 }
 
 /* "42 ns", "12.35 µs", "1.250 ms", "2.000 s": sub-microsecond values stay in ns. */
@@ -155,7 +134,7 @@ static void axes(FILE *out, const struct frame *f, const char *title)
             f->W, f->H);
     fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
     fprintf(out, "<text x=\"%.0f\" y=\"24\" font-size=\"15\">", f->L);
-    put_escaped(out, title);
+    hs_xml_escape(out, title);
     fprintf(out, "</text>\n");
     for (int d = 0; d <= (int)f->ymax; d++) {
         double y = ypos(f, d);
@@ -284,7 +263,7 @@ static void draw_labels(FILE *out, const struct frame *f, const struct label *l,
                 l[i].x, f->T, l[i].x, base, l[i].color,
                 l[i].solid ? " stroke-width=\"1.5\"" : " stroke-dasharray=\"4 3\"", l[i].x, ty + 2,
                 l[i].x, f->T, l[i].color, l[i].x + 1, ty, l[i].color);
-        put_escaped(out, l[i].text);
+        hs_xml_escape(out, l[i].text);
         fprintf(out, "</text>\n");
     }
 }
@@ -296,7 +275,7 @@ static void legend(FILE *out, const struct frame *f, const struct hs_svg_series 
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", f->L,
             y - 10, sr->color);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", f->L + 18, y);
-    put_escaped(out, sr->label);
+    hs_xml_escape(out, sr->label);
     fprintf(out, ": %llu samples", (unsigned long long)h->count);
     if (h->count) {
         char a[32];

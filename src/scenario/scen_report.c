@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "scen_internal.h"
+#include "hilsim/xml_escape.h"
 
 static const char *status_word(enum hs_scenario_status st)
 {
@@ -166,29 +167,6 @@ int hs_scenario_write_json_fd(const struct hs_scenario *s, int fd)
     return write_json(s, fd);
 }
 
-static void xml_text(FILE *f, const char *t)
-{
-    for (; *t; t++) {
-        switch (*t) {
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
-            if ((unsigned char)*t >= 0x20 || *t == '\n' || *t == '\t')
-                fputc(*t, f);
-        }
-    }
-}
-
 /* Each expectation's share of the run's time, for JUnit's per-case durations: every tick of
  * the run counts once, split evenly among the expectations being judged at that tick (window
  * open, not yet decided; one still open when the run ended counts to its end). So a case
@@ -267,18 +245,18 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%u\" "
             "failures=\"%u\" errors=\"%u\">\n<testsuite name=\"",
             tests, failed, errors);
-    xml_text(f, s->name);
+    hs_xml_escape(f, s->name);
     fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.6f\">\n", tests, failed,
             errors, t);
     if (error) {
         fputs("  <testcase classname=\"", f);
-        xml_text(f, s->name);
+        hs_xml_escape(f, s->name);
         /* the run's own case takes no time of its own: the expectations' shares hold it all */
         fprintf(f, "\" name=\"run\" time=\"0\">\n    <error type=\"%s\" message=\"",
                 error_type(error));
-        xml_text(f, error);
+        hs_xml_escape(f, error);
         fprintf(f, " at tick %lld\">", (long long)etick);
-        xml_text(f, error);
+        hs_xml_escape(f, error);
         fprintf(f,
                 " at scenario tick %lld (t = %.6f s); %u of %u expectations not decided (%s)"
                 "</error>\n  </testcase>\n",
@@ -289,34 +267,34 @@ static int write_junit(const struct hs_scenario *s, FILE *f)
         struct hs_scenario_result r;
         hs_scenario_result(s, i, &r);
         fputs("  <testcase classname=\"", f);
-        xml_text(f, s->name);
+        hs_xml_escape(f, s->name);
         fputs("\" name=\"", f);
-        xml_text(f, r.name);
+        hs_xml_escape(f, r.name);
         fprintf(f, "\" time=\"%.6f\">\n", share[i]);
         if (r.status == HS_SCENARIO_ERROR) {
             fprintf(f, "    <error type=\"%s\" message=\"", error ? error_type(error) : "run");
-            xml_text(f, r.why);
+            hs_xml_escape(f, r.why);
             fputs("\">", f);
-            xml_text(f, r.what);
+            hs_xml_escape(f, r.what);
             fprintf(f, " (%s:%d)</error>\n", s->path, r.line);
         } else if (r.status != HS_SCENARIO_PASS) {
             /* the message alone says what was measured against which bound */
             fputs("    <failure type=\"expectation\" message=\"", f);
             if (r.tick >= 0) {
                 fprintf(f, "measured %.6g at t = %.3f s; expected ", r.value, r.time_s);
-                xml_text(f, r.what);
+                hs_xml_escape(f, r.what);
                 fputs(": ", f);
             }
-            xml_text(f, r.why);
+            hs_xml_escape(f, r.why);
             fputs("\">", f);
-            xml_text(f, r.what);
+            hs_xml_escape(f, r.what);
             if (r.tick >= 0)
                 fprintf(f, "; tick %lld (t = %.6f s), value %.9g", (long long)r.tick, r.time_s,
                         r.value);
             fprintf(f, " (%s:%d)</failure>\n", s->path, r.line);
         } else {
             fputs("    <system-out>", f);
-            xml_text(f, r.what);
+            hs_xml_escape(f, r.what);
             fprintf(f, "; passed at tick %lld (t = %.6f s), value %.9g</system-out>\n",
                     (long long)r.tick, r.time_s, r.value);
         }
