@@ -284,8 +284,6 @@ static void finish(struct runner *R, struct slot *s)
                  line[0] ? ": " : "", line);
     }
     json_t *res = read_result(s->dir);
-    if (res && !strcmp(verdict, "error") && !reason[0])
-        snprintf(reason, sizeof reason, "%s", json_string_value(json_object_get(res, "error")));
     if (res && json_is_string(json_object_get(res, "error")) && !s->timed_out &&
         !s->ctl_failed_first) {
         verdict = "error";
