@@ -223,8 +223,17 @@ if runs and lk and ls and sync.get("sync_runs_s"):
           "first read %+.1f); the master's SYNCs over that lock (%d of them, fitted): %+.1f ppm "
           "(%+.1f off, tolerance %.0f)" % (drift, len(runs[0]), runs[0][0], len(stamps), sent,
                                             drift - sent, tol))
+    # The drift a servo reports is its estimate at the end of the lock: a SYNC the emulated
+    # guest delayed by a quarter period or more moves that estimate by thousands of ppm for a
+    # while (seen under CI load: 4 such SYNCs, first read +3136, last -4326 against -3207 sent).
+    # The rate is judged over a lock of regular SYNCs only, as the reply phase is judged away
+    # from irregular ones; the count of SYNCs hilsim took is judged either way (above).
+    irregular = sum(1 for g in gaps if abs(g / med - round(g / med)) > 0.25)
     if len(runs[0]) < 10:
         bad.append("the first lock gave %d STATUS= samples (want 10 or more)" % len(runs[0]))
+    elif irregular:
+        print("drift not judged: %d of the master's SYNCs over that lock were more than a quarter "
+              "period off (the guest stalled)" % irregular)
     elif abs(drift - sent) > tol:
         bad.append("hilsim reports a drift of %+.1f ppm, the master sent %+.1f ppm over the lock"
                    % (drift, sent))
