@@ -4,8 +4,6 @@
 
 enum { NCOL = 3 + HS_STATS_NPCT }; /* min, mean, percentiles..., max */
 
-static const char *const col_key[NCOL] = {"min", "mean", "p50", "p99", "p99_9", "p99_99", "max"};
-
 static void columns(const struct hs_hist *h, double v[NCOL])
 {
     v[0] = (double)h->min_ns;
@@ -43,31 +41,5 @@ size_t hs_rt_format_vs_baseline(const struct hs_hist *loop_wake, const struct hs
         }
     }
     hs__out_put(&o, "\n");
-    return hs__out_finish(&o);
-}
-
-size_t hs_rt_format_vs_baseline_json(const struct hs_hist *loop_wake,
-                                     const struct hs_hist *base_wake, char *buf, size_t size)
-{
-    struct hs__out o;
-    hs__out_init(&o, buf, size);
-    char obj[512];
-    hs_hist_format_json(loop_wake, obj, sizeof obj);
-    hs__out_put(&o, "{\"hilsim\": %s, ", obj);
-    hs_hist_format_json(base_wake, obj, sizeof obj);
-    hs__out_put(&o, "\"baseline\": %s, \"ratio\": {", obj);
-    if (loop_wake->count && base_wake->count) {
-        double a[NCOL], b[NCOL];
-        columns(loop_wake, a);
-        columns(base_wake, b);
-        for (int i = 0; i < NCOL; i++) {
-            hs__out_put(&o, "%s\"%s\": ", i ? ", " : "", col_key[i]);
-            if (b[i] > 0)
-                hs__out_put(&o, "%.4f", a[i] / b[i]);
-            else
-                hs__out_put(&o, "null");
-        }
-    }
-    hs__out_put(&o, "}}\n");
     return hs__out_finish(&o);
 }

@@ -23,21 +23,6 @@ void hs__out_put(struct hs__out *o, const char *fmt, ...)
         o->len += (size_t)n;
 }
 
-void hs__out_json_str(struct hs__out *o, const char *s)
-{
-    hs__out_put(o, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            hs__out_put(o, "\\%c", c);
-        else if (c < 0x20)
-            hs__out_put(o, "\\u%04x", c);
-        else
-            hs__out_put(o, "%c", c);
-    }
-    hs__out_put(o, "\"");
-}
-
 size_t hs__out_finish(struct hs__out *o)
 {
     if (o->size && o->len >= o->size)

@@ -1,5 +1,5 @@
-/* Internal: snprintf-style appending into a caller's buffer for the non-RT formatters. It keeps
- * counting the needed length after the buffer is full, so callers can size a second try. */
+/* Internal: snprintf-style appending into a caller's buffer for the non-RT text formatters. It
+ * keeps counting the needed length after the buffer is full, so callers can size a second try. */
 #ifndef HS_RT_OUT_H
 #define HS_RT_OUT_H
 
@@ -12,8 +12,6 @@ struct hs__out {
 
 void hs__out_init(struct hs__out *o, char *buf, size_t size);
 void hs__out_put(struct hs__out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends s as a JSON string literal, quotes included. */
-void hs__out_json_str(struct hs__out *o, const char *s);
 /* NUL-terminates after truncation; returns the needed length. */
 size_t hs__out_finish(struct hs__out *o);
 

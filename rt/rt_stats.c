@@ -6,7 +6,6 @@
 
 const uint32_t hs_stats_pct_ppm[HS_STATS_NPCT] = {500000, 990000, 999000, 999900};
 static const char *const pct_label[HS_STATS_NPCT] = {"p50", "p99", "p99.9", "p99.99"};
-static const char *const pct_key[HS_STATS_NPCT] = {"p50_ns", "p99_ns", "p99_9_ns", "p99_99_ns"};
 
 static const char *const phase_names[HS_PHASE_MAX] = {
     [HS_PHASE_WAKE] = "wake",           [HS_PHASE_INPUTS] = "inputs",
@@ -67,35 +66,11 @@ static void row(struct hs__out *o, const char *name, const struct hs_hist *h)
     hs__out_put(o, " %10.3f\n", (double)h->max_ns / 1e3);
 }
 
-static void hist_json(struct hs__out *o, const struct hs_hist *h)
-{
-    hs__out_put(o, "{\"count\": %llu, \"overflow\": %llu", (unsigned long long)h->count,
-                (unsigned long long)h->overflow);
-    if (h->count) {
-        hs__out_put(o, ", \"min_ns\": %lld, \"mean_ns\": %.1f, \"max_ns\": %lld",
-                    (long long)h->min_ns, hs_hist_mean_ns(h), (long long)h->max_ns);
-        for (int k = 0; k < HS_STATS_NPCT; k++) {
-            int64_t v = 0;
-            hs_hist_percentile(h, hs_stats_pct_ppm[k], &v);
-            hs__out_put(o, ", \"%s\": %lld", pct_key[k], (long long)v);
-        }
-    }
-    hs__out_put(o, "}");
-}
-
 size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size)
 {
     struct hs__out o;
     hs__out_init(&o, buf, size);
     row(&o, name, h);
-    return hs__out_finish(&o);
-}
-
-size_t hs_hist_format_json(const struct hs_hist *h, char *buf, size_t size)
-{
-    struct hs__out o;
-    hs__out_init(&o, buf, size);
-    hist_json(&o, h);
     return hs__out_finish(&o);
 }
 
@@ -114,24 +89,5 @@ size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t si
         row(&o, phase_names[i], &s->phase[i]);
     hs__out_put(&o, "percentiles are log-linear bin midpoints, within %.2f %% of the samples\n",
                 100.0 * HS_HIST_REL_ERR);
-    return hs__out_finish(&o);
-}
-
-size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t size)
-{
-    struct hs__out o;
-    hs__out_init(&o, buf, size);
-    hs__out_put(&o,
-                "{\"period_ns\": %lld, \"ticks\": %llu, \"overruns\": %llu, "
-                "\"missed_periods\": %llu, \"range_ns\": %lld, \"pct_rel_err\": %.6f, "
-                "\"phases\": {",
-                (long long)s->period_ns, (unsigned long long)s->ticks,
-                (unsigned long long)s->overruns, (unsigned long long)s->missed_periods,
-                (long long)s->phase[0].range_ns, HS_HIST_REL_ERR);
-    for (int i = 0; i < HS_PHASE_MAX; i++) {
-        hs__out_put(&o, "%s\"%s\": ", i ? ", " : "", phase_names[i]);
-        hist_json(&o, &s->phase[i]);
-    }
-    hs__out_put(&o, "}}\n");
     return hs__out_finish(&o);
 }

@@ -1,6 +1,7 @@
 /* The timing figures as jansson values, for report.json: the self-audit, the per-phase
- * statistics and a single histogram's summary. Keys and rounding are those of the rt/ text
- * formatters (rt_audit.c, rt_stats.c) that the report used before. Not RT: after the loop. */
+ * statistics and a single histogram's summary: the one JSON path of the timing figures (rt/
+ * exposes the structs; it wrote the same keys by hand until rt's formatters went). Keys and
+ * rounding: hilsim/report_json.h. Not RT: after the loop. */
 #include "hilsim/report_json.h"
 
 #include <jansson.h>

@@ -1,11 +1,15 @@
 /* A short traced run for the tracing test: N ticks of a loop whose phases burn a little CPU.
  * With the catch-up policy every tick number 0..N-1 is executed; with skip and a stall, the
- * skipped periods are gaps in the numbering. Prints the in-process stats as JSON on stdout and
- * as the text table on stderr, for comparison with scripts/trace-analyze.py.
- *   trace_demo [ticks=2000] [period_ns=1000000] [policy=catch-up] [stall_seq stall_ns] */
+ * skipped periods are gaps in the numbering. Prints the in-process stats as JSON on stdout (one
+ * line, report.json's "stats" object) and as the text table on stderr, for comparison with
+ * scripts/trace-analyze.py. trace_demo [ticks=2000] [period_ns=1000000] [policy=catch-up]
+ * [stall_seq stall_ns] */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <jansson.h>
+
+#include "hilsim/report_json.h"
 #include "hilsim/rt/rt_clock.h"
 #include "hilsim/rt/tick_loop.h"
 #include "hilsim/rt/trace.h"
@@ -92,9 +96,16 @@ int main(int argc, char **argv)
         hs_tick_loop_destroy(loop);
         return 1;
     }
+    json_t *j = hs_report_stats_json(hs_tick_loop_stats(loop));
+    if (!j || json_dumpf(j, stdout, JSON_REAL_PRECISION(HS_REPORT_JSON_PRECISION)) != 0) {
+        fprintf(stderr, "trace_demo: cannot write the stats\n");
+        json_decref(j);
+        hs_tick_loop_destroy(loop);
+        return 1;
+    }
+    json_decref(j);
+    fputc('\n', stdout);
     static char buf[16384];
-    hs_rt_stats_format_json(hs_tick_loop_stats(loop), buf, sizeof buf);
-    fputs(buf, stdout);
     hs_rt_stats_format_text(hs_tick_loop_stats(loop), buf, sizeof buf);
     fputs(buf, stderr);
     hs_tick_loop_destroy(loop);

@@ -59,8 +59,8 @@ int hs_rt_audit_collect(struct hs_rt_audit *a, const char *root, const struct hs
  * is present, SCHED_FIFO and mlockall granted. Otherwise writes the reasons into why. */
 bool hs_rt_audit_rt_capable(const struct hs_rt_audit *a, char *why, size_t size);
 
-/* Non-RT formatters; return the needed length like snprintf. */
+/* Non-RT. The audit as the text table of report.txt and the safe-stop log; returns the needed
+ * length like snprintf. Its JSON is hilsim/report_json.h's (src/report). */
 size_t hs_rt_audit_format_text(const struct hs_rt_audit *a, char *buf, size_t size);
-size_t hs_rt_audit_format_json(const struct hs_rt_audit *a, char *buf, size_t size);
 
 #endif

@@ -44,21 +44,18 @@ const char *hs_phase_name(enum hs_phase p);
 
 /* Non-RT. Write a table (one row per phase: count min mean p50 p99 p99.9 p99.99 max in us with
  * three decimals, so sub-microsecond phases read as such; percentiles are bin midpoints within
- * HS_HIST_REL_ERR, stated under the table) or a JSON object into buf (always NUL-terminated when
- * size > 0). Return the length that the full output needs, like snprintf: a result >= size means
- * it was truncated. */
+ * HS_HIST_REL_ERR, stated under the table) into buf (always NUL-terminated when size > 0).
+ * Return the length that the full output needs, like snprintf: a result >= size means it was
+ * truncated. The JSON of these figures is hilsim/report_json.h's (src/report, jansson): rt/
+ * exposes the data and writes no JSON. */
 /* Non-RT. One row of that table for any histogram (e.g. the baseline's wake latency next to
- * the loop's), newline included; and one histogram as a JSON object. Same return rule. */
+ * the loop's), newline included. Same return rule. */
 size_t hs_rt_stats_format_row(const char *name, const struct hs_hist *h, char *buf, size_t size);
-size_t hs_hist_format_json(const struct hs_hist *h, char *buf, size_t size);
 /* Non-RT. The loop's wake latency next to the baseline's (rt_baseline.h), measured in the same
  * run, and their ratio per column (loop / baseline; "-" where the baseline is 0): timing
  * figures on a non-RT host only mean something relative to that baseline. Same return rule. */
 size_t hs_rt_format_vs_baseline(const struct hs_hist *loop_wake, const struct hs_hist *base_wake,
                                 char *buf, size_t size);
-size_t hs_rt_format_vs_baseline_json(const struct hs_hist *loop_wake,
-                                     const struct hs_hist *base_wake, char *buf, size_t size);
 size_t hs_rt_stats_format_text(const struct hs_rt_stats *s, char *buf, size_t size);
-size_t hs_rt_stats_format_json(const struct hs_rt_stats *s, char *buf, size_t size);
 
 #endif
