@@ -1,5 +1,6 @@
 /* After create (which warms up), hs_world_step makes no heap call: malloc, calloc, realloc and
- * free are interposed in this binary (ODE's shared library binds to them) and counted across
+ * free (and the aligned allocators) are interposed in this binary by hilsim's one heap counter
+ * (perf/heap_counter.c; ODE's shared library binds to them) and counted across
  * 1000 steps of a scene with contacts, trimeshes (cone), cylinders, hinges and a crawler.
  * Labelled "nosan": sanitizers interpose malloc themselves. */
 #include <math.h>
@@ -12,45 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "heap_counter.h"
 #include "hilsim/world.h"
 #include "world/model_builders.h"
-
-void *__libc_malloc(size_t);
-void *__libc_calloc(size_t, size_t);
-void *__libc_realloc(void *, size_t);
-void __libc_free(void *);
-
-/* Thread-local so that calls from any library thread would not count. */
-static _Thread_local int counting;
-static _Thread_local unsigned long heap_calls;
-
-void *malloc(size_t n)
-{
-    if (counting)
-        heap_calls++;
-    return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-    if (counting)
-        heap_calls++;
-    return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-    if (counting)
-        heap_calls++;
-    return __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-    if (counting && p)
-        heap_calls++;
-    __libc_free(p);
-}
 
 static void add_geom(struct hs_model *m, uint32_t li, struct hs_geom g)
 {
@@ -95,18 +60,19 @@ static void test_step_makes_no_heap_call(void **state)
     for (int i = 0; i < 300; i++) /* land (warm-up restores the start pose) */
         hs_world_step(w);
     unsigned long contacts = 0;
-    counting = 1;
+    assert_true(hs_heap_counter_active); /* built only without sanitizers: counts for real */
+    hs_heap_counting = 1;
     for (int i = 0; i < 1000; i++) {
         hs_world_set_joint_effort(w, 1, 1, 0.1 * sin(i * 0.01));
         hs_world_set_track_speed(w, 1, 2, 0.1);
         hs_world_step(w);
         contacts += hs_world_contact_count(w);
     }
-    counting = 0;
-    print_message("heap calls in 1000 steps: %lu (contacts per step %.1f)\n", heap_calls,
+    hs_heap_counting = 0;
+    print_message("heap calls in 1000 steps: %ld (contacts per step %.1f)\n", hs_heap_calls,
                   contacts / 1000.0);
     assert_true(contacts > 1000); /* the scene really collided */
-    assert_int_equal(heap_calls, 0);
+    assert_int_equal(hs_heap_calls, 0);
     hs_world_destroy(w);
     mb_free(floor);
     mb_free(m);
@@ -135,21 +101,21 @@ static void land_cubes(uint32_t n, bool stacked, uint32_t *ret_contacts, uint64_
     struct hs_world *w = NULL;
     struct hs_diag d;
     assert_int_equal(hs_world_create(&p, s, n + 1, &w, &d), 0);
-    heap_calls = 0;
-    counting = 1;
+    hs_heap_calls = 0;
+    hs_heap_counting = 1;
     for (int i = 0; i < 400; i++) /* 0.23 m of fall take 0.22 s */
         assert_int_equal(hs_world_step(w), 0);
-    counting = 0;
+    hs_heap_counting = 0;
     struct hs_world_health_summary h;
     hs_world_health_summary(w, &h);
     *ret_contacts = hs_world_contact_count(w);
     *ret_dropped = h.contacts_dropped;
     *ret_reserved = h.contacts_reserved;
-    print_message("%u cubes landing%s: %lu heap calls in 400 steps, %u contacts at the end, %llu "
+    print_message("%u cubes landing%s: %ld heap calls in 400 steps, %u contacts at the end, %llu "
                   "dropped, %u reserved\n",
-                  n, stacked ? " on each other" : "", heap_calls, *ret_contacts,
+                  n, stacked ? " on each other" : "", hs_heap_calls, *ret_contacts,
                   (unsigned long long)h.contacts_dropped, h.contacts_reserved);
-    assert_int_equal(heap_calls, 0);
+    assert_int_equal(hs_heap_calls, 0);
     hs_world_destroy(w);
     free(s);
     mb_free(cube);
