@@ -2,7 +2,9 @@
  * gravity, fixed and released joints, actuator faults and the motor thermal model. Changes to
  * the world go through ODE on the tick thread, at the start of a tick (commands) or before
  * every physics step (substep: ODE clears forces after each step and the plant sets efforts
- * and motor rows again before each). RT-safe: no allocation. */
+ * and motor rows again before each). Each kind's schema and ops table (scen_kinds.h) are at the
+ * end of this file. RT-safe: no allocation. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -167,38 +169,6 @@ static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
         t->tripped = false; /* cooled below the derating threshold: the drive re-arms */
 }
 
-void hs__scen_commands(struct hs_scenario *s, int64_t now_ns)
-{
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (!st->active && !st->was_active)
-            continue;
-        switch (st->kind) {
-        case HS__SCEN_PAYLOAD:
-            payload(s, st);
-            break;
-        case HS__SCEN_SET_POSE:
-            set_pose(s, st);
-            break;
-        case HS__SCEN_GRAVITY:
-            gravity(s, st);
-            break;
-        case HS__SCEN_ACTUATOR_FAULT:
-            if (st->sp->actuator_kind == HS__AF_NO_RESPONSE)
-                no_response(s, st);
-            break;
-        case HS__SCEN_THERMAL:
-            thermal(s, st);
-            break;
-        case HS__SCEN_PATH:
-            hs__scen_path(s, st, now_ns);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 static void motor_row(dJointID j, bool slider, double vel, double fmax)
 {
     if (slider) {
@@ -287,36 +257,6 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
     }
 }
 
-void hs__scen_substep(struct hs_scenario *s)
-{
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        const struct hs__scen_step *st = &s->steps[i];
-        if (!st->active)
-            continue;
-        switch (st->kind) {
-        case HS__SCEN_PUSH:
-            push(s, st);
-            break;
-        case HS__SCEN_ACTUATOR_FAULT:
-            if (st->sp->actuator_kind != HS__AF_NO_RESPONSE)
-                actuator(s, st, st->sp->value, st->sp->actuator_kind);
-            break;
-        case HS__SCEN_JOINT:
-            actuator(s, st, 0,
-                     st->sp->joint_action == HS__JA_FIX ? HS__AF_MAX : HS__AF_BROKEN_GEAR);
-            break;
-        case HS__SCEN_THERMAL: {
-            double keep = thermal_keep(st);
-            if (keep < 1)
-                actuator(s, st, keep, HS__AF_DERATE);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-}
-
 double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_joint)
 {
     for (uint32_t i = 0; i < s->nsteps; i++)
@@ -324,3 +264,236 @@ double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_jo
             return s->steps[i].thermal.t_winding_c;
     return NAN;
 }
+
+/* ---- the kinds: schema and ops (scen_kinds.h) ---- */
+static bool acts(const struct hs__scen_step *st)
+{
+    return st->active || st->was_active;
+}
+
+static const char *const frame_names[] = {"world", "link", NULL};
+static const char *const joint_action_names[] = {"fix", "release", NULL};
+static const char *const actuator_names[] = {"derate",   "no_response", "brake",
+                                             "friction", "broken_gear", NULL};
+
+static void push_substep(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->active)
+        push(s, st);
+}
+
+static const struct hs__cfg_field push_f[] = {
+    HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_VEC3("force_n", force_n),
+    HS__SCEN_VEC3("torque_nm", torque_nm),
+    HS__SCEN_ENUM("frame", frame, frame_names, 0),
+};
+const struct hs__scen_kind_ops hs__scen_kind_push = {
+    .schema = HS__SCEN_SCHEMA(push_f, NULL),
+    .substep = push_substep,
+};
+
+static void payload_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        payload(s, st);
+}
+
+static const struct hs__cfg_field payload_f[] = {
+    HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_DBL("mass_kg", mass_kg, 0, 1e4, HS__F_REQUIRED | HS__F_MIN_OPEN),
+};
+const struct hs__scen_kind_ops hs__scen_kind_payload = {
+    .schema = HS__SCEN_SCHEMA(payload_f, NULL),
+    .commands = payload_commands,
+};
+
+/* a root held to the world would be yanked back by its joint: refuse, not explode */
+static int set_pose_bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    for (uint32_t m = 0; m < cfg->nmodels; m++)
+        if (!strcmp(cfg->models[m].name, sp->t.model) && !cfg->models[m].is_static) {
+            st->body = m;
+            if (hs_bench_model(s->bench, m)->links[0].joint_type != HS_JOINT_FREE)
+                return hs__scen_err_step(
+                    s, sp, diag, "set_pose needs a robot with a free root; not", sp->t.model);
+            return 0;
+        }
+    return hs__scen_err_step(s, sp, diag, "no robot (non-static model) named", sp->t.model);
+}
+
+static void set_pose_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        set_pose(s, st);
+}
+
+static const struct hs__cfg_field set_pose_f[] = {
+    HS__SCEN_NAME("model", t.model, HS__F_REQUIRED),
+    HS__SCEN_VEC3("position_m", position_m),
+    HS__SCEN_VEC3("rpy_rad", rpy_rad),
+    HS__SCEN_VEC3("linear_velocity_mps", linear_velocity_mps),
+    HS__SCEN_VEC3("angular_velocity_rad_s", angular_velocity_rad_s),
+};
+const struct hs__scen_kind_ops hs__scen_kind_set_pose = {
+    .schema = HS__SCEN_SCHEMA(set_pose_f, NULL),
+    .lasts = HS__SCEN_LASTS_ONE_TICK,
+    .bind = set_pose_bind,
+    .commands = set_pose_commands,
+};
+
+static void gravity_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        gravity(s, st);
+}
+
+static const struct hs__cfg_field gravity_f[] = {
+    HS__SCEN_FS("vector_m_s2", HS__K_VEC, gravity_m_s2, .n = 3, .flags = HS__F_REQUIRED),
+};
+const struct hs__scen_kind_ops hs__scen_kind_gravity = {
+    .schema = HS__SCEN_SCHEMA(gravity_f, NULL),
+    .commands = gravity_commands,
+};
+
+static void joint_substep(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->active)
+        actuator(s, st, 0, st->sp->joint_action == HS__JA_FIX ? HS__AF_MAX : HS__AF_BROKEN_GEAR);
+}
+
+static const struct hs__cfg_field joint_f[] = {
+    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
+    HS__SCEN_ENUM("action", joint_action, joint_action_names, HS__F_REQUIRED),
+};
+const struct hs__scen_kind_ops hs__scen_kind_joint = {
+    .schema = HS__SCEN_SCHEMA(joint_f, NULL),
+    .substep = joint_substep,
+};
+
+static int actuator_fault_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
+                                const char *path)
+{
+    struct hs__scen_step_spec *st = obj;
+    (void)seen;
+    if (st->actuator_kind == HS__AF_DERATE && !(st->value >= 0 && st->value <= 1))
+        return hs__cfg_err(c, node, "%s: derate needs a value in [0, 1] (the torque kept)", path);
+    if ((st->actuator_kind == HS__AF_BRAKE || st->actuator_kind == HS__AF_FRICTION) &&
+        !(st->value >= 0))
+        return hs__cfg_err(c, node, "%s: %s needs a value >= 0 (N·m or N)", path,
+                           actuator_names[st->actuator_kind]);
+    return 0;
+}
+
+static void actuator_fault_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st) && st->sp->actuator_kind == HS__AF_NO_RESPONSE)
+        no_response(s, st);
+}
+
+static void actuator_fault_substep(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->active && st->sp->actuator_kind != HS__AF_NO_RESPONSE)
+        actuator(s, st, st->sp->value, st->sp->actuator_kind);
+}
+
+static const struct hs__cfg_field actuator_fault_f[] = {
+    HS__SCEN_ENUM("kind", actuator_kind, actuator_names, HS__F_REQUIRED),
+    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
+    HS__SCEN_DBL("value", value, 0, 1e6, 0),
+    HS__SCEN_DBL("viscous", viscous, 0, 1e6, 0),
+};
+const struct hs__scen_kind_ops hs__scen_kind_actuator_fault = {
+    .schema = HS__SCEN_SCHEMA(actuator_fault_f, actuator_fault_check),
+    .commands = actuator_fault_commands,
+    .substep = actuator_fault_substep,
+};
+
+static int thermal_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
+                         const char *path)
+{
+    struct hs__scen_step_spec *st = obj;
+    (void)seen;
+    if (!(st->derate_c > st->ambient_c) || !(st->limit_c > st->derate_c))
+        return hs__cfg_err(c, node, "%s: needs ambient_c < derate_c < limit_c", path);
+    return 0;
+}
+
+static void thermal_defaults(struct hs__scen_step_spec *st)
+{
+    /* a small servo motor: 0.5 ohm copper at 25 °C, 5 K/W to the case, 2 K/W case to ambient,
+     * winding 10 J/K (time constant 50 s), case 200 J/K; derate from 100 °C, off at 130 °C */
+    st->ambient_c = 25;
+    st->r_winding_ohm = 0.5;
+    st->alpha_per_k = 0.00393; /* copper */
+    st->r_wc_k_per_w = 5;
+    st->r_ca_k_per_w = 2;
+    st->c_winding_j_per_k = 10;
+    st->c_case_j_per_k = 200;
+    st->derate_c = 100;
+    st->limit_c = 130;
+}
+
+static int thermal_bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    hs__scen_bind_temp_ports(s, st);
+    st->thermal.t_winding_c = st->thermal.t_case_c = sp->ambient_c;
+    for (uint32_t j = 0; &s->steps[j] != st; j++)
+        if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
+            return hs__scen_err_step(s, sp, diag, "a second thermal model on joint", sp->t.joint);
+    return 0;
+}
+
+static void thermal_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        thermal(s, st);
+}
+
+static void thermal_substep(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (!st->active)
+        return;
+    double keep = thermal_keep(st);
+    if (keep < 1)
+        actuator(s, st, keep, HS__AF_DERATE);
+}
+
+/* from the model's first tick on; it stays at its last value after its step */
+static void thermal_readings(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    (void)s;
+    if (st->activations)
+        hs__scen_report_temperature(st);
+}
+
+static const struct hs__cfg_field thermal_f[] = {
+    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
+    HS__SCEN_DBL("ambient_c", ambient_c, -60, 200, 0),
+    HS__SCEN_DBL("r_winding_ohm", r_winding_ohm, 0, 1e3, HS__F_MIN_OPEN),
+    HS__SCEN_DBL("alpha_per_k", alpha_per_k, 0, 0.1, 0),
+    HS__SCEN_DBL("r_wc_k_per_w", r_wc_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
+    HS__SCEN_DBL("r_ca_k_per_w", r_ca_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
+    HS__SCEN_DBL("c_winding_j_per_k", c_winding_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
+    HS__SCEN_DBL("c_case_j_per_k", c_case_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
+    HS__SCEN_DBL("derate_c", derate_c, -60, 400, 0),
+    HS__SCEN_DBL("limit_c", limit_c, -60, 400, 0),
+};
+const struct hs__scen_kind_ops hs__scen_kind_thermal = {
+    .schema = HS__SCEN_SCHEMA(thermal_f, thermal_check),
+    .defaults = thermal_defaults,
+    .bind = thermal_bind,
+    .commands = thermal_commands,
+    .substep = thermal_substep,
+    .readings = thermal_readings,
+};

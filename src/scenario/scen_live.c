@@ -324,17 +324,13 @@ void hs_scenario_live_commands(struct hs_scenario_live *l, int64_t now_ns)
 {
     struct hs_scenario *s = l->run;
     s->in_tick = true;
-    hs__scen_timeline(s);
-    hs__scen_can(s);
-    hs__scen_node_faults(s);
-    hs__scen_contact(s);
-    hs__scen_commands(s, now_ns);
+    hs__scen_tick_commands(s, now_ns);
 }
 
 void hs_scenario_live_substep(struct hs_scenario_live *l)
 {
     if (l->run->in_tick)
-        hs__scen_substep(l->run);
+        hs__scen_tick_substep(l->run);
 }
 
 /* A step has ended when it is inactive and can never be active again. Lost encoder counts stay
@@ -360,9 +356,7 @@ void hs_scenario_live_readings(struct hs_scenario_live *l)
     hs__scen_can_clock(l->bind);
     if (!s->in_tick)
         return;
-    hs__scen_sensor_faults(s);
-    hs__scen_shm_faults(s);
-    hs__scen_node_temperatures(s);
+    hs__scen_tick_readings(s);
     s->in_tick = false;
     for (uint32_t i = s->nsteps; i-- > 0;) {
         if (!ended(s, &s->steps[i]))

@@ -9,7 +9,7 @@
 
 #include "scen_internal.h"
 
-int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st)
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     if (st->sp->shm_kind != HS__SHF_STALE)
         return 0;
@@ -20,7 +20,9 @@ int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st)
     for (uint32_t i = 0; i < ns; i++)
         nv += hs_bench_sensor(s->bench, i)->layout.nvalues;
     st->stale_values = calloc(nv ? nv : 1, sizeof *st->stale_values);
-    return st->stale_joints && st->stale_sensors && st->stale_values ? 0 : -ENOMEM;
+    if (!st->stale_joints || !st->stale_sensors || !st->stale_values)
+        return hs_diag_set(diag, -ENOMEM, s->path, 0, 0, "out of memory");
+    return 0;
 }
 
 static void stale(struct hs_scenario *s, struct hs__scen_step *st)
@@ -50,15 +52,24 @@ static void stale(struct hs_scenario *s, struct hs__scen_step *st)
     }
 }
 
-void hs__scen_shm_faults(struct hs_scenario *s)
+/* after every sensor fault: a stale copy holds what they made of the readings */
+static void publish(struct hs_scenario *s, struct hs__scen_step *st)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_SHM_FAULT || (!st->active && !st->was_active))
-            continue;
-        if (st->sp->shm_kind == HS__SHF_FREEZE)
-            hs_bench_set_shm_freeze(s->bench, st->active);
-        else if (st->active)
-            stale(s, st);
-    }
+    if (!st->active && !st->was_active)
+        return;
+    if (st->sp->shm_kind == HS__SHF_FREEZE)
+        hs_bench_set_shm_freeze(s->bench, st->active);
+    else if (st->active)
+        stale(s, st);
 }
+
+static const char *const kind_names[] = {"freeze", "stale", NULL};
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_ENUM("kind", shm_kind, kind_names, HS__F_REQUIRED),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_shm_fault = {
+    .schema = HS__SCEN_SCHEMA(fields, NULL),
+    .bind = bind,
+    .publish = publish,
+};
