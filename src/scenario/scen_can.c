@@ -12,6 +12,17 @@
 #include "hilsim/io_can.h"
 #include "scen_internal.h"
 
+enum hs__scen_can_kind {
+    HS__CF_DROP,
+    HS__CF_DELAY,
+    HS__CF_DUPLICATE,
+    HS__CF_REORDER,
+    HS__CF_CORRUPT,
+    HS__CF_SILENT,
+    HS__CF_MAX
+};
+enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
+
 static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
 {
     for (uint32_t i = 0; i < s->nbuses; i++)

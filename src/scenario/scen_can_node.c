@@ -11,6 +11,11 @@
 #include "can_protocol.h"
 #include "scen_internal.h"
 
+struct node_fault_spec {
+    uint32_t code; /* the protocol's own error code */
+};
+HS__SCEN_OWN_FITS(struct node_fault_spec);
+
 static const struct hs_cfg_node *config_node(const struct hs_config *cfg, const char *name)
 {
     for (uint32_t i = 0; i < cfg->can.nnodes; i++)
@@ -71,15 +76,16 @@ int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
 static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
+    uint32_t code = HS__SCEN_OWN(const struct node_fault_spec, sp)->code;
     int r = hs__scen_node_port(s, st, sp->node, "node_fault", &st->port, diag);
     if (r < 0)
         return r;
     const struct hs_can_protocol *proto = st->port->proto;
-    const char *why = proto->fault_check ? proto->fault_check(st->port, sp->fault_code)
+    const char *why = proto->fault_check ? proto->fault_check(st->port, code)
                                          : "the protocol has no error of its own to raise";
     if (why)
         return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", (long)(sp - s->specs),
-                   sp->fault_code, proto->name, sp->node, why);
+                   code, proto->name, sp->node, why);
     return 0;
 }
 
@@ -111,7 +117,8 @@ static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t no
 {
     (void)s, (void)now_ns;
     if (st->active != st->was_active)
-        st->port->proto->raise_fault(st->port, st->sp->fault_code, st->active);
+        st->port->proto->raise_fault(
+            st->port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code, st->active);
 }
 
 void hs__scen_report_temperature(struct hs__scen_step *st)
@@ -133,8 +140,8 @@ const char *const *hs__scen_node_state_names(const struct hs_can_port *port)
 /* ---- the kind: schema and ops (scen_kinds.h) ---- */
 static const struct hs__cfg_field fields[] = {
     HS__SCEN_NAME("node", node, HS__F_REQUIRED),
-    HS__SCEN_FS("code", HS__K_U32, fault_code, .min = 0, .max = 0xffffffffu,
-                .flags = HS__F_REQUIRED | HS__F_HEX),
+    HS__SCEN_OWN_FS(struct node_fault_spec, "code", HS__K_U32, code, .min = 0, .max = 0xffffffffu,
+                    .flags = HS__F_REQUIRED | HS__F_HEX),
 };
 
 const struct hs__scen_kind_ops hs__scen_kind_node_fault = {

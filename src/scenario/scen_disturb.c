@@ -6,13 +6,28 @@
  * end of this file. RT-safe: no allocation. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <ode/ode.h>
 
 #include "hilsim/actuator.h"
 #include "hilsim/pose.h"
+#include "hilsim/scenario_live.h"
 #include "scen_internal.h"
+
+enum hs__scen_actuator_kind {
+    HS__AF_DERATE,
+    HS__AF_NO_RESPONSE,
+    HS__AF_BRAKE,
+    HS__AF_FRICTION,
+    HS__AF_BROKEN_GEAR,
+    HS__AF_MAX
+};
+
+enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
+
+enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
 
 static dBodyID body_of(struct hs_scenario *s, const struct hs__scen_step *st)
 {
@@ -276,6 +291,24 @@ static const char *const joint_action_names[] = {"fix", "release", NULL};
 static const char *const actuator_names[] = {"derate",   "no_response", "brake",
                                              "friction", "broken_gear", NULL};
 
+static double norm3(const double v[3])
+{
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+static bool push_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
+{
+    if (norm3(sp->force_n) > HS_SCENARIO_LIVE_FORCE_MAX_N)
+        snprintf(why, size, "push.force_n: |F| = %g N is above the live limit of %g N",
+                 norm3(sp->force_n), HS_SCENARIO_LIVE_FORCE_MAX_N);
+    else if (norm3(sp->torque_nm) > HS_SCENARIO_LIVE_TORQUE_MAX_NM)
+        snprintf(why, size, "push.torque_nm: |T| = %g N m is above the live limit of %g N m",
+                 norm3(sp->torque_nm), HS_SCENARIO_LIVE_TORQUE_MAX_NM);
+    else
+        return false;
+    return true;
+}
+
 static void push_substep(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (st->active)
@@ -292,6 +325,7 @@ static const struct hs__cfg_field push_f[] = {
 const struct hs__scen_kind_ops hs__scen_kind_push = {
     .schema = HS__SCEN_SCHEMA(push_f, NULL),
     .substep = push_substep,
+    .live_refused = push_live_refused,
 };
 
 static void payload_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
@@ -355,12 +389,22 @@ static void gravity_commands(struct hs_scenario *s, struct hs__scen_step *st, in
         gravity(s, st);
 }
 
+static bool gravity_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
+{
+    if (norm3(sp->gravity_m_s2) <= HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
+        return false;
+    snprintf(why, size, "gravity.vector_m_s2: |g| = %g m/s^2 is above the live limit of %g m/s^2",
+             norm3(sp->gravity_m_s2), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
+    return true;
+}
+
 static const struct hs__cfg_field gravity_f[] = {
     HS__SCEN_FS("vector_m_s2", HS__K_VEC, gravity_m_s2, .n = 3, .flags = HS__F_REQUIRED),
 };
 const struct hs__scen_kind_ops hs__scen_kind_gravity = {
     .schema = HS__SCEN_SCHEMA(gravity_f, NULL),
     .commands = gravity_commands,
+    .live_refused = gravity_live_refused,
 };
 
 static void joint_substep(struct hs_scenario *s, struct hs__scen_step *st)

@@ -8,6 +8,17 @@
 
 #include "scen_internal.h"
 
+enum hs__scen_expect_kind {
+    HS__EX_JOINT_NEAR,
+    HS__EX_LINK_ABOVE,
+    HS__EX_LINK_BELOW,
+    HS__EX_VELOCITY_LIMITS,
+    HS__EX_COMMAND_TORQUE,
+    HS__EX_TEMPERATURE_BELOW,
+    HS__EX_NODE_STATE,
+    HS__EX_MAX
+};
+
 /* The torque the command in the slot asks of the drive now, on the true joint state. */
 static double commanded_torque(struct hs_scenario *s, uint32_t ji)
 {

@@ -4,6 +4,7 @@
 #define HS_SCEN_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <yaml.h>
@@ -17,67 +18,12 @@
 #define HS_SCEN_MAX_DELAY_VALUES (8u << 20) /* a sensor delay ring of at most 64 MiB of values */
 #define HS_SCEN_NEVER INT64_MAX
 #define HS_SCEN_MAX_BUSES 8
-
-enum hs__scen_sensor_kind {
-    HS__SF_OFF,
-    HS__SF_STUCK,
-    HS__SF_OFFSET,
-    HS__SF_SCALE,
-    HS__SF_NOISE,
-    HS__SF_SPIKES,
-    HS__SF_DELAY,
-    HS__SF_QUANTIZE,
-    HS__SF_SKIP_COUNTS,
-    HS__SF_LOSE_INDEX,
-    HS__SF_SATURATE,
-    HS__SF_MAX
-};
-
-enum hs__scen_field {
-    HS__FIELD_POSITION,
-    HS__FIELD_VELOCITY,
-    HS__FIELD_TORQUE,
-    HS__FIELD_CURRENT,
-    HS__FIELD_MAX
-};
-
-enum hs__scen_actuator_kind {
-    HS__AF_DERATE,
-    HS__AF_NO_RESPONSE,
-    HS__AF_BRAKE,
-    HS__AF_FRICTION,
-    HS__AF_BROKEN_GEAR,
-    HS__AF_MAX
-};
-
-enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
-
-enum hs__scen_expect_kind {
-    HS__EX_JOINT_NEAR,
-    HS__EX_LINK_ABOVE,
-    HS__EX_LINK_BELOW,
-    HS__EX_VELOCITY_LIMITS,
-    HS__EX_COMMAND_TORQUE,
-    HS__EX_TEMPERATURE_BELOW,
-    HS__EX_NODE_STATE,
-    HS__EX_MAX
-};
+/* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
+ * hs__scen_step.own): at most this many bytes each */
+#define HS_SCEN_OWN_BYTES 64
 
 enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
-enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
-
-enum hs__scen_can_kind {
-    HS__CF_DROP,
-    HS__CF_DELAY,
-    HS__CF_DUPLICATE,
-    HS__CF_REORDER,
-    HS__CF_CORRUPT,
-    HS__CF_SILENT,
-    HS__CF_MAX
-};
-enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
-enum hs__scen_shm_kind { HS__SHF_FREEZE, HS__SHF_STALE, HS__SHF_MAX };
 
 /* ---- the parsed file ---- */
 struct hs__scen_when {
@@ -115,13 +61,12 @@ struct hs__scen_step_spec {
     double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
     double gravity_m_s2[3];
     int joint_action;
-    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir, shm_kind;
+    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
     int64_t can_id;          /* -1: every frame of the node (or the bus) */
     double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
-    uint32_t fault_code;     /* node_fault: the protocol's own error code */
     char state[HS_NAME_MAX]; /* expect node_state: the state name */
     char *path_file;         /* path: the CSV (resolved; owned by the spec) */
     /* path: the CSV as a descriptor a client opened and passed (fd + 1; 0: none, borrowed),
@@ -134,6 +79,10 @@ struct hs__scen_step_spec {
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
+    /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
+     * scen_kinds.h), zeroed before the keys are read; their defaults go in the kind's check,
+     * whose seen mask says which keys were given */
+    _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
 };
 
 struct hs_scenario_spec {
@@ -193,10 +142,7 @@ struct hs__scen_step {
     double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
     uint32_t ring_len, ring_pos;
     struct hs__scen_thermal thermal;
-    struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
-    struct hs_sensor_reading *stale_sensors; /* and every sensor's */
-    double *stale_values;                    /* and their published values, in bench order */
-    struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
+    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
     /* path: rows of time and one position per path joint, read when bound */
     uint32_t path_rows, path_njoints, path_row;
     double *path_t;      /* path_rows times, s from the step's start */
@@ -213,6 +159,9 @@ struct hs__scen_step {
     const char *prev_state;
     struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
     uint32_t ntemp_ports;
+    /* the kind's own run state (HS__SCEN_OWN): zeroed when bound, copied with the step, freed
+     * by the kind's release op */
+    _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;

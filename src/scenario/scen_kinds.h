@@ -10,6 +10,7 @@
 #define HS_SCEN_KINDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -78,6 +79,14 @@ struct hs__scen_kind_ops {
     void (*judge)(struct hs_scenario *s, struct hs__scen_step *st);
     /* init only: the summary's words on step i after its activity (may be NULL). */
     void (*summary)(const struct hs_scenario *s, uint32_t i, FILE *out);
+    /* init only: frees what bind allocated in the step's own state (and NULLs it); called for
+     * a step bound or not (then zeroed). */
+    void (*release)(struct hs__scen_step *st);
+    /* Live steps (scen_live.c). live_refused: why the step may not run live (writes why, returns
+     * true), e.g. an effort the plant guard would trip on. keeps_slot: the step's effect
+     * outlives its activity (lost encoder counts), so it ends only when cleared. */
+    bool (*live_refused)(const struct hs__scen_step_spec *sp, char *why, size_t size);
+    bool (*keeps_slot)(const struct hs__scen_step *st);
 };
 
 #define HS__SCEN_KIND_DECL(NAME, name) extern const struct hs__scen_kind_ops hs__scen_kind_##name;
@@ -105,6 +114,17 @@ void hs__scen_tick_judge(struct hs_scenario *s);
 #define HS__SCEN_NAME(k, m, fl)                                                                    \
     HS__SCEN_FS(k, HS__K_NAME, m, .n = HS_NAME_MAX, .cs = HS__CS_IDENT, .flags = fl)
 #define HS__SCEN_ENUM(k, m, nm, fl) HS__SCEN_FS(k, HS__K_ENUM, m, .names = nm, .flags = fl)
+/* A kind's own parameters and run state: a struct its file defines, in the spec's and the step's
+ * own bytes (HS_SCEN_OWN_BYTES each; HS__SCEN_OWN_FITS checks), and a schema row of one of its
+ * fields. */
+#define HS__SCEN_OWN(type, p) ((type *)(void *)(p)->own)
+#define HS__SCEN_OWN_FITS(type)                                                                    \
+    _Static_assert(sizeof(type) <= HS_SCEN_OWN_BYTES, #type " fits a step's own bytes")
+#define HS__SCEN_OWN_FS(type, k, K, m, ...)                                                        \
+    {                                                                                              \
+        .key = k, .kind = K, .off = offsetof(struct hs__scen_step_spec, own) + offsetof(type, m),  \
+        __VA_ARGS__                                                                                \
+    }
 #define HS__SCEN_SCHEMA(fields, chk)                                                               \
     {                                                                                              \
         fields, sizeof fields / sizeof fields[0], chk                                              \

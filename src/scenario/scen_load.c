@@ -276,19 +276,17 @@ int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag)
 
 void hs__scen_step_free(struct hs__scen_step *st)
 {
+    const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
+    if (o->release)
+        o->release(st);
     free(st->ring);
-    free(st->stale_joints);
-    free(st->stale_sensors);
-    free(st->stale_values);
     free(st->held_values);
     free(st->ring_values);
     free(st->path_t);
     free(st->path_q);
     free(st->path_joint);
     st->ring = NULL;
-    st->stale_joints = NULL;
-    st->stale_sensors = NULL;
-    st->stale_values = st->held_values = st->ring_values = NULL;
+    st->held_values = st->ring_values = NULL;
     st->path_t = st->path_q = NULL;
     st->path_joint = NULL;
 }

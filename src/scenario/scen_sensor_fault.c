@@ -10,6 +10,29 @@
 
 #include "scen_internal.h"
 
+enum hs__scen_sensor_kind {
+    HS__SF_OFF,
+    HS__SF_STUCK,
+    HS__SF_OFFSET,
+    HS__SF_SCALE,
+    HS__SF_NOISE,
+    HS__SF_SPIKES,
+    HS__SF_DELAY,
+    HS__SF_QUANTIZE,
+    HS__SF_SKIP_COUNTS,
+    HS__SF_LOSE_INDEX,
+    HS__SF_SATURATE,
+    HS__SF_MAX
+};
+
+enum hs__scen_field {
+    HS__FIELD_POSITION,
+    HS__FIELD_VELOCITY,
+    HS__FIELD_TORQUE,
+    HS__FIELD_CURRENT,
+    HS__FIELD_MAX
+};
+
 /* The fields of a joint reading a fault acts on (position: the unwrapped position and the
  * one decoded from the counter; velocity: the true rate and the board-style estimate). */
 static void joint_fields(struct hs_joint_reading *r, int field, double *ret[2])
@@ -289,6 +312,12 @@ static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag 
     return 0;
 }
 
+/* lost encoder counts stay lost while the live step holds its slot */
+static bool keeps_slot(const struct hs__scen_step *st)
+{
+    return st->sp->sensor_kind == HS__SF_SKIP_COUNTS || st->sp->sensor_kind == HS__SF_LOSE_INDEX;
+}
+
 static void readings(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (st->joint >= 0)
@@ -310,4 +339,5 @@ const struct hs__scen_kind_ops hs__scen_kind_sensor_fault = {
     .schema = HS__SCEN_SCHEMA(fields, check),
     .bind = bind,
     .readings = readings,
+    .keeps_slot = keeps_slot,
 };
