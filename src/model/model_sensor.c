@@ -7,45 +7,67 @@
 
 #include "model_internal.h"
 
-static int read_type_fields(struct hs__builder *b, const struct hs__vnode *n,
-                            const struct hs__venv *env, struct hs_sensor *s)
+/* Each kind's own fields of its node, one reader per line of the sensor kind registry
+ * (hilsim/sensor_kinds.h): a new kind's line without its read_<name> here does not build. */
+typedef int (*read_fields_fn)(struct hs__builder *b, const struct hs__vnode *n,
+                              const struct hs__venv *env, struct hs_sensor *s);
+static const double unlimited[3] = {-1, -1, -1};
+
+static int read_accel(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                      struct hs_sensor *s)
 {
-    static const double unlimited[3] = {-1, -1, -1};
-    int r = 0;
-    switch (s->type) {
-    case HS_SENSOR_ACCEL:
-        return hs__get_vec3(b, n, env, "maxAcceleration", unlimited, s->max);
-    case HS_SENSOR_GYRO:
-        return hs__get_vec3(b, n, env, "maxAngularVelocity", unlimited, s->max);
-    case HS_SENSOR_FORCE:
-        if ((r = hs__get_vec3(b, n, env, "maxForce", unlimited, s->max)) < 0)
-            return r;
-        return hs__get_vec3(b, n, env, "maxTorque", unlimited, s->max_torque);
-    case HS_SENSOR_VISION:
-        if ((r = hs__get_float(b, n, env, "fieldOfView", 0.785398, &s->field_of_view)) < 0 ||
-            (r = hs__get_float(b, n, env, "frontClipDistance", 0.01, &s->front_clip)) < 0 ||
-            (r = hs__get_float(b, n, env, "backClipDistance", 10.0, &s->back_clip)) < 0 ||
-            (r = hs__get_float(b, n, env, "frameRate", 30, &s->frame_rate)) < 0 ||
-            (r = hs__get_int(b, n, env, "width", 320, &s->width)) < 0 ||
-            (r = hs__get_int(b, n, env, "height", 240, &s->height)) < 0)
-            return r;
-        if ((r = hs__get_string(b, n, env, "type", s->vision_type, sizeof s->vision_type)) < 0)
-            return r;
-        if (!s->vision_type[0])
-            strcpy(s->vision_type, "NONE");
-        return 0;
-    case HS_SENSOR_RANGE:
-        if ((r = hs__get_float(b, n, env, "scanAngle", 3.14159, &s->scan_angle)) < 0 ||
-            (r = hs__get_float(b, n, env, "scanStep", 0.1, &s->scan_step)) < 0 ||
-            (r = hs__get_float(b, n, env, "scanRate", 10, &s->scan_rate)) < 0 ||
-            (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0 ||
-            (r = hs__get_float(b, n, env, "minDistance", 0, &s->min_distance)) < 0)
-            return r;
-        return 0;
-    default:
-        return 0;
-    }
+    return hs__get_vec3(b, n, env, "maxAcceleration", unlimited, s->max);
 }
+
+static int read_gyro(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                     struct hs_sensor *s)
+{
+    return hs__get_vec3(b, n, env, "maxAngularVelocity", unlimited, s->max);
+}
+
+static int read_force(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                      struct hs_sensor *s)
+{
+    int r = hs__get_vec3(b, n, env, "maxForce", unlimited, s->max);
+    if (r < 0)
+        return r;
+    return hs__get_vec3(b, n, env, "maxTorque", unlimited, s->max_torque);
+}
+
+static int read_vision(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                       struct hs_sensor *s)
+{
+    int r;
+    if ((r = hs__get_float(b, n, env, "fieldOfView", 0.785398, &s->field_of_view)) < 0 ||
+        (r = hs__get_float(b, n, env, "frontClipDistance", 0.01, &s->front_clip)) < 0 ||
+        (r = hs__get_float(b, n, env, "backClipDistance", 10.0, &s->back_clip)) < 0 ||
+        (r = hs__get_float(b, n, env, "frameRate", 30, &s->frame_rate)) < 0 ||
+        (r = hs__get_int(b, n, env, "width", 320, &s->width)) < 0 ||
+        (r = hs__get_int(b, n, env, "height", 240, &s->height)) < 0)
+        return r;
+    if ((r = hs__get_string(b, n, env, "type", s->vision_type, sizeof s->vision_type)) < 0)
+        return r;
+    if (!s->vision_type[0])
+        strcpy(s->vision_type, "NONE");
+    return 0;
+}
+
+static int read_range(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                      struct hs_sensor *s)
+{
+    int r;
+    if ((r = hs__get_float(b, n, env, "scanAngle", 3.14159, &s->scan_angle)) < 0 ||
+        (r = hs__get_float(b, n, env, "scanStep", 0.1, &s->scan_step)) < 0 ||
+        (r = hs__get_float(b, n, env, "scanRate", 10, &s->scan_rate)) < 0 ||
+        (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0 ||
+        (r = hs__get_float(b, n, env, "minDistance", 0, &s->min_distance)) < 0)
+        return r;
+    return 0;
+}
+
+#define READER(name, NAME, node) [HS_SENSOR_##NAME] = read_##name,
+static const read_fields_fn readers[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(READER)};
+#undef READER
 
 int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_sensor_type type,
                      const struct hs__bctx *ctx)
@@ -72,7 +94,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     if ((r = hs__get_vec3(b, n, ctx->env, "translation", zero, t)) < 0 ||
         (r = hs__get_rotation(b, n, ctx->env, "rotation", rot)) < 0)
         return r;
-    if ((r = read_type_fields(b, n, ctx->env, &s)) < 0)
+    if ((r = readers[type](b, n, ctx->env, &s)) < 0)
         return r;
     static const double one[3] = {1, 1, 1}, no_rot[4] = {0, 0, 1, 0};
     struct hs__affine local, unused, pose;
