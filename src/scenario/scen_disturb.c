@@ -1,31 +1,16 @@
-/* The physics side of a scenario: pushes and loads, payloads, a model's pose and velocity,
- * gravity, fixed and released joints, actuator faults and the motor thermal model. Changes to
- * the world go through ODE on the tick thread, at the start of a tick (commands) or before
- * every physics step (substep: ODE clears forces after each step and the plant sets efforts
- * and motor rows again before each). Each kind's schema and ops table (scen_kinds.h) are at the
- * end of this file. RT-safe: no allocation. */
-#include <errno.h>
+/* Disturbances of the world: pushes and loads, payloads, a model's pose and velocity, gravity.
+ * Changes to the world go through ODE on the tick thread, at the start of a tick (commands) or
+ * before every physics step (substep: ODE clears forces after each step). Each kind's schema and
+ * ops table (scen_kinds.h) are at the end of this file. RT-safe: no allocation. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <ode/ode.h>
 
-#include "hilsim/actuator.h"
 #include "hilsim/pose.h"
 #include "hilsim/scenario_live.h"
 #include "scen_internal.h"
-
-enum hs__scen_actuator_kind {
-    HS__AF_DERATE,
-    HS__AF_NO_RESPONSE,
-    HS__AF_BRAKE,
-    HS__AF_FRICTION,
-    HS__AF_BROKEN_GEAR,
-    HS__AF_MAX
-};
-
-enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
 
 enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
 
@@ -135,108 +120,6 @@ static void gravity(struct hs_scenario *s, struct hs__scen_step *st)
         dWorldSetGravity(world, st->saved_gravity[0], st->saved_gravity[1], st->saved_gravity[2]);
 }
 
-/* The motor that stops responding: commands no longer reach it, so it keeps the slot it had
- * when the fault began (same sequence number and receive time): its own command timeout then
- * decides, as on a drive whose bus receive died. */
-static void no_response(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    struct hs_joint_command *cmd = hs_bench_joint(s->bench, (uint32_t)st->joint)->cmd;
-    if (starts(st))
-        st->held_cmd = *cmd;
-    if (st->active)
-        *cmd = st->held_cmd;
-}
-
-/* Two-node thermal model (winding, case) driven by the copper losses of the current the plant
- * estimates: P = I^2 R(Tw), R(Tw) = R25 (1 + alpha (Tw - 25 °C)). Explicit Euler per tick
- * (tick << the winding's time constant R C). */
-/* The share of the drive's torque the thermal model lets through at its state now. */
-static double thermal_keep(const struct hs__scen_step *st)
-{
-    const struct hs__scen_thermal *t = &st->thermal;
-    if (t->tripped)
-        return 0;
-    if (t->t_winding_c <= st->sp->derate_c)
-        return 1;
-    double k = (st->sp->limit_c - t->t_winding_c) / (st->sp->limit_c - st->sp->derate_c);
-    return k < 0 ? 0 : k;
-}
-
-static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    if (!st->active)
-        return;
-    const struct hs__scen_step_spec *sp = st->sp;
-    struct hs__scen_thermal *t = &st->thermal;
-    /* the plant's current is what the drive was asked for; a derated or tripped drive draws
-     * only its share, so a tripped winding cools */
-    double i = hs_bench_joint_reading(s->bench, (uint32_t)st->joint)->current * thermal_keep(st);
-    double r = sp->r_winding_ohm * (1 + sp->alpha_per_k * (t->t_winding_c - 25));
-    double p = i * i * (r > 0 ? r : 0);
-    double q_wc = (t->t_winding_c - t->t_case_c) / sp->r_wc_k_per_w;
-    double q_ca = (t->t_case_c - sp->ambient_c) / sp->r_ca_k_per_w;
-    double h = (double)s->period_ns * 1e-9;
-    t->t_winding_c += h * (p - q_wc) / sp->c_winding_j_per_k;
-    t->t_case_c += h * (q_wc - q_ca) / sp->c_case_j_per_k;
-    if (t->t_winding_c >= sp->limit_c)
-        t->tripped = true;
-    else if (t->tripped && t->t_winding_c < sp->derate_c)
-        t->tripped = false; /* cooled below the derating threshold: the drive re-arms */
-}
-
-static void motor_row(dJointID j, bool slider, double vel, double fmax)
-{
-    if (slider) {
-        dJointSetSliderParam(j, dParamVel, vel);
-        dJointSetSliderParam(j, dParamFMax, fmax);
-    } else {
-        dJointSetHingeParam(j, dParamVel, vel);
-        dJointSetHingeParam(j, dParamFMax, fmax);
-    }
-}
-
-/* The drive's output after the plant's motor model: scale, cut, brake or fix it. */
-static void actuator(struct hs_scenario *s, const struct hs__scen_step *st, double scale, int kind)
-{
-    struct hs_world *w = hs_bench_world(s->bench);
-    dJointID j = (dJointID)hs_world_ode_joint(w, st->body, st->link);
-    if (!j)
-        return;
-    bool slider = dJointGetType(j) == dJointTypeSlider;
-    double fmax = slider ? dJointGetSliderParam(j, dParamFMax) : dJointGetHingeParam(j, dParamFMax);
-    double vel = slider ? dJointGetSliderParam(j, dParamVel) : dJointGetHingeParam(j, dParamVel);
-    double effort = hs_world_joint_effort(w, st->body, st->link);
-    double dq = hs_world_joint_velocity(w, st->body, st->link);
-    switch (kind) {
-    case HS__AF_DERATE:
-        hs_world_set_joint_effort(w, st->body, st->link, effort * scale);
-        motor_row(j, slider, vel, fmax * scale);
-        break;
-    case HS__AF_BROKEN_GEAR:
-        hs_world_set_joint_effort(w, st->body, st->link, 0);
-        motor_row(j, slider, 0, 0);
-        break;
-    case HS__AF_BRAKE:
-        /* the brake holds up to its torque on top of what the motor does */
-        motor_row(j, slider, 0, fmax + st->sp->value);
-        break;
-    case HS__AF_FRICTION:
-        hs_world_set_joint_effort(w, st->body, st->link,
-                                  effort - (isnan(st->sp->viscous) ? 0 : st->sp->viscous) * dq);
-        if (fmax == 0)
-            motor_row(j, slider, 0, st->sp->value);
-        else
-            motor_row(j, slider, vel, fmax + st->sp->value);
-        break;
-    case HS__AF_MAX: /* fix the joint */
-        hs_world_set_joint_effort(w, st->body, st->link, 0);
-        motor_row(j, slider, 0, HS_ACTUATOR_RIGID_EFFORT);
-        break;
-    default:
-        break;
-    }
-}
-
 static void push(struct hs_scenario *s, const struct hs__scen_step *st)
 {
     dBodyID b = body_of(s, st);
@@ -272,14 +155,6 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
     }
 }
 
-double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_joint)
-{
-    for (uint32_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].kind == HS__SCEN_THERMAL && s->steps[i].joint == (int32_t)bench_joint)
-            return s->steps[i].thermal.t_winding_c;
-    return NAN;
-}
-
 /* ---- the kinds: schema and ops (scen_kinds.h) ---- */
 static bool acts(const struct hs__scen_step *st)
 {
@@ -287,9 +162,6 @@ static bool acts(const struct hs__scen_step *st)
 }
 
 static const char *const frame_names[] = {"world", "link", NULL};
-static const char *const joint_action_names[] = {"fix", "release", NULL};
-static const char *const actuator_names[] = {"derate",   "no_response", "brake",
-                                             "friction", "broken_gear", NULL};
 
 static double norm3(const double v[3])
 {
@@ -405,139 +277,4 @@ const struct hs__scen_kind_ops hs__scen_kind_gravity = {
     .schema = HS__SCEN_SCHEMA(gravity_f, NULL),
     .commands = gravity_commands,
     .live_refused = gravity_live_refused,
-};
-
-static void joint_substep(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    if (st->active)
-        actuator(s, st, 0, st->sp->joint_action == HS__JA_FIX ? HS__AF_MAX : HS__AF_BROKEN_GEAR);
-}
-
-static const struct hs__cfg_field joint_f[] = {
-    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
-    HS__SCEN_ENUM("action", joint_action, joint_action_names, HS__F_REQUIRED),
-};
-const struct hs__scen_kind_ops hs__scen_kind_joint = {
-    .schema = HS__SCEN_SCHEMA(joint_f, NULL),
-    .substep = joint_substep,
-};
-
-static int actuator_fault_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                                const char *path)
-{
-    struct hs__scen_step_spec *st = obj;
-    (void)seen;
-    if (st->actuator_kind == HS__AF_DERATE && !(st->value >= 0 && st->value <= 1))
-        return hs__cfg_err(c, node, "%s: derate needs a value in [0, 1] (the torque kept)", path);
-    if ((st->actuator_kind == HS__AF_BRAKE || st->actuator_kind == HS__AF_FRICTION) &&
-        !(st->value >= 0))
-        return hs__cfg_err(c, node, "%s: %s needs a value >= 0 (N·m or N)", path,
-                           actuator_names[st->actuator_kind]);
-    return 0;
-}
-
-static void actuator_fault_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
-{
-    (void)now_ns;
-    if (acts(st) && st->sp->actuator_kind == HS__AF_NO_RESPONSE)
-        no_response(s, st);
-}
-
-static void actuator_fault_substep(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    if (st->active && st->sp->actuator_kind != HS__AF_NO_RESPONSE)
-        actuator(s, st, st->sp->value, st->sp->actuator_kind);
-}
-
-static const struct hs__cfg_field actuator_fault_f[] = {
-    HS__SCEN_ENUM("kind", actuator_kind, actuator_names, HS__F_REQUIRED),
-    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
-    HS__SCEN_DBL("value", value, 0, 1e6, 0),
-    HS__SCEN_DBL("viscous", viscous, 0, 1e6, 0),
-};
-const struct hs__scen_kind_ops hs__scen_kind_actuator_fault = {
-    .schema = HS__SCEN_SCHEMA(actuator_fault_f, actuator_fault_check),
-    .commands = actuator_fault_commands,
-    .substep = actuator_fault_substep,
-};
-
-static int thermal_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
-                         const char *path)
-{
-    struct hs__scen_step_spec *st = obj;
-    (void)seen;
-    if (!(st->derate_c > st->ambient_c) || !(st->limit_c > st->derate_c))
-        return hs__cfg_err(c, node, "%s: needs ambient_c < derate_c < limit_c", path);
-    return 0;
-}
-
-static void thermal_defaults(struct hs__scen_step_spec *st)
-{
-    /* a small servo motor: 0.5 ohm copper at 25 °C, 5 K/W to the case, 2 K/W case to ambient,
-     * winding 10 J/K (time constant 50 s), case 200 J/K; derate from 100 °C, off at 130 °C */
-    st->ambient_c = 25;
-    st->r_winding_ohm = 0.5;
-    st->alpha_per_k = 0.00393; /* copper */
-    st->r_wc_k_per_w = 5;
-    st->r_ca_k_per_w = 2;
-    st->c_winding_j_per_k = 10;
-    st->c_case_j_per_k = 200;
-    st->derate_c = 100;
-    st->limit_c = 130;
-}
-
-static int thermal_bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
-{
-    const struct hs__scen_step_spec *sp = st->sp;
-    hs__scen_bind_temp_ports(s, st);
-    st->thermal.t_winding_c = st->thermal.t_case_c = sp->ambient_c;
-    for (uint32_t j = 0; &s->steps[j] != st; j++)
-        if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
-            return hs__scen_err_step(s, sp, diag, "a second thermal model on joint", sp->t.joint);
-    return 0;
-}
-
-static void thermal_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
-{
-    (void)now_ns;
-    if (acts(st))
-        thermal(s, st);
-}
-
-static void thermal_substep(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    if (!st->active)
-        return;
-    double keep = thermal_keep(st);
-    if (keep < 1)
-        actuator(s, st, keep, HS__AF_DERATE);
-}
-
-/* from the model's first tick on; it stays at its last value after its step */
-static void thermal_readings(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    (void)s;
-    if (st->activations)
-        hs__scen_report_temperature(st);
-}
-
-static const struct hs__cfg_field thermal_f[] = {
-    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
-    HS__SCEN_DBL("ambient_c", ambient_c, -60, 200, 0),
-    HS__SCEN_DBL("r_winding_ohm", r_winding_ohm, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("alpha_per_k", alpha_per_k, 0, 0.1, 0),
-    HS__SCEN_DBL("r_wc_k_per_w", r_wc_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("r_ca_k_per_w", r_ca_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("c_winding_j_per_k", c_winding_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("c_case_j_per_k", c_case_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("derate_c", derate_c, -60, 400, 0),
-    HS__SCEN_DBL("limit_c", limit_c, -60, 400, 0),
-};
-const struct hs__scen_kind_ops hs__scen_kind_thermal = {
-    .schema = HS__SCEN_SCHEMA(thermal_f, thermal_check),
-    .defaults = thermal_defaults,
-    .bind = thermal_bind,
-    .commands = thermal_commands,
-    .substep = thermal_substep,
-    .readings = thermal_readings,
 };

@@ -215,6 +215,8 @@ int hs__scen_err_step(const struct hs_scenario *s, const struct hs__scen_step_sp
 /* "steps[i]" or, for a live step, "step": how messages name sp */
 void hs__scen_step_at(const struct hs_scenario *s, const struct hs__scen_step_spec *sp, char *buf,
                       size_t size);
+/* scen_actuator.c: RT-safe, substep: the drive's output scaled by keep (a thermal derating) */
+void hs__scen_drive_derate(struct hs_scenario *s, const struct hs__scen_step *st, double keep);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
 /* scen_can.c: init only: a filter on every open bus of the config (adopting one already there),
