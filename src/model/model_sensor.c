@@ -2,49 +2,72 @@
  * ExtraJoint (closed loops; link names are resolved once all links exist). */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model_internal.h"
+#include "sensor_fields.h"
 
-static int read_type_fields(struct hs__builder *b, const struct hs__vnode *n,
-                            const struct hs__venv *env, struct hs_sensor *s)
+/* Each kind's own fields of its node, from its list in sensor_fields.h. */
+enum field_type { FIELD_VEC3, FIELD_FLOAT, FIELD_INT, FIELD_STRING, FIELD_NAME };
+struct field {
+    const char *name; /* NULL: the list's end */
+    enum field_type type;
+    size_t off, size; /* in struct hs_sensor */
+    double vec[3], num;
+    const char *str;
+};
+
+/* where member m is, and its size; a member not of type T does not build */
+#define MEMBER(m, T)                                                                               \
+    offsetof(struct hs_sensor, m) + _Generic(((struct hs_sensor *)0)->m, T : 0),                   \
+        sizeof(((struct hs_sensor *)0)->m)
+#define ROW_VEC3(f, m, d) {f, FIELD_VEC3, MEMBER(m, double *), .vec = HS__SENSOR_VEC3_##d},
+#define ROW_FLOAT(f, m, d) {f, FIELD_FLOAT, MEMBER(m, double), .num = d},
+#define ROW_INT(f, m, d) {f, FIELD_INT, MEMBER(m, int32_t), .num = d},
+#define ROW_STRING(f, m, d) {f, FIELD_STRING, MEMBER(m, char *), .str = d},
+#define ROW_NAME(f, m, d) {f, FIELD_NAME, MEMBER(m, char *), .str = d},
+#define ROW(f, TYPE, m, d) ROW_##TYPE(f, m, d)
+#define KIND_FIELDS(name, NAME, node)                                                              \
+    static const struct field fields_##name[] = {HS__SENSOR_FIELDS_##name(ROW){NULL}};
+HS_SENSOR_KINDS(KIND_FIELDS)
+#undef KIND_FIELDS
+#define KIND_ENTRY(name, NAME, node) [HS_SENSOR_##NAME] = fields_##name,
+static const struct field *const kind_fields[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(KIND_ENTRY)};
+#undef KIND_ENTRY
+
+static int read_fields(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
+                       struct hs_sensor *s)
 {
-    static const double unlimited[3] = {-1, -1, -1};
-    int r = 0;
-    switch (s->type) {
-    case HS_SENSOR_ACCEL:
-        return hs__get_vec3(b, n, env, "maxAcceleration", unlimited, s->max);
-    case HS_SENSOR_GYRO:
-        return hs__get_vec3(b, n, env, "maxAngularVelocity", unlimited, s->max);
-    case HS_SENSOR_FORCE:
-        if ((r = hs__get_vec3(b, n, env, "maxForce", unlimited, s->max)) < 0)
+    unsigned char *base = (unsigned char *)s;
+    for (const struct field *f = kind_fields[s->type]; f->name; f++) {
+        void *at = base + f->off;
+        int r = 0;
+        int32_t i;
+        switch (f->type) {
+        case FIELD_VEC3:
+            r = hs__get_vec3(b, n, env, f->name, f->vec, (double *)at);
+            break;
+        case FIELD_FLOAT:
+            r = hs__get_float(b, n, env, f->name, f->num, (double *)at);
+            break;
+        case FIELD_INT:
+            if ((r = hs__get_int(b, n, env, f->name, (int32_t)f->num, &i)) == 0)
+                memcpy(at, &i, sizeof i);
+            break;
+        case FIELD_STRING:
+            if ((r = hs__get_string(b, n, env, f->name, (char *)at, f->size)) == 0 &&
+                !((char *)at)[0])
+                snprintf((char *)at, f->size, "%s", f->str);
+            break;
+        case FIELD_NAME:
+            break;
+        }
+        if (r < 0)
             return r;
-        return hs__get_vec3(b, n, env, "maxTorque", unlimited, s->max_torque);
-    case HS_SENSOR_VISION:
-        if ((r = hs__get_float(b, n, env, "fieldOfView", 0.785398, &s->field_of_view)) < 0 ||
-            (r = hs__get_float(b, n, env, "frontClipDistance", 0.01, &s->front_clip)) < 0 ||
-            (r = hs__get_float(b, n, env, "backClipDistance", 10.0, &s->back_clip)) < 0 ||
-            (r = hs__get_float(b, n, env, "frameRate", 30, &s->frame_rate)) < 0 ||
-            (r = hs__get_int(b, n, env, "width", 320, &s->width)) < 0 ||
-            (r = hs__get_int(b, n, env, "height", 240, &s->height)) < 0)
-            return r;
-        if ((r = hs__get_string(b, n, env, "type", s->vision_type, sizeof s->vision_type)) < 0)
-            return r;
-        if (!s->vision_type[0])
-            strcpy(s->vision_type, "NONE");
-        return 0;
-    case HS_SENSOR_RANGE:
-        if ((r = hs__get_float(b, n, env, "scanAngle", 3.14159, &s->scan_angle)) < 0 ||
-            (r = hs__get_float(b, n, env, "scanStep", 0.1, &s->scan_step)) < 0 ||
-            (r = hs__get_float(b, n, env, "scanRate", 10, &s->scan_rate)) < 0 ||
-            (r = hs__get_float(b, n, env, "maxDistance", 10, &s->max_distance)) < 0 ||
-            (r = hs__get_float(b, n, env, "minDistance", 0, &s->min_distance)) < 0)
-            return r;
-        return 0;
-    default:
-        return 0;
     }
+    return 0;
 }
 
 int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_sensor_type type,
@@ -72,7 +95,7 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
     if ((r = hs__get_vec3(b, n, ctx->env, "translation", zero, t)) < 0 ||
         (r = hs__get_rotation(b, n, ctx->env, "rotation", rot)) < 0)
         return r;
-    if ((r = read_type_fields(b, n, ctx->env, &s)) < 0)
+    if ((r = read_fields(b, n, ctx->env, &s)) < 0)
         return r;
     static const double one[3] = {1, 1, 1}, no_rot[4] = {0, 0, 1, 0};
     struct hs__affine local, unused, pose;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hilsim/sensor_kinds.h"
+#include "sensor_fields.h"
 #include "vrml_internal.h"
 
 static const char *const type_names[HS__FT_MAX] = {
@@ -145,33 +147,19 @@ static const struct hs__vschema_field s_extra_joint[] = {
     F("link1Name", SFSTRING),    F("link2Name", SFSTRING), F("link1LocalPos", SFVEC3F),
     F("link2LocalPos", SFVEC3F), F("jointType", SFSTRING), F("jointAxis", SFVEC3F),
 };
-static const struct hs__vschema_field s_accel[] = {SENSOR_POSE, F("maxAcceleration", SFVEC3F),
-                                                   F("children", MFNODE)};
-static const struct hs__vschema_field s_gyro[] = {SENSOR_POSE, F("maxAngularVelocity", SFVEC3F),
-                                                  F("children", MFNODE)};
-static const struct hs__vschema_field s_force[] = {SENSOR_POSE, F("maxForce", SFVEC3F),
-                                                   F("maxTorque", SFVEC3F), F("children", MFNODE)};
-static const struct hs__vschema_field s_vision[] = {
-    SENSOR_POSE,
-    F("children", MFNODE),
-    F("fieldOfView", SFFLOAT),
-    F("name", SFSTRING),
-    F("frontClipDistance", SFFLOAT),
-    F("backClipDistance", SFFLOAT),
-    F("type", SFSTRING),
-    F("width", SFINT32),
-    F("height", SFINT32),
-    F("frameRate", SFFLOAT),
-};
-static const struct hs__vschema_field s_range[] = {
-    SENSOR_POSE,
-    F("children", MFNODE),
-    F("scanAngle", SFFLOAT),
-    F("scanStep", SFFLOAT),
-    F("scanRate", SFFLOAT),
-    F("maxDistance", SFFLOAT),
-    F("minDistance", SFFLOAT), /* Choreonoid's addition */
-};
+/* the sensor kinds' nodes: the pose, children, and each kind's own fields (sensor_fields.h) */
+#define SCHEMA_VEC3 SFVEC3F
+#define SCHEMA_FLOAT SFFLOAT
+#define SCHEMA_INT SFINT32
+#define SCHEMA_STRING SFSTRING
+#define SCHEMA_NAME SFSTRING
+#define SCHEMA_ROW_(f, t) F(f, t),
+#define SCHEMA_ROW(f, TYPE, m, d) SCHEMA_ROW_(f, SCHEMA_##TYPE)
+#define SENSOR_SCHEMA(name, NAME, node)                                                            \
+    static const struct hs__vschema_field s_##name[] = {SENSOR_POSE, F("children", MFNODE),        \
+                                                        HS__SENSOR_FIELDS_##name(SCHEMA_ROW)};
+HS_SENSOR_KINDS(SENSOR_SCHEMA)
+#undef SENSOR_SCHEMA
 #undef F
 
 #define S(name, arr)                                                                               \
@@ -205,12 +193,10 @@ static const struct {
     S("Joint", s_joint),
     S("Segment", s_segment),
     S("ExtraJoint", s_extra_joint),
-    S("AccelerationSensor", s_accel),
-    S("Gyro", s_gyro),
-    S("GyroSensor", s_gyro),
-    S("ForceSensor", s_force),
-    S("VisionSensor", s_vision),
-    S("RangeSensor", s_range),
+#define SENSOR_ENTRY(name, NAME, node) S(node, s_##name),
+    HS_SENSOR_KINDS(SENSOR_ENTRY)
+#undef SENSOR_ENTRY
+        S("GyroSensor", s_gyro), /* an old alias of Gyro (model_build.c) */
 };
 #undef S
 

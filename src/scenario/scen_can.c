@@ -5,11 +5,23 @@
  * ID). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hilsim/can_fault.h"
 #include "hilsim/io_can.h"
 #include "scen_internal.h"
+
+enum hs__scen_can_kind {
+    HS__CF_DROP,
+    HS__CF_DELAY,
+    HS__CF_DUPLICATE,
+    HS__CF_REORDER,
+    HS__CF_CORRUPT,
+    HS__CF_SILENT,
+    HS__CF_MAX
+};
+enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
 
 static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
 {
@@ -49,7 +61,7 @@ static bool owned(const struct hs_scenario *s, const struct hs_can_fault_filter 
     return false;
 }
 
-int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
     const struct hs_config *cfg = hs_bench_config(s->bench);
@@ -157,15 +169,13 @@ int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs
     return 0;
 }
 
-void hs__scen_can(struct hs_scenario *s)
+static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_CAN_FAULT || st->active == st->was_active)
-            continue;
-        for (uint32_t k = 0; k < st->can_nrules; k++)
-            hs_can_fault_filter_set_active(st->can_filter, st->can_rule[k], st->active);
-    }
+    (void)s, (void)now_ns;
+    if (st->active == st->was_active)
+        return;
+    for (uint32_t k = 0; k < st->can_nrules; k++)
+        hs_can_fault_filter_set_active(st->can_filter, st->can_rule[k], st->active);
 }
 
 void hs__scen_can_clock(struct hs_scenario *s)
@@ -232,3 +242,55 @@ uint64_t hs_scenario_can_frames_overflow(const struct hs_scenario *s, uint32_t s
     }
     return n;
 }
+
+/* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static const char *const kind_names[] = {"drop",    "delay",  "duplicate", "reorder",
+                                         "corrupt", "silent", NULL};
+static const char *const dir_names[] = {"rx", "tx", "both", NULL};
+
+static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node, const char *path)
+{
+    struct hs__scen_step_spec *st = obj;
+    (void)seen;
+    if (!st->node[0] && st->can_id < 0)
+        return hs__cfg_err(c, node, "%s: name a node or an id", path);
+    for (const char *p = st->pattern; *p; p++)
+        if (*p != '0' && *p != '1')
+            return hs__cfg_err(c, node, "%s: pattern is made of 0 and 1", path);
+    if ((st->can_kind == HS__CF_DELAY) != !isnan(st->delay_s))
+        return hs__cfg_err(c, node, "%s: delay_s goes with kind delay, and delay needs it", path);
+    return 0;
+}
+
+static void defaults(struct hs__scen_step_spec *sp)
+{
+    sp->can_id = -1;
+    sp->can_dir = HS__CD_BOTH;
+    sp->delay_s = NAN;
+}
+
+static void summary(const struct hs_scenario *s, uint32_t i, FILE *out)
+{
+    fprintf(out, "; %llu frame(s) acted on, %llu lost to a full delay queue",
+            (unsigned long long)hs_scenario_can_frames_acted(s, i),
+            (unsigned long long)hs_scenario_can_frames_overflow(s, i));
+}
+
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_ENUM("kind", can_kind, kind_names, HS__F_REQUIRED),
+    HS__SCEN_NAME("bus", bus, 0),
+    HS__SCEN_NAME("node", node, 0),
+    HS__SCEN_FS("id", HS__K_I64, can_id, .min = 0, .max = 0x1fffffff),
+    HS__SCEN_ENUM("direction", can_dir, dir_names, 0),
+    HS__SCEN_DBL("probability", probability, 0, 1, 0),
+    HS__SCEN_NAME("pattern", pattern, 0),
+    HS__SCEN_DBL("delay_s", delay_s, 0, 1000, HS__F_MIN_OPEN),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_can_fault = {
+    .schema = HS__SCEN_SCHEMA(fields, check),
+    .defaults = defaults,
+    .bind = bind,
+    .commands = commands,
+    .summary = summary,
+};

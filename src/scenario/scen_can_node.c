@@ -2,13 +2,19 @@
  * (src/bench/can/can_protocol.h), so the scenario names no protocol: a node raising its
  * protocol's own error (node_fault), a node's state as a condition (`when: {node, state}`) and
  * an expectation (node_state), and a thermal model's winding temperature in the frames of the
- * nodes that drive its joint. The nodes are the CAN module's ports, so these need `hilsim run`. */
+ * nodes that drive its joint. The nodes are the CAN module's ports, so these need `hilsim run`.
+ * The node_fault kind's schema and ops table (scen_kinds.h) are at the end. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "can_protocol.h"
 #include "scen_internal.h"
+
+struct node_fault_spec {
+    uint32_t code; /* the protocol's own error code */
+};
+HS__SCEN_OWN_FITS(struct node_fault_spec);
 
 static const struct hs_cfg_node *config_node(const struct hs_config *cfg, const char *name)
 {
@@ -35,8 +41,8 @@ static void list_states(const struct hs_can_protocol *proto, char *buf, size_t s
 }
 
 /* The port of node `name`, or an error naming the step. */
-static int find_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
-                     const char *what, struct hs_can_port **ret, struct hs_diag *diag)
+int hs__scen_node_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
+                       const char *what, struct hs_can_port **ret, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
     long idx = (long)(sp - s->specs);
@@ -52,9 +58,9 @@ static int find_port(struct hs_scenario *s, struct hs__scen_step *st, const char
     return 0;
 }
 
-static int check_state(struct hs_scenario *s, struct hs__scen_step *st,
-                       const struct hs_can_port *port, const char *state, const char *what,
-                       struct hs_diag *diag)
+int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
+                              const struct hs_can_port *port, const char *state, const char *what,
+                              struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
     const struct hs_can_protocol *proto = port->proto;
@@ -66,65 +72,59 @@ static int check_state(struct hs_scenario *s, struct hs__scen_step *st,
                proto->name, state, names[0] ? "; its states: " : "", names);
 }
 
-int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+/* the node raises its protocol's own error: the code is checked against the node's protocol */
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
-    long idx = (long)(sp - s->specs);
-    int r;
-    if (sp->kind == HS__SCEN_NODE_FAULT) {
-        if ((r = find_port(s, st, sp->node, "node_fault", &st->port, diag)) < 0)
-            return r;
-        const struct hs_can_protocol *proto = st->port->proto;
-        const char *why = proto->fault_check ? proto->fault_check(st->port, sp->fault_code)
-                                             : "the protocol has no error of its own to raise";
-        if (why)
-            return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", idx, sp->fault_code,
-                       proto->name, sp->node, why);
-    } else if (sp->kind == HS__SCEN_EXPECT && sp->expect_kind == HS__EX_NODE_STATE) {
-        if ((r = find_port(s, st, sp->node, "expect", &st->port, diag)) < 0 ||
-            (r = check_state(s, st, st->port, sp->state, "expect", diag)) < 0)
-            return r;
-    }
-    if (sp->when.node[0]) {
-        if ((r = find_port(s, st, sp->when.node, "when", &st->when_port, diag)) < 0 ||
-            (r = check_state(s, st, st->when_port, sp->when.state, "when", diag)) < 0)
-            return r;
-    }
-    if (sp->kind == HS__SCEN_THERMAL) {
-        /* every CAN node driving the joint reports the model's winding temperature */
-        const struct hs_config *cfg = hs_bench_config(s->bench);
-        for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
-            struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, sp->t.joint)
-                                        ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
-                                        : NULL;
-            if (p)
-                st->temp_port[st->ntemp_ports++] = p;
-        }
-    }
+    uint32_t code = HS__SCEN_OWN(const struct node_fault_spec, sp)->code;
+    int r = hs__scen_node_port(s, st, sp->node, "node_fault", &st->port, diag);
+    if (r < 0)
+        return r;
+    const struct hs_can_protocol *proto = st->port->proto;
+    const char *why = proto->fault_check ? proto->fault_check(st->port, code)
+                                         : "the protocol has no error of its own to raise";
+    if (why)
+        return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", (long)(sp - s->specs),
+                   code, proto->name, sp->node, why);
     return 0;
+}
+
+int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    int r;
+    if ((r = hs__scen_node_port(s, st, sp->when.node, "when", &st->when_port, diag)) < 0 ||
+        (r = hs__scen_node_check_state(s, st, st->when_port, sp->when.state, "when", diag)) < 0)
+        return r;
+    return 0;
+}
+
+/* every CAN node driving the joint reports the model's winding temperature */
+void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
+        struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, st->sp->t.joint)
+                                    ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
+                                    : NULL;
+        if (p)
+            st->temp_port[st->ntemp_ports++] = p;
+    }
 }
 #undef ERR
 
-void hs__scen_node_faults(struct hs_scenario *s)
+static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_NODE_FAULT || st->active == st->was_active)
-            continue;
-        st->port->proto->raise_fault(st->port, st->sp->fault_code, st->active);
-    }
+    (void)s, (void)now_ns;
+    if (st->active != st->was_active)
+        st->port->proto->raise_fault(
+            st->port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code, st->active);
 }
 
-void hs__scen_node_temperatures(struct hs_scenario *s)
+void hs__scen_report_temperature(struct hs__scen_step *st)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        /* from the model's first tick on; it stays at its last value after its step */
-        if (st->kind != HS__SCEN_THERMAL || !st->activations)
-            continue;
-        for (uint32_t k = 0; k < st->ntemp_ports; k++)
-            hs_can_port_set_temperature(st->temp_port[k], st->thermal.t_winding_c);
-    }
+    for (uint32_t k = 0; k < st->ntemp_ports; k++)
+        hs_can_port_set_temperature(st->temp_port[k], st->thermal.t_winding_c);
 }
 
 const char *hs__scen_node_state(const struct hs_can_port *port)
@@ -136,3 +136,16 @@ const char *const *hs__scen_node_state_names(const struct hs_can_port *port)
 {
     return port->proto->state_names;
 }
+
+/* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_NAME("node", node, HS__F_REQUIRED),
+    HS__SCEN_OWN_FS(struct node_fault_spec, "code", HS__K_U32, code, .min = 0, .max = 0xffffffffu,
+                    .flags = HS__F_REQUIRED | HS__F_HEX),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_node_fault = {
+    .schema = HS__SCEN_SCHEMA(fields, NULL),
+    .bind = bind,
+    .commands = commands,
+};

@@ -5,6 +5,7 @@
  * in the order they end, so nest them. RT-safe: the world's setters write two table cells or a
  * link's index (src/world/world_material_set.c). */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "scen_internal.h"
@@ -26,7 +27,7 @@ static int material(struct hs_scenario *s, const struct hs__scen_step_spec *sp, 
     return m;
 }
 
-int hs__scen_bind_contact(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
     st->mat_a = st->mat_b = -1;
@@ -84,16 +85,56 @@ static void link_material(struct hs_scenario *s, struct hs__scen_step *st, bool 
     }
 }
 
-void hs__scen_contact(struct hs_scenario *s)
+/* ---- the kinds: schema and ops (scen_kinds.h) ---- */
+static void friction_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->active == st->was_active ||
-            (st->kind != HS__SCEN_FRICTION && st->kind != HS__SCEN_MATERIAL))
-            continue;
-        if (st->kind == HS__SCEN_FRICTION)
-            friction(s, st, st->active);
-        else
-            link_material(s, st, st->active);
-    }
+    (void)now_ns;
+    if (st->active != st->was_active)
+        friction(s, st, st->active);
 }
+
+static void material_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (st->active != st->was_active)
+        link_material(s, st, st->active);
+}
+
+static int friction_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
+                          const char *path)
+{
+    struct hs__scen_step_spec *st = obj;
+    (void)seen;
+    if (!st->t.link[0] == !(st->material[0] && st->material2[0]) ||
+        (st->t.link[0] && (st->material[0] || st->material2[0])))
+        return hs__cfg_err(c, node, "%s: name either a link, or material1 and material2", path);
+    if (isnan(st->value))
+        return hs__cfg_err(c, node, "%s: needs mu", path);
+    return 0;
+}
+
+static const struct hs__cfg_field friction_f[] = {
+    HS__SCEN_NAME("link", t.link, 0),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_NAME("material1", material, 0),
+    HS__SCEN_NAME("material2", material2, 0),
+    HS__SCEN_DBL("mu", value, 0, INFINITY, HS__F_INF),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_friction = {
+    .schema = HS__SCEN_SCHEMA(friction_f, friction_check),
+    .bind = bind,
+    .commands = friction_commands,
+};
+
+static const struct hs__cfg_field material_f[] = {
+    HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_NAME("material", material, HS__F_REQUIRED),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_material = {
+    .schema = HS__SCEN_SCHEMA(material_f, NULL),
+    .bind = bind,
+    .commands = material_commands,
+};

@@ -1,16 +1,18 @@
-/* The physics side of a scenario: pushes and loads, payloads, a model's pose and velocity,
- * gravity, fixed and released joints, actuator faults and the motor thermal model. Changes to
- * the world go through ODE on the tick thread, at the start of a tick (commands) or before
- * every physics step (substep: ODE clears forces after each step and the plant sets efforts
- * and motor rows again before each). RT-safe: no allocation. */
+/* Disturbances of the world: pushes and loads, payloads, a model's pose and velocity, gravity.
+ * Changes to the world go through ODE on the tick thread, at the start of a tick (commands) or
+ * before every physics step (substep: ODE clears forces after each step). Each kind's schema and
+ * ops table (scen_kinds.h) are at the end of this file. RT-safe: no allocation. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <ode/ode.h>
 
-#include "hilsim/actuator.h"
 #include "hilsim/pose.h"
+#include "hilsim/scenario_live.h"
 #include "scen_internal.h"
+
+enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
 
 static dBodyID body_of(struct hs_scenario *s, const struct hs__scen_step *st)
 {
@@ -118,140 +120,6 @@ static void gravity(struct hs_scenario *s, struct hs__scen_step *st)
         dWorldSetGravity(world, st->saved_gravity[0], st->saved_gravity[1], st->saved_gravity[2]);
 }
 
-/* The motor that stops responding: commands no longer reach it, so it keeps the slot it had
- * when the fault began (same sequence number and receive time): its own command timeout then
- * decides, as on a drive whose bus receive died. */
-static void no_response(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    struct hs_joint_command *cmd = hs_bench_joint(s->bench, (uint32_t)st->joint)->cmd;
-    if (starts(st))
-        st->held_cmd = *cmd;
-    if (st->active)
-        *cmd = st->held_cmd;
-}
-
-/* Two-node thermal model (winding, case) driven by the copper losses of the current the plant
- * estimates: P = I^2 R(Tw), R(Tw) = R25 (1 + alpha (Tw - 25 °C)). Explicit Euler per tick
- * (tick << the winding's time constant R C). */
-/* The share of the drive's torque the thermal model lets through at its state now. */
-static double thermal_keep(const struct hs__scen_step *st)
-{
-    const struct hs__scen_thermal *t = &st->thermal;
-    if (t->tripped)
-        return 0;
-    if (t->t_winding_c <= st->sp->derate_c)
-        return 1;
-    double k = (st->sp->limit_c - t->t_winding_c) / (st->sp->limit_c - st->sp->derate_c);
-    return k < 0 ? 0 : k;
-}
-
-static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
-{
-    if (!st->active)
-        return;
-    const struct hs__scen_step_spec *sp = st->sp;
-    struct hs__scen_thermal *t = &st->thermal;
-    /* the plant's current is what the drive was asked for; a derated or tripped drive draws
-     * only its share, so a tripped winding cools */
-    double i = hs_bench_joint_reading(s->bench, (uint32_t)st->joint)->current * thermal_keep(st);
-    double r = sp->r_winding_ohm * (1 + sp->alpha_per_k * (t->t_winding_c - 25));
-    double p = i * i * (r > 0 ? r : 0);
-    double q_wc = (t->t_winding_c - t->t_case_c) / sp->r_wc_k_per_w;
-    double q_ca = (t->t_case_c - sp->ambient_c) / sp->r_ca_k_per_w;
-    double h = (double)s->period_ns * 1e-9;
-    t->t_winding_c += h * (p - q_wc) / sp->c_winding_j_per_k;
-    t->t_case_c += h * (q_wc - q_ca) / sp->c_case_j_per_k;
-    if (t->t_winding_c >= sp->limit_c)
-        t->tripped = true;
-    else if (t->tripped && t->t_winding_c < sp->derate_c)
-        t->tripped = false; /* cooled below the derating threshold: the drive re-arms */
-}
-
-void hs__scen_commands(struct hs_scenario *s, int64_t now_ns)
-{
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (!st->active && !st->was_active)
-            continue;
-        switch (st->kind) {
-        case HS__SCEN_PAYLOAD:
-            payload(s, st);
-            break;
-        case HS__SCEN_SET_POSE:
-            set_pose(s, st);
-            break;
-        case HS__SCEN_GRAVITY:
-            gravity(s, st);
-            break;
-        case HS__SCEN_ACTUATOR_FAULT:
-            if (st->sp->actuator_kind == HS__AF_NO_RESPONSE)
-                no_response(s, st);
-            break;
-        case HS__SCEN_THERMAL:
-            thermal(s, st);
-            break;
-        case HS__SCEN_PATH:
-            hs__scen_path(s, st, now_ns);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-static void motor_row(dJointID j, bool slider, double vel, double fmax)
-{
-    if (slider) {
-        dJointSetSliderParam(j, dParamVel, vel);
-        dJointSetSliderParam(j, dParamFMax, fmax);
-    } else {
-        dJointSetHingeParam(j, dParamVel, vel);
-        dJointSetHingeParam(j, dParamFMax, fmax);
-    }
-}
-
-/* The drive's output after the plant's motor model: scale, cut, brake or fix it. */
-static void actuator(struct hs_scenario *s, const struct hs__scen_step *st, double scale, int kind)
-{
-    struct hs_world *w = hs_bench_world(s->bench);
-    dJointID j = (dJointID)hs_world_ode_joint(w, st->body, st->link);
-    if (!j)
-        return;
-    bool slider = dJointGetType(j) == dJointTypeSlider;
-    double fmax = slider ? dJointGetSliderParam(j, dParamFMax) : dJointGetHingeParam(j, dParamFMax);
-    double vel = slider ? dJointGetSliderParam(j, dParamVel) : dJointGetHingeParam(j, dParamVel);
-    double effort = hs_world_joint_effort(w, st->body, st->link);
-    double dq = hs_world_joint_velocity(w, st->body, st->link);
-    switch (kind) {
-    case HS__AF_DERATE:
-        hs_world_set_joint_effort(w, st->body, st->link, effort * scale);
-        motor_row(j, slider, vel, fmax * scale);
-        break;
-    case HS__AF_BROKEN_GEAR:
-        hs_world_set_joint_effort(w, st->body, st->link, 0);
-        motor_row(j, slider, 0, 0);
-        break;
-    case HS__AF_BRAKE:
-        /* the brake holds up to its torque on top of what the motor does */
-        motor_row(j, slider, 0, fmax + st->sp->value);
-        break;
-    case HS__AF_FRICTION:
-        hs_world_set_joint_effort(w, st->body, st->link,
-                                  effort - (isnan(st->sp->viscous) ? 0 : st->sp->viscous) * dq);
-        if (fmax == 0)
-            motor_row(j, slider, 0, st->sp->value);
-        else
-            motor_row(j, slider, vel, fmax + st->sp->value);
-        break;
-    case HS__AF_MAX: /* fix the joint */
-        hs_world_set_joint_effort(w, st->body, st->link, 0);
-        motor_row(j, slider, 0, HS_ACTUATOR_RIGID_EFFORT);
-        break;
-    default:
-        break;
-    }
-}
-
 static void push(struct hs_scenario *s, const struct hs__scen_step *st)
 {
     dBodyID b = body_of(s, st);
@@ -287,40 +155,126 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
     }
 }
 
-void hs__scen_substep(struct hs_scenario *s)
+/* ---- the kinds: schema and ops (scen_kinds.h) ---- */
+static bool acts(const struct hs__scen_step *st)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        const struct hs__scen_step *st = &s->steps[i];
-        if (!st->active)
-            continue;
-        switch (st->kind) {
-        case HS__SCEN_PUSH:
-            push(s, st);
-            break;
-        case HS__SCEN_ACTUATOR_FAULT:
-            if (st->sp->actuator_kind != HS__AF_NO_RESPONSE)
-                actuator(s, st, st->sp->value, st->sp->actuator_kind);
-            break;
-        case HS__SCEN_JOINT:
-            actuator(s, st, 0,
-                     st->sp->joint_action == HS__JA_FIX ? HS__AF_MAX : HS__AF_BROKEN_GEAR);
-            break;
-        case HS__SCEN_THERMAL: {
-            double keep = thermal_keep(st);
-            if (keep < 1)
-                actuator(s, st, keep, HS__AF_DERATE);
-            break;
-        }
-        default:
-            break;
-        }
-    }
+    return st->active || st->was_active;
 }
 
-double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_joint)
+static const char *const frame_names[] = {"world", "link", NULL};
+
+static double norm3(const double v[3])
 {
-    for (uint32_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].kind == HS__SCEN_THERMAL && s->steps[i].joint == (int32_t)bench_joint)
-            return s->steps[i].thermal.t_winding_c;
-    return NAN;
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
+
+static bool push_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
+{
+    if (norm3(sp->force_n) > HS_SCENARIO_LIVE_FORCE_MAX_N)
+        snprintf(why, size, "push.force_n: |F| = %g N is above the live limit of %g N",
+                 norm3(sp->force_n), HS_SCENARIO_LIVE_FORCE_MAX_N);
+    else if (norm3(sp->torque_nm) > HS_SCENARIO_LIVE_TORQUE_MAX_NM)
+        snprintf(why, size, "push.torque_nm: |T| = %g N m is above the live limit of %g N m",
+                 norm3(sp->torque_nm), HS_SCENARIO_LIVE_TORQUE_MAX_NM);
+    else
+        return false;
+    return true;
+}
+
+static void push_substep(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->active)
+        push(s, st);
+}
+
+static const struct hs__cfg_field push_f[] = {
+    HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_VEC3("force_n", force_n),
+    HS__SCEN_VEC3("torque_nm", torque_nm),
+    HS__SCEN_ENUM("frame", frame, frame_names, 0),
+};
+const struct hs__scen_kind_ops hs__scen_kind_push = {
+    .schema = HS__SCEN_SCHEMA(push_f, NULL),
+    .substep = push_substep,
+    .live_refused = push_live_refused,
+};
+
+static void payload_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        payload(s, st);
+}
+
+static const struct hs__cfg_field payload_f[] = {
+    HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_DBL("mass_kg", mass_kg, 0, 1e4, HS__F_REQUIRED | HS__F_MIN_OPEN),
+};
+const struct hs__scen_kind_ops hs__scen_kind_payload = {
+    .schema = HS__SCEN_SCHEMA(payload_f, NULL),
+    .commands = payload_commands,
+};
+
+/* a root held to the world would be yanked back by its joint: refuse, not explode */
+static int set_pose_bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    for (uint32_t m = 0; m < cfg->nmodels; m++)
+        if (!strcmp(cfg->models[m].name, sp->t.model) && !cfg->models[m].is_static) {
+            st->body = m;
+            if (hs_bench_model(s->bench, m)->links[0].joint_type != HS_JOINT_FREE)
+                return hs__scen_err_step(
+                    s, sp, diag, "set_pose needs a robot with a free root; not", sp->t.model);
+            return 0;
+        }
+    return hs__scen_err_step(s, sp, diag, "no robot (non-static model) named", sp->t.model);
+}
+
+static void set_pose_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        set_pose(s, st);
+}
+
+static const struct hs__cfg_field set_pose_f[] = {
+    HS__SCEN_NAME("model", t.model, HS__F_REQUIRED),
+    HS__SCEN_VEC3("position_m", position_m),
+    HS__SCEN_VEC3("rpy_rad", rpy_rad),
+    HS__SCEN_VEC3("linear_velocity_mps", linear_velocity_mps),
+    HS__SCEN_VEC3("angular_velocity_rad_s", angular_velocity_rad_s),
+};
+const struct hs__scen_kind_ops hs__scen_kind_set_pose = {
+    .schema = HS__SCEN_SCHEMA(set_pose_f, NULL),
+    .lasts = HS__SCEN_LASTS_ONE_TICK,
+    .bind = set_pose_bind,
+    .commands = set_pose_commands,
+};
+
+static void gravity_commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    (void)now_ns;
+    if (acts(st))
+        gravity(s, st);
+}
+
+static bool gravity_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
+{
+    if (norm3(sp->gravity_m_s2) <= HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
+        return false;
+    snprintf(why, size, "gravity.vector_m_s2: |g| = %g m/s^2 is above the live limit of %g m/s^2",
+             norm3(sp->gravity_m_s2), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
+    return true;
+}
+
+static const struct hs__cfg_field gravity_f[] = {
+    HS__SCEN_FS("vector_m_s2", HS__K_VEC, gravity_m_s2, .n = 3, .flags = HS__F_REQUIRED),
+};
+const struct hs__scen_kind_ops hs__scen_kind_gravity = {
+    .schema = HS__SCEN_SCHEMA(gravity_f, NULL),
+    .commands = gravity_commands,
+    .live_refused = gravity_live_refused,
+};

@@ -8,6 +8,17 @@
 
 #include "scen_internal.h"
 
+enum hs__scen_expect_kind {
+    HS__EX_JOINT_NEAR,
+    HS__EX_LINK_ABOVE,
+    HS__EX_LINK_BELOW,
+    HS__EX_VELOCITY_LIMITS,
+    HS__EX_COMMAND_TORQUE,
+    HS__EX_TEMPERATURE_BELOW,
+    HS__EX_NODE_STATE,
+    HS__EX_MAX
+};
+
 /* The torque the command in the slot asks of the drive now, on the true joint state. */
 static double commanded_torque(struct hs_scenario *s, uint32_t ji)
 {
@@ -109,35 +120,32 @@ static bool worse(const struct hs__scen_step *st, double v, double than)
     }
 }
 
-void hs__scen_expect(struct hs_scenario *s)
+static void judge(struct hs_scenario *s, struct hs__scen_step *st)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_EXPECT || st->status != HS_SCENARIO_PENDING)
-            continue;
-        bool closing = st->was_active && !st->active;
-        if (closing) { /* the window closed at the previous tick */
-            if (st->sp->hold == HS__HOLD_ALWAYS)
-                settle(st, HS_SCENARIO_PASS, s->k - 1, st->result_value, "");
-            else
-                settle(st, HS_SCENARIO_FAIL, s->k - 1, st->result_value,
-                       "the condition never held in its window");
-            continue;
-        }
-        if (!st->active)
-            continue;
-        double v;
-        bool ok = holds(s, st, &v);
-        if (st->active_ticks == 1 || worse(st, v, st->result_value))
-            st->result_value = v; /* the worst seen, reported when the window closes */
-        if (st->sp->hold == HS__HOLD_ALWAYS && !ok)
-            settle(st, HS_SCENARIO_FAIL, s->k, v, "the condition did not hold");
-        else if (st->sp->hold == HS__HOLD_WITHIN && ok)
-            settle(st, HS_SCENARIO_PASS, s->k, v, "");
+    if (st->status != HS_SCENARIO_PENDING)
+        return;
+    bool closing = st->was_active && !st->active;
+    if (closing) { /* the window closed at the previous tick */
+        if (st->sp->hold == HS__HOLD_ALWAYS)
+            settle(st, HS_SCENARIO_PASS, s->k - 1, st->result_value, "");
+        else
+            settle(st, HS_SCENARIO_FAIL, s->k - 1, st->result_value,
+                   "the condition never held in its window");
+        return;
     }
+    if (!st->active)
+        return;
+    double v;
+    bool ok = holds(s, st, &v);
+    if (st->active_ticks == 1 || worse(st, v, st->result_value))
+        st->result_value = v; /* the worst seen, reported when the window closes */
+    if (st->sp->hold == HS__HOLD_ALWAYS && !ok)
+        settle(st, HS_SCENARIO_FAIL, s->k, v, "the condition did not hold");
+    else if (st->sp->hold == HS__HOLD_WITHIN && ok)
+        settle(st, HS_SCENARIO_PASS, s->k, v, "");
 }
 
-void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st)
+static void describe(struct hs_scenario *s, struct hs__scen_step *st)
 {
     const struct hs__scen_step_spec *sp = st->sp;
     char window[48];
@@ -183,3 +191,81 @@ void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st)
         break;
     }
 }
+
+/* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static const char *const expect_names[] = {
+    "joint_near",     "link_above",        "link_below", "velocity_limits",
+    "command_torque", "temperature_below", "node_state", NULL};
+static const char *const hold_names[] = {"within", "always", NULL};
+
+static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node, const char *path)
+{
+    struct hs__scen_step_spec *st = obj;
+    (void)seen;
+    switch (st->expect_kind) {
+    case HS__EX_JOINT_NEAR:
+        if (!st->t.joint[0] || isnan(st->value) || isnan(st->tolerance))
+            return hs__cfg_err(c, node, "%s: joint_near needs joint, value and tolerance", path);
+        break;
+    case HS__EX_LINK_ABOVE:
+    case HS__EX_LINK_BELOW:
+        if (!st->t.link[0] || isnan(st->value))
+            return hs__cfg_err(c, node, "%s: %s needs link and value (m)", path,
+                               expect_names[st->expect_kind]);
+        break;
+    case HS__EX_NODE_STATE:
+        if (!st->node[0] || !st->state[0])
+            return hs__cfg_err(c, node, "%s: node_state needs node and state", path);
+        break;
+    case HS__EX_COMMAND_TORQUE:
+    case HS__EX_TEMPERATURE_BELOW:
+        if (!st->t.joint[0] || isnan(st->value))
+            return hs__cfg_err(c, node, "%s: %s needs joint and value", path,
+                               expect_names[st->expect_kind]);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    int r;
+    if (sp->expect_kind == HS__EX_NODE_STATE &&
+        ((r = hs__scen_node_port(s, st, sp->node, "expect", &st->port, diag)) < 0 ||
+         (r = hs__scen_node_check_state(s, st, st->port, sp->state, "expect", diag)) < 0))
+        return r;
+    if (sp->expect_kind == HS__EX_TEMPERATURE_BELOW) {
+        bool any = false;
+        for (uint32_t j = 0; j < s->nsteps; j++)
+            any |=
+                s->specs[j].kind == HS__SCEN_THERMAL && !strcmp(s->specs[j].t.joint, sp->t.joint);
+        if (!any)
+            return hs__scen_err_step(s, sp, diag, "temperature_below: no thermal step models joint",
+                                     sp->t.joint);
+    }
+    describe(s, st);
+    return 0;
+}
+
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_ENUM("kind", expect_kind, expect_names, HS__F_REQUIRED),
+    HS__SCEN_NAME("joint", t.joint, 0),
+    HS__SCEN_NAME("link", t.link, 0),
+    HS__SCEN_NAME("model", t.model, 0),
+    HS__SCEN_DBL("value", value, -1e9, 1e9, 0),
+    HS__SCEN_DBL("tolerance", tolerance, 0, 1e9, 0),
+    HS__SCEN_ENUM("hold", hold, hold_names, 0),
+    HS__SCEN_NAME("node", node, 0),
+    HS__SCEN_NAME("state", state, 0),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_expect = {
+    .schema = HS__SCEN_SCHEMA(fields, check),
+    .lasts = HS__SCEN_LASTS_WINDOW,
+    .no_repeat = "an expectation is evaluated once; repeat it as steps",
+    .bind = bind,
+    .judge = judge,
+};

@@ -4,98 +4,26 @@
 #define HS_SCEN_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <yaml.h>
 
 #include "hilsim/config.h"
 #include "hilsim/scenario.h"
+#include "scen_kinds.h"
 
 #define HS_SCEN_MAX_STEPS 64
 #define HS_SCEN_MAX_DELAY_TICKS 100000      /* a sensor delay line of at most 100 s at 1 kHz */
 #define HS_SCEN_MAX_DELAY_VALUES (8u << 20) /* a sensor delay ring of at most 64 MiB of values */
 #define HS_SCEN_NEVER INT64_MAX
 #define HS_SCEN_MAX_BUSES 8
-
-enum hs__scen_kind {
-    HS__SCEN_PUSH,
-    HS__SCEN_PAYLOAD,
-    HS__SCEN_SET_POSE,
-    HS__SCEN_GRAVITY,
-    HS__SCEN_JOINT,
-    HS__SCEN_SENSOR_FAULT,
-    HS__SCEN_ACTUATOR_FAULT,
-    HS__SCEN_THERMAL,
-    HS__SCEN_CAN_FAULT,
-    HS__SCEN_SHM_FAULT,
-    HS__SCEN_PATH,
-    HS__SCEN_EXPECT,
-    HS__SCEN_FRICTION, /* contact: a material pair's (or a link's) Coulomb friction */
-    HS__SCEN_MATERIAL, /* contact: the material a link is made of */
-    HS__SCEN_NODE_FAULT,
-    HS__SCEN_KIND_MAX
-};
-
-enum hs__scen_sensor_kind {
-    HS__SF_OFF,
-    HS__SF_STUCK,
-    HS__SF_OFFSET,
-    HS__SF_SCALE,
-    HS__SF_NOISE,
-    HS__SF_SPIKES,
-    HS__SF_DELAY,
-    HS__SF_QUANTIZE,
-    HS__SF_SKIP_COUNTS,
-    HS__SF_LOSE_INDEX,
-    HS__SF_SATURATE,
-    HS__SF_MAX
-};
-
-enum hs__scen_field {
-    HS__FIELD_POSITION,
-    HS__FIELD_VELOCITY,
-    HS__FIELD_TORQUE,
-    HS__FIELD_CURRENT,
-    HS__FIELD_MAX
-};
-
-enum hs__scen_actuator_kind {
-    HS__AF_DERATE,
-    HS__AF_NO_RESPONSE,
-    HS__AF_BRAKE,
-    HS__AF_FRICTION,
-    HS__AF_BROKEN_GEAR,
-    HS__AF_MAX
-};
-
-enum hs__scen_joint_action { HS__JA_FIX, HS__JA_RELEASE, HS__JA_MAX };
-
-enum hs__scen_expect_kind {
-    HS__EX_JOINT_NEAR,
-    HS__EX_LINK_ABOVE,
-    HS__EX_LINK_BELOW,
-    HS__EX_VELOCITY_LIMITS,
-    HS__EX_COMMAND_TORQUE,
-    HS__EX_TEMPERATURE_BELOW,
-    HS__EX_NODE_STATE,
-    HS__EX_MAX
-};
+/* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
+ * hs__scen_step.own): at most this many bytes each */
+#define HS_SCEN_OWN_BYTES 64
 
 enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
-enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
-
-enum hs__scen_can_kind {
-    HS__CF_DROP,
-    HS__CF_DELAY,
-    HS__CF_DUPLICATE,
-    HS__CF_REORDER,
-    HS__CF_CORRUPT,
-    HS__CF_SILENT,
-    HS__CF_MAX
-};
-enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
-enum hs__scen_shm_kind { HS__SHF_FREEZE, HS__SHF_STALE, HS__SHF_MAX };
 
 /* ---- the parsed file ---- */
 struct hs__scen_when {
@@ -133,13 +61,12 @@ struct hs__scen_step_spec {
     double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
     double gravity_m_s2[3];
     int joint_action;
-    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir, shm_kind;
+    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
     double value, probability, viscous, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
     int64_t can_id;          /* -1: every frame of the node (or the bus) */
     double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
-    uint32_t fault_code;     /* node_fault: the protocol's own error code */
     char state[HS_NAME_MAX]; /* expect node_state: the state name */
     char *path_file;         /* path: the CSV (resolved; owned by the spec) */
     /* path: the CSV as a descriptor a client opened and passed (fd + 1; 0: none, borrowed),
@@ -152,6 +79,10 @@ struct hs__scen_step_spec {
     /* thermal model */
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
+    /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
+     * scen_kinds.h), zeroed before the keys are read; their defaults go in the kind's check,
+     * whose seen mask says which keys were given */
+    _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
 };
 
 struct hs_scenario_spec {
@@ -170,10 +101,6 @@ struct hs__ctx;
 int hs__scen_parse_root(struct hs__ctx *c, yaml_node_t *root, struct hs_scenario_spec *spec);
 /* scen_schema.c: one step mapping (live control); the step's timing defaults to after_s 0 */
 int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_step_spec *ret);
-extern const char *const hs__scen_kind_names[];
-extern const char *const hs__scen_sensor_names[];
-extern const char *const hs__scen_actuator_names[];
-extern const char *const hs__scen_expect_names[];
 
 /* ---- the compiled scenario ---- */
 struct hs_can_port;
@@ -215,10 +142,7 @@ struct hs__scen_step {
     double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
     uint32_t ring_len, ring_pos;
     struct hs__scen_thermal thermal;
-    struct hs_joint_reading *stale_joints;   /* shm stale: every joint's reading at onset */
-    struct hs_sensor_reading *stale_sensors; /* and every sensor's */
-    double *stale_values;                    /* and their published values, in bench order */
-    struct hs_can_fault_filter *can_filter;  /* the bus's, owned by the scenario */
+    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
     /* path: rows of time and one position per path joint, read when bound */
     uint32_t path_rows, path_njoints, path_row;
     double *path_t;      /* path_rows times, s from the step's start */
@@ -235,6 +159,9 @@ struct hs__scen_step {
     const char *prev_state;
     struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
     uint32_t ntemp_ports;
+    /* the kind's own run state (HS__SCEN_OWN): zeroed when bound, copied with the step, freed
+     * by the kind's release op */
+    _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
     /* expectation */
     enum hs_scenario_status status;
     int64_t result_tick;
@@ -278,54 +205,40 @@ struct hs_scenario {
     uint32_t nsteps;
 };
 
-/* scen_can.c: init only: a can_fault step's rules on its bus's filter; RT-safe: switch them
- * with the steps; init only: remove the filters from the buses */
-int hs__scen_bind_can(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_can(struct hs_scenario *s);
-void hs__scen_unbind_can(struct hs_scenario *s);
-/* init only: a filter on every open bus of the config (adopting one already there), so steps
- * bound later, while the buses run, only add rules */
-int hs__scen_can_filters(struct hs_scenario *s);
-/* RT-safe, once per bench tick: moves the clock CAN delays count in on the filters s owns */
-void hs__scen_can_clock(struct hs_scenario *s);
-/* scen_can_node.c: init only: a step's CAN node hooks (node_fault, when node state, expect
- * node_state, thermal temperature); RT-safe: the node faults at their edges, node states, the
- * thermal models' temperatures to their nodes */
-int hs__scen_bind_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_node_faults(struct hs_scenario *s);
-void hs__scen_node_temperatures(struct hs_scenario *s);
-const char *hs__scen_node_state(const struct hs_can_port *port);
-const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
-/* scen_path.c: init only: reads the CSV; RT-safe: writes the path joints' command slots */
-int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns);
-/* scen_shm_fault.c: init only: allocates a stale fault's copies; RT-safe: the shm faults */
-int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st);
-void hs__scen_shm_faults(struct hs_scenario *s);
-/* scen_load.c: init only: binds s->specs[i] into s->steps[i] (names, ticks, buffers); frees
- * what a bound step allocated (accepts an unbound, zeroed step) */
+/* scen_load.c: init only: binds s->specs[i] into s->steps[i] (names, ticks, buffers, then the
+ * kind's bind); frees what a bound step allocated (accepts an unbound, zeroed step); the error
+ * of step sp: "steps[i]: what 'arg'" (or "step: ..." for a live step) at its line */
 int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag);
 void hs__scen_step_free(struct hs__scen_step *st);
-/* scen_contact.c: init only: resolves a friction or material step's materials; RT-safe:
- * switches them with the steps (commands phase) */
-int hs__scen_bind_contact(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_contact(struct hs_scenario *s);
+int hs__scen_err_step(const struct hs_scenario *s, const struct hs__scen_step_spec *sp,
+                      struct hs_diag *diag, const char *what, const char *arg);
+/* "steps[i]" or, for a live step, "step": how messages name sp */
+void hs__scen_step_at(const struct hs_scenario *s, const struct hs__scen_step_spec *sp, char *buf,
+                      size_t size);
+/* scen_actuator.c: RT-safe, substep: the drive's output scaled by keep (a thermal derating) */
+void hs__scen_drive_derate(struct hs_scenario *s, const struct hs__scen_step *st, double keep);
 /* scen_timeline.c: RT-safe: advances step activity for tick s->k. */
 void hs__scen_timeline(struct hs_scenario *s);
-/* scen_disturb.c: RT-safe: the physics side (forces, payload, pose, gravity, joints, actuator
- * faults, thermal) */
-void hs__scen_commands(struct hs_scenario *s, int64_t now_ns);
-void hs__scen_substep(struct hs_scenario *s);
-/* scen_sensor_fault.c: init only: a sensor fault on a bench sensor checked against what its
- * kind's values are (struct hs_sensor_layout), and its buffers; NULL msg: it applies, else
- * msg says why not. RT-safe: edits this tick's published readings. */
-const char *hs__scen_sensor_fault_refused(const struct hs__scen_step_spec *sp,
-                                          const struct hs_sensor_layout *layout);
-int hs__scen_bind_sensor_fault(struct hs_scenario *s, struct hs__scen_step *st);
-void hs__scen_sensor_faults(struct hs_scenario *s);
-/* scen_expect.c: RT-safe: evaluates the expectations on this tick's truth */
-void hs__scen_expect(struct hs_scenario *s);
-void hs__scen_expect_describe(struct hs_scenario *s, struct hs__scen_step *st);
+/* scen_can.c: init only: a filter on every open bus of the config (adopting one already there),
+ * so steps bound later, while the buses run, only add rules; removes the filters from the buses.
+ * RT-safe, once per bench tick: moves the clock CAN delays count in on the filters s owns */
+int hs__scen_can_filters(struct hs_scenario *s);
+void hs__scen_unbind_can(struct hs_scenario *s);
+void hs__scen_can_clock(struct hs_scenario *s);
+/* scen_can_node.c: the scenario's hooks into CAN nodes for the kinds and `when`. init only: the
+ * running node `name` for key `what` of a step, a state name checked against its protocol,
+ * `when: {node, state}`'s node, the nodes driving a thermal model's joint. RT-safe: a node's
+ * state and its protocol's state names, a thermal model's temperature to its nodes. */
+int hs__scen_node_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
+                       const char *what, struct hs_can_port **ret, struct hs_diag *diag);
+int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
+                              const struct hs_can_port *port, const char *state, const char *what,
+                              struct hs_diag *diag);
+int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
+void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st);
+void hs__scen_report_temperature(struct hs__scen_step *st);
+const char *hs__scen_node_state(const struct hs_can_port *port);
+const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* a tiny xorshift generator per step: uniform in [0, 1) and a standard normal */
 uint64_t hs__scen_seed(uint64_t seed, uint32_t stream);
 double hs__scen_uniform(uint64_t *state);

@@ -114,31 +114,17 @@ static int refuse(struct hs_diag *d, const struct hs__scen_step_spec *sp, const 
     return hs_diag_set(d, -EINVAL, "live", sp->src.line, sp->src.column, "step: %s", why);
 }
 
-static double norm3(const double v[3])
-{
-    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-}
-
-/* A live step's efforts within the bounds the short commands keep (push: |F| at most
- * HS_SCENARIO_LIVE_FORCE_MAX_N): a value the plant guard would trip on is refused here, with
- * the step never started, instead of stopping the bench with a plant fault. */
+/* A kind's own limits on a live step (push and gravity: efforts within the bounds the short
+ * commands keep, HS_SCENARIO_LIVE_FORCE_MAX_N and the like): a value the plant guard would trip
+ * on is refused here, with the step never started, instead of stopping the bench with a plant
+ * fault. */
 static int bounded(struct hs_diag *d, const struct hs__scen_step_spec *sp)
 {
     char why[160];
-    if (sp->kind == HS__SCEN_PUSH && norm3(sp->force_n) > HS_SCENARIO_LIVE_FORCE_MAX_N)
-        snprintf(why, sizeof why, "push.force_n: |F| = %g N is above the live limit of %g N",
-                 norm3(sp->force_n), HS_SCENARIO_LIVE_FORCE_MAX_N);
-    else if (sp->kind == HS__SCEN_PUSH && norm3(sp->torque_nm) > HS_SCENARIO_LIVE_TORQUE_MAX_NM)
-        snprintf(why, sizeof why, "push.torque_nm: |T| = %g N m is above the live limit of %g N m",
-                 norm3(sp->torque_nm), HS_SCENARIO_LIVE_TORQUE_MAX_NM);
-    else if (sp->kind == HS__SCEN_GRAVITY &&
-             norm3(sp->gravity_m_s2) > HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
-        snprintf(why, sizeof why,
-                 "gravity.vector_m_s2: |g| = %g m/s^2 is above the live limit of %g m/s^2",
-                 norm3(sp->gravity_m_s2), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
-    else
-        return 0;
-    return refuse(d, sp, why);
+    const struct hs__scen_kind_ops *o = hs__scen_kind(sp->kind);
+    if (o->live_refused && o->live_refused(sp, why, sizeof why))
+        return refuse(d, sp, why);
+    return 0;
 }
 
 static int parse(const char *text, size_t size, const char *base_dir,
@@ -324,17 +310,13 @@ void hs_scenario_live_commands(struct hs_scenario_live *l, int64_t now_ns)
 {
     struct hs_scenario *s = l->run;
     s->in_tick = true;
-    hs__scen_timeline(s);
-    hs__scen_can(s);
-    hs__scen_node_faults(s);
-    hs__scen_contact(s);
-    hs__scen_commands(s, now_ns);
+    hs__scen_tick_commands(s, now_ns);
 }
 
 void hs_scenario_live_substep(struct hs_scenario_live *l)
 {
     if (l->run->in_tick)
-        hs__scen_substep(l->run);
+        hs__scen_tick_substep(l->run);
 }
 
 /* A step has ended when it is inactive and can never be active again. Lost encoder counts stay
@@ -345,9 +327,8 @@ static bool ended(const struct hs_scenario *s, const struct hs__scen_step *st)
         return false;
     if (st->repeat == 0 || st->timing == TIMING_NEVER)
         return true;
-    if (st->onset < 0 || st->dur == HS_SCEN_NEVER ||
-        (st->kind == HS__SCEN_SENSOR_FAULT &&
-         (st->sp->sensor_kind == HS__SF_SKIP_COUNTS || st->sp->sensor_kind == HS__SF_LOSE_INDEX)))
+    const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
+    if (st->onset < 0 || st->dur == HS_SCEN_NEVER || (o->keeps_slot && o->keeps_slot(st)))
         return false;
     return s->k >= st->onset + (int64_t)(st->repeat - 1) * st->every + st->dur;
 }
@@ -360,9 +341,7 @@ void hs_scenario_live_readings(struct hs_scenario_live *l)
     hs__scen_can_clock(l->bind);
     if (!s->in_tick)
         return;
-    hs__scen_sensor_faults(s);
-    hs__scen_shm_faults(s);
-    hs__scen_node_temperatures(s);
+    hs__scen_tick_readings(s);
     s->in_tick = false;
     for (uint32_t i = s->nsteps; i-- > 0;) {
         if (!ended(s, &s->steps[i]))

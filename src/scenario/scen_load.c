@@ -116,18 +116,31 @@ struct bind {
     struct hs_scenario *s;
     struct hs_bench *b;
     const struct hs_config *cfg;
-    const char *file;
     struct hs_diag *diag;
 };
+
+void hs__scen_step_at(const struct hs_scenario *s, const struct hs__scen_step_spec *sp, char *buf,
+                      size_t size)
+{
+    if (s->end_tick == HS_SCEN_NEVER) /* a live step: one step, not a file's list */
+        snprintf(buf, size, "step");
+    else
+        snprintf(buf, size, "steps[%ld]", (long)(sp - s->specs));
+}
+
+int hs__scen_err_step(const struct hs_scenario *s, const struct hs__scen_step_spec *sp,
+                      struct hs_diag *diag, const char *what, const char *arg)
+{
+    char at[32];
+    hs__scen_step_at(s, sp, at, sizeof at);
+    return hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, "%s: %s '%s'", at,
+                       what, arg);
+}
 
 static int err_step(struct bind *x, const struct hs__scen_step_spec *sp, const char *fmt,
                     const char *arg)
 {
-    if (x->s->end_tick == HS_SCEN_NEVER) /* a live step: one step, not a file's list */
-        return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column, "step: %s '%s'",
-                           fmt, arg);
-    return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
-                       "steps[%ld]: %s '%s'", (long)(sp - x->s->specs), fmt, arg);
+    return hs__scen_err_step(x->s, sp, x->diag, fmt, arg);
 }
 
 static int64_t ticks_of(const struct hs_scenario *s, double sec)
@@ -135,16 +148,6 @@ static int64_t ticks_of(const struct hs_scenario *s, double sec)
     if (isinf(sec))
         return HS_SCEN_NEVER;
     return (int64_t)llround(sec * 1e9 / (double)s->period_ns);
-}
-
-static int find_model(struct bind *x, const struct hs__scen_step_spec *sp, uint32_t *ret)
-{
-    for (uint32_t m = 0; m < x->cfg->nmodels; m++)
-        if (!strcmp(x->cfg->models[m].name, sp->t.model) && !x->cfg->models[m].is_static) {
-            *ret = m;
-            return 0;
-        }
-    return err_step(x, sp, "no robot (non-static model) named", sp->t.model);
 }
 
 static int find_link(struct bind *x, const struct hs__scen_step_spec *sp, struct hs__scen_step *st)
@@ -194,44 +197,22 @@ static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
                 st->sensor = (int32_t)i;
         if (st->sensor < 0)
             return err_step(x, sp, "the bench has no simulated sensor", sp->t.sensor);
-        const struct hs_sensor_layout *l = &hs_bench_sensor(x->b, (uint32_t)st->sensor)->layout;
-        const char *why =
-            sp->kind == HS__SCEN_SENSOR_FAULT ? hs__scen_sensor_fault_refused(sp, l) : NULL;
-        char at[32] = "step"; /* a live step: one step, not a file's list */
-        if (x->s->end_tick != HS_SCEN_NEVER)
-            snprintf(at, sizeof at, "steps[%ld]", (long)(sp - x->s->specs));
-        if (why)
-            return hs_diag_set(x->diag, -EINVAL, x->file, sp->src.line, sp->src.column,
-                               "%s.sensor_fault: %s sensor '%s': %s", at, l->kind, sp->t.sensor,
-                               why);
     }
     if (sp->t.link[0])
         return find_link(x, sp, st);
-    if (sp->kind == HS__SCEN_SET_POSE) {
-        int r = find_model(x, sp, &st->body);
-        /* a root held to the world would be yanked back by its joint: refuse, not explode */
-        if (r == 0 && hs_bench_model(x->b, st->body)->links[0].joint_type != HS_JOINT_FREE)
-            return err_step(x, sp, "set_pose needs a robot with a free root; not", sp->t.model);
-        return r;
-    }
     return 0;
 }
 
 static int64_t default_duration(const struct hs_scenario *s, const struct hs__scen_step_spec *sp)
 {
+    enum hs__scen_lasts lasts = hs__scen_kind(sp->kind)->lasts;
     if (!isnan(sp->duration_s)) {
         int64_t d = ticks_of(s, sp->duration_s);
-        if (sp->kind == HS__SCEN_EXPECT)
+        if (lasts == HS__SCEN_LASTS_WINDOW)
             return d == HS_SCEN_NEVER ? d : d + 1; /* the window's both ends count */
         return d == 0 ? 1 : d;
     }
-    switch (sp->kind) {
-    case HS__SCEN_SET_POSE:
-    case HS__SCEN_EXPECT:
-        return 1; /* one tick: set once, or judged at that tick */
-    default:
-        return HS_SCEN_NEVER;
-    }
+    return lasts == HS__SCEN_LASTS_TO_END ? HS_SCEN_NEVER : 1;
 }
 
 static int bind_step(struct bind *x, uint32_t i)
@@ -281,82 +262,31 @@ static int bind_step(struct bind *x, uint32_t i)
         st->every = 1;
     if ((sp->on_s > 0 && st->on < 1) || (sp->off_s > 0 && st->off < 1))
         return err_step(x, sp, "on_s and off_s must be at least one tick; got", "less");
-    if (sp->kind == HS__SCEN_SENSOR_FAULT && sp->sensor_kind == HS__SF_DELAY) {
-        int64_t d = ticks_of(s, sp->value);
-        if (d < 1 || d > HS_SCEN_MAX_DELAY_TICKS)
-            return err_step(x, sp, "delay must be 1 tick to 100000 ticks; got", "out of range");
-        size_t one =
-            st->joint >= 0 ? sizeof(struct hs_joint_reading) : sizeof(struct hs_sensor_reading);
-        st->ring_len = (uint32_t)d;
-        st->ring = calloc((size_t)d, one);
-        if (!st->ring)
-            return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
-    }
-    if (sp->kind == HS__SCEN_SENSOR_FAULT && (r = hs__scen_bind_sensor_fault(s, st)) < 0) {
-        if (r == -EFBIG)
-            return err_step(x, sp, "delay: the sensor's values over that delay exceed 64 MiB; got",
-                            sp->t.sensor);
-        return hs_diag_set(x->diag, r, x->file, 0, 0, "out of memory");
-    }
-    if (sp->kind == HS__SCEN_CAN_FAULT)
-        return hs__scen_bind_can(s, st, x->diag);
-    if ((r = hs__scen_bind_node(s, st, x->diag)) < 0)
+    if (sp->when.node[0] && (r = hs__scen_bind_when_node(s, st, x->diag)) < 0)
         return r;
-    if (sp->kind == HS__SCEN_PATH) {
-        int pr = hs__scen_bind_path(s, st, x->diag);
-        s->specs[i].path_file = NULL; /* the spec's; it is freed with the spec */
-        s->specs[i].path_fd1 = 0;     /* borrowed for the binding only */
-        if (pr < 0)
-            return pr;
-    }
-    if (sp->kind == HS__SCEN_SHM_FAULT && hs__scen_bind_shm(s, st) < 0)
-        return hs_diag_set(x->diag, -ENOMEM, x->file, 0, 0, "out of memory");
-    if ((sp->kind == HS__SCEN_THERMAL || sp->kind == HS__SCEN_ACTUATOR_FAULT ||
-         sp->kind == HS__SCEN_JOINT) &&
-        st->joint < 0)
-        return err_step(x, sp, "needs an actuated joint; got", "none");
-    if (sp->kind == HS__SCEN_THERMAL) {
-        st->thermal.t_winding_c = st->thermal.t_case_c = sp->ambient_c;
-        for (uint32_t j = 0; j < i; j++)
-            if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
-                return err_step(x, sp, "a second thermal model on joint", sp->t.joint);
-    }
-    if (sp->kind == HS__SCEN_EXPECT && sp->expect_kind == HS__EX_TEMPERATURE_BELOW) {
-        bool any = false;
-        for (uint32_t j = 0; j < s->nsteps; j++)
-            any |=
-                s->specs[j].kind == HS__SCEN_THERMAL && !strcmp(s->specs[j].t.joint, sp->t.joint);
-        if (!any)
-            return err_step(x, sp, "temperature_below: no thermal step models joint", sp->t.joint);
-    }
-    if (sp->kind == HS__SCEN_FRICTION || sp->kind == HS__SCEN_MATERIAL)
-        return hs__scen_bind_contact(s, st, x->diag);
-    if (sp->kind == HS__SCEN_EXPECT)
-        hs__scen_expect_describe(s, st);
-    return 0;
+    const struct hs__scen_kind_ops *o = hs__scen_kind(sp->kind);
+    return o->bind ? o->bind(s, st, x->diag) : 0;
 }
 
 int hs__scen_bind_step(struct hs_scenario *s, uint32_t i, struct hs_diag *diag)
 {
-    struct bind x = {s, s->bench, hs_bench_config(s->bench), s->path, diag};
+    struct bind x = {s, s->bench, hs_bench_config(s->bench), diag};
     return bind_step(&x, i);
 }
 
 void hs__scen_step_free(struct hs__scen_step *st)
 {
+    const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
+    if (o->release)
+        o->release(st);
     free(st->ring);
-    free(st->stale_joints);
-    free(st->stale_sensors);
-    free(st->stale_values);
     free(st->held_values);
     free(st->ring_values);
     free(st->path_t);
     free(st->path_q);
     free(st->path_joint);
     st->ring = NULL;
-    st->stale_joints = NULL;
-    st->stale_sensors = NULL;
-    st->stale_values = st->held_values = st->ring_values = NULL;
+    st->held_values = st->ring_values = NULL;
     st->path_t = st->path_q = NULL;
     st->path_joint = NULL;
 }
@@ -379,7 +309,7 @@ int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *be
     s->hold_tick = -1;
     s->nsteps = spec->nsteps;
     memcpy(s->specs, spec->steps, sizeof spec->steps[0] * spec->nsteps);
-    struct bind x = {s, bench, hs_bench_config(bench), s->path, diag};
+    struct bind x = {s, bench, hs_bench_config(bench), diag};
     for (uint32_t i = 0; i < s->nsteps; i++) {
         int r = bind_step(&x, i);
         if (r < 0) {

@@ -22,7 +22,7 @@ static int fail(struct hs_diag *d, const char *file, int line, const char *msg, 
     return hs_diag_set(d, -EINVAL, file, line, 0, "%s%s", msg, arg);
 }
 
-int hs__scen_bind_path(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+static int read_rows(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const char *file = st->sp->path_file;
     FILE *f = NULL;
@@ -140,7 +140,7 @@ out:
     return r;
 }
 
-void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+static void play(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
     if (!st->active)
         return;
@@ -170,3 +170,37 @@ void hs__scen_path(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_
         cmd->seq++;
     }
 }
+
+/* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static void defaults(struct hs__scen_step_spec *sp)
+{
+    sp->kp = sp->kd = NAN;
+}
+
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    struct hs__scen_step_spec *sp = &s->specs[st->sp - s->specs];
+    int r = read_rows(s, st, diag);
+    sp->path_file = NULL; /* the spec's; it is freed with the spec */
+    sp->path_fd1 = 0;     /* borrowed for the binding only */
+    return r;
+}
+
+static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
+{
+    if (st->active || st->was_active)
+        play(s, st, now_ns);
+}
+
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_FS("file", HS__K_PATH, path_file, .flags = HS__F_REQUIRED),
+    HS__SCEN_DBL("kp", kp, 0, 1e9, 0),
+    HS__SCEN_DBL("kd", kd, 0, 1e9, 0),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_path = {
+    .schema = HS__SCEN_SCHEMA(fields, NULL),
+    .defaults = defaults,
+    .bind = bind,
+    .commands = commands,
+};

@@ -51,10 +51,8 @@ int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
             fprintf(out, "from tick %lld, %llu activation(s), %llu tick(s) active",
                     (long long)st->onset, (unsigned long long)st->activations,
                     (unsigned long long)st->active_ticks);
-        if (st->kind == HS__SCEN_CAN_FAULT)
-            fprintf(out, "; %llu frame(s) acted on, %llu lost to a full delay queue",
-                    (unsigned long long)hs_scenario_can_frames_acted(s, i),
-                    (unsigned long long)hs_scenario_can_frames_overflow(s, i));
+        if (hs__scen_kind(st->kind)->summary)
+            hs__scen_kind(st->kind)->summary(s, i, out);
         fputc('\n', out);
     }
     for (uint32_t i = 0; i < n; i++) {

@@ -10,6 +10,29 @@
 
 #include "scen_internal.h"
 
+enum hs__scen_sensor_kind {
+    HS__SF_OFF,
+    HS__SF_STUCK,
+    HS__SF_OFFSET,
+    HS__SF_SCALE,
+    HS__SF_NOISE,
+    HS__SF_SPIKES,
+    HS__SF_DELAY,
+    HS__SF_QUANTIZE,
+    HS__SF_SKIP_COUNTS,
+    HS__SF_LOSE_INDEX,
+    HS__SF_SATURATE,
+    HS__SF_MAX
+};
+
+enum hs__scen_field {
+    HS__FIELD_POSITION,
+    HS__FIELD_VELOCITY,
+    HS__FIELD_TORQUE,
+    HS__FIELD_CURRENT,
+    HS__FIELD_MAX
+};
+
 /* The fields of a joint reading a fault acts on (position: the unwrapped position and the
  * one decoded from the counter; velocity: the true rate and the board-style estimate). */
 static void joint_fields(struct hs_joint_reading *r, int field, double *ret[2])
@@ -132,8 +155,7 @@ static uint32_t quantities(const struct hs_sensor_layout *l)
     return n;
 }
 
-const char *hs__scen_sensor_fault_refused(const struct hs__scen_step_spec *sp,
-                                          const struct hs_sensor_layout *l)
+static const char *refused(const struct hs__scen_step_spec *sp, const struct hs_sensor_layout *l)
 {
     if (sp->field == HS__FIELD_TORQUE && quantities(l) < 2)
         return "field: torque needs a sensor with a torque (a force sensor)";
@@ -143,7 +165,7 @@ const char *hs__scen_sensor_fault_refused(const struct hs__scen_step_spec *sp,
     return NULL;
 }
 
-int hs__scen_bind_sensor_fault(struct hs_scenario *s, struct hs__scen_step *st)
+static int bind_buffers(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (st->sensor < 0)
         return 0;
@@ -223,15 +245,99 @@ static void sensor_fault(struct hs_scenario *s, struct hs__scen_step *st)
     }
 }
 
-void hs__scen_sensor_faults(struct hs_scenario *s)
+/* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static const char *const sensor_names[] = {"off",         "stuck",      "offset",   "scale",
+                                           "noise",       "spikes",     "delay",    "quantize",
+                                           "skip_counts", "lose_index", "saturate", NULL};
+static const char *const field_names[] = {"position", "velocity", "torque", "current", NULL};
+
+static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node, const char *path)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_SENSOR_FAULT)
-            continue;
-        if (st->joint >= 0)
-            joint_fault(s, st);
-        else
-            sensor_fault(s, st);
-    }
+    struct hs__scen_step_spec *st = obj;
+    if (!st->t.joint[0] == !st->t.sensor[0])
+        return hs__cfg_err(c, node, "%s: name either a joint or a sensor", path);
+    bool needs_value = st->sensor_kind != HS__SF_OFF && st->sensor_kind != HS__SF_STUCK &&
+                       st->sensor_kind != HS__SF_LOSE_INDEX;
+    if (needs_value && isnan(st->value))
+        return hs__cfg_err(c, node, "%s: %s needs a value", path, sensor_names[st->sensor_kind]);
+    if ((st->sensor_kind == HS__SF_SKIP_COUNTS || st->sensor_kind == HS__SF_LOSE_INDEX) &&
+        !st->t.joint[0])
+        return hs__cfg_err(c, node, "%s: %s is an encoder fault: name a joint", path,
+                           sensor_names[st->sensor_kind]);
+    if ((st->sensor_kind == HS__SF_QUANTIZE || st->sensor_kind == HS__SF_SATURATE ||
+         st->sensor_kind == HS__SF_DELAY) &&
+        !(st->value > 0))
+        return hs__cfg_err(c, node, "%s: %s needs a value > 0", path,
+                           sensor_names[st->sensor_kind]);
+    if (st->sensor_kind == HS__SF_DELAY && st->value > 100)
+        return hs__cfg_err(c, node, "%s: a delay of at most 100 s", path);
+    (void)seen;
+    return 0;
 }
+
+/* init only: the fault checked against what the sensor's kind publishes (struct
+ * hs_sensor_layout), and its buffers */
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
+{
+    const struct hs__scen_step_spec *sp = st->sp;
+    if (st->sensor >= 0) {
+        const struct hs_sensor_layout *l = &hs_bench_sensor(s->bench, (uint32_t)st->sensor)->layout;
+        const char *why = refused(sp, l);
+        char at[32];
+        hs__scen_step_at(s, sp, at, sizeof at);
+        if (why)
+            return hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column,
+                               "%s.sensor_fault: %s sensor '%s': %s", at, l->kind, sp->t.sensor,
+                               why);
+    }
+    if (sp->sensor_kind == HS__SF_DELAY) {
+        int64_t d = (int64_t)llround(sp->value * 1e9 / (double)s->period_ns);
+        if (d < 1 || d > HS_SCEN_MAX_DELAY_TICKS)
+            return hs__scen_err_step(s, sp, diag, "delay must be 1 tick to 100000 ticks; got",
+                                     "out of range");
+        size_t one =
+            st->joint >= 0 ? sizeof(struct hs_joint_reading) : sizeof(struct hs_sensor_reading);
+        st->ring_len = (uint32_t)d;
+        st->ring = calloc((size_t)d, one);
+        if (!st->ring)
+            return hs_diag_set(diag, -ENOMEM, s->path, 0, 0, "out of memory");
+    }
+    int r = bind_buffers(s, st);
+    if (r == -EFBIG)
+        return hs__scen_err_step(s, sp, diag,
+                                 "delay: the sensor's values over that delay exceed 64 MiB; got",
+                                 sp->t.sensor);
+    if (r < 0)
+        return hs_diag_set(diag, r, s->path, 0, 0, "out of memory");
+    return 0;
+}
+
+/* lost encoder counts stay lost while the live step holds its slot */
+static bool keeps_slot(const struct hs__scen_step *st)
+{
+    return st->sp->sensor_kind == HS__SF_SKIP_COUNTS || st->sp->sensor_kind == HS__SF_LOSE_INDEX;
+}
+
+static void readings(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    if (st->joint >= 0)
+        joint_fault(s, st);
+    else
+        sensor_fault(s, st);
+}
+
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_ENUM("kind", sensor_kind, sensor_names, HS__F_REQUIRED),
+    HS__SCEN_NAME("joint", t.joint, 0),
+    HS__SCEN_NAME("sensor", t.sensor, 0),
+    HS__SCEN_ENUM("field", field, field_names, 0),
+    HS__SCEN_DBL("value", value, -1e9, 1e9, 0),
+    HS__SCEN_DBL("probability", probability, 0, 1, 0),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_sensor_fault = {
+    .schema = HS__SCEN_SCHEMA(fields, check),
+    .bind = bind,
+    .readings = readings,
+    .keeps_slot = keeps_slot,
+};

@@ -9,56 +9,94 @@
 
 #include "scen_internal.h"
 
-int hs__scen_bind_shm(struct hs_scenario *s, struct hs__scen_step *st)
+enum shm_kind { SHM_FREEZE, SHM_STALE, SHM_MAX };
+struct shm_spec {
+    int kind; /* enum shm_kind */
+};
+/* stale: every joint's reading at onset, every sensor's, and their published values in bench
+ * order */
+struct shm_state {
+    struct hs_joint_reading *joints;
+    struct hs_sensor_reading *sensors;
+    double *values;
+};
+HS__SCEN_OWN_FITS(struct shm_spec);
+HS__SCEN_OWN_FITS(struct shm_state);
+
+static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
-    if (st->sp->shm_kind != HS__SHF_STALE)
+    struct shm_state *o = HS__SCEN_OWN(struct shm_state, st);
+    if (HS__SCEN_OWN(const struct shm_spec, st->sp)->kind != SHM_STALE)
         return 0;
     uint32_t nj = hs_bench_joint_count(s->bench), ns = hs_bench_sensor_count(s->bench);
-    st->stale_joints = calloc(nj ? nj : 1, sizeof *st->stale_joints);
-    st->stale_sensors = calloc(ns ? ns : 1, sizeof *st->stale_sensors);
+    o->joints = calloc(nj ? nj : 1, sizeof *o->joints);
+    o->sensors = calloc(ns ? ns : 1, sizeof *o->sensors);
     size_t nv = 0;
     for (uint32_t i = 0; i < ns; i++)
         nv += hs_bench_sensor(s->bench, i)->layout.nvalues;
-    st->stale_values = calloc(nv ? nv : 1, sizeof *st->stale_values);
-    return st->stale_joints && st->stale_sensors && st->stale_values ? 0 : -ENOMEM;
+    o->values = calloc(nv ? nv : 1, sizeof *o->values);
+    if (!o->joints || !o->sensors || !o->values)
+        return hs_diag_set(diag, -ENOMEM, s->path, 0, 0, "out of memory");
+    return 0;
 }
 
 static void stale(struct hs_scenario *s, struct hs__scen_step *st)
 {
+    struct shm_state *o = HS__SCEN_OWN(struct shm_state, st);
     bool start = !st->was_active;
     for (uint32_t i = 0; i < hs_bench_joint_count(s->bench); i++) {
         const struct hs_bench_joint *j = hs_bench_joint(s->bench, i);
         struct hs_joint_reading *r = hs_plant_joint_reading_edit(j->plant, j->plant_joint);
         if (start)
-            st->stale_joints[i] = *r;
-        *r = st->stale_joints[i];
+            o->joints[i] = *r;
+        *r = o->joints[i];
     }
-    double *held = st->stale_values;
+    double *held = o->values;
     for (uint32_t i = 0; i < hs_bench_sensor_count(s->bench); i++) {
         const struct hs_bench_sensor *x = hs_bench_sensor(s->bench, i);
         struct hs_sensor_reading *r = hs_plant_sensor_reading_edit(x->plant, x->model_sensor);
         double *v = hs_plant_sensor_values_edit(x->plant, x->model_sensor);
         size_t bytes = x->layout.nvalues * sizeof *v;
         if (start) {
-            st->stale_sensors[i] = *r;
+            o->sensors[i] = *r;
             memcpy(held, v, bytes);
         }
         /* the reading first: for the small kinds the values are its own v[] */
-        *r = st->stale_sensors[i];
+        *r = o->sensors[i];
         memcpy(v, held, bytes);
         held += x->layout.nvalues;
     }
 }
 
-void hs__scen_shm_faults(struct hs_scenario *s)
+/* after every sensor fault: a stale copy holds what they made of the readings */
+static void publish(struct hs_scenario *s, struct hs__scen_step *st)
 {
-    for (uint32_t i = 0; i < s->nsteps; i++) {
-        struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_SHM_FAULT || (!st->active && !st->was_active))
-            continue;
-        if (st->sp->shm_kind == HS__SHF_FREEZE)
-            hs_bench_set_shm_freeze(s->bench, st->active);
-        else if (st->active)
-            stale(s, st);
-    }
+    if (!st->active && !st->was_active)
+        return;
+    if (HS__SCEN_OWN(const struct shm_spec, st->sp)->kind == SHM_FREEZE)
+        hs_bench_set_shm_freeze(s->bench, st->active);
+    else if (st->active)
+        stale(s, st);
 }
+
+static void release(struct hs__scen_step *st)
+{
+    struct shm_state *o = HS__SCEN_OWN(struct shm_state, st);
+    free(o->joints);
+    free(o->sensors);
+    free(o->values);
+    *o = (struct shm_state){0};
+}
+
+static const char *const kind_names[] = {"freeze", "stale", NULL};
+static const struct hs__cfg_field fields[] = {
+    HS__SCEN_OWN_FS(struct shm_spec, "kind", HS__K_ENUM, kind, .names = kind_names,
+                    .flags = HS__F_REQUIRED),
+};
+
+const struct hs__scen_kind_ops hs__scen_kind_shm_fault = {
+    .schema = HS__SCEN_SCHEMA(fields, NULL),
+    .bind = bind,
+    .publish = publish,
+    .release = release,
+};

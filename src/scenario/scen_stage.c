@@ -15,11 +15,7 @@ static void stage_commands(void *ctx, struct hs_bench *b, int64_t now_ns)
     if (s->done || hs_bench_warming_up(b))
         return;
     s->in_tick = true;
-    hs__scen_timeline(s);
-    hs__scen_can(s);
-    hs__scen_node_faults(s);
-    hs__scen_contact(s);
-    hs__scen_commands(s, now_ns);
+    hs__scen_tick_commands(s, now_ns);
 }
 
 static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
@@ -27,7 +23,7 @@ static void stage_substep(void *ctx, struct hs_bench *b, uint32_t substep)
     struct hs_scenario *s = ctx;
     (void)b, (void)substep;
     if (s->in_tick)
-        hs__scen_substep(s);
+        hs__scen_tick_substep(s);
 }
 
 static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64_t tick)
@@ -37,16 +33,14 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     hs__scen_can_clock(s);
     if (!s->in_tick)
         return;
-    hs__scen_sensor_faults(s);
-    hs__scen_shm_faults(s);
-    hs__scen_node_temperatures(s);
+    hs__scen_tick_readings(s);
     /* A bench in SAFE HOLD moves on its own hold, not the controller's commands: what the
      * expectations would see from then on says nothing about the controller, so they stop
      * being decided and the verdict is ERROR (hs_scenario_finish). */
     if (s->hold_tick < 0 && hs_bench_in_safe_hold(b))
         s->hold_tick = s->k;
     if (s->hold_tick < 0)
-        hs__scen_expect(s);
+        hs__scen_tick_judge(s);
     s->in_tick = false;
     if (++s->k >= s->end_tick)
         s->done = true;

@@ -209,6 +209,10 @@ static void test_sensors_and_extra_joint(void **state)
     assert_near(m->sensors[3].frame_rate, 15, 0);
     assert_near(m->sensors[3].back_clip, 10, 0); /* default */
     assert_near(m->sensors[4].max_distance, 30, 0);
+    /* the kinds' own fields' defaults (src/model/sensor_fields.h) */
+    assert_near(m->sensors[3].field_of_view, 0.785398, 0);
+    assert_near(m->sensors[3].front_clip, 0.01, 0);
+    assert_near(m->sensors[4].min_distance, 0, 0);
     assert_int_equal(m->nextra_joints, 1);
     assert_string_equal(m->extra_joints[0].name, "EJ");
     assert_int_equal(m->extra_joints[0].type, HS_EXTRA_BALL);

@@ -60,7 +60,9 @@ static void test_mit_and_odrive_faults_states_temperature(void **state)
         "     state: rest_mode}}\n"
         "  - {name: watchdog, at_s: 0.3, node_fault: {node: elbow, code: 0x800}}\n"
         "  - {name: idled, when: {node: elbow, state: idle},\n"
-        "     expect: {kind: node_state, node: elbow, state: idle}}\n");
+        "     expect: {kind: node_state, node: elbow, state: idle}}\n"
+        "  - {name: deaf, when: {node: elbow, state: idle}, duration_s: 0.01,\n"
+        "     can_fault: {kind: drop, node: elbow, direction: rx}}\n");
     rig_before_scenario = NULL;
     struct hs_mit_limits lim = {-12.5, 12.5, -50, 50, 0, 500, 0, 5, -18, 18};
     int bad_err = 0, bad_temp = 0, mit_replies = 0, hb = 0, hb_bad = 0;
@@ -128,9 +130,12 @@ static void test_mit_and_odrive_faults_states_temperature(void **state)
     assert_true(first_closed >= 0 && first_closed < 300);
     /* the MIT node's fault was seen at tick 101 (state checked before that tick's faults) */
     int seen = hs_scenario_find_step(r.scen, "seen"),
-        idled = hs_scenario_find_step(r.scen, "idled");
+        idled = hs_scenario_find_step(r.scen, "idled"),
+        deaf = hs_scenario_find_step(r.scen, "deaf");
     assert_int_equal(hs_scenario_step_onset(r.scen, (uint32_t)seen), 101);
     assert_int_equal(hs_scenario_step_onset(r.scen, (uint32_t)idled), 301);
+    /* a CAN fault started by a node's state binds that node too */
+    assert_int_equal(hs_scenario_step_onset(r.scen, (uint32_t)deaf), 301);
     assert_true(hs_scenario_passed(r.scen));
     close(r.peer_fd);
     rig_close(&r);

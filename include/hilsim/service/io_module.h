@@ -44,16 +44,23 @@ struct hs_service_io {
 
 #define HS_SERVICE_IO_MAX 8
 
-/* Registry order is attach order; the bench runs its modules' phases and safe stops in it. */
+/* The registry of bench I/O modules, one line each: X(name) is hs_service_io_<name>, defined
+ * in its module's file (src/service/io_module_<module>.c). The order is attach order: the bench
+ * runs its modules' phases and safe stops in it.
+ *   record       first: creates the recording and taps the buses as they open
+ *   can          boards see their nodes before a local controller attaches over shm
+ *   shm
+ *   scenario     its stage sees what CAN and shm wrote
+ *   ctl          live control: its stage after the scenario's
+ *   record_tick  last: the recording's inputs phase must come after every module's */
+#define HS_SERVICE_IO_MODULES(X) X(record) X(can) X(shm) X(scenario) X(ctl) X(record_tick)
+
+#define HS_SERVICE_IO_DECL(name) extern const struct hs_service_io hs_service_io_##name;
+HS_SERVICE_IO_MODULES(HS_SERVICE_IO_DECL)
+#undef HS_SERVICE_IO_DECL
+
+/* The registry as a table (io_registry.c), in its order. */
 extern const struct hs_service_io *const hs_service_io_modules[];
 extern const uint32_t hs_service_io_count;
-
-/* The modules' service halves (io_module_<name>.c). */
-extern const struct hs_service_io hs_service_io_can;
-extern const struct hs_service_io hs_service_io_shm;
-extern const struct hs_service_io hs_service_io_record;      /* first: creates, taps CAN */
-extern const struct hs_service_io hs_service_io_record_tick; /* last: the tick half */
-extern const struct hs_service_io hs_service_io_scenario;
-extern const struct hs_service_io hs_service_io_ctl; /* after the scenario: its stage runs next */
 
 #endif
