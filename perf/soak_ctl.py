@@ -7,8 +7,9 @@ client taken in the same run (one before the soak, one after it).
                    [--report-every S] [--probe-every S]
 
 Every phase: `hilsim run CONFIG --no-rt --duration S` (free-running at the config's period,
-1 kHz for config/arm2-shm.yaml), examples/pd_controller holding every joint over shared
-memory, `stress-ng --cpu 2` beside them, and a prober sending `status` on a fresh connection
+1 kHz for config/arm2-shm.yaml; with --rt without --no-rt, as a bench runs: SCHED_FIFO, locked
+memory), examples/pd_controller holding every joint over shared memory (with --rt under
+`chrt -f 70`), `stress-ng --cpu 2` beside them, and a prober sending `status` on a fresh connection
 every --probe-every seconds (1 s), timed from connect to the answer's newline. The soak phase
 adds, on the control socket, for its whole duration:
   trickler     one byte every 2 s, never a newline (the server drops it at its 5 s deadline)
@@ -41,6 +42,9 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Below the bench's tick (config rt.priority 80): a controller on a bench runs real-time too, and
+# one that does not misses ticks whenever stress-ng and the host's other work take its CPU.
+CONTROLLER_RT_PRIORITY = 70
 
 
 def rss_kib(pid):
@@ -250,15 +254,20 @@ def run(args, tmp, name, duration, hostile):
     # the bench in write() and be measured as its overruns.
     bench_log = open(os.path.join(tmp, name + ".bench.log"), "w+")
     ctl_log = open(os.path.join(tmp, name + ".ctl.log"), "w+")
-    bench = subprocess.Popen([os.path.join(args.build, "hilsim"), "run", path, "--no-rt",
-                              "--duration", str(duration)], stdout=bench_log,
-                             stderr=subprocess.STDOUT, env=env)
+    bench = subprocess.Popen([os.path.join(args.build, "hilsim"), "run", path]
+                             + ([] if args.rt else ["--no-rt"]) + ["--duration", str(duration)],
+                             stdout=bench_log, stderr=subprocess.STDOUT, env=env)
     sock = os.path.join(tmp, "hilsim-%s.ctl" % name)
     while not os.path.exists(sock) and bench.poll() is None:
         time.sleep(0.05)
-    ctl = subprocess.Popen([os.path.join(args.build, "examples", "pd_controller"), name,
-                            str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
-    cl = Clients(sock, hostile, args.probe_every, lambda: bench.poll() is None)
+    rt = ["chrt", "-f", str(CONTROLLER_RT_PRIORITY)] if args.rt else []
+    ctl = subprocess.Popen(rt + [os.path.join(args.build, "examples", "pd_controller"), name,
+                                 str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
+    # The run lasts its warm-up plus `duration` from here: a probe failing after that met the
+    # bench's teardown (the socket goes before the process ends), not a fault.
+    t_end = time.monotonic() + duration
+    cl = Clients(sock, hostile, args.probe_every,
+                 lambda: bench.poll() is None and time.monotonic() < t_end)
     cl.start()
     rss, t0 = [], time.monotonic()
     next_report, seen = t0 + args.report_every, 0
@@ -353,11 +362,17 @@ def main():
     ap.add_argument("--config", default=os.path.join(ROOT, "config", "arm2-shm.yaml"))
     ap.add_argument("--report-every", type=float, default=60.0)
     ap.add_argument("--probe-every", type=float, default=1.0)
+    ap.add_argument("--rt", action="store_true",
+                    help="as a bench runs: hilsim with its real-time set-up (SCHED_FIFO at the "
+                    "config's rt.priority, mlockall) and the controller under chrt -f %d"
+                    % CONTROLLER_RT_PRIORITY)
     args = ap.parse_args()
     base_s = args.baseline or max(60, min(300, args.duration // 12))
     with tempfile.TemporaryDirectory() as tmp:
-        print("baseline %d s, soak %d s, baseline %d s, each with stress-ng --cpu 2 (%s)"
-              % (base_s, args.duration, base_s, time.strftime("%H:%M:%S")), flush=True)
+        print("baseline %d s, soak %d s, baseline %d s, each with stress-ng --cpu 2%s (%s)"
+              % (base_s, args.duration, base_s,
+                 ", bench and controller SCHED_FIFO" if args.rt else "",
+                 time.strftime("%H:%M:%S")), flush=True)
         before = run(args, tmp, "soak%d-before" % os.getpid(), base_s, False)
         show("baseline before", before)
         soak = run(args, tmp, "soak%d" % os.getpid(), args.duration, True)
