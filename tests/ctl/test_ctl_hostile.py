@@ -373,6 +373,32 @@ class Lifecycle(unittest.TestCase):
         self.assertIn("removed %s" % bench.sock, p.stdout)
         self.assertFalse(os.path.exists(bench.sock))
 
+    def test_full_backlog_bounds_the_client(self):
+        # A listener that never accepts, its backlog filled: `hilsim ctl` gives up after its
+        # 10 s answer deadline with exit 1 and says why, instead of hanging in connect().
+        tmp = self.tmpdir.name
+        lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lst.bind(os.path.join(tmp, "hilsim-full.ctl"))
+        lst.listen(0)
+        fillers = []
+        try:
+            while True:
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.setblocking(False)
+                fillers.append(c)
+                c.connect(os.path.join(tmp, "hilsim-full.ctl"))
+        except BlockingIOError:
+            pass
+        try:
+            p = subprocess.run([HILSIM, "ctl", "full", "status"], capture_output=True, text=True,
+                               env=dict(os.environ, HILSIM_CTL_DIR=tmp), timeout=LIMIT)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("accepted no connection within 10 s", p.stderr)
+        finally:
+            for c in fillers:
+                c.close()
+            lst.close()
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
