@@ -30,6 +30,7 @@ every check holds, else 1. Not in CI: the soak lasts an hour by default (--durat
 
 import argparse
 import array
+import multiprocessing
 import os
 import random
 import re
@@ -77,7 +78,9 @@ def slope_kib_per_h(points):
 
 
 class Clients:
-    """The prober (every phase) and the hostile clients (the soak), each a thread."""
+    """The prober (every phase, a thread here) and the hostile clients (the soak, threads of a
+    child process: in this one they would hold the interpreter's lock while the prober waits
+    for it, and the prober would time Python, not the bench)."""
 
     def __init__(self, sock, hostile, probe_every, alive):
         self.sock, self.stop, self.probe_every = sock, threading.Event(), probe_every
@@ -87,10 +90,8 @@ class Clients:
         self.probe_busy, self.probe_fail, self.fail_why = 0, 0, {}
         self.last_status = ""
         self.busy, self.drops, self.garbage_sent, self.fds_sent = 0, 0, 0, 0
-        targets = [self.prober]
-        if hostile:
-            targets += [self.trickler, self.pipeliner, self.flood, self.garbage, self.fds]
-        self.threads = [threading.Thread(target=f, daemon=True) for f in targets]
+        self.hostile, self.proc = hostile, None
+        self.threads = [threading.Thread(target=self.prober, daemon=True)]
 
     def connect(self, timeout=10):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -225,7 +226,25 @@ class Clients:
                     self.probe_fail += 1
                     self.fail_why[why] = self.fail_why.get(why, 0) + 1
 
+    def hostile_main(self, conn):
+        """In the child: the hostile threads until the parent says stop, then their counts."""
+        threads = [threading.Thread(target=f, daemon=True)
+                   for f in (self.trickler, self.pipeliner, self.flood, self.garbage, self.fds)]
+        for t in threads:
+            t.start()
+        conn.recv()
+        self.stop.set()
+        for t in threads:
+            t.join(30)
+        conn.send(dict(busy=self.busy, drops=self.drops, garbage=self.garbage_sent,
+                       fds=self.fds_sent))
+
     def start(self):
+        if self.hostile:  # forked before any thread of ours runs
+            self.conn, child = multiprocessing.Pipe()
+            self.proc = multiprocessing.get_context("fork").Process(
+                target=self.hostile_main, args=(child,), daemon=True)
+            self.proc.start()
         for t in self.threads:
             t.start()
 
@@ -233,6 +252,15 @@ class Clients:
         self.stop.set()
         for t in self.threads:
             t.join(30)
+        if self.proc:
+            self.conn.send("stop")
+            if self.conn.poll(60):
+                got = self.conn.recv()
+                self.busy, self.drops = got["busy"], got["drops"]
+                self.garbage_sent, self.fds_sent = got["garbage"], got["fds"]
+            self.proc.join(30)
+            if self.proc.is_alive():
+                self.proc.kill()
 
 
 def status_field(line, name):
