@@ -117,19 +117,30 @@ int main(int argc, char **argv)
     }
     struct hs_client_state st = {.joints = joints};
     int64_t timeout_ns = (int64_t)info.tick_period_ns * 100;
-    long done = 0, timeouts = 0, stale_ticks = 0, echoed = 0;
+    long done = 0, timeouts = 0, quiet = 0, stale_ticks = 0, echoed = 0;
     uint64_t prev_seq = 0;
-    int have_target = 0;
+    int have_target = 0, got_tick = 0;
 
     while (done < ticks) {
         r = hs_client_wait_tick(c, timeout_ns, NULL, NULL);
         if (r == -ETIMEDOUT) {
-            if (++timeouts > 10)
+            /* Eleven waits in a row without a tick (1.1 s at 1 kHz): the bench is gone. Counted
+             * over the whole run instead, a loaded host's rare stalls ended a long run early. */
+            timeouts += got_tick; /* before the first tick the bench is still starting up */
+            if (++quiet > 10)
                 break;
             continue;
         }
+        if (r == -ESHUTDOWN) {
+            /* The bench stopped: the waits just before it were its teardown (summary, safe
+             * stop), not ticks it failed to give us while it ran. */
+            timeouts -= quiet;
+            break;
+        }
+        quiet = 0;
         if (r < 0)
             break;
+        got_tick = 1;
         if (hs_client_read_state(c, &st) < 0)
             continue;
         stale_ticks += st.stale_joints > 0;

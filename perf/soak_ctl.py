@@ -7,8 +7,9 @@ client taken in the same run (one before the soak, one after it).
                    [--report-every S] [--probe-every S]
 
 Every phase: `hilsim run CONFIG --no-rt --duration S` (free-running at the config's period,
-1 kHz for config/arm2-shm.yaml), examples/pd_controller holding every joint over shared
-memory, `stress-ng --cpu 2` beside them, and a prober sending `status` on a fresh connection
+1 kHz for config/arm2-shm.yaml; with --rt without --no-rt, as a bench runs: SCHED_FIFO, locked
+memory), examples/pd_controller holding every joint over shared memory (with --rt under
+`chrt -f 70`), `stress-ng --cpu 2` beside them, and a prober sending `status` on a fresh connection
 every --probe-every seconds (1 s), timed from connect to the answer's newline. The soak phase
 adds, on the control socket, for its whole duration:
   trickler     one byte every 2 s, never a newline (the server drops it at its 5 s deadline)
@@ -29,6 +30,7 @@ every check holds, else 1. Not in CI: the soak lasts an hour by default (--durat
 
 import argparse
 import array
+import multiprocessing
 import os
 import random
 import re
@@ -41,6 +43,9 @@ import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Below the bench's tick (config rt.priority 80): a controller on a bench runs real-time too, and
+# one that does not misses ticks whenever stress-ng and the host's other work take its CPU.
+CONTROLLER_RT_PRIORITY = 70
 
 
 def rss_kib(pid):
@@ -73,7 +78,9 @@ def slope_kib_per_h(points):
 
 
 class Clients:
-    """The prober (every phase) and the hostile clients (the soak), each a thread."""
+    """The prober (every phase, a thread here) and the hostile clients (the soak, threads of a
+    child process: in this one they would hold the interpreter's lock while the prober waits
+    for it, and the prober would time Python, not the bench)."""
 
     def __init__(self, sock, hostile, probe_every, alive):
         self.sock, self.stop, self.probe_every = sock, threading.Event(), probe_every
@@ -83,10 +90,8 @@ class Clients:
         self.probe_busy, self.probe_fail, self.fail_why = 0, 0, {}
         self.last_status = ""
         self.busy, self.drops, self.garbage_sent, self.fds_sent = 0, 0, 0, 0
-        targets = [self.prober]
-        if hostile:
-            targets += [self.trickler, self.pipeliner, self.flood, self.garbage, self.fds]
-        self.threads = [threading.Thread(target=f, daemon=True) for f in targets]
+        self.hostile, self.proc = hostile, None
+        self.threads = [threading.Thread(target=self.prober, daemon=True)]
 
     def connect(self, timeout=10):
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -221,7 +226,25 @@ class Clients:
                     self.probe_fail += 1
                     self.fail_why[why] = self.fail_why.get(why, 0) + 1
 
+    def hostile_main(self, conn):
+        """In the child: the hostile threads until the parent says stop, then their counts."""
+        threads = [threading.Thread(target=f, daemon=True)
+                   for f in (self.trickler, self.pipeliner, self.flood, self.garbage, self.fds)]
+        for t in threads:
+            t.start()
+        conn.recv()
+        self.stop.set()
+        for t in threads:
+            t.join(30)
+        conn.send(dict(busy=self.busy, drops=self.drops, garbage=self.garbage_sent,
+                       fds=self.fds_sent))
+
     def start(self):
+        if self.hostile:  # forked before any thread of ours runs
+            self.conn, child = multiprocessing.Pipe()
+            self.proc = multiprocessing.get_context("fork").Process(
+                target=self.hostile_main, args=(child,), daemon=True)
+            self.proc.start()
         for t in self.threads:
             t.start()
 
@@ -229,6 +252,15 @@ class Clients:
         self.stop.set()
         for t in self.threads:
             t.join(30)
+        if self.proc:
+            self.conn.send("stop")
+            if self.conn.poll(60):
+                got = self.conn.recv()
+                self.busy, self.drops = got["busy"], got["drops"]
+                self.garbage_sent, self.fds_sent = got["garbage"], got["fds"]
+            self.proc.join(30)
+            if self.proc.is_alive():
+                self.proc.kill()
 
 
 def status_field(line, name):
@@ -250,15 +282,20 @@ def run(args, tmp, name, duration, hostile):
     # the bench in write() and be measured as its overruns.
     bench_log = open(os.path.join(tmp, name + ".bench.log"), "w+")
     ctl_log = open(os.path.join(tmp, name + ".ctl.log"), "w+")
-    bench = subprocess.Popen([os.path.join(args.build, "hilsim"), "run", path, "--no-rt",
-                              "--duration", str(duration)], stdout=bench_log,
-                             stderr=subprocess.STDOUT, env=env)
+    bench = subprocess.Popen([os.path.join(args.build, "hilsim"), "run", path]
+                             + ([] if args.rt else ["--no-rt"]) + ["--duration", str(duration)],
+                             stdout=bench_log, stderr=subprocess.STDOUT, env=env)
     sock = os.path.join(tmp, "hilsim-%s.ctl" % name)
     while not os.path.exists(sock) and bench.poll() is None:
         time.sleep(0.05)
-    ctl = subprocess.Popen([os.path.join(args.build, "examples", "pd_controller"), name,
-                            str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
-    cl = Clients(sock, hostile, args.probe_every, lambda: bench.poll() is None)
+    rt = ["chrt", "-f", str(CONTROLLER_RT_PRIORITY)] if args.rt else []
+    ctl = subprocess.Popen(rt + [os.path.join(args.build, "examples", "pd_controller"), name,
+                                 str(duration * 2000)], stdout=ctl_log, stderr=subprocess.STDOUT)
+    # The run lasts its warm-up plus `duration` from here: a probe failing after that met the
+    # bench's teardown (the socket goes before the process ends), not a fault.
+    t_end = time.monotonic() + duration
+    cl = Clients(sock, hostile, args.probe_every,
+                 lambda: bench.poll() is None and time.monotonic() < t_end)
     cl.start()
     rss, t0 = [], time.monotonic()
     next_report, seen = t0 + args.report_every, 0
@@ -353,11 +390,17 @@ def main():
     ap.add_argument("--config", default=os.path.join(ROOT, "config", "arm2-shm.yaml"))
     ap.add_argument("--report-every", type=float, default=60.0)
     ap.add_argument("--probe-every", type=float, default=1.0)
+    ap.add_argument("--rt", action="store_true",
+                    help="as a bench runs: hilsim with its real-time set-up (SCHED_FIFO at the "
+                    "config's rt.priority, mlockall) and the controller under chrt -f %d"
+                    % CONTROLLER_RT_PRIORITY)
     args = ap.parse_args()
     base_s = args.baseline or max(60, min(300, args.duration // 12))
     with tempfile.TemporaryDirectory() as tmp:
-        print("baseline %d s, soak %d s, baseline %d s, each with stress-ng --cpu 2 (%s)"
-              % (base_s, args.duration, base_s, time.strftime("%H:%M:%S")), flush=True)
+        print("baseline %d s, soak %d s, baseline %d s, each with stress-ng --cpu 2%s (%s)"
+              % (base_s, args.duration, base_s,
+                 ", bench and controller SCHED_FIFO" if args.rt else "",
+                 time.strftime("%H:%M:%S")), flush=True)
         before = run(args, tmp, "soak%d-before" % os.getpid(), base_s, False)
         show("baseline before", before)
         soak = run(args, tmp, "soak%d" % os.getpid(), args.duration, True)

@@ -67,6 +67,10 @@ enum hs_rec_live {
 
 struct hs_rt_audit;
 
+/* The clock_mode of a `hilsim sim --record` run: offline, and its sensors are read once at
+ * t = 0 before the first tick (for the CSV's first row), which a replay repeats. */
+#define HS_REC_CLOCK_OFFLINE "offline"
+
 struct hs_rec_opts {
     const char *dir;           /* the recording folder: created; must not exist or be empty */
     const char *config_path;   /* the config file to copy (NULL: none) */
@@ -124,6 +128,10 @@ void hs_rec_stats(const struct hs_recorder *rec, struct hs_rec_stats *ret);
 const char *hs_rec_dir(const struct hs_recorder *rec);
 /* Non-RT: "; recording: 123 dropped" or "" for STATUS= lines. */
 void hs_rec_status(const struct hs_recorder *rec, char *buf, size_t size);
+/* Non-RT, offline runs only (`hilsim sim --record`): waits until both rings are at most half
+ * full, so a run faster than the writer slows to its pace instead of dropping records. A run in
+ * time never calls it: its ring's size is its margin. 0, or the writer's error. */
+int hs_rec_wait_room(struct hs_recorder *rec);
 /* Non-RT: drains the rings, stops the writer, closes the files, rewrites the manifest with the
  * counts. Idempotent. Returns the first write error or 0. */
 int hs_rec_finish(struct hs_recorder *rec, const char *stop_reason);

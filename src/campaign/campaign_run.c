@@ -117,10 +117,10 @@ static int build_args(struct runner *R, struct slot *s, char **argv, char *store
         ARG("--no-rt");
         ARG("--clock");
         ARG("lockstep");
-        if (c->record != HS_CAMP_RECORD_NONE) {
-            ARG("--record");
-            ARG("%s/rec", s->dir);
-        }
+    }
+    if (c->record != HS_CAMP_RECORD_NONE) { /* run and sim alike (sim waits for its writer) */
+        ARG("--record");
+        ARG("%s/rec", s->dir);
     }
     ARG("--scenario");
     ARG("%s/scenario.yaml", s->dir);

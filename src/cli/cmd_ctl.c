@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -142,6 +143,27 @@ static int open_files(int argc, char **argv, bool start, int *fds, int *ret_n)
     return 0;
 }
 
+/* connect(2) bounded by the answer's deadline: a bench whose listen backlog is full (a client
+ * flooding it, or a stalled bench) would hold a blocking connect for as long as it stays full.
+ * A non-blocking AF_UNIX connect says EAGAIN then; retried every 10 ms. */
+static int connect_bounded(int fd, const struct sockaddr_un *a)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        return -errno;
+    const struct timespec nap = {0, 10000000};
+    for (int waited_ms = 0;; waited_ms += 10) {
+        if (connect(fd, (const struct sockaddr *)a, sizeof *a) == 0)
+            break;
+        if (errno != EAGAIN && errno != EINTR)
+            return -errno;
+        if (waited_ms >= ANSWER_TIMEOUT_MS)
+            return -ETIMEDOUT;
+        nanosleep(&nap, NULL);
+    }
+    return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
+}
+
 /* One answer line; for `state` ("ok state BYTES") the line and the BYTES after it. */
 static int read_answer(int fd, char *buf, size_t size)
 {
@@ -225,9 +247,15 @@ int hs_cmd_ctl(int argc, char **argv)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = errno;
-        if (e == EACCES || e == EPERM)
+    int cr = fd < 0 ? -errno : connect_bounded(fd, &a);
+    if (cr < 0) {
+        int e = -cr;
+        if (e == ETIMEDOUT)
+            fprintf(stderr,
+                    "hilsim ctl: %s: the bench accepted no connection within %d s (its backlog "
+                    "is full)\n",
+                    path, ANSWER_TIMEOUT_MS / 1000);
+        else if (e == EACCES || e == EPERM)
             fprintf(stderr,
                     "hilsim ctl: %s: permission denied: only root, the bench's user and members "
                     "of the socket's group may use bench '%s'\n",

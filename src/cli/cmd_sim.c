@@ -20,6 +20,7 @@
 #include "hilsim/config.h"
 #include "hilsim/log.h"
 #include "hilsim/model.h"
+#include "hilsim/record.h"
 #include "hilsim/rt/rt_clock.h"
 
 #define MAX_TORQUES 64
@@ -32,6 +33,7 @@
 struct sim_opts {
     const char *config, *model, *env, *out;
     const char *scenario, *junit, *result_json;
+    const char *record; /* --record DIR */
     double duration_s;
     bool duration_given;
     unsigned log_every;
@@ -78,6 +80,10 @@ static void usage(FILE *f)
             "                    its duration_s unless --duration is given\n"
             "  --junit FILE      with --scenario: the verdict as JUnit XML\n"
             "  --result-json F   with --scenario: the verdict as JSON\n"
+            "  --record DIR      record the run into the new folder DIR, as `hilsim run\n"
+            "                    --record` does (a CONFIG run without --torque or --free);\n"
+            "                    `hilsim replay DIR` reproduces it. The run waits for the\n"
+            "                    recorder's writer rather than drop a tick\n"
             "  -h, --help        this text\n\n"
             "SIGINT/SIGTERM stop the run after the tick being computed: the CSV ends with a\n"
             "whole row and the summary says where it stopped.\n\n"
@@ -143,6 +149,7 @@ static int parse(int argc, char **argv, struct sim_opts *o)
                                              {"junit", required_argument, 0, 'j'},
                                              {"result-json", required_argument, 0, 'J'},
                                              {"set", required_argument, 0, 'S'},
+                                             {"record", required_argument, 0, 'R'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     *o = (struct sim_opts){.duration_s = 5, .log_every = 1};
@@ -175,6 +182,9 @@ static int parse(int argc, char **argv, struct sim_opts *o)
             break;
         case 'J':
             o->result_json = optarg;
+            break;
+        case 'R':
+            o->record = optarg;
             break;
         case 'o':
             o->out = optarg;
@@ -239,6 +249,13 @@ static int parse(int argc, char **argv, struct sim_opts *o)
         o->config = argv[optind++];
     if ((o->junit || o->result_json) && !o->scenario) {
         fprintf(stderr, "hilsim sim: --junit and --result-json need --scenario\n");
+        return HS_EXIT_USAGE;
+    }
+    /* A replay rebuilds the run from the config, its --set keys, the scenario and the recorded
+     * commands: torques and --free are none of those. */
+    if (o->record && (o->model || o->ntorques || o->free_joints)) {
+        fprintf(stderr, "hilsim sim: --record takes a CONFIG run without --torque or --free (a "
+                        "replay rebuilds the run from the config)\n");
         return HS_EXIT_USAGE;
     }
     if (!o->model && (o->npackages || o->mesh_collision)) {
@@ -428,6 +445,46 @@ static const struct hs_bench_io_ops torque_io_ops = {
     .destroy = free,
 };
 
+static int start_recording(const struct sim_opts *o, struct hs_bench *b, struct hs_recorder **ret,
+                           struct hs_diag *d)
+{
+    const struct hs_cfg_record *c = &hs_bench_config(b)->record;
+    struct hs_rec_opts ro = {
+        .dir = o->record,
+        .config_path = o->config,
+        .scenario_path = o->scenario,
+        .sets = o->sets,
+        .nsets = o->nsets,
+        .clock_mode = HS_REC_CLOCK_OFFLINE, /* as fast as the machine can: no host audit */
+        .ring_items = c->ring_items,
+        .ring_states = c->ring_states,
+        .rotate_bytes = (uint64_t)(c->rotate_mib * 1048576.0),
+        .rotate_s = c->rotate_s,
+        .keep_segments = c->keep_segments,
+        .no_compression = c->compression == HS_CFG_RECORD_NONE,
+        .compression_level = (int)c->compression_level,
+    };
+    int r = hs_rec_create(&ro, b, ret, d);
+    if (r < 0)
+        return r;
+    if ((r = hs_rec_attach(*ret, b)) < 0)
+        return hs_diag_set(d, r, NULL, 0, 0, "record: cannot attach to the bench: %s",
+                           strerror(-r));
+    hs_log(HS_LOG_INFO, "recording to %s", hs_rec_dir(*ret));
+    return 0;
+}
+
+static void summarise_recording(FILE *sum, const struct hs_recorder *rec)
+{
+    struct hs_rec_stats s;
+    hs_rec_stats(rec, &s);
+    fprintf(sum, "recording: %s: %llu ticks, %llu frames/commands/events, %.1f MiB%s\n",
+            hs_rec_dir(rec), (unsigned long long)s.ticks, (unsigned long long)s.items,
+            (double)s.bytes_written / 1048576.0,
+            s.dropped_states || s.dropped_items ? " (records DROPPED: the recording has gaps)"
+                                                : "");
+}
+
 int hs_cmd_sim(int argc, char **argv)
 {
     struct sim_opts o;
@@ -437,6 +494,7 @@ int hs_cmd_sim(int argc, char **argv)
     struct hs_diag d = {0};
     const struct hs_config *cfg = NULL;
     struct hs_bench *b = NULL;
+    struct hs_recorder *rec = NULL;
     FILE *out = NULL;
     int rc = HS_EXIT_USAGE;
     r = o.config ? hs_config_load_sets(o.config, o.sets, o.nsets, &cfg, &d)
@@ -502,6 +560,12 @@ int hs_cmd_sim(int argc, char **argv)
         rc = r == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
         goto done;
     }
+    /* After the scenario: the recorder's module must end the inputs phase (hs_rec_attach). */
+    if (o.record && (r = start_recording(&o, b, &rec, &d)) < 0) {
+        hs_log_diag(&d);
+        rc = r == -EINVAL || r == -EEXIST || r == -ENOTEMPTY ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+        goto done;
+    }
     if (scen && !o.duration_given)
         o.duration_s = hs_scenario_duration_s(scen);
     int64_t period = hs_bench_tick_period_ns(b);
@@ -557,6 +621,11 @@ int hs_cmd_sim(int argc, char **argv)
             goto done;
         }
         done_ticks = k;
+        if (rec && (r = hs_rec_wait_room(rec)) < 0) {
+            hs_log(HS_LOG_ERR, "recording %s failed: %s", hs_rec_dir(rec), strerror(-r));
+            rc = HS_EXIT_FAILURE;
+            goto done;
+        }
         if (out && k % o.log_every == 0) {
             errno = 0;
             hs__sim_csv_row(out, b, (double)now * 1e-9);
@@ -625,6 +694,19 @@ int hs_cmd_sim(int argc, char **argv)
     } else {
         rc = stop_signal ? HS_EXIT_FAILURE : HS_EXIT_OK;
     }
+    if (rec) {
+        const char *why = rc == HS_EXIT_PLANT_FAULT        ? "plant fault"
+                          : stop_signal                    ? "stop requested"
+                          : scen && hs_scenario_done(scen) ? "scenario done"
+                                                           : "max ticks reached";
+        int wr = hs_rec_finish(rec, why);
+        if (wr < 0) {
+            hs_log(HS_LOG_ERR, "recording %s: %s", hs_rec_dir(rec), strerror(-wr));
+            rc = HS_EXIT_FAILURE;
+        } else {
+            summarise_recording(sum, rec);
+        }
+    }
     if (scen) {
         if (stop_signal)
             hs_scenario_set_stop_cause(scen, stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
@@ -636,6 +718,7 @@ done:
     if (out && out != stdout) /* a tick failed, reported above */
         fclose(out);
     hs_bench_destroy(b);
+    hs_rec_destroy(rec); /* after the bench, whose module points into it */
     hs_config_free(cfg);
     return rc;
 }

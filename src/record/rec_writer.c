@@ -5,6 +5,7 @@
  * the disk and spend CPU on compression as long as it likes, the rings absorb it (and count
  * what they cannot). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -452,6 +453,7 @@ void *hs__rec_writer_main(void *arg)
 {
     struct hs_recorder *rec = arg;
     int64_t next_flush = hs_rt_now_ns() + FLUSH_NS;
+    pthread_setname_np(pthread_self(), "hs-rec-writer"); /* `ps -L`, `top -H` */
     while (rec->o.writer_paused && !atomic_load(&rec->stop)) {
         struct timespec ts = {0, IDLE_NS};
         nanosleep(&ts, NULL);

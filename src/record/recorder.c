@@ -368,6 +368,23 @@ void hs_rec_stats(const struct hs_recorder *rec, struct hs_rec_stats *ret)
     };
 }
 
+int hs_rec_wait_room(struct hs_recorder *rec)
+{
+    /* The writer sleeps up to 5 ms when it finds both rings empty; 1 ms naps here keep an
+     * offline run close to the writer's pace without spinning. */
+    const struct timespec nap = {0, 1000000};
+    for (;;) {
+        int e = atomic_load(&rec->write_error);
+        if (e || !rec->writer_running || rec->o.writer_paused)
+            return e;
+        uint64_t states = atomic_load(&rec->states.head) - atomic_load(&rec->states.tail);
+        uint64_t items = atomic_load(&rec->items.head) - atomic_load(&rec->items.tail);
+        if (states <= (uint64_t)rec->states.mask / 2 && items <= rec->items.mask / 2)
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+}
+
 const char *hs_rec_dir(const struct hs_recorder *rec)
 {
     return rec->dir;

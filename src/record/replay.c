@@ -646,6 +646,10 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         if (rec->count_buses >= f.nbuses && rec->rx_counts)
             feed_counted(&f, rec->rx_counts, true);
     }
+    /* An offline run read its sensors once before its first tick: an accelerometer's
+     * difference and a noise stream start from there. */
+    if (!checkpoint && rec->clock_mode && !strcmp(rec->clock_mode, HS_REC_CLOCK_OFFLINE))
+        hs_bench_sensors(b, 0, 0);
     for (uint32_t k = checkpoint ? 1 : 0; k < rec->nstates; k++) {
         if (o->until_s > 0 && (double)(rec->now_ns[k] - rec->now_ns[0]) > o->until_s * 1e9)
             break;

@@ -16,7 +16,10 @@
 #include "hilsim/config.h"
 
 #define HS_CTL_CLIENTS_MAX 32 /* connections served at once; more are refused politely */
-#define HS_CTL_FDS_MAX 8      /* descriptors one command may pass (SCM_RIGHTS) */
+/* connections one user other than root may hold: on a bench shared by several engineers one
+ * of them (a script gone wrong) cannot take every slot from the others */
+#define HS_CTL_CLIENTS_PER_USER 8
+#define HS_CTL_FDS_MAX 8 /* descriptors one command may pass (SCM_RIGHTS) */
 /* an answer: one line, or for `state` the line "ok state BYTES" and that many bytes after it */
 #define HS_CTL_ANSWER_MAX (48 * 1024)
 #define HS_CTL_STATE_TIMEOUT_MS 2000   /* a tick boundary to copy the plant at, at most this */

@@ -560,6 +560,7 @@ void hs__ctl_work(struct ctl_server *s, struct ctl_job *job)
 void *hs__ctl_worker(void *arg)
 {
     struct ctl_server *s = arg;
+    pthread_setname_np(pthread_self(), "hs-ctl-work"); /* `ps -L`, `top -H`: which thread is it */
     pthread_mutex_lock(&s->lock);
     while (!s->stopping) {
         if (!s->qlen) {

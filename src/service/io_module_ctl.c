@@ -20,8 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@
 
 #define CLIENT_TIMEOUT_MS 5000 /* a whole line (or the answer's way out) at least this often */
 #define POLL_MS 50
+#define CTL_NICE (-10)      /* the socket thread's nice: see serve() */
 #define OUT_MAX (64 * 1024) /* answers waiting for a client that does not read */
 
 enum client_state { C_FREE, C_OPEN, C_BUSY /* its job is with the worker */ };
@@ -42,6 +45,7 @@ struct client {
     enum client_state state;
     bool closing; /* the connection is gone; the slot is freed when its job comes back */
     int fd;
+    uint32_t uid; /* the peer's, from SO_PEERCRED */
     int64_t deadline_ns;
     struct hs_ctl_inbuf in;
     int fds[HS_CTL_FDS_MAX]; /* descriptors received, for the next line */
@@ -235,7 +239,7 @@ static bool client_read(struct ctl_server *s, int idx)
 
 /* The peer's credentials as the kernel recorded them at connect: 0 when it may go on, else
  * the one error line has been sent. */
-static int check_peer(struct ctl_server *s, int fd)
+static int check_peer(struct ctl_server *s, int fd, uint32_t *ret_uid)
 {
     struct ucred cred;
     socklen_t len = sizeof cred;
@@ -257,6 +261,7 @@ static int check_peer(struct ctl_server *s, int fd)
                                .gid = cred.gid,
                                .groups = (const uint32_t *)groups,
                                .ngroups = ngroups};
+    *ret_uid = cred.uid;
     if (hs_ctl_peer_allowed(&peer, geteuid(), s->sock_gid, err, sizeof err - 9) == 0)
         return 0;
     hs_ctl_stage_count_unauthorised(s->stage);
@@ -272,8 +277,21 @@ static void accept_one(struct ctl_server *s)
     int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
         return;
-    if (check_peer(s, fd) < 0)
+    uint32_t uid;
+    if (check_peer(s, fd, &uid) < 0)
         return;
+    int held = 0;
+    for (int i = 0; i < HS_CTL_CLIENTS_MAX; i++)
+        held += clients[i].state != C_FREE && clients[i].uid == uid;
+    if (uid != 0 && held >= HS_CTL_CLIENTS_PER_USER) {
+        char line[160];
+        snprintf(line, sizeof line,
+                 "error: busy: uid %u holds %d control connections (at most %d per user); close "
+                 "one or try again shortly\n",
+                 uid, held, HS_CTL_CLIENTS_PER_USER);
+        say_and_close(fd, line);
+        return;
+    }
     int k = 0;
     while (k < HS_CTL_CLIENTS_MAX && clients[k].state != C_FREE)
         k++;
@@ -288,6 +306,7 @@ static void accept_one(struct ctl_server *s)
     }
     clients[k] = (struct client){.state = C_OPEN,
                                  .fd = fd,
+                                 .uid = uid,
                                  .out = out,
                                  .deadline_ns = now_ns() + CLIENT_TIMEOUT_MS * 1000000LL};
 }
@@ -323,6 +342,15 @@ static void *serve(void *arg)
     struct ctl_server *s = arg;
     struct pollfd p[3 + HS_CTL_CLIENTS_MAX];
     int who[HS_CTL_CLIENTS_MAX];
+    /* `stop` and `status` must be answered while the machine is loaded with other work: at nice
+     * 0 beside stress-ng and a build this thread waited up to 450 ms for a CPU (perf/soak_ctl.py).
+     * Its work per wake-up is bounded (connection, line and answer caps), so a larger share
+     * cannot starve anyone, and the tick stays above it in SCHED_FIFO. Without CAP_SYS_NICE the
+     * kernel refuses and the thread keeps nice 0 (`ps -L` shows which). */
+    pthread_setname_np(pthread_self(), "hs-ctl");
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), CTL_NICE) != 0)
+        hs_log(HS_LOG_INFO, "ctl: the socket thread keeps nice 0 (nice %d refused: %s)", CTL_NICE,
+               strerror(errno));
     for (;;) {
         int n = 0;
         p[n++] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};

@@ -414,6 +414,7 @@ static void *supervise(void *arg)
 {
     struct supervisor *s = arg;
     struct hs_runner *r = s->r;
+    pthread_setname_np(pthread_self(), "hs-supervise"); /* `ps -L`, `top -H` */
     unsigned long long wd_usec = hs__notify_watchdog_usec();
     int64_t next_status = 0, next_wd = 0;
     uint64_t wd_last_ticks = UINT64_MAX;

@@ -167,12 +167,29 @@ class Campaign(unittest.TestCase):
             self.assertIn("controller was killed by signal 11", j["reason"])
         self.assertEqual(self.leftovers(), [])
 
-    def test_without_controller_runs_sim(self):
-        c = campaign(self.tmp, controller=False, params="  force_n: {list: [30]}\n")
+    def test_without_controller_runs_sim_and_records_failures(self):
+        c = campaign(self.tmp, controller=False)
         out = os.path.join(self.tmp, "o")
         r = run("run", c, "--out", out)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn(" sim ", read(os.path.join(out, "runs", "r000000", "command.txt")))
+        self.assertEqual(r.returncode, 5, r.stdout + r.stderr)
+        verdicts = {}
+        for rid in ("r000000", "r000001"):
+            self.assertIn(" sim ", read(os.path.join(out, "runs", rid, "command.txt")))
+            j = json.loads(read(os.path.join(out, "runs", rid, "run.json")))
+            verdicts[j["params"]["force_n"]] = (rid, j)
+        self.assertEqual(verdicts["30"][1]["verdict"], "pass")
+        self.assertIsNone(verdicts["30"][1]["recording"])
+        self.assertFalse(os.path.exists(os.path.join(out, "runs", verdicts["30"][0], "rec")))
+        rid, j = verdicts["400"]
+        self.assertEqual(j["verdict"], "fail")
+        self.assertEqual(j["recording"], "runs/%s/rec" % rid)
+        # The sim run's recording reproduces it: every tick, bit for bit, the same verdict.
+        rp = subprocess.run([HILSIM, "replay", os.path.join(out, "runs", rid, "rec")],
+                            capture_output=True, text=True, timeout=300)
+        self.assertEqual(rp.returncode, 0, rp.stdout + rp.stderr)
+        self.assertIn("BIT-EXACT", rp.stdout)
+        self.assertIn("replayed 1500 ticks", rp.stdout)
+        self.assertIn("0 of 1 expectations passed", rp.stdout)
 
     def test_bad_input(self):
         c = campaign(self.tmp, extra="  colour: red\n")

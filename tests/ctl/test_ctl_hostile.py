@@ -11,7 +11,8 @@ generous limits, so a loaded machine (stress-ng --cpu 2) changes nothing.
   pipeline       a client that pipelines 20,000 `status` lines and never reads is dropped
                  (its socket closes) while `status` keeps being answered
   connections    past 32 open connections a new one gets one "error: busy" line; once they
-                 close, `status` answers again
+                 close, `status` answers again; a user other than root holds at most 8, and
+                 root and other users are served meanwhile
   no deputy      `scenario start FILE` and an injected path step sent without their files
                  are refused and nothing is opened by name; hilsim ctl passes the files
                  (a scenario whose path CSV the client opened plays); an unwritable or FIFO
@@ -29,8 +30,10 @@ generous limits, so a loaded machine (stress-ng --cpu 2) changes nothing.
 Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
 """
 
+import json
 import os
 import random
+import select
 import signal
 import socket
 import subprocess
@@ -89,6 +92,33 @@ class Bench:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
+
+
+# Run as another user by Debian's python (a user's own interpreter, e.g. pyenv's under /root,
+# is out of another uid's reach): opens N connections to the socket (argv 1) and asks `status`
+# on each; every one gets exactly one line, its answer or the "busy" line it was refused with.
+# Prints one JSON line (how many were answered, the busy lines), then holds the served
+# connections until its stdin closes.
+HOLDER = r"""
+import json, socket, sys
+path, n = sys.argv[1], int(sys.argv[2])
+conns = []
+for _ in range(n):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.settimeout(60)
+    c.connect(path)
+    conns.append(c)
+answered, busy = [], []
+for c in conns:
+    try:
+        c.sendall(b"status\n")
+    except OSError:  # refused and closed already: its busy line is still there to read
+        pass
+    line = c.makefile().readline().strip()
+    (busy if line.startswith("error: busy") else answered).append(line)
+print(json.dumps({"answered": answered, "busy": busy}), flush=True)
+sys.stdin.read()
+"""
 
 
 def closed_by_server(c):
@@ -185,6 +215,36 @@ class Hostile(unittest.TestCase):
         while self.bench.ctl("status")[0] != 0:  # the slots free as the server sees the closes
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
+
+    def test_connections_per_user(self):
+        # Another user in the socket's group (a uid with no passwd entry will do: the kernel
+        # records its credentials at connect) opens 10 connections and holds them: 8 are
+        # served, the 9th and 10th get one "busy" line naming the per-user limit, and root's
+        # `status` and another user's are answered meanwhile.
+        gid = os.stat(self.bench.sock).st_gid
+        os.chmod(self.tmp, 0o711)  # the others may reach the socket, not list the folder
+        holder = subprocess.Popen(
+            ["/usr/bin/python3", "-c", HOLDER, self.bench.sock, "10"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, user=4242, group=gid, extra_groups=[gid])
+        try:
+            ready, _, _ = select.select([holder.stdout], [], [], LIMIT)
+            self.assertTrue(ready, "the other user's client said nothing in %d s" % LIMIT)
+            got = json.loads(holder.stdout.readline() or "{}")
+            self.assertEqual(len(got.get("answered", [])), 8, got)
+            self.assertTrue(all(a.startswith("ok bench ") for a in got["answered"]), got)
+            self.assertEqual(len(got["busy"]), 2, got)
+            self.assertTrue(got["busy"][0].startswith(
+                "error: busy: uid 4242 holds 8 control connections (at most 8 per user)"), got)
+            self.status_ok()  # root, while the other user holds its 8
+            other = subprocess.run(["/usr/bin/python3", "-c", HOLDER, self.bench.sock, "1"],
+                                   input="", capture_output=True, text=True, timeout=LIMIT,
+                                   user=4343, group=gid, extra_groups=[gid])
+            got = json.loads(other.stdout or "{}")
+            self.assertEqual(got.get("busy"), [], other.stdout + other.stderr)
+            self.assertTrue(got["answered"][0].startswith("ok bench "), got)
+        finally:
+            holder.kill()
+            holder.communicate(timeout=LIMIT)
 
     def ask(self, line, fds=()):
         c = self.bench.raw()
@@ -312,6 +372,32 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("removed %s" % bench.sock, p.stdout)
         self.assertFalse(os.path.exists(bench.sock))
+
+    def test_full_backlog_bounds_the_client(self):
+        # A listener that never accepts, its backlog filled: `hilsim ctl` gives up after its
+        # 10 s answer deadline with exit 1 and says why, instead of hanging in connect().
+        tmp = self.tmpdir.name
+        lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        lst.bind(os.path.join(tmp, "hilsim-full.ctl"))
+        lst.listen(0)
+        fillers = []
+        try:
+            while True:
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.setblocking(False)
+                fillers.append(c)
+                c.connect(os.path.join(tmp, "hilsim-full.ctl"))
+        except BlockingIOError:
+            pass
+        try:
+            p = subprocess.run([HILSIM, "ctl", "full", "status"], capture_output=True, text=True,
+                               env=dict(os.environ, HILSIM_CTL_DIR=tmp), timeout=LIMIT)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("accepted no connection within 10 s", p.stderr)
+        finally:
+            for c in fillers:
+                c.close()
+            lst.close()
 
 
 if __name__ == "__main__":

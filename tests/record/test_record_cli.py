@@ -318,6 +318,39 @@ class CliRecordReplay(unittest.TestCase):
             hilsim_record.open_recording(bad)
 
 
+class SimRecord(unittest.TestCase):
+    """`hilsim sim --record`: an offline run (a campaign's run without a controller) is recorded
+    whole, however much faster than real time it runs, and replays bit for bit."""
+
+    def test_offline_run_waits_for_the_writer_and_replays_bit_exact(self):
+        tmp = tempfile.mkdtemp(prefix="hs-simrec-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        rec = os.path.join(tmp, "r")
+        # 4000 ticks through a 64-tick ring: the writer naps up to 5 ms when it finds the rings
+        # empty, long enough for an offline run to fill 64 slots, so without the run waiting
+        # for room ticks would be dropped.
+        p = hilsim("sim", os.path.join(SRC, "config", "biped-stand.yaml"), "--scenario",
+                   os.path.join(SRC, "scenarios", "biped-side-push.yaml"), "--record", rec,
+                   "--set", "record.ring_states=64", "--set", "record.ring_items=1024", check=0)
+        self.assertRegex(p.stdout, r"recording: .*/r: 4000 ticks, \d+ frames/commands/events")
+        self.assertNotIn("DROPPED", p.stdout)
+        r = hilsim_record.open_recording(rec)
+        self.assertEqual(len(r.rows), 4000)
+        self.assertEqual(r.manifest["clock_mode"], "offline")
+        self.assertTrue(r.manifest["complete"])
+        q = hilsim("replay", rec, check=0)
+        self.assertIn("replayed 4000 ticks", q.stdout)
+        self.assertIn("3 of 3 expectations passed", q.stdout)
+        self.assertIn("BIT-EXACT", q.stdout)
+
+    def test_what_a_replay_cannot_rebuild_is_refused(self):
+        cfg = os.path.join(SRC, "config", "biped-stand.yaml")
+        for extra in (["--free"], ["--torque", "R_KNEE=1"]):
+            p = hilsim("sim", cfg, "--duration", "0.01", "--record",
+                       os.path.join(tempfile.gettempdir(), "hs-never"), *extra, check=2)
+            self.assertIn("--record takes a CONFIG run", p.stderr)
+
+
 CONTROLLER = os.environ.get("HS_LOCKSTEP_CONTROLLER")
 
 
