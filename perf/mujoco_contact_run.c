@@ -9,6 +9,7 @@
 #include "hilsim/bench.h"
 #include "hilsim/config.h"
 #include "hilsim/model.h"
+#include "mujoco_urdf_import.h"
 
 #define NWIN (HS_CR_REST + HS_CR_SWAY)
 
@@ -97,7 +98,7 @@ static int find_hinges(struct hs_mujoco_contact_run *r, struct hs_bench *b, uint
 }
 
 int hs_mujoco_contact_run_create(const mjModel *model, struct hs_contact_run *twin, double sway_rad,
-                                 bool converged, struct hs_mujoco_contact_run **ret, char *err,
+                                 unsigned flags, struct hs_mujoco_contact_run **ret, char *err,
                                  size_t errsz)
 {
     struct hs_mujoco_contact_run *r = calloc(1, sizeof *r);
@@ -128,7 +129,9 @@ int hs_mujoco_contact_run_create(const mjModel *model, struct hs_contact_run *tw
                  r->step_s);
         goto out;
     }
-    if (converged) {
+    if (flags & HS_MJ_FLOOR_ONLY)
+        hs_mujoco_floor_only(r->m);
+    if (flags & HS_MJ_CONVERGED) {
         r->m->opt.tolerance = 1e-15;
         r->m->opt.iterations = 1000;
     }

@@ -29,13 +29,17 @@
 
 struct hs_mujoco_contact_run;
 
+/* Run options. CONVERGED: MuJoCo's Newton solver run to machine precision (tolerance 1e-15, up
+ * to 1000 iterations): the reference a run's CoP is judged against, as hilsim's quick step is
+ * against its exact solver. FLOOR_ONLY: robot-floor contacts only (hs_mujoco_floor_only). */
+#define HS_MJ_CONVERGED 1u
+#define HS_MJ_FLOOR_ONLY 2u
+
 /* model: copied (the run owns its copy). twin: a created hilsim run of the same robot
- * (borrowed during create only). converged: MuJoCo's Newton solver run to machine precision
- * (tolerance 1e-15, up to 1000 iterations): the reference the defaults'
- * CoP is judged against, as hilsim's quick step is against its exact solver. 0, or -1 with err
- * filled (a part the model lacks, a timestep other than the twin's tick). */
+ * (borrowed during create only). flags: HS_MJ_*. 0, or -1 with err filled (a part the model
+ * lacks, a timestep other than the twin's tick). */
 int hs_mujoco_contact_run_create(const mjModel *model, struct hs_contact_run *twin, double sway_rad,
-                                 bool converged, struct hs_mujoco_contact_run **ret, char *err,
+                                 unsigned flags, struct hs_mujoco_contact_run **ret, char *err,
                                  size_t errsz);
 void hs_mujoco_contact_run_destroy(struct hs_mujoco_contact_run *run);
 /* All HS_CR_TICKS ticks. */

@@ -72,11 +72,11 @@ static void print_row(FILE *out, const struct row *r)
     goals(r, verdict, sizeof verdict);
     fprintf(out,
             "| %s | %s | %.1f / %.1f | %.3f / %.3f | %.3f | %+.3f | %.4f | %s | %.3f | %.3f / %.3f "
-            "| %.3f | %.4f | %s | %.0f | %.1f / %.1f | %s |\n",
+            "| %.3f | %.4f | %s | %.0f | %.1f / %.1f | %.1f | %s |\n",
             r->engine, r->solver, m->load_n[0], m->load_n[1], m->rest_std_pct[0],
             m->rest_std_pct[1], m->rest_jump_pct, m->sum_err_pct, m->imu_z_std, cr, 1e3 * r->sink,
             m->sway_noise_pct[0], m->sway_noise_pct[1], m->sway_jump_pct, m->sway_imu_noise, cs,
-            100 * m->sway_load_swing, r->iters_rest, r->iters_sway, verdict);
+            100 * m->sway_load_swing, r->iters_rest, r->iters_sway, m->contacts_mean, verdict);
 }
 
 /* hilsim's bench config around the URDF: the contact accuracy test's SR1 config with the URDF
@@ -156,9 +156,9 @@ static void mj_row(struct row *row, struct hs_mujoco_contact_run *r,
     hs_mujoco_contact_run_iterations(r, &row->iters_rest, &row->iters_sway);
 }
 
-/* Every recorded tick of the four runs as CSV (HS_SERIES_CSV): to see where a figure comes from. */
-static void write_csv(const char *path, const struct hs_contact_series *const ser[4],
-                      const char *const names[4])
+/* Every recorded tick of every run as CSV (HS_SERIES_CSV): to see where a figure comes from. */
+static void write_csv(const char *path, const struct hs_contact_series *const ser[],
+                      const char *const names[], int nruns)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -166,13 +166,13 @@ static void write_csv(const char *path, const struct hs_contact_series *const se
         return;
     }
     fprintf(f, "tick");
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < nruns; r++)
         fprintf(f, ",%s_fz_l,%s_fz_r,%s_cop_l_x,%s_cop_l_y,%s_cop_r_x,%s_cop_r_y,%s_imu_z",
                 names[r], names[r], names[r], names[r], names[r], names[r], names[r]);
     fprintf(f, "\n");
     for (uint32_t i = 0; i < HS_CR_REST + HS_CR_SWAY; i++) {
         fprintf(f, "%u", HS_CR_SETTLE + i);
-        for (int r = 0; r < 4; r++) {
+        for (int r = 0; r < nruns; r++) {
             const struct hs_contact_series *s = ser[r];
             fprintf(f, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", s->fz[0][i], s->fz[1][i],
                     s->cop[0][2 * i], s->cop[0][2 * i + 1], s->cop[1][2 * i], s->cop[1][2 * i + 1],
@@ -204,31 +204,37 @@ int hs_mujoco_urdf_accuracy(const char *urdf, const struct hs_model *robot, cons
     int rc = -1;
     struct hs_contact_run *hd = hs_run(cfg, &defaults, sway_rad);
     struct hs_contact_run *he = hd ? hs_run(cfg, &exact, sway_rad) : NULL;
-    struct hs_mujoco_contact_run *md = NULL, *mc = NULL;
+    /* MuJoCo as imported and with robot-floor contacts only, each with its converged twin. */
+    static const unsigned mj_flags[4] = {0, HS_MJ_CONVERGED, HS_MJ_FLOOR_ONLY,
+                                         HS_MJ_FLOOR_ONLY | HS_MJ_CONVERGED};
+    struct hs_mujoco_contact_run *mr[4] = {NULL, NULL, NULL, NULL};
     char err[512] = "";
     if (!he)
         goto out;
-    if (hs_mujoco_contact_run_create(mj, hd, sway_rad, false, &md, err, sizeof err) ||
-        hs_mujoco_contact_run_create(mj, hd, sway_rad, true, &mc, err, sizeof err)) {
-        fprintf(stderr, "MuJoCo: %s\n", err);
-        goto out;
+    for (int k = 0; k < 4; k++) {
+        if (hs_mujoco_contact_run_create(mj, hd, sway_rad, mj_flags[k], &mr[k], err, sizeof err)) {
+            fprintf(stderr, "MuJoCo: %s\n", err);
+            goto out;
+        }
+        hs_mujoco_contact_run_all(mr[k]);
     }
-    hs_mujoco_contact_run_all(md);
-    hs_mujoco_contact_run_all(mc);
 
     char solver[96];
     snprintf(solver, sizeof solver, "defaults: quick step %u, SOR w %.1f", p->quick_iterations,
              p->quick_w);
-    struct row rows[4] = {
+    struct row rows[6] = {
         {.engine = "hilsim", .solver = solver},
         {.engine = "hilsim", .solver = "exact (dWorldStep): CoP reference"},
-        {.engine = "MuJoCo", .solver = "defaults: Newton, tolerance 1e-8"},
-        {.engine = "MuJoCo", .solver = "Newton to 1e-15: CoP reference"},
+        {.engine = "MuJoCo, as imported", .solver = "defaults: Newton, tolerance 1e-8"},
+        {.engine = "MuJoCo, as imported", .solver = "Newton to 1e-15: CoP reference"},
+        {.engine = "MuJoCo, robot-floor contacts only",
+         .solver = "defaults: Newton, tolerance 1e-8"},
+        {.engine = "MuJoCo, robot-floor contacts only", .solver = "Newton to 1e-15: CoP reference"},
     };
     hs_row(&rows[0], hd, he);
     hs_row(&rows[1], he, he);
-    mj_row(&rows[2], md, mc);
-    mj_row(&rows[3], mc, mc);
+    for (int k = 0; k < 4; k++)
+        mj_row(&rows[2 + k], mr[k], mr[k | 1]);
     fprintf(out,
             "\n%s on the URDF `hilsim model --urdf` writes, hilsim's bench and MuJoCo %s's own "
             "import: %u ticks settle, %u at rest, %u swaying ±%.2f rad at 0.25 Hz (simulated "
@@ -238,9 +244,9 @@ int hs_mujoco_urdf_accuracy(const char *urdf, const struct hs_model *robot, cons
     fprintf(out, "| engine | solver | ankle Fz L / R N | Fz std L / R %% | worst Fz jump %% | "
                  "ΣFz − weight %% | IMU z std m/s² | CoP vs exact mm | sinkage mm | sway Fz noise "
                  "L / R %% | sway jump %% | sway IMU noise m/s² | sway CoP vs exact mm | load "
-                 "swing %% | iterations rest / sway | goals |\n");
-    fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (int i = 0; i < 4; i++)
+                 "swing %% | iterations rest / sway | contacts | goals |\n");
+    fprintf(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 6; i++)
         print_row(out, &rows[i]);
     fprintf(out,
             "\ngoals (tests/world/test_contact_accuracy.c): Fz std and sway noise <= %.1f %%, "
@@ -250,26 +256,30 @@ int hs_mujoco_urdf_accuracy(const char *urdf, const struct hs_model *robot, cons
             NOISE_PCT, JUMP_PCT, SUM_PCT, IMU_STD, 1e3 * COP_M, 1e3 * SINK_M, 100 * SWING_MIN);
     /* Across engines the CoP is no solver error: two contact models share a statically
      * indeterminate load between two feet. Shown, not judged. */
-    const struct hs_contact_series *hs = hs_contact_run_series(he),
-                                   *ms = hs_mujoco_contact_run_series(mc);
-    fprintf(out,
-            "across engines (not a goal): MuJoCo's converged CoP against hilsim's exact, rest "
-            "means %.2f mm, worst while swaying %.2f mm; mean contacts hilsim %.1f, MuJoCo %.1f\n",
-            1e3 * hs_contact_series_cop_diff_rest(ms, hs),
-            1e3 * hs_contact_series_cop_diff_sway(ms, hs), rows[0].m.contacts_mean,
-            rows[2].m.contacts_mean);
+    const struct hs_contact_series *hs = hs_contact_run_series(he);
+    for (int k = 1; k < 4; k += 2) {
+        const struct hs_contact_series *ms = hs_mujoco_contact_run_series(mr[k]);
+        fprintf(out,
+                "across engines (not a goal): MuJoCo's converged CoP (%s) against hilsim's "
+                "exact, rest means %.2f mm, worst while swaying %.2f mm\n",
+                rows[2 + k].engine + strlen("MuJoCo, "),
+                1e3 * hs_contact_series_cop_diff_rest(ms, hs),
+                1e3 * hs_contact_series_cop_diff_sway(ms, hs));
+    }
     const char *csv = getenv("HS_SERIES_CSV");
     if (csv && *csv) {
-        const struct hs_contact_series *ser[4] = {hs_contact_run_series(hd), hs,
-                                                  hs_mujoco_contact_run_series(md), ms};
-        const char *const names[4] = {"hs", "hs_exact", "mj", "mj_conv"};
-        write_csv(csv, ser, names);
+        const struct hs_contact_series *ser[6] = {hs_contact_run_series(hd), hs};
+        for (int k = 0; k < 4; k++)
+            ser[2 + k] = hs_mujoco_contact_run_series(mr[k]);
+        const char *const names[6] = {"hs",      "hs_exact", "mj",
+                                      "mj_conv", "mj_floor", "mj_floor_conv"};
+        write_csv(csv, ser, names, 6);
     }
-    char v0[160], v2[160];
-    rc = goals(&rows[0], v0, sizeof v0) && goals(&rows[2], v2, sizeof v2) ? 0 : 1;
+    char v[160];
+    rc = goals(&rows[0], v, sizeof v) && goals(&rows[2], v, sizeof v) ? 0 : 1;
 out:
-    hs_mujoco_contact_run_destroy(md);
-    hs_mujoco_contact_run_destroy(mc);
+    for (int k = 0; k < 4; k++)
+        hs_mujoco_contact_run_destroy(mr[k]);
     hs_contact_run_destroy(hd);
     hs_contact_run_destroy(he);
     hs_config_free(cfg);

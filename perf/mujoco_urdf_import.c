@@ -1,6 +1,7 @@
 /* See mujoco_urdf_import.h. */
 #include "mujoco_urdf_import.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,15 @@ static char *slurp(const char *path)
     if (text)
         text[n] = '\0';
     return text;
+}
+
+void hs_mujoco_floor_only(mjModel *m)
+{
+    for (int g = 0; g < m->ngeom; g++) {
+        bool floor = m->geom_bodyid[g] == 0;
+        m->geom_contype[g] = floor ? 1 : 2;
+        m->geom_conaffinity[g] = floor ? 2 : 1;
+    }
 }
 
 mjModel *hs_mujoco_import_urdf(const char *urdf, const char *xml, double step_s,

@@ -15,4 +15,9 @@
 mjModel *hs_mujoco_import_urdf(const char *urdf, const char *xml, double step_s,
                                const double gravity[3], char *err, size_t errsz);
 
+/* Robot-floor contacts only, as hilsim collides one robot: every geom of the world body (the
+ * floor) collides with every other geom, no two geoms of the robot collide. MuJoCo's own filter
+ * (parent-child pairs excluded, every other pair colliding) makes SR1's hip links touch. */
+void hs_mujoco_floor_only(mjModel *m);
+
 #endif
