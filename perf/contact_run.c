@@ -21,11 +21,9 @@ struct hs_contact_run {
     double sway_rad;
     int ft[2]; /* bench sensor index: left, right ankle F/T */
     int accel;
-    int roll[4];     /* bench joints: hip rolls (+a), ankle rolls (-a) */
-    double *fz[2];   /* NWIN each */
-    double *cop[2];  /* 2 x NWIN each: x, y */
-    double *imu_z;   /* NWIN */
-    double *step_ns; /* NWIN: physics phase, when timed */
+    int roll[4];                  /* bench joints: hip rolls (+a), ankle rolls (-a) */
+    struct hs_contact_series ser; /* recorded from the end of the settling */
+    double *step_ns;              /* NWIN: physics phase, when timed */
     uint32_t ntimed;
     double weight_above_n;
     uint64_t contacts;
@@ -40,6 +38,11 @@ static const char *const roll_names[4][2] = {
     {"LLEG_ANKLE_R", "L_ANKLE_R"},
     {"RLEG_ANKLE_R", "R_ANKLE_R"},
 };
+
+const char *hs_contact_roll_joint(int k, int naming)
+{
+    return k >= 0 && k < 4 && naming >= 0 && naming < 2 ? roll_names[k][naming] : NULL;
+}
 
 static void zero_noise(struct hs_config *c)
 {
@@ -158,9 +161,9 @@ static int find_parts(struct hs_contact_run *r, struct hs_diag *diag)
         body = s->body;
     }
     for (int k = 0; k < 4; k++) {
-        r->roll[k] = hs_bench_find_joint(r->bench, roll_names[k][0]);
+        r->roll[k] = hs_bench_find_joint(r->bench, hs_contact_roll_joint(k, 0));
         if (r->roll[k] < 0)
-            r->roll[k] = hs_bench_find_joint(r->bench, roll_names[k][1]);
+            r->roll[k] = hs_bench_find_joint(r->bench, hs_contact_roll_joint(k, 1));
     }
     if (r->ft[0] < 0 || r->ft[1] < 0 || r->accel < 0 || r->roll[0] < 0 || r->roll[1] < 0 ||
         r->roll[2] < 0 || r->roll[3] < 0)
@@ -195,13 +198,14 @@ int hs_contact_run_create(const struct hs_config *base, const struct hs_contact_
     apply_variant(&r->cfg->physics, v);
     r->sway_rad = sway_rad;
     r->period_ns = (int64_t)r->cfg->rt.period_ns;
+    struct hs_contact_series *ser = &r->ser;
     for (int f = 0; f < 2; f++) {
-        r->fz[f] = calloc(NWIN, sizeof *r->fz[f]);
-        r->cop[f] = calloc(2 * NWIN, sizeof *r->cop[f]);
+        ser->fz[f] = calloc(NWIN, sizeof *ser->fz[f]);
+        ser->cop[f] = calloc(2 * NWIN, sizeof *ser->cop[f]);
     }
-    r->imu_z = calloc(NWIN, sizeof *r->imu_z);
+    ser->imu_z = calloc(NWIN, sizeof *ser->imu_z);
     r->step_ns = calloc(NWIN, sizeof *r->step_ns);
-    if (!r->fz[0] || !r->fz[1] || !r->cop[0] || !r->cop[1] || !r->imu_z || !r->step_ns) {
+    if (!ser->fz[0] || !ser->fz[1] || !ser->cop[0] || !ser->cop[1] || !ser->imu_z || !r->step_ns) {
         hs_contact_run_destroy(r);
         return hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
     }
@@ -230,10 +234,10 @@ void hs_contact_run_destroy(struct hs_contact_run *r)
         return;
     hs_bench_destroy(r->bench);
     for (int f = 0; f < 2; f++) {
-        free(r->fz[f]);
-        free(r->cop[f]);
+        free(r->ser.fz[f]);
+        free(r->ser.cop[f]);
     }
-    free(r->imu_z);
+    free(r->ser.imu_z);
     free(r->step_ns);
     free(r->cfg);
     free(r);
@@ -246,20 +250,27 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* The sway command: both legs' roll joints, hips +a, ankles -a, from the end of the rest. */
-static void sway_commands(struct hs_contact_run *r, int64_t now)
+void hs_contact_sway(uint32_t tick, double period_s, double sway_rad, double *ret_a, double *ret_da)
 {
-    double t =
-        (double)((int64_t)r->tick - (HS_CR_SETTLE + HS_CR_REST)) * (double)r->period_ns * 1e-9;
+    double t = (double)((int64_t)tick - (HS_CR_SETTLE + HS_CR_REST)) * period_s;
     double a = 0, da = 0;
     if (t > 0) {
         /* Smoothstep ramp: the set point's velocity has no step (a step would kick the PD). */
         double w = 2 * M_PI / SWAY_PERIOD_S, u = t < SWAY_RAMP_S ? t / SWAY_RAMP_S : 1;
         double ramp = u * u * (3 - 2 * u),
                dramp = t < SWAY_RAMP_S ? 6 * u * (1 - u) / SWAY_RAMP_S : 0;
-        a = r->sway_rad * ramp * sin(w * t);
-        da = r->sway_rad * (dramp * sin(w * t) + ramp * w * cos(w * t));
+        a = sway_rad * ramp * sin(w * t);
+        da = sway_rad * (dramp * sin(w * t) + ramp * w * cos(w * t));
     }
+    *ret_a = a;
+    *ret_da = da;
+}
+
+/* The sway command: both legs' roll joints, hips +a, ankles -a, from the end of the rest. */
+static void sway_commands(struct hs_contact_run *r, int64_t now)
+{
+    double a, da;
+    hs_contact_sway(r->tick, (double)r->period_ns * 1e-9, r->sway_rad, &a, &da);
     for (int k = 0; k < 4; k++) {
         const struct hs_bench_joint *j = hs_bench_joint(r->bench, (uint32_t)r->roll[k]);
         double s = k < 2 ? 1 : -1;
@@ -283,12 +294,12 @@ static void record(struct hs_contact_run *r)
     for (int f = 0; f < 2; f++) {
         const struct hs_sensor_reading *s = hs_bench_sensor_reading(r->bench, (uint32_t)r->ft[f]);
         double fz = s->value[2];
-        r->fz[f][i] = fz;
+        r->ser.fz[f][i] = fz;
         /* CoP in the sensor frame from the wrench about its origin (sole below it). */
-        r->cop[f][2 * i] = fz != 0 ? -s->torque[1] / fz : 0;
-        r->cop[f][2 * i + 1] = fz != 0 ? s->torque[0] / fz : 0;
+        r->ser.cop[f][2 * i] = fz != 0 ? -s->torque[1] / fz : 0;
+        r->ser.cop[f][2 * i + 1] = fz != 0 ? s->torque[0] / fz : 0;
     }
-    r->imu_z[i] = hs_bench_sensor_reading(r->bench, (uint32_t)r->accel)->value[2];
+    r->ser.imu_z[i] = hs_bench_sensor_reading(r->bench, (uint32_t)r->accel)->value[2];
     r->contacts += hs_world_contact_count(hs_bench_world(r->bench));
 }
 
@@ -341,6 +352,19 @@ const char *hs_contact_run_robot(const struct hs_contact_run *r)
     return r->cfg->bench.name;
 }
 
+const struct hs_contact_series *hs_contact_run_series(const struct hs_contact_run *r)
+{
+    return &r->ser;
+}
+
+void hs_contact_run_parts(const struct hs_contact_run *r, struct hs_contact_parts *ret)
+{
+    memcpy(ret->ft, r->ft, sizeof ret->ft);
+    ret->accel = r->accel;
+    memcpy(ret->roll, r->roll, sizeof ret->roll);
+    ret->weight_above_n = r->weight_above_n;
+}
+
 static double mean(const double *x, uint32_t n, uint32_t stride)
 {
     double s = 0;
@@ -383,18 +407,18 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void hs_contact_run_metrics(struct hs_contact_run *r, struct hs_contact_metrics *ret)
+void hs_contact_series_metrics(const struct hs_contact_series *ser, double weight_above_n,
+                               struct hs_contact_metrics *ret)
 {
-    memset(ret, 0, sizeof *ret);
     double jump = 0, sjump = 0;
     for (int f = 0; f < 2; f++) {
-        double load = mean(r->fz[f], HS_CR_REST, 1);
+        double load = mean(ser->fz[f], HS_CR_REST, 1);
         ret->load_n[f] = load;
-        ret->rest_std_pct[f] = 100 * stdev(r->fz[f], HS_CR_REST) / fabs(load);
-        jump = fmax(jump, 100 * max_jump(r->fz[f], HS_CR_REST) / fabs(load));
-        ret->cop_m[f][0] = mean(r->cop[f], HS_CR_REST, 2);
-        ret->cop_m[f][1] = mean(r->cop[f] + 1, HS_CR_REST, 2);
-        const double *sw = r->fz[f] + HS_CR_REST;
+        ret->rest_std_pct[f] = 100 * stdev(ser->fz[f], HS_CR_REST) / fabs(load);
+        jump = fmax(jump, 100 * max_jump(ser->fz[f], HS_CR_REST) / fabs(load));
+        ret->cop_m[f][0] = mean(ser->cop[f], HS_CR_REST, 2);
+        ret->cop_m[f][1] = mean(ser->cop[f] + 1, HS_CR_REST, 2);
+        const double *sw = ser->fz[f] + HS_CR_REST;
         ret->sway_noise_pct[f] = 100 * noise_2nd_diff(sw, HS_CR_SWAY) / fabs(load);
         sjump = fmax(sjump, 100 * max_jump(sw, HS_CR_SWAY) / fabs(load));
         if (f == 0) {
@@ -406,11 +430,16 @@ void hs_contact_run_metrics(struct hs_contact_run *r, struct hs_contact_metrics 
     }
     ret->rest_jump_pct = jump;
     ret->sway_jump_pct = sjump;
-    ret->imu_z_std = stdev(r->imu_z, HS_CR_REST);
-    ret->sway_imu_noise = noise_2nd_diff(r->imu_z + HS_CR_REST, HS_CR_SWAY);
-    ret->weight_above_n = r->weight_above_n;
-    ret->sum_err_pct =
-        100 * (ret->load_n[0] + ret->load_n[1] - r->weight_above_n) / r->weight_above_n;
+    ret->imu_z_std = stdev(ser->imu_z, HS_CR_REST);
+    ret->sway_imu_noise = noise_2nd_diff(ser->imu_z + HS_CR_REST, HS_CR_SWAY);
+    ret->weight_above_n = weight_above_n;
+    ret->sum_err_pct = 100 * (ret->load_n[0] + ret->load_n[1] - weight_above_n) / weight_above_n;
+}
+
+void hs_contact_run_metrics(struct hs_contact_run *r, struct hs_contact_metrics *ret)
+{
+    memset(ret, 0, sizeof *ret);
+    hs_contact_series_metrics(&r->ser, r->weight_above_n, ret);
     if (r->ntimed) {
         qsort(r->step_ns, r->ntimed, sizeof *r->step_ns, cmp_double);
         ret->step_median_us = r->step_ns[r->ntimed / 2] / 1e3;
@@ -421,7 +450,8 @@ void hs_contact_run_metrics(struct hs_contact_run *r, struct hs_contact_metrics 
     ret->contacts_mean = (double)r->contacts / NWIN;
 }
 
-double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct hs_contact_run *b)
+double hs_contact_series_cop_diff_rest(const struct hs_contact_series *a,
+                                       const struct hs_contact_series *b)
 {
     double d = 0;
     for (int f = 0; f < 2; f++) {
@@ -432,7 +462,8 @@ double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct
     return d;
 }
 
-double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct hs_contact_run *b)
+double hs_contact_series_cop_diff_sway(const struct hs_contact_series *a,
+                                       const struct hs_contact_series *b)
 {
     double d = 0;
     for (int f = 0; f < 2; f++) {
@@ -445,4 +476,14 @@ double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct
         }
     }
     return d;
+}
+
+double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct hs_contact_run *b)
+{
+    return hs_contact_series_cop_diff_rest(&a->ser, &b->ser);
+}
+
+double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct hs_contact_run *b)
+{
+    return hs_contact_series_cop_diff_sway(&a->ser, &b->ser);
 }

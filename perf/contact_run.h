@@ -58,6 +58,35 @@ struct hs_contact_metrics {
     double contacts_mean;
 };
 
+/* What a run records from the end of the settling, one entry per tick (HS_CR_REST at rest, then
+ * HS_CR_SWAY swaying): each ankle F/T's Fz (left, right; the force the foot passes up to the
+ * leg, N), its CoP in the sensor frame (x, y interleaved, m) and the accelerometer's z (specific
+ * force in the sensor frame, m/s²). Every figure below is computed from these, whichever engine
+ * recorded them (perf/mujoco_contact_run.c fills the same series from MuJoCo). */
+struct hs_contact_series {
+    double *fz[2];  /* HS_CR_REST + HS_CR_SWAY each */
+    double *cop[2]; /* 2 x (HS_CR_REST + HS_CR_SWAY) each */
+    double *imu_z;  /* HS_CR_REST + HS_CR_SWAY */
+};
+
+/* The force, IMU and CoP figures of a series (load_n .. sway_load_swing); the rest of ret is
+ * left as it was. weight_above_n: g x the mass above the ankle sensors. */
+void hs_contact_series_metrics(const struct hs_contact_series *s, double weight_above_n,
+                               struct hs_contact_metrics *ret);
+/* Worst CoP distance (m) between two series at the same sway tick, per foot while its Fz is
+ * above a fifth of b's rest load; and the worst distance between the rest means. */
+double hs_contact_series_cop_diff_sway(const struct hs_contact_series *a,
+                                       const struct hs_contact_series *b);
+double hs_contact_series_cop_diff_rest(const struct hs_contact_series *a,
+                                       const struct hs_contact_series *b);
+/* The sway's set point at tick (counted from the start, period_s a tick): the roll offset a
+ * (hip rolls +a, ankle rolls -a) and its rate, rad and rad/s; 0 before the sway. */
+void hs_contact_sway(uint32_t tick, double period_s, double sway_rad, double *ret_a,
+                     double *ret_da);
+/* The roll joints the sway drives, as SR1 (LLEG_HIP_R) or the biped (L_HIP_R) names them: hips
+ * left, right, ankles left, right. NULL past the names known. */
+const char *hs_contact_roll_joint(int k, int naming);
+
 struct hs_contact_run;
 
 /* init only: allocates. base: a loaded config (borrowed; must outlive the run). Returns 0 or a
@@ -76,6 +105,17 @@ void hs_contact_run_metrics(struct hs_contact_run *run, struct hs_contact_metric
  * a fifth of its rest load; and the worst CoP distance of the rest means. */
 double hs_contact_run_cop_diff_sway(const struct hs_contact_run *a, const struct hs_contact_run *b);
 double hs_contact_run_cop_diff_rest(const struct hs_contact_run *a, const struct hs_contact_run *b);
+const struct hs_contact_series *hs_contact_run_series(const struct hs_contact_run *run);
+/* The parts the run measures and drives: bench sensor indices of the left and right ankle F/T
+ * and the accelerometer, bench joint indices of the roll joints (hs_contact_roll_joint's
+ * order), and g x the mass above the ankle sensors. */
+struct hs_contact_parts {
+    int ft[2];
+    int accel;
+    int roll[4];
+    double weight_above_n;
+};
+void hs_contact_run_parts(const struct hs_contact_run *run, struct hs_contact_parts *ret);
 const char *hs_contact_run_robot(const struct hs_contact_run *run);
 /* The run's bench (owned by the run). */
 struct hs_bench *hs_contact_run_bench(struct hs_contact_run *run);

@@ -268,7 +268,10 @@ void hs_mujoco_run_ticks(struct hs_mujoco_run *r, uint32_t n)
         r->fz[0][i] = fz[0];
         r->fz[1][i] = fz[1];
         /* cacc: (angular, linear) acceleration at the world origin; the waist's z is close
-         * enough to the IMU's for a noise figure (the waist barely turns at rest). */
+         * enough to the IMU's for a noise figure (the waist barely turns at rest). mj_step
+         * fills cacc only for a model with acceleration sensors (this one has none): without
+         * mj_rnePostConstraint it stayed 0 and the row's IMU noise read 0. */
+        mj_rnePostConstraint(m, d);
         r->az[i] = d->cacc[6 * r->waist + 5];
         r->contacts += (uint64_t)d->ncon;
     }

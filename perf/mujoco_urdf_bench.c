@@ -1,28 +1,31 @@
 /* Benchmark (not a test), issue 29: the world step against MuJoCo 2.2.2's mj_step on the robot as
- * MuJoCo's own URDF importer reads it, and hilsim's cost with 1, 2, 4 and 8 robots in one world.
+ * MuJoCo's own URDF importer reads it, every contact-accuracy goal of the contact benchmark for
+ * both engines on that URDF, and hilsim's cost with 1, 2, 4 and 8 robots in one world.
  *
- * MuJoCo side: the model is written with hs_model_write_urdf (what `hilsim model --urdf`
- * writes: same masses, inertias, geometry), loaded with mj_loadXML (MuJoCo's URDF importer), saved
- * back as MJCF with mj_saveLastXML, and given the one thing URDF cannot hold: a floor plane in
- * the worldbody and a 1 ms timestep (text inserted into MuJoCo's own output, no hand
- * conversion). hilsim side: the VRML model and floor.wrl with the default physics. Both robots
- * stand under the same explicit PD hold (kp, kd per joint, to the initial pose), both engines
- * stepped in interleaved rounds; each step is timed. Printed per engine: median, fast mode (p10)
- * and slow mode (p90: steps on these VMs are bimodal), and the ratio of medians. Then the
- * contact benchmark's accuracy goals at rest (tests/world/test_contact_accuracy.c) for both
- * engines over the same timed steps: each foot's contact load (its links with a ForceSensor;
- * hilsim: the sensor joint's ODE feedback plus the foot's weight, as the F/T reads it; MuJoCo:
- * the normal forces of the foot body's contacts) std <= 0.5 % and tick-to-tick jump <= 1 % of
- * that load, both feet's sum = the weight within 0.5 %, sinkage (deepest contact) <= 1 mm. Not
- * here: CoP against the exact solver, the accelerometer, the sway (contact_bench has them on
- * the project's own MJCF conversion).
- *   ./build/perf/mujoco_urdf_bench ROBOT.wrl FLOOR.wrl [ROUNDS=5] [STEPS=1000]
+ * The robot file is written out with hs_model_write_urdf (what `hilsim model --urdf` writes:
+ * same masses, inertias, geometry, sensors). hilsim loads that URDF; MuJoCo imports it itself
+ * (mujoco_urdf_import.h: only a floor plane and the 1 ms step added). Both use their default
+ * physics.
+ *
+ * Speed: both robots stand under the same explicit PD hold (kp, kd per joint, to the initial
+ * pose), both engines stepped in interleaved rounds; each step is timed. Printed per engine:
+ * median, fast mode (p10) and slow mode (p90: steps on these VMs are bimodal), and the ratio
+ * of medians.
+ *
+ * Accuracy (mujoco_urdf_accuracy.h; robots with two ankle F/T sensors, an accelerometer and
+ * hip and ankle roll joints, such as SR1): the contact benchmark's timeline in simulated time,
+ * each engine's defaults against its own exact solve, the goals judged; HS_SWAY_RAD sets the
+ * sway amplitude (0.03 rad, as the contact benchmark).
+ *
+ *   ./build/perf/mujoco_urdf_bench ROBOT FLOOR [ROUNDS=5] [STEPS=1000]
  * e.g. ../shared/models/openhrp/SR1.wrl ../shared/models/openhrp/floor.wrl */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ftw.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <mujoco/mujoco.h>
@@ -30,97 +33,12 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "mujoco_urdf_accuracy.h"
+#include "mujoco_urdf_import.h"
 
 #define KP 1000.0 /* N·m/rad */
 #define KD 10.0   /* N·m·s/rad */
 #define MAX_ROBOTS 8
-
-#define MAX_FEET 2
-/* Goals of the contact benchmark (tests/world/test_contact_accuracy.c) */
-#define NOISE_PCT 0.5
-#define JUMP_PCT 1.0
-#define SUM_PCT 0.5
-#define SINK_M 0.001
-
-struct acc {
-    int nfeet;
-    double sum[MAX_FEET], sum2[MAX_FEET], prev[MAX_FEET], jump[MAX_FEET], total_sum;
-    double sink;
-    size_t n;
-};
-
-static void acc_add(struct acc *a, const double *load, double sink)
-{
-    double total = 0;
-    for (int f = 0; f < a->nfeet; f++) {
-        a->sum[f] += load[f];
-        a->sum2[f] += load[f] * load[f];
-        if (a->n && fabs(load[f] - a->prev[f]) > a->jump[f])
-            a->jump[f] = fabs(load[f] - a->prev[f]);
-        a->prev[f] = load[f];
-        total += load[f];
-    }
-    a->total_sum += total;
-    a->sink = fmax(a->sink, sink);
-    a->n++;
-}
-
-static bool acc_print(const char *engine, const struct acc *a, double weight)
-{
-    bool ok = true;
-    printf("  %-8s", engine);
-    for (int f = 0; f < a->nfeet; f++) {
-        double mean = a->sum[f] / (double)a->n;
-        double sd = sqrt(fmax(0, a->sum2[f] / (double)a->n - mean * mean));
-        double std_pct = 100 * sd / mean, jump_pct = 100 * a->jump[f] / mean;
-        ok = ok && std_pct <= NOISE_PCT && jump_pct <= JUMP_PCT;
-        printf(" %8.2f %7.3f %7.3f", mean, std_pct, jump_pct);
-    }
-    double sum_pct = 100 * (a->total_sum / (double)a->n - weight) / weight;
-    ok = ok && fabs(sum_pct) <= SUM_PCT && a->sink <= SINK_M;
-    printf(" %+8.3f %8.3f  %s\n", sum_pct, 1e3 * a->sink, ok ? "met" : "NOT met");
-    return ok;
-}
-
-/* hilsim's feet: the links that carry a ForceSensor (their joint's feedback is the F/T). */
-static int feet_of(const struct hs_model *m, int32_t *ret)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < m->nsensors && n < MAX_FEET; i++)
-        if (m->sensors[i].type == HS_SENSOR_FORCE)
-            ret[n++] = m->sensors[i].link;
-    return n;
-}
-
-/* A foot's contact load from its sensor joint's feedback: at rest the floor carries what the
- * joint passes down plus the foot's own weight. */
-static double hs_foot_load(struct hs_world *w, int32_t link, const dJointFeedback *fb)
-{
-    dBodyID b = hs_world_ode_body(w, 1, (uint32_t)link);
-    dJointID j = hs_world_ode_joint(w, 1, (uint32_t)link);
-    dMass mass;
-    dBodyGetMass(b, &mass);
-    double on_foot = dJointGetBody(j, 1) == b ? fb->f2[2] : fb->f1[2];
-    return mass.mass * 9.80665 - on_foot;
-}
-
-static double mj_foot_load(const mjModel *m, const mjData *d, int body, double *sink)
-{
-    double fz = 0;
-    for (int i = 0; i < d->ncon; i++) {
-        const mjContact *c = &d->contact[i];
-        int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
-        *sink = fmax(*sink, -c->dist);
-        if (b1 != body && b2 != body)
-            continue;
-        mjtNum f[6];
-        mj_contactForce(m, d, i, f);
-        /* f[0] is the normal force along frame row 0, which points from geom1 to geom2 */
-        double up = f[0] * c->frame[2];
-        fz += b2 == body ? up : -up;
-    }
-    return fz;
-}
 
 static double now_us(void)
 {
@@ -180,49 +98,6 @@ static void hs_hold(struct hs_world *w, const struct hs_model *m, int nrobots)
                                               KD * hs_world_joint_velocity(w, 1 + (uint32_t)k, i));
 }
 
-/* MuJoCo's import of the URDF, plus a floor and the timestep. NULL on failure (printed). */
-static mjModel *mj_make(const struct hs_model *robot, const char *dir)
-{
-    char urdf[512], xml[512], err[1000] = "";
-    snprintf(urdf, sizeof urdf, "%s/robot.urdf", dir);
-    snprintf(xml, sizeof xml, "%s/robot.xml", dir);
-    struct hs_diag d = {0};
-    if (hs_model_write_urdf(robot, urdf, NULL, &d)) {
-        fprintf(stderr, "write urdf: %s\n", d.msg);
-        return NULL;
-    }
-    mjModel *m = mj_loadXML(urdf, NULL, err, sizeof err);
-    if (!m || !mj_saveLastXML(xml, m, err, sizeof err)) {
-        fprintf(stderr, "MuJoCo URDF import: %s\n", err);
-        return NULL;
-    }
-    mj_deleteModel(m);
-    FILE *f = fopen(xml, "r");
-    if (!f)
-        return NULL;
-    static char text[1 << 20];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    char *wb = strstr(text, "<worldbody>");
-    char *mj = strstr(text, ">"); /* end of <mujoco ...> */
-    if (!wb || !mj)
-        return NULL;
-    f = fopen(xml, "w");
-    if (!f)
-        return NULL;
-    fwrite(text, 1, (size_t)(mj + 1 - text), f);
-    fputs("\n  <option timestep=\"0.001\"/>", f);
-    fwrite(mj + 1, 1, (size_t)(wb + strlen("<worldbody>") - (mj + 1)), f);
-    fputs("\n    <geom name=\"floor\" type=\"plane\" size=\"5 5 0.1\"/>", f);
-    fputs(wb + strlen("<worldbody>"), f);
-    fclose(f);
-    m = mj_loadXML(xml, NULL, err, sizeof err);
-    if (!m)
-        fprintf(stderr, "MuJoCo reload: %s\n", err);
-    return m;
-}
-
 static void mj_hold(const mjModel *m, mjData *d, const double *q0)
 {
     for (int j = 0; j < m->njnt; j++)
@@ -232,53 +107,85 @@ static void mj_hold(const mjModel *m, mjData *d, const double *q0)
         }
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Robots the accuracy runs can drive: two F/T sensors and an accelerometer. */
+static bool has_contact_parts(const struct hs_model *m)
+{
+    int ft = 0, acc = 0;
+    for (uint32_t i = 0; i < m->nsensors; i++) {
+        ft += m->sensors[i].type == HS_SENSOR_FORCE;
+        acc += m->sensors[i].type == HS_SENSOR_ACCEL;
+    }
+    return ft >= 2 && acc >= 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s ROBOT.wrl FLOOR.wrl [ROUNDS] [STEPS]\n", argv[0]);
+        fprintf(stderr, "usage: %s ROBOT FLOOR [ROUNDS] [STEPS]\n", argv[0]);
         return 2;
     }
     int rounds = argc > 3 ? atoi(argv[3]) : 5, steps = argc > 4 ? atoi(argv[4]) : 1000;
-    if (rounds < 1 || steps < 1)
+    const char *sway = getenv("HS_SWAY_RAD");
+    double sway_rad = sway ? atof(sway) : 0.03;
+    if (rounds < 1 || steps < 1 || !(sway_rad > 0))
         return 2;
-    struct hs_model *robot = NULL, *floor = NULL;
+    char floor_path[PATH_MAX], dir[] = "/tmp/hs_mjurdf_XXXXXX", urdf[PATH_MAX], xml[PATH_MAX];
+    struct hs_model *source = NULL, *robot = NULL, *floor = NULL;
     struct hs_diag d = {0};
-    if (hs_model_load(argv[1], &robot, &d) || hs_model_load(argv[2], &floor, &d)) {
-        fprintf(stderr, "%s\n", d.msg);
+    if (!realpath(argv[2], floor_path) || !mkdtemp(dir)) {
+        perror(argv[2]);
         return 1;
     }
-    char dir[] = "/tmp/hs_mjurdf_XXXXXX";
-    if (!mkdtemp(dir))
+    snprintf(urdf, sizeof urdf, "%s/robot.urdf", dir);
+    snprintf(xml, sizeof xml, "%s/robot.xml", dir);
+    if (hs_model_load(argv[1], &source, &d) || hs_model_write_urdf(source, urdf, NULL, &d) ||
+        hs_model_load(urdf, &robot, &d) || hs_model_load(floor_path, &floor, &d)) {
+        fprintf(stderr, "%s:%d: %s\n", d.file, d.line, d.msg);
         return 1;
-    mjModel *mm = mj_make(robot, dir);
-    if (!mm)
+    }
+    hs_model_free(source);
+    char err[1000] = "";
+    struct hs_world_params wp;
+    hs_world_params_default(&wp);
+    mjModel *mm = hs_mujoco_import_urdf(urdf, xml, wp.step_s, wp.gravity, err, sizeof err);
+    if (!mm) {
+        fprintf(stderr, "MuJoCo's URDF import: %s\n", err);
         return 1;
+    }
+    const char *keep = getenv("HS_KEEP_IMPORT");
+    if (keep && *keep)
+        printf("%s written as URDF to %s; MuJoCo's import with its floor: %s\n", argv[1], urdf,
+               xml);
     mjData *md = mj_makeData(mm);
+    /* The same import with robot-floor contacts only, as hilsim collides one robot. */
+    mjModel *mf = mj_copyModel(NULL, mm);
+    if (!mf)
+        return 1;
+    hs_mujoco_floor_only(mf);
+    mjData *mdf = mj_makeData(mf);
     struct hs_world *w = hs_make(robot, floor, 1);
     size_t total = (size_t)rounds * (size_t)steps;
-    double *ush = malloc(total * sizeof *ush), *usm = malloc(total * sizeof *usm);
-    if (!ush || !usm)
+    double *ush = malloc(total * sizeof *ush), *usm = malloc(total * sizeof *usm),
+           *usf = malloc(total * sizeof *usf);
+    if (!ush || !usm || !usf || !mdf)
         return 1;
     for (int i = 0; i < 500; i++) { /* settle both */
         hs_hold(w, robot, 1);
         hs_world_step(w);
         mj_hold(mm, md, mm->qpos0);
         mj_step(mm, md);
+        mj_hold(mf, mdf, mf->qpos0);
+        mj_step(mf, mdf);
     }
-    int32_t feet[MAX_FEET];
-    int mj_feet[MAX_FEET];
-    struct acc ah = {.nfeet = feet_of(robot, feet)}, am = {.nfeet = ah.nfeet};
-    static dJointFeedback fb[MAX_FEET];
-    for (int f = 0; f < ah.nfeet; f++) {
-        dJointSetFeedback(hs_world_ode_joint(w, 1, (uint32_t)feet[f]), &fb[f]);
-        mj_feet[f] = mj_name2id(mm, mjOBJ_BODY, robot->links[feet[f]].name);
-        if (mj_feet[f] < 0) {
-            fprintf(stderr, "MuJoCo's import has no body '%s'\n", robot->links[feet[f]].name);
-            return 1;
-        }
-    }
-    hs_world_health_reset(w);
-    size_t nh = 0, nm = 0;
+    size_t nh = 0, nm = 0, nf = 0;
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < steps; i++) {
             hs_hold(w, robot, 1);
@@ -289,53 +196,48 @@ int main(int argc, char **argv)
                 fprintf(stderr, "hilsim: step failed (%d)\n", rc);
                 return 1;
             }
-            double load[MAX_FEET];
-            for (int f = 0; f < ah.nfeet; f++)
-                load[f] = hs_foot_load(w, feet[f], &fb[f]);
-            acc_add(&ah, load, 0);
         }
         for (int i = 0; i < steps; i++) {
             mj_hold(mm, md, mm->qpos0);
             double t0 = now_us();
             mj_step(mm, md);
             usm[nm++] = now_us() - t0;
-            double load[MAX_FEET], sink = 0;
-            for (int f = 0; f < am.nfeet; f++)
-                load[f] = mj_foot_load(mm, md, mj_feet[f], &sink);
-            acc_add(&am, load, sink);
+        }
+        for (int i = 0; i < steps; i++) {
+            mj_hold(mf, mdf, mf->qpos0);
+            double t0 = now_us();
+            mj_step(mf, mdf);
+            usf[nf++] = now_us() - t0;
         }
     }
-    struct hs_world_health_summary hh;
-    hs_world_health_summary(w, &hh);
-    ah.sink = hh.penetration_m.max;
     struct hs_pose root;
     hs_world_link_pose(w, 1, 0, &root);
-    struct dist dh = dist_of(ush, nh), dm = dist_of(usm, nm);
-    printf("%s: hilsim (defaults) against MuJoCo %s on its own URDF import, %d rounds x %d "
-           "steps, interleaved\n",
+    struct dist dh = dist_of(ush, nh), dm = dist_of(usm, nm), df = dist_of(usf, nf);
+    printf("%s: hilsim (defaults) against MuJoCo %s (defaults), both on the URDF, %d rounds x "
+           "%d steps, interleaved\n",
            robot->name, mj_versionString(), rounds, steps);
     printf("  %-8s %10s %10s %10s  %s\n", "engine", "median us", "fast p10", "slow p90",
            "root z after, m");
     printf("  %-8s %10.1f %10.1f %10.1f  %.4f\n", "hilsim", dh.med, dh.p10, dh.p90, root.p[2]);
     printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts)\n", "mujoco", dm.med, dm.p10, dm.p90,
            md->qpos[2], md->ncon);
-    printf("  hilsim / MuJoCo (medians): %.2f\n", dh.med / dm.med);
-    if (ah.nfeet) {
-        double weight = hs_model_total_mass(robot) * 9.80665;
-        printf("%s at rest over the same steps: contact accuracy against the contact benchmark's "
-               "goals (std <= %.1f %%, jump <= %.1f %% of each foot's load, sum = weight %.1f N "
-               "within %.1f %%, sinkage <= %.1f mm)\n",
-               robot->name, NOISE_PCT, JUMP_PCT, weight, SUM_PCT, 1e3 * SINK_M);
-        printf("  %-8s", "engine");
-        for (int f = 0; f < ah.nfeet; f++)
-            printf(" %8s %7s %7s", f ? "load2 N" : "load1 N", "std %", "jump %");
-        printf(" %8s %8s  %s\n", "sum %", "sink mm", "goals");
-        acc_print("hilsim", &ah, weight);
-        acc_print("mujoco", &am, weight);
-    }
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts; robot-floor contacts only)\n", "mujoco",
+           df.med, df.p10, df.p90, mdf->qpos[2], mdf->ncon);
+    printf("  hilsim / MuJoCo (medians): %.2f as imported, %.2f with robot-floor contacts only\n",
+           dh.med / dm.med, dh.med / df.med);
     hs_world_destroy(w);
     mj_deleteData(md);
+    mj_deleteData(mdf);
+    mj_deleteModel(mf);
+    int acc = 0;
+    if (has_contact_parts(robot))
+        acc = hs_mujoco_urdf_accuracy(urdf, robot, floor_path, mm, sway_rad, stdout);
+    else
+        printf("contact accuracy: skipped (%s has no two F/T sensors and accelerometer)\n",
+               robot->name);
     mj_deleteModel(mm);
+    if (acc < 0)
+        return 1;
 
     /* Scaling: 1, 2, 4, 8 robots in one hilsim world. */
     printf("%s: robots in one hilsim world, %d steps each\n", robot->name, steps);
@@ -374,7 +276,10 @@ int main(int argc, char **argv)
     }
     free(ush);
     free(usm);
+    free(usf);
     hs_model_free(robot);
     hs_model_free(floor);
+    if (!(keep && *keep))
+        nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
     return 0;
 }

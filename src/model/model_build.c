@@ -196,6 +196,38 @@ static int visit_proto_body(struct hs__builder *b, const struct hs__vnode *n,
     return r;
 }
 
+/* Choreonoid's Surface PROTO wraps a link's shapes as two MFNode fields: `visual` (what its body,
+ * a Group, draws) and `collision` (what collides; GR001 gives each dense foot mesh a thin box
+ * there). A model's geoms are what collides, as a URDF's <collision>, so an instance that gives
+ * collision nodes contributes those and not its visual ones; one that gives none collides its
+ * visual shapes, as Choreonoid does. Only a PROTO named Surface declaring both fields as MFNode
+ * is read this way; any other is expanded as written. */
+static bool is_surface(const struct hs__vnode *n)
+{
+    if (!n->proto || n->proto->external || strcmp(n->type, "Surface") != 0)
+        return false;
+    int found = 0;
+    for (uint32_t i = 0; i < n->proto->nifaces; i++) {
+        const struct hs__viface *f = &n->proto->ifaces[i];
+        if (f->type == HS__FT_MFNODE &&
+            (strcmp(f->name, "visual") == 0 || strcmp(f->name, "collision") == 0))
+            found++;
+    }
+    return found == 2;
+}
+
+static int visit_surface(struct hs__builder *b, const struct hs__vnode *n,
+                         const struct hs__bctx *ctx)
+{
+    struct hs__vnode *const *nodes;
+    uint32_t count;
+    const struct hs__venv *env;
+    int r = hs__get_nodes(b, n, ctx->env, "collision", &nodes, &count, &env);
+    if (r < 0)
+        return r;
+    return hs__build_children(b, n, count ? "collision" : "visual", ctx);
+}
+
 int hs__build_visit(struct hs__builder *b, const struct hs__vnode *n, const struct hs__bctx *ctx)
 {
     if (++b->visits > HS_MODEL_MAX_VISITS)
@@ -235,6 +267,8 @@ int hs__build_visit(struct hs__builder *b, const struct hs__vnode *n, const stru
         return hs__build_shape(b, n, &c);
     if (strcmp(t, "Inline") == 0)
         return hs__build_inline(b, n, &c);
+    if (is_surface(n))
+        return visit_surface(b, n, &c);
     if (n->proto)
         return visit_proto_body(b, n, &c);
     return 0; /* Viewpoint, NavigationInfo, Background, lights, sensors of VRML: nothing here */

@@ -1,6 +1,7 @@
 /* Geometry: full VRML Transform math into geom poses, primitives and their scaling, the
  * tessellation fallback, IndexedFaceSet triangulation (non-convex, missing -1, ccw) and the
- * ear-clipping routine itself on a non-convex polygon in a tilted plane. */
+ * ear-clipping routine itself on a non-convex polygon in a tilted plane; Choreonoid's Surface
+ * (collision shapes in place of the visual ones). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -226,6 +227,51 @@ static void test_extrusion_volume_and_winding(void **state)
     hs_model_free(m);
 }
 
+/* Choreonoid's Surface PROTO (as GR001 declares it): the collision field's shapes are the
+ * link's geoms, not the visual mesh its Group body draws; with no collision nodes the visual
+ * shapes collide; a PROTO of the same name with other fields is expanded as written. */
+#define SURFACE_PROTO                                                                              \
+    "PROTO Surface [ field SFVec3f bboxCenter 0 0 0 field SFVec3f bboxSize -1 -1 -1\n"             \
+    " field MFNode visual [ ] field MFNode collision [ ] ]\n"                                      \
+    "{ Group { bboxCenter IS bboxCenter bboxSize IS bboxSize children IS visual } }\n"
+#define FOOT_MESH                                                                                  \
+    "Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0, 0 0 1 "     \
+    "] }\n coordIndex [ 0 2 1 -1 0 1 3 -1 0 3 2 -1 1 2 3 -1 ] } }"
+
+static void test_surface_collision_replaces_visual(void **state)
+{
+    (void)state;
+    struct hs_model *m =
+        load_ok(SURFACE_PROTO "Joint { jointType \"free\" children [\n"
+                              " Surface { visual [ " FOOT_MESH " ]\n"
+                              "  collision [ Transform { translation 0.1 0.2 0.3 children Shape {\n"
+                              "   geometry Box { size 0.086 0.057 0.002 } } } ] }\n"
+                              "] }");
+    assert_int_equal(m->ngeoms, 1);
+    assert_int_equal(m->geoms[0].type, HS_GEOM_BOX);
+    assert_near(m->geoms[0].u.box.size[0], 0.086, 1e-12);
+    assert_near(m->geoms[0].u.box.size[2], 0.002, 1e-12);
+    assert_near(m->geoms[0].pose.p[0], 0.1, 1e-12);
+    assert_near(m->geoms[0].pose.p[2], 0.3, 1e-12);
+    hs_model_free(m);
+
+    m = load_ok(SURFACE_PROTO "Joint { jointType \"free\" children [\n"
+                              " Surface { visual [ " FOOT_MESH " ] }\n"
+                              "] }");
+    assert_int_equal(m->ngeoms, 1);
+    assert_int_equal(m->geoms[0].type, HS_GEOM_MESH);
+    assert_int_equal(m->geoms[0].u.mesh.ntriangles, 4);
+    hs_model_free(m);
+
+    m = load_ok("PROTO Surface [ field MFNode collision [ ] field MFNode children [ ] ]\n"
+                "{ Group { children IS children } }\n"
+                "Joint { jointType \"free\" children [ Surface { children [ " FOOT_MESH " ]\n"
+                " collision [ Shape { geometry Box { size 1 1 1 } } ] } ] }");
+    assert_int_equal(m->ngeoms, 1);
+    assert_int_equal(m->geoms[0].type, HS_GEOM_MESH);
+    hs_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_ifs_nonconvex_and_missing_terminator),
         cmocka_unit_test(test_ear_clipping_comb_in_tilted_plane),
         cmocka_unit_test(test_extrusion_volume_and_winding),
+        cmocka_unit_test(test_surface_collision_replaces_visual),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
