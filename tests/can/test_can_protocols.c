@@ -16,13 +16,13 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
 #include "cia402/cia402.h"
-#include "cia402/cia402_config.h"
-#include "mit/mit_config.h"
+#include "cia402_config.h"
+#include "mit_config.h"
 #include "moteus/moteus.h"
-#include "moteus/moteus_config.h"
-#include "odrive/odrive_config.h"
+#include "moteus_config.h"
+#include "odrive_config.h"
 #include "robstride/robstride.h"
-#include "robstride/robstride_config.h"
+#include "robstride_config.h"
 
 static void test_every_protocol_registered_twice_by_one_name(void **state)
 {

@@ -1,6 +1,6 @@
 /* The CAN I/O module's side of a protocol: what src/bench/io_can.c asks of every node, whatever
- * its protocol. Each protocol's drivers/can/<name>/<name>_bind.c defines
- * `const struct hs_can_protocol hs_can_<name>_protocol`; can_protocol_registry.c gathers them
+ * its protocol. Each protocol's src/bench/can/<name>_bind.c defines
+ * `const struct hs_can_protocol hs_can_<name>_protocol`; registry_bind.c gathers them
  * from the registry (hilsim/can_protocols.h). The bind files are compiled into hs_bench: they
  * bind a node to the bench's joints and sensors.
  *

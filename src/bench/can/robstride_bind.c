@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "can_protocol.h"
-#include "robstride.h"
+#include "robstride/robstride.h"
 #include "robstride_config.h"
-#include "robstride_reply.h"
+#include "robstride/robstride_reply.h"
 
 struct rs_port {
     struct hs_can_joint_port jp; /* first: the port */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "can_protocol.h"
-#include "moteus.h"
+#include "moteus/moteus.h"
 #include "moteus_config.h"
 
 struct mt_port {

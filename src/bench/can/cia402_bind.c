@@ -14,6 +14,7 @@
 #include "cia402/cia402.h"
 #include "cia402/cia402_io.h"
 #include "cia402_config.h"
+#include "cia402_from_cfg.h"
 
 struct c4_port {
     struct hs_can_joint_port jp; /* first: the port */
