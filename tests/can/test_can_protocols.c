@@ -35,6 +35,13 @@ static void test_every_protocol_registered_twice_by_one_name(void **state)
         assert_non_null(cf);
         assert_string_equal(io->name, hs_cfg_can_protocol_name((enum hs_cfg_can_protocol)p));
         assert_non_null(io->create);
+        /* the shared bind skeleton needs the protocol's node builder */
+        if (io->create == hs_can_joint_port_create) {
+            assert_non_null(io->joint);
+            assert_non_null(io->joint->build);
+            assert_true(io->joint->port_size >= sizeof(struct hs_can_joint_port));
+            assert_true(io->destroy == hs_can_joint_port_free);
+        }
         assert_non_null(io->destroy);
         assert_non_null(io->poll);
         assert_true(!io->replier_add == !io->replier_publish);
