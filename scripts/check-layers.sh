@@ -2,12 +2,13 @@
 # The dependency rule of DESIGN.md ("The build is the map"), run by every build (the hs_layers
 # target): dependencies run one way, and a lower folder reaching up is a build error.
 #
-# Every source file belongs to a layer, its folder's library (a CAN protocol folder's
-# <name>_config.[ch] to config and <name>_bind.c to bench: hs_can_protocol() in
-# drivers/can/CMakeLists.txt compiles them there). Every public header (include/hilsim) belongs to
+# Every source file belongs to a layer, its folder's library (a CAN protocol's folder
+# drivers/can/<name>/ to can, its config section src/config/can/ to config, its binding
+# src/bench/can/ to bench). Every public header (include/hilsim) belongs to
 # the layer that implements it (the table below). A file may include the headers of its own
 # layer and of layers ranked below it; no file includes another folder's files by a relative
-# path ("../"). Include directories being PRIVATE already keeps a folder's own headers private;
+# path ("../"); and drivers/ (the protocols and buses, below everything bench-side) includes no
+# private header of bench, config or service either, whatever include path would find it. Include directories being PRIVATE already keeps a folder's own headers private;
 # this catches what include/ (shared by all) cannot: the public header of a layer above.
 #
 # Usage: scripts/check-layers.sh [SOURCE_DIR]. Prints each violation as file:line and exits 1.
@@ -36,11 +37,11 @@ own model model.h
 own world world.h
 own config config.h can_protocols.h
 own plant plant.h actuator.h delay_line.h encoder.h ft_sensor.h imu.h noise.h
-own can can.h can_cia402.h can_dbc.h can_fault.h can_mit.h can_node.h can_odrive.h can_replier.h
+own can can.h can_dbc.h can_fault.h can_mit.h can_node.h can_odrive.h can_replier.h
 own shm shm_abi.h shm_server.h
 own client client.h
 own report report.h report_health.h report_json.h
-own bench bench.h io_can.h io_shm.h
+own bench bench.h io_can.h io_shm.h can_cia402.h
 own scenario scenario.h scenario_live.h
 own ctl ctl.h
 own record record.h
@@ -59,8 +60,6 @@ declare -A allow=(
 layer_of() {
   local f=$1
   case $f in
-    drivers/can/*/*_config.[ch]) echo config ;;
-    drivers/can/*/*_bind.c) echo bench ;;
     drivers/can/*) echo can ;;
     drivers/shm/*) echo shm ;;
     rt/*) echo rt ;;
@@ -68,6 +67,12 @@ layer_of() {
     *) echo "" ;;
   esac
 }
+
+# The private headers of the layers drivers/ sits below (by file name, as an include names them).
+declare -A above_private=()
+while IFS= read -r h; do
+  above_private[${h##*/}]=${h#src/}
+done < <(find src/bench src/config src/service -name '*.h' 2>/dev/null)
 
 bad=0
 while IFS= read -r line; do
@@ -81,6 +86,16 @@ while IFS= read -r line; do
     echo "$file:$lineno: reaches into another folder by a relative path: ${inc}" >&2
     bad=1
     continue
+  fi
+  if [[ $file == drivers/* && $inc =~ \#include\ \"([^\"]+)\" ]]; then
+    name=${BASH_REMATCH[1]}
+    if [ ! -e "$(dirname "$file")/$name" ] && [ ! -e "drivers/can/$name" ] &&
+      [ -n "${above_private[${name##*/}]:-}" ]; then
+      echo "$file:$lineno: drivers/ includes $name, a private header of" \
+        "src/${above_private[${name##*/}]%%/*} (scripts/check-layers.sh)" >&2
+      bad=1
+      continue
+    fi
   fi
   [[ $inc =~ \#include\ \"hilsim/([^\"]+)\" ]] || continue
   h=${BASH_REMATCH[1]}

@@ -1,5 +1,5 @@
 /* Internal to hs_config: what a CAN protocol contributes to the config. Each protocol's
- * drivers/can/<name>/<name>_config.c defines `const struct hs__can_proto_cfg hs__can_<name>_cfg`
+ * src/config/can/<name>_config.c defines `const struct hs__can_proto_cfg hs__can_<name>_cfg`
  * (compiled into hs_config); can_protocols.c gathers them from the registry
  * (hilsim/can_protocols.h). The generic node keys (name, bus, protocol, id, joint) and the rules
  * common to every protocol (one section, ID clashes on a bus, one driver per joint) are the

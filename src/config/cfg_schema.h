@@ -1,5 +1,5 @@
 /* Internal to hs_config: the macros that write schema rows (struct hs__cfg_field), shared by
- * schema.c and the protocols' section tables (drivers/can/<name>/<name>_config.c). */
+ * schema.c and the protocols' section tables (src/config/can/<name>_config.c). */
 #ifndef HS_CONFIG_SCHEMA_H
 #define HS_CONFIG_SCHEMA_H
 

@@ -370,7 +370,7 @@ int hs__cfg_parse_ref(const char *s, struct hs_cfg_ref *ret_ref)
             return 0;
         }
     /* A sensor's other values are named by its kind (the plant's registry), which the config
-     * does not know: the bench checks the name when it binds (drivers/can/dbc/dbc_bind.c). */
+     * does not know: the bench checks the name when it binds (src/bench/can/dbc_bind.c). */
     size_t vlen = strlen(dot2 + 1);
     if (ref.kind != HS_CFG_REF_SENSOR || !vlen || vlen >= sizeof ref.value)
         return -EINVAL;

@@ -16,13 +16,14 @@
 #include "hilsim/can_mit.h"
 #include "hilsim/can_odrive.h"
 #include "cia402/cia402.h"
-#include "cia402/cia402_config.h"
-#include "mit/mit_config.h"
+#include "cia402_config.h"
+#include "dbc_config.h"
+#include "mit_config.h"
 #include "moteus/moteus.h"
-#include "moteus/moteus_config.h"
-#include "odrive/odrive_config.h"
+#include "moteus_config.h"
+#include "odrive_config.h"
 #include "robstride/robstride.h"
-#include "robstride/robstride_config.h"
+#include "robstride_config.h"
 
 static void test_every_protocol_registered_twice_by_one_name(void **state)
 {
@@ -34,6 +35,13 @@ static void test_every_protocol_registered_twice_by_one_name(void **state)
         assert_non_null(cf);
         assert_string_equal(io->name, hs_cfg_can_protocol_name((enum hs_cfg_can_protocol)p));
         assert_non_null(io->create);
+        /* the shared bind skeleton needs the protocol's node builder */
+        if (io->create == hs_can_joint_port_create) {
+            assert_non_null(io->joint);
+            assert_non_null(io->joint->build);
+            assert_true(io->joint->port_size >= sizeof(struct hs_can_joint_port));
+            assert_true(io->destroy == hs_can_joint_port_free);
+        }
         assert_non_null(io->destroy);
         assert_non_null(io->poll);
         assert_true(!io->replier_add == !io->replier_publish);
@@ -89,9 +97,8 @@ static void test_every_section_key_documented(void **state)
 }
 
 /* The MIT timeout once read 0 in the node and 0.1 s in the config: one source now. */
-static void test_mit_node_defaults_are_the_config_defaults(void **state)
+static void mit_defaults_agree(void)
 {
-    (void)state;
     union hs_cfg_proto_section sec;
     hs__can_proto_cfgs[HS_CFG_PROTO_MIT]->defaults(sec.bytes);
     const struct hs_cfg_mit *c = (const struct hs_cfg_mit *)(const void *)sec.bytes;
@@ -105,11 +112,12 @@ static void test_mit_node_defaults_are_the_config_defaults(void **state)
     assert_true(n.limits.t_min == c->t_min && n.limits.t_max == c->t_max);
     assert_true(n.i_min == c->i_min && n.i_max == c->i_max);
     assert_int_equal(n.reply_current, c->reply == HS_CFG_MIT_REPLY_CURRENT);
+    assert_int_equal(n.reply_ak, c->reply_format == HS_CFG_MIT_FORMAT_AK);
+    assert_true(n.temperature_c == c->temperature_c);
 }
 
-static void test_odrive_node_defaults_are_the_config_defaults(void **state)
+static void odrive_defaults_agree(void)
 {
-    (void)state;
     union hs_cfg_proto_section sec;
     hs__can_proto_cfgs[HS_CFG_PROTO_ODRIVE]->defaults(sec.bytes);
     const struct hs_cfg_odrive *c = (const struct hs_cfg_odrive *)(const void *)sec.bytes;
@@ -126,9 +134,8 @@ static void test_odrive_node_defaults_are_the_config_defaults(void **state)
     assert_int_equal(n.enable_torque_mode_vel_limit, c->enable_torque_mode_vel_limit);
 }
 
-static void test_robstride_node_defaults_are_the_config_defaults(void **state)
+static void robstride_defaults_agree(void)
 {
-    (void)state;
     union hs_cfg_proto_section sec;
     hs__can_proto_cfgs[HS_CFG_PROTO_ROBSTRIDE]->defaults(sec.bytes);
     const struct hs_cfg_robstride *c = (const struct hs_cfg_robstride *)(const void *)sec.bytes;
@@ -148,9 +155,8 @@ static bool same(double a, double b)
     return a == b || (a != a && b != b); /* NAN: "none" on both sides */
 }
 
-static void test_moteus_node_defaults_are_the_config_defaults(void **state)
+static void moteus_defaults_agree(void)
 {
-    (void)state;
     union hs_cfg_proto_section sec;
     hs__can_proto_cfgs[HS_CFG_PROTO_MOTEUS]->defaults(sec.bytes);
     const struct hs_cfg_moteus *c = (const struct hs_cfg_moteus *)(const void *)sec.bytes;
@@ -169,9 +175,8 @@ static void test_moteus_node_defaults_are_the_config_defaults(void **state)
 }
 
 /* cia402_defaults.h is the one source: a config section with no keys is the library's drive. */
-static void test_cia402_node_defaults_are_the_config_defaults(void **state)
+static void cia402_defaults_agree(void)
 {
-    (void)state;
     union hs_cfg_proto_section sec;
     hs__can_proto_cfgs[HS_CFG_PROTO_CIA402]->defaults(sec.bytes);
     const struct hs_cfg_cia402 *c = (const struct hs_cfg_cia402 *)(const void *)sec.bytes;
@@ -192,16 +197,44 @@ static void test_cia402_node_defaults_are_the_config_defaults(void **state)
     assert_null(c->eds);
 }
 
+/* dbc: the node is what its DBC file says; the section's only defaults are "no file, no
+ * bindings, no offset", and the node takes nothing the config does not give it. */
+static void dbc_defaults_agree(void)
+{
+    union hs_cfg_proto_section sec;
+    memset(&sec, 0xa5, sizeof sec);
+    hs__can_proto_cfgs[HS_CFG_PROTO_DBC]->defaults(sec.bytes);
+    const struct hs_cfg_dbc *c = (const struct hs_cfg_dbc *)(const void *)sec.bytes;
+    assert_null(c->file);
+    assert_int_equal(c->id_offset, 0);
+    assert_int_equal(c->binding_count, 0);
+    assert_int_equal(c->tx_count, 0);
+}
+
+/* One check per registered protocol, indexed by the registry: a protocol added to
+ * hilsim/can_protocols.h without its <name>_defaults_agree() here does not compile. */
+#define CHECK(name, NAME) [HS_CFG_PROTO_##NAME] = name##_defaults_agree,
+static void (*const defaults_agree[HS_CFG_CAN_PROTOCOL_MAX])(void) = {HS_CAN_PROTOCOLS(CHECK)};
+#undef CHECK
+
+/* Config-side defaults (the section a node with no keys gets) equal the node-side defaults (the
+ * protocol library's *_config_init), for every protocol: both read <name>_defaults.h. */
+static void test_every_protocol_node_defaults_are_the_config_defaults(void **state)
+{
+    (void)state;
+    for (int p = 0; p < HS_CFG_CAN_PROTOCOL_MAX; p++) {
+        print_message("%s\n", hs_cfg_can_protocol_name((enum hs_cfg_can_protocol)p));
+        assert_non_null(defaults_agree[p]);
+        defaults_agree[p]();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_protocol_registered_twice_by_one_name),
         cmocka_unit_test(test_every_section_key_documented),
-        cmocka_unit_test(test_mit_node_defaults_are_the_config_defaults),
-        cmocka_unit_test(test_odrive_node_defaults_are_the_config_defaults),
-        cmocka_unit_test(test_robstride_node_defaults_are_the_config_defaults),
-        cmocka_unit_test(test_moteus_node_defaults_are_the_config_defaults),
-        cmocka_unit_test(test_cia402_node_defaults_are_the_config_defaults),
+        cmocka_unit_test(test_every_protocol_node_defaults_are_the_config_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
  * the slowest loop, leaving ~1e-3 rad. 0.01 rad allows for that with margin. Wire scaling is
  * checked against the plant's own reading: MIT position is 16 bits over 25 rad (3.8e-4 rad per
  * step), ODrive float32 turns (~5e-7 relative), both plus one tick of motion. */
-#include "mit/mit_config.h"
+#include "mit_config.h"
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

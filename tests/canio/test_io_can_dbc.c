@@ -5,7 +5,7 @@
  * Physics check: with kp = 100 N·m/rad the elbow settles where kp (q* - q) balances gravity
  * and the plant's friction; the arm's gravity torque about the elbow is a few N·m, so q must end
  * within 0.1 rad of q* = 1.0 having started at 0.6, and must sag under gravity once disabled. */
-#include "dbc/dbc_config.h"
+#include "dbc_config.h"
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

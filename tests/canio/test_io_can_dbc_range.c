@@ -1,5 +1,5 @@
 /* A RangeSensor's values bound to DBC signals by the names its kind declares (r0, r1, ...; see
- * src/plant/sensors/README.md), with no range-specific code in drivers/can/dbc/dbc_bind.c: the
+ * src/plant/sensors/README.md), with no range-specific code in src/bench/can/dbc_bind.c: the
  * range bench of tests/sensors (range_mast.wrl over range_scene.wrl) with a DBC board sending
  * tests/canio/range.dbc's RangeScan, over a socketpair bus at 1 ms in simulated time.
  *

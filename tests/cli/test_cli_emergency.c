@@ -2,7 +2,7 @@
  * watchdog signal that still puts the CAN boards' stop frames on the wire. The bench is the
  * bundled arm2-can.yaml served over socketpair buses (tests/canio/canio_rig.c); the process
  * that dies is a forked child sharing the bus sockets, the parent is the boards' host. */
-#include "mit/mit_config.h"
+#include "mit_config.h"
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -1,8 +1,8 @@
 /* hs_config: full bench round trip, defaults, relative paths, every error class with its exact
  * file:line:column, the model name check and the lookups. */
-#include "dbc/dbc_config.h"
-#include "mit/mit_config.h"
-#include "odrive/odrive_config.h"
+#include "dbc_config.h"
+#include "mit_config.h"
+#include "odrive_config.h"
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>

@@ -336,11 +336,6 @@ struct hs_cia402_node {
     bool stop_done; /* the stopping action in progress (quick stop, halt, fault) has stopped */
 };
 
-struct hs_cfg_node;
-/* init only: cfg from a config's can.nodes[] entry of protocol cia402 (its cia402 section and
- * id); the torque constant stays the library default when the section leaves it to the joint. */
-void hs_cia402_config_from_cfg(struct hs_cia402_config *cfg, const struct hs_cfg_node *node);
-
 /* init only: validates cfg, builds the object dictionary with its defaults (config PDOs
  * validated as an SDO write would be). No allocation; the node struct is caller memory and must
  * not move while in use. Starts in NMT initialising: the boot-up message goes out at the

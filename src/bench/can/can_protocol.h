@@ -1,6 +1,6 @@
 /* The CAN I/O module's side of a protocol: what src/bench/io_can.c asks of every node, whatever
- * its protocol. Each protocol's drivers/can/<name>/<name>_bind.c defines
- * `const struct hs_can_protocol hs_can_<name>_protocol`; can_protocol_registry.c gathers them
+ * its protocol. Each protocol's src/bench/can/<name>_bind.c defines
+ * `const struct hs_can_protocol hs_can_<name>_protocol`; registry_bind.c gathers them
  * from the registry (hilsim/can_protocols.h). The bind files are compiled into hs_bench: they
  * bind a node to the bench's joints and sensors.
  *
@@ -24,6 +24,7 @@
 #define HS_CAN_PORT_TX_DEFAULT 16 /* frames a poll may write when tx_max is NULL */
 
 struct hs_can_protocol;
+struct hs_can_joint_ops;
 
 struct hs_can_port {
     const struct hs_can_protocol *proto; /* set by create */
@@ -39,6 +40,9 @@ struct hs_can_port {
 
 struct hs_can_protocol {
     const char *name;
+    /* Single-joint protocols: the node builder of the shared bind skeleton (create is then
+     * hs_can_joint_port_create, see below); NULL for protocols with their own create. */
+    const struct hs_can_joint_ops *joint;
     /* init only: allocates. Builds the port for config node `index` of bench's config: finds and
      * claims its joints (hs_bench_claim_joint), loads what it needs. Errors name the config
      * line of the node or of the key at fault; nothing is left allocated on failure. */
@@ -128,13 +132,6 @@ struct hs_can_joint_port {
     uint64_t slot_seq;
 };
 
-/* init only: fills jp->port's identity and finds the joint (gear, efficiency, Kt, current limit
- * from the actuator config or the model). Does not claim the joint (the protocol does once its
- * node is built). -EINVAL with diag naming the node's joint key when the bench has no such
- * joint. */
-int hs_can_joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_protocol *proto,
-                           struct hs_bench *bench, uint32_t index, bool motor_side,
-                           struct hs_diag *diag);
 /* RT-safe: the joint's present reading in wire units (before the node's zero offsets). */
 struct hs_can_joint_state hs_can_joint_port_state(const struct hs_can_joint_port *jp,
                                                   const struct hs_joint_reading *r);
@@ -149,16 +146,25 @@ int hs_can_joint_port_poll(struct hs_can_joint_port *jp, struct hs_bench *bench,
                            struct hs_can_joint_state *ret_js, struct hs_can_frame *out,
                            unsigned out_max);
 
-/* The rest of a single-joint protocol's port, for ports that are one allocation starting with
- * their struct hs_can_joint_port (so the port pointer is the allocation):
- * init only: the node's own init failed: d names the config node (file:line:column, index,
- * name) with the node's message; returns rc. */
-int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, int rc,
-                                 const struct hs_diag *node_diag, struct hs_diag *d);
-/* init only: the node is built: the port drives it, the joint is claimed, *ret_port is set. */
-void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
-                            struct hs_bench *bench, struct hs_can_port **ret_port);
-/* The protocol ops such ports share: destroy frees the allocation; poll is the generic poll. */
+/* The one bind skeleton of such protocols: the protocol fills in this table and sets
+ * `.create = hs_can_joint_port_create, .destroy = hs_can_joint_port_free, .joint = &its_ops`;
+ * the skeleton allocates the port, finds the joint, has the protocol build its node, names the
+ * config node in the node's errors, claims the joint and lists the port with the bench. */
+struct hs_can_joint_ops {
+    size_t port_size; /* the protocol's port: one allocation starting with hs_can_joint_port */
+    bool motor_side;  /* wire units are the motor's (see hs_can_joint_port) */
+    /* init only: builds the node for config node cn in jp's allocation (zeroed, the joint found:
+     * jp->gear, eta, kt, current_max are set) and sets *ret_node. On failure returns negative
+     * errno with the node's own message in nd (the skeleton puts the config node's place and
+     * name before it) or, nd left empty, a complete diag in d (e.g. naming a file's line). */
+    int (*build)(struct hs_can_joint_port *jp, struct hs_bench *bench, const struct hs_cfg_node *cn,
+                 struct hs_can_node **ret_node, struct hs_diag *nd, struct hs_diag *d);
+};
+
+/* The ops such ports share: create is the skeleton above (the config node's protocol's
+ * `joint` ops); destroy frees the allocation; poll is the generic poll. */
+int hs_can_joint_port_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret_port,
+                             struct hs_diag *diag);
 void hs_can_joint_port_free(struct hs_can_port *port);
 int hs_can_joint_port_poll_op(struct hs_can_port *port, struct hs_bench *bench, int64_t now_ns,
                               struct hs_can_frame *out, unsigned out_max);

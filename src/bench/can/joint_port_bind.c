@@ -8,7 +8,10 @@
 #include "bench_internal.h"
 #include "can_protocol.h"
 
-int hs_can_joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_protocol *proto,
+/* Fills jp->port's identity and finds the joint (gear, efficiency, Kt, current limit from the
+ * actuator config or the model). -EINVAL with d naming the node's joint key when the bench has
+ * no such joint. */
+static int joint_port_init(struct hs_can_joint_port *jp, const struct hs_can_protocol *proto,
                            struct hs_bench *bench, uint32_t index, bool motor_side,
                            struct hs_diag *d)
 {
@@ -111,26 +114,41 @@ int hs_can_joint_port_poll(struct hs_can_joint_port *jp, struct hs_bench *bench,
     return k;
 }
 
-int hs_can_joint_port_node_error(const struct hs_bench *bench, uint32_t index, int rc,
-                                 const struct hs_diag *node_diag, struct hs_diag *d)
-{
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    return hs_diag_set(d, rc, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
-                       index, cn->name, node_diag->msg);
-}
-
 /* The ports a scenario may reach (hs_can_port_find) are the bench's: one slot per config node
  * (bench->can_ports), filled at bind and emptied when the port is freed, so a second bench in
  * the process has its own and the table cannot fill up. */
-void hs_can_joint_port_bind(struct hs_can_joint_port *jp, struct hs_can_node *node,
-                            struct hs_bench *bench, struct hs_can_port **ret_port)
+int hs_can_joint_port_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
+                             struct hs_diag *d)
 {
+    const struct hs_config *cfg = hs_bench_config(bench);
+    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
+    const struct hs_can_protocol *proto = hs_can_protocol_get(cn->protocol);
+    const struct hs_can_joint_ops *ops = proto->joint;
+    assert(ops && ops->port_size >= sizeof(struct hs_can_joint_port));
+    struct hs_can_joint_port *jp = calloc(1, ops->port_size);
+    if (!jp)
+        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
+    int r = joint_port_init(jp, proto, bench, index, ops->motor_side, d);
+    if (r < 0)
+        goto fail;
+    struct hs_diag nd = {0};
+    struct hs_can_node *node = NULL;
+    r = ops->build(jp, bench, cn, &node, &nd, d);
+    if (r < 0) {
+        if (nd.msg[0]) /* the node's own message: name the config node it came from */
+            hs_diag_set(d, r, cfg->path, cn->src.line, cn->src.column, "can.nodes[%u] '%s': %s",
+                        index, cn->name, nd.msg);
+        goto fail;
+    }
     jp->port.node = node;
     hs_bench_claim_joint(bench, jp->joint);
-    *ret_port = &jp->port;
-    assert(jp->port.index < HS_CFG_MAX_NODES && !bench->can_ports[jp->port.index]);
-    bench->can_ports[jp->port.index] = &jp->port;
+    assert(index < HS_CFG_MAX_NODES && !bench->can_ports[index]);
+    bench->can_ports[index] = &jp->port;
+    *ret = &jp->port;
+    return 0;
+fail:
+    free(jp);
+    return r;
 }
 
 void hs_can_joint_port_free(struct hs_can_port *port)

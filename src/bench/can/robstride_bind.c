@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "can_protocol.h"
-#include "robstride.h"
+#include "robstride/robstride.h"
 #include "robstride_config.h"
-#include "robstride_reply.h"
+#include "robstride/robstride_reply.h"
 
 struct rs_port {
     struct hs_can_joint_port jp; /* first: the port */
@@ -17,24 +17,17 @@ struct rs_port {
     struct hs_rs_replier reply; /* replies: immediate: the reply thread's side */
 };
 
-extern const struct hs_can_protocol hs_can_robstride_protocol;
-
 static double or_model(double v, double model)
 {
     return isnan(v) ? model : v;
 }
 
-static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
-                     struct hs_diag *d)
+static int rs_build(struct hs_can_joint_port *jp, struct hs_bench *bench,
+                    const struct hs_cfg_node *cn, struct hs_can_node **ret_node, struct hs_diag *nd,
+                    struct hs_diag *d)
 {
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    struct rs_port *p = calloc(1, sizeof *p);
-    if (!p)
-        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
-    int r = hs_can_joint_port_init(&p->jp, &hs_can_robstride_protocol, bench, index, false, d);
-    if (r < 0)
-        goto fail;
+    struct rs_port *p = (struct rs_port *)jp;
+    (void)d;
     const struct hs_cfg_robstride *s = hs_cfg_robstride(cn);
     struct hs_rs_config rc;
     hs_rs_config_init(&rc, (enum hs_rs_model)s->model, (uint8_t)cn->id);
@@ -56,18 +49,18 @@ static int rs_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     rc.loop_period_ns = hs_bench_tick_period_ns(bench);
     rc.vbus_v = s->vbus_v;
     rc.temp_c = s->temperature_c;
-    struct hs_diag nd = {0};
-    r = hs_rs_node_init(&p->node, &rc, &nd);
-    if (r < 0) {
-        hs_can_joint_port_node_error(bench, index, r, &nd, d);
-        goto fail;
-    }
-    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
+    int r = hs_rs_node_init(&p->node, &rc, nd);
+    if (r < 0)
+        return r;
+    *ret_node = &p->node.base;
     return 0;
-fail:
-    free(p);
-    return r;
 }
+
+static const struct hs_can_joint_ops rs_joint = {
+    .port_size = sizeof(struct rs_port),
+    .motor_side = false,
+    .build = rs_build,
+};
 
 static int rs_stop_frame(const struct hs_can_port *port, const struct hs_bench *bench,
                          struct hs_can_frame *f)
@@ -177,7 +170,8 @@ static const char *rs_state(const struct hs_can_port *port)
 
 const struct hs_can_protocol hs_can_robstride_protocol = {
     .name = "robstride",
-    .create = rs_create,
+    .joint = &rs_joint,
+    .create = hs_can_joint_port_create,
     .destroy = hs_can_joint_port_free,
     .poll = rs_poll,
     .stop_frame = rs_stop_frame,

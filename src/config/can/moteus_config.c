@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "moteus_config.h"
-#include "moteus_defaults.h"
+#include "moteus/moteus_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"

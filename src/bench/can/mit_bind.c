@@ -16,19 +16,13 @@ struct mit_port {
     struct hs_mit_node node;
 };
 
-extern const struct hs_can_protocol hs_can_mit_protocol;
-
-static int mit_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
-                      struct hs_diag *d)
+static int mit_build(struct hs_can_joint_port *jp, struct hs_bench *bench,
+                     const struct hs_cfg_node *cn, struct hs_can_node **ret_node,
+                     struct hs_diag *nd, struct hs_diag *d)
 {
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    struct mit_port *p = calloc(1, sizeof *p);
-    if (!p)
-        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
-    int r = hs_can_joint_port_init(&p->jp, &hs_can_mit_protocol, bench, index, false, d);
-    if (r < 0)
-        goto fail;
+    struct mit_port *p = (struct mit_port *)jp;
+    (void)bench;
+    (void)d;
     const struct hs_cfg_mit *m = hs_cfg_mit(cn);
     struct hs_mit_config mc;
     hs_mit_config_init(&mc, (uint8_t)cn->id, (uint16_t)m->reply_id);
@@ -51,18 +45,18 @@ static int mit_create(struct hs_bench *bench, uint32_t index, struct hs_can_port
     mc.i_max = m->i_max;
     mc.reply_ak = m->reply_format == HS_CFG_MIT_FORMAT_AK;
     mc.temperature_c = m->temperature_c;
-    struct hs_diag nd = {0};
-    r = hs_mit_node_init(&p->node, &mc, &nd);
-    if (r < 0) {
-        hs_can_joint_port_node_error(bench, index, r, &nd, d);
-        goto fail;
-    }
-    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
+    int r = hs_mit_node_init(&p->node, &mc, nd);
+    if (r < 0)
+        return r;
+    *ret_node = &p->node.base;
     return 0;
-fail:
-    free(p);
-    return r;
 }
+
+static const struct hs_can_joint_ops mit_joint = {
+    .port_size = sizeof(struct mit_port),
+    .motor_side = false,
+    .build = mit_build,
+};
 
 /* What the I/O thread answers from: the reply's state and, for the AK reply, its temperature
  * and error code. */
@@ -161,7 +155,8 @@ static const char *mit_state(const struct hs_can_port *port)
 
 const struct hs_can_protocol hs_can_mit_protocol = {
     .name = "mit",
-    .create = mit_create,
+    .joint = &mit_joint,
+    .create = hs_can_joint_port_create,
     .destroy = hs_can_joint_port_free,
     .poll = mit_poll,
     .stop_frame = mit_stop_frame,

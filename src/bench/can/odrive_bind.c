@@ -25,19 +25,13 @@ struct odrive_port {
     struct hs_odrive_node node;
 };
 
-extern const struct hs_can_protocol hs_can_odrive_protocol;
-
-static int odrive_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
-                         struct hs_diag *d)
+static int odrive_build(struct hs_can_joint_port *jp, struct hs_bench *bench,
+                        const struct hs_cfg_node *cn, struct hs_can_node **ret_node,
+                        struct hs_diag *nd, struct hs_diag *d)
 {
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    struct odrive_port *p = calloc(1, sizeof *p);
-    if (!p)
-        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
-    int r = hs_can_joint_port_init(&p->jp, &hs_can_odrive_protocol, bench, index, true, d);
-    if (r < 0)
-        goto fail;
+    struct odrive_port *p = (struct odrive_port *)jp;
+    (void)bench;
+    (void)d;
     const struct hs_cfg_odrive *o = hs_cfg_odrive(cn);
     struct hs_odrive_config oc;
     hs_odrive_config_init(&oc, (uint8_t)cn->id);
@@ -54,18 +48,18 @@ static int odrive_create(struct hs_bench *bench, uint32_t index, struct hs_can_p
     oc.torque_constant_nm_a = p->jp.kt;
     if (isfinite(p->jp.current_max))
         oc.current_limit_a = p->jp.current_max;
-    struct hs_diag nd = {0};
-    r = hs_odrive_node_init(&p->node, &oc, &nd);
-    if (r < 0) {
-        hs_can_joint_port_node_error(bench, index, r, &nd, d);
-        goto fail;
-    }
-    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
+    int r = hs_odrive_node_init(&p->node, &oc, nd);
+    if (r < 0)
+        return r;
+    *ret_node = &p->node.base;
     return 0;
-fail:
-    free(p);
-    return r;
 }
+
+static const struct hs_can_joint_ops odrive_joint = {
+    .port_size = sizeof(struct odrive_port),
+    .motor_side = true,
+    .build = odrive_build,
+};
 
 /* What the I/O thread answers: every getter's answer, built by the node's own code on a scratch
  * copy (asked for every getter, its timers off) so its answers match the tick's byte for byte
@@ -163,7 +157,8 @@ static const char *odrive_state(const struct hs_can_port *port)
 
 const struct hs_can_protocol hs_can_odrive_protocol = {
     .name = "odrive",
-    .create = odrive_create,
+    .joint = &odrive_joint,
+    .create = hs_can_joint_port_create,
     .destroy = hs_can_joint_port_free,
     .poll = odrive_poll,
     .stop_frame = odrive_stop_frame,

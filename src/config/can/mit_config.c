@@ -4,7 +4,7 @@
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
-#include "mit_defaults.h"
+#include "mit/mit_defaults.h"
 
 static const char *const reply_names[] = {"current", "torque", NULL};
 static const char *const format_names[] = {"mini_cheetah", "ak", NULL};

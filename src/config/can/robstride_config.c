@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "robstride_config.h"
-#include "robstride_defaults.h"
+#include "robstride/robstride_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"

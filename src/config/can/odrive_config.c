@@ -5,7 +5,7 @@
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"
 #include "hilsim/can_odrive.h"
-#include "odrive_defaults.h"
+#include "odrive/odrive_defaults.h"
 
 #define OD struct hs_cfg_odrive
 static const struct hs__cfg_field odrive_f[] = {

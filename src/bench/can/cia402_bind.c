@@ -14,6 +14,7 @@
 #include "cia402/cia402.h"
 #include "cia402/cia402_io.h"
 #include "cia402_config.h"
+#include "cia402_from_cfg.h"
 
 struct c4_port {
     struct hs_can_joint_port jp; /* first: the port */
@@ -22,19 +23,12 @@ struct c4_port {
     struct hs_cia402_io io; /* replies: immediate */
 };
 
-extern const struct hs_can_protocol hs_can_cia402_protocol;
-
-static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
-                     struct hs_diag *d)
+static int c4_build(struct hs_can_joint_port *jp, struct hs_bench *bench,
+                    const struct hs_cfg_node *cn, struct hs_can_node **ret_node, struct hs_diag *nd,
+                    struct hs_diag *d)
 {
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    struct c4_port *p = calloc(1, sizeof *p);
-    if (!p)
-        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
-    int r = hs_can_joint_port_init(&p->jp, &hs_can_cia402_protocol, bench, index, false, d);
-    if (r < 0)
-        goto fail;
+    struct c4_port *p = (struct c4_port *)jp;
+    (void)bench;
     const struct hs_cfg_cia402 *s = hs_cfg_cia402(cn);
     struct hs_cia402_config cc;
     hs_cia402_config_from_cfg(&cc, cn);
@@ -42,23 +36,23 @@ static int c4_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     cc.torque_constant_nm_a = !isnan(s->torque_constant_nm_a) ? s->torque_constant_nm_a
                               : kt > 0                        ? kt
                                                               : cc.torque_constant_nm_a;
-    struct hs_diag nd = {0};
-    r = hs_cia402_node_init(&p->node, &cc, &nd);
-    if (r < 0) {
-        hs_can_joint_port_node_error(bench, index, r, &nd, d);
-        goto fail;
-    }
+    int r = hs_cia402_node_init(&p->node, &cc, nd);
+    if (r < 0)
+        return r;
     if (s->eds) {
         r = hs_cia402_node_load_eds_file(&p->node, s->eds, NULL, d);
         if (r < 0)
-            goto fail; /* the diag names the EDS file, line and column */
+            return r; /* the diag names the EDS file, line and column */
     }
-    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
+    *ret_node = &p->node.base;
     return 0;
-fail:
-    free(p);
-    return r;
 }
+
+static const struct hs_can_joint_ops c4_joint = {
+    .port_size = sizeof(struct c4_port),
+    .motor_side = false,
+    .build = c4_build,
+};
 
 static bool c4_filters(const struct hs_can_port *port, struct hs_can_config *cc)
 {
@@ -167,7 +161,8 @@ static const char *c4_state(const struct hs_can_port *port)
 
 const struct hs_can_protocol hs_can_cia402_protocol = {
     .name = "cia402",
-    .create = c4_create,
+    .joint = &c4_joint,
+    .create = hs_can_joint_port_create,
     .destroy = hs_can_joint_port_free,
     .filters = c4_filters,
     .tx_max = c4_tx_max,

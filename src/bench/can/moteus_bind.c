@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "can_protocol.h"
-#include "moteus.h"
+#include "moteus/moteus.h"
 #include "moteus_config.h"
 
 struct mt_port {
@@ -13,19 +13,13 @@ struct mt_port {
     struct hs_mt_node node;
 };
 
-extern const struct hs_can_protocol hs_can_moteus_protocol;
-
-static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port **ret,
-                     struct hs_diag *d)
+static int mt_build(struct hs_can_joint_port *jp, struct hs_bench *bench,
+                    const struct hs_cfg_node *cn, struct hs_can_node **ret_node, struct hs_diag *nd,
+                    struct hs_diag *d)
 {
-    const struct hs_config *cfg = hs_bench_config(bench);
-    const struct hs_cfg_node *cn = &cfg->can.nodes[index];
-    struct mt_port *p = calloc(1, sizeof *p);
-    if (!p)
-        return hs_diag_set(d, -ENOMEM, cfg->path, 0, 0, "can: out of memory");
-    int r = hs_can_joint_port_init(&p->jp, &hs_can_moteus_protocol, bench, index, false, d);
-    if (r < 0)
-        goto fail;
+    struct mt_port *p = (struct mt_port *)jp;
+    (void)bench;
+    (void)d;
     const struct hs_cfg_moteus *s = hs_cfg_moteus(cn);
     struct hs_mt_config mc;
     hs_mt_config_init(&mc, (uint8_t)cn->id);
@@ -42,18 +36,18 @@ static int mt_create(struct hs_bench *bench, uint32_t index, struct hs_can_port 
     mc.max_velocity_rev_s = s->max_velocity_rev_s;
     mc.voltage_v = s->voltage_v;
     mc.temperature_c = s->temperature_c;
-    struct hs_diag nd = {0};
-    r = hs_mt_node_init(&p->node, &mc, &nd);
-    if (r < 0) {
-        hs_can_joint_port_node_error(bench, index, r, &nd, d);
-        goto fail;
-    }
-    hs_can_joint_port_bind(&p->jp, &p->node.base, bench, ret);
+    int r = hs_mt_node_init(&p->node, &mc, nd);
+    if (r < 0)
+        return r;
+    *ret_node = &p->node.base;
     return 0;
-fail:
-    free(p);
-    return r;
 }
+
+static const struct hs_can_joint_ops mt_joint = {
+    .port_size = sizeof(struct mt_port),
+    .motor_side = false,
+    .build = mt_build,
+};
 
 /* replies: immediate: the reply thread answers queries from the register table each poll
  * publishes (can_replier.c); the diagnostic stream stays with the tick. */
@@ -134,7 +128,8 @@ static const char *mt_state(const struct hs_can_port *port)
 
 const struct hs_can_protocol hs_can_moteus_protocol = {
     .name = "moteus",
-    .create = mt_create,
+    .joint = &mt_joint,
+    .create = hs_can_joint_port_create,
     .destroy = hs_can_joint_port_free,
     .poll = mt_poll,
     .stop = mt_stop,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cia402_config.h"
-#include "cia402_defaults.h"
+#include "cia402/cia402_defaults.h"
 
 #include "cfg_can_proto.h"
 #include "cfg_schema.h"

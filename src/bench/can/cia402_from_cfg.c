@@ -1,7 +1,7 @@
 /* A node's library config from its can.nodes[] entry: what the bench (cia402_bind.c) and
  * `hilsim can eds` both build the drive from, so the EDS is the dictionary the bench runs. */
-#include "cia402/cia402.h"
 #include "cia402_config.h"
+#include "cia402_from_cfg.h"
 
 void hs_cia402_config_from_cfg(struct hs_cia402_config *cc, const struct hs_cfg_node *cn)
 {

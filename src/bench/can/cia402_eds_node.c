@@ -1,8 +1,8 @@
 /* `hilsim can eds`: a config node's drive, built as the bench builds it, written as its EDS. */
 #include <errno.h>
 
-#include "cia402/cia402.h"
 #include "cia402_config.h"
+#include "cia402_from_cfg.h"
 #include "hilsim/can_cia402.h"
 
 int hs_cia402_write_node_eds(const struct hs_cfg_node *cn, FILE *out, const char *file_name,
