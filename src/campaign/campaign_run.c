@@ -90,10 +90,22 @@ static void free_argv(struct slot *s)
     }
 }
 
+/* Which command line build_args writes: a run, or a run without a controller again with
+ * --record (its verdict files apart, to be compared with the first's). */
+enum args_kind { ARGS_RUN, ARGS_RERUN_RECORDED };
+
+/* A run without a controller is a deterministic `hilsim sim`, and recording one costs a sixth
+ * more CPU (the writer thread's compression): with `record: failures` it runs unrecorded, and
+ * a failed or error run is run again with --record (finish()). */
+static bool record_on_rerun(const struct hs_campaign *c)
+{
+    return !c->ncontroller && c->record == HS_CAMP_RECORD_FAILURES;
+}
+
 /* hilsim's arguments for run r: the config, the rendered scenario, the verdict files, a unique
  * bench name and the campaign's --set keys. */
-static int build_args(struct runner *R, struct slot *s, char **argv, char *store, size_t storelen,
-                      char *err, size_t errlen)
+static int build_args(struct runner *R, struct slot *s, enum args_kind kind, char **argv,
+                      char *store, size_t storelen, char *err, size_t errlen)
 {
     const struct hs_campaign *c = R->c;
     char dir[PATH_MAX];
@@ -118,16 +130,18 @@ static int build_args(struct runner *R, struct slot *s, char **argv, char *store
         ARG("--clock");
         ARG("lockstep");
     }
-    if (c->record != HS_CAMP_RECORD_NONE) { /* run and sim alike (sim waits for its writer) */
+    /* run and sim alike (sim waits for its writer) */
+    if (kind == ARGS_RERUN_RECORDED || (c->record != HS_CAMP_RECORD_NONE && !record_on_rerun(c))) {
         ARG("--record");
         ARG("%s/rec", s->dir);
     }
+    const char *pre = kind == ARGS_RERUN_RECORDED ? "rerun-" : "";
     ARG("--scenario");
     ARG("%s/scenario.yaml", s->dir);
     ARG("--junit");
-    ARG("%s/junit.xml", s->dir);
+    ARG("%s/%sjunit.xml", s->dir, pre);
     ARG("--result-json");
-    ARG("%s/result.json", s->dir);
+    ARG("%s/%sresult.json", s->dir, pre);
     ARG("--set");
     ARG("bench.name=%s", s->bench);
     for (int i = 0; i < c->nsets; i++) {
@@ -180,7 +194,7 @@ static int start(struct runner *R, struct slot *s, int run, char *err, size_t er
         return r;
     }
     char *argv[64], store[16384];
-    if ((r = build_args(R, s, argv, store, sizeof store, err, errlen)) < 0) {
+    if ((r = build_args(R, s, ARGS_RUN, argv, store, sizeof store, err, errlen)) < 0) {
         if (r == -E2BIG)
             snprintf(err, errlen, "run %d: the command line is too long", run);
         free_argv(s);
@@ -243,6 +257,57 @@ static void last_error_line(const char *dir, char *out, size_t outlen)
     out[strcspn(out, "\n")] = 0;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool same = fa && fb;
+    if (!fa && !fb)
+        return true; /* neither run got as far as a verdict: alike too */
+    while (same) {
+        int ca = getc(fa), cb = getc(fb);
+        same = ca == cb;
+        if (ca == EOF)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* The failed run again, recorded, waited for here (a run's time; only failures pay it). NULL
+ * when its verdict file equals the first run's, as a deterministic run's must; else what went
+ * wrong, for run.json (the recording is kept either way: it shows what the rerun did). */
+static const char *rerun_recorded(struct runner *R, struct slot *s)
+{
+    char *argv[64], store[16384], err[256], out[PATH_MAX + 32], errp[PATH_MAX + 32];
+    char first[PATH_MAX + 32], again[PATH_MAX + 32], junit[PATH_MAX + 32];
+    if (build_args(R, s, ARGS_RERUN_RECORDED, argv, store, sizeof store, err, sizeof err) < 0) {
+        free_argv(s);
+        return "the recorded rerun's command line could not be built";
+    }
+    free_argv(s);
+    snprintf(out, sizeof out, "%s/rerun.out", s->dir);
+    snprintf(errp, sizeof errp, "%s/rerun.err", s->dir);
+    int st = hs__camp_run_wait(argv, out, errp);
+    snprintf(first, sizeof first, "%s/result.json", s->dir);
+    snprintf(again, sizeof again, "%s/rerun-result.json", s->dir);
+    snprintf(junit, sizeof junit, "%s/rerun-junit.xml", s->dir);
+    const char *note = st < 0 ? "the recorded rerun could not be started"
+                       : !same_file(first, again)
+                           ? "the recorded rerun's result differs from the run's: "
+                             "the recording shows the rerun, not the run"
+                           : NULL;
+    unlink(again);
+    unlink(junit);
+    if (!note) {
+        unlink(out);
+        unlink(errp);
+    }
+    return note;
+}
+
 static void finish(struct runner *R, struct slot *s)
 {
     const struct hs_campaign *c = R->c;
@@ -291,6 +356,9 @@ static void finish(struct runner *R, struct slot *s)
     }
     char rec[PATH_MAX + 32];
     snprintf(rec, sizeof rec, "%s/rec", s->dir);
+    const char *rerun_note = NULL;
+    if (record_on_rerun(c) && strcmp(verdict, "pass") && !s->timed_out)
+        rerun_note = rerun_recorded(R, s);
     bool recorded = access(rec, F_OK) == 0;
     if (recorded && !strcmp(verdict, "pass") && c->record == HS_CAMP_RECORD_FAILURES) {
         hs__camp_rmtree(rec);
@@ -323,6 +391,8 @@ static void finish(struct runner *R, struct slot *s)
                                 ? json_integer(WEXITSTATUS(s->ctl_status))
                                 : json_sprintf("signal %d", WTERMSIG(s->ctl_status)));
     json_object_set_new(o, "recording", recorded ? json_sprintf("runs/%s/rec", id) : json_null());
+    if (rerun_note)
+        json_object_set_new(o, "recording_note", json_string(rerun_note));
     json_t *ex = res ? json_object_get(res, "expectations") : NULL;
     json_object_set(o, "expectations", json_is_array(ex) ? ex : json_array());
     json_decref(res);
@@ -428,7 +498,7 @@ int hs_campaign_run(const struct hs_campaign *c, const struct hs_camp_opts *o)
     }
     free(scen);
     char *argv[64], store[16384];
-    if (build_args(&R, &probe, argv, store, sizeof store, err, sizeof err) < 0) {
+    if (build_args(&R, &probe, ARGS_RUN, argv, store, sizeof store, err, sizeof err) < 0) {
         fprintf(stderr, "hilsim campaign: %s: %s\n", c->file, err[0] ? err : "command too long");
         free_argv(&probe);
         return 2;

@@ -196,6 +196,20 @@ static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *
     return n;
 }
 
+/* save_live writes to the recording's folder and may wait on a slow or stuck file system past
+ * the stop's bound; server_stop then declares the worker stuck (under s->lock) and the bench
+ * goes on to free the stage and the live slots. True, with s->lock held until the caller has
+ * handed its command to the stage (so the stop cannot declare us stuck in between), while they
+ * are still ours; false, lock released, when the run went on without us. */
+static bool stage_still_ours(struct ctl_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->worker_stuck)
+        return true;
+    pthread_mutex_unlock(&s->lock);
+    return false;
+}
+
 static void arg_copy(const char *line, struct hs_ctl_arg a, char *buf, size_t size)
 {
     snprintf(buf, size, "%.*s", (int)a.len, line + a.off);
@@ -281,8 +295,15 @@ static void inject(struct ctl_server *s, const char *text, size_t len, int path_
     }
     struct hs_ctl_cmd q = {.kind = HS_CTL_INJECT, .slot = slot};
     q.rec_seq = save_live(s, "live-step", text, len);
-    if (hs_ctl_stage_push(s->stage, &q) < 0) {
+    if (!stage_still_ours(s)) {
+        say(out, size, "error: the run stopped");
+        return;
+    }
+    int pr = hs_ctl_stage_push(s->stage, &q);
+    if (pr < 0)
         hs_scenario_live_discard(live, slot);
+    pthread_mutex_unlock(&s->lock);
+    if (pr < 0) {
         say(out, size, "error: the tick's command queue is full (%d): try again", HS_CTL_QUEUE_LEN);
         return;
     }
@@ -415,11 +436,19 @@ static void scenario_start(struct ctl_server *s, const char *line, const struct 
     s->scen_duration_s = hs_scenario_duration_s(scen);
     /* the name is the file's `scenario.name`, read back from the JUnit suite's */
     snprintf(s->scen_name, sizeof s->scen_name, "%s", hs_scenario_name(scen));
+    bool recording = s->runner && s->runner->rec; /* read while the run surely goes on */
     uint32_t seq = save_live(s, "live-scenario", text, tlen);
     free(text);
-    if (s->runner && s->runner->rec && !seq)
+    if (recording && !seq)
         hs_log(HS_LOG_WARNING, "ctl: %s: not kept in the recording: it will not replay", file);
-    if ((r = hs_ctl_stage_start_scenario_rec(s->stage, scen, seq)) < 0) {
+    if (!stage_still_ours(s)) { /* the verdict descriptors stay the server's, left to us */
+        hs_scenario_destroy(scen);
+        say(out, size, "error: the run stopped");
+        return;
+    }
+    r = hs_ctl_stage_start_scenario_rec(s->stage, scen, seq);
+    pthread_mutex_unlock(&s->lock);
+    if (r < 0) {
         hs_scenario_destroy(scen);
         close_fds(&s->junit_fd, 1);
         close_fds(&s->json_fd, 1);

@@ -183,6 +183,14 @@ class Campaign(unittest.TestCase):
         rid, j = verdicts["400"]
         self.assertEqual(j["verdict"], "fail")
         self.assertEqual(j["recording"], "runs/%s/rec" % rid)
+        # Recorded by a second, recorded run (record: failures): the first ran unrecorded, the
+        # rerun's verdict equalled it (else run.json would carry a recording_note), and the
+        # rerun's own files are gone.
+        for r in verdicts.values():
+            self.assertNotIn("--record", read(os.path.join(out, "runs", r[0], "command.txt")))
+        self.assertNotIn("recording_note", j)
+        self.assertEqual(sorted(f for f in os.listdir(os.path.join(out, "runs", rid))
+                                if f.startswith("rerun")), [])
         # The sim run's recording reproduces it: every tick, bit for bit, the same verdict.
         rp = subprocess.run([HILSIM, "replay", os.path.join(out, "runs", rid, "rec")],
                             capture_output=True, text=True, timeout=300)

@@ -58,6 +58,20 @@ def blocked_threads(pid):
     return n
 
 
+def blocked_names(pid):
+    """Names of PID's threads waiting uninterruptibly (state D)."""
+    names = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                stat = f.read()
+            if stat.rsplit(")", 1)[1].split()[0] == "D":
+                names.append(stat[stat.index("(") + 1:stat.rindex(")")])
+    except OSError:
+        pass
+    return names
+
+
 class StuckFileSystem(unittest.TestCase):
     def setUp(self):
         if os.geteuid() != 0 or not shutil.which("fsfreeze") or not shutil.which("mkfs.ext4"):
@@ -127,6 +141,52 @@ class StuckFileSystem(unittest.TestCase):
         rc = self.proc.wait(LIMIT_S)
         log.seek(0)
         self.assertEqual(rc, 0, log.read()[-3000:])
+
+    def test_sigterm_with_the_recording_stuck(self):
+        # The recording's folder on the file system that stops: the writer thread and the
+        # worker's copy of a live push (kept for replay) both wait on it. SIGTERM still stops
+        # the run (summary, segment removed); once thawed the recording is finished with the
+        # push's copy in it, and the process ends with exit 0.
+        tmp, name = self.tmp.name, "stuckrec%d" % os.getpid()
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        cfg_path = os.path.join(tmp, "bench.yaml")
+        with open(cfg_path, "w") as f:
+            f.write(cfg.replace("name: arm2-shm", "name: " + name, 1))
+        rec = os.path.join(self.mnt, "rec")
+        env = dict(os.environ, HILSIM_CTL_DIR=tmp)
+        log = open(os.path.join(tmp, "bench.log"), "w+")
+        self.addCleanup(log.close)
+        self.proc = subprocess.Popen([HILSIM, "run", cfg_path, "--no-rt", "--record", rec],
+                                     stdout=log, stderr=subprocess.STDOUT, env=env)
+        sock = os.path.join(tmp, "hilsim-%s.ctl" % name)
+        self.assertTrue(until(lambda: "loop running" in status(sock)))
+        subprocess.run(["fsfreeze", "-f", self.mnt], check=True)
+        self.frozen = True
+        push = subprocess.Popen([HILSIM, "ctl", name, "push", "ELBOW", "0", "0", "1", "0.01"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        self.assertTrue(until(lambda: {"hs-ctl-work", "hs-rec-writer"} <= set(
+            blocked_names(self.proc.pid))), "the worker and the writer do not both wait on "
+            "the frozen disk: %s" % blocked_names(self.proc.pid))
+        self.assertIn("ok bench", status(sock))
+        self.proc.send_signal(signal.SIGTERM)
+
+        def said(text):
+            log.seek(0)
+            return text in log.read()
+        self.assertTrue(until(lambda: said("stopped: ")), "SIGTERM did not stop the loop")
+        subprocess.run(["fsfreeze", "-u", self.mnt], check=True)
+        self.frozen = False
+        rc = self.proc.wait(LIMIT_S)
+        out, err = push.communicate(timeout=LIMIT_S)
+        log.seek(0)
+        text = log.read()
+        self.assertEqual(rc, 0, text[-3000:])
+        self.assertTrue(os.path.exists(os.path.join(rec, "live-step-1.yaml")), text[-3000:])
+        self.assertIn("recording: %s" % rec, text)
+        self.assertTrue(out.startswith("ok step queued") or "the run stopped" in err,
+                        (out, err))
 
 
 if __name__ == "__main__":
