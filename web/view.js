@@ -182,6 +182,15 @@ function buildSignals(src) {
       (fr) => fr.bodies?.[i * 7 + k]));
   });
   if (src.mode === 'live') {
+    // Each free robot's root position, from the newest pose the bench gave (see onPose): did
+    // it fall?
+    for (const m of hs.info.models.filter((x) => !x.static)) {
+      ['x', 'y', 'z'].forEach((f, k) => addSignal(`${m.name}.root.${f}`, `root ${m.name}`, () => {
+        const e = hs.pose?.roots.find((x) => x[0] === m.name || x[0].startsWith(`${m.name}/`)) ??
+          (hs.info.models.length === 1 ? hs.pose?.roots[0] : undefined);
+        return e?.[1 + k];
+      }));
+    }
     addSignal('bench.rt_factor', 'timing', () => rtFactor);
     addSignal('bench.worst_tick_us', 'timing', (fr, st) => st && st.worst_tick_ns / 1000);
     addSignal('bench.overruns', 'timing', (fr, st) => st && st.overruns);
@@ -265,6 +274,7 @@ function unitOf(key) {
   if (/^f[xyz]$/.test(f)) return 'N';
   if (/^t[xyz]$/.test(f)) return 'N·m';
   if (key.endsWith('_us')) return 'µs';
+  if (/\.root\.[xyz]$/.test(key)) return 'm';
   if (key.endsWith('bytes_per_s')) return 'B/s';
   return '';
 }
@@ -414,6 +424,7 @@ function applyPose(m) {
   const names = m.roots.map((x) => x[0]);
   for (const r of hs.robots) placeRoot(r, names, (i) => m.roots[i].slice(1));
   hs.appliedPose = m.tick;
+  hs.posesApplied = (hs.posesApplied || 0) + 1;
 }
 
 function showFrame(fr, src) {

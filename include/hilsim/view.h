@@ -60,7 +60,7 @@ struct hs_view_msg {
 int hs_view_msg_parse(const char *data, size_t size, struct hs_view_msg *ret, char *err,
                       size_t errsize);
 /* The control commands a browser may send with --allow-control: push, fault, clear, inject,
- * scenario (not stop: a browser does not end the bench). */
+ * scenario, state (not stop: a browser does not end the bench). */
 bool hs_view_ctl_allowed(const char *line);
 
 /* view_pose.c: the bench's `state --json` answer (any bytes) reduced to the page's "pose"

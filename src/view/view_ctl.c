@@ -22,6 +22,7 @@
  * after this long, not at the display rate. */
 #define STATE_RETRY_MS 1000
 #define STATE_ANSWER_MAX (1u << 20)
+#define ANSWER_MAX (256u << 10) /* a browser's `state` of a large bench */
 
 struct hs_view_ctl {
     char bench[HS_CTL_LINE_MAX];
@@ -34,7 +35,8 @@ struct hs_view_ctl {
     char cmd[HS_CTL_LINE_MAX];
     uint64_t cmd_session;
     bool cmd_pending, answer_ready;
-    char answer[4096];
+    char *answer;            /* ANSWER_MAX: a command's answer (`state` included), for the server */
+    char *cmd_buf;           /* ANSWER_MAX: where the thread reads it into */
     int64_t state_period_ns; /* 0: no root poses */
     char *state;             /* STATE_ANSWER_MAX: the last raw answer (thread only) */
     char pose[HS_VIEW_POSE_MAX];
@@ -63,8 +65,9 @@ static size_t answer_size(const char *buf, size_t have)
 }
 
 /* One line to the socket, one answer back (a fresh connection each time, as hilsim ctl does):
- * into answer, its first line, or for `state` its body (the header dropped). */
-static void ask(const char *bench, const char *line, char *answer, size_t size)
+ * into answer, its first line; for `state` its body, after the header line too unless
+ * body_only. */
+static void ask(const char *bench, const char *line, char *answer, size_t size, bool body_only)
 {
     char path[108];
     int r = hs_ctl_socket_path(bench, true, path, sizeof path);
@@ -106,7 +109,7 @@ static void ask(const char *bench, const char *line, char *answer, size_t size)
     answer[have] = 0;
     size_t whole = answer_size(answer, have);
     if (whole && !strncmp(answer, "ok state ", 9)) {
-        size_t head = strcspn(answer, "\n") + 1;
+        size_t head = body_only ? strcspn(answer, "\n") + 1 : 0;
         memmove(answer, answer + head, whole - head);
         answer[whole - head] = 0;
         return;
@@ -128,9 +131,9 @@ static void *run(void *arg)
             char cmd[HS_CTL_LINE_MAX];
             memcpy(cmd, c->cmd, sizeof cmd);
             pthread_mutex_unlock(&c->lock);
-            ask(c->bench, cmd, answer, sizeof answer);
+            ask(c->bench, cmd, c->cmd_buf, ANSWER_MAX, false);
             pthread_mutex_lock(&c->lock);
-            memcpy(c->answer, answer, sizeof answer);
+            memcpy(c->answer, c->cmd_buf, strlen(c->cmd_buf) + 1);
             c->cmd_pending = false;
             c->answer_ready = true;
             continue;
@@ -138,7 +141,7 @@ static void *run(void *arg)
         int64_t now = mono_ns();
         if (now >= next_status) {
             pthread_mutex_unlock(&c->lock);
-            ask(c->bench, "status", answer, sizeof answer);
+            ask(c->bench, "status", answer, sizeof answer, false);
             pthread_mutex_lock(&c->lock);
             memcpy(c->status, answer, sizeof answer);
             c->status_gen++;
@@ -147,7 +150,7 @@ static void *run(void *arg)
         }
         if (c->state_period_ns && now >= next_state) {
             pthread_mutex_unlock(&c->lock);
-            ask(c->bench, "state --json", c->state, STATE_ANSWER_MAX);
+            ask(c->bench, "state --json", c->state, STATE_ANSWER_MAX, true);
             int r =
                 hs_view_pose_parse(c->state, strlen(c->state), pose, sizeof pose, err, sizeof err);
             pthread_mutex_lock(&c->lock);
@@ -170,21 +173,31 @@ static void *run(void *arg)
     return NULL;
 }
 
+static void free_ctl(struct hs_view_ctl *c)
+{
+    free(c->state);
+    free(c->answer);
+    free(c->cmd_buf);
+    free(c);
+}
+
 int hs_view_ctl_start(const char *bench, unsigned state_hz, struct hs_view_ctl **ret)
 {
     struct hs_view_ctl *c = calloc(1, sizeof *c);
     if (!c)
         return -ENOMEM;
     snprintf(c->bench, sizeof c->bench, "%s", bench);
+    c->answer = malloc(ANSWER_MAX);
+    c->cmd_buf = malloc(ANSWER_MAX);
     if (state_hz) {
         c->state_period_ns = 1000000000LL / state_hz;
         c->state = malloc(STATE_ANSWER_MAX);
-        if (!c->state) {
-            free(c);
-            return -ENOMEM;
-        }
-        c->state[0] = 0;
     }
+    if (!c->answer || !c->cmd_buf || (state_hz && !c->state)) {
+        free_ctl(c);
+        return -ENOMEM;
+    }
+    c->answer[0] = 0;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -195,8 +208,7 @@ int hs_view_ctl_start(const char *bench, unsigned state_hz, struct hs_view_ctl *
     if (r) {
         pthread_cond_destroy(&c->wake);
         pthread_mutex_destroy(&c->lock);
-        free(c->state);
-        free(c);
+        free_ctl(c);
         return -r;
     }
     *ret = c;
@@ -214,8 +226,7 @@ void hs_view_ctl_stop(struct hs_view_ctl *c)
     pthread_join(c->thread, NULL);
     pthread_cond_destroy(&c->wake);
     pthread_mutex_destroy(&c->lock);
-    free(c->state);
-    free(c);
+    free_ctl(c);
 }
 
 uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out)
@@ -255,13 +266,14 @@ int hs_view_ctl_submit(struct hs_view_ctl *c, const char *line, uint64_t session
     return r;
 }
 
-int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, char *buf, size_t size)
+int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, struct hs_view_buf *out)
 {
     pthread_mutex_lock(&c->lock);
     int r = c->answer_ready;
     if (r) {
         *ret_session = c->cmd_session;
-        snprintf(buf, size, "%s", c->answer);
+        hs_view_buf_reset(out);
+        hs_view_buf_printf(out, "%s", c->answer);
         c->answer_ready = false;
     }
     pthread_mutex_unlock(&c->lock);

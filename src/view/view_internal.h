@@ -69,6 +69,6 @@ uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_b
 /* Queues line for the socket: 0, -EBUSY while another command is in flight. */
 int hs_view_ctl_submit(struct hs_view_ctl *c, const char *line, uint64_t session);
 /* An answer that came back: 1 with session and answer filled, 0 when none. */
-int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, char *buf, size_t size);
+int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, struct hs_view_buf *out);
 
 #endif

@@ -42,7 +42,7 @@ struct view {
     struct hs_view_ctl *ctl;
     struct lws_context *ctx;
     lws_sorted_usec_list_t sul;
-    struct hs_view_buf frame, status, info, pose;
+    struct hs_view_buf frame, status, info, pose, answer;
     uint64_t frame_gen, status_gen, ctl_gen, pose_gen, pose_src_gen;
     struct session *sessions;
     unsigned nsessions;
@@ -135,11 +135,12 @@ static void on_timer(lws_sorted_usec_list_t *sul)
         }
     }
     uint64_t sid;
-    char answer[4096];
-    if (v->ctl && hs_view_ctl_answer(v->ctl, &sid, answer, sizeof answer))
+    if (v->ctl && hs_view_ctl_answer(v->ctl, &sid, &v->answer)) {
+        const char *answer = hs_view_buf_text(&v->answer);
         for (struct session *s = v->sessions; s; s = s->next)
             if (s->id == sid)
                 reply(s, !strncmp(answer, "ok", 2) ? "answer" : "error", answer);
+    }
     if (wake)
         lws_callback_on_writable_all_protocol(v->ctx, &protocols[1]);
     if (v->end_ns && now >= v->end_ns) {
@@ -533,6 +534,7 @@ out:
     hs_view_buf_free(&v->frame);
     hs_view_buf_free(&v->status);
     hs_view_buf_free(&v->pose);
+    hs_view_buf_free(&v->answer);
     hs_view_buf_free(&v->info);
     free(v);
     return r;

@@ -78,12 +78,16 @@ const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 // The picture against the plant: every link origin the page draws (read from the three.js scene,
 // in the world frame) against the bench's own link poses (`hilsim ctl state --json`). Judged
-// when the robot is still, i.e. two state reads around the page's read agree within 0.1 mm
-// (the page shows a tick a few ms older than the read); waits for that (an event), up to LONG.
+// when the robot is still: two state reads agree within 0.1 mm, and between them the page
+// applied 3 frames and 3 root poses more (so what it draws was sampled after the first read);
+// waits for that (an event), up to LONG.
 async function drawnVsBench(page, bench) {
   const end = Date.now() + LONG;
   for (;;) {
     const a = ctlState(bench);
+    const n0 = await page.evaluate(() => [window.hilsim.applied, window.hilsim.posesApplied]);
+    await page.waitForFunction((n) => window.hilsim.applied >= n[0] + 3 &&
+      window.hilsim.posesApplied >= n[1] + 3, { timeout: LONG }, n0);
     const drawn = await page.evaluate((names) => names.map((n) => window.hilsim.linkWorld(n)),
       a.links.map((l) => l.name));
     const b = ctlState(bench);
@@ -371,6 +375,14 @@ async function main() {
   ok(/^ok/.test(answer), `with --allow-control a push reaches the bench: "${answer.slice(0, 60)}"`);
   await waitFor(() => num(ctlStatus(bench), 'applied') > applied, LONG, 'the push applied');
   ok(true, 'and the bench applied it at a tick boundary');
+  // `state --json` through the view: the whole answer (header line and the plant's JSON, several
+  // kB, longer than one status line) comes back to the page.
+  await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'state --json' }));
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /^ok state \d+\n/.test(m.text)), { timeout: LONG });
+  const stateText = await cpage.evaluate(() => window.hilsim.messages.find((m) => /^ok state /.test(m.text)).text);
+  const stateBody = JSON.parse(stateText.slice(stateText.indexOf('\n') + 1));
+  ok(stateBody.links.length === 19 && stateBody.joints.length === 17 && stateText.length > 4096,
+    `with --allow-control, "state --json" answers the page with the plant (${stateText.length} bytes: ${stateBody.links.length} links, ${stateBody.joints.length} joints)`);
   await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'stop' }));
   await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /not a browser command/.test(m.text)), { timeout: LONG });
   ok(run.exitCode === null, '"stop" is not a browser command: refused, the bench runs on');
@@ -385,6 +397,8 @@ async function main() {
   await ppage.waitForFunction(() => window.hilsim.appliedPose !== undefined, { timeout: LONG });
   const root = `${info.models[0].name}/WAIST`;
   const z0 = (await ppage.evaluate((n) => window.hilsim.linkWorld(n), root))[2];
+  const rootKey = `${info.models[0].name}.root.z`;
+  ok(await ppage.evaluate((k) => window.hilsim.tick(k, true), rootKey), `${rootKey} can be plotted`);
   execFileSync(HILSIM, ['ctl', bench, 'push', root, '0', '400', '0', '0.3'], { env });
   await ppage.waitForFunction((n, z) => window.hilsim.linkWorld(n)[2] < z - 0.2,
     { polling: 'raf', timeout: LONG }, root, z0);
@@ -392,6 +406,10 @@ async function main() {
   const fallen = await drawnVsBench(ppage, bench);
   ok(fallen.still && fallen.worst < 1e-3 && fallen.pos[root].bench[2] < z0 - 0.2,
     `fallen: the bench has ${root} at z ${fallen.pos[root].bench[2].toFixed(3)} m and the drawn links equal the bench's within 1 mm: worst ${(fallen.worst * 1000).toFixed(3)} mm at ${fallen.at}`);
+  await ppage.waitForFunction((k, z) => window.hilsim.plots.get(k).ys.some((v) => v < z - 0.2) &&
+      window.hilsim.plots.get(k).ys.some((v) => v > z - 0.01), { timeout: LONG }, rootKey, z0);
+  ok(true, `the plot of ${rootKey} shows the fall (from ${z0.toFixed(3)} m to below ${(z0 - 0.2).toFixed(2)} m)`);
+  await sleep(500);
   await ppage.screenshot({ path: path.join(OUT, 'view-live-fallen.png') });
   ok(perrs.length === 0, `no console error while it falls ${JSON.stringify(perrs)}`);
   await ppage.close();

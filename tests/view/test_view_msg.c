@@ -65,6 +65,9 @@ static void test_ctl_allowed(void **state)
     assert_true(hs_view_ctl_allowed("fault sensor KNEE stuck"));
     assert_true(hs_view_ctl_allowed("clear"));
     assert_true(hs_view_ctl_allowed("scenario stop"));
+    assert_true(hs_view_ctl_allowed("state"));
+    assert_true(hs_view_ctl_allowed("state --json"));
+    assert_false(hs_view_ctl_allowed("statement"));
     assert_false(hs_view_ctl_allowed("stop"));
     assert_false(hs_view_ctl_allowed("status"));
     assert_false(hs_view_ctl_allowed("clearall"));
