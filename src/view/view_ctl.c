@@ -18,9 +18,10 @@
 
 #define STATUS_PERIOD_MS 500
 #define ANSWER_TIMEOUT_MS 2000
-/* A bench that gives no state (an older one, or a lockstep bench nobody steps) is asked again
- * after this long, not at the display rate. */
-#define STATE_RETRY_MS 1000
+/* A bench that gives no state (an older one, or a lockstep bench nobody steps: the bench then
+ * answers after its 2 s wait for a tick boundary, which holds up the status polls) is asked
+ * again after this long, not at the display rate. */
+#define STATE_RETRY_MS 5000
 #define STATE_ANSWER_MAX (1u << 20)
 #define ANSWER_MAX (256u << 10) /* a browser's `state` of a large bench */
 
