@@ -22,6 +22,20 @@ const hs = (window.hilsim = {
     }
     return undefined;
   },
+  // A link's drawn origin in hilsim's world frame (z up, metres), as the scene places it.
+  linkWorld: (name, ghost) => {
+    const short = name.slice(name.lastIndexOf('/') + 1);
+    for (const r of ghost ? hs.ghosts : hs.robots) {
+      if (name.includes('/') && !name.startsWith(`${r.model.name}/`)) continue;
+      const l = r.robot.links[short];
+      if (!l) continue;
+      r.robot.updateMatrixWorld(true);
+      const p = l.getWorldPosition(new THREE.Vector3());
+      return world.worldToLocal(p).toArray();
+    }
+    return undefined;
+  },
+  pose: null, poses: 0,
   send: (obj) => send(obj),
   tick: (key, on) => setSignal(key, on),
 });
@@ -168,6 +182,15 @@ function buildSignals(src) {
       (fr) => fr.bodies?.[i * 7 + k]));
   });
   if (src.mode === 'live') {
+    // Each free robot's root position, from the newest pose the bench gave (see onPose): did
+    // it fall?
+    for (const m of hs.info.models.filter((x) => !x.static)) {
+      ['x', 'y', 'z'].forEach((f, k) => addSignal(`${m.name}.root.${f}`, `root ${m.name}`, () => {
+        const e = hs.pose?.roots.find((x) => x[0] === m.name || x[0].startsWith(`${m.name}/`)) ??
+          (hs.info.models.length === 1 ? hs.pose?.roots[0] : undefined);
+        return e?.[1 + k];
+      }));
+    }
     addSignal('bench.rt_factor', 'timing', () => rtFactor);
     addSignal('bench.worst_tick_us', 'timing', (fr, st) => st && st.worst_tick_ns / 1000);
     addSignal('bench.overruns', 'timing', (fr, st) => st && st.overruns);
@@ -251,6 +274,7 @@ function unitOf(key) {
   if (/^f[xyz]$/.test(f)) return 'N';
   if (/^t[xyz]$/.test(f)) return 'N·m';
   if (key.endsWith('_us')) return 'µs';
+  if (/\.root\.[xyz]$/.test(key)) return 'm';
   if (key.endsWith('bytes_per_s')) return 'B/s';
   return '';
 }
@@ -368,20 +392,39 @@ function poseRobots(robots, fr, src) {
       const joint = r.robot.joints[j.name] || r.robot.joints[short];
       if (joint && joint.jointType !== 'floating' && joint.jointType !== 'fixed') joint.setJointValue(q);
     });
-    if (fr.bodies && r.floating && src.bodies) {
-      const link = r.floating.children.find((c) => c.isURDFLink)?.name;
-      // A recording names a free robot's root body after its model (or MODEL/LINK).
-      const i = src.bodies.findIndex((b) => b === r.model.name || b === link ||
-        b === `${r.model.name}/${link}`);
-      if (i >= 0) {
-        const b = fr.bodies.slice(i * 7, i * 7 + 7);
-        r.robot.position.set(0, 0, 0);
-        r.robot.quaternion.identity();
-        r.floating.position.set(b[0], b[1], b[2]);
-        r.floating.quaternion.set(b[4], b[5], b[6], b[3]);
-      }
-    }
+    if (fr.bodies && src.bodies) placeRoot(r, src.bodies, (i) => fr.bodies.slice(i * 7, i * 7 + 7));
   }
+}
+
+// A free robot's root body where the bench has it: names are a recording's bodies (named after
+// the model or MODEL/LINK) or a live bench's root links (LINK, or MODEL/LINK with several
+// models); get(i) is [x y z qw qx qy qz] of names[i] in the world.
+function placeRoot(r, names, get) {
+  if (!r.floating) return;
+  const link = r.floating.children.find((c) => c.isURDFLink)?.name;
+  const i = names.findIndex((b) => b === r.model.name || b === link ||
+    b === `${r.model.name}/${link}`);
+  if (i < 0) return;
+  const b = get(i);
+  r.robot.position.set(0, 0, 0);
+  r.robot.quaternion.identity();
+  r.floating.position.set(b[0], b[1], b[2]);
+  r.floating.quaternion.set(b[4], b[5], b[6], b[3]);
+}
+
+// A live bench's root poses (from its control socket, at up to 30 Hz): every free robot moves
+// as a whole, so a pushed biped is seen to fall.
+let pendingPose = null;
+function onPose(m) {
+  hs.poses++;
+  hs.pose = m;
+  pendingPose = m;
+}
+function applyPose(m) {
+  const names = m.roots.map((x) => x[0]);
+  for (const r of hs.robots) placeRoot(r, names, (i) => m.roots[i].slice(1));
+  hs.appliedPose = m.tick;
+  hs.posesApplied = (hs.posesApplied || 0) + 1;
 }
 
 function showFrame(fr, src) {
@@ -407,6 +450,7 @@ function showFrame(fr, src) {
 function draw(now) {
   requestAnimationFrame(draw);
   resize();
+  if (pendingPose && hs.ready) { applyPose(pendingPose); pendingPose = null; }
   if (pending && hs.ready) { applyFrame(pending); pending = null; }
   controls.update();
   renderer.render(scene, camera);
@@ -504,6 +548,7 @@ function connect() {
     let m;
     try { m = JSON.parse(ev.data); } catch { return; }
     if (m.type === 'frame') onFrame(m);
+    else if (m.type === 'pose') onPose(m);
     else if (m.type === 'status') onStatus(m);
     else if (m.type === 'info') onInfo(m);
     else if (m.type === 'answer' || m.type === 'error') {

@@ -60,8 +60,16 @@ struct hs_view_msg {
 int hs_view_msg_parse(const char *data, size_t size, struct hs_view_msg *ret, char *err,
                       size_t errsize);
 /* The control commands a browser may send with --allow-control: push, fault, clear, inject,
- * scenario (not stop: a browser does not end the bench). */
+ * scenario, state (not stop: a browser does not end the bench). */
 bool hs_view_ctl_allowed(const char *line);
+
+/* view_pose.c: the bench's `state --json` answer (any bytes) reduced to the page's "pose"
+ * message: {"type":"pose","tick":N,"t":S,"roots":[[LINK,x,y,z,qw,qx,qy,qz],...]}, one entry per
+ * model (its root link, the first of its links), into out. The number of roots, or -EINVAL with
+ * the reason in err, or -ENOSPC when out is too small; out is "" on any error. */
+#define HS_VIEW_POSE_MAX 16384
+int hs_view_pose_parse(const char *data, size_t size, char *out, size_t outsize, char *err,
+                       size_t errsize);
 
 /* view_token.c: whether a request carries the token (?token=T in the URI args, or the cookie
  * hilsim_token=T). Constant time in the token's length. */

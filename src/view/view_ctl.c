@@ -1,5 +1,6 @@
-/* The bench's control socket, from a thread of the view: "status" every half second, and the
- * commands a browser sends (with --allow-control), one at a time. The socket checks the view's
+/* The bench's control socket, from a thread of the view: "status" every half second, "state
+ * --json" at the display rate for the robots' root poses (view_pose.c), and the commands a
+ * browser sends (with --allow-control), one at a time. The socket checks the view's
  * credentials as it checks any client's: the view can do no more than its user could with
  * hilsim ctl. */
 #include <errno.h>
@@ -17,6 +18,12 @@
 
 #define STATUS_PERIOD_MS 500
 #define ANSWER_TIMEOUT_MS 2000
+/* A bench that gives no state (an older one, or a lockstep bench nobody steps: the bench then
+ * answers after its 2 s wait for a tick boundary, which holds up the status polls) is asked
+ * again after this long, not at the display rate. */
+#define STATE_RETRY_MS 5000
+#define STATE_ANSWER_MAX (1u << 20)
+#define ANSWER_MAX (256u << 10) /* a browser's `state` of a large bench */
 
 struct hs_view_ctl {
     char bench[HS_CTL_LINE_MAX];
@@ -29,11 +36,39 @@ struct hs_view_ctl {
     char cmd[HS_CTL_LINE_MAX];
     uint64_t cmd_session;
     bool cmd_pending, answer_ready;
-    char answer[4096];
+    char *answer;            /* ANSWER_MAX: a command's answer (`state` included), for the server */
+    char *cmd_buf;           /* ANSWER_MAX: where the thread reads it into */
+    int64_t state_period_ns; /* 0: no root poses */
+    char *state;             /* STATE_ANSWER_MAX: the last raw answer (thread only) */
+    char pose[HS_VIEW_POSE_MAX];
+    uint64_t pose_gen;
 };
 
-/* One line to the socket, one line back (a fresh connection each time, as hilsim ctl does). */
-static void ask(const char *bench, const char *line, char *answer, size_t size)
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The size of a whole answer in buf: 0 while incomplete. One line, except `state`: the line
+ * "ok state BYTES" and then BYTES of body. */
+static size_t answer_size(const char *buf, size_t have)
+{
+    const char *nl = memchr(buf, '\n', have);
+    if (!nl)
+        return 0;
+    size_t head = (size_t)(nl - buf) + 1;
+    unsigned long body;
+    if (strncmp(buf, "ok state ", 9) || sscanf(buf + 9, "%lu", &body) != 1)
+        return head;
+    return have - head >= body ? head + body : 0;
+}
+
+/* One line to the socket, one answer back (a fresh connection each time, as hilsim ctl does):
+ * into answer, its first line; for `state` its body, after the header line too unless
+ * body_only. */
+static void ask(const char *bench, const char *line, char *answer, size_t size, bool body_only)
 {
     char path[108];
     int r = hs_ctl_socket_path(bench, true, path, sizeof path);
@@ -68,11 +103,18 @@ static void ask(const char *bench, const char *line, char *answer, size_t size)
             break;
         have += (size_t)got;
         answer[have] = 0;
-        if (memchr(answer, '\n', have))
+        if (answer_size(answer, have))
             break;
     }
     close(fd);
     answer[have] = 0;
+    size_t whole = answer_size(answer, have);
+    if (whole && !strncmp(answer, "ok state ", 9)) {
+        size_t head = body_only ? strcspn(answer, "\n") + 1 : 0;
+        memmove(answer, answer + head, whole - head);
+        answer[whole - head] = 0;
+        return;
+    }
     answer[strcspn(answer, "\n")] = 0;
     if (!have)
         snprintf(answer, size, "error %s: no answer", path);
@@ -82,29 +124,48 @@ static void *run(void *arg)
 {
     struct hs_view_ctl *c = arg;
     char answer[4096];
+    char pose[HS_VIEW_POSE_MAX], err[160];
+    int64_t next_status = 0, next_state = 0;
     pthread_mutex_lock(&c->lock);
     while (!c->stop) {
         if (c->cmd_pending) {
             char cmd[HS_CTL_LINE_MAX];
             memcpy(cmd, c->cmd, sizeof cmd);
             pthread_mutex_unlock(&c->lock);
-            ask(c->bench, cmd, answer, sizeof answer);
+            ask(c->bench, cmd, c->cmd_buf, ANSWER_MAX, false);
             pthread_mutex_lock(&c->lock);
-            memcpy(c->answer, answer, sizeof answer);
+            memcpy(c->answer, c->cmd_buf, strlen(c->cmd_buf) + 1);
             c->cmd_pending = false;
             c->answer_ready = true;
             continue;
         }
-        pthread_mutex_unlock(&c->lock);
-        ask(c->bench, "status", answer, sizeof answer);
-        pthread_mutex_lock(&c->lock);
-        memcpy(c->status, answer, sizeof answer);
-        c->status_gen++;
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += STATUS_PERIOD_MS * 1000000L;
-        until.tv_sec += until.tv_nsec / 1000000000L;
-        until.tv_nsec %= 1000000000L;
+        int64_t now = mono_ns();
+        if (now >= next_status) {
+            pthread_mutex_unlock(&c->lock);
+            ask(c->bench, "status", answer, sizeof answer, false);
+            pthread_mutex_lock(&c->lock);
+            memcpy(c->status, answer, sizeof answer);
+            c->status_gen++;
+            next_status = now + STATUS_PERIOD_MS * 1000000LL;
+            continue;
+        }
+        if (c->state_period_ns && now >= next_state) {
+            pthread_mutex_unlock(&c->lock);
+            ask(c->bench, "state --json", c->state, STATE_ANSWER_MAX, true);
+            int r =
+                hs_view_pose_parse(c->state, strlen(c->state), pose, sizeof pose, err, sizeof err);
+            pthread_mutex_lock(&c->lock);
+            if (r > 0) {
+                memcpy(c->pose, pose, sizeof pose);
+                c->pose_gen++;
+            }
+            next_state = now + (r > 0 ? c->state_period_ns : STATE_RETRY_MS * 1000000LL);
+            continue;
+        }
+        int64_t until_ns = next_status;
+        if (c->state_period_ns && next_state < until_ns)
+            until_ns = next_state;
+        struct timespec until = {.tv_sec = until_ns / 1000000000, .tv_nsec = until_ns % 1000000000};
         while (!c->stop && !c->cmd_pending &&
                pthread_cond_timedwait(&c->wake, &c->lock, &until) != ETIMEDOUT)
             ;
@@ -113,12 +174,31 @@ static void *run(void *arg)
     return NULL;
 }
 
-int hs_view_ctl_start(const char *bench, struct hs_view_ctl **ret)
+static void free_ctl(struct hs_view_ctl *c)
+{
+    free(c->state);
+    free(c->answer);
+    free(c->cmd_buf);
+    free(c);
+}
+
+int hs_view_ctl_start(const char *bench, unsigned state_hz, struct hs_view_ctl **ret)
 {
     struct hs_view_ctl *c = calloc(1, sizeof *c);
     if (!c)
         return -ENOMEM;
     snprintf(c->bench, sizeof c->bench, "%s", bench);
+    c->answer = malloc(ANSWER_MAX);
+    c->cmd_buf = malloc(ANSWER_MAX);
+    if (state_hz) {
+        c->state_period_ns = 1000000000LL / state_hz;
+        c->state = malloc(STATE_ANSWER_MAX);
+    }
+    if (!c->answer || !c->cmd_buf || (state_hz && !c->state)) {
+        free_ctl(c);
+        return -ENOMEM;
+    }
+    c->answer[0] = 0;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -129,7 +209,7 @@ int hs_view_ctl_start(const char *bench, struct hs_view_ctl **ret)
     if (r) {
         pthread_cond_destroy(&c->wake);
         pthread_mutex_destroy(&c->lock);
-        free(c);
+        free_ctl(c);
         return -r;
     }
     *ret = c;
@@ -147,7 +227,19 @@ void hs_view_ctl_stop(struct hs_view_ctl *c)
     pthread_join(c->thread, NULL);
     pthread_cond_destroy(&c->wake);
     pthread_mutex_destroy(&c->lock);
-    free(c);
+    free_ctl(c);
+}
+
+uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out)
+{
+    pthread_mutex_lock(&c->lock);
+    uint64_t gen = c->pose_gen;
+    if (gen != have) {
+        hs_view_buf_reset(out);
+        hs_view_buf_printf(out, "%s", c->pose);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return gen;
 }
 
 uint64_t hs_view_ctl_status(struct hs_view_ctl *c, char *buf, size_t size)
@@ -175,13 +267,14 @@ int hs_view_ctl_submit(struct hs_view_ctl *c, const char *line, uint64_t session
     return r;
 }
 
-int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, char *buf, size_t size)
+int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, struct hs_view_buf *out)
 {
     pthread_mutex_lock(&c->lock);
     int r = c->answer_ready;
     if (r) {
         *ret_session = c->cmd_session;
-        snprintf(buf, size, "%s", c->answer);
+        hs_view_buf_reset(out);
+        hs_view_buf_printf(out, "%s", c->answer);
         c->answer_ready = false;
     }
     pthread_mutex_unlock(&c->lock);

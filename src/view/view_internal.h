@@ -55,16 +55,20 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
                          size_t errsize);
 
 /* The control socket, on a thread of its own (a slow bench never stalls the page): status every
- * half second, and one command at a time for a browser. */
+ * half second, the root poses (`state --json`, view_pose.c) state_hz times a second (0: never),
+ * and one command at a time for a browser. */
 struct hs_view_ctl;
-int hs_view_ctl_start(const char *bench, struct hs_view_ctl **ret);
+int hs_view_ctl_start(const char *bench, unsigned state_hz, struct hs_view_ctl **ret);
 void hs_view_ctl_stop(struct hs_view_ctl *c); /* accepts NULL */
 /* The last status answer into buf (empty when none yet); returns its generation (changes with
  * every new answer). */
 uint64_t hs_view_ctl_status(struct hs_view_ctl *c, char *buf, size_t size);
+/* The newest "pose" message into out when its generation differs from have; returns the
+ * generation (0 until the first root poses arrived). */
+uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out);
 /* Queues line for the socket: 0, -EBUSY while another command is in flight. */
 int hs_view_ctl_submit(struct hs_view_ctl *c, const char *line, uint64_t session);
 /* An answer that came back: 1 with session and answer filled, 0 when none. */
-int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, char *buf, size_t size);
+int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, struct hs_view_buf *out);
 
 #endif

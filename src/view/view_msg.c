@@ -70,7 +70,8 @@ int hs_view_msg_parse(const char *data, size_t size, struct hs_view_msg *ret, ch
 
 bool hs_view_ctl_allowed(const char *line)
 {
-    static const char *const verbs[] = {"push ", "fault ", "clear", "inject ", "scenario "};
+    static const char *const verbs[] = {"push ",     "fault ", "clear", "inject ",
+                                        "scenario ", "state",  "state "};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
         size_t n = strlen(verbs[i]);
         if (!strncmp(line, verbs[i], n) && (verbs[i][n - 1] == ' ' || line[n] == 0))

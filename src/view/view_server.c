@@ -19,11 +19,15 @@
 
 _Static_assert(HS_VIEW_PRE >= LWS_PRE, "buffer headroom for lws_write");
 
+/* Root poses come from the control socket's plant copy (a bounded copy in the bench's tick per
+ * request): at the display rate, but no more than this, whatever --rate says. */
+#define POSE_HZ_MAX 30
+
 struct session {
     struct session *next;
     struct lws *wsi;
     uint64_t id;
-    uint64_t sent_frame, sent_status;
+    uint64_t sent_frame, sent_status, sent_pose;
     bool info_sent;
     struct hs_view_buf reply; /* an answer or an error for this session only */
     bool reply_pending;
@@ -38,8 +42,8 @@ struct view {
     struct hs_view_ctl *ctl;
     struct lws_context *ctx;
     lws_sorted_usec_list_t sul;
-    struct hs_view_buf frame, status, info;
-    uint64_t frame_gen, status_gen, ctl_gen;
+    struct hs_view_buf frame, status, info, pose, answer;
+    uint64_t frame_gen, status_gen, ctl_gen, pose_gen, pose_src_gen;
     struct session *sessions;
     unsigned nsessions;
     uint64_t next_id;
@@ -122,12 +126,21 @@ static void on_timer(lws_sorted_usec_list_t *sul)
         make_status(v, line);
         wake = true;
     }
+    if (v->ctl) {
+        uint64_t pg = hs_view_ctl_pose(v->ctl, v->pose_src_gen, &v->pose);
+        if (pg != v->pose_src_gen) {
+            v->pose_src_gen = pg;
+            v->pose_gen++;
+            wake = true;
+        }
+    }
     uint64_t sid;
-    char answer[4096];
-    if (v->ctl && hs_view_ctl_answer(v->ctl, &sid, answer, sizeof answer))
+    if (v->ctl && hs_view_ctl_answer(v->ctl, &sid, &v->answer)) {
+        const char *answer = hs_view_buf_text(&v->answer);
         for (struct session *s = v->sessions; s; s = s->next)
             if (s->id == sid)
                 reply(s, !strncmp(answer, "ok", 2) ? "answer" : "error", answer);
+    }
     if (wake)
         lws_callback_on_writable_all_protocol(v->ctx, &protocols[1]);
     if (v->end_ns && now >= v->end_ns) {
@@ -306,6 +319,9 @@ static int ws_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         } else if (s->sent_status != v->status_gen && v->status.len) {
             s->sent_status = v->status_gen;
             r = write_text(v, s, &v->status);
+        } else if (s->sent_pose != v->pose_gen && v->pose.len) {
+            s->sent_pose = v->pose_gen;
+            r = write_text(v, s, &v->pose);
         } else if (s->sent_frame != v->frame_gen && v->frame.len) {
             s->sent_frame = v->frame_gen;
             r = write_text(v, s, &v->frame);
@@ -315,7 +331,8 @@ static int ws_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         }
         if (r < 0)
             return -1;
-        if (s->reply_pending || s->sent_status != v->status_gen || s->sent_frame != v->frame_gen)
+        if (s->reply_pending || s->sent_status != v->status_gen || s->sent_frame != v->frame_gen ||
+            s->sent_pose != v->pose_gen)
             lws_callback_on_writable(wsi);
         return 0;
     }
@@ -494,7 +511,9 @@ int hs_view_run(const struct hs_view_opts *o)
         fprintf(stderr, "hilsim view: %s\n", err[0] ? err : strerror(-r));
         goto out;
     }
-    if (!o->record_dir && (r = hs_view_ctl_start(o->bench, &v->ctl)) < 0)
+    if (!o->record_dir &&
+        (r = hs_view_ctl_start(o->bench, o->rate_hz < POSE_HZ_MAX ? o->rate_hz : POSE_HZ_MAX,
+                               &v->ctl)) < 0)
         goto out;
     hs_view_buf_printf(&v->info, "{\"type\":\"info\",\"source\":");
     struct hs_view_buf src = {0};
@@ -514,6 +533,8 @@ out:
     hs_view_buf_free(&models);
     hs_view_buf_free(&v->frame);
     hs_view_buf_free(&v->status);
+    hs_view_buf_free(&v->pose);
+    hs_view_buf_free(&v->answer);
     hs_view_buf_free(&v->info);
     free(v);
     return r;

@@ -71,6 +71,40 @@ function ctlStatus(bench) {
     return '';
   }
 }
+function ctlState(bench) {
+  return JSON.parse(execFileSync(HILSIM, ['ctl', bench, 'state', '--json'], { env }).toString());
+}
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+// The picture against the plant: every link origin the page draws (read from the three.js scene,
+// in the world frame) against the bench's own link poses (`hilsim ctl state --json`). Judged
+// when the robot is still: two state reads agree within 0.1 mm, and between them the page
+// applied 3 frames and 3 root poses more (so what it draws was sampled after the first read);
+// waits for that (an event), up to LONG.
+async function drawnVsBench(page, bench) {
+  const end = Date.now() + LONG;
+  for (;;) {
+    const a = ctlState(bench);
+    const n0 = await page.evaluate(() => [window.hilsim.applied, window.hilsim.posesApplied]);
+    await page.waitForFunction((n) => window.hilsim.applied >= n[0] + 3 &&
+      window.hilsim.posesApplied >= n[1] + 3, { timeout: LONG }, n0);
+    const drawn = await page.evaluate((names) => names.map((n) => window.hilsim.linkWorld(n)),
+      a.links.map((l) => l.name));
+    const b = ctlState(bench);
+    const moved = Math.max(...a.links.map((l, i) => dist(l.position_m, b.links[i].position_m)));
+    if (moved < 1e-4 || Date.now() > end) {
+      let worst = 0, at = '';
+      a.links.forEach((l, i) => {
+        const e = drawn[i] ? dist(drawn[i], l.position_m) : Infinity;
+        if (!(e <= worst)) { worst = e; at = l.name; }
+      });
+      const pos = Object.fromEntries(a.links.map((l, i) => [l.name, { bench: l.position_m, drawn: drawn[i] }]));
+      return { worst, at, n: a.links.length, still: moved < 1e-4, pos };
+    }
+    await sleep(200);
+  }
+}
+
 const num = (line, k) => Number((line.match(new RegExp(`\\b${k} (\\d+)`)) || [])[1]);
 
 async function startView(args, ms = LONG) {
@@ -217,7 +251,7 @@ async function main() {
   // overrun bucket latched the safe hold and a controller stalled past 0.1 s went stale, so the
   // bench held the arm itself and the scene never saw the move. The view is what is tested here:
   // the bench is made tolerant (no safe-hold latch, 2 s command and client timeouts).
-  const run = start(HILSIM, ['run', config, '--set', `bench.name=${bench}`, '--duration', '40',
+  const run = start(HILSIM, ['run', config, '--set', `bench.name=${bench}`, '--duration', '120',
     '--set', 'rt.overrun_leaky.threshold=1000000000', '--set', 'shm.client_timeout_s=2',
     '--set', 'actuators.defaults.command_timeout_s=2', '--record', recDir], 'bench');
   const ctl = start('python3', [ctlPy, 'hold', bench, gains], 'controller');
@@ -251,6 +285,10 @@ async function main() {
   const px = await robotPixels(page);
   ok(px.diff > px.total * 0.005, `the robot is drawn: ${px.diff} of ${px.total} pixels differ from the empty scene`);
   await page.screenshot({ path: path.join(OUT, 'view-live.png') });
+  await page.waitForFunction(() => window.hilsim.appliedPose !== undefined, { timeout: LONG });
+  const still = await drawnVsBench(page, bench);
+  ok(still.still && still.worst < 1e-3,
+    `standing: the ${still.n} drawn link origins equal the bench's (ctl state --json) within 1 mm: worst ${(still.worst * 1000).toFixed(3)} mm at ${still.at}`);
   const arrows = await page.evaluate(() => window.hilsim.forceArrows.map((a) =>
     ({ name: a.name, visible: a.arrow.visible, n: a.newtons })));
   ok(arrows.length === 2 && arrows.every((a) => a.visible && a.n > 50 && a.n < 400),
@@ -272,6 +310,11 @@ async function main() {
   await page.waitForFunction((j, q) => Math.abs(window.hilsim.jointValue(j) - q) > 0.6,
     { polling: 'raf', timeout: LONG }, JOINT, q0);
   ok(true, 'the arm reached its new angle in the scene');
+  const moved = await drawnVsBench(page, bench);
+  const hand = `${info.models[0].name}/R_ELBOW`;
+  const handMoved = moved.pos[hand] && dist(moved.pos[hand].bench, still.pos[hand].bench);
+  ok(moved.still && moved.worst < 1e-3 && handMoved > 0.05,
+    `arm moved: ${hand} went ${(handMoved * 100).toFixed(1)} cm in the bench and the drawn links follow within 1 mm: worst ${(moved.worst * 1000).toFixed(3)} mm at ${moved.at}`);
   await page.waitForFunction((k, n) => window.hilsim.plots.get(k).xs.length > n + 10 &&
       window.hilsim.plots.get(k).u.data[0].length > 0, { timeout: LONG }, plotKey, n0);
   ok(true, 'the plot of the ticked joint updates');
@@ -332,12 +375,44 @@ async function main() {
   ok(/^ok/.test(answer), `with --allow-control a push reaches the bench: "${answer.slice(0, 60)}"`);
   await waitFor(() => num(ctlStatus(bench), 'applied') > applied, LONG, 'the push applied');
   ok(true, 'and the bench applied it at a tick boundary');
+  // `state --json` through the view: the whole answer (header line and the plant's JSON, several
+  // kB, longer than one status line) comes back to the page.
+  await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'state --json' }));
+  await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /^ok state \d+\n/.test(m.text)), { timeout: LONG });
+  const stateText = await cpage.evaluate(() => window.hilsim.messages.find((m) => /^ok state /.test(m.text)).text);
+  const stateBody = JSON.parse(stateText.slice(stateText.indexOf('\n') + 1));
+  ok(stateBody.links.length === 19 && stateBody.joints.length === 17 && stateText.length > 4096,
+    `with --allow-control, "state --json" answers the page with the plant (${stateText.length} bytes: ${stateBody.links.length} links, ${stateBody.joints.length} joints)`);
   await cpage.evaluate(() => window.hilsim.send({ type: 'ctl', line: 'stop' }));
   await cpage.waitForFunction(() => window.hilsim.messages.some((m) => /not a browser command/.test(m.text)), { timeout: LONG });
   ok(run.exitCode === null, '"stop" is not a browser command: refused, the bench runs on');
   ok(cerrs.length === 0, `no console error with controls ${JSON.stringify(cerrs)}`);
   await cpage.close();
   await stop(cview);
+
+  // A push topples the biped: its root (from the bench's state, at the display rate) falls in
+  // the scene, and the drawn links still equal the bench's once it lies still.
+  const perrs = [];
+  const ppage = await openPage(browser, `http://127.0.0.1:${view.port}/`, perrs);
+  await ppage.waitForFunction(() => window.hilsim.appliedPose !== undefined, { timeout: LONG });
+  const root = `${info.models[0].name}/WAIST`;
+  const z0 = (await ppage.evaluate((n) => window.hilsim.linkWorld(n), root))[2];
+  const rootKey = `${info.models[0].name}.root.z`;
+  ok(await ppage.evaluate((k) => window.hilsim.tick(k, true), rootKey), `${rootKey} can be plotted`);
+  execFileSync(HILSIM, ['ctl', bench, 'push', root, '0', '400', '0', '0.3'], { env });
+  await ppage.waitForFunction((n, z) => window.hilsim.linkWorld(n)[2] < z - 0.2,
+    { polling: 'raf', timeout: LONG }, root, z0);
+  ok(true, `pushed, the biped falls in the scene: its drawn ${root} went below ${(z0 - 0.2).toFixed(2)} m (from ${z0.toFixed(3)} m)`);
+  const fallen = await drawnVsBench(ppage, bench);
+  ok(fallen.still && fallen.worst < 1e-3 && fallen.pos[root].bench[2] < z0 - 0.2,
+    `fallen: the bench has ${root} at z ${fallen.pos[root].bench[2].toFixed(3)} m and the drawn links equal the bench's within 1 mm: worst ${(fallen.worst * 1000).toFixed(3)} mm at ${fallen.at}`);
+  await ppage.waitForFunction((k, z) => window.hilsim.plots.get(k).ys.some((v) => v < z - 0.2) &&
+      window.hilsim.plots.get(k).ys.some((v) => v > z - 0.01), { timeout: LONG }, rootKey, z0);
+  ok(true, `the plot of ${rootKey} shows the fall (from ${z0.toFixed(3)} m to below ${(z0 - 0.2).toFixed(2)} m)`);
+  await sleep(500);
+  await ppage.screenshot({ path: path.join(OUT, 'view-live-fallen.png') });
+  ok(perrs.length === 0, `no console error while it falls ${JSON.stringify(perrs)}`);
+  await ppage.close();
 
   ctl.stdin.write('quit\n');
   await stop(view);

@@ -1,4 +1,5 @@
-/* hilsim view's input checks: browser messages, the token, the loopback rule. */
+/* hilsim view's input checks: browser messages, the bench's state answers (root poses), the
+ * token, the loopback rule. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,9 @@ static void test_ctl_allowed(void **state)
     assert_true(hs_view_ctl_allowed("fault sensor KNEE stuck"));
     assert_true(hs_view_ctl_allowed("clear"));
     assert_true(hs_view_ctl_allowed("scenario stop"));
+    assert_true(hs_view_ctl_allowed("state"));
+    assert_true(hs_view_ctl_allowed("state --json"));
+    assert_false(hs_view_ctl_allowed("statement"));
     assert_false(hs_view_ctl_allowed("stop"));
     assert_false(hs_view_ctl_allowed("status"));
     assert_false(hs_view_ctl_allowed("clearall"));
@@ -94,11 +98,60 @@ static void test_token_and_loopback(void **state)
     assert_false(hs_view_addr_loopback("eth0"));
 }
 
+#define LINK(name, x, z)                                                                           \
+    "{\"name\":\"" name "\",\"position_m\":[" #x ",0," #z                                          \
+    "],\"quaternion_wxyz\":[1,0,0,0],\"rpy_rad\":[0,0,0]}"
+
+static void test_pose(void **state)
+{
+    (void)state;
+    char out[HS_VIEW_POSE_MAX], err[160];
+    /* Two models: each one's first link is its root; the floor too (it is placed as well). */
+    const char *two = "{\"tick\":42,\"time_s\":0.042,\"bench\":\"b\",\"links\":[" LINK(
+        "biped/WAIST", 0.5, 0.7) "," LINK("biped/R_HIP_Y", 0.5,
+                                          0.6) "," LINK("floor/BASE", 0,
+                                                        -0.1) "],"
+                                                              "\"joints\":[],\"sensors\":[]}";
+    assert_int_equal(hs_view_pose_parse(two, strlen(two), out, sizeof out, err, sizeof err), 2);
+    assert_string_equal(out,
+                        "{\"type\":\"pose\",\"tick\":42,\"t\":0.042,\"roots\":["
+                        "[\"biped/WAIST\",0.5,0,0.7,1,0,0,0],[\"floor/BASE\",0,0,-0.1,1,0,0,0]]}");
+    /* One model: bare link names, the first is the root. */
+    const char *one =
+        "{\"tick\":1,\"time_s\":0.001,\"links\":[" LINK("WAIST", 1, 2) "," LINK("CHEST", 1, 3) "]}";
+    assert_int_equal(hs_view_pose_parse(one, strlen(one), out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(out, "[\"WAIST\",1,0,2,1,0,0,0]]"));
+    /* Refused, with the reason, and out left empty. */
+    const char *bad[] = {
+        "error state: the bench did not answer in time",
+        "{\"tick\":-1,\"time_s\":0,\"links\":[]}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[{\"name\":\"W\",\"position_m\":[0,0],"
+        "\"quaternion_wxyz\":[1,0,0,0]}]}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[{\"name\":\"a\\\"b\",\"position_m\":[0,0,0],"
+        "\"quaternion_wxyz\":[1,0,0,0]}]}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[{\"name\":\"W\",\"position_m\":[0,0,\"x\"],"
+        "\"quaternion_wxyz\":[1,0,0,0]}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        strcpy(out, "junk");
+        assert_int_equal(
+            hs_view_pose_parse(bad[i], strlen(bad[i]), out, sizeof out, err, sizeof err), -22);
+        assert_string_equal(out, "");
+        if (!strstr(err, "state"))
+            fail_msg("'%s': error '%s'", bad[i], err);
+    }
+    /* Too small a buffer: -ENOSPC, never a cut message. */
+    assert_int_equal(hs_view_pose_parse(two, strlen(two), out, 40, err, sizeof err), -28);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_messages),
         cmocka_unit_test(test_ctl_allowed),
+        cmocka_unit_test(test_pose),
         cmocka_unit_test(test_token_and_loopback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
