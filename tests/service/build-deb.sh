@@ -8,7 +8,7 @@ set -euo pipefail
 BUILD=$(realpath "$1") OUT=$2
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
-rm -rf "$OUT"/*
+rm -rf "${OUT:?}/_CPack_Packages" "${OUT:?}"/hilsim_*.deb
 cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$OUT" >"$OUT/cpack.log" 2>&1 || {
     cat "$OUT/cpack.log" >&2
     echo "build-deb: cpack failed" >&2
