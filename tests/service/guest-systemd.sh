@@ -84,9 +84,13 @@ sed -e 's#\.\./\.\./models#/usr/share/hilsim/models#' -e 's/name: arm2-can-guest
 printf 'trace:\n  enabled: true\n' >>/etc/hilsim/$BENCH.yaml
 chgrp hilsim /etc/hilsim/$BENCH.yaml
 chmod 0640 /etc/hilsim/$BENCH.yaml
-# The stall hook is only armed through the environment.
+# The stall hook is only armed through the environment. The unit's WatchdogSec=5s is raised to
+# 20 s here (the stall to 60 s): on a host loaded several times over, the emulated guest once
+# kept the tick loop from progressing for 5 s ("sched: RT throttling activated", then a watchdog
+# kill before any stall was asked for). The mechanism under test is the same: pings only while
+# the loop progresses, systemd's kill, Restart= and RemoveIPC; the shipped unit keeps its 5 s.
 mkdir -p /etc/systemd/system/$UNIT.d
-printf '[Service]\nEnvironment=HILSIM_TEST_HOOKS=1 HILSIM_TEST_STALL_MS=20000\n' \
+printf '[Service]\nEnvironment=HILSIM_TEST_HOOKS=1 HILSIM_TEST_STALL_MS=60000\nWatchdogSec=20s\n' \
     >/etc/systemd/system/$UNIT.d/test-hooks.conf
 systemctl daemon-reload
 
@@ -257,8 +261,8 @@ check "the reloads in the journal: applied 6, refused 4, broken 3" priorities hi
     '^SIGHUP: keeping the running config: /etc/hilsim/can1\.yaml:[0-9]+:[0-9]+: =3'
 
 # --- watchdog --------------------------------------------------------------------------------
-# SIGUSR1 (test hook) stalls the loop for 20 s; WatchdogSec=5s must kill it and Restart= start
-# it again, which only works if RemoveIPC cleared the segment the killed run left.
+# SIGUSR1 (test hook) stalls the loop for 60 s; WatchdogSec (20 s here) must kill it and Restart=
+# start it again, which only works if RemoveIPC cleared the segment the killed run left.
 # Counted from here: a restart before the stall (a guest starved for WatchdogSec) must neither
 # satisfy this wait nor go unnoticed.
 RESTARTS=$(prop $UNIT NRestarts)
@@ -267,7 +271,7 @@ systemctl kill --kill-whom=main -s SIGUSR1 $UNIT
 restarted() {
     [ "$(prop $UNIT NRestarts)" -gt "$RESTARTS" ] && [ "$(prop $UNIT ActiveState)" = active ]
 }
-if wait_for "the restart after the watchdog" 60 restarted; then
+if wait_for "the restart after the watchdog" 120 restarted; then
     ok "the stalled loop was restarted (NRestarts=$(prop $UNIT NRestarts))"
 fi
 check "systemd logged the watchdog timeout" \
