@@ -52,6 +52,11 @@ endfunction()
 # there. TIMEOUT defaults to 900 s: a loaded host's emulated boot may take up to the runner's
 # HS_GUEST_BOOT_TIMEOUT (240 s) before the command's own HS_GUEST_TIMEOUT starts. ENV entries
 # follow HS_GUEST_RW in order.
+# Every guest test holds the resource lock HS_GUEST_LOCK, so `ctest -jN` runs one emulated guest
+# at a time beside the other tests: a TCG guest keeps two vCPU threads busy, and two of them on
+# a 2-core host starved each other past their limits. A test that boots guests without this
+# function sets RESOURCE_LOCK ${HS_GUEST_LOCK} itself.
+set(HS_GUEST_LOCK rtguest_qemu)
 function(hs_add_guest_test)
   cmake_parse_arguments(G "" "NAME;OUT;HOST_SCRIPT;TIMEOUT" "LABELS;ENV;ARGS" ${ARGN})
   set(runner ${CMAKE_SOURCE_DIR}/tests/rtguest/run-in-rt-guest.sh)
@@ -71,7 +76,8 @@ function(hs_add_guest_test)
   endif()
   set(labels rtguest ${G_LABELS})
   add_test(NAME ${G_NAME} COMMAND ${cmd})
-  set_tests_properties(${G_NAME} PROPERTIES LABELS "${labels}" TIMEOUT ${G_TIMEOUT})
+  set_tests_properties(${G_NAME} PROPERTIES LABELS "${labels}" TIMEOUT ${G_TIMEOUT}
+                       RESOURCE_LOCK ${HS_GUEST_LOCK})
   if(env)
     set_tests_properties(${G_NAME} PROPERTIES ENVIRONMENT "${env}")
   endif()

@@ -66,7 +66,10 @@ with open(sys.argv[2], "w") as f:
 ' "$NOTIFY_SOCK" "$NOTIFY_LOG" &
 LISTENER=$!
 i=0
-while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# A deadline (60 s), not a guess: the listener's Python takes seconds to start in a starved
+# guest, and a hilsim started before the socket exists loses its READY=1.
+while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$NOTIFY_SOCK" ] || { echo "FAIL the notify listener did not bind $NOTIFY_SOCK within 60 s"; exit 1; }
 
 start_hilsim() { # LOGFILE [hilsim run options]
     local log=$1
@@ -112,8 +115,15 @@ HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/canio_peer.py" --mode cont
     --bench $BENCH --lockstep --result "$RESULT" --channel can1
 PEER=$?
 [ $PEER -eq 0 ] || fail "the peer's control checks through can0/can1 (see above)"
-# at least one STATUS= after the peer's run, with the controller's view
-sleep 1.5
+# at least one STATUS= after the peer's run, with the controller's view: the supervisor sends one
+# a second; wait for the next (a deadline, not a sleep: a starved guest may take longer)
+status_lines() { grep -c "^STATUS=tick" "$NOTIFY_LOG"; }
+N_STATUS=$(status_lines) i=0
+while [ "$(status_lines)" -le "$N_STATUS" ] && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+[ "$(status_lines)" -gt "$N_STATUS" ] || fail "no STATUS= line within 60 s after the peer's run"
 # the peer's controller: frames lost in its receive FIFO show as rx over errors (the emulated
 # SJA1000 has the chip's 64-byte FIFO; under emulation its interrupt is serviced late)
 ip -details -statistics link show can1 >"$OUT/can1-after.txt"

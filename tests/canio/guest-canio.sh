@@ -59,7 +59,10 @@ with open(sys.argv[2], "w") as f:
 ' "$NOTIFY_SOCK" "$NOTIFY_LOG" &
 LISTENER=$!
 i=0
-while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# A deadline (60 s), not a guess: the listener's Python takes seconds to start in a starved
+# guest, and a hilsim started before the socket exists loses its READY=1.
+while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$NOTIFY_SOCK" ] || { echo "FAIL the notify listener did not bind $NOTIFY_SOCK within 60 s"; exit 1; }
 # Lockstep: the peer's SYNC (rt.clock.sync.source can) releases every tick, so the closed loops,
 # heartbeat rates, watchdogs and timeouts run on simulated time and the checks cannot depend on
 # how fast the emulated guest runs or what else loads the host.

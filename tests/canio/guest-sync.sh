@@ -98,7 +98,10 @@ with open(sys.argv[2], "w") as f:
 ' "$NOTIFY_SOCK" "$NOTIFY_LOG" &
 LISTENER=$!
 i=0
-while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# A deadline (60 s), not a guess: the listener's Python takes seconds to start in a starved
+# guest, and a hilsim started before the socket exists loses its READY=1.
+while [ ! -S "$NOTIFY_SOCK" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -S "$NOTIFY_SOCK" ] || { echo "FAIL the notify listener did not bind $NOTIFY_SOCK within 60 s"; exit 1; }
 start_hilsim "$OUT/hilsim-sync.log"
 HILSIM_CLIENT_LIB=$CLIENT_LIB chrt -f 90 /usr/bin/python3 "$HERE/sync_peer.py" --bench sync-guest \
     --period-ms 100 --offset -0.005 --acquire 8 --judge 40 --silence 1.5 --resume 15 \

@@ -2,7 +2,8 @@
 # harness-selftest.sh RUNNER: checks, from the host, the promises run-in-rt-guest.sh makes: the
 # exit status, stdout and stderr kept apart and intact, HS_GUEST_ENV and HS_* passed in, the
 # working directory kept, HS_GUEST_RW dirs writable, other host files untouched, 124 on timeout,
-# one retry of a hung boot and 125 on bad set-up. Two full guest boots and two cut short.
+# one retry of a hung boot and 125 on bad set-up, and a guest clock that keeps the host's pace.
+# Two full guest boots and two cut short.
 set -uo pipefail
 RUNNER=${1:?usage: harness-selftest.sh RUNNER}
 WORK=$(mktemp -d)
@@ -17,7 +18,12 @@ check() { # WHAT CONDITION...
 mkdir "$WORK/rw" "$WORK/cwd"
 # Path of a file the guest creates outside the read-write dirs; it must not reach the host.
 STRAY=/var/tmp/hs-rtguest-stray-$$
+# t0 and t1 are stamped by the host (9p) 4 s of guest time apart: a guest clock running fast
+# (a TSC miscalibrated at a starved boot ran one 11 times too fast) puts them closer.
 GUEST_SCRIPT='
+echo >"$RW/t0"
+sleep 4
+echo >"$RW/t1"
 head -c 300000 /dev/urandom | od -An -tx1 >"$RW/data"
 printf "%s|%s|%s|%s|%s\n" "$A" "$B" "$FROM_HOST" "$HS_SELFTEST_MARK" "$(pwd)" >"$RW/env"
 echo written >"$STRAY"
@@ -37,6 +43,11 @@ check "stderr carries only the command's stderr" \
 check "HS_GUEST_ENV, HS_* and the working directory reach the command" \
     test "$(cat "$WORK/rw/env" 2>/dev/null)" = "1|two|a b|mark|$WORK/cwd"
 check "writes outside HS_GUEST_RW stay in the guest" test ! -e "$STRAY"
+host_ms() { date -r "$1" +%s%3N 2>/dev/null || echo 0; }
+clock_ms=$(($(host_ms "$WORK/rw/t1") - $(host_ms "$WORK/rw/t0")))
+# A lower bound only: load on the host can stretch the gap, never shorten it.
+check "the guest's clock keeps the host's pace (4 s of guest sleep took $clock_ms ms on the host)" \
+    test "$clock_ms" -ge 3600
 rm -f "$STRAY"
 
 start=$SECONDS

@@ -29,6 +29,8 @@
 #   HS_GUEST_CONSOLE  file that receives the guest's serial console (default: shown on failure)
 #   HS_GUEST_CACHE    kernel and initramfs cache (default ${XDG_CACHE_HOME:-~/.cache}/hilsim-rtguest)
 #   HS_GUEST_KERNEL_DEB  use this linux-image-*-rt-amd64 .deb instead of `apt-get download`
+#   HS_GUEST_TSC_KHZ  TSC rate given to a TCG guest (tsc_early_khz=; default: the host kernel's
+#                     own figure from its boot log; 0: the guest calibrates it itself)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(realpath "$0")")" && pwd)
@@ -275,6 +277,26 @@ kvm) ACCEL_ARGS=(-accel kvm -cpu host) APPEND= ;;
 tcg) ACCEL_ARGS=(-accel tcg,thread=multi,tb-size=512 -cpu max,la57=off) APPEND="tsc=reliable no_timer_check" ;;
 *) die "HS_GUEST_ACCEL must be auto, tcg or kvm, not '$ACCEL'" ;;
 esac
+
+# Under TCG the guest's TSC counts at the host's TSC rate. Left to calibrate it against the
+# emulated PIT, a guest starved during boot got it 11 times too low ("PIT calibration deviates
+# from HPET: 226852 2595490", "Using PIT calibration value") and its clock then ran 11 times too
+# fast, so every deadline in the guest expired early; the kernel's later refinement only
+# corrects errors within 1 %. tsc_early_khz= skips that calibration. The rate is the host
+# kernel's own: its refined calibration, else its detected one, from its boot log.
+host_tsc_khz() {
+    local log mhz
+    log=$(dmesg 2>/dev/null) || log=
+    grep -q 'tsc: \(Refined\|Detected\)' <<<"$log" || log=$(journalctl -k -b -q --no-pager 2>/dev/null) || log=
+    mhz=$(sed -n 's/.*tsc: Refined TSC clocksource calibration: \([0-9.]*\) MHz.*/\1/p' <<<"$log" | tail -n 1)
+    [ -n "$mhz" ] || mhz=$(sed -n 's/.*tsc: Detected \([0-9.]*\) MHz processor.*/\1/p' <<<"$log" | tail -n 1)
+    [ -n "$mhz" ] && awk -v m="$mhz" 'BEGIN { printf "%d\n", m * 1000 + 0.5 }'
+}
+if [ "$ACCEL" = tcg ]; then
+    TSC_KHZ=${HS_GUEST_TSC_KHZ:-$(host_tsc_khz || true)}
+    [[ ${TSC_KHZ:-0} =~ ^[0-9]+$ ]] || die "HS_GUEST_TSC_KHZ must be a number of kHz, not '$TSC_KHZ'"
+    [ "${TSC_KHZ:-0}" -eq 0 ] || APPEND="$APPEND tsc_early_khz=$TSC_KHZ"
+fi
 
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/hs-rtguest.XXXXXX")
 [[ $RUN != *[[:space:]]* ]] || die "TMPDIR must not contain spaces"

@@ -15,16 +15,20 @@
 #     and Restart= brings the bench back (RemoveIPC must clear the crashed run's segment);
 #   - systemctl stop: safe stop, exit 0, segment removed;
 #   - a bad config fails with exit 2 and no restart; a missing one is a failed condition.
-# Output: one "ok" or "FAIL" line per check; the journal is saved in OUT_DIR. Exit 1 on a FAIL.
+# Output: one "ok" or "FAIL" line per check with the guest's uptime; the journal is saved in
+# OUT_DIR. Exit 1 on a FAIL.
 set -u
 DEB=$1 SRC=$2 OUT=$3
 BENCH=can1                # the instance: /etc/hilsim/can1.yaml
 SEG=/dev/shm/hilsim-guest-svc
 UNIT=hilsim@$BENCH.service
 FAILED=0
-ok() { echo "ok   $*"; }
+# Each line carries the guest's uptime, as journal.txt's timestamps do (-o short-monotonic), to
+# show where a slow run spends its time.
+uptime_s() { cut -d. -f1 /proc/uptime; }
+ok() { printf 'ok   %4ss %s\n' "$(uptime_s)" "$*"; }
 fail() {
-    echo "FAIL $*"
+    printf 'FAIL %4ss %s\n' "$(uptime_s)" "$*"
     FAILED=1
 }
 check() { # DESCRIPTION COMMAND...
@@ -80,9 +84,13 @@ sed -e 's#\.\./\.\./models#/usr/share/hilsim/models#' -e 's/name: arm2-can-guest
 printf 'trace:\n  enabled: true\n' >>/etc/hilsim/$BENCH.yaml
 chgrp hilsim /etc/hilsim/$BENCH.yaml
 chmod 0640 /etc/hilsim/$BENCH.yaml
-# The stall hook is only armed through the environment.
+# The stall hook is only armed through the environment. The unit's WatchdogSec=5s is raised to
+# 20 s here (the stall to 60 s): on a host loaded several times over, the emulated guest once
+# kept the tick loop from progressing for 5 s ("sched: RT throttling activated", then a watchdog
+# kill before any stall was asked for). The mechanism under test is the same: pings only while
+# the loop progresses, systemd's kill, Restart= and RemoveIPC; the shipped unit keeps its 5 s.
 mkdir -p /etc/systemd/system/$UNIT.d
-printf '[Service]\nEnvironment=HILSIM_TEST_HOOKS=1 HILSIM_TEST_STALL_MS=20000\n' \
+printf '[Service]\nEnvironment=HILSIM_TEST_HOOKS=1 HILSIM_TEST_STALL_MS=60000\nWatchdogSec=20s\n' \
     >/etc/systemd/system/$UNIT.d/test-hooks.conf
 systemctl daemon-reload
 
@@ -111,11 +119,14 @@ check "active (running), main PID $PID" \
     test "$(prop $UNIT ActiveState)/$(prop $UNIT SubState)" = active/running
 # Why it is not running is in the unit's journal, and the guest may be stopped before finish.
 [ "$PID" != 0 ] || journalctl -u $UNIT --no-pager -o short-monotonic | tail -n 30
-sleep 2
-STATUS=$(prop $UNIT StatusText)
+# READY=1 comes with STATUS=running; the supervisor's first tick line follows within a second.
+status_reports() {
+    STATUS=$(prop $UNIT StatusText)
+    echo "$STATUS" | grep -Eq 'tick [0-9]+' && echo "$STATUS" | grep -q 'main'
+}
+wait_for "STATUS= with the tick count and the bus state" 60 status_reports
 echo "     STATUS=$STATUS"
-check "STATUS= carries the tick count and the bus state" \
-    sh -c "echo '$STATUS' | grep -Eq 'tick [0-9]+' && echo '$STATUS' | grep -q 'main'"
+check "STATUS= carries the tick count and the bus state" status_reports
 check "runs as user hilsim" test "$(ps -o user= -p "$PID")" = hilsim
 check "the tick loop runs SCHED_FIFO 80 (LimitRTPRIO, CAP_SYS_NICE)" \
     test "$(ps -o cls=,rtprio= -p "$PID" | tr -s ' ')" = " FF 80"
@@ -141,15 +152,6 @@ while c.read_state().tick <= a and time.monotonic() < end:
     except TimeoutError: pass
 b = c.read_state().tick; print(a, b); sys.exit(0 if b > a else 1)"
 LIB=$(dpkg -L hilsim | grep -m1 'libhilsim-client\.so\.[0-9]*$')
-check "a member of group hilsim reads the live state ($LIB)" \
-    setpriv --reuid=benchctl --regid=benchctl --init-groups \
-    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER"
-refused_for_permission() { echo "$REFUSED" | tail -n 1 | grep -q 'HilsimError.*ermission denied'; }
-REFUSED=$(setpriv --reuid=nobody --regid=nogroup --clear-groups \
-    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER" 2>&1)
-echo "$REFUSED" | tail -n 1 | sed 's/^/     /'
-check "a user outside group hilsim is refused for want of permission" \
-    refused_for_permission
 CANPEER=$(
     cat <<'EOF'
 import can, sys, time
@@ -170,33 +172,64 @@ print("MIT replies", mit, "ODrive heartbeats", heartbeats)
 sys.exit(0 if mit and heartbeats >= 3 else 1)
 EOF
 )
+# The three probes are independent (two shm readers, one CAN peer) and each spends seconds
+# importing Python in the emulated guest: they run side by side, and are judged one by one.
+PROBES=$(mktemp -d)
+/usr/bin/python3 -c "$CANPEER" >"$PROBES/can" 2>&1 &
+CANPEER_PID=$!
+setpriv --reuid=benchctl --regid=benchctl --init-groups \
+    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER" >"$PROBES/member" 2>&1 &
+MEMBER_PID=$!
+setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    env HILSIM_CLIENT_LIB="$LIB" /usr/bin/python3 -c "$READER" >"$PROBES/refused" 2>&1 &
+REFUSED_PID=$!
+exited_0() { # PID OUTPUT_FILE: the probe's exit status, its output shown
+    wait "$1"
+    local rc=$?
+    sed 's/^/     /' "$2"
+    return $rc
+}
+check "a member of group hilsim reads the live state ($LIB)" exited_0 $MEMBER_PID "$PROBES/member"
+wait $REFUSED_PID
+tail -n 1 "$PROBES/refused" | sed 's/^/     /'
+refused_for_permission() { tail -n 1 "$PROBES/refused" | grep -q 'HilsimError.*ermission denied'; }
+check "a user outside group hilsim is refused for want of permission" \
+    refused_for_permission
 check "AF_CAN through the sandbox: an MIT reply and ODrive heartbeats on vcan0" \
-    /usr/bin/python3 -c "$CANPEER"
+    exited_0 $CANPEER_PID "$PROBES/can"
+rm -rf "$PROBES"
 
 # --- journal ---------------------------------------------------------------------------------
 # PRIORITY= of hilsim's own lines, as journald filed them from the <N> prefixes: MESSAGE regex
 # and the priority every matching line must have; a leading "?" lets the line be absent. No
 # message may keep a literal prefix.
+# One journalctl call per check, read with awk from its export format (an entry a paragraph,
+# a field a line): starting Python or journalctl costs seconds each in a starved guest.
 priorities() { # IDENTIFIER REGEX=PRIORITY...
-    local id=$1
-    shift
-    journalctl -t "$id" -o json --no-pager | /usr/bin/python3 -c '
-import json, re, sys
-entries = [json.loads(line) for line in sys.stdin if line.strip()]
-bad = 0
-if not entries:
-    print("     no journal entries"); sys.exit(1)
-for e in entries:
-    if re.match(r"<[0-7]>", str(e.get("MESSAGE", ""))):
-        print("     literal prefix in:", e["MESSAGE"]); bad = 1
-for rule in sys.argv[1:]:
-    rx, want = rule.rsplit("=", 1)
-    optional = rx.startswith("?")
-    rx = rx.lstrip("?")
-    got = {e.get("PRIORITY") for e in entries if re.search(rx, str(e.get("MESSAGE", "")))}
-    if got != {want} and not (optional and not got):
-        print("     %r: priorities %s, want {%s}" % (rx, sorted(got) or "(no line)", want)); bad = 1
-sys.exit(bad)' "$@"
+    journalctl -t "$1" -o export --output-fields=PRIORITY,MESSAGE --no-pager | awk '
+BEGIN { RS = ""; FS = "\n"; for (i = 1; i < ARGC; i++) { rules[i] = ARGV[i]; delete ARGV[i] } }
+{
+    p = ""; m = ""
+    for (i = 1; i <= NF; i++)
+        if ($i ~ /^PRIORITY=/) p = substr($i, 10); else if ($i ~ /^MESSAGE=/) m = substr($i, 9)
+    n++; prio[n] = p; msg[n] = m
+    if (m ~ /^<[0-7]>/) { print "     literal prefix in: " m; bad = 1 }
+}
+END {
+    if (!n) { print "     no journal entries"; exit 1 }
+    for (r in rules) {
+        rx = rules[r]; want = rx; sub(/.*=/, "", want); sub(/=[^=]*$/, "", rx)
+        optional = sub(/^\?/, "", rx)
+        got = ""; seen = 0
+        for (i = 1; i <= n; i++)
+            if (msg[i] ~ rx) { seen++; if (prio[i] != want && index(got, " " prio[i]) == 0) got = got " " prio[i] }
+        if ((seen == 0 && !optional) || got != "") {
+            printf "     \"%s\": %d lines, at other priorities than %s:%s\n", rx, seen, want, got
+            bad = 1
+        }
+    }
+    exit bad
+}' "${@:2}"
 }
 check "journald files hilsim's lines (identifier hilsim-$BENCH) by their <N> prefix: \
 info 6, overruns 4" priorities hilsim-$BENCH '^running bench=6' '?: overrun, took=4'
@@ -215,7 +248,7 @@ reload_and_wait() { # WHAT REGEX: reload, then wait for one more line matching R
     before=$(lines_like "$2")
     check "systemctl reload ($1)" systemctl reload $UNIT
     answered() { [ "$(lines_like "$1")" -gt "$before" ]; }
-    wait_for "hilsim's answer to the reload ($1)" 30 answered "$2"
+    wait_for "hilsim's answer to the reload ($1)" 90 answered "$2"
 }
 reload_and_wait "budgets and RT priority changed" '^SIGHUP: applied new budgets'
 echo 'rt: [' >>/etc/hilsim/$BENCH.yaml
@@ -228,11 +261,17 @@ check "the reloads in the journal: applied 6, refused 4, broken 3" priorities hi
     '^SIGHUP: keeping the running config: /etc/hilsim/can1\.yaml:[0-9]+:[0-9]+: =3'
 
 # --- watchdog --------------------------------------------------------------------------------
-# SIGUSR1 (test hook) stalls the loop for 20 s; WatchdogSec=5s must kill it and Restart= start
-# it again, which only works if RemoveIPC cleared the segment the killed run left.
+# SIGUSR1 (test hook) stalls the loop for 60 s; WatchdogSec (20 s here) must kill it and Restart=
+# start it again, which only works if RemoveIPC cleared the segment the killed run left.
+# Counted from here: a restart before the stall (a guest starved for WatchdogSec) must neither
+# satisfy this wait nor go unnoticed.
+RESTARTS=$(prop $UNIT NRestarts)
+check "no restart before the stall (NRestarts=$RESTARTS)" test "$RESTARTS" = 0
 systemctl kill --kill-whom=main -s SIGUSR1 $UNIT
-restarted() { [ "$(prop $UNIT NRestarts)" -ge 1 ] && [ "$(prop $UNIT ActiveState)" = active ]; }
-if wait_for "the restart after the watchdog" 60 restarted; then
+restarted() {
+    [ "$(prop $UNIT NRestarts)" -gt "$RESTARTS" ] && [ "$(prop $UNIT ActiveState)" = active ]
+}
+if wait_for "the restart after the watchdog" 120 restarted; then
     ok "the stalled loop was restarted (NRestarts=$(prop $UNIT NRestarts))"
 fi
 check "systemd logged the watchdog timeout" \
@@ -242,7 +281,9 @@ PID=$(prop $UNIT MainPID)
 check "the restarted bench recreated its segment" test -e $SEG
 
 # --- stop ------------------------------------------------------------------------------------
-sleep 1
+# The restarted run has logged its start (after READY=1), so the safe stop judged below is its.
+started_twice() { [ "$(lines_like '^running bench')" -ge 2 ]; }
+wait_for "the restarted run's start in the journal" 60 started_twice
 systemctl stop $UNIT
 check "systemctl stop: exit status 0, result success" \
     test "$(prop $UNIT ExecMainStatus)/$(prop $UNIT Result)" = 0/success
@@ -260,9 +301,13 @@ printf 'bench:\n  name: bad\nrt:\n  period_ns: -5\n' >/etc/hilsim/bad.yaml
 chgrp hilsim /etc/hilsim/bad.yaml
 chmod 0640 /etc/hilsim/bad.yaml
 check "a bad config fails to start" sh -c "! systemctl start hilsim@bad.service 2>/dev/null"
-sleep 4 # longer than RestartSec=2s
+# The start job ends when the unit has failed for good or entered auto-restart (waiting its
+# RestartSec=2s): failed/failed is systemd's final decision not to restart (a failed unit is
+# never restarted automatically), so nothing needs to wait out RestartSec.
 check "exit status 2 and no restart (RestartPreventExitStatus=2)" \
     test "$(prop hilsim@bad.service ExecMainStatus)/$(prop hilsim@bad.service NRestarts)" = 2/0
+check "hilsim@bad.service is failed, not waiting to restart" test \
+    "$(prop hilsim@bad.service ActiveState)/$(prop hilsim@bad.service SubState)" = failed/failed
 check "the error names the file, line and field at priority 3" \
     priorities hilsim-bad '^/etc/hilsim/bad\.yaml:4:14: rt\.period_ns: =3'
 systemctl start hilsim@none.service 2>/dev/null
