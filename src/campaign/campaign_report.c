@@ -6,6 +6,7 @@
  * the command that replays each). */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,38 @@ struct run {
 static int cmp_run(const void *a, const void *b)
 {
     return ((const struct run *)a)->index - ((const struct run *)b)->index;
+}
+
+/* When a failed run first failed (its earliest failed expectation's time), s. */
+static double first_failure_s(json_t *run)
+{
+    double t = INFINITY;
+    size_t k;
+    json_t *e;
+    json_array_foreach(json_object_get(run, "expectations"), k, e)
+    {
+        json_t *st = json_object_get(e, "status"), *ts = json_object_get(e, "time_s");
+        if (json_is_string(st) && !strcmp(json_string_value(st), "fail") && json_is_number(ts) &&
+            json_number_value(ts) < t)
+            t = json_number_value(ts);
+    }
+    return t;
+}
+
+struct ranked {
+    int i;         /* into runs[] */
+    int error;     /* 1 for an error run: those come first */
+    double fail_s; /* a failed run: the sooner it failed, the worse */
+};
+
+static int cmp_worst(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->error != y->error)
+        return y->error - x->error;
+    if (x->fail_s != y->fail_s)
+        return x->fail_s < y->fail_s ? -1 : 1;
+    return x->i - y->i;
 }
 
 /* Adds dir's runs to *runs, skipping run indices already there. */
@@ -231,13 +264,28 @@ int hs_campaign_report(const char *const *dirs, int ndirs, const char *outdir, F
                 fprintf(outs[w], "  %-6d %-9d %-9d %-9d %5.1f %%  %s\n", cell, cn, cf, ce,
                         100.0 * cp / cn, at[0] ? at : "(one cell)");
     }
-    int listed = 0;
-    for (int pass = 0; pass < 2; pass++) /* errors first: they are the worst cases */
-        for (int i = 0; i < n; i++) {
+    int listed = 0, nrank = 0, werr_nomem = 0;
+    /* The worst first: error runs (they could not even be judged), then failures by how soon
+     * they failed, then run order. */
+    struct ranked *rank = calloc((size_t)n, sizeof *rank);
+    for (int i = 0; rank && i < n; i++) {
+        const char *v = str(runs[i].j, "verdict");
+        if (!strcmp(v, "error") || !strcmp(v, "fail"))
+            rank[nrank++] = (struct ranked){
+                .i = i, .error = !strcmp(v, "error"), .fail_s = first_failure_s(runs[i].j)};
+    }
+    if (!rank) {
+        fprintf(stderr, "hilsim campaign: out of memory\n");
+        werr_nomem = 1;
+    } else {
+        qsort(rank, (size_t)nrank, sizeof *rank, cmp_worst);
+    }
+    for (int ri = 0; ri < nrank; ri++) {
+        int i = rank[ri].i;
+        {
             json_t *r = runs[i].j;
             const char *v = str(r, "verdict");
-            if (strcmp(v, pass ? "fail" : "error"))
-                continue;
+            int pass = !rank[ri].error;
             json_t *fo = json_object();
             json_object_set_new(fo, "id", json_string(str(r, "id")));
             json_object_set(fo, "params", json_object_get(r, "params"));
@@ -259,7 +307,8 @@ int hs_campaign_report(const char *const *dirs, int ndirs, const char *outdir, F
             if (listed++ == 0)
                 for (int w = 0; w < 2; w++)
                     if (outs[w])
-                        fprintf(outs[w], "\nfailed and error runs (errors first):\n");
+                        fprintf(outs[w], "\nfailed and error runs, the worst first (errors, then "
+                                         "failures by how soon they failed):\n");
             char pt[900];
             params_text(json_object_get(r, "params"), pt, sizeof pt);
             const char *rec = json_string_value(json_object_get(r, "recording"));
@@ -273,6 +322,8 @@ int hs_campaign_report(const char *const *dirs, int ndirs, const char *outdir, F
                                 str(r, "id"));
                 }
         }
+    }
+    free(rank);
     if (listed > 50)
         for (int w = 0; w < 2; w++)
             if (outs[w])
@@ -286,7 +337,7 @@ int hs_campaign_report(const char *const *dirs, int ndirs, const char *outdir, F
     json_object_set_new(sum, "failures", fails);
     snprintf(path, sizeof path, "%s/summary.json", outdir);
     char *text = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    int werr = !text || hs__camp_write_atomic(path, text) < 0;
+    int werr = werr_nomem || !text || hs__camp_write_atomic(path, text) < 0;
     free(text);
     json_decref(sum);
     if (txt)
