@@ -154,8 +154,9 @@ static void scen_fill(struct scen_copy *c, const struct hs_scenario *sc, uint64_
     c->ticks = hs_scenario_ticks(sc);
     c->duration_s = hs_scenario_duration_s(sc);
     uint32_t n = hs_scenario_step_count(sc);
-    c->nrows = n < SCEN_ROWS ? n : SCEN_ROWS;
-    for (uint32_t k = 0; k < c->nrows; k++) {
+    n = n < SCEN_ROWS ? n : SCEN_ROWS;
+    c->nrows = n;
+    for (uint32_t k = 0; k < n; k++) {
         struct scen_row *r = &c->rows[k];
         struct hs_scenario_result res;
         r->expect = hs_scenario_step_result(sc, k, &res);
