@@ -153,10 +153,8 @@ static void scen_fill(struct scen_copy *c, const struct hs_scenario *sc, uint64_
     copy_text(c->name, hs_scenario_name(sc), sizeof c->name);
     c->ticks = hs_scenario_ticks(sc);
     c->duration_s = hs_scenario_duration_s(sc);
-    uint32_t n = hs_scenario_step_count(sc);
-    n = n < SCEN_ROWS ? n : SCEN_ROWS;
-    c->nrows = n;
-    for (uint32_t k = 0; k < n; k++) {
+    uint32_t n = hs_scenario_step_count(sc), k = 0;
+    for (; k < n && k < SCEN_ROWS; k++) {
         struct scen_row *r = &c->rows[k];
         struct hs_scenario_result res;
         r->expect = hs_scenario_step_result(sc, k, &res);
@@ -175,6 +173,7 @@ static void scen_fill(struct scen_copy *c, const struct hs_scenario *sc, uint64_
             r->onset = hs_scenario_step_onset(sc, k);
         }
     }
+    c->nrows = k;
 }
 
 /* Header and the rows in use: bounded by SCEN_ROWS. */
