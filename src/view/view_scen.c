@@ -91,8 +91,9 @@ static bool rows(json_t *dst, json_t *src, const char *key, const char *const *f
     json_t *out = json_array();
     bool ok = out && json_object_set_new(dst, key, out) == 0;
     for (size_t i = 0; ok && i < json_array_size(a); i++) {
-        json_t *row = json_array_get(a, i), *o = json_object();
-        ok = json_is_object(row) && o && json_array_append_new(out, o) == 0;
+        json_t *row = json_array_get(a, i);
+        json_t *o = json_is_object(row) ? json_object() : NULL; /* out owns it from here */
+        ok = o && json_array_append_new(out, o) == 0;
         for (size_t f = 0; ok && fields[f]; f++)
             ok = take(o, row, fields[f], checks[f]);
     }
