@@ -1,5 +1,6 @@
 // hilsim view: the page. One WebSocket to the view process brings the bench description
-// ("info"), its status twice a second and the newest state at the display rate ("frame");
+// ("info"), its status twice a second, the newest state at the display rate ("frame"), the
+// root poses ("pose") and the live scenario's timeline when it changed ("scenario");
 // the scene and the plots take the newest frame once per animation frame, never more.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
@@ -498,6 +499,57 @@ function setupTimeline(src) {
 
 // ---- connection ----
 let ws = null;
+// ---- the scenario timeline (live): the bench's scenario as of its last state copy ----
+function onScenario(m) {
+  hs.scenario = m.scenario;
+  hs.scenarioMessages = (hs.scenarioMessages ?? 0) + 1;
+  const sc = m.scenario;
+  $('scen').hidden = !sc;
+  if (!sc) return;
+  const period = (hs.info?.source?.period_ns ?? 0) / 1e9;
+  const total = Math.max(1, period > 0 ? Math.round(sc.duration_s / period) : sc.ticks);
+  const pct = (t) => `${Math.min(100, Math.max(0, (100 * t) / total)).toFixed(3)}%`;
+  const when = (t) => (period > 0 ? `tick ${t} (${(t * period).toFixed(3)} s)` : `tick ${t}`);
+  const el = (tag, text, cls) => {
+    const e = document.createElement(tag);
+    if (text != null) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  };
+  $('scen-name').textContent = sc.name;
+  $('scen-state').textContent = sc.state;
+  const verdict = $('scen-verdict');
+  verdict.replaceChildren(sc.verdict ? el('span', sc.verdict, `s-${sc.verdict.toLowerCase()}`)
+    : el('span', sc.state === 'ended' ? 'deciding' : ''));
+  $('scen-clock').textContent = `${when(sc.ticks)} of ${sc.duration_s} s`;
+  $('scen-now').style.left = pct(sc.ticks);
+  $('scen-steps').replaceChildren(...sc.steps.filter((st) => st.onset_tick >= 0).map((st) => {
+    const i = el('i');
+    i.style.left = pct(st.onset_tick);
+    i.style.width = pct(st.active_ticks);
+    i.title = `${st.name || st.kind} (${st.kind}): from ${when(st.onset_tick)}, active ${st.active_ticks} ticks`;
+    return i;
+  }));
+  $('scen-marks').replaceChildren(...sc.expectations.filter((e) => e.tick >= 0).map((e) => {
+    const b = el('b', null, `s-${e.status}`);
+    b.style.left = pct(e.tick);
+    b.title = `${e.name}: ${e.status} at ${when(e.tick)}`;
+    return b;
+  }));
+  $('scen-rows').tBodies[0].replaceChildren(...sc.expectations.map((e) => {
+    const tr = el('tr', null, `exp s-row-${e.status}`);
+    tr.dataset.name = e.name;
+    tr.dataset.status = e.status;
+    tr.append(el('td', e.name), el('td', String(e.line)));
+    const st = el('td', null, 'status');
+    st.append(el('span', e.status, `s-${e.status}`));
+    tr.append(st, el('td', e.tick >= 0 ? when(e.tick) : '-', 'tick'),
+      el('td', e.value != null ? e.value.toPrecision(6) : '-', 'value'),
+      el('td', e.opened_tick >= 0 ? when(e.opened_tick) : '-'));
+    return tr;
+  }));
+}
+
 function send(obj) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(obj));
 }
@@ -550,6 +602,7 @@ function connect() {
     if (m.type === 'frame') onFrame(m);
     else if (m.type === 'pose') onPose(m);
     else if (m.type === 'status') onStatus(m);
+    else if (m.type === 'scenario') onScenario(m);
     else if (m.type === 'info') onInfo(m);
     else if (m.type === 'answer' || m.type === 'error') {
       hs.messages.push(m);

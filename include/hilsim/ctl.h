@@ -153,7 +153,9 @@ void hs_ctl_stage_set_loop_source(struct hs_ctl_stage *s,
 bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret);
 /* One thread at a time, never the tick's (the control worker): the plant as of the next tick
  * boundary after the call (links' world poses, joints' true q and dq, motor torque and the
- * encoder as reported, sensor readings as reported), as text or one JSON object, into buf.
+ * encoder as reported, sensor readings as reported) and the scenario started live (its steps
+ * and expectations as of that tick, or its verdict once decided; src/ctl/README.md), as text
+ * or one JSON object, into buf.
  * The tick copies it into preallocated storage only when asked (ctl_state.c). Its length;
  * -ETIMEDOUT when no tick boundary came within timeout_ms (the loop stopped, or lockstep
  * waits for its controller); -ENOSPC when buf is too small. */
@@ -183,6 +185,11 @@ int hs_ctl_stage_start_scenario_rec(struct hs_ctl_stage *s, struct hs_scenario *
  * *ret_stopped: `scenario stop` (or no_tick) ended it before its end. */
 struct hs_scenario *hs_ctl_stage_take_scenario(struct hs_ctl_stage *s, bool no_tick,
                                                bool *ret_stopped);
+/* The thread that reads `state` (the control worker), after hs_scenario_finish on the
+ * scenario it took: its verdict word ("PASS", "FAIL", "ERROR") and results, copied, are what
+ * `state` shows for it from then on (its "always" windows close only there). */
+void hs_ctl_stage_scenario_decided(struct hs_ctl_stage *s, const struct hs_scenario *scen,
+                                   const char *verdict);
 
 /* Who may use a bench's control socket: root, the bench's own user, or a member of the
  * socket's group (the peer's primary group or one of its supplementary groups). Pure, for

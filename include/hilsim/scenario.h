@@ -106,6 +106,15 @@ int hs_scenario_find_step(const struct hs_scenario *s, const char *name); /* i o
 uint64_t hs_scenario_step_active_ticks(const struct hs_scenario *s, uint32_t step);
 uint64_t hs_scenario_step_activations(const struct hs_scenario *s, uint32_t step);
 int64_t hs_scenario_step_onset(const struct hs_scenario *s, uint32_t step); /* tick or -1 */
+/* RT-safe, for a live view of the timeline. The step's name as the file gives it ("" when it
+ * has none) and its kind as the file spells it ("push", "expect", ...): both live as long as
+ * the scenario (the kind: static). */
+const char *hs_scenario_step_name(const struct hs_scenario *s, uint32_t step);
+const char *hs_scenario_step_kind(const struct hs_scenario *s, uint32_t step);
+/* RT-safe: the step's result as hs_scenario_result gives it, when the step is an expectation
+ * (false, and *ret zeroed, when it is not). In step order, without hs_scenario_result's search. */
+bool hs_scenario_step_result(const struct hs_scenario *s, uint32_t step,
+                             struct hs_scenario_result *ret);
 /* Frames a can_fault step dropped, duplicated, corrupted or moved so far (0 for other steps). */
 uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step);
 /* Frames a can_fault delay step lost because its bus's delay queue was full. */

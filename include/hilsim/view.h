@@ -71,6 +71,16 @@ bool hs_view_ctl_allowed(const char *line);
 int hs_view_pose_parse(const char *data, size_t size, char *out, size_t outsize, char *err,
                        size_t errsize);
 
+/* view_scen.c: the same answer's "scenario" member (the scenario started live, its steps and
+ * expectations: scenarios/README.md, `state`) checked and written again as the page's message
+ * {"type":"scenario","scenario":null|{name, state, ticks, duration_s, verdict, steps:
+ * [{name, kind, onset_tick, active_ticks}], expectations: [{name, line, status, tick, value,
+ * opened_tick}]}} into out. Its length; 0 (out "") when the answer has no "scenario" (an older
+ * bench); -EINVAL with the reason in err; -ENOSPC when out is too small; out is "" on error. */
+#define HS_VIEW_SCEN_MAX 32768
+int hs_view_scen_parse(const char *data, size_t size, char *out, size_t outsize, char *err,
+                       size_t errsize);
+
 /* view_token.c: whether a request carries the token (?token=T in the URI args, or the cookie
  * hilsim_token=T). Constant time in the token's length. */
 bool hs_view_token_ok(const char *token, const char *args, const char *cookie);

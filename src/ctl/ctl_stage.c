@@ -36,6 +36,8 @@ struct hs_ctl_stage {
     struct hs_scenario *_Atomic scen_out;    /* tick -> socket thread */
     atomic_bool scen_out_stopped;
     _Atomic int scen_state;
+    uint64_t scen_started;  /* tick thread: scenarios it began, the one running included */
+    uint64_t scen_queued_n; /* socket thread: scenarios it queued that the tick will begin */
     /* the loop's counters, a seqlock the tick writes */
     void (*loop_fill)(void *ctx, struct hs_ctl_loop *ret);
     void *loop_ctx;
@@ -206,8 +208,17 @@ int hs_ctl_stage_start_scenario_rec(struct hs_ctl_stage *s, struct hs_scenario *
     if (r < 0) {
         atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
         atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_IDLE, memory_order_release);
+    } else {
+        s->scen_queued_n++; /* the queue keeps every command: the tick counts the same */
     }
     return r;
+}
+
+void hs_ctl_stage_scenario_decided(struct hs_ctl_stage *s, const struct hs_scenario *scen,
+                                   const char *verdict)
+{
+    /* one scenario at a time: the one taken is the one queued last */
+    hs__ctl_state_decided(s->state, scen, s->scen_queued_n, verdict);
 }
 
 struct hs_scenario *hs_ctl_stage_take_scenario(struct hs_ctl_stage *s, bool no_tick,
@@ -272,6 +283,7 @@ static void apply(struct hs_ctl_stage *s, const struct hs_ctl_cmd *c)
     case HS_CTL_SCENARIO_START:
         note(s, c->rec_seq, HS_REC_LIVE_SCEN_START, "scenario start");
         s->scen = c->scenario;
+        s->scen_started++;
         s->scen_stopping = false;
         atomic_store_explicit(&s->scen_queued, NULL, memory_order_relaxed);
         atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_RUNNING, memory_order_release);
@@ -334,10 +346,16 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
     if (hs_bench_warming_up(b))
         return;
     hs_scenario_live_readings(s->live);
+    bool scen_ended = false;
     if (s->scen) {
         hs_scenario_stage_ops.readings(s->scen, b, now_ns, tick);
+        scen_ended = hs_scenario_done(s->scen) || s->scen_stopping;
+    }
+    /* before the scenario is handed back: from then on the socket thread may destroy it */
+    hs__ctl_state_tick(s->state, tick, s->scen, s->scen_started, scen_ended);
+    if (s->scen) {
         /* played to its end, or stopped (its steps ended this tick): back to the socket */
-        if (hs_scenario_done(s->scen) || s->scen_stopping) {
+        if (scen_ended) {
             atomic_store_explicit(&s->scen_out_stopped, s->scen_stopping, memory_order_relaxed);
             atomic_store_explicit(&s->scen_out, s->scen, memory_order_release);
             atomic_store_explicit(&s->scen_state, HS_CTL_SCEN_ENDED, memory_order_release);
@@ -345,7 +363,6 @@ static void stage_readings(void *ctx, struct hs_bench *b, int64_t now_ns, uint64
         }
     }
     publish_loop(s, tick);
-    hs__ctl_state_tick(s->state, tick);
     atomic_store_explicit(&s->tick, tick, memory_order_relaxed);
     if (s->applied_now) {
         atomic_store_explicit(&s->last_applied_tick, tick, memory_order_relaxed);

@@ -8,7 +8,16 @@
  *
  * What each field is: a link's pose and a joint's q and dq come from the world (the true
  * state); torque is the motor's (after saturation) and the encoder fields are what the bench
- * reports, sensor faults included. */
+ * reports, sensor faults included.
+ *
+ * The scenario started live (`ctl scenario start`) is copied with the plant, at the same
+ * boundary: its name, ticks played and every step's and expectation's state, names copied into
+ * fixed rows, since the scenario is handed back and destroyed while a reader may still format
+ * the copy. The tick also keeps, in rows only it touches, the scenario as it was when handed
+ * back (its last tick), so a copy asked for later still shows it; the verdict decided after
+ * that (hs_scenario_finish, on the control thread: "always" windows close there) is kept by the
+ * reader's thread itself (hs__ctl_state_decided) and shown instead once it is the same
+ * scenario's, told by the number of scenarios started. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +28,8 @@
 #include <time.h>
 
 #include "ctl_state.h"
+#include "hilsim/scenario.h"
+#include "hilsim/scenario_live.h"
 
 struct link_row {
     uint32_t body, link;
@@ -30,6 +41,35 @@ struct joint_row {
     uint64_t enc_count;
 };
 
+/* HS_SCEN_MAX_STEPS (src/scenario): a scenario has no more steps, so every one has its row. */
+#define SCEN_ROWS 64
+#define SCEN_TEXT 96 /* a row's name: the step's, or the expectation in words, cut here */
+
+enum { SCEN_NONE, SCEN_RUNNING, SCEN_ENDED };
+
+struct scen_row {
+    char name[SCEN_TEXT];
+    const char *kind; /* static text (hs_scenario_step_kind) */
+    int64_t onset;    /* scenario tick the step began (an expectation: its window opened), -1 */
+    uint64_t active;  /* ticks it was active */
+    bool expect;
+    int line;
+    enum hs_scenario_status status;
+    int64_t tick; /* of the pass or fail, -1 */
+    double value;
+};
+
+struct scen_copy {
+    uint64_t gen; /* scenarios started before and with this one (0: none yet) */
+    int state;
+    char name[HS_NAME_MAX];
+    char verdict[8]; /* "" until decided */
+    uint64_t ticks;
+    double duration_s;
+    uint32_t nrows;
+    struct scen_row rows[SCEN_ROWS];
+};
+
 struct hs__ctl_state {
     struct hs_bench *bench;
     int64_t period_ns;
@@ -39,6 +79,9 @@ struct hs__ctl_state {
     uint32_t *value_off; /* per sensor: its first value in values */
     double *values;
     uint64_t tick;
+    struct scen_copy scen;              /* with the plant copy: what a reader formats */
+    struct scen_copy scen_last;         /* tick only: the scenario as it was handed back */
+    struct scen_copy scen_decided;      /* reader only: its verdict after hs_scenario_finish */
     _Alignas(64) _Atomic uint64_t want; /* reader writes */
     _Alignas(64) _Atomic uint64_t done; /* tick writes */
 };
@@ -92,11 +135,66 @@ void hs__ctl_state_destroy(struct hs__ctl_state *s)
     free(s);
 }
 
-void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick)
+/* Bounded: at most size - 1 bytes, always terminated (no stdio on the tick). */
+static void copy_text(char *dst, const char *src, size_t size)
 {
+    size_t k = 0;
+    for (; src && k + 1 < size && src[k]; k++)
+        dst[k] = src[k];
+    dst[k] = 0;
+}
+
+/* RT-safe: a bounded loop over the scenario's steps (at most SCEN_ROWS), no allocation. */
+static void scen_fill(struct scen_copy *c, const struct hs_scenario *sc, uint64_t gen, int state)
+{
+    c->gen = gen;
+    c->state = state;
+    c->verdict[0] = 0;
+    copy_text(c->name, hs_scenario_name(sc), sizeof c->name);
+    c->ticks = hs_scenario_ticks(sc);
+    c->duration_s = hs_scenario_duration_s(sc);
+    uint32_t n = hs_scenario_step_count(sc), k = 0;
+    for (; k < n && k < SCEN_ROWS; k++) {
+        struct scen_row *r = &c->rows[k];
+        struct hs_scenario_result res;
+        r->expect = hs_scenario_step_result(sc, k, &res);
+        r->kind = hs_scenario_step_kind(sc, k);
+        r->active = hs_scenario_step_active_ticks(sc, k);
+        if (r->expect) {
+            copy_text(r->name, res.name, sizeof r->name);
+            r->onset = res.opened_tick;
+            r->line = res.line;
+            r->status = res.status;
+            r->tick = res.tick;
+            r->value = res.value;
+        } else {
+            const char *name = hs_scenario_step_name(sc, k);
+            copy_text(r->name, name, sizeof r->name);
+            r->onset = hs_scenario_step_onset(sc, k);
+        }
+    }
+    c->nrows = k;
+}
+
+/* Header and the rows in use: bounded by SCEN_ROWS. */
+static void scen_copy_from(struct scen_copy *dst, const struct scen_copy *src)
+{
+    memcpy(dst, src, offsetof(struct scen_copy, rows));
+    memcpy(dst->rows, src->rows, src->nrows * sizeof src->rows[0]);
+}
+
+void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick, const struct hs_scenario *scen,
+                        uint64_t scen_gen, bool scen_ended)
+{
+    if (scen && scen_ended) /* once per scenario: its last tick, kept for later copies */
+        scen_fill(&s->scen_last, scen, scen_gen, SCEN_ENDED);
     uint64_t want = atomic_load_explicit(&s->want, memory_order_acquire);
     if (want == atomic_load_explicit(&s->done, memory_order_relaxed))
         return;
+    if (scen && !scen_ended)
+        scen_fill(&s->scen, scen, scen_gen, SCEN_RUNNING);
+    else
+        scen_copy_from(&s->scen, &s->scen_last);
     struct hs_bench *b = s->bench;
     struct hs_world *w = hs_bench_world(b);
     for (uint32_t k = 0; k < s->nlinks; k++) {
@@ -121,6 +219,13 @@ void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick)
     }
     s->tick = tick;
     atomic_store_explicit(&s->done, want, memory_order_release);
+}
+
+void hs__ctl_state_decided(struct hs__ctl_state *s, const struct hs_scenario *scen, uint64_t gen,
+                           const char *verdict)
+{
+    scen_fill(&s->scen_decided, scen, gen, SCEN_ENDED);
+    copy_text(s->scen_decided.verdict, verdict, sizeof s->scen_decided.verdict);
 }
 
 uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s)
@@ -232,6 +337,81 @@ static void link_name(const struct hs__ctl_state *s, const struct link_row *r, c
         snprintf(buf, size, "%s", link);
 }
 
+static const char *const status_names[] = {"pending", "pass", "fail", "error"};
+_Static_assert(sizeof status_names / sizeof status_names[0] == HS_SCENARIO_STATUS_MAX,
+               "a name for every hs_scenario_status");
+
+/* The scenario a reader shows: the tick's copy, or the verdict decided since for that one. */
+static const struct scen_copy *scen_shown(const struct hs__ctl_state *s)
+{
+    const struct scen_copy *c = &s->scen, *d = &s->scen_decided;
+    if (c->state == SCEN_ENDED && d->state == SCEN_ENDED && d->gen == c->gen)
+        return d;
+    return c;
+}
+
+static void format_scen_text(const struct scen_copy *c, struct out *o)
+{
+    if (c->state == SCEN_NONE)
+        return;
+    put(o, "scenario %s: %s, tick %llu of %.4f s, verdict %s\n", c->name,
+        c->state == SCEN_RUNNING ? "running" : "ended", (unsigned long long)c->ticks, c->duration_s,
+        c->verdict[0] ? c->verdict : "not yet");
+    for (uint32_t k = 0; k < c->nrows; k++) {
+        const struct scen_row *r = &c->rows[k];
+        if (r->expect)
+            put(o, "  expect %-24s line %-4d %-7s tick %lld  value %.6g  opened %lld\n", r->name,
+                r->line, status_names[r->status], (long long)r->tick, r->value,
+                (long long)r->onset);
+        else
+            put(o, "  step   %-24s %-14s onset %lld  active %llu ticks\n",
+                r->name[0] ? r->name : "-", r->kind, (long long)r->onset,
+                (unsigned long long)r->active);
+    }
+}
+
+static void format_scen_json(const struct scen_copy *c, struct out *o)
+{
+    if (c->state == SCEN_NONE) {
+        put(o, ",\"scenario\":null");
+        return;
+    }
+    put_json_name(o, ",\"scenario\":{\"name\":", c->name);
+    put(o, ",\"state\":\"%s\",\"ticks\":%llu", c->state == SCEN_RUNNING ? "running" : "ended",
+        (unsigned long long)c->ticks);
+    put_num(o, ",\"duration_s\":", c->duration_s);
+    if (c->verdict[0])
+        put_json_name(o, ",\"verdict\":", c->verdict);
+    else
+        put(o, ",\"verdict\":null");
+    put(o, ",\"steps\":[");
+    bool first = true;
+    for (uint32_t k = 0; k < c->nrows; k++) {
+        const struct scen_row *r = &c->rows[k];
+        if (r->expect)
+            continue;
+        put_json_name(o, first ? "{\"name\":" : ",{\"name\":", r->name);
+        put_json_name(o, ",\"kind\":", r->kind);
+        put(o, ",\"onset_tick\":%lld,\"active_ticks\":%llu}", (long long)r->onset,
+            (unsigned long long)r->active);
+        first = false;
+    }
+    put(o, "],\"expectations\":[");
+    first = true;
+    for (uint32_t k = 0; k < c->nrows; k++) {
+        const struct scen_row *r = &c->rows[k];
+        if (!r->expect)
+            continue;
+        put_json_name(o, first ? "{\"name\":" : ",{\"name\":", r->name);
+        put(o, ",\"line\":%d,\"status\":\"%s\",\"tick\":%lld", r->line, status_names[r->status],
+            (long long)r->tick);
+        put_num(o, ",\"value\":", r->status == HS_SCENARIO_PENDING ? NAN : r->value);
+        put(o, ",\"opened_tick\":%lld}", (long long)r->onset);
+        first = false;
+    }
+    put(o, "]}");
+}
+
 static void format_text(const struct hs__ctl_state *s, struct out *o)
 {
     struct hs_bench *b = s->bench;
@@ -264,6 +444,7 @@ static void format_text(const struct hs__ctl_state *s, struct out *o)
             put(o, " %.4f", s->values[s->value_off[i] + v]);
         put(o, "\n");
     }
+    format_scen_text(scen_shown(s), o);
 }
 
 static void format_json(const struct hs__ctl_state *s, struct out *o)
@@ -307,7 +488,9 @@ static void format_json(const struct hs__ctl_state *s, struct out *o)
             put_num(o, v ? "," : "", s->values[s->value_off[i] + v]);
         put(o, "]}");
     }
-    put(o, "]}\n");
+    put(o, "]");
+    format_scen_json(scen_shown(s), o);
+    put(o, "}\n");
 }
 
 int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size)

@@ -12,8 +12,16 @@ struct hs__ctl_state;
 /* init only: allocates the copy for every link, joint and sensor value of the bench. */
 int hs__ctl_state_create(struct hs_bench *b, struct hs__ctl_state **ret);
 void hs__ctl_state_destroy(struct hs__ctl_state *s); /* accepts NULL */
-/* Tick thread, readings phase. RT-safe: copies the plant when a read asked for it. */
-void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick);
+struct hs_scenario;
+/* Tick thread, readings phase. RT-safe: copies the plant when a read asked for it, and with it
+ * scen (the scenario started live, NULL: none runs; scen_gen: scenarios started so far).
+ * scen_ended: this is its last tick (its rows are kept for later copies). */
+void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick, const struct hs_scenario *scen,
+                        uint64_t scen_gen, bool scen_ended);
+/* The reader's thread: scen (scenario number gen) after hs_scenario_finish, its verdict word
+ * ("PASS", "FAIL", "ERROR"); shown by later reads instead of the tick's last copy of it. */
+void hs__ctl_state_decided(struct hs__ctl_state *s, const struct hs_scenario *scen, uint64_t gen,
+                           const char *verdict);
 /* Any thread: how many requests the tick has answered (requests are numbered from 1). */
 uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s);
 /* One reader thread at a time: see hs_ctl_stage_state. */

@@ -160,12 +160,9 @@ uint32_t hs_scenario_expect_count(const struct hs_scenario *s)
     return n;
 }
 
-void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scenario_result *ret)
+static void fill_result(const struct hs_scenario *s, const struct hs__scen_step *st,
+                        struct hs_scenario_result *ret)
 {
-    const struct hs__scen_step *st = expect_at(s, i);
-    *ret = (struct hs_scenario_result){0};
-    if (!st)
-        return;
     ret->name = st->sp->name[0] ? st->sp->name : st->what;
     ret->what = st->what;
     ret->line = st->sp->src.line;
@@ -175,6 +172,34 @@ void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scena
     ret->value = st->result_value;
     ret->why = st->why;
     ret->opened_tick = st->onset;
+}
+
+void hs_scenario_result(const struct hs_scenario *s, uint32_t i, struct hs_scenario_result *ret)
+{
+    const struct hs__scen_step *st = expect_at(s, i);
+    *ret = (struct hs_scenario_result){0};
+    if (st)
+        fill_result(s, st, ret);
+}
+
+bool hs_scenario_step_result(const struct hs_scenario *s, uint32_t step,
+                             struct hs_scenario_result *ret)
+{
+    *ret = (struct hs_scenario_result){0};
+    if (step >= s->nsteps || s->steps[step].kind != HS__SCEN_EXPECT)
+        return false;
+    fill_result(s, &s->steps[step], ret);
+    return true;
+}
+
+const char *hs_scenario_step_name(const struct hs_scenario *s, uint32_t step)
+{
+    return s->steps[step].sp->name;
+}
+
+const char *hs_scenario_step_kind(const struct hs_scenario *s, uint32_t step)
+{
+    return hs__scen_kind_names[s->steps[step].kind];
 }
 
 const char *hs_scenario_error(const struct hs_scenario *s, int64_t *ret_tick)

@@ -145,6 +145,10 @@ static void verdict(struct ctl_server *s, struct hs_scenario *scen, bool stopped
     else
         say(how, sizeof how, "%s: %u of %u expectations passed (played to its end)",
             hs_scenario_passed(scen) ? "PASS" : "FAIL", passed, n);
+    hs_ctl_stage_scenario_decided(s->stage, scen,
+                                  error                      ? "ERROR"
+                                  : hs_scenario_passed(scen) ? "PASS"
+                                                             : "FAIL");
     int tj = render_verdict(scen, true), tr = render_verdict(scen, false);
     hs_scenario_destroy(scen); /* before any file waits: it releases what it held of the bench */
     /* Released here, taken by a stop that gives up waiting (server_stop): what this thread did

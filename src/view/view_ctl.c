@@ -42,6 +42,9 @@ struct hs_view_ctl {
     char *state;             /* STATE_ANSWER_MAX: the last raw answer (thread only) */
     char pose[HS_VIEW_POSE_MAX];
     uint64_t pose_gen;
+    char scen[HS_VIEW_SCEN_MAX];     /* the scenario message (view_scen.c) */
+    uint64_t scen_gen;               /* raised when its text changed */
+    char scen_new[HS_VIEW_SCEN_MAX]; /* thread only: the one just read */
 };
 
 static int64_t mono_ns(void)
@@ -154,10 +157,18 @@ static void *run(void *arg)
             ask(c->bench, "state --json", c->state, STATE_ANSWER_MAX, true);
             int r =
                 hs_view_pose_parse(c->state, strlen(c->state), pose, sizeof pose, err, sizeof err);
+            /* the same answer's scenario, when it has one (a bench before it: none) */
+            int rs = r > 0 ? hs_view_scen_parse(c->state, strlen(c->state), c->scen_new,
+                                                sizeof c->scen_new, err, sizeof err)
+                           : 0;
             pthread_mutex_lock(&c->lock);
             if (r > 0) {
                 memcpy(c->pose, pose, sizeof pose);
                 c->pose_gen++;
+            }
+            if (rs > 0 && strcmp(c->scen, c->scen_new)) {
+                memcpy(c->scen, c->scen_new, (size_t)rs + 1);
+                c->scen_gen++;
             }
             next_state = now + (r > 0 ? c->state_period_ns : STATE_RETRY_MS * 1000000LL);
             continue;
@@ -237,6 +248,18 @@ uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_b
     if (gen != have) {
         hs_view_buf_reset(out);
         hs_view_buf_printf(out, "%s", c->pose);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return gen;
+}
+
+uint64_t hs_view_ctl_scen(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out)
+{
+    pthread_mutex_lock(&c->lock);
+    uint64_t gen = c->scen_gen;
+    if (gen != have) {
+        hs_view_buf_reset(out);
+        hs_view_buf_printf(out, "%s", c->scen);
     }
     pthread_mutex_unlock(&c->lock);
     return gen;

@@ -66,6 +66,8 @@ uint64_t hs_view_ctl_status(struct hs_view_ctl *c, char *buf, size_t size);
 /* The newest "pose" message into out when its generation differs from have; returns the
  * generation (0 until the first root poses arrived). */
 uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out);
+/* The same for the "scenario" message (view_scen.c), raised only when its text changed. */
+uint64_t hs_view_ctl_scen(struct hs_view_ctl *c, uint64_t have, struct hs_view_buf *out);
 /* Queues line for the socket: 0, -EBUSY while another command is in flight. */
 int hs_view_ctl_submit(struct hs_view_ctl *c, const char *line, uint64_t session);
 /* An answer that came back: 1 with session and answer filled, 0 when none. */

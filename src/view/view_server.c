@@ -27,7 +27,7 @@ struct session {
     struct session *next;
     struct lws *wsi;
     uint64_t id;
-    uint64_t sent_frame, sent_status, sent_pose;
+    uint64_t sent_frame, sent_status, sent_pose, sent_scen;
     bool info_sent;
     struct hs_view_buf reply; /* an answer or an error for this session only */
     bool reply_pending;
@@ -42,8 +42,8 @@ struct view {
     struct hs_view_ctl *ctl;
     struct lws_context *ctx;
     lws_sorted_usec_list_t sul;
-    struct hs_view_buf frame, status, info, pose, answer;
-    uint64_t frame_gen, status_gen, ctl_gen, pose_gen, pose_src_gen;
+    struct hs_view_buf frame, status, info, pose, scen, answer;
+    uint64_t frame_gen, status_gen, ctl_gen, pose_gen, pose_src_gen, scen_gen, scen_src_gen;
     struct session *sessions;
     unsigned nsessions;
     uint64_t next_id;
@@ -131,6 +131,12 @@ static void on_timer(lws_sorted_usec_list_t *sul)
         if (pg != v->pose_src_gen) {
             v->pose_src_gen = pg;
             v->pose_gen++;
+            wake = true;
+        }
+        uint64_t sg = hs_view_ctl_scen(v->ctl, v->scen_src_gen, &v->scen);
+        if (sg != v->scen_src_gen) {
+            v->scen_src_gen = sg;
+            v->scen_gen++;
             wake = true;
         }
     }
@@ -322,6 +328,9 @@ static int ws_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         } else if (s->sent_pose != v->pose_gen && v->pose.len) {
             s->sent_pose = v->pose_gen;
             r = write_text(v, s, &v->pose);
+        } else if (s->sent_scen != v->scen_gen && v->scen.len) {
+            s->sent_scen = v->scen_gen;
+            r = write_text(v, s, &v->scen);
         } else if (s->sent_frame != v->frame_gen && v->frame.len) {
             s->sent_frame = v->frame_gen;
             r = write_text(v, s, &v->frame);
@@ -332,7 +341,7 @@ static int ws_cb(struct lws *wsi, enum lws_callback_reasons reason, void *user, 
         if (r < 0)
             return -1;
         if (s->reply_pending || s->sent_status != v->status_gen || s->sent_frame != v->frame_gen ||
-            s->sent_pose != v->pose_gen)
+            s->sent_pose != v->pose_gen || s->sent_scen != v->scen_gen)
             lws_callback_on_writable(wsi);
         return 0;
     }
@@ -534,6 +543,7 @@ out:
     hs_view_buf_free(&v->frame);
     hs_view_buf_free(&v->status);
     hs_view_buf_free(&v->pose);
+    hs_view_buf_free(&v->scen);
     hs_view_buf_free(&v->answer);
     hs_view_buf_free(&v->info);
     free(v);

@@ -67,8 +67,9 @@ struct probe {
  * queue's producer side allocates nothing either): the first batch, a clear, every step bound
  * before the window (the short commands' steps and injected ones, as the socket thread binds
  * them) and a scenario file; the second batch, a clear that ends the steps and a stop that ends
- * the scenario; with the first, a `state` request, so the tick copies the plant once in the
- * window. Every per-tick path of the control stage runs in between. */
+ * the scenario; with each, a `state` request, so the tick copies the plant and the running
+ * scenario's rows, then those kept from its last tick, in the window. Every per-tick path of the
+ * control stage runs in between. */
 static void ctl_io(struct probe *p, uint64_t seq)
 {
     if (!p->ctl || (seq != WARMUP + 100 && seq != WARMUP + 5000))
@@ -87,6 +88,8 @@ static void ctl_io(struct probe *p, uint64_t seq)
     } else {
         struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_STOP};
         hs_ctl_stage_push(p->ctl, &c);
+        char none[1]; /* copied at the stop's tick: the scenario's rows as it is handed back */
+        assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none), -ETIMEDOUT);
     }
 }
 
@@ -743,7 +746,7 @@ static void test_scenario_ticks_without_alloc_stdio_or_faults(void **state)
     /* both batches' clears, the injected steps, the scenario's start and stop reached the tick */
     assert_int_equal(cc.applied, 2 + p.nlive + 2);
     assert_int_equal(cc.live_steps, 0);   /* ended, or cleared by the second batch */
-    assert_int_equal(cc.state_copies, 1); /* the `state` copy was taken inside the window */
+    assert_int_equal(cc.state_copies, 2); /* both `state` copies were taken inside the window */
     assert_int_equal(hs_scenario_live_reap(hs_ctl_stage_live(p.ctl)), p.nlive);
     const struct hs_scenario *ls = hs_scenario_live_scenario(hs_ctl_stage_live(p.ctl));
     assert_true(hs_scenario_ticks(ls) > 9000);

@@ -476,6 +476,165 @@ static void test_scenario_started_live(void **state)
     rig_close(&r);
 }
 
+/* `state --json` while a scenario started live runs: its rows are copied at the same boundary
+ * as the plant, so every read is consistent with the scenario tick it shows (an expectation is
+ * pending before its tick, decided at it after), and over the run each expectation is seen
+ * pending and then decided; once handed back the tick's last copy shows it ended, and the
+ * verdict decided on the reader's thread (the "always" window closes there) replaces it. */
+static const char *timeline =
+    "scenario: {name: timeline, duration_s: 0.5}\n"
+    "steps:\n"
+    "  - {name: lift, at_s: 0.05, duration_s: 0.02, gravity: {vector_m_s2: [0, 0, 5]}}\n"
+    "  - {name: too_high, at_s: 0.2, expect: {kind: link_above, link: WAIST, value: 10}}\n"
+    "  - {name: above, at_s: 0.35, expect: {kind: link_above, link: WAIST, value: -10}}\n"
+    "  - {name: below, at_s: 0, duration_s: 0.5,\n"
+    "     expect: {kind: link_below, link: WAIST, value: 10, hold: always}}\n";
+
+/* One `state --json` from another thread; this one ticks (one tick per millisecond of wall
+ * time, so a reader that is slow to ask sees a later tick, never a wrong one) until the copy is
+ * made. */
+static void read_json(struct rig *r, struct state_reader *sr)
+{
+    memset(sr, 0, sizeof *sr);
+    sr->ctl = r->ctl;
+    sr->json = true;
+    struct hs_ctl_counters c0, c;
+    hs_ctl_stage_counters(r->ctl, &c0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_state, sr), 0);
+    for (uint64_t first = r->tick; r->tick < first + 100000;) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+        hs_ctl_stage_counters(r->ctl, &c);
+        if (c.state_copies != c0.state_copies)
+            break;
+        ticks(r, 1);
+    }
+    pthread_join(t, NULL);
+    assert_true(sr->n > 0);
+}
+
+/* The expectation's status in the JSON and its tick; NULL when it is not there. */
+static const char *expect_status(const char *json, const char *name, long long *ret_tick)
+{
+    char key[128];
+    snprintf(key, sizeof key, "{\"name\":\"%s\",\"line\":", name);
+    const char *at = strstr(json, key);
+    if (!at)
+        return NULL;
+    const char *st = strstr(at, "\"status\":\"");
+    assert_non_null(st);
+    st += strlen("\"status\":\"");
+    assert_int_equal(sscanf(strstr(at, "\"tick\":"), "\"tick\":%lld", ret_tick), 1);
+    return !strncmp(st, "pending", 7) ? "pending"
+           : !strncmp(st, "pass", 4)  ? "pass"
+           : !strncmp(st, "fail", 4)  ? "fail"
+                                      : "error";
+}
+
+static void test_state_shows_the_scenario(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_open(&r);
+    ticks(&r, 3);
+    static struct state_reader sr;
+    read_json(&r, &sr);
+    assert_non_null(strstr(sr.buf, "]}],\"scenario\":null}\n")); /* none ran yet */
+    struct hs_scenario *s = scenario(&r, timeline);
+    assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, s), 0);
+    /* expectation, its status and tick once decided, the scenario tick that decides it (a
+     * "within" window of one tick closes at the next: too_high fails in its tick 201, at 200),
+     * and how often it was seen pending and decided */
+    struct {
+        const char *name, *decided;
+        long long at, decided_in;
+        int pending, decided_seen;
+    } ex[] = {{"too_high", "fail", 200, 201, 0, 0}, {"above", "pass", 350, 350, 0, 0}};
+    bool stopped;
+    struct hs_scenario *back = NULL;
+    int reads = 0;
+    while (!(back = hs_ctl_stage_take_scenario(r.ctl, false, &stopped))) {
+        read_json(&r, &sr);
+        reads++;
+        unsigned long long played = 0;
+        const char *sc = strstr(sr.buf, ",\"scenario\":{\"name\":\"timeline\",\"state\":\"");
+        if (!sc) { /* the first tick has not taken it yet */
+            assert_non_null(strstr(sr.buf, ",\"scenario\":null}"));
+            continue;
+        }
+        bool running = !strncmp(sc + strlen(",\"scenario\":{\"name\":\"timeline\",\"state\":\""),
+                                "running", 7);
+        assert_int_equal(sscanf(strstr(sc, "\"ticks\":"), "\"ticks\":%llu", &played), 1);
+        assert_true(running ? played < 500 : played == 500);
+        assert_non_null(strstr(sc, "\"duration_s\":0.5,\"verdict\":null,\"steps\":[{\"name\":"
+                                   "\"lift\",\"kind\":\"gravity\",\"onset_tick\":"));
+        for (size_t k = 0; k < 2; k++) {
+            long long tk;
+            const char *st = expect_status(sc, ex[k].name, &tk);
+            assert_non_null(st);
+            /* the copy's scenario tick decides what it may show: nothing from later */
+            if ((long long)played <= ex[k].decided_in) {
+                assert_string_equal(st, "pending");
+                assert_int_equal(tk, -1);
+                ex[k].pending++;
+            } else {
+                assert_string_equal(st, ex[k].decided);
+                assert_int_equal(tk, ex[k].at);
+                ex[k].decided_seen++;
+            }
+        }
+        long long tk;
+        assert_string_equal(expect_status(sc, "below", &tk), "pending"); /* "always": at the end */
+        if (!running)
+            print_message("handed back at its tick %llu after %d reads\n", played, reads);
+    }
+    for (size_t k = 0; k < 2; k++) {
+        print_message("%s: seen pending %d times, %s %d times\n", ex[k].name, ex[k].pending,
+                      ex[k].decided, ex[k].decided_seen);
+        assert_true(ex[k].pending > 0 && ex[k].decided_seen > 0);
+    }
+    /* the reader's thread decides it: from then on the verdict shows, "always" closed */
+    hs_scenario_finish(back);
+    assert_false(hs_scenario_passed(back));
+    hs_ctl_stage_scenario_decided(r.ctl, back, "FAIL");
+    hs_scenario_destroy(back); /* the rows are copies: nothing of it is read after this */
+    read_json(&r, &sr);
+    const char *sc = strstr(sr.buf, ",\"scenario\":{\"name\":\"timeline\",\"state\":\"ended\","
+                                    "\"ticks\":500,\"duration_s\":0.5,\"verdict\":\"FAIL\"");
+    assert_non_null(sc);
+    long long tk;
+    assert_string_equal(expect_status(sc, "below", &tk), "pass");
+    assert_string_equal(expect_status(sc, "too_high", &tk), "fail");
+    const char *row = strstr(sc, "{\"name\":\"too_high\",\"line\":4,\"status\":\"fail\","
+                                 "\"tick\":200,\"value\":");
+    assert_non_null(row);
+    /* the WAIST's height at that tick: 0.74 m, lifted at 5 m/s2 for 20 ms (0.001 m, then
+     * 0.1 m/s) and drifting for the 130 ms to tick 200 (0.013 m): 0.754 m, within a tick */
+    double z = 0;
+    assert_int_equal(sscanf(strstr(row, "\"value\":") + strlen("\"value\":"), "%lf", &z), 1);
+    print_message("too_high's value: %.6f m\n", z);
+    assert_true(fabs(z - 0.754) < 0.0015);
+
+    /* the text form says the same */
+    static struct state_reader tx;
+    memset(&tx, 0, sizeof tx);
+    tx.ctl = r.ctl;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_state, &tx), 0);
+    while (!atomic_load(&tx.done)) {
+        ticks(&r, 1);
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    pthread_join(t, NULL);
+    assert_non_null(strstr(tx.buf, "\nscenario timeline: ended, tick 500 of 0.5000 s, verdict "
+                                   "FAIL\n  step   lift "));
+    assert_non_null(
+        strstr(tx.buf, "\n  expect above                    line 5    pass    tick 350"));
+    rig_close(&r);
+}
+
 /* The arm with an MIT shoulder node on a socketpair bus (the boards' end is *ret_peer); the
  * control stage attaches after the CAN module, as in hilsim run. */
 static void open_can(struct rig *r, int *ret_peer)
@@ -567,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_scenario_started_live),
         cmocka_unit_test(test_injected_can_node_silent),
         cmocka_unit_test(test_state_at_a_tick_boundary),
+        cmocka_unit_test(test_state_shows_the_scenario),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

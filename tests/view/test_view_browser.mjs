@@ -390,6 +390,70 @@ async function main() {
   await cpage.close();
   await stop(cview);
 
+  // The scenario timeline: a scenario started over ctl on the live bench, one expectation that
+  // passes (the waist stays up) and one that fails (the waist is not 5 m up); the page shows it
+  // running with both pending, then each decided with its status, tick and value, the steps on
+  // the bar, and the verdict once the bench decided it.
+  const serrs = [];
+  const spage = await openPage(browser, `http://127.0.0.1:${view.port}/`, serrs);
+  await spage.waitForFunction(() => window.hilsim.scenarioMessages > 0, { timeout: LONG });
+  ok(await spage.evaluate(() => window.hilsim.scenario === null && document.getElementById('scen').hidden),
+    'no scenario has run: the bench says null, the timeline is hidden');
+  const scenFile = path.join(tmp, 'timeline.yaml');
+  fs.writeFileSync(scenFile, [
+    'scenario: {name: view-timeline, duration_s: 3.0}',
+    'steps:',
+    '  - {name: nudge, at_s: 0.3, duration_s: 0.05, push: {link: WAIST, force_n: [0, 5, 0]}}',
+    '  - {name: waist_up, at_s: 1.0, expect: {kind: link_above, link: WAIST, value: 0.5}}',
+    '  - {name: waist_flying, at_s: 2.0, expect: {kind: link_above, link: WAIST, value: 5}}',
+    ''].join('\n'));
+  await spage.evaluate(() => {
+    window.hilsim.scenarioSeen = [];
+    const rows = document.querySelector('#scen-rows tbody');
+    new MutationObserver(() => window.hilsim.scenarioSeen.push([...rows.rows].map((r) =>
+      `${r.dataset.name}=${r.dataset.status}`).join(' '))).observe(rows, { childList: true });
+  });
+  execFileSync(HILSIM, ['ctl', bench, 'scenario', 'start', scenFile, '--junit',
+    path.join(tmp, 'timeline.xml'), '--result-json', path.join(tmp, 'timeline.json')], { env });
+  const rowsOf = () => [...document.querySelectorAll('#scen-rows tbody tr')].map((r) => ({
+    name: r.dataset.name, status: r.dataset.status, cls: r.className,
+    badge: getComputedStyle(r.querySelector('td.status span')).backgroundColor,
+    tick: r.querySelector('td.tick').textContent, value: r.querySelector('td.value').textContent }));
+  await spage.waitForFunction(() => {
+    const r = [...document.querySelectorAll('#scen-rows tbody tr')];
+    return r.length === 2 && r.every((x) => x.dataset.status !== 'pending');
+  }, { timeout: LONG });
+  const decided = await spage.evaluate(rowsOf);
+  const period = info.source.period_ns / 1e9;
+  const up = decided.find((r) => r.name === 'waist_up');
+  const flying = decided.find((r) => r.name === 'waist_flying');
+  ok(up && up.status === 'pass' && up.cls.includes('s-row-pass') && up.badge === 'rgb(46, 125, 50)' &&
+    up.tick.startsWith(`tick ${Math.round(1.0 / period)} `) && Number(up.value) > 0.5,
+    `waist_up drawn passed, green, at ${up?.tick}, value ${up?.value} m`);
+  ok(flying && flying.status === 'fail' && flying.cls.includes('s-row-fail') &&
+    flying.badge === 'rgb(179, 38, 30)' && flying.tick.startsWith(`tick ${Math.round(2.0 / period)} `) &&
+    Number(flying.value) < 5,
+    `waist_flying drawn failed, red, at ${flying?.tick}, value ${flying?.value} m`);
+  const seenRows = await spage.evaluate(() => window.hilsim.scenarioSeen);
+  ok(seenRows.some((x) => x === 'waist_up=pending waist_flying=pending') &&
+    seenRows.some((x) => x === 'waist_up=pass waist_flying=pending'),
+    `the rows were drawn pending, then decided one by one (${seenRows.length} updates)`);
+  await spage.waitForFunction(() => window.hilsim.scenario?.verdict === 'FAIL', { timeout: LONG });
+  const bar = await spage.evaluate(() => ({
+    steps: [...document.querySelectorAll('#scen-steps i')].map((i) => parseFloat(i.style.left)),
+    marks: [...document.querySelectorAll('#scen-marks b')].map((b) => [b.className, parseFloat(b.style.left)]),
+    now: parseFloat(document.getElementById('scen-now').style.left),
+    verdict: document.getElementById('scen-verdict').textContent,
+    state: document.getElementById('scen-state').textContent }));
+  ok(bar.steps.length === 1 && Math.abs(bar.steps[0] - 10) < 0.1 && bar.marks.length === 2 &&
+    bar.marks.some(([c, x]) => c === 's-pass' && Math.abs(x - 100 / 3) < 0.1) &&
+    bar.marks.some(([c, x]) => c === 's-fail' && Math.abs(x - 200 / 3) < 0.1) &&
+    bar.now === 100 && bar.verdict === 'FAIL' && bar.state === 'ended',
+    `the bar: the nudge at ${bar.steps[0]} %, the verdicts at ${bar.marks.map((m) => m[1].toFixed(1)).join(' and ')} %, now at ${bar.now} %, ${bar.state} ${bar.verdict}`);
+  await spage.screenshot({ path: path.join(OUT, 'view-scenario.png'), fullPage: true });
+  ok(serrs.length === 0, `no console error with the timeline ${JSON.stringify(serrs)}`);
+  await spage.close();
+
   // A push topples the biped: its root (from the bench's state, at the display rate) falls in
   // the scene, and the drawn links still equal the bench's once it lies still.
   const perrs = [];

@@ -146,12 +146,66 @@ static void test_pose(void **state)
     assert_string_equal(out, "");
 }
 
+/* The scenario member of a state answer: passed on field by field (what else the bench said is
+ * dropped), null as null, absent as nothing, and a field out of its type or range refused. */
+static void test_scenario(void **state)
+{
+    (void)state;
+    char out[HS_VIEW_SCEN_MAX], err[200];
+    const char *running =
+        "{\"tick\":300,\"links\":[],\"scenario\":{\"name\":\"t\",\"state\":\"running\","
+        "\"ticks\":290,\"duration_s\":0.5,\"verdict\":null,\"extra\":1,\"steps\":[{\"name\":"
+        "\"lift\",\"kind\":\"gravity\",\"onset_tick\":50,\"active_ticks\":20}],"
+        "\"expectations\":[{\"name\":\"hi\",\"line\":4,\"status\":\"fail\",\"tick\":200,"
+        "\"value\":0.754125,\"opened_tick\":200,\"why\":\"x\"},{\"name\":\"up\",\"line\":5,"
+        "\"status\":\"pending\",\"tick\":-1,\"value\":null,\"opened_tick\":-1}]}}";
+    int n = hs_view_scen_parse(running, strlen(running), out, sizeof out, err, sizeof err);
+    assert_int_equal(n, (int)strlen(out));
+    assert_string_equal(
+        out, "{\"type\":\"scenario\",\"scenario\":{\"name\":\"t\",\"state\":\"running\","
+             "\"ticks\":290,\"duration_s\":0.5,\"verdict\":null,\"steps\":[{\"name\":\"lift\","
+             "\"kind\":\"gravity\",\"onset_tick\":50,\"active_ticks\":20}],\"expectations\":"
+             "[{\"name\":\"hi\",\"line\":4,\"status\":\"fail\",\"tick\":200,\"value\":0.754125,"
+             "\"opened_tick\":200},{\"name\":\"up\",\"line\":5,\"status\":\"pending\",\"tick\":"
+             "-1,\"value\":null,\"opened_tick\":-1}]}}");
+    const char *none = "{\"tick\":1,\"scenario\":null}";
+    assert_true(hs_view_scen_parse(none, strlen(none), out, sizeof out, err, sizeof err) > 0);
+    assert_string_equal(out, "{\"type\":\"scenario\",\"scenario\":null}");
+    const char *older = "{\"tick\":1,\"links\":[]}";
+    assert_int_equal(hs_view_scen_parse(older, strlen(older), out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, "");
+    const char *bad[] = {
+        "{\"scenario\":{\"name\":\"t\",\"state\":\"paused\",\"ticks\":1,\"duration_s\":1,"
+        "\"verdict\":null,\"steps\":[],\"expectations\":[]}}",
+        "{\"scenario\":{\"name\":\"t\",\"state\":\"ended\",\"ticks\":-1,\"duration_s\":1,"
+        "\"verdict\":null,\"steps\":[],\"expectations\":[]}}",
+        "{\"scenario\":{\"name\":\"t\",\"state\":\"ended\",\"ticks\":1,\"duration_s\":1,"
+        "\"verdict\":\"MAYBE\",\"steps\":[],\"expectations\":[]}}",
+        "{\"scenario\":{\"name\":\"t\",\"state\":\"ended\",\"ticks\":1,\"duration_s\":1,"
+        "\"verdict\":null,\"steps\":[{\"name\":\"s\"}],\"expectations\":[]}}",
+        "{\"scenario\":{\"name\":\"t\",\"state\":\"ended\",\"ticks\":1,\"duration_s\":1,"
+        "\"verdict\":null,\"steps\":[],\"expectations\":[{\"name\":\"e\",\"line\":1,\"status\":"
+        "\"<b>\",\"tick\":1,\"value\":1,\"opened_tick\":1}]}}",
+        "{\"scenario\":[1]}",
+        "not json",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        assert_int_equal(
+            hs_view_scen_parse(bad[i], strlen(bad[i]), out, sizeof out, err, sizeof err), -22);
+        assert_true(err[0] && !out[0]);
+    }
+    assert_int_equal(hs_view_scen_parse(running, strlen(running), out, 64, err, sizeof err), -28);
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_messages),
         cmocka_unit_test(test_ctl_allowed),
         cmocka_unit_test(test_pose),
+        cmocka_unit_test(test_scenario),
         cmocka_unit_test(test_token_and_loopback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
