@@ -29,8 +29,8 @@ struct field {
 #define ROW_STRING(f, m, d) {f, FIELD_STRING, MEMBER(m, char *), .str = d},
 #define ROW_NAME(f, m, d) {f, FIELD_NAME, MEMBER(m, char *), .str = d},
 #define ROW(f, TYPE, m, d) ROW_##TYPE(f, m, d)
-#define KIND_FIELDS(name, NAME, node)                                                              \
-    static const struct field fields_##name[] = {HS__SENSOR_FIELDS_##name(ROW){NULL}};
+#define KIND_FIELDS(kind, NAME, node)                                                              \
+    static const struct field fields_##kind[] = {HS__SENSOR_FIELDS_##kind(ROW){.name = NULL}};
 HS_SENSOR_KINDS(KIND_FIELDS)
 #undef KIND_FIELDS
 #define KIND_ENTRY(name, NAME, node) [HS_SENSOR_##NAME] = fields_##name,
