@@ -48,7 +48,11 @@ int hs_client_read_state(const struct hs_client *c, struct hs_client_state *st)
                 return -ESHUTDOWN;
             /* A state older than silent_ns (one vDSO clock read to know): the server may have
              * crashed; only then ask (a stat and a /proc read), so a live server costs nothing. */
-            if (hs_rt_now_ns() - head.mono_ns > c->silent_ns)
+            int64_t now = hs_rt_now_ns();
+            /* the difference in unsigned: mono_ns is the segment's word, and a hostile or
+             * damaged one (INT64_MIN) must not overflow it (fuzz_client_attach found it) */
+            if (head.mono_ns < now &&
+                (uint64_t)now - (uint64_t)head.mono_ns > (uint64_t)c->silent_ns)
                 return hs__client_server_gone(c);
             return 0;
         }
