@@ -94,14 +94,23 @@ class Clients:
         self.threads = [threading.Thread(target=self.prober, daemon=True)]
 
     def connect(self, timeout=10):
-        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        c.settimeout(timeout)
-        try:
-            c.connect(self.sock)
-        except OSError:
-            c.close()
-            raise
-        return c
+        # A full listen queue says EAGAIN (BlockingIOError) to a connect with a timeout: retried
+        # until the timeout, as `hilsim ctl` does, so the time waited is measured, not refused.
+        end = time.monotonic() + timeout
+        while True:
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.settimeout(timeout)
+            try:
+                c.connect(self.sock)
+                return c
+            except BlockingIOError:
+                c.close()
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.01)
+            except OSError:
+                c.close()
+                raise
 
     def note_drop(self):
         with self.lock:

@@ -36,6 +36,11 @@
 
 #define CLIENT_TIMEOUT_MS 5000 /* a whole line (or the answer's way out) at least this often */
 #define POLL_MS 50
+/* Connects the kernel queues until the socket thread takes them: a flood of connects (the soak's
+ * hostile client opens 40 at once) filled a queue of 16, and a legitimate connect at that instant
+ * failed with EAGAIN. Taken up to ACCEPT_BURST per wake-up. */
+#define LISTEN_BACKLOG 128
+#define ACCEPT_BURST 64
 #define CTL_NICE (-10)      /* the socket thread's nice: see serve() */
 #define OUT_MAX (64 * 1024) /* answers waiting for a client that does not read */
 
@@ -272,14 +277,15 @@ static int check_peer(struct ctl_server *s, int fd, uint32_t *ret_uid)
     return -EACCES;
 }
 
-static void accept_one(struct ctl_server *s)
+/* false when no connection was waiting (or accept failed): the burst ends */
+static bool accept_one(struct ctl_server *s)
 {
     int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0)
-        return;
+        return false;
     uint32_t uid;
     if (check_peer(s, fd, &uid) < 0)
-        return;
+        return true;
     int held = 0;
     for (int i = 0; i < HS_CTL_CLIENTS_MAX; i++)
         held += clients[i].state != C_FREE && clients[i].uid == uid;
@@ -290,7 +296,7 @@ static void accept_one(struct ctl_server *s)
                  "one or try again shortly\n",
                  uid, held, HS_CTL_CLIENTS_PER_USER);
         say_and_close(fd, line);
-        return;
+        return true;
     }
     int k = 0;
     while (k < HS_CTL_CLIENTS_MAX && clients[k].state != C_FREE)
@@ -302,13 +308,14 @@ static void accept_one(struct ctl_server *s)
                  "error: busy: %d control connections are open; try again shortly\n",
                  HS_CTL_CLIENTS_MAX);
         say_and_close(fd, line);
-        return;
+        return true;
     }
     clients[k] = (struct client){.state = C_OPEN,
                                  .fd = fd,
                                  .uid = uid,
                                  .out = out,
                                  .deadline_ns = now_ns() + CLIENT_TIMEOUT_MS * 1000000LL};
+    return true;
 }
 
 /* The worker's answers: queued to their clients, whose next lines can go on. */
@@ -380,8 +387,10 @@ static void *serve(void *arg)
             continue;
         if (p[1].revents)
             collect_answers(s);
-        if (p[2].revents & POLLIN)
-            accept_one(s);
+        /* a burst of connects is taken in one wake-up, so the kernel's queue (LISTEN_BACKLOG)
+         * empties at once instead of one connection per poll round */
+        for (int k = 0; (p[2].revents & POLLIN) && k < ACCEPT_BURST && accept_one(s); k++) {
+        }
         for (int i = 3; i < n; i++) {
             struct client *c = &clients[who[i - 3]];
             if (!p[i].revents || c->fd != p[i].fd)
@@ -486,7 +495,8 @@ static int server_start(struct ctl_server *s, struct hs_diag *d)
     int b = bind(s->fd, (struct sockaddr *)&a, sizeof a);
     umask(old);
     struct stat st;
-    if (b < 0 || chmod(s->path, 0660) < 0 || listen(s->fd, 16) < 0 || stat(s->path, &st) < 0)
+    if (b < 0 || chmod(s->path, 0660) < 0 || listen(s->fd, LISTEN_BACKLOG) < 0 ||
+        stat(s->path, &st) < 0)
         return hs_diag_set(d, -errno, s->path, 0, 0, "control socket: %s", strerror(errno));
     s->sock_gid = st.st_gid;
     if ((rc = pthread_create(&s->worker, NULL, hs__ctl_worker, s)) != 0) {

@@ -216,6 +216,29 @@ class Hostile(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
 
+    def test_connect_burst_is_queued(self):
+        # 100 connects at once, none waiting (as a flood does): the kernel queues them all
+        # (listen backlog 128) instead of refusing the 17th with EAGAIN, and every one gets its
+        # one line or is served; status answers afterwards.
+        conns, refused = [], 0
+        try:
+            for _ in range(100):
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.setblocking(False)
+                conns.append(c)
+                try:
+                    c.connect(self.bench.sock)
+                except BlockingIOError:
+                    refused += 1
+            self.assertEqual(refused, 0, "connects refused with EAGAIN: the queue was full")
+        finally:
+            for c in conns:
+                c.close()
+        deadline = time.monotonic() + LIMIT
+        while self.bench.ctl("status")[0] != 0:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+
     def test_connections_per_user(self):
         # Another user in the socket's group (a uid with no passwd entry will do: the kernel
         # records its credentials at connect) opens 10 connections and holds them: 8 are
