@@ -10,6 +10,15 @@
 
 #include "hilsim/view.h"
 
+#include <jansson.h>
+
+/* view_pose.c: a `state --json` answer parsed once (NULL, with the reason in err, when it is not
+ * JSON); hs__view_pose_from and hs__view_scen_from (view_scen.c) reduce the parsed answer as
+ * hs_view_pose_parse and hs_view_scen_parse reduce its bytes. */
+json_t *hs__view_state_load(const char *data, size_t size, char *err, size_t errsize);
+int hs__view_pose_from(json_t *root, char *out, size_t outsize, char *err, size_t errsize);
+int hs__view_scen_from(json_t *root, char *out, size_t outsize, char *err, size_t errsize);
+
 /* A growing text buffer with LWS_PRE bytes of headroom before the text (lws_write writes the
  * WebSocket header there). */
 #define HS_VIEW_PRE 16

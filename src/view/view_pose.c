@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hilsim/view.h"
+#include "view_internal.h"
 
 static int put(char *out, size_t size, size_t *len, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -63,18 +64,34 @@ static size_t model_len(const char *name)
     return slash ? (size_t)(slash - name) : 0;
 }
 
+json_t *hs__view_state_load(const char *data, size_t size, char *err, size_t errsize)
+{
+    json_error_t je;
+    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        snprintf(err, errsize, "state: not JSON: %s", je.text);
+    return root;
+}
+
 int hs_view_pose_parse(const char *data, size_t size, char *out, size_t outsize, char *err,
                        size_t errsize)
 {
     if (!outsize)
         return -ENOSPC;
     out[0] = 0;
-    json_error_t je;
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        snprintf(err, errsize, "state: not JSON: %s", je.text);
+    json_t *root = hs__view_state_load(data, size, err, errsize);
+    if (!root)
         return -EINVAL;
-    }
+    int r = hs__view_pose_from(root, out, outsize, err, errsize);
+    json_decref(root);
+    return r;
+}
+
+int hs__view_pose_from(json_t *root, char *out, size_t outsize, char *err, size_t errsize)
+{
+    if (!outsize)
+        return -ENOSPC;
+    out[0] = 0;
     int r = -EINVAL;
     json_t *tick = json_object_get(root, "tick");
     json_t *t = json_object_get(root, "time_s");
@@ -124,6 +141,5 @@ int hs_view_pose_parse(const char *data, size_t size, char *out, size_t outsize,
 out:
     if (r < 0)
         out[0] = 0;
-    json_decref(root);
     return r;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hilsim/view.h"
+#include "view_internal.h"
 
 #define ROWS_MAX 64 /* a scenario's steps (HS_SCEN_MAX_STEPS) */
 #define TEXT_MAX 256
@@ -106,12 +107,19 @@ int hs_view_scen_parse(const char *data, size_t size, char *out, size_t outsize,
     if (!outsize)
         return -ENOSPC;
     out[0] = 0;
-    json_error_t je;
-    json_t *root = json_loadb(data, size, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        snprintf(err, errsize, "state: not JSON: %s", je.text);
+    json_t *root = hs__view_state_load(data, size, err, errsize);
+    if (!root)
         return -EINVAL;
-    }
+    int r = hs__view_scen_from(root, out, outsize, err, errsize);
+    json_decref(root);
+    return r;
+}
+
+int hs__view_scen_from(json_t *root, char *out, size_t outsize, char *err, size_t errsize)
+{
+    if (!outsize)
+        return -ENOSPC;
+    out[0] = 0;
     int r = -EINVAL;
     json_t *sc = json_is_object(root) ? json_object_get(root, "scenario") : NULL;
     json_t *msg = json_pack("{s:s}", "type", "scenario");
@@ -166,6 +174,5 @@ out:
         out[0] = 0;
     json_decref(o);
     json_decref(msg);
-    json_decref(root);
     return r;
 }
