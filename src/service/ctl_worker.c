@@ -188,7 +188,13 @@ static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *
     char path[4096];
     snprintf(path, sizeof path, "%s/%s-%u.yaml", hs_rec_dir(s->runner->rec), prefix, n);
     FILE *f = fopen(path, "wx");
-    bool ok = f && fwrite(text, 1, len, f) == len;
+    char id[33];
+    hs_rec_run_id_hex(s->runner->rec, id);
+    /* the run it belongs to, for whoever finds the file outside its folder (a replay checks it) */
+    bool ok = f &&
+              fprintf(f, HS_REC_COPY_MARK "%s: %s injected by live control\n", id,
+                      !strcmp(prefix, "live-step") ? "the step" : "the scenario file") > 0 &&
+              fwrite(text, 1, len, f) == len;
     if (f && fclose(f) != 0)
         ok = false;
     if (!ok) {
