@@ -324,7 +324,9 @@ static void inject(struct ctl_server *s, const char *text, size_t len, int path_
 }
 
 /* A default verdict file next to the socket: the bench's own name, but in a directory others
- * may write (/tmp): no symlink followed, nothing but a regular file of ours. */
+ * may write (/tmp): no symlink followed, nothing but a regular file of ours, and no other name
+ * for it (a hard link planted there to a file of the bench's user, where fs.protected_hardlinks
+ * is off, would have the verdict overwrite that file). */
 static int open_default(const char *path, char *out, size_t size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0640);
@@ -336,6 +338,8 @@ static int open_default(const char *path, char *out, size_t size)
         why = "not a regular file";
     else if (st.st_uid != geteuid())
         why = "owned by another user";
+    else if (st.st_nlink != 1)
+        why = "it has other hard links";
     if (!why)
         return fd;
     if (fd >= 0)
