@@ -177,7 +177,9 @@ void hs__ctl_reap(struct ctl_server *s, bool no_tick)
 
 /* A recorded run keeps what live control injected, so a replay can inject it again: the step's
  * text exactly as it was checked (or the scenario file as it was read) goes into the recording
- * folder as PREFIX-N.yaml; the tick only posts N when it applies the command
+ * folder as PREFIX-N.yaml, after a first line naming the run (HS_REC_COPY_MARK, which a replay
+ * checks, so another run's file is not injected as this one's); the tick only posts N when it
+ * applies the command
  * (src/record/README.md, "Live control"). Returns N, or 0 when the run is not recorded or the
  * file could not be written (the log says so: that injection will not replay). */
 static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *text, size_t len)
