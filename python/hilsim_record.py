@@ -23,6 +23,7 @@ record.compression: none; reading a compressed one needs the `zstandard` module 
 python3-zstandard). Versions 1 and 2 need only the standard library.
 """
 
+import hashlib
 import json
 import os
 import stat
@@ -377,9 +378,23 @@ class Recording:
             if not self.damage and key in counts and counts[key] != got:
                 raise RecordingError(f"{mpath}: segments[{i}].records.{key} {counts[key]}: "
                                      f"{seg[key]} holds {got}")
+        # a closed segment's log: its size and SHA-256 as the run wrote it tie it to the run
+        cbytes, csha = seg.get("can_bytes", {}), seg.get("can_sha256", {})
         for b in buses:
+            limit, want = cbytes.get(b), csha.get(b)
+            if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool)
+                                      or limit < 0):
+                raise RecordingError(f"{mpath}: segments[{i}].can_bytes.{b}: not a "
+                                     f"non-negative integer")
+            if want is not None and (not isinstance(want, str) or len(want) != 64):
+                raise RecordingError(f"{mpath}: segments[{i}].can_sha256.{b}: not a SHA-256 "
+                                     f"(64 hex digits)")
+            if limit is None or want is None:
+                limit = want = None
             try:
-                self._read_candump(os.path.join(self.path, seg["can"][b]), self._frames[b])
+                self._read_candump(os.path.join(self.path, seg["can"][b]), self._frames[b],
+                                   limit, want, f"segments[{i}].can_bytes.{b}",
+                                   f"segments[{i}].can_sha256.{b}")
             except _Damage as e:
                 self.damage = self.damage or str(e)
 
@@ -541,9 +556,21 @@ class Recording:
             else:
                 raise RecordingError(f"{path}: unknown record type {typ} at byte offset {off}")
 
-    def _read_candump(self, path, out):
+    def _read_candump(self, path, out, limit=None, sha=None, field=None, sha_field=None):
         off = 0
-        data = self._file(path)
+        try:  # a log has no binary header: its size alone is checked against the bound
+            data = self._file(path) if limit is None else _read_file(path, limit)
+        except RecordingError as e:
+            if limit is not None and "larger than" in str(e):
+                raise RecordingError(f"{path}: larger than the {limit} bytes the manifest's "
+                                     f"{field} says") from None
+            raise
+        if sha is not None:
+            got = hashlib.sha256(data).hexdigest()
+            if got != sha.lower():
+                raise RecordingError(f"{path}: its SHA-256 {got} is not the manifest's "
+                                     f"{sha_field} {sha}: not the log this run wrote (another "
+                                     f"run's, or changed since)")
         cut = None
         if data and not data.endswith(b"\n"):
             cut = data.rfind(b"\n") + 1

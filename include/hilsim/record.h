@@ -64,6 +64,11 @@ enum hs_rec_live {
 #define HS_REC_TEXT_FILE_MAX (16u << 20) /* config, scenario and live-step copies, bytes */
 #define HS_REC_SEGMENTS_MAX 1000000u     /* segments a manifest may list */
 #define HS_REC_NAME_MAX 256              /* bench, bus, joint, sensor names in a manifest, bytes */
+/* The first line of every text copy a version 3 recording keeps (config.yaml,
+ * config-resolved.yaml, scenario.yaml, live-step-N.yaml, live-scenario-N.yaml): a YAML comment,
+ * this mark, the run's 32 hex digits, ": " and what the copy is. The manifest's SHA-256 of a
+ * copy covers this line too. */
+#define HS_REC_COPY_MARK "# hilsim recording, run_id "
 
 struct hs_rt_audit;
 
@@ -126,6 +131,8 @@ void hs_rec_event(struct hs_recorder *rec, enum hs_rec_event_kind kind, uint64_t
 /* Any thread, no allocation. */
 void hs_rec_stats(const struct hs_recorder *rec, struct hs_rec_stats *ret);
 const char *hs_rec_dir(const struct hs_recorder *rec);
+/* Any thread: the run's id (the manifest's run_id) as 32 hex digits and a NUL. */
+void hs_rec_run_id_hex(const struct hs_recorder *rec, char out[33]);
 /* Non-RT: "; recording: 123 dropped" or "" for STATUS= lines. */
 void hs_rec_status(const struct hs_recorder *rec, char *buf, size_t size);
 /* Non-RT, offline runs only (`hilsim sim --record`): waits until both rings are at most half

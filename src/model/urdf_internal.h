@@ -11,7 +11,8 @@
 
 #define HS_URDF_MAX_LINKS 4096
 #define HS_URDF_MAX_GEOMS 200000
-#define HS_URDF_MAX_VERTICES (2u << 20) /* over all meshes */
+#define HS_URDF_MAX_VERTICES (2u << 20)    /* over all meshes */
+#define HS_URDF_MESH_FILE_MAX (512u << 20) /* bytes of one mesh file and what it references */
 
 struct hs__urdf {
     const char *file; /* for messages */
@@ -21,6 +22,7 @@ struct hs__urdf {
     struct hs_model *m;                  /* being filled; freed with hs_model_free on failure */
     uint32_t geoms_cap, warnings_cap;
     uint64_t vertices;
+    bool obj_materials_said; /* the warning that OBJ materials are not used: once per model */
 };
 
 /* Error naming file:line of node; returns a negative errno. */
@@ -67,5 +69,24 @@ int hs__urdf_sensors(struct hs__urdf *u, const xmlNode *robot);
 /* Triangles of a mesh file (assimp: STL, OBJ, COLLADA, ...) with its unit scale, times scale. */
 int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const double scale[3],
                   struct hs_mesh *ret);
+
+/* What assimp may open while it imports one mesh (urdf_mesh_io.c): the mesh from data (its
+ * bytes, read and checked; borrowed), and regular files inside its directory that it
+ * references, within what is left of HS_URDF_MESH_FILE_MAX. */
+struct aiFileIO;
+struct hs__mesh_io {
+    const char *path; /* the mesh as assimp is given it */
+    const uint8_t *data;
+    size_t len;
+    size_t dirlen; /* of path's directory part, its '/' included (0: none) */
+    size_t budget; /* bytes its references may still take */
+    int dirfd;     /* the mesh's directory (O_PATH) */
+    int err;       /* the first reference refused (-errno), 0 when none was */
+    char why[512]; /* ... in words */
+};
+/* 0 and *ret_fio (valid while io is), or -errno (the directory cannot be opened). */
+int hs__mesh_io_init(struct hs__mesh_io *io, const char *path, const uint8_t *data, size_t len,
+                     struct aiFileIO *ret_fio);
+void hs__mesh_io_fini(struct hs__mesh_io *io);
 
 #endif

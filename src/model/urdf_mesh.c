@@ -5,6 +5,7 @@
  * the link's own (a Z_UP file would otherwise be turned Y-up). Normals are dropped before
  * identical vertices are joined: STL repeats each corner per face with the face normal, and
  * without that the corners would not join (G1's pelvis: 106148 vertices, 18055 after). */
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -17,8 +18,6 @@
 
 #include "hilsim/file_open.h"
 #include "urdf_internal.h"
-
-#define HS_URDF_MESH_FILE_MAX (512u << 20) /* bytes of one mesh file hilsim reads */
 
 struct acc {
     double *v;
@@ -93,7 +92,7 @@ static void fill(const struct aiScene *s, const struct aiNode *n, const struct a
         fill(s, n->mChildren[i], &M, depth + 1, scale, a);
 }
 
-/* The file's extension, lower case, as assimp's format hint ("" when it has none). */
+/* The file's extension, lower case ("" when it has none): tells an OBJ. */
 static void hint_of(const char *path, char hint[16])
 {
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
@@ -112,8 +111,8 @@ static bool is_mtllib(const char *s, size_t n)
 
 /* An OBJ's material libraries (mtllib lines), checked as the mesh is: a named file that exists
  * must be a regular file. Then each mtllib line becomes a comment in the bytes assimp gets:
- * collision needs no material, and assimp opens no file but the one read here (the check and
- * the use cannot be split by a swap). */
+ * hilsim reads <collision> geometry, which has no appearance, so materials are not used (a
+ * warning says so, once per model), and assimp opens no file but the one read here. */
 static int obj_materials(struct hs__urdf *u, const xmlNode *n, const char *path, char *buf,
                          size_t len)
 {
@@ -150,6 +149,16 @@ static int obj_materials(struct hs__urdf *u, const xmlNode *n, const char *path,
                 a = b;
             }
             buf[k] = '#';
+            if (!u->obj_materials_said) {
+                u->obj_materials_said = true;
+                int w = hs__urdf_warn(u, n,
+                                      "mesh %s: its materials (mtllib) are not used: hilsim "
+                                      "simulates <collision> geometry, which has no colour or "
+                                      "texture (said once per model)",
+                                      path);
+                if (w < 0)
+                    return w;
+            }
         }
         i = end + 1;
     }
@@ -160,8 +169,9 @@ int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const 
                   struct hs_mesh *ret)
 {
     /* Opened once, without waiting, checked a regular file by fstat and read whole: assimp
-     * gets the bytes, never the path, so a FIFO swapped in after the check cannot make it
-     * wait (the extension is its format hint). */
+     * gets the bytes through urdf_mesh_io.c, never the path, so a FIFO swapped in after the
+     * check cannot make it wait; what the file references (a glTF's buffers) goes through the
+     * same checks there, confined to the mesh's directory. */
     uint8_t *buf;
     size_t len;
     int rc = hs_read_regular(path, 0, HS_URDF_MESH_FILE_MAX, &buf, &len);
@@ -176,21 +186,39 @@ int hs__urdf_mesh(struct hs__urdf *u, const xmlNode *n, const char *path, const 
         free(buf);
         return rc;
     }
+    struct hs__mesh_io io;
+    struct aiFileIO fio;
+    if ((rc = hs__mesh_io_init(&io, path, buf, len, &fio)) < 0) {
+        hs__mesh_io_fini(&io);
+        free(buf);
+        return hs__urdf_err(u, n, rc, "mesh %s: its directory: %s", path, strerror(-rc));
+    }
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props) {
+        hs__mesh_io_fini(&io);
         free(buf);
         return hs__urdf_err(u, n, -ENOMEM, "out of memory");
     }
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, 1);
-    const struct aiScene *s = aiImportFileFromMemoryWithProperties(
-        (const char *)buf, (unsigned)len,
-        aiProcess_Triangulate | aiProcess_DropNormals | aiProcess_JoinIdenticalVertices |
-            aiProcess_SortByPType,
-        hint, props);
+    const struct aiScene *s =
+        aiImportFileExWithProperties(path,
+                                     aiProcess_Triangulate | aiProcess_DropNormals |
+                                         aiProcess_JoinIdenticalVertices | aiProcess_SortByPType,
+                                     &fio, props);
     aiReleasePropertyStore(props);
+    hs__mesh_io_fini(&io);
     free(buf);
-    if (!s || !s->mRootNode)
+    if ((!s || !s->mRootNode) && io.err) {
+        if (s)
+            aiReleaseImport(s);
+        return hs__urdf_err(u, n, io.err, "mesh %s: %s (assimp: %s)", path, io.why,
+                            aiGetErrorString());
+    }
+    if (!s || !s->mRootNode) {
+        if (s)
+            aiReleaseImport(s);
         return hs__urdf_err(u, n, -EINVAL, "mesh %s: %s", path, aiGetErrorString());
+    }
     uint64_t nv = 0, nt = 0;
     count(s, s->mRootNode, 0, &nv, &nt);
     int r = 0;

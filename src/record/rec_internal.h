@@ -116,6 +116,22 @@ void hs__rec_unshuffle(uint8_t *out, const uint8_t *in, uint32_t n, uint32_t siz
 uint32_t hs__rec_crc32_update(uint32_t crc, const void *buf, size_t len);
 /* Non-RT: the file's SHA-256 as 64 hex digits + NUL. 0 or -errno. */
 int hs__rec_sha256_file(const char *path, char hex[65]);
+/* The same over bytes, whole (buf) or as they pass (init, update..., hex). */
+struct hs__sha256 {
+    uint32_t h[8];
+    uint8_t block[64];
+    size_t fill;
+    uint64_t bits;
+};
+void hs__rec_sha256_init(struct hs__sha256 *s);
+void hs__rec_sha256_update(struct hs__sha256 *s, const void *buf, size_t n);
+void hs__rec_sha256_hex(struct hs__sha256 *s, char hex[65]);
+void hs__rec_sha256_buf(const void *buf, size_t n, char hex[65]);
+/* A copy's first line (HS_REC_COPY_MARK, hilsim/record.h) naming a run other than r's: an
+ * error naming path, line 1. 0 when it names r's run, or has no such line (a version 2 copy,
+ * or a version 3 manifest's SHA-256 decides). */
+int hs__rec_check_copy_mark(const struct hs_recording *r, const char *text, size_t len,
+                            const char *path, struct hs_diag *d);
 
 /* ---- rings ---- */
 /* Many producers (the tick, a bus's reply thread, the supervisor), one consumer (the writer):
@@ -232,6 +248,17 @@ struct hs_recorder {
     bool finished;
     void *signals_json; /* json_t: the names, taken while the bench exists (rec_manifest.c) */
     void *audit_json;   /* json_t: o.audit as the report writes it, taken at the first write */
+    /* SHA-256 (hex; "" until made) of the files as the run read them and of the copies kept,
+     * taken once when the copies are written (rec_manifest.c) */
+    char config_sha[65], config_copy_sha[65], resolved_sha[65];
+    char scenario_sha[65], scenario_copy_sha[65];
+    /* The candump logs carry no mark (README.md: python-can reads no comment line): the
+     * manifest ties each closed one to the run by its size and SHA-256 as written (writer
+     * side: the current segment's; per segment x HS__REC_MAX_BUSES once it is closed). */
+    struct hs__sha256 can_hash[HS__REC_MAX_BUSES];
+    uint64_t can_len[HS__REC_MAX_BUSES];
+    uint64_t *seg_can_bytes;
+    char *seg_can_sha;            /* 65 bytes each, "" when not closed */
     struct hs__rec_item *sortbuf; /* frames of one drain, sorted by time per bus */
     uint32_t sortcap;
 };

@@ -19,20 +19,38 @@
 #define HS_GIT_COMMIT "unknown"
 #endif
 
+/* The copies' first line (HS_REC_COPY_MARK): the run they belong to, for whoever finds one
+ * outside its folder; the manifest's *_sha256 of the copy covers it. */
+static int mark(const struct hs_recorder *rec, FILE *out, const char *what)
+{
+    char id[33];
+    hs_rec_run_id_hex(rec, id);
+    return fprintf(out, HS_REC_COPY_MARK "%s: %s (manifest.json says the rest)\n", id, what) < 0
+               ? -EIO
+               : 0;
+}
+
 /* The config as this build resolved it (every default filled in, paths absolute): a replay by a
  * later hilsim whose defaults changed still builds the bench this run had. */
-static int write_resolved(const struct hs_config *cfg, const char *to)
+static int write_resolved(struct hs_recorder *rec, const struct hs_config *cfg, const char *to)
 {
     FILE *out = fopen(to, "wbx");
     if (!out)
         return -errno;
-    int r = hs_config_write(cfg, out);
+    int r = mark(rec, out, "the config as this run resolved it");
+    if (r == 0)
+        r = hs_config_write(cfg, out);
     if (fclose(out) != 0 && !r)
         r = -EIO;
+    if (r == 0)
+        r = hs__rec_sha256_file(to, rec->resolved_sha);
     return r;
 }
 
-static int copy_file(const char *from, const char *to)
+/* The file as the run read it, after the run's mark (after a UTF-8 byte order mark, which must
+ * stay first); the SHA-256 of what was read (ret_from_sha) and of what was written. */
+static int copy_file(struct hs_recorder *rec, const char *from, const char *to, const char *what,
+                     char ret_from_sha[65], char ret_to_sha[65])
 {
     FILE *in;
     int rc = hs_fopen_regular(from, &in); /* a FIFO swapped in since the load must not hang */
@@ -44,19 +62,33 @@ static int copy_file(const char *from, const char *to)
         fclose(in);
         return e;
     }
+    struct hs__sha256 hin;
+    hs__rec_sha256_init(&hin);
     char buf[8192];
-    size_t n;
+    size_t n = fread(buf, 1, sizeof buf, in);
+    size_t bom = n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
     int r = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n) {
+    if (bom && fwrite(buf, 1, bom, out) != bom)
+        r = -EIO;
+    if (r == 0)
+        r = mark(rec, out, what);
+    if (r == 0 && n > bom && fwrite(buf + bom, 1, n - bom, out) != n - bom)
+        r = -EIO;
+    hs__rec_sha256_update(&hin, buf, n);
+    while (r == 0 && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+        hs__rec_sha256_update(&hin, buf, n);
+        if (fwrite(buf, 1, n, out) != n)
             r = -EIO;
-            break;
-        }
+    }
     if (ferror(in))
         r = -EIO;
     fclose(in);
     if (fclose(out) != 0 && !r)
         r = -EIO;
+    if (r == 0) {
+        hs__rec_sha256_hex(&hin, ret_from_sha);
+        r = hs__rec_sha256_file(to, ret_to_sha);
+    }
     return r;
 }
 
@@ -67,6 +99,17 @@ static json_t *file_entry(const char *path)
     json_object_set_new(o, "path", json_string(path));
     if (hs__rec_sha256_file(path, hex) == 0)
         json_object_set_new(o, "sha256", json_string(hex));
+    return o;
+}
+
+/* A file the run read and copied: its path and its SHA-256 as it was copied (the file may
+ * have changed since). */
+static json_t *copied_entry(const char *path, const char *sha)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "path", json_string(path));
+    if (sha[0])
+        json_object_set_new(o, "sha256", json_string(sha));
     return o;
 }
 
@@ -126,6 +169,24 @@ static json_t *segments(const struct hs_recorder *rec)
             json_object_set_new(o, "bytes",
                                 json_pack("{s:I,s:I,s:I}", "state", (json_int_t)sc[3], "shm",
                                           (json_int_t)sc[4], "events", (json_int_t)sc[5]));
+            json_t *cb = json_object(), *cs = json_object();
+            for (uint32_t i = 0;
+                 rec->seg_can_sha && i < rec->cfg->can.nbuses && i < HS__REC_MAX_BUSES; i++) {
+                size_t at = (size_t)s * HS__REC_MAX_BUSES + i;
+                const char *hex = rec->seg_can_sha + at * 65;
+                if (!hex[0])
+                    continue;
+                const char *bus = rec->cfg->can.buses[i].name;
+                json_object_set_new(cb, bus, json_integer((json_int_t)rec->seg_can_bytes[at]));
+                json_object_set_new(cs, bus, json_string(hex));
+            }
+            if (json_object_size(cs)) {
+                json_object_set_new(o, "can_bytes", cb);
+                json_object_set_new(o, "can_sha256", cs);
+            } else {
+                json_decref(cb);
+                json_decref(cs);
+            }
         }
         hs__rec_seg_name(name, sizeof name, "state", s, "bin");
         json_object_set_new(o, "state", json_string(name));
@@ -165,8 +226,7 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
                         json_string(rec->o.version ? rec->o.version : HS_VERSION));
     json_object_set_new(m, "hilsim_commit", json_string(HS_GIT_COMMIT));
     char id[33];
-    for (int i = 0; i < 16; i++)
-        snprintf(id + 2 * i, 3, "%02x", rec->run_id[i]);
+    hs_rec_run_id_hex(rec, id);
     json_object_set_new(m, "run_id", json_string(id));
     json_object_set_new(m, "compression",
                         rec->zctx
@@ -188,19 +248,22 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
     if (rec->o.config_path) {
         snprintf(path, sizeof path, "%s/config.yaml", rec->dir);
         if (access(path, F_OK) != 0) {
-            int r = copy_file(rec->o.config_path, path);
+            int r = copy_file(rec, rec->o.config_path, path, "the config file as the run read it",
+                              rec->config_sha, rec->config_copy_sha);
             if (r < 0) {
                 json_decref(m);
                 json_decref(c);
                 return r;
             }
         }
-        json_object_set_new(c, "original", file_entry(rec->o.config_path));
+        json_object_set_new(c, "original", copied_entry(rec->o.config_path, rec->config_sha));
         json_object_set_new(c, "copy", json_string("config.yaml"));
+        if (rec->config_copy_sha[0])
+            json_object_set_new(c, "copy_sha256", json_string(rec->config_copy_sha));
     }
     snprintf(path, sizeof path, "%s/config-resolved.yaml", rec->dir);
     if (access(path, F_OK) != 0) {
-        int r = write_resolved(cfg, path);
+        int r = write_resolved(rec, cfg, path);
         if (r < 0) {
             json_decref(m);
             json_decref(c);
@@ -208,6 +271,8 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         }
     }
     json_object_set_new(c, "resolved", json_string("config-resolved.yaml"));
+    if (rec->resolved_sha[0])
+        json_object_set_new(c, "resolved_sha256", json_string(rec->resolved_sha));
     json_object_set_new(c, "base_dir", json_string(cfg->base_dir ? cfg->base_dir : ""));
     if (rec->o.nsets) { /* the run's --set overrides: config.yaml is the file as it was */
         json_t *sets = json_array();
@@ -220,7 +285,9 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
     if (rec->o.scenario_path) {
         snprintf(path, sizeof path, "%s/scenario.yaml", rec->dir);
         if (access(path, F_OK) != 0) {
-            int r = copy_file(rec->o.scenario_path, path);
+            int r =
+                copy_file(rec, rec->o.scenario_path, path, "the scenario file as the run read it",
+                          rec->scenario_sha, rec->scenario_copy_sha);
             if (r < 0) {
                 json_decref(m);
                 return r;
@@ -229,8 +296,10 @@ int hs__rec_write_manifest(struct hs_recorder *rec, bool final)
         char *dir = strdup(rec->o.scenario_path);
         char *base = dir ? realpath(dirname(dir), NULL) : NULL;
         json_t *sc = json_object();
-        json_object_set_new(sc, "original", file_entry(rec->o.scenario_path));
+        json_object_set_new(sc, "original", copied_entry(rec->o.scenario_path, rec->scenario_sha));
         json_object_set_new(sc, "copy", json_string("scenario.yaml"));
+        if (rec->scenario_copy_sha[0])
+            json_object_set_new(sc, "copy_sha256", json_string(rec->scenario_copy_sha));
         json_object_set_new(sc, "base_dir", json_string(base ? base : ""));
         json_object_set_new(m, "scenario", sc);
         free(base);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -372,6 +373,49 @@ static int load_file(struct hs_recording *r, const char *file, int kind, uint32_
     return rc;
 }
 
+/* A candump log of a closed segment: no larger than the manifest's can_bytes says, and the
+ * bytes whose SHA-256 it holds (can_sha256): another run's log, or one changed since, is
+ * refused rather than fed as this run's. Without them (an open segment, an older recording),
+ * as any log. */
+static int load_log(struct hs_recording *r, const char *file, uint32_t b, json_t *bytes,
+                    json_t *sha, size_t i, const char *mpath, struct hs_diag *d)
+{
+    const char *bus = r->bus_names[b], *want = json_string_value(sha);
+    if (bytes && (!json_is_integer(bytes) || json_integer_value(bytes) < 0))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].can_bytes.%s: not a non-negative integer", i, bus);
+    if (sha && (!want || strlen(want) != 64))
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0,
+                           "segments[%zu].can_sha256.%s: not a SHA-256 (64 hex digits)", i, bus);
+    if (!bytes || !want)
+        return load_file(r, file, 2, b, 0, i, NULL, d);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", r->dir, file);
+    size_t max = (size_t)json_integer_value(bytes);
+    uint8_t *buf;
+    size_t len;
+    int rc = hs_read_regular(path, HS_OPEN_NOFOLLOW, max, &buf, &len);
+    if (rc == -EFBIG)
+        return hs_diag_set(d, -EBADMSG, path, 0, 0,
+                           "larger than the %zu bytes the manifest's segments[%zu].can_bytes.%s "
+                           "says",
+                           max, i, bus);
+    if (rc < 0)
+        return hs_diag_set(d, rc, path, 0, 0, "cannot open: %s", hs_open_regular_strerror(rc));
+    char got[65];
+    hs__rec_sha256_buf(buf, len, got);
+    if (strcasecmp(got, want) != 0) {
+        free(buf);
+        return hs_diag_set(d, -EBADMSG, path, 0, 0,
+                           "its SHA-256 %s is not the manifest's segments[%zu].can_sha256.%s %s: "
+                           "not the log this run wrote (another run's, or changed since)",
+                           got, i, bus, want);
+    }
+    rc = parse_log(r, (const char *)buf, len, path, b, d);
+    free(buf);
+    return rc;
+}
+
 /* A segment's file name as the writer makes it: the only name a reader follows. */
 static int seg_file(json_t *s, const char *key, const char *base, uint32_t index, const char *ext,
                     size_t i, const char *mpath, const char **ret, struct hs_diag *d)
@@ -498,14 +542,16 @@ static int load_segment(struct hs_recording *r, json_t *s, size_t i, uint32_t in
         rc = load_file(r, ev, 1, 0, bev, i, "events", d);
     if (rc == 0 && !r->damaged)
         rc = seg_records(s, "events", i, r->nshm + r->nevents - items, ev, mpath, d);
-    json_t *can = json_object_get(s, "can");
+    json_t *can = json_object_get(s, "can"), *cb = json_object_get(s, "can_bytes"),
+           *cs = json_object_get(s, "can_sha256");
     for (uint32_t b = 0; rc == 0 && b < r->nbuses; b++) {
         char base[HS_REC_NAME_MAX];
         snprintf(base, sizeof base, "can-%s", r->bus_names[b]);
         const char *f;
         if ((rc = seg_file(can, r->bus_names[b], base, index, "log", i, mpath, &f, d)) < 0)
             return rc;
-        rc = load_file(r, f, 2, b, 0, i, NULL, d);
+        rc = load_log(r, f, b, json_object_get(cb, r->bus_names[b]),
+                      json_object_get(cs, r->bus_names[b]), i, mpath, d);
     }
     return rc;
 }
@@ -759,6 +805,55 @@ static int parse_run_id(struct hs_recording *r, json_t *v, const char *mpath, st
     return 0;
 }
 
+int hs__rec_check_copy_mark(const struct hs_recording *r, const char *text, size_t len,
+                            const char *path, struct hs_diag *d)
+{
+    if (!text || r->format_version < 3)
+        return 0;
+    char want[33];
+    hs__rec_hex_id(r->run_id, want);
+    const char *t = text;
+    size_t n = len, ml = strlen(HS_REC_COPY_MARK);
+    if (n >= 3 && !memcmp(t, "\xef\xbb\xbf", 3))
+        t += 3, n -= 3;
+    bool hex = n >= ml + 32 && !memcmp(t, HS_REC_COPY_MARK, ml);
+    for (size_t k = 0; hex && k < 32; k++)
+        hex = hexval(t[ml + k]) >= 0;
+    if (hex && strncasecmp(t + ml, want, 32) != 0)
+        return hs_diag_set(d, -EBADMSG, path, 1, 0,
+                           "run_id %.32s in its first line is not the manifest's run_id %s: a "
+                           "copy of another run",
+                           t + ml, want);
+    return 0;
+}
+
+/* A copy a version 3 run kept (config.yaml, config-resolved.yaml, scenario.yaml): its first line
+ * names the run and the manifest holds the SHA-256 of its bytes. A copy of another run, or one
+ * changed since, would have the replay build another bench or play another scenario than the
+ * run did, and still call it the run's. */
+static int check_copy(const struct hs_recording *r, json_t *name, const char *text, size_t len,
+                      json_t *sha, const char *key, const char *mpath, struct hs_diag *d)
+{
+    if (!text || r->format_version < 3)
+        return 0;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", r->dir ? r->dir : ".", json_string_value(name));
+    int rc = hs__rec_check_copy_mark(r, text, len, p, d);
+    if (rc < 0 || !sha)
+        return rc;
+    const char *w = json_string_value(sha);
+    if (!w || strlen(w) != 64)
+        return hs_diag_set(d, -EBADMSG, mpath, 0, 0, "%s: not a SHA-256 (64 hex digits)", key);
+    char got[65];
+    hs__rec_sha256_buf(text, len, got);
+    if (strcasecmp(got, w) != 0)
+        return hs_diag_set(d, -EBADMSG, p, 0, 0,
+                           "its SHA-256 %s is not the manifest's %s %s: the copy changed since "
+                           "the run",
+                           got, key, w);
+    return 0;
+}
+
 /* Takes m. */
 static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_recording **ret,
                        struct hs_diag *d)
@@ -810,6 +905,16 @@ static int open_parsed(const char *dir, json_t *m, const char *mpath, struct hs_
         goto out;
     r->format_version = (uint32_t)version;
     if (version >= 3 && (rc = parse_run_id(r, json_object_get(m, "run_id"), mpath, d)) < 0)
+        goto out;
+    if ((rc = check_copy(r, json_object_get(cfg, "copy"), r->config_text, r->config_len,
+                         json_object_get(cfg, "copy_sha256"), "config.copy_sha256", mpath, d)) <
+            0 ||
+        (rc = check_copy(r, json_object_get(cfg, "resolved"), r->config_resolved_text,
+                         r->config_resolved_len, json_object_get(cfg, "resolved_sha256"),
+                         "config.resolved_sha256", mpath, d)) < 0 ||
+        (rc = check_copy(r, json_object_get(scen, "copy"), r->scenario_text, r->scenario_len,
+                         json_object_get(scen, "copy_sha256"), "scenario.copy_sha256", mpath, d)) <
+            0)
         goto out;
     if ((rc = sensor_fields(r, json_object_get(sig, "sensors"), mpath, d)) < 0)
         goto out;

@@ -1,18 +1,12 @@
-/* SHA-256 (FIPS 180-4) of the model files a recording names, so a replay can tell a model that
- * changed since the run from the one that ran. */
+/* SHA-256 (FIPS 180-4) of the files a recording names or keeps (the models, the config and
+ * scenario copies), so a replay can tell a file that changed since the run from the one that
+ * ran. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hilsim/file_open.h"
 #include "rec_internal.h"
-
-struct sha256 {
-    uint32_t h[8];
-    uint8_t block[64];
-    size_t fill;
-    uint64_t bits;
-};
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -29,7 +23,7 @@ static uint32_t ror(uint32_t x, int n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void compress(struct sha256 *s, const uint8_t *b)
+static void compress(struct hs__sha256 *s, const uint8_t *b)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -52,8 +46,17 @@ static void compress(struct sha256 *s, const uint8_t *b)
     s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
-static void update(struct sha256 *s, const uint8_t *p, size_t n)
+void hs__rec_sha256_init(struct hs__sha256 *s)
 {
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memset(s, 0, sizeof *s);
+    memcpy(s->h, h0, sizeof h0);
+}
+
+void hs__rec_sha256_update(struct hs__sha256 *s, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
     s->bits += (uint64_t)n * 8;
     while (n--) {
         s->block[s->fill++] = *p++;
@@ -64,33 +67,46 @@ static void update(struct sha256 *s, const uint8_t *p, size_t n)
     }
 }
 
+void hs__rec_sha256_hex(struct hs__sha256 *s, char hex[65])
+{
+    uint64_t bits = s->bits;
+    uint8_t pad = 0x80;
+    hs__rec_sha256_update(s, &pad, 1);
+    pad = 0;
+    while (s->fill != 56)
+        hs__rec_sha256_update(s, &pad, 1);
+    uint8_t len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (uint8_t)(bits >> (56 - 8 * i));
+    hs__rec_sha256_update(s, len, 8);
+    for (int i = 0; i < 8; i++)
+        snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
+}
+
+void hs__rec_sha256_buf(const void *buf, size_t n, char hex[65])
+{
+    struct hs__sha256 s;
+    hs__rec_sha256_init(&s);
+    hs__rec_sha256_update(&s, buf, n);
+    hs__rec_sha256_hex(&s, hex);
+}
+
 int hs__rec_sha256_file(const char *path, char hex[65])
 {
     FILE *f;
     int rc = hs_fopen_regular(path, &f); /* the run's inputs: a FIFO swapped in must not hang */
     if (rc < 0)
         return rc;
-    struct sha256 s = {.h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c,
-                             0x1f83d9ab, 0x5be0cd19}};
+    struct hs__sha256 s;
+    hs__rec_sha256_init(&s);
     uint8_t buf[8192];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        update(&s, buf, n);
+        hs__rec_sha256_update(&s, buf, n);
     int err = ferror(f) ? -EIO : 0;
     fclose(f);
     if (err)
         return err;
-    uint64_t bits = s.bits;
-    uint8_t pad = 0x80;
-    update(&s, &pad, 1);
-    pad = 0;
-    while (s.fill != 56)
-        update(&s, &pad, 1);
-    uint8_t len[8];
-    for (int i = 0; i < 8; i++)
-        len[i] = (uint8_t)(bits >> (56 - 8 * i));
-    update(&s, len, 8);
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", s.h[i]);
+    hs__rec_sha256_hex(&s, hex);
     return 0;
 }

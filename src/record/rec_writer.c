@@ -208,6 +208,20 @@ int hs__rec_open_segment(struct hs_recorder *rec, struct hs_diag *d)
     if (!sc)
         return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
     rec->seg_counts = sc;
+    const size_t nb = HS__REC_MAX_BUSES, at = (size_t)rec->segment * nb;
+    uint64_t *cb = realloc(rec->seg_can_bytes, (at + nb) * sizeof *cb);
+    if (cb)
+        rec->seg_can_bytes = cb;
+    char *cs = cb ? realloc(rec->seg_can_sha, (at + nb) * 65) : NULL;
+    if (!cs)
+        return hs_diag_set(d, -ENOMEM, NULL, 0, 0, "record: out of memory");
+    rec->seg_can_sha = cs;
+    for (size_t i = 0; i < nb; i++) {
+        hs__rec_sha256_init(&rec->can_hash[i]);
+        rec->can_len[i] = 0;
+        cb[at + i] = 0;
+        cs[(at + i) * 65] = 0; /* set when the segment closes */
+    }
     ft[rec->segment] = UINT64_MAX; /* set by the first state written */
     fo[rec->segment] = 0;
     for (int k = 0; k < 6; k++)
@@ -229,8 +243,14 @@ void hs__rec_close_segment(struct hs_recorder *rec)
     out_close(rec, &rec->f.state, HS__REC_STATE_MAGIC, sc);
     out_close(rec, &rec->f.shm, HS__REC_ITEMS_MAGIC, sc ? sc + 1 : NULL);
     out_close(rec, &rec->f.events, HS__REC_ITEMS_MAGIC, sc ? sc + 2 : NULL);
-    for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++)
+    for (uint32_t i = 0; i < HS__REC_MAX_BUSES; i++) {
+        size_t at = (size_t)rec->segment * HS__REC_MAX_BUSES + i;
+        if (rec->f.can[i] && rec->seg_can_sha) {
+            hs__rec_sha256_hex(&rec->can_hash[i], rec->seg_can_sha + at * 65);
+            rec->seg_can_bytes[at] = rec->can_len[i];
+        }
         close_file(rec, &rec->f.can[i]);
+    }
 }
 
 static void remove_segment(struct hs_recorder *rec, uint32_t seg)
@@ -351,6 +371,8 @@ static void write_frames(struct hs_recorder *rec, uint32_t n)
         size_t k = hs__rec_candump_line(line, sizeof line, it->real_ns,
                                         rec->cfg->can.buses[it->bus].interface, it);
         put_raw(rec, rec->f.can[it->bus], line, k);
+        hs__rec_sha256_update(&rec->can_hash[it->bus], line, k);
+        rec->can_len[it->bus] += k;
     }
 }
 

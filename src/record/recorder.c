@@ -266,6 +266,8 @@ static void free_parts(struct hs_recorder *rec)
     free(rec->zbuf);
     free(rec->shuf);
     free(rec->seg_counts);
+    free(rec->seg_can_bytes);
+    free(rec->seg_can_sha);
     hs__rec_states_free(&rec->states);
     free(rec->sortbuf);
     free(rec->seg_first_tick);
@@ -388,6 +390,11 @@ int hs_rec_wait_room(struct hs_recorder *rec)
 const char *hs_rec_dir(const struct hs_recorder *rec)
 {
     return rec->dir;
+}
+
+void hs_rec_run_id_hex(const struct hs_recorder *rec, char out[33])
+{
+    hs__rec_hex_id(rec->run_id, out);
 }
 
 void hs_rec_status(const struct hs_recorder *rec, char *buf, size_t size)

@@ -344,6 +344,11 @@ static int live_file(const struct live_feed *lf, const char *prefix, int64_t n, 
     if (rc < 0)
         return hs_diag_set(d, rc, path, 0, 0, "replay: cannot open: %s",
                            hs_open_regular_strerror(rc));
+    /* a copy of another run's live step would replay what this run never did */
+    if ((rc = hs__rec_check_copy_mark(lf->rec, (const char *)buf, len, path, d)) < 0) {
+        free(buf);
+        return rc;
+    }
     *ret = (char *)buf;
     *ret_len = len;
     return 0;

@@ -32,7 +32,8 @@ static int when_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *
         w->seen = seen;
         return 0;
     }
-    if (crossing == w->first_command || (!crossing && (seen & 3u)))
+    /* joint alone goes with first_command (the slot it watches); passes never does */
+    if (crossing == w->first_command || (!crossing && !w->first_command && (seen & 3u)))
         return hs__cfg_err(c, node,
                            "%s: either joint with passes, first_command: true (with an "
                            "optional joint), or node with state",

@@ -177,7 +177,9 @@ void hs__ctl_reap(struct ctl_server *s, bool no_tick)
 
 /* A recorded run keeps what live control injected, so a replay can inject it again: the step's
  * text exactly as it was checked (or the scenario file as it was read) goes into the recording
- * folder as PREFIX-N.yaml; the tick only posts N when it applies the command
+ * folder as PREFIX-N.yaml, after a first line naming the run (HS_REC_COPY_MARK, which a replay
+ * checks, so another run's file is not injected as this one's); the tick only posts N when it
+ * applies the command
  * (src/record/README.md, "Live control"). Returns N, or 0 when the run is not recorded or the
  * file could not be written (the log says so: that injection will not replay). */
 static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *text, size_t len)
@@ -188,7 +190,13 @@ static uint32_t save_live(struct ctl_server *s, const char *prefix, const char *
     char path[4096];
     snprintf(path, sizeof path, "%s/%s-%u.yaml", hs_rec_dir(s->runner->rec), prefix, n);
     FILE *f = fopen(path, "wx");
-    bool ok = f && fwrite(text, 1, len, f) == len;
+    char id[33];
+    hs_rec_run_id_hex(s->runner->rec, id);
+    /* the run it belongs to, for whoever finds the file outside its folder (a replay checks it) */
+    bool ok = f &&
+              fprintf(f, HS_REC_COPY_MARK "%s: %s injected by live control\n", id,
+                      !strcmp(prefix, "live-step") ? "the step" : "the scenario file") > 0 &&
+              fwrite(text, 1, len, f) == len;
     if (f && fclose(f) != 0)
         ok = false;
     if (!ok) {
@@ -318,7 +326,9 @@ static void inject(struct ctl_server *s, const char *text, size_t len, int path_
 }
 
 /* A default verdict file next to the socket: the bench's own name, but in a directory others
- * may write (/tmp): no symlink followed, nothing but a regular file of ours. */
+ * may write (/tmp): no symlink followed, nothing but a regular file of ours, and no other name
+ * for it (a hard link planted there to a file of the bench's user, where fs.protected_hardlinks
+ * is off, would have the verdict overwrite that file). */
 static int open_default(const char *path, char *out, size_t size)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0640);
@@ -330,6 +340,8 @@ static int open_default(const char *path, char *out, size_t size)
         why = "not a regular file";
     else if (st.st_uid != geteuid())
         why = "owned by another user";
+    else if (st.st_nlink != 1)
+        why = "it has other hard links";
     if (!why)
         return fd;
     if (fd >= 0)

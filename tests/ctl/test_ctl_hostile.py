@@ -16,7 +16,11 @@ generous limits, so a loaded machine (stress-ng --cpu 2) changes nothing.
   no deputy      `scenario start FILE` and an injected path step sent without their files
                  are refused and nothing is opened by name; hilsim ctl passes the files
                  (a scenario whose path CSV the client opened plays); an unwritable or FIFO
-                 --junit is refused at once (exit 2), before the bench sees the line
+                 --junit is refused at once (exit 2), before the bench sees the line;
+                 a raw client naming --junit without passing it, or passing a FIFO or a
+                 read-only descriptor, is refused and the named file is left alone
+  refused user   `hilsim ctl` as a user the bench refuses prints the refusal (exit 2) every
+                 time, never "no answer: Broken pipe"
   bounds         inject force 1e308, torque 1e308 or gravity 1e308 is refused (exit 2) with
                  the limit named; the bench runs on
   protocol       200 seeded hostile lines (random bytes, control characters, NULs, overlong
@@ -26,6 +30,7 @@ generous limits, so a loaded machine (stress-ng --cpu 2) changes nothing.
                  with exit 0 and its socket is gone
   stale socket   a bench killed with SIGKILL leaves its .ctl socket; `hilsim shm remove`
                  removes it with the segment, and a new run over a stale one starts
+  hard link      a default verdict file that is a hard link to another file is refused
 
 Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
 """
@@ -320,6 +325,66 @@ class Hostile(unittest.TestCase):
             self.assertIn(junit, err)
         self.assertIn("scenario idle", self.bench.ctl("status")[1])
 
+    def test_verdict_files_only_as_passed(self):
+        # A raw client names --junit but passes only the scenario's descriptor, or passes a
+        # FIFO or a read-only descriptor as the verdict file: each is refused at once, and the
+        # file the line names (root's 0600 file here) is neither opened, created nor changed.
+        victim = os.path.join(self.tmp, "victim.xml")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        os.chmod(victim, 0o600)
+        scen = os.path.join(self.tmp, "v.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: v, duration_s: 0.1}\nsteps: []\n")
+        created = os.path.join(self.tmp, "created.xml")
+        sfd = os.open(scen, os.O_RDONLY)
+        fifo = os.path.join(self.tmp, "vfifo")
+        os.mkfifo(fifo)
+        r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        ro = os.open(victim, os.O_RDONLY)
+        try:
+            for target, fds, why in (
+                    (victim, [sfd], "needs its files passed"),
+                    (created, [sfd], "needs its files passed"),
+                    (fifo, [sfd, w], "not a regular file"),
+                    (victim, [sfd, ro], "not opened for writing")):
+                a = self.ask(b"scenario start %s --junit %s\n" % (scen.encode(), target.encode()),
+                             fds)
+                self.assertTrue(a.startswith("error: "), (target, a))
+                self.assertIn(why, a)
+        finally:
+            for fd in (sfd, r, w, ro):
+                os.close(fd)
+        with open(victim) as f:
+            self.assertEqual(f.read(), "precious\n")
+        self.assertFalse(os.path.exists(created))
+        self.assertIn("scenario idle", self.bench.ctl("status")[1])
+
+    def test_refused_user_reads_the_refusal(self):
+        # `hilsim ctl` run by a user the bench does not authorise (the socket's mode widened by
+        # hand) printed "no answer: Broken pipe", exit 1, 2 times in 7: the server's refusal
+        # and close raced the client's send. The client reads the answer even when its send
+        # failed: every one of 20 tries, each with a line long enough to still be in flight,
+        # prints the refusal with exit 2.
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run hilsim ctl as another user")
+        mode_sock = os.stat(self.bench.sock).st_mode
+        os.chmod(self.tmp, 0o711)
+        os.chmod(self.bench.sock, 0o666)
+        step = "{push: {link: ELBOW, force_n: [0, 0, 1]}, duration_s: 0.01, name: %s}" % (
+            "x" * 900)
+        try:
+            for k in range(20):
+                p = subprocess.run([HILSIM, "ctl", self.bench.name, "inject", step],
+                                   capture_output=True, text=True, env=self.bench.env,
+                                   timeout=LIMIT, user=65534, group=65534, extra_groups=[])
+                self.assertEqual(p.returncode, 2, (k, p.stderr))
+                self.assertIn("error: not authorised: uid 65534", p.stderr)
+                self.assertNotIn("no answer", p.stderr)
+        finally:
+            os.chmod(self.bench.sock, mode_sock & 0o7777)
+
     def test_bounds(self):
         for step, what in (("{push: {link: ELBOW, force_n: [1e308, 0, 0]}, duration_s: 0.1}",
                             "push.force_n"),
@@ -395,6 +460,30 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("removed %s" % bench.sock, p.stdout)
         self.assertFalse(os.path.exists(bench.sock))
+
+    def test_default_verdict_file_hard_linked(self):
+        # The default verdict files sit next to the socket, in a directory others may write
+        # (/tmp): one that is a hard link to a file of the bench's user (planted where
+        # fs.protected_hardlinks is off) is refused, and that file is left as it was.
+        bench = Bench(self.tmpdir.name, "link").start()
+        try:
+            victim = os.path.join(self.tmpdir.name, "victim.txt")
+            with open(victim, "w") as f:
+                f.write("precious\n")
+            base = bench.sock[:-len(".ctl")]
+            os.link(victim, base + ".scenario-1.junit.xml")
+            scen = os.path.join(self.tmpdir.name, "s.yaml")
+            with open(scen, "w") as f:
+                f.write("scenario: {name: s, duration_s: 0.1}\nsteps: []\n")
+            rc, out, err = bench.ctl("scenario", "start", scen)
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn("scenario-1.junit.xml: cannot write the verdict there: it has other "
+                          "hard links", err)
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious\n")
+        finally:
+            out = bench.stop()
+        self.assertEqual(bench.proc.returncode, 0, out[-2000:])
 
     def test_full_backlog_bounds_the_client(self):
         # A listener that never accepts, its backlog filled: `hilsim ctl` gives up after its

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -481,6 +482,165 @@ static void test_bad_files(void **state)
     }
 }
 
+/* A glTF whose buffer is a file beside it, written here: a tetrahedron with corners (0,0,0),
+ * (1,0,0), (0,2,0), (0,0,3): 4 float VEC3 positions (48 bytes) then 12 uint16 indices. */
+static void write_gltf(const char *dir, const char *name, const char *uri)
+{
+    char p[PATH_MAX + 64], text[2048];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    snprintf(text, sizeof text,
+             "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+             " \"nodes\": [{\"mesh\": 0}],\n"
+             " \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, "
+             "\"indices\": 1}]}],\n"
+             " \"buffers\": [{\"uri\": \"%s\", \"byteLength\": 72}],\n"
+             " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48},\n"
+             "                 {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 24}],\n"
+             " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, "
+             "\"type\": \"VEC3\", \"min\": [0, 0, 0], \"max\": [1, 2, 3]},\n"
+             "               {\"bufferView\": 1, \"componentType\": 5123, \"count\": 12, "
+             "\"type\": \"SCALAR\"}]}\n",
+             uri);
+    write_text(p, text);
+}
+
+static void write_tet_bin(const char *path)
+{
+    static const float v[12] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3};
+    static const uint16_t t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(v, sizeof v, 1, f), 1);
+    assert_int_equal(fwrite(t, sizeof t, 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int load_gltf(const char *dir, const char *gltf, struct hs_model **ret, struct hs_diag *d)
+{
+    char p[PATH_MAX + 64], text[1024];
+    snprintf(p, sizeof p, "%s/robot.urdf", dir);
+    snprintf(text, sizeof text,
+             "<robot name=\"g\">\n  <link name=\"a\">\n    <collision><geometry>\n"
+             "      <mesh filename=\"%s\" scale=\"0.5 0.5 0.5\"/>\n"
+             "    </geometry></collision>\n  </link>\n</robot>\n",
+             gltf);
+    write_text(p, text);
+    memset(d, 0, sizeof *d);
+    *ret = NULL;
+    return hs_model_load(p, ret, d);
+}
+
+/* A glTF with its buffer in a .bin beside it loads (assimp reads it through the loader's own
+ * file access: a regular file in the mesh's directory, a link that stays there too); a buffer
+ * named out of the directory (.., an absolute path, a link leading out), a FIFO or a file past
+ * the mesh's 512 MiB budget is refused at once with the reference named, and nothing waits. */
+static void test_gltf_external_buffers(void **state)
+{
+    (void)state;
+    char top[] = "/tmp/hs_urdf_gltfXXXXXX", dir[PATH_MAX], p[PATH_MAX + 64];
+    assert_non_null(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/meshes", top);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(p, sizeof p, "%s/tet.bin", dir);
+    write_tet_bin(p);
+    snprintf(p, sizeof p, "%s/outside.bin", top);
+    write_tet_bin(p);
+    snprintf(p, sizeof p, "%s/alias.bin", dir);
+    assert_int_equal(symlink("tet.bin", p), 0);
+    snprintf(p, sizeof p, "%s/out.bin", dir);
+    assert_int_equal(symlink("../outside.bin", p), 0);
+    snprintf(p, sizeof p, "%s/fifo.bin", dir);
+    assert_int_equal(mkfifo(p, 0644), 0);
+    snprintf(p, sizeof p, "%s/big.bin", dir);
+    FILE *big = fopen(p, "wb");
+    assert_non_null(big);
+    assert_int_equal(ftruncate(fileno(big), 600ll << 20), 0); /* sparse: no disk used */
+    assert_int_equal(fclose(big), 0);
+
+    static const char *const good[] = {"tet.bin", "alias.bin"};
+    for (size_t i = 0; i < 2; i++) {
+        write_gltf(dir, "tet.gltf", good[i]);
+        struct hs_model *m;
+        struct hs_diag d;
+        int r = load_gltf(dir, "tet.gltf", &m, &d);
+        if (r)
+            print_error("%s: %s\n", good[i], d.msg);
+        assert_int_equal(r, 0);
+        assert_int_equal(m->ngeoms, 1);
+        const struct hs_mesh *tet = &m->geoms[0].u.mesh;
+        assert_int_equal(tet->nvertices, 4);
+        assert_int_equal(tet->ntriangles, 4);
+        double lo[3], hi[3];
+        bounds(tet, lo, hi);
+        for (int k = 0; k < 3; k++) {
+            assert_near(lo[k], 0, 1e-9);
+            assert_near(hi[k], 0.5 * (k + 1), 1e-6); /* scale 0.5 */
+        }
+        hs_model_free(m);
+    }
+    char absolute[PATH_MAX + 64];
+    snprintf(absolute, sizeof absolute, "%s/outside.bin", top);
+    const struct {
+        const char *uri, *words;
+    } bad[] = {
+        {"../outside.bin", "referenced file '../outside.bin': leaves the mesh's directory (..)"},
+        {absolute, "an absolute path"},
+        {"out.bin", "referenced file 'out.bin': leaves the mesh's directory (through a symbolic "
+                    "link)"},
+        {"fifo.bin", "referenced file 'fifo.bin': not a regular file"},
+        {"big.bin", "referenced file 'big.bin': 629145600 bytes, more than the"},
+        {"none.bin", "referenced file 'none.bin': No such file or directory"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_gltf(dir, "bad.gltf", bad[i].uri);
+        struct hs_model *m;
+        struct hs_diag d;
+        int r = load_gltf(dir, "bad.gltf", &m, &d);
+        print_message("%s: %s\n", bad[i].uri, d.msg);
+        assert_true(r < 0);
+        assert_null(m);
+        assert_int_equal(d.line, 4);
+        assert_non_null(strstr(d.msg, "bad.gltf: "));
+        if (!strstr(d.msg, bad[i].words))
+            fail_msg("expected '%s' in '%s'", bad[i].words, d.msg);
+    }
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", top);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* An OBJ's material library is checked, then not used: hilsim reads collision geometry, which
+ * has no appearance. A model whose OBJs name materials is told so once, however many OBJs. */
+static void test_obj_materials_said_once(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hs_urdf_mtlXXXXXX", p[PATH_MAX + 64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/a.obj", dir);
+    write_text(p, "mtllib a.mtl\nusemtl red\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                  "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+    snprintf(p, sizeof p, "%s/a.mtl", dir);
+    write_text(p, "newmtl red\nKd 1 0 0\n");
+    snprintf(p, sizeof p, "%s/robot.urdf", dir);
+    write_text(p, "<robot name=\"o\">\n  <link name=\"a\">\n"
+                  "    <collision><geometry><mesh filename=\"a.obj\"/></geometry></collision>\n"
+                  "    <collision><geometry><mesh filename=\"a.obj\"/></geometry></collision>\n"
+                  "  </link>\n</robot>\n");
+    struct hs_model *m = load_ok(p);
+    assert_int_equal(m->ngeoms, 2);
+    uint32_t said = 0;
+    for (uint32_t i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], "its materials (mtllib) are not used")) {
+            print_message("%s\n", m->warnings[i]);
+            said++;
+        }
+    assert_int_equal(said, 1);
+    hs_model_free(m);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +651,8 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_ros2_control),
         cmocka_unit_test(test_massless_floating_root_warns),
+        cmocka_unit_test(test_gltf_external_buffers),
+        cmocka_unit_test(test_obj_materials_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

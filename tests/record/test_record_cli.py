@@ -3,6 +3,7 @@ them, the recording test_record leaves (HS_RECORD_KEEP) read by python-can's can
 by the Python reader in python/hilsim_record.py, and damaged recordings refused by both with
 the file and byte offset. Debian's python3 (python3-can)."""
 import csv
+import hashlib
 import json
 import os
 import re
@@ -144,6 +145,14 @@ class CliRecordReplay(unittest.TestCase):
         self.assertRegex(text, r"\n  gravity: \[0, 0, -9.80665\]\n")
         with open(path, "w") as fh:
             fh.write(text.replace("gravity: [0, 0, -9.80665]", "gravity: [0, 0, -98.1]"))
+        # the copy changed since the run: refused, as the manifest hashed the one it wrote
+        p = hilsim("replay", drift, check=2)
+        self.assertIn("config-resolved.yaml: its SHA-256", p.stderr)
+        # as another build would have written it (its own bytes, its own hash): followed
+        with open(path, "rb") as fh:
+            m["config"]["resolved_sha256"] = hashlib.sha256(fh.read()).hexdigest()
+        with open(os.path.join(drift, "manifest.json"), "w") as fh:
+            json.dump(m, fh)
         hilsim("replay", drift, check=4)
         # A recording made before the resolved config was kept: config.yaml with this build's
         # defaults (bit-exact here, the same build), and a warning when another commit made it.
@@ -498,8 +507,16 @@ class LockstepShm(unittest.TestCase):
                 self.assertIn("kind: noise, joint: ELBOW, value: 0.01", fh.read())
             with open(os.path.join(rec, "live-step-2.yaml")) as fh:
                 self.assertIn("push:", fh.read())
+            # each copy's first line names the run; the scenario's bytes follow as they were
+            with open(os.path.join(rec, "manifest.json")) as fh:
+                mark = "# hilsim recording, run_id %s: " % json.load(fh)["run_id"]
+            with open(os.path.join(rec, "live-step-1.yaml")) as fh:
+                self.assertEqual(fh.readline(),
+                                 mark + "the step injected by live control\n")
             with open(os.path.join(rec, "live-scenario-3.yaml")) as fh, \
                     open(os.path.join(SRC, "scenarios", "arm-encoder-stuck.yaml")) as orig:
+                self.assertEqual(fh.readline(),
+                                 mark + "the scenario file injected by live control\n")
                 self.assertEqual(fh.read(), orig.read())
             live = [e for e in hilsim_record.open_recording(rec).events if e["kind"] == "live"]
             self.assertEqual([(e["a"], e["b"]) for e in live], [(1, 1), (2, 1), (3, 3)])
@@ -511,6 +528,18 @@ class LockstepShm(unittest.TestCase):
             # the negative control: the same replay without them parts from the recording
             p = hilsim("replay", rec, "--no-live", check=4)
             self.assertIn("DIVERGED", p.stdout)
+            # another run's step put in its place is refused, naming it and both runs
+            step2 = os.path.join(rec, "live-step-2.yaml")
+            with open(step2) as fh:
+                text = fh.read()
+            with open(step2, "w") as fh:
+                fh.write(text.replace(mark[:-2], mark[:-34] + "0123456789abcdef" * 2, 1))
+            p = hilsim("replay", rec, check=2)
+            self.assertRegex(p.stderr, r"live-step-2\.yaml:1: run_id 0123456789abcdef0123456789"
+                                       r"abcdef in its first line is not the manifest's run_id "
+                                       r"[0-9a-f]{32}: a copy of another run")
+            with open(step2, "w") as fh:
+                fh.write(text)
             # a recording that lost a step's text says which file, rather than diverging
             os.remove(os.path.join(rec, "live-step-1.yaml"))
             p = hilsim("replay", rec, check=2)
@@ -571,6 +600,44 @@ class CanRecording(unittest.TestCase):
         self.assertTrue(0 < rx < len(msgs))  # both directions, marked
         times = [m.timestamp for m in msgs]
         self.assertEqual(times, sorted(times))
+
+    def test_log_is_tied_to_the_run(self):
+        # The log carries no comment line (python-can reads none, above): the manifest holds
+        # its size and SHA-256 as written, and both readers check them. Another log put in its
+        # place, even one of the same length, is refused naming the file and the field.
+        with open(os.path.join(KEPT, "manifest.json")) as fh:
+            seg = json.load(fh)["segments"][0]
+        path = os.path.join(KEPT, "can-main.log")
+        with open(path, "rb") as fh:
+            data = fh.read()
+        self.assertEqual(seg["can_bytes"]["main"], len(data))
+        self.assertEqual(seg["can_sha256"]["main"], hashlib.sha256(data).hexdigest())
+        tmp = tempfile.mkdtemp(prefix="hs-rec-log-")
+        try:
+            d = os.path.join(tmp, "rec")
+            shutil.copytree(KEPT, d)
+            log = os.path.join(d, "can-main.log")
+            # one frame more, as if a later capture were appended
+            with open(log, "ab") as fh:
+                fh.write(data.split(b"\n")[-2] + b"\n")
+            p = hilsim("replay", d, check=2)
+            self.assertIn("can-main.log: larger than the %d bytes the manifest's "
+                          "segments[0].can_bytes.main says" % len(data), p.stderr)
+            with self.assertRaisesRegex(hilsim_record.RecordingError, "can_bytes.main"):
+                hilsim_record.open_recording(d)
+            # the same length, one data digit changed
+            k = data.index(b"#") + 1
+            digit = b"0" if data[k:k + 1] != b"0" else b"1"
+            with open(log, "wb") as fh:
+                fh.write(data[:k] + digit + data[k + 1:])
+            pattern = (r"can-main\.log: its SHA-256 [0-9a-f]{64} is not the manifest's "
+                       r"segments\[0\]\.can_sha256\.main [0-9a-f]{64}: not the log this run "
+                       r"wrote")
+            self.assertRegex(hilsim("replay", d, check=2).stderr, pattern)
+            with self.assertRaisesRegex(hilsim_record.RecordingError, pattern):
+                hilsim_record.open_recording(d)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     def test_import_drives_a_bench_open_loop(self):
         # the kept log as if recorded elsewhere: its MIT commands act on another bench's node

@@ -5,6 +5,7 @@ range and another run's manifest are refused in bounded time with the field name
 planted at a bench's /dev/shm name neither hangs `hilsim run` nor `hilsim shm list/remove`.
 Every wait is on an event (a file's growth, a process's exit) with a generous timeout that
 only a hang reaches."""
+import hashlib
 import json
 import os
 import re
@@ -227,6 +228,90 @@ class CrashedBeforeTheManifest(unittest.TestCase):
             hilsim_record.open_recording(d)
 
 
+class CopiesCarryTheRunId(unittest.TestCase):
+    """The config and scenario copies a recording keeps begin with a YAML comment naming the run
+    (its manifest's run_id); the manifest holds the SHA-256 of each copy's bytes as written and
+    of each file as the run read it. Read back here; another run's copy or an edited one is
+    refused by `hilsim replay`, naming the file, rather than replayed as the run's."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="hs-rec-copies-")
+        cls.scen = os.path.join(cls.tmp, "s.yaml")
+        with open(cls.scen, "w") as fh:
+            fh.write("scenario: {name: copies, duration_s: 0.2}\nsteps:\n"
+                     "  - {name: near, at_s: 0.1,\n"
+                     "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.2}}\n")
+        cls.cfg = os.path.join(SRC, "config", "arm2-demo.yaml")
+        cls.recs = []
+        for name in ("one", "two"):
+            rec = os.path.join(cls.tmp, name)
+            hilsim("sim", cls.cfg, "--scenario", cls.scen, "--record", rec, check=0, timeout=300)
+            cls.recs.append(rec)
+        with open(os.path.join(cls.recs[0], "manifest.json")) as fh:
+            cls.m = json.load(fh)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def read(self, name, rec=None):
+        with open(os.path.join(rec or self.recs[0], name), "rb") as fh:
+            return fh.read()
+
+    def test_first_lines_name_the_run(self):
+        mark = "# hilsim recording, run_id %s: " % self.m["run_id"]
+        for name, what in (("config.yaml", "the config file as the run read it"),
+                           ("config-resolved.yaml", "the config as this run resolved it"),
+                           ("scenario.yaml", "the scenario file as the run read it")):
+            with self.subTest(name=name):
+                first = self.read(name).split(b"\n", 1)[0].decode()
+                self.assertEqual(first, mark + what + " (manifest.json says the rest)")
+
+    def test_manifest_hashes_the_bytes_written(self):
+        c, sc = self.m["config"], self.m["scenario"]
+        for name, sha in (("config.yaml", c["copy_sha256"]),
+                          ("config-resolved.yaml", c["resolved_sha256"]),
+                          ("scenario.yaml", sc["copy_sha256"])):
+            self.assertEqual(hashlib.sha256(self.read(name)).hexdigest(), sha, name)
+        # after its first line, a copy is the file as the run read it, whose hash is kept too
+        for name, entry, orig in (("config.yaml", c, self.cfg), ("scenario.yaml", sc, self.scen)):
+            with open(orig, "rb") as fh:
+                data = fh.read()
+            self.assertEqual(self.read(name).split(b"\n", 1)[1], data)
+            self.assertEqual(entry["original"]["sha256"], hashlib.sha256(data).hexdigest())
+
+    def test_the_recording_replays(self):
+        p = hilsim("replay", self.recs[0], check=0)
+        self.assertIn("BIT-EXACT", p.stdout)
+
+    def test_another_runs_copy_is_refused(self):
+        d = os.path.join(self.tmp, "swapped")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(self.recs[0], d)
+        shutil.copy(os.path.join(self.recs[1], "scenario.yaml"), os.path.join(d, "scenario.yaml"))
+        p = hilsim("replay", d, check=2)
+        self.assertRegex(p.stderr, r"scenario\.yaml:1: run_id [0-9a-f]{32} in its first line is "
+                                   r"not the manifest's run_id %s: a copy of another run"
+                         % self.m["run_id"])
+        self.assertNotIn("BIT-EXACT", p.stdout)
+
+    def test_an_edited_copy_is_refused(self):
+        for name, key in (("config.yaml", "config.copy_sha256"),
+                          ("config-resolved.yaml", "config.resolved_sha256"),
+                          ("scenario.yaml", "scenario.copy_sha256")):
+            with self.subTest(name=name):
+                d = os.path.join(self.tmp, "edited")
+                shutil.rmtree(d, ignore_errors=True)
+                shutil.copytree(self.recs[0], d)
+                with open(os.path.join(d, name), "ab") as fh:
+                    fh.write(b"# edited after the run\n")
+                p = hilsim("replay", d, check=2)
+                self.assertRegex(p.stderr, r"%s: its SHA-256 [0-9a-f]{64} is not the "
+                                           r"manifest's %s [0-9a-f]{64}: the copy changed since "
+                                           r"the run" % (re.escape(name), re.escape(key)))
+
+
 class HostileRecording(unittest.TestCase):
     """Files and manifests a curious user could plant in a recording folder."""
 
@@ -322,10 +407,12 @@ class HostileRecording(unittest.TestCase):
     def test_another_runs_manifest(self):
         d = self.copy("swapped")
         shutil.copy(os.path.join(self.other, "manifest.json"), os.path.join(d, "manifest.json"))
-        # the other run's counts may refuse the file first (it is larger than they say)
-        self.refused(d, r"state\.bin: (run_id [0-9a-f]{32} at byte offset 32 is not the "
-                        r"manifest's run_id|larger than the \d+ bytes the manifest's "
-                        r"segments\[0\]\.bytes\.state says)")
+        # the copies' first line names this run, not the manifest's (checked first); else the
+        # other run's counts may refuse a file (it is larger than they say), or its run id
+        self.refused(d, r"(config\.yaml:1: run_id [0-9a-f]{32} in its first line is not the "
+                        r"manifest's run_id|state\.bin: (run_id [0-9a-f]{32} at byte offset 32 "
+                        r"is not the manifest's run_id|larger than the \d+ bytes the manifest's "
+                        r"segments\[0\]\.bytes\.state says))")
         # recorded at the same wall-clock moment (or under a clock stepped back): the times
         # agree, the run id still tells them apart
         with open(os.path.join(self.rec, "manifest.json")) as fh:
@@ -333,6 +420,13 @@ class HostileRecording(unittest.TestCase):
         self.edit_manifest(d, lambda m: m.update(
             start_realtime_ns=mine["start_realtime_ns"], end_realtime_ns=mine["end_realtime_ns"],
             ticks=mine["ticks"], segments=mine["segments"]))
+        self.refused(d, r"(config\.yaml:1|state\.bin): run_id [0-9a-f]{32} (at byte offset 32|"
+                        r"in its first line) is not the manifest's run_id")
+        # without the copies (the Python reader reads none), the binary files' run id
+        for name in ("config.yaml", "config-resolved.yaml"):
+            os.remove(os.path.join(d, name))
+        self.edit_manifest(d, lambda m: m["config"].pop("resolved"))
+        self.edit_manifest(d, lambda m: m["config"].pop("copy"))
         self.refused(d, r"state\.bin: run_id [0-9a-f]{32} at byte offset 32 is not the "
                         r"manifest's run_id")
         with self.assertRaisesRegex(hilsim_record.RecordingError,
@@ -450,8 +544,7 @@ class PlantedShmFifo(unittest.TestCase):
     def test_shm_list_and_remove(self):
         p = hilsim("shm", "list", check=0)
         self.assertRegex(p.stdout, rf"{re.escape(self.bench)} .*not a regular file")
-        p = hilsim("shm", "remove", self.bench)
-        self.assertNotEqual(p.returncode, 0)
+        p = hilsim("shm", "remove", self.bench, check=2)  # bad input, not a failure to act
         self.assertIn("not a regular file", p.stderr)
         self.assertTrue(os.path.exists(self.path))  # a foreign file is left alone
 
@@ -464,7 +557,7 @@ class PlantedShmFifo(unittest.TestCase):
         env = dict(os.environ, HILSIM_CTL_DIR=self.tmp)
         p = subprocess.run([HILSIM, "run", cfg, "--no-rt", "--duration", "1"],
                            capture_output=True, text=True, timeout=HANG, env=env)
-        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(p.returncode, 1, p.stderr)  # as test_run_startup_waits: cannot serve
         self.assertRegex(p.stderr, rf"hilsim-{re.escape(self.bench)} already exists .*not a "
                                    r"regular file")
 
@@ -510,7 +603,7 @@ class PlantedMeshFifo(unittest.TestCase):
             with open(wrl, "w") as fh:
                 fh.write('#VRML V2.0 utf8\nInline { url "part.wrl" }\n')
             p = hilsim("model", wrl)
-            self.assertNotEqual(p.returncode, 0)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("not a regular file", p.stderr)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -952,6 +952,85 @@ static void test_junit_and_json(void **state)
     rig_close(&r);
 }
 
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* The overrun bucket latching SAFE HOLD mid-scenario (entered here at tick 100 as the tick loop
+ * enters it; the arm has no controller of its own): the verdict is ERROR naming the safe hold
+ * and its tick in the summary, the JUnit (<error type="safe_hold">) and the JSON; an
+ * expectation decided before it stays passed, one after it is "not decided" rather than
+ * failed, and a step anchored on the controller's first command is not started by the hold's
+ * own commands (it never begins, and its expectation is not decided, not failed as "it never
+ * began"). Issue 25. */
+static void test_safe_hold_is_an_error(void **state)
+{
+    (void)state;
+    struct scen_rig r;
+    rig_open(&r, "bench: {name: scen-hold}\n" RIG_ARM RIG_1KHZ "controller: {type: none}\n",
+             "scenario: {name: held, duration_s: 0.3}\n"
+             "steps:\n"
+             "  - {name: before, at_s: 0,\n"
+             "     expect: {kind: joint_near, joint: ELBOW, value: 0.6, tolerance: 0.05}}\n"
+             "  - {name: anchor, when: {first_command: true, joint: ELBOW}, duration_s: 0.05,\n"
+             "     sensor_fault: {joint: ELBOW, kind: stuck}}\n"
+             "  - {name: reacts, after: anchor, after_s: 0,\n"
+             "     expect: {kind: link_above, link: ELBOW, value: -10}}\n"
+             "  - {name: after, at_s: 0.2,\n"
+             "     expect: {kind: link_above, link: ELBOW, value: -10}}\n");
+    while (!hs_scenario_done(r.scen)) {
+        if (r.tick == 100)
+            hs_bench_enter_safe_hold(r.bench);
+        assert_int_equal(rig_tick(&r), 0);
+    }
+    hs_scenario_finish(r.scen);
+    hs_scenario_write_summary(r.scen, stdout);
+    int64_t tick = -1;
+    const char *cause = hs_scenario_error(r.scen, &tick);
+    assert_non_null(cause);
+    assert_non_null(strstr(cause, "SAFE HOLD latched"));
+    assert_int_equal(tick, 100);
+    assert_false(hs_scenario_passed(r.scen));
+    assert_int_equal(
+        hs_scenario_step_onset(r.scen, (uint32_t)hs_scenario_find_step(r.scen, "anchor")), -1);
+    const char *want[] = {"before", "reacts", "after"};
+    const enum hs_scenario_status status[] = {HS_SCENARIO_PASS, HS_SCENARIO_ERROR,
+                                              HS_SCENARIO_ERROR};
+    assert_int_equal(hs_scenario_expect_count(r.scen), 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        struct hs_scenario_result e;
+        hs_scenario_result(r.scen, i, &e);
+        assert_string_equal(e.name, want[i]);
+        assert_int_equal(e.status, status[i]);
+        if (e.status == HS_SCENARIO_ERROR)
+            assert_non_null(strstr(e.why, "not decided: SAFE HOLD latched"));
+    }
+    char junit[] = "/tmp/hs-scen-hold-XXXXXX", json[] = "/tmp/hs-scen-holdj-XXXXXX";
+    close(mkstemp(junit));
+    close(mkstemp(json));
+    assert_int_equal(hs_scenario_write_junit(r.scen, junit), 0);
+    assert_int_equal(hs_scenario_write_json(r.scen, json), 0);
+    const char *x = slurp(junit);
+    assert_non_null(strstr(x, "<testsuites tests=\"4\" failures=\"0\" errors=\"3\">"));
+    assert_non_null(strstr(x, "name=\"run\" time=\"0\">\n    <error type=\"safe_hold\""));
+    assert_null(strstr(x, "<failure"));
+    assert_null(strstr(x, "it never began"));
+    const char *j = slurp(json);
+    assert_non_null(strstr(j, "\"verdict\": \"error\""));
+    assert_non_null(strstr(j, "\"cause\": \"SAFE HOLD latched"));
+    assert_non_null(strstr(j, "\"tick\": 100"));
+    unlink(junit);
+    unlink(json);
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -972,6 +1051,7 @@ int main(void)
         cmocka_unit_test(test_shm_freeze_and_stale),
         cmocka_unit_test(test_errors_name_file_line_column),
         cmocka_unit_test(test_junit_and_json),
+        cmocka_unit_test(test_safe_hold_is_an_error),
         cmocka_unit_test(test_sensor_fault_leaves_true_state_expectations_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,9 @@
                      decided before it stays passed, the one after is "not decided", JUnit
                      counts errors (never 0 failures and 0 errors) and the JSON agrees
   stopped_error      `hilsim run` stopped by SIGTERM before the scenario's end: ERROR, exit 1
+  safe_hold_error    `hilsim run` whose overrun bucket latches SAFE HOLD (one injected stall,
+                     threshold 1) during a scenario: ERROR naming the safe hold, JUnit
+                     <error type="safe_hold">, exit 1
   bad_inputs         an oversized scenario file exits 2; an unwritable --junit is refused
                      before the run (exit 2); a path CSV of 1,000,000 rows loads and one of
                      1,000,001 is refused at line 1,000,002
@@ -23,6 +26,7 @@ Environment (set by ctest): HS_HILSIM, HS_PD_CONTROLLER, HS_SOURCE_DIR.
 
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -196,6 +200,58 @@ class Scenarios(unittest.TestCase):
         self.assertEqual(root.get("errors"), "2")
         types = [e.get("type") for e in root.iter("error")]
         self.assertEqual(types, ["stopped_early", "stopped_early"])
+
+    def test_safe_hold_error(self):
+        # The overrun bucket latching SAFE HOLD during a scenario: one injected stall of the
+        # loop (the test hook, SIGUSR1) overruns a tick, and with the bucket's threshold at 1
+        # the hold latches. The scenario plays on to its end, but its verdict is ERROR naming
+        # the safe hold and its tick (never PASS), JUnit's error type is safe_hold, the JSON
+        # agrees, and the run's exit status is 1.
+        name = "scen%d-hold" % os.getpid()
+        with open(os.path.join(SRC, "config", "arm2-shm.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        with open(self.path("bench.yaml"), "w") as f:
+            f.write(cfg.replace("name: arm2-shm", "name: " + name))
+        scen = self.path("held.yaml")
+        with open(scen, "w") as f:
+            f.write("scenario: {name: held, duration_s: 3}\n"
+                    "steps:\n"
+                    "  - {name: late, at_s: 2.5, expect: {kind: link_above, link: ELBOW, "
+                    "value: -10}}\n")
+        junit, res = self.path("j.xml"), self.path("r.json")
+        log = open(self.path("run.log"), "w+")
+        self.addCleanup(log.close)
+        env = dict(os.environ, HILSIM_CTL_DIR=self.tmp.name, HILSIM_TEST_HOOKS="1",
+                   HILSIM_TEST_STALL_MS="300")
+        run = subprocess.Popen([HILSIM, "run", self.path("bench.yaml"), "--no-rt", "--scenario",
+                                scen, "--junit", junit, "--result-json", res, "--set",
+                                "rt.overrun_leaky.threshold=1"],
+                               stdout=log, stderr=subprocess.STDOUT, env=env)
+        self.addCleanup(lambda: run.poll() is None and (run.kill(), run.wait()))
+        deadline = time.monotonic() + 120
+        while True:  # the loop runs: its first tick is the scenario's
+            log.seek(0)
+            if "running bench" in log.read():
+                break
+            self.assertIsNone(run.poll())
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.05)
+        run.send_signal(signal.SIGUSR1)
+        self.assertEqual(run.wait(timeout=120), 1)
+        log.seek(0)
+        out = log.read()
+        print(out[-800:])
+        self.assertRegex(out, r"verdict: ERROR at tick \d+: SAFE HOLD latched")
+        self.assertNotIn("verdict: PASS", out)
+        root = ET.parse(junit).getroot()
+        self.assertEqual(root.get("errors"), "2")  # the run, and "late"
+        self.assertEqual(root.get("failures"), "0")
+        self.assertEqual([e.get("type") for e in root.iter("error")], ["safe_hold", "safe_hold"])
+        with open(res) as f:
+            r = json.load(f)
+        self.assertEqual(r["verdict"], "error")
+        self.assertIn("SAFE HOLD", r["error"]["cause"])
+        self.assertEqual(r["expectations"][0]["status"], "error")
 
     def test_bad_inputs(self):
         demo = os.path.join(SRC, "config", "arm2-demo.yaml")
