@@ -79,4 +79,8 @@ void hs_bench_shm_stats(const struct hs_bench_shm *shm, struct hs_bench_shm_stat
 /* init only. "" or a line to log about the segment (a dead server's segment taken over). */
 const char *hs_bench_shm_note(const struct hs_bench_shm *shm);
 
+/* Async-signal-safe, any thread: hs_shm_server_mark_stopped() of the module's segment, for the
+ * emergency stop of a dying process (waiting clients get ESHUTDOWN at once). */
+void hs_bench_shm_mark_stopped(struct hs_bench_shm *shm);
+
 #endif

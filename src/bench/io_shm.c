@@ -545,3 +545,8 @@ const char *hs_bench_shm_note(const struct hs_bench_shm *s)
 {
     return hs_shm_server_note(s->srv);
 }
+
+void hs_bench_shm_mark_stopped(struct hs_bench_shm *s)
+{
+    hs_shm_server_mark_stopped(s->srv);
+}
