@@ -87,6 +87,8 @@ static void take_new_commands(struct hs_shm_server *s, uint64_t writer, int64_t 
 void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
                                  struct hs_shm_command_report *ret_report)
 {
+    struct hs_shm_guard_scope scope;
+    hs__shm_guard_enter(&scope, &s->guard);
     uint64_t owner = atomic_load_explicit(&s->cmd->owner, memory_order_acquire);
     uint32_t client_status = track_owner(s, owner, now_ns);
 
@@ -135,6 +137,7 @@ void hs_shm_server_read_commands(struct hs_shm_server *s, int64_t now_ns,
     ret_report->rejected_total = s->rejected_total;
     ret_report->newest_seq = s->newest_seq;
     ret_report->repaired_total = s->abuse_total;
+    hs__shm_guard_leave(&scope);
 }
 
 void hs_shm_server_set_stale_joints(struct hs_shm_server *s, uint32_t stale)

@@ -9,8 +9,10 @@
 void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_time_s,
                            int64_t mono_ns)
 {
+    struct hs_shm_guard_scope scope;
+    hs__shm_guard_enter(&scope, &s->guard);
     /* One relaxed load while clients behave; a repair only in the tick after a truncation. */
-    if (hs__shm_guard_hits(s->guard) != s->guard_seen)
+    if (hs__shm_guard_hits(&s->guard) != s->guard_seen)
         hs__shm_server_repair(s);
     hs__shm_server_audit(s);
     struct hs_shm_state_head *h = s->staging_head;
@@ -33,4 +35,5 @@ void hs_shm_server_publish(struct hs_shm_server *s, uint64_t tick, double sim_ti
     atomic_store_explicit(&s->hdr->tick_futex, (uint32_t)tick, memory_order_seq_cst);
     if (atomic_load_explicit(&s->hdr->waiters, memory_order_seq_cst))
         syscall(SYS_futex, &s->hdr->tick_futex, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    hs__shm_guard_leave(&scope);
 }

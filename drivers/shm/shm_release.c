@@ -15,7 +15,7 @@ static int released(uint32_t word, uint64_t tick)
     return (int32_t)(word - (uint32_t)tick) >= 0;
 }
 
-int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t deadline_ns)
+static int wait_release(struct hs_shm_server *s, uint64_t tick, int64_t deadline_ns)
 {
     _Atomic uint32_t *word = &s->hdr->release_futex;
     uint32_t cur = atomic_load_explicit(word, memory_order_acquire);
@@ -45,5 +45,14 @@ int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t d
     if (r == -ETIMEDOUT && released(atomic_load_explicit(word, memory_order_seq_cst), tick))
         r = 0;
     atomic_store_explicit(&s->hdr->release_waiting, 0, memory_order_relaxed);
+    return r;
+}
+
+int hs_shm_server_wait_release(struct hs_shm_server *s, uint64_t tick, int64_t deadline_ns)
+{
+    struct hs_shm_guard_scope scope;
+    hs__shm_guard_enter(&scope, &s->guard);
+    int r = wait_release(s, tick, deadline_ns);
+    hs__shm_guard_leave(&scope);
     return r;
 }

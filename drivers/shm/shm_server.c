@@ -67,6 +67,7 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
                          mode_t mode, struct hs_shm_server **ret_server, struct hs_diag *diag)
 {
     int r;
+    struct hs_shm_guard_scope scope;
     if (!ret_server)
         return hs_diag_set(diag, -EINVAL, NULL, 0, 0, "shm: ret_server is NULL");
     if (mode == 0)
@@ -113,10 +114,16 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     if (fstat(s->fd, &st) < 0) {
         r = hs_diag_set(diag, -errno, NULL, 0, 0, "shm: fstat %s: %s", s->shm_name + 1,
                         strerror(errno));
-        goto fail;
+        goto fail_unguarded;
     }
     s->dev = st.st_dev;
     s->ino = st.st_ino;
+    /* Guarded from the first store: a client may truncate the file as soon as it exists. */
+    if ((r = hs__shm_guard_init(&s->guard, s->base, s->size)) < 0) {
+        r = hs_diag_set(diag, r, NULL, 0, 0, "shm: arming the SIGBUS guard: %s", strerror(-r));
+        goto fail_unguarded;
+    }
+    hs__shm_guard_enter(&scope, &s->guard);
 
     hs__shm_layout_fill(s->base, layout, s->size);
     s->hdr = (struct hs_shm_header *)s->base;
@@ -142,10 +149,6 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     }
     memcpy(s->readings_pristine, s->base + s->hdr->readings_offset, s->readings_pristine_size);
     s->audit_cursor = sizeof(struct hs_shm_header);
-    if ((r = hs__shm_guard_add(s->base, s->size, &s->guard)) < 0) {
-        r = hs_diag_set(diag, r, NULL, 0, 0, "shm: arming the SIGBUS guard: %s", strerror(-r));
-        goto fail;
-    }
     s->state = (struct hs_shm_state_head *)(s->base + s->hdr->state_offset);
     s->cmd = (struct hs_shm_command_head *)(s->base + s->hdr->command_offset);
     s->shm_cmds = (struct hs_shm_joint_command *)(s->cmd + 1);
@@ -159,9 +162,12 @@ int hs_shm_server_create(const char *bench, const struct hs_shm_layout *layout, 
     /* Magic last: a client that sees it sees a complete segment. */
     atomic_store_explicit(&s->hdr->magic, HS_SHM_MAGIC, memory_order_release);
     ((struct hs_shm_header *)s->pristine)->magic = HS_SHM_MAGIC; /* as clients must find it */
+    hs__shm_guard_leave(&scope);
     *ret_server = s;
     return 0;
 fail:
+    hs__shm_guard_leave(&scope);
+fail_unguarded:
     munlock(s->base, s->size);
     munmap(s->base, s->size);
     hs__shm_unlink_if(s->shm_name, s->dev, s->ino);
@@ -180,7 +186,7 @@ void hs__shm_server_repair(struct hs_shm_server *s)
 {
     /* Two to four syscalls, only in the tick after a client shrank the segment. A fault while we
      * repair (the client truncates again) is absorbed like the first and repaired next tick. */
-    s->guard_seen = hs__shm_guard_hits(s->guard);
+    s->guard_seen = hs__shm_guard_hits(&s->guard);
     s->abuse_total++;
     if (ftruncate(s->fd, (off_t)s->size) < 0)
         return; /* keep the anonymous pages: the tick goes on, clients see nothing new */
@@ -262,10 +268,14 @@ void hs_shm_server_mark_stopped(struct hs_shm_server *s)
 {
     if (!s)
         return;
+    /* May run in a fatal-signal handler on any thread: the scope is that thread's. */
+    struct hs_shm_guard_scope scope;
+    hs__shm_guard_enter(&scope, &s->guard);
     atomic_store_explicit(&s->hdr->server_state, HS_SHM_SERVER_STOPPED, memory_order_seq_cst);
     /* Bump the futex word so waiters re-check and see STOPPED. */
     atomic_fetch_add_explicit(&s->hdr->tick_futex, 1, memory_order_seq_cst);
     syscall(SYS_futex, &s->hdr->tick_futex, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    hs__shm_guard_leave(&scope);
 }
 
 void hs_shm_server_destroy(struct hs_shm_server *s)
@@ -276,7 +286,6 @@ void hs_shm_server_destroy(struct hs_shm_server *s)
     /* Unmapped while still guarded: a fault up to here is absorbed. */
     munlock(s->base, s->size);
     munmap(s->base, s->size);
-    hs__shm_guard_remove(s->guard);
     /* Only our own file: someone may have removed it and a new server created the name again. */
     hs__shm_unlink_if(s->shm_name, s->dev, s->ino);
     close(s->fd);

@@ -3,13 +3,26 @@
 #define HILSIM_SHM_SERVER_INTERNAL_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "hilsim/shm_server.h"
 
-struct hs_shm_guard;
+/* The SIGBUS guard of one mapping (shm_guard.c), owned by its server. */
+struct hs_shm_guard {
+    unsigned char *base;
+    uint64_t size;
+    _Atomic uint64_t hits; /* faults absorbed in the mapping: the handler adds, publish reads */
+};
+
+/* One guarded stretch of a server call on this thread, on the caller's stack: a fault in the
+ * guard's mapping while it is entered is absorbed (shm_guard.c). Scopes nest. */
+struct hs_shm_guard_scope {
+    struct hs_shm_guard *guard;
+    struct hs_shm_guard_scope *outer;
+};
 
 struct hs_shm_server {
     char shm_name[sizeof HS_SHM_PATH_PREFIX + HS_SHM_BENCH_MAX]; /* "/hilsim-<bench>" */
@@ -47,7 +60,7 @@ struct hs_shm_server {
     int fd;    /* our segment, kept open */
     dev_t dev; /* identity of our file: unlink only if the name still points here */
     ino_t ino;
-    struct hs_shm_guard *guard;
+    struct hs_shm_guard guard;
     uint64_t guard_seen; /* guard hits already repaired */
     uint64_t abuse_total;
     unsigned char *pristine; /* header and name table as created, for repair */
@@ -98,9 +111,13 @@ int hs__shm_occupant(const char *shm_name, struct hs_shm_occupant *ret);
 /* init only. Unlinks shm_name only while it still names the file dev/ino (-ESTALE if not). */
 int hs__shm_unlink_if(const char *shm_name, dev_t dev, ino_t ino);
 
-/* init only. Arms the SIGBUS guard for a mapping (installs the handler once per process). */
-int hs__shm_guard_add(unsigned char *base, uint64_t size, struct hs_shm_guard **ret_guard);
-void hs__shm_guard_remove(struct hs_shm_guard *g);
+/* init only. Sets up the guard of a mapping and installs the SIGBUS handler if the current one
+ * is not ours (0 or -errno of sigaction). */
+int hs__shm_guard_init(struct hs_shm_guard *g, unsigned char *base, uint64_t size);
+/* RT-safe and async-signal-safe. Every server call that loads or stores in the mapping runs
+ * between these two, on the same thread, leaving in reverse order of entering. */
+void hs__shm_guard_enter(struct hs_shm_guard_scope *sc, struct hs_shm_guard *g);
+void hs__shm_guard_leave(struct hs_shm_guard_scope *sc);
 /* RT-safe. Faults absorbed in this mapping since it was armed. */
 uint64_t hs__shm_guard_hits(const struct hs_shm_guard *g);
 /* RT-safe, called by publish when the guard fired: re-sizes, re-maps and re-fills the segment. */

@@ -164,6 +164,10 @@ int hs_bench_find_joint(const struct hs_bench *bench, const char *name); /* i or
 uint32_t hs_bench_sensor_count(const struct hs_bench *bench);
 /* The bench sensor of that kind and model sensor name: i or -ENOENT (also for ""). */
 int hs_bench_find_sensor(const struct hs_bench *bench, const char *name, enum hs_sensor_type type);
+/* The first bench sensor of that name whose kind has that role (hilsim/sensor_kinds.h): i or
+ * -ENOENT. */
+int hs_bench_find_sensor_role(const struct hs_bench *bench, const char *name,
+                              enum hs_sensor_role role);
 const struct hs_bench_sensor *hs_bench_sensor(const struct hs_bench *bench, uint32_t i);
 const struct hs_joint_reading *hs_bench_joint_reading(const struct hs_bench *bench, uint32_t i);
 const struct hs_sensor_reading *hs_bench_sensor_reading(const struct hs_bench *bench, uint32_t i);

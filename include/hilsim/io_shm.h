@@ -6,10 +6,12 @@
  *   joints  every bench joint in bench order, unit "rad" (rotate) or "m" (slide); commands are
  *           applied only to joints whose config source is shm, the rest are read-only.
  *   IMUs    each config IMU (sensors.imu) under its config name: its accel and gyro parts (a
- *           missing part reads zero). A config without IMUs pairs each AccelerationSensor with
- *           the first unpaired RateGyroSensor on the same link, named after the accelerometer;
- *           a sensor left without a partner is an IMU of its own.
- *   F/T     every ForceSensor of the models, under its model name.
+ *           missing part reads zero). A config without IMUs pairs each sensor of role IMU_ACCEL
+ *           (hilsim/sensor_kinds.h: AccelerationSensor) with the first unpaired one of role
+ *           IMU_GYRO (Gyro) on the same link, named after the accelerometer; a sensor left
+ *           without a partner is an IMU of its own.
+ *   F/T     every sensor of role FT (ForceSensor) of the models, under its model name.
+ *   readings every simulated sensor of any kind, as its kind declares its values.
  * Timeouts: the segment's command timeout is the longest command_timeout_s of the shm joints
  * (each plant still applies its own), client timeout is shm.client_timeout_s.
  *
@@ -76,5 +78,9 @@ void hs_bench_shm_stats(const struct hs_bench_shm *shm, struct hs_bench_shm_stat
 
 /* init only. "" or a line to log about the segment (a dead server's segment taken over). */
 const char *hs_bench_shm_note(const struct hs_bench_shm *shm);
+
+/* Async-signal-safe, any thread: hs_shm_server_mark_stopped() of the module's segment, for the
+ * emergency stop of a dying process (waiting clients get ESHUTDOWN at once). */
+void hs_bench_shm_mark_stopped(struct hs_bench_shm *shm);
 
 #endif

@@ -159,11 +159,28 @@ struct hs_link {
 
 /* One value per line of the registry (hilsim/sensor_kinds.h), in its order. */
 enum hs_sensor_type {
-#define HS_SENSOR_ENUM(name, NAME, node) HS_SENSOR_##NAME,
+#define HS_SENSOR_ENUM(name, NAME, node, role) HS_SENSOR_##NAME,
     HS_SENSOR_KINDS(HS_SENSOR_ENUM)
 #undef HS_SENSOR_ENUM
         HS_SENSOR_TYPE_MAX
 };
+
+/* Each kind's own members, struct hs_sensor_<name>, generated from its field list
+ * (HS_SENSOR_FIELDS_<name> in hilsim/sensor_kinds.h, which says each one's field, unit and
+ * default); a kind whose fields all go to the common part has none. */
+#define HS__SENSOR_MEMBER_VEC3(m) double m[3];
+#define HS__SENSOR_MEMBER_FLOAT(m) double m;
+#define HS__SENSOR_MEMBER_INT(m) int32_t m;
+#define HS__SENSOR_MEMBER_STRING(m) char m[HS_SENSOR_STRING_MAX];
+#define HS__SENSOR_MEMBER_MAX(m)
+#define HS__SENSOR_MEMBER_NAME(m)
+#define HS__SENSOR_MEMBER(k, field, TYPE, m, d) HS__SENSOR_MEMBER_##TYPE(m)
+#define HS__SENSOR_STRUCT(name, NAME, node, role)                                                  \
+    struct hs_sensor_##name {                                                                      \
+        HS_SENSOR_FIELDS_##name(HS__SENSOR_MEMBER, name)                                           \
+    };
+HS_SENSOR_KINDS(HS__SENSOR_STRUCT)
+#undef HS__SENSOR_STRUCT
 
 struct hs_sensor {
     char name[HS_NAME_MAX]; /* DEF name (sensors have no name field in OpenHRP) */
@@ -171,16 +188,15 @@ struct hs_sensor {
     int32_t sensor_id;   /* sensorId, -1 if absent */
     int32_t link;        /* index into hs_model.links */
     struct hs_pose pose; /* sensor frame in the link frame */
-    /* accel: maxAcceleration; gyro: maxAngularVelocity; force: maxForce. -1 = unlimited. */
+    /* The range of the first channel (accel: maxAcceleration; gyro: maxAngularVelocity; force:
+     * maxForce). -1 = unlimited, and for a kind without one. */
     double max[3];
-    double max_torque[3]; /* force sensors only: maxTorque, -1 = unlimited */
-    /* vision */
-    double field_of_view, front_clip, back_clip, frame_rate;
-    int32_t width, height;
-    char vision_type[16];
-    /* range: scanAngle, scanStep rad; scanRate Hz; maxDistance, minDistance m (minDistance is
-     * Choreonoid's addition to the OpenHRP node, 0 when absent) */
-    double scan_angle, scan_step, scan_rate, max_distance, min_distance;
+    /* The kind's own fields: u.<name> of the kind given by type (u.force.max_torque, ...). */
+    union {
+#define HS__SENSOR_UNION(name, NAME, node, role) struct hs_sensor_##name name;
+        HS_SENSOR_KINDS(HS__SENSOR_UNION)
+#undef HS__SENSOR_UNION
+    } u;
 };
 
 enum hs_extra_joint_type { HS_EXTRA_BALL, HS_EXTRA_PISTON, HS_EXTRA_TYPE_MAX };
@@ -281,10 +297,20 @@ int hs_model_link_of_joint_id(const struct hs_model *model, int32_t joint_id);
 /* The sensor of that type and name (the one find-sensor-by-name of the tree): its index in
  * model->sensors, or -ENOENT (also for an empty name). */
 int hs_model_find_sensor(const struct hs_model *model, const char *name, enum hs_sensor_type type);
+/* The same for the first sensor of that name whose kind has that role (the config's sensors.imu
+ * and sensors.force name sensors by role). */
+int hs_model_find_sensor_role(const struct hs_model *model, const char *name,
+                              enum hs_sensor_role role);
+/* Sets sensor->type and every field of that kind's node (its list in hilsim/sensor_kinds.h) to
+ * its default, max to -1 (unlimited) for a kind without one; leaves name, sensor_id, link and
+ * pose. For sensors made without a node (URDF, the config's models[].sensors, tests). */
+void hs_sensor_kind_defaults(struct hs_sensor *sensor, enum hs_sensor_type type);
 double hs_model_total_mass(const struct hs_model *model);
 
 const char *hs_joint_type_name(enum hs_joint_type t);
 const char *hs_sensor_type_name(enum hs_sensor_type t); /* registry name: "accel", ... "?" */
 const char *hs_sensor_type_node(enum hs_sensor_type t); /* OpenHRP node: "Gyro", ... "?" */
+/* The kind's role (hilsim/sensor_kinds.h); HS_SENSOR_ROLE_NONE out of range. */
+enum hs_sensor_role hs_sensor_type_role(enum hs_sensor_type t);
 
 #endif

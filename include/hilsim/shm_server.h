@@ -124,16 +124,16 @@ int hs_shm_server_remove(const char *bench, int force, struct hs_diag *diag);
 /* init only. hs_shm_server_remove(bench, 0, diag). */
 int hs_shm_server_remove_stale(const char *bench, struct hs_diag *diag);
 
-/* Async-signal-safe: two atomic stores and one FUTEX_WAKE. Marks the segment stopped and wakes
- * waiting clients (they get -ESHUTDOWN), without unmapping or unlinking anything: for a
- * fatal-signal handler, before the process dies. The next server takes the segment over. */
+/* Async-signal-safe, any thread: two atomic stores and one FUTEX_WAKE. Marks the segment stopped
+ * and wakes waiting clients (they get -ESHUTDOWN), without unmapping or unlinking anything: for a
+ * fatal-signal handler, before the process dies. The next server takes the segment over. The
+ * process keeps no list of its servers: whoever created one marks it (the shm I/O module's
+ * emergency hook). */
 void hs_shm_server_mark_stopped(struct hs_shm_server *s);
-/* Async-signal-safe: hs_shm_server_mark_stopped() for every server of this process. */
-void hs_shm_server_mark_all_stopped(void);
 
 /* Async-signal-safe. For a SIGBUS handler installed after hs_shm_server_create(): returns 1 when
- * the fault hit a server's segment (a client truncated it) and was absorbed (the handler should
- * then return), 0 when it is not ours. */
+ * the fault hit the segment of a server whose call this thread is in (a client truncated it) and
+ * was absorbed (the handler should then return), 0 when it is not ours. */
 int hs_shm_server_absorb_fault(const siginfo_t *si);
 
 /* init only. Marks the segment stopped, wakes every waiter, unmaps and unlinks it, frees the

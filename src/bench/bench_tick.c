@@ -294,6 +294,16 @@ int hs_bench_find_sensor(const struct hs_bench *b, const char *name, enum hs_sen
     return -ENOENT;
 }
 
+int hs_bench_find_sensor_role(const struct hs_bench *b, const char *name, enum hs_sensor_role role)
+{
+    if (!name || !name[0] || role == HS_SENSOR_ROLE_NONE)
+        return -ENOENT;
+    for (uint32_t i = 0; i < b->nsensors; i++)
+        if (hs_sensor_type_role(b->sensors[i].type) == role && !strcmp(b->sensors[i].name, name))
+            return (int)i;
+    return -ENOENT;
+}
+
 uint32_t hs_bench_sensor_count(const struct hs_bench *b)
 {
     return b->nsensors;

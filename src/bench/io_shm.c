@@ -346,8 +346,8 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
     if (cfg->sensors.nimus > 0) {
         for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
             const struct hs_cfg_imu *ci = &cfg->sensors.imus[k];
-            int a = hs_bench_find_sensor(b, ci->accel, HS_SENSOR_ACCEL),
-                g = hs_bench_find_sensor(b, ci->gyro, HS_SENSOR_GYRO);
+            int a = hs_bench_find_sensor_role(b, ci->accel, HS_SENSOR_ROLE_IMU_ACCEL),
+                g = hs_bench_find_sensor_role(b, ci->gyro, HS_SENSOR_ROLE_IMU_GYRO);
             imus[n] = (struct shm_imu){.accel = a < 0 ? -1 : a, .gyro = g < 0 ? -1 : g};
             descs[n++] = (struct hs_shm_sensor_desc){ci->name, HS_SHM_KIND_IMU};
         }
@@ -359,13 +359,13 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
         return UINT32_MAX;
     for (uint32_t i = 0; i < ns; i++) {
         const struct hs_bench_sensor *a = hs_bench_sensor(b, i);
-        if (a->type != HS_SENSOR_ACCEL)
+        if (hs_sensor_type_role(a->type) != HS_SENSOR_ROLE_IMU_ACCEL)
             continue;
         int gyro = -1;
         for (uint32_t g = 0; g < ns && gyro < 0; g++) {
             const struct hs_bench_sensor *gs = hs_bench_sensor(b, g);
-            if (gs->type == HS_SENSOR_GYRO && !paired[g] && gs->body == a->body &&
-                sensor_link(b, g) == sensor_link(b, i))
+            if (hs_sensor_type_role(gs->type) == HS_SENSOR_ROLE_IMU_GYRO && !paired[g] &&
+                gs->body == a->body && sensor_link(b, g) == sensor_link(b, i))
                 gyro = (int)g;
         }
         if (gyro >= 0)
@@ -375,7 +375,7 @@ static uint32_t plan_imus(const struct hs_bench *b, struct shm_imu *imus,
     }
     for (uint32_t g = 0; g < ns; g++) {
         const struct hs_bench_sensor *gs = hs_bench_sensor(b, g);
-        if (gs->type == HS_SENSOR_GYRO && !paired[g]) {
+        if (hs_sensor_type_role(gs->type) == HS_SENSOR_ROLE_IMU_GYRO && !paired[g]) {
             imus[n] = (struct shm_imu){.accel = -1, .gyro = (int32_t)g};
             descs[n++] = (struct hs_shm_sensor_desc){gs->name, HS_SHM_KIND_IMU};
         }
@@ -467,7 +467,7 @@ int hs_bench_shm_attach(struct hs_bench *b, struct hs_bench_shm **ret_shm, struc
     }
     for (uint32_t i = 0; i < ns; i++) {
         const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
-        if (bs->type == HS_SENSOR_FORCE) {
+        if (hs_sensor_type_role(bs->type) == HS_SENSOR_ROLE_FT) {
             s->ft_src[s->nfts++] = hs_bench_sensor_reading(b, i);
             sd[nsd++] = (struct hs_shm_sensor_desc){bs->name, HS_SHM_KIND_FORCE};
         }
@@ -544,4 +544,9 @@ void hs_bench_shm_stats(const struct hs_bench_shm *s, struct hs_bench_shm_stats 
 const char *hs_bench_shm_note(const struct hs_bench_shm *s)
 {
     return hs_shm_server_note(s->srv);
+}
+
+void hs_bench_shm_mark_stopped(struct hs_bench_shm *s)
+{
+    hs_shm_server_mark_stopped(s->srv);
 }

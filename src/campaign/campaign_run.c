@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -276,6 +277,25 @@ static bool same_file(const char *a, const char *b)
     return same;
 }
 
+/* timing.json: the run's wall time, s, to the millisecond (kept apart from run.json, which is
+ * the same for the same run on any machine). */
+static void write_timing(const char *path, double wall_s)
+{
+    json_t *o = json_pack("{s:f}", "wall_s", round(wall_s * 1e3) / 1e3);
+    /* 15 digits print a millisecond count back exactly, without the 17th digit's noise */
+    char *text = o ? json_dumps(o, JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(o);
+    size_t n = text ? strlen(text) : 0;
+    char *line = text ? realloc(text, n + 2) : NULL;
+    if (line) {
+        memcpy(line + n, "\n", 2);
+        text = line;
+    }
+    if (!line || hs__camp_write_atomic(path, text) < 0)
+        fprintf(stderr, "hilsim campaign: %s: cannot write the run's timing\n", path);
+    free(text);
+}
+
 /* The failed run again, recorded, waited for here (a run's time; only failures pay it). NULL
  * when its verdict file equals the first run's, as a deterministic run's must; else what went
  * wrong, for run.json (the recording is kept either way: it shows what the rerun did). */
@@ -400,9 +420,7 @@ static void finish(struct runner *R, struct slot *s)
     json_decref(o);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/timing.json", s->dir);
-    char timing[128];
-    snprintf(timing, sizeof timing, "{\"wall_s\": %.3f}\n", now_s() - s->t0);
-    hs__camp_write_atomic(path, timing);
+    write_timing(path, now_s() - s->t0);
     snprintf(path, sizeof path, "%s/run.json", s->dir);
     if (!text || hs__camp_write_atomic(path, text) < 0)
         fprintf(stderr, "hilsim campaign: %s: cannot write the result\n", path);

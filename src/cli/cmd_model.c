@@ -222,7 +222,7 @@ static json_t *sensor_json(struct hs_json_doc *doc, const struct hs_model *m, ui
     hs_json_set(doc, j, "R", hs_json_vec(s->pose.R, 9));
     hs_json_set(doc, j, "max", hs_json_vec(s->max, 3));
     if (s->type == HS_SENSOR_FORCE)
-        hs_json_set(doc, j, "max_torque", hs_json_vec(s->max_torque, 3));
+        hs_json_set(doc, j, "max_torque", hs_json_vec(s->u.force.max_torque, 3));
     return j;
 }
 

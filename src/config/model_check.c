@@ -33,10 +33,14 @@ static const char *joint_type_word(enum hs_joint_type t)
     return (unsigned)t < sizeof w / sizeof w[0] ? w[t] : "unknown";
 }
 
-static const char *sensor_type_word(enum hs_sensor_type t)
+/* what the config's sections call a sensor of each role (hilsim/sensor_kinds.h) */
+static const char *role_word(enum hs_sensor_role r)
 {
-    static const char *const w[] = {"acceleration", "rate gyro", "force", "vision", "range"};
-    return (unsigned)t < sizeof w / sizeof w[0] ? w[t] : "unknown";
+    static const char *const w[HS_SENSOR_ROLE_MAX] = {[HS_SENSOR_ROLE_NONE] = "unknown",
+                                                      [HS_SENSOR_ROLE_IMU_ACCEL] = "acceleration",
+                                                      [HS_SENSOR_ROLE_IMU_GYRO] = "rate gyro",
+                                                      [HS_SENSOR_ROLE_FT] = "force"};
+    return (unsigned)r < HS_SENSOR_ROLE_MAX ? w[r] : "unknown";
 }
 
 static int find_link(const struct hs_model *model, const char *name)
@@ -77,21 +81,22 @@ static int check_joint(const struct mctx *m, const char *what, const char *joint
     return 0;
 }
 
-/* Whether any robot model has that sensor (hs_model_find_sensor per model). */
-static bool any_sensor(const struct mctx *m, const char *name, enum hs_sensor_type type)
+/* Whether any robot model has a sensor of that name whose kind has that role
+ * (hs_model_find_sensor_role per model). */
+static bool any_sensor(const struct mctx *m, const char *name, enum hs_sensor_role role)
 {
     for (uint32_t i = 0; i < m->nmodels; i++)
-        if (hs_model_find_sensor(m->models[i], name, type) >= 0)
+        if (hs_model_find_sensor_role(m->models[i], name, role) >= 0)
             return true;
     return false;
 }
 
 static int check_sensor(const struct mctx *m, const char *what, const char *name,
-                        enum hs_sensor_type type, struct hs_cfg_src src)
+                        enum hs_sensor_role role, struct hs_cfg_src src)
 {
-    if (!name[0] || any_sensor(m, name, type))
+    if (!name[0] || any_sensor(m, name, role))
         return 0;
-    return err(m, src, "%s: no %s sensor '%s' in the models", what, sensor_type_word(type), name);
+    return err(m, src, "%s: no %s sensor '%s' in the models", what, role_word(role), name);
 }
 
 static int check_initial(const struct mctx *m)
@@ -152,14 +157,14 @@ static int check_sensors(const struct mctx *m)
     int r = 0;
     for (uint32_t i = 0; i < s->nimus && !r; i++) {
         hs__cfg_pathf(what, sizeof what, "sensors.imu.%s.accel", s->imus[i].name);
-        r = check_sensor(m, what, s->imus[i].accel, HS_SENSOR_ACCEL, s->imus[i].src);
+        r = check_sensor(m, what, s->imus[i].accel, HS_SENSOR_ROLE_IMU_ACCEL, s->imus[i].src);
         hs__cfg_pathf(what, sizeof what, "sensors.imu.%s.gyro", s->imus[i].name);
         if (!r)
-            r = check_sensor(m, what, s->imus[i].gyro, HS_SENSOR_GYRO, s->imus[i].src);
+            r = check_sensor(m, what, s->imus[i].gyro, HS_SENSOR_ROLE_IMU_GYRO, s->imus[i].src);
     }
     for (uint32_t i = 0; i < s->nforce && !r; i++) {
         hs__cfg_pathf(what, sizeof what, "sensors.force.%s", s->force[i].name);
-        r = check_sensor(m, what, s->force[i].name, HS_SENSOR_FORCE, s->force[i].src);
+        r = check_sensor(m, what, s->force[i].name, HS_SENSOR_ROLE_FT, s->force[i].src);
     }
     return r;
 }
@@ -184,8 +189,10 @@ static int check_bindings(const struct mctx *m)
         if (q == HS_CFG_Q_SENSOR_VALUE) {
             /* a value its kind declares: any model sensor; the bench checks the value name */
             bool found = false;
-            for (int t = 0; t < HS_SENSOR_TYPE_MAX && !found; t++)
-                found = any_sensor(m, b->ref.name, (enum hs_sensor_type)t);
+            for (uint32_t mi = 0; mi < m->nmodels && !found; mi++)
+                for (int t = 0; t < HS_SENSOR_TYPE_MAX && !found; t++)
+                    found = hs_model_find_sensor(m->models[mi], b->ref.name,
+                                                 (enum hs_sensor_type)t) >= 0;
             if (!found)
                 return err(m, b->src, "%s: no sensor '%s' in the models", what, b->ref.name);
             continue;
@@ -204,7 +211,7 @@ static int check_bindings(const struct mctx *m)
         }
         if (accel || gyro)
             return err(m, b->src, "%s: '%s' is not an IMU in sensors.imu", what, b->ref.name);
-        if (!any_sensor(m, b->ref.name, HS_SENSOR_FORCE))
+        if (!any_sensor(m, b->ref.name, HS_SENSOR_ROLE_FT))
             return err(m, b->src, "%s: no force sensor '%s' in the models", what, b->ref.name);
     }
     return 0;
@@ -272,8 +279,8 @@ int hs_config_add_model_sensors(const struct hs_config *config, uint32_t index,
             return hs_diag_set(diag, -EINVAL, config->path, e->src.line, e->src.column,
                                "models[%u].sensors.%s.link: '%s' is no link of %s", index, e->name,
                                e->link, model->path ? model->path : model->name);
-        struct hs_sensor s = {
-            .type = e->type, .link = li, .max = {-1, -1, -1}, .max_torque = {-1, -1, -1}};
+        struct hs_sensor s = {.link = li};
+        hs_sensor_kind_defaults(&s, e->type);
         snprintf(s.name, sizeof s.name, "%s", e->name);
         memcpy(s.pose.p, e->position, sizeof s.pose.p);
         hs_rot_from_axis_angle(e->rotation, e->rotation[3], s.pose.R);

@@ -409,7 +409,7 @@ const char *hs_joint_type_name(enum hs_joint_type t)
 
 const char *hs_sensor_type_name(enum hs_sensor_type t)
 {
-#define HS_SENSOR_NAME(name, NAME, node) [HS_SENSOR_##NAME] = #name,
+#define HS_SENSOR_NAME(name, NAME, node, role) [HS_SENSOR_##NAME] = #name,
     static const char *const names[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(HS_SENSOR_NAME)};
 #undef HS_SENSOR_NAME
     return (unsigned)t < HS_SENSOR_TYPE_MAX ? names[t] : "?";
@@ -417,10 +417,18 @@ const char *hs_sensor_type_name(enum hs_sensor_type t)
 
 const char *hs_sensor_type_node(enum hs_sensor_type t)
 {
-#define HS_SENSOR_NODE(name, NAME, node) [HS_SENSOR_##NAME] = node,
+#define HS_SENSOR_NODE(name, NAME, node, role) [HS_SENSOR_##NAME] = node,
     static const char *const nodes[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(HS_SENSOR_NODE)};
 #undef HS_SENSOR_NODE
     return (unsigned)t < HS_SENSOR_TYPE_MAX ? nodes[t] : "?";
+}
+
+enum hs_sensor_role hs_sensor_type_role(enum hs_sensor_type t)
+{
+#define HS_SENSOR_ROLE(name, NAME, node, role) [HS_SENSOR_##NAME] = HS_SENSOR_ROLE_##role,
+    static const enum hs_sensor_role roles[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(HS_SENSOR_ROLE)};
+#undef HS_SENSOR_ROLE
+    return (unsigned)t < HS_SENSOR_TYPE_MAX ? roles[t] : HS_SENSOR_ROLE_NONE;
 }
 
 int hs_model_find_sensor(const struct hs_model *model, const char *name, enum hs_sensor_type type)
@@ -429,6 +437,18 @@ int hs_model_find_sensor(const struct hs_model *model, const char *name, enum hs
         return -ENOENT;
     for (uint32_t s = 0; s < model->nsensors; s++)
         if (model->sensors[s].type == type && !strcmp(model->sensors[s].name, name))
+            return (int)s;
+    return -ENOENT;
+}
+
+int hs_model_find_sensor_role(const struct hs_model *model, const char *name,
+                              enum hs_sensor_role role)
+{
+    if (!name || !name[0] || role == HS_SENSOR_ROLE_NONE)
+        return -ENOENT;
+    for (uint32_t s = 0; s < model->nsensors; s++)
+        if (hs_sensor_type_role(model->sensors[s].type) == role &&
+            !strcmp(model->sensors[s].name, name))
             return (int)s;
     return -ENOENT;
 }

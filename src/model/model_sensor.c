@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "model_internal.h"
-#include "sensor_fields.h"
 
-/* Each kind's own fields of its node, from its list in sensor_fields.h. */
+/* Each kind's own fields of its node, from its list in hilsim/sensor_kinds.h. */
 enum field_type { FIELD_VEC3, FIELD_FLOAT, FIELD_INT, FIELD_STRING, FIELD_NAME };
 struct field {
     const char *name; /* NULL: the list's end */
@@ -19,23 +18,64 @@ struct field {
     const char *str;
 };
 
-/* where member m is, and its size; a member not of type T does not build */
-#define MEMBER(m, T)                                                                               \
+/* where member m (of the common part, or u.<kind>.m of the kind's own) is, and its size; a
+ * member not of type T does not build */
+#define AT(m, T)                                                                                   \
     offsetof(struct hs_sensor, m) + _Generic(((struct hs_sensor *)0)->m, T : 0),                   \
         sizeof(((struct hs_sensor *)0)->m)
-#define ROW_VEC3(f, m, d) {f, FIELD_VEC3, MEMBER(m, double *), .vec = HS__SENSOR_VEC3_##d},
-#define ROW_FLOAT(f, m, d) {f, FIELD_FLOAT, MEMBER(m, double), .num = d},
-#define ROW_INT(f, m, d) {f, FIELD_INT, MEMBER(m, int32_t), .num = d},
-#define ROW_STRING(f, m, d) {f, FIELD_STRING, MEMBER(m, char *), .str = d},
-#define ROW_NAME(f, m, d) {f, FIELD_NAME, MEMBER(m, char *), .str = d},
-#define ROW(f, TYPE, m, d) ROW_##TYPE(f, m, d)
-#define KIND_FIELDS(kind, NAME, node)                                                              \
-    static const struct field fields_##kind[] = {HS__SENSOR_FIELDS_##kind(ROW){.name = NULL}};
+#define OWN(k, m, T) AT(u.k.m, T)
+#define ROW_VEC3(k, f, m, d) {f, FIELD_VEC3, OWN(k, m, double *), .vec = HS__SENSOR_VEC3_##d},
+#define ROW_MAX(k, f, m, d) {f, FIELD_VEC3, AT(m, double *), .vec = HS__SENSOR_VEC3_##d},
+#define ROW_FLOAT(k, f, m, d) {f, FIELD_FLOAT, OWN(k, m, double), .num = d},
+#define ROW_INT(k, f, m, d) {f, FIELD_INT, OWN(k, m, int32_t), .num = d},
+#define ROW_STRING(k, f, m, d) {f, FIELD_STRING, OWN(k, m, char *), .str = d},
+#define ROW_NAME(k, f, m, d) {f, FIELD_NAME, AT(m, char *), .str = d},
+#define ROW(k, f, TYPE, m, d) ROW_##TYPE(k, f, m, d)
+#define KIND_FIELDS(kind, NAME, node, role)                                                        \
+    static const struct field fields_##kind[] = {HS_SENSOR_FIELDS_##kind(ROW, kind){.name = NULL}};
 HS_SENSOR_KINDS(KIND_FIELDS)
 #undef KIND_FIELDS
-#define KIND_ENTRY(name, NAME, node) [HS_SENSOR_##NAME] = fields_##name,
+#define KIND_ENTRY(name, NAME, node, role) [HS_SENSOR_##NAME] = fields_##name,
 static const struct field *const kind_fields[HS_SENSOR_TYPE_MAX] = {HS_SENSOR_KINDS(KIND_ENTRY)};
 #undef KIND_ENTRY
+
+void hs_sensor_kind_defaults(struct hs_sensor *s, enum hs_sensor_type type)
+{
+    s->type = type;
+    memset(&s->u, 0, sizeof s->u);
+    for (int i = 0; i < 3; i++)
+        s->max[i] = -1;
+    unsigned char *base = (unsigned char *)s;
+    for (const struct field *f = kind_fields[type]; f->name; f++) {
+        void *at = base + f->off;
+        int32_t i = (int32_t)f->num;
+        switch (f->type) {
+        case FIELD_VEC3:
+            memcpy(at, f->vec, sizeof f->vec);
+            break;
+        case FIELD_FLOAT:
+            memcpy(at, &f->num, sizeof f->num);
+            break;
+        case FIELD_INT:
+            memcpy(at, &i, sizeof i);
+            break;
+        case FIELD_STRING:
+            snprintf((char *)at, f->size, "%s", f->str);
+            break;
+        case FIELD_NAME:
+            break;
+        }
+    }
+}
+
+/* Whether the kind's node has a name field (VisionSensor): read when the node has no DEF name. */
+static bool has_name_field(enum hs_sensor_type type)
+{
+    for (const struct field *f = kind_fields[type]; f->name; f++)
+        if (f->type == FIELD_NAME)
+            return true;
+    return false;
+}
 
 static int read_fields(struct hs__builder *b, const struct hs__vnode *n, const struct hs__venv *env,
                        struct hs_sensor *s)
@@ -77,13 +117,12 @@ int hs__build_sensor(struct hs__builder *b, const struct hs__vnode *n, enum hs_s
         return hs_diag_set(b->diag, -EINVAL, n->file, n->line, n->column,
                            "%s outside any Joint (expected it in a Joint's children)",
                            hs_sensor_type_node(type));
-    struct hs_sensor s = {.type = type, .link = ctx->link};
-    for (int i = 0; i < 3; i++)
-        s.max[i] = s.max_torque[i] = -1;
+    struct hs_sensor s = {.link = ctx->link};
+    hs_sensor_kind_defaults(&s, type);
     int r;
     if ((r = hs__node_name(b, n, ctx->env, false, s.name, sizeof s.name)) < 0)
         return r;
-    if (!s.name[0] && type == HS_SENSOR_VISION &&
+    if (!s.name[0] && has_name_field(type) &&
         (r = hs__node_name(b, n, ctx->env, true, s.name, sizeof s.name)) < 0)
         return r;
     if ((r = hs__get_int(b, n, ctx->env, "sensorId", -1, &s.sensor_id)) < 0)

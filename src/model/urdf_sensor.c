@@ -73,7 +73,7 @@ static int one(struct hs__urdf *u, const xmlNode *s, int li, int32_t ids[HS_SENS
         r = hs__urdf_attr_str(u, s, "name", true, name, sizeof name);
     if (r)
         return r;
-    struct hs_sensor x = {.link = li, .max = {-1, -1, -1}, .max_torque = {-1, -1, -1}};
+    struct hs_sensor x = {.link = li};
     if ((r = pose_of(u, s, &x.pose)))
         return r;
     if (strcmp(type, "imu") == 0) {
@@ -81,23 +81,23 @@ static int one(struct hs__urdf *u, const xmlNode *s, int li, int32_t ids[HS_SENS
         bool acc = imu && hs__urdf_child(imu, "linear_acceleration"),
              gyro = imu && hs__urdf_child(imu, "angular_velocity");
         if (acc != gyro) { /* one part only: hilsim's export of a lone OpenHRP sensor */
-            x.type = acc ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO;
+            hs_sensor_kind_defaults(&x, acc ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO);
             x.sensor_id = ids[x.type]++;
             snprintf(x.name, sizeof x.name, "%s", name);
             return push(u, s, &x);
         }
-        x.type = HS_SENSOR_ACCEL;
+        hs_sensor_kind_defaults(&x, HS_SENSOR_ACCEL);
         x.sensor_id = ids[HS_SENSOR_ACCEL]++;
         snprintf(x.name, sizeof x.name, "%s_accel", name);
         if ((r = push(u, s, &x)))
             return r;
-        x.type = HS_SENSOR_GYRO;
+        hs_sensor_kind_defaults(&x, HS_SENSOR_GYRO);
         x.sensor_id = ids[HS_SENSOR_GYRO]++;
         snprintf(x.name, sizeof x.name, "%s_gyro", name);
         return push(u, s, &x);
     }
     if (strcmp(type, "force_torque") == 0) {
-        x.type = HS_SENSOR_FORCE;
+        hs_sensor_kind_defaults(&x, HS_SENSOR_FORCE);
         x.sensor_id = ids[HS_SENSOR_FORCE]++;
         snprintf(x.name, sizeof x.name, "%s", name);
         return push(u, s, &x);

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "hilsim/sensor_kinds.h"
-#include "sensor_fields.h"
 #include "vrml_internal.h"
 
 static const char *const type_names[HS__FT_MAX] = {
@@ -147,17 +146,19 @@ static const struct hs__vschema_field s_extra_joint[] = {
     F("link1Name", SFSTRING),    F("link2Name", SFSTRING), F("link1LocalPos", SFVEC3F),
     F("link2LocalPos", SFVEC3F), F("jointType", SFSTRING), F("jointAxis", SFVEC3F),
 };
-/* the sensor kinds' nodes: the pose, children, and each kind's own fields (sensor_fields.h) */
+/* the sensor kinds' nodes: the pose, children, and each kind's own fields (its list in
+ * hilsim/sensor_kinds.h) */
 #define SCHEMA_VEC3 SFVEC3F
+#define SCHEMA_MAX SFVEC3F
 #define SCHEMA_FLOAT SFFLOAT
 #define SCHEMA_INT SFINT32
 #define SCHEMA_STRING SFSTRING
 #define SCHEMA_NAME SFSTRING
 #define SCHEMA_ROW_(f, t) F(f, t),
-#define SCHEMA_ROW(f, TYPE, m, d) SCHEMA_ROW_(f, SCHEMA_##TYPE)
-#define SENSOR_SCHEMA(name, NAME, node)                                                            \
-    static const struct hs__vschema_field s_##name[] = {SENSOR_POSE, F("children", MFNODE),        \
-                                                        HS__SENSOR_FIELDS_##name(SCHEMA_ROW)};
+#define SCHEMA_ROW(k, f, TYPE, m, d) SCHEMA_ROW_(f, SCHEMA_##TYPE)
+#define SENSOR_SCHEMA(name, NAME, node, role)                                                      \
+    static const struct hs__vschema_field s_##name[] = {                                           \
+        SENSOR_POSE, F("children", MFNODE), HS_SENSOR_FIELDS_##name(SCHEMA_ROW, name)};
 HS_SENSOR_KINDS(SENSOR_SCHEMA)
 #undef SENSOR_SCHEMA
 #undef F
@@ -193,7 +194,7 @@ static const struct {
     S("Joint", s_joint),
     S("Segment", s_segment),
     S("ExtraJoint", s_extra_joint),
-#define SENSOR_ENTRY(name, NAME, node) S(node, s_##name),
+#define SENSOR_ENTRY(name, NAME, node, role) S(node, s_##name),
     HS_SENSOR_KINDS(SENSOR_ENTRY)
 #undef SENSOR_ENTRY
         S("GyroSensor", s_gyro), /* an old alias of Gyro (model_build.c) */

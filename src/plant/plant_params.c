@@ -84,8 +84,9 @@ void hs__plant_imu_from_config(const struct hs_config *cfg, const struct hs_mode
 {
     for (uint32_t k = 0; k < cfg->sensors.nimus; k++) {
         const struct hs_cfg_imu *imu = &cfg->sensors.imus[k];
-        if (hs_model_find_sensor(m, gyro ? imu->gyro : imu->accel,
-                                 gyro ? HS_SENSOR_GYRO : HS_SENSOR_ACCEL) != (int)index)
+        if (hs_model_find_sensor_role(m, gyro ? imu->gyro : imu->accel,
+                                      gyro ? HS_SENSOR_ROLE_IMU_GYRO : HS_SENSOR_ROLE_IMU_ACCEL) !=
+            (int)index)
             continue;
         struct hs_channel_params *ch = &sp->channel[0];
         sp->rate_divider = rate_divider(cfg, imu->rate_hz);

@@ -58,7 +58,7 @@ struct hs__sensor_ops {
     void (*destroy)(struct hs__plant_sensor *s); /* may be NULL; frees what init allocated */
 };
 
-#define HS_SENSOR_OPS_DECL(name, NAME, node)                                                       \
+#define HS_SENSOR_OPS_DECL(name, NAME, node, role)                                                 \
     extern const struct hs__sensor_ops hs__sensor_ops_##name;
 HS_SENSOR_KINDS(HS_SENSOR_OPS_DECL)
 #undef HS_SENSOR_OPS_DECL

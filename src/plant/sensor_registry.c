@@ -5,7 +5,7 @@
 
 #include "plant_internal.h"
 
-#define HS_SENSOR_OPS_ENTRY(name, NAME, node) [HS_SENSOR_##NAME] = &hs__sensor_ops_##name,
+#define HS_SENSOR_OPS_ENTRY(name, NAME, node, role) [HS_SENSOR_##NAME] = &hs__sensor_ops_##name,
 static const struct hs__sensor_ops *const ops_table[HS_SENSOR_TYPE_MAX] = {
     HS_SENSOR_KINDS(HS_SENSOR_OPS_ENTRY)};
 #undef HS_SENSOR_OPS_ENTRY

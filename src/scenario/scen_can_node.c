@@ -124,7 +124,7 @@ static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t no
 void hs__scen_report_temperature(struct hs__scen_step *st)
 {
     for (uint32_t k = 0; k < st->ntemp_ports; k++)
-        hs_can_port_set_temperature(st->temp_port[k], st->thermal.t_winding_c);
+        hs_can_port_set_temperature(st->temp_port[k], hs__scen_thermal_winding_c(st));
 }
 
 const char *hs__scen_node_state(const struct hs_can_port *port)

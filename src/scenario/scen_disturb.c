@@ -14,6 +14,21 @@
 
 enum hs__scen_frame { HS__FRAME_WORLD, HS__FRAME_LINK, HS__FRAME_MAX };
 
+/* Each kind's parameters (keys of the same names; zero when not given). */
+struct push_spec {
+    double force_n[3], torque_nm[3];
+    int frame; /* enum hs__scen_frame */
+};
+struct payload_spec {
+    double mass_kg;
+};
+struct set_pose_spec {
+    double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
+};
+HS__SCEN_OWN_FITS(struct push_spec);
+HS__SCEN_OWN_FITS(struct payload_spec);
+HS__SCEN_OWN_FITS(struct set_pose_spec);
+
 static dBodyID body_of(struct hs_scenario *s, const struct hs__scen_step *st)
 {
     return (dBodyID)hs_world_ode_body(hs_bench_world(s->bench), st->body, st->link);
@@ -40,11 +55,11 @@ static void payload(struct hs_scenario *s, struct hs__scen_step *st)
          * merged with it, src/world/world_merge.c): ODE wants the centre of mass at the body
          * frame, so the payload changes mass and weight, not the inertia tensor */
         dBodyGetMass(body, &m);
-        m.mass += st->sp->mass_kg;
+        m.mass += HS__SCEN_OWN(const struct payload_spec, st->sp)->mass_kg;
         dBodySetMass(body, &m);
     } else if (ends(st)) {
         dBodyGetMass(body, &m);
-        m.mass -= st->sp->mass_kg;
+        m.mass -= HS__SCEN_OWN(const struct payload_spec, st->sp)->mass_kg;
         dBodySetMass(body, &m);
     }
 }
@@ -55,7 +70,7 @@ static void set_pose(struct hs_scenario *s, struct hs__scen_step *st)
         return;
     struct hs_world *w = hs_bench_world(s->bench);
     const struct hs_model *m = hs_bench_model(s->bench, st->body);
-    const struct hs__scen_step_spec *sp = st->sp;
+    const struct set_pose_spec *sp = HS__SCEN_OWN(const struct set_pose_spec, st->sp);
     /* the root link's frame goes to the given pose; every link keeps its pose relative to it */
     struct hs_pose root;
     hs_world_link_pose(w, st->body, 0, &root);
@@ -105,19 +120,30 @@ static void set_pose(struct hs_scenario *s, struct hs__scen_step *st)
     }
 }
 
+/* gravity: the vector while the step is active, and the world's own put back after */
+struct gravity_spec {
+    double vector_m_s2[3];
+};
+struct gravity_state {
+    double saved[3]; /* the world's gravity before the first activation */
+};
+HS__SCEN_OWN_FITS(struct gravity_spec);
+HS__SCEN_OWN_FITS(struct gravity_state);
+
 static void gravity(struct hs_scenario *s, struct hs__scen_step *st)
 {
     dWorldID world = (dWorldID)hs_world_ode_world(hs_bench_world(s->bench));
+    struct gravity_state *o = HS__SCEN_OWN(struct gravity_state, st);
+    const double *g = HS__SCEN_OWN(const struct gravity_spec, st->sp)->vector_m_s2;
     if (starts(st) && st->activations == 1) {
-        dVector3 g;
-        dWorldGetGravity(world, g);
-        memcpy(st->saved_gravity, g, sizeof st->saved_gravity);
+        dVector3 now;
+        dWorldGetGravity(world, now);
+        memcpy(o->saved, now, sizeof o->saved);
     }
     if (starts(st))
-        dWorldSetGravity(world, st->sp->gravity_m_s2[0], st->sp->gravity_m_s2[1],
-                         st->sp->gravity_m_s2[2]);
+        dWorldSetGravity(world, g[0], g[1], g[2]);
     else if (ends(st))
-        dWorldSetGravity(world, st->saved_gravity[0], st->saved_gravity[1], st->saved_gravity[2]);
+        dWorldSetGravity(world, o->saved[0], o->saved[1], o->saved[2]);
 }
 
 static void push(struct hs_scenario *s, const struct hs__scen_step *st)
@@ -125,7 +151,8 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
     dBodyID b = body_of(s, st);
     if (!b)
         return;
-    const double *f = st->sp->force_n, *t = st->sp->torque_nm;
+    const struct push_spec *sp = HS__SCEN_OWN(const struct push_spec, st->sp);
+    const double *f = sp->force_n, *t = sp->torque_nm;
     struct hs_world *w = hs_bench_world(s->bench);
     if (hs_world_link_body_link(w, st->body, st->link) != st->link) {
         /* A link merged into its parent's body (src/world/world_merge.c): the body's frame is
@@ -135,7 +162,7 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
         double fw[3], tw[3], c[3];
         hs_world_link_pose(w, st->body, st->link, &lp);
         hs_pose_apply(&lp, hs_bench_model(s->bench, st->body)->links[st->link].com, c);
-        bool link_frame = st->sp->frame == HS__FRAME_LINK;
+        bool link_frame = sp->frame == HS__FRAME_LINK;
         for (int k = 0; k < 3; k++)
             fw[k] = f[k], tw[k] = t[k];
         if (link_frame) {
@@ -146,7 +173,7 @@ static void push(struct hs_scenario *s, const struct hs__scen_step *st)
         dBodyAddTorque(b, tw[0], tw[1], tw[2]);
         return;
     }
-    if (st->sp->frame == HS__FRAME_LINK) {
+    if (sp->frame == HS__FRAME_LINK) {
         dBodyAddRelForce(b, f[0], f[1], f[2]);
         dBodyAddRelTorque(b, t[0], t[1], t[2]);
     } else {
@@ -168,8 +195,9 @@ static double norm3(const double v[3])
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-static bool push_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
+static bool push_live_refused(const struct hs__scen_step_spec *spec, char *why, size_t size)
 {
+    const struct push_spec *sp = HS__SCEN_OWN(const struct push_spec, spec);
     if (norm3(sp->force_n) > HS_SCENARIO_LIVE_FORCE_MAX_N)
         snprintf(why, size, "push.force_n: |F| = %g N is above the live limit of %g N",
                  norm3(sp->force_n), HS_SCENARIO_LIVE_FORCE_MAX_N);
@@ -190,9 +218,9 @@ static void push_substep(struct hs_scenario *s, struct hs__scen_step *st)
 static const struct hs__cfg_field push_f[] = {
     HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
     HS__SCEN_NAME("model", t.model, 0),
-    HS__SCEN_VEC3("force_n", force_n),
-    HS__SCEN_VEC3("torque_nm", torque_nm),
-    HS__SCEN_ENUM("frame", frame, frame_names, 0),
+    HS__SCEN_OWN_FS(struct push_spec, "force_n", HS__K_VEC, force_n, .n = 3),
+    HS__SCEN_OWN_FS(struct push_spec, "torque_nm", HS__K_VEC, torque_nm, .n = 3),
+    HS__SCEN_OWN_FS(struct push_spec, "frame", HS__K_ENUM, frame, .names = frame_names),
 };
 const struct hs__scen_kind_ops hs__scen_kind_push = {
     .schema = HS__SCEN_SCHEMA(push_f, NULL),
@@ -210,7 +238,8 @@ static void payload_commands(struct hs_scenario *s, struct hs__scen_step *st, in
 static const struct hs__cfg_field payload_f[] = {
     HS__SCEN_NAME("link", t.link, HS__F_REQUIRED),
     HS__SCEN_NAME("model", t.model, 0),
-    HS__SCEN_DBL("mass_kg", mass_kg, 0, 1e4, HS__F_REQUIRED | HS__F_MIN_OPEN),
+    HS__SCEN_OWN_FS(struct payload_spec, "mass_kg", HS__K_DOUBLE, mass_kg, .min = 0, .max = 1e4,
+                    .flags = HS__F_REQUIRED | HS__F_MIN_OPEN),
 };
 const struct hs__scen_kind_ops hs__scen_kind_payload = {
     .schema = HS__SCEN_SCHEMA(payload_f, NULL),
@@ -242,10 +271,12 @@ static void set_pose_commands(struct hs_scenario *s, struct hs__scen_step *st, i
 
 static const struct hs__cfg_field set_pose_f[] = {
     HS__SCEN_NAME("model", t.model, HS__F_REQUIRED),
-    HS__SCEN_VEC3("position_m", position_m),
-    HS__SCEN_VEC3("rpy_rad", rpy_rad),
-    HS__SCEN_VEC3("linear_velocity_mps", linear_velocity_mps),
-    HS__SCEN_VEC3("angular_velocity_rad_s", angular_velocity_rad_s),
+#define SET_POSE_VEC3(k) HS__SCEN_OWN_FS(struct set_pose_spec, #k, HS__K_VEC, k, .n = 3)
+    SET_POSE_VEC3(position_m),
+    SET_POSE_VEC3(rpy_rad),
+    SET_POSE_VEC3(linear_velocity_mps),
+    SET_POSE_VEC3(angular_velocity_rad_s),
+#undef SET_POSE_VEC3
 };
 const struct hs__scen_kind_ops hs__scen_kind_set_pose = {
     .schema = HS__SCEN_SCHEMA(set_pose_f, NULL),
@@ -263,15 +294,17 @@ static void gravity_commands(struct hs_scenario *s, struct hs__scen_step *st, in
 
 static bool gravity_live_refused(const struct hs__scen_step_spec *sp, char *why, size_t size)
 {
-    if (norm3(sp->gravity_m_s2) <= HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
+    const double *g = HS__SCEN_OWN(const struct gravity_spec, sp)->vector_m_s2;
+    if (norm3(g) <= HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2)
         return false;
     snprintf(why, size, "gravity.vector_m_s2: |g| = %g m/s^2 is above the live limit of %g m/s^2",
-             norm3(sp->gravity_m_s2), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
+             norm3(g), HS_SCENARIO_LIVE_GRAVITY_MAX_M_S2);
     return true;
 }
 
 static const struct hs__cfg_field gravity_f[] = {
-    HS__SCEN_FS("vector_m_s2", HS__K_VEC, gravity_m_s2, .n = 3, .flags = HS__F_REQUIRED),
+    HS__SCEN_OWN_FS(struct gravity_spec, "vector_m_s2", HS__K_VEC, vector_m_s2, .n = 3,
+                    .flags = HS__F_REQUIRED),
 };
 const struct hs__scen_kind_ops hs__scen_kind_gravity = {
     .schema = HS__SCEN_SCHEMA(gravity_f, NULL),

@@ -20,7 +20,7 @@
 #define HS_SCEN_MAX_BUSES 8
 /* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
  * hs__scen_step.own): at most this many bytes each */
-#define HS_SCEN_OWN_BYTES 64
+#define HS_SCEN_OWN_BYTES 96
 
 enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
@@ -55,11 +55,6 @@ struct hs__scen_step_spec {
     enum hs__scen_kind kind;
     struct hs__scen_target t;
     /* parameters; which apply depends on the kind (scenarios/README.md) */
-    double force_n[3], torque_nm[3];
-    int frame;
-    double mass_kg;
-    double position_m[3], rpy_rad[3], linear_velocity_mps[3], angular_velocity_rad_s[3];
-    double gravity_m_s2[3];
     int joint_action;
     int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
     double value, probability, viscous, tolerance;
@@ -76,9 +71,6 @@ struct hs__scen_step_spec {
     double kp, kd; /* path: PD gains, NAN = the bench's hold gains */
     /* friction and material: material names (friction: the pair; material: the new one) */
     char material[HS_NAME_MAX], material2[HS_NAME_MAX];
-    /* thermal model */
-    double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
-        c_case_j_per_k, derate_c, limit_c;
     /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
      * scen_kinds.h), zeroed before the keys are read; their defaults go in the kind's check,
      * whose seen mask says which keys were given */
@@ -106,11 +98,6 @@ int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_st
 struct hs_can_port;
 #define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
 
-struct hs__scen_thermal {
-    double t_winding_c, t_case_c;
-    bool tripped;
-};
-
 struct hs__scen_step {
     const struct hs__scen_step_spec *sp; /* a copy owned by the scenario */
     enum hs__scen_kind kind;
@@ -135,13 +122,11 @@ struct hs__scen_step {
     struct hs_sensor_reading held_sensor;
     double *held_values; /* sensor stuck: the published values (layout.nvalues) at onset */
     struct hs_joint_command held_cmd;
-    double saved_gravity[3];
     double count_offset; /* skip_counts / lose_index: counts lost, persists */
     bool index_lost;
     void *ring;          /* delay: ring of readings */
     double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
     uint32_t ring_len, ring_pos;
-    struct hs__scen_thermal thermal;
     struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
     /* path: rows of time and one position per path joint, read when bound */
     uint32_t path_rows, path_njoints, path_row;
@@ -237,6 +222,8 @@ int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
 int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
 void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st);
 void hs__scen_report_temperature(struct hs__scen_step *st);
+/* scen_thermal.c: a thermal step's winding temperature now, °C. RT-safe. */
+double hs__scen_thermal_winding_c(const struct hs__scen_step *st);
 const char *hs__scen_node_state(const struct hs_can_port *port);
 const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* a tiny xorshift generator per step: uniform in [0, 1) and a standard normal */

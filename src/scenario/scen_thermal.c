@@ -4,9 +4,27 @@
  * temperature_below. Its schema and ops table (scen_kinds.h) are at the end of this file.
  * RT-safe: no allocation. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "scen_internal.h"
+
+/* The model's parameters (keys of the same names) and its state. */
+struct thermal_spec {
+    double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
+        c_case_j_per_k, derate_c, limit_c;
+};
+struct thermal_state {
+    double t_winding_c, t_case_c;
+    bool tripped;
+};
+HS__SCEN_OWN_FITS(struct thermal_spec);
+HS__SCEN_OWN_FITS(struct thermal_state);
+
+static const struct thermal_spec *spec_of(const struct hs__scen_step *st)
+{
+    return HS__SCEN_OWN(const struct thermal_spec, st->sp);
+}
 
 static bool acts(const struct hs__scen_step *st)
 {
@@ -19,12 +37,13 @@ static bool acts(const struct hs__scen_step *st)
 /* The share of the drive's torque the thermal model lets through at its state now. */
 static double thermal_keep(const struct hs__scen_step *st)
 {
-    const struct hs__scen_thermal *t = &st->thermal;
+    const struct thermal_state *t = HS__SCEN_OWN(const struct thermal_state, st);
+    const struct thermal_spec *sp = spec_of(st);
     if (t->tripped)
         return 0;
-    if (t->t_winding_c <= st->sp->derate_c)
+    if (t->t_winding_c <= sp->derate_c)
         return 1;
-    double k = (st->sp->limit_c - t->t_winding_c) / (st->sp->limit_c - st->sp->derate_c);
+    double k = (sp->limit_c - t->t_winding_c) / (sp->limit_c - sp->derate_c);
     return k < 0 ? 0 : k;
 }
 
@@ -32,8 +51,8 @@ static void thermal(struct hs_scenario *s, struct hs__scen_step *st)
 {
     if (!st->active)
         return;
-    const struct hs__scen_step_spec *sp = st->sp;
-    struct hs__scen_thermal *t = &st->thermal;
+    const struct thermal_spec *sp = spec_of(st);
+    struct thermal_state *t = HS__SCEN_OWN(struct thermal_state, st);
     /* the plant's current is what the drive was asked for; a derated or tripped drive draws
      * only its share, so a tripped winding cools */
     double i = hs_bench_joint_reading(s->bench, (uint32_t)st->joint)->current * thermal_keep(st);
@@ -54,41 +73,69 @@ double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_jo
 {
     for (uint32_t i = 0; i < s->nsteps; i++)
         if (s->steps[i].kind == HS__SCEN_THERMAL && s->steps[i].joint == (int32_t)bench_joint)
-            return s->steps[i].thermal.t_winding_c;
+            return hs__scen_thermal_winding_c(&s->steps[i]);
     return NAN;
 }
 
+double hs__scen_thermal_winding_c(const struct hs__scen_step *st)
+{
+    return HS__SCEN_OWN(const struct thermal_state, st)->t_winding_c;
+}
+
 /* ---- the kind: schema and ops (scen_kinds.h) ---- */
+static const struct hs__cfg_field thermal_f[] = {
+    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
+#define THERMAL_DBL(k, lo, hi, fl)                                                                 \
+    HS__SCEN_OWN_FS(struct thermal_spec, #k, HS__K_DOUBLE, k, .min = lo, .max = hi, .flags = fl)
+    THERMAL_DBL(ambient_c, -60, 200, 0),
+    THERMAL_DBL(r_winding_ohm, 0, 1e3, HS__F_MIN_OPEN),
+    THERMAL_DBL(alpha_per_k, 0, 0.1, 0),
+    THERMAL_DBL(r_wc_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
+    THERMAL_DBL(r_ca_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
+    THERMAL_DBL(c_winding_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
+    THERMAL_DBL(c_case_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
+    THERMAL_DBL(derate_c, -60, 400, 0),
+    THERMAL_DBL(limit_c, -60, 400, 0),
+#undef THERMAL_DBL
+};
+
+/* a small servo motor: 0.5 ohm copper at 25 °C, 5 K/W to the case, 2 K/W case to ambient,
+ * winding 10 J/K (time constant 50 s), case 200 J/K; derate from 100 °C, off at 130 °C */
+static const struct thermal_spec thermal_defaults = {
+    .ambient_c = 25,
+    .r_winding_ohm = 0.5,
+    .alpha_per_k = 0.00393, /* copper */
+    .r_wc_k_per_w = 5,
+    .r_ca_k_per_w = 2,
+    .c_winding_j_per_k = 10,
+    .c_case_j_per_k = 200,
+    .derate_c = 100,
+    .limit_c = 130,
+};
+
 static int thermal_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
                          const char *path)
 {
-    struct hs__scen_step_spec *st = obj;
-    (void)seen;
+    struct hs__scen_step_spec *spec = obj;
+    /* a key not given (its row's bit not in seen) takes the default of its member */
+    const size_t own = offsetof(struct hs__scen_step_spec, own);
+    for (size_t i = 0; i < sizeof thermal_f / sizeof thermal_f[0]; i++)
+        if (thermal_f[i].off >= own && !(seen & (1ull << i)))
+            memcpy((unsigned char *)spec + thermal_f[i].off,
+                   (const unsigned char *)&thermal_defaults + (thermal_f[i].off - own),
+                   sizeof(double));
+    const struct thermal_spec *st = HS__SCEN_OWN(const struct thermal_spec, spec);
     if (!(st->derate_c > st->ambient_c) || !(st->limit_c > st->derate_c))
         return hs__cfg_err(c, node, "%s: needs ambient_c < derate_c < limit_c", path);
     return 0;
 }
 
-static void thermal_defaults(struct hs__scen_step_spec *st)
-{
-    /* a small servo motor: 0.5 ohm copper at 25 °C, 5 K/W to the case, 2 K/W case to ambient,
-     * winding 10 J/K (time constant 50 s), case 200 J/K; derate from 100 °C, off at 130 °C */
-    st->ambient_c = 25;
-    st->r_winding_ohm = 0.5;
-    st->alpha_per_k = 0.00393; /* copper */
-    st->r_wc_k_per_w = 5;
-    st->r_ca_k_per_w = 2;
-    st->c_winding_j_per_k = 10;
-    st->c_case_j_per_k = 200;
-    st->derate_c = 100;
-    st->limit_c = 130;
-}
-
 static int thermal_bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
+    struct thermal_state *t = HS__SCEN_OWN(struct thermal_state, st);
     hs__scen_bind_temp_ports(s, st);
-    st->thermal.t_winding_c = st->thermal.t_case_c = sp->ambient_c;
+    t->t_winding_c = t->t_case_c = spec_of(st)->ambient_c;
     for (uint32_t j = 0; &s->steps[j] != st; j++)
         if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
             return hs__scen_err_step(s, sp, diag, "a second thermal model on joint", sp->t.joint);
@@ -119,21 +166,8 @@ static void thermal_readings(struct hs_scenario *s, struct hs__scen_step *st)
         hs__scen_report_temperature(st);
 }
 
-static const struct hs__cfg_field thermal_f[] = {
-    HS__SCEN_NAME("joint", t.joint, HS__F_REQUIRED),
-    HS__SCEN_DBL("ambient_c", ambient_c, -60, 200, 0),
-    HS__SCEN_DBL("r_winding_ohm", r_winding_ohm, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("alpha_per_k", alpha_per_k, 0, 0.1, 0),
-    HS__SCEN_DBL("r_wc_k_per_w", r_wc_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("r_ca_k_per_w", r_ca_k_per_w, 0, 1e3, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("c_winding_j_per_k", c_winding_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("c_case_j_per_k", c_case_j_per_k, 0, 1e6, HS__F_MIN_OPEN),
-    HS__SCEN_DBL("derate_c", derate_c, -60, 400, 0),
-    HS__SCEN_DBL("limit_c", limit_c, -60, 400, 0),
-};
 const struct hs__scen_kind_ops hs__scen_kind_thermal = {
     .schema = HS__SCEN_SCHEMA(thermal_f, thermal_check),
-    .defaults = thermal_defaults,
     .bind = thermal_bind,
     .commands = thermal_commands,
     .substep = thermal_substep,

@@ -16,7 +16,7 @@
  *
  * Who registers what (init only, after the module is attached; the runner does it):
  *   can  hs_bench_can_emergency_stop (src/bench/io_can.c): one stop frame per MIT/ODrive node.
- *   shm  hs_shm_server_mark_all_stopped (drivers/shm): the segment's state says "stopped", so
+ *   shm  hs_bench_shm_mark_stopped (src/bench/io_shm.c): the segment's state says "stopped", so
  *        waiting clients get ESHUTDOWN at once. Registered by the runner after the emergency
  *        handler is installed, hence after it: the shm SIGBUS guard (installed when the
  *        segment is created) sees a truncating client's fault first and chains to this

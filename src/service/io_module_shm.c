@@ -67,8 +67,8 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
  * their own timeout; after the process dies the next server takes the segment over. */
 static void emergency(struct hs_runner *r, void *state)
 {
-    (void)r, (void)state;
-    hs_shm_server_mark_all_stopped();
+    (void)r;
+    hs_bench_shm_mark_stopped(state);
 }
 
 const struct hs_service_io hs_service_io_shm = {

@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 SRC = os.environ["HS_SOURCE_DIR"]
@@ -93,8 +94,25 @@ class Campaign(unittest.TestCase):
         self.assertEqual([c_["axes"] for c_ in summary["cells"]],
                          [{"force_n": "30"}, {"force_n": "400"}])
         self.assertIn("pass rate", ra.stdout)
+        t0 = time.monotonic()
         rb = run("run", c, "--out", b, "-j", "1", "--quiet")
+        elapsed = time.monotonic() - t0
         self.assertEqual(results(a), results(b), "a run's result depends on the worker count")
+        # timing.json: one key, wall_s, to the millisecond; with -j1 the runs ran one after the
+        # other inside the campaign this test timed, so their wall times add up to less.
+        walls = []
+        for p in sorted(glob.glob(os.path.join(b, "runs", "*", "timing.json"))):
+            text = read(p)
+            self.assertTrue(text.endswith("}\n"), p)
+            pairs = json.loads(text, object_pairs_hook=lambda kv: kv)
+            self.assertEqual([k for k, _ in pairs], ["wall_s"], p)
+            wall = pairs[0][1]
+            self.assertIsInstance(wall, float, p)
+            self.assertAlmostEqual(wall, round(wall, 3), places=9, msg=p)
+            self.assertGreater(wall, 0, p)
+            walls.append(wall)
+        self.assertEqual(len(walls), 4)
+        self.assertLessEqual(sum(walls), elapsed + 0.002, (walls, elapsed))
         self.assertEqual(len(results(a)), 4)
         # Parameters drawn per run differ between runs of a cell.
         jit = {json.loads(v)["params"]["jitter"] for v in results(a).values()}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -201,18 +202,18 @@ static void test_sensors_and_extra_joint(void **state)
     assert_near(imu->pose.R[5], -1, 1e-9);
     assert_near(imu->max[2], 3, 0);
     assert_int_equal(m->sensors[1].type, HS_SENSOR_FORCE);
-    assert_near(m->sensors[1].max_torque[1], 2, 0);
+    assert_near(m->sensors[1].u.force.max_torque[1], 2, 0);
     assert_int_equal(m->sensors[2].type, HS_SENSOR_GYRO);
     assert_int_equal(m->sensors[2].sensor_id, -1);
-    assert_string_equal(m->sensors[3].vision_type, "COLOR");
-    assert_int_equal(m->sensors[3].width, 640);
-    assert_near(m->sensors[3].frame_rate, 15, 0);
-    assert_near(m->sensors[3].back_clip, 10, 0); /* default */
-    assert_near(m->sensors[4].max_distance, 30, 0);
-    /* the kinds' own fields' defaults (src/model/sensor_fields.h) */
-    assert_near(m->sensors[3].field_of_view, 0.785398, 0);
-    assert_near(m->sensors[3].front_clip, 0.01, 0);
-    assert_near(m->sensors[4].min_distance, 0, 0);
+    assert_string_equal(m->sensors[3].u.vision.vision_type, "COLOR");
+    assert_int_equal(m->sensors[3].u.vision.width, 640);
+    assert_near(m->sensors[3].u.vision.frame_rate, 15, 0);
+    assert_near(m->sensors[3].u.vision.back_clip, 10, 0); /* default */
+    assert_near(m->sensors[4].u.range.max_distance, 30, 0);
+    /* the kinds' own fields' defaults (their lists in hilsim/sensor_kinds.h) */
+    assert_near(m->sensors[3].u.vision.field_of_view, 0.785398, 0);
+    assert_near(m->sensors[3].u.vision.front_clip, 0.01, 0);
+    assert_near(m->sensors[4].u.range.min_distance, 0, 0);
     assert_int_equal(m->nextra_joints, 1);
     assert_string_equal(m->extra_joints[0].name, "EJ");
     assert_int_equal(m->extra_joints[0].type, HS_EXTRA_BALL);
@@ -222,6 +223,34 @@ static void test_sensors_and_extra_joint(void **state)
     hs_model_free(m);
     load_err("Joint { }\nExtraJoint { link1Name \"X\" link2Name \"JOINT0\" }", 2, "link1Name");
     load_err("Transform { children\n Gyro { } }", 2, "outside any Joint");
+}
+
+/* A sensor made without a node (URDF, the config) gets what a bare node of its kind reads:
+ * hs_sensor_kind_defaults against the loader, for every kind of the registry, with the role
+ * each kind declares. */
+static void test_kind_defaults_match_bare_nodes(void **state)
+{
+    (void)state;
+    for (int t = 0; t < HS_SENSOR_TYPE_MAX; t++) {
+        char text[256];
+        snprintf(text, sizeof text, "Joint { jointType \"free\" children [ DEF s %s { } ] }",
+                 hs_sensor_type_node((enum hs_sensor_type)t));
+        struct hs_model *m = load_ok(text);
+        assert_int_equal(m->nsensors, 1);
+        struct hs_sensor d = m->sensors[0];
+        memset(&d.u, 0x55, sizeof d.u); /* whatever was there before */
+        d.max[1] = 7;
+        hs_sensor_kind_defaults(&d, (enum hs_sensor_type)t);
+        assert_int_equal(d.type, t);
+        assert_memory_equal(&d, &m->sensors[0], sizeof d);
+        hs_model_free(m);
+    }
+    /* the roles the bench's fixed sections look kinds up by */
+    assert_int_equal(hs_sensor_type_role(HS_SENSOR_ACCEL), HS_SENSOR_ROLE_IMU_ACCEL);
+    assert_int_equal(hs_sensor_type_role(HS_SENSOR_GYRO), HS_SENSOR_ROLE_IMU_GYRO);
+    assert_int_equal(hs_sensor_type_role(HS_SENSOR_FORCE), HS_SENSOR_ROLE_FT);
+    assert_int_equal(hs_sensor_type_role(HS_SENSOR_RANGE), HS_SENSOR_ROLE_NONE);
+    assert_int_equal(hs_sensor_type_role(HS_SENSOR_TYPE_MAX), HS_SENSOR_ROLE_NONE);
 }
 
 static void test_unknown_proto_body_is_walked(void **state)
@@ -338,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_joint_id_rules),
         cmocka_unit_test(test_inertia_combination_analytic),
         cmocka_unit_test(test_sensors_and_extra_joint),
+        cmocka_unit_test(test_kind_defaults_match_bare_nodes),
         cmocka_unit_test(test_unknown_proto_body_is_walked),
         cmocka_unit_test(test_use_explosion_is_bounded),
         cmocka_unit_test(test_humanoid_transform_places_root),

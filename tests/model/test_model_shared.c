@@ -75,7 +75,7 @@ static void test_sr1(void **state)
             assert_int_equal(m->sensors[i].link, chest);
             assert_near(m->sensors[i].pose.p[0], 0.15, 1e-12);
             assert_near(m->sensors[i].pose.p[1], 0.05, 1e-12);
-            assert_string_equal(m->sensors[i].vision_type, "COLOR_DEPTH");
+            assert_string_equal(m->sensors[i].u.vision.vision_type, "COLOR_DEPTH");
         }
     for (uint32_t i = 0; i < m->nsensors; i++)
         if (!strcmp(m->sensors[i].name, "LeftAnkleForceSensor"))

@@ -34,7 +34,7 @@ struct hs_model *tm_new(uint32_t nlinks, uint32_t nsensors)
         se->sensor_id = (int32_t)s;
         hs_pose_identity(&se->pose);
         for (int k = 0; k < 3; k++)
-            se->max[k] = se->max_torque[k] = -1;
+            se->max[k] = se->u.force.max_torque[k] = -1;
     }
     return m;
 }

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -324,12 +325,65 @@ static void test_foreign_sigbus_still_fatal(void **state)
     hs_shm_server_destroy(s2);
 }
 
+static void *mark_stopped_thread(void *server)
+{
+    hs_shm_server_mark_stopped(server);
+    return NULL;
+}
+
+/* Each server owns its guard, and the state the SIGBUS handler reads is the faulting thread's:
+ * more servers than the old process-wide table had slots (8), every one truncated, each fault
+ * absorbed in that server's own calls and repaired; server 0 is first touched on another
+ * thread (the emergency stop's mark_stopped runs on whichever thread took the signal). Without
+ * the guard on that thread, or with a full table, the process dies of SIGBUS here. */
+#define MANY_SERVERS 12
+static void test_many_servers_each_guarded(void **state)
+{
+    (void)state;
+    struct hs_test_layout t;
+    hs_test_layout_init(&t, 3);
+    struct hs_shm_server *s[MANY_SERVERS];
+    char bench[MANY_SERVERS][64], path[128];
+    uint64_t size[MANY_SERVERS];
+    struct hs_diag d;
+    for (int i = 0; i < MANY_SERVERS; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "many%d", i);
+        hs_test_bench(bench[i], sizeof bench[i], tag);
+        assert_int_equal(hs_shm_server_create(bench[i], &t.layout, NULL, 0, &s[i], &d), 0);
+        struct stat st;
+        assert_int_equal(hs_shm_server_path(bench[i], path, sizeof path), 0);
+        assert_int_equal(stat(path, &st), 0);
+        size[i] = (uint64_t)st.st_size;
+        assert_int_equal(truncate(path, 0), 0);
+    }
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, mark_stopped_thread, s[0]), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    for (int i = 0; i < MANY_SERVERS; i++) {
+        uint64_t tk = 0;
+        struct hs_shm_command_report rep;
+        tick(s[i], &tk, 2, &rep); /* the first absorbs, the second repairs */
+        assert_true(rep.repaired_total >= 1);
+        struct stat st;
+        assert_int_equal(hs_shm_server_path(bench[i], path, sizeof path), 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal((uint64_t)st.st_size, size[i]);
+        struct hs_client *c;
+        char err[256];
+        assert_int_equal(hs_client_attach(bench[i], &c, err, sizeof err), 0);
+        hs_client_detach(c);
+        hs_shm_server_destroy(s[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lockstep_abuse),
         cmocka_unit_test(test_free_running_abuse),
         cmocka_unit_test(test_foreign_sigbus_still_fatal),
+        cmocka_unit_test(test_many_servers_each_guarded),
     };
     return cmocka_run_group_tests(tests, NULL, hs_test_cleanup);
 }

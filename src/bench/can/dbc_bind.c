@@ -330,7 +330,8 @@ static int resolve_sensor_value(struct hs_bench *bench, const struct hs_cfg_ref 
     return -ENOENT;
 }
 
-/* The bench sensor and component a sensor.<name>.<quantity> reference reads. */
+/* The bench sensor and component a sensor.<name>.<quantity> reference reads: the quantities
+ * name a role (hilsim/sensor_kinds.h), accel_* and gyro_* through the config's sensors.imu. */
 static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, struct from_sig *fs)
 {
     const struct hs_config *cfg = hs_bench_config(bench);
@@ -342,12 +343,12 @@ static int resolve_sensor(struct hs_bench *bench, const struct hs_cfg_ref *ref, 
         bool accel = q <= HS_CFG_Q_ACCEL_Z;
         for (uint32_t i = 0; i < cfg->sensors.nimus; i++)
             if (!strcmp(cfg->sensors.imus[i].name, ref->name))
-                idx = hs_bench_find_sensor(
+                idx = hs_bench_find_sensor_role(
                     bench, accel ? cfg->sensors.imus[i].accel : cfg->sensors.imus[i].gyro,
-                    accel ? HS_SENSOR_ACCEL : HS_SENSOR_GYRO);
+                    accel ? HS_SENSOR_ROLE_IMU_ACCEL : HS_SENSOR_ROLE_IMU_GYRO);
         fs->component = (unsigned)(q - (accel ? HS_CFG_Q_ACCEL_X : HS_CFG_Q_GYRO_X));
     } else {
-        idx = hs_bench_find_sensor(bench, ref->name, HS_SENSOR_FORCE);
+        idx = hs_bench_find_sensor_role(bench, ref->name, HS_SENSOR_ROLE_FT);
         fs->component = (unsigned)(q - HS_CFG_Q_FORCE_X); /* force x..z, torque x..z */
     }
     if (idx < 0)

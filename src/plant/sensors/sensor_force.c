@@ -20,7 +20,7 @@ static uint32_t nvalues(const struct hs_sensor *ms)
 static void defaults(const struct hs_sensor *ms, struct hs_plant_sensor_params *sp)
 {
     hs__plant_range_from_model(ms->max, sp->channel[0].range);
-    hs__plant_range_from_model(ms->max_torque, sp->channel[1].range);
+    hs__plant_range_from_model(ms->u.force.max_torque, sp->channel[1].range);
 }
 
 /* sensors.force.<name>: noise, bias and delay of this sensor. */
@@ -29,7 +29,7 @@ static void from_config(const struct hs_config *cfg, const struct hs_model *m, u
 {
     for (uint32_t k = 0; k < cfg->sensors.nforce; k++) {
         const struct hs_cfg_force_sensor *f = &cfg->sensors.force[k];
-        if (hs_model_find_sensor(m, f->name, HS_SENSOR_FORCE) != (int)index)
+        if (hs_model_find_sensor_role(m, f->name, HS_SENSOR_ROLE_FT) != (int)index)
             continue;
         sp->delay_ticks = f->delay_ticks;
         sp->channel[0].white_std = f->force_noise_n;

@@ -51,9 +51,9 @@ struct range_state {
 
 static uint32_t ray_count(const struct hs_sensor *ms)
 {
-    if (!(ms->scan_angle > 0) || !(ms->scan_step > 0))
+    if (!(ms->u.range.scan_angle > 0) || !(ms->u.range.scan_step > 0))
         return 1;
-    double half = ms->scan_angle / 2 / ms->scan_step;
+    double half = ms->u.range.scan_angle / 2 / ms->u.range.scan_step;
     return 2 * (uint32_t)floor(half + 1e-9) + 1;
 }
 
@@ -65,11 +65,11 @@ static uint32_t nvalues(const struct hs_sensor *ms)
 static void params(const struct hs_sensor *ms, double ret[4])
 {
     uint32_t n = ray_count(ms);
-    double step = n > 1 ? ms->scan_step : 0;
+    double step = n > 1 ? ms->u.range.scan_step : 0;
     ret[0] = -(double)(n - 1) / 2 * step; /* n is odd: the middle ray is straight ahead */
     ret[1] = step;
-    ret[2] = ms->min_distance;
-    ret[3] = ms->max_distance;
+    ret[2] = ms->u.range.min_distance;
+    ret[3] = ms->u.range.max_distance;
 }
 
 static void near_hit(void *data, dGeomID o1, dGeomID o2)
@@ -137,10 +137,10 @@ static int init(struct hs_plant *pl, struct hs__plant_sensor *s)
     double prm[4];
     params(ms, prm);
     st->nrays = n;
-    st->min_m = ms->min_distance;
-    st->max_m = ms->max_distance > 0 ? ms->max_distance : INFINITY;
+    st->min_m = ms->u.range.min_distance;
+    st->max_m = ms->u.range.max_distance > 0 ? ms->u.range.max_distance : INFINITY;
     double tick_s = (double)pl->tick_ns * 1e-9;
-    double d = ms->scan_rate > 0 ? round(1.0 / (ms->scan_rate * tick_s)) : 1;
+    double d = ms->u.range.scan_rate > 0 ? round(1.0 / (ms->u.range.scan_rate * tick_s)) : 1;
     st->divider = d >= 1 ? (d < 1e9 ? (uint32_t)d : 1000000000u) : 1;
     st->chunk = (n + st->divider - 1) / st->divider;
     st->dir = calloc(3 * (size_t)n, sizeof *st->dir);
