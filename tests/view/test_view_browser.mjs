@@ -533,6 +533,12 @@ async function main() {
     span: Math.max(...window.hilsim.plots.get(k).ys) - Math.min(...window.hilsim.plots.get(k).ys) }), rootKey);
   ok(new Set(labels.l).size === labels.l.length,
     `standing (${rootKey} spans ${(labels.span * 1e6).toFixed(1)} um), its axis labels all differ: ${labels.l.join(' ')}`);
+  // The page's label formatter on ticks 0.2 um apart around 0.74 m (3 significant digits, as
+  // before, read "0.74" for each) and on ordinary and tiny ones.
+  const fmt = await ppage.evaluate(() => [[0.7399998, 0.74, 0.7400002, 0.7400004],
+    [0, 0.5, 1, 1.5], [1e-5, 2e-5, 3e-5]].map((v) => window.hilsim.axisValues(v)));
+  ok(fmt.every((l) => new Set(l).size === l.length) && fmt[1].join(' ') === '0 0.5 1 1.5',
+    `near-constant ticks get distinct labels: ${fmt.map((l) => l.join(' ')).join(' | ')}`);
   execFileSync(HILSIM, ['ctl', bench, 'push', root, '0', '400', '0', '0.3'], { env });
   await ppage.waitForFunction((n, z) => window.hilsim.linkWorld(n)[2] < z - 0.2,
     { polling: 'raf', timeout: LONG }, root, z0);
