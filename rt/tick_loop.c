@@ -35,6 +35,7 @@ struct hs_tick_loop {
     _Atomic uint64_t p_lockstep_timeouts, p_gate_polls;
     atomic_bool p_waiting;
     atomic_bool p_safe_hold, p_running;
+    struct hs_tick_window win; /* rt:rw only (hs_tick_loop_take_window) */
 };
 
 static int noop_phase(void *ctx, const struct hs_tick_info *t)
@@ -263,6 +264,66 @@ struct loop_state {
     uint64_t lockstep_timeouts;
 };
 
+/* The window's bin of a duration: exact below 8 ns, then 4 bins per power of two. */
+static uint32_t window_bin(int64_t ns)
+{
+    if (ns < 8)
+        return ns < 0 ? 0 : (uint32_t)ns;
+    int e = 63 - __builtin_clzll((unsigned long long)ns); /* 2^e <= ns, e >= 3 */
+    uint32_t b = (uint32_t)e * 4 + (uint32_t)(((unsigned long long)ns >> (e - 2)) & 3);
+    return b < HS_TICK_WINDOW_BINS ? b : HS_TICK_WINDOW_BINS - 1;
+}
+
+/* The first duration past bin b (its upper edge, exclusive). */
+static int64_t window_bin_end(uint32_t b)
+{
+    if (b < 8)
+        return (int64_t)b + 1;
+    uint32_t e = b / 4, q = b % 4;
+    return (int64_t)(5 + q) << (e - 2);
+}
+
+/* RT-safe: O(1) per phase; a window nobody takes for 2^31 ticks (25 days at 1 kHz) starts
+ * over rather than let its counts wrap. */
+static void window_record(struct hs_tick_window *w, const int64_t d[HS_PHASE_MAX])
+{
+    if (w->ticks >= (1ull << 31))
+        memset(w, 0, sizeof *w);
+    w->ticks++;
+    for (int p = 0; p < HS_PHASE_MAX; p++) {
+        w->bins[p][window_bin(d[p])]++;
+        if (d[p] > w->max_ns[p])
+            w->max_ns[p] = d[p];
+    }
+}
+
+void hs_tick_loop_take_window(struct hs_tick_loop *l, struct hs_tick_window *ret)
+{
+    memcpy(ret, &l->win, sizeof *ret);
+    memset(&l->win, 0, sizeof l->win);
+}
+
+int64_t hs_tick_window_percentile(const struct hs_tick_window *w, enum hs_phase phase, double p)
+{
+    if (!w->ticks || (unsigned)phase >= HS_PHASE_MAX || !(p > 0))
+        return -1;
+    double want = p / 100.0 * (double)w->ticks;
+    uint64_t k = (uint64_t)want;
+    if ((double)k < want || k < 1)
+        k++; /* ceil, at least one sample */
+    if (k >= w->ticks)
+        return w->max_ns[phase];
+    uint64_t cum = 0;
+    for (uint32_t b = 0; b < HS_TICK_WINDOW_BINS; b++) {
+        cum += w->bins[phase][b];
+        if (cum >= k) {
+            int64_t edge = window_bin_end(b) - 1;
+            return edge < w->max_ns[phase] ? edge : w->max_ns[phase];
+        }
+    }
+    return w->max_ns[phase];
+}
+
 /* Account, first half: per-phase durations into the preallocated histograms, the LTTng tick
  * event, the worst-case progress figures. t[0] is the wake, t[1..5] the ends of inputs,
  * actuation, physics, sensors and outputs. */
@@ -290,6 +351,14 @@ static void account_durations(struct hs_tick_loop *l, uint64_t tick, int64_t pla
     hs_hist_record(&st->phase[HS_PHASE_SENSORS], tr.sensors_ns);
     hs_hist_record(&st->phase[HS_PHASE_OUTPUTS], tr.outputs_ns);
     hs_hist_record(&st->phase[HS_PHASE_TICK], tr.tick_ns);
+    const int64_t d[HS_PHASE_MAX] = {[HS_PHASE_WAKE] = tr.wake_latency_ns,
+                                     [HS_PHASE_INPUTS] = tr.inputs_ns,
+                                     [HS_PHASE_ACTUATION] = tr.actuation_ns,
+                                     [HS_PHASE_PHYSICS] = tr.physics_ns,
+                                     [HS_PHASE_SENSORS] = tr.sensors_ns,
+                                     [HS_PHASE_OUTPUTS] = tr.outputs_ns,
+                                     [HS_PHASE_TICK] = tr.tick_ns};
+    window_record(&l->win, d);
     if (!l->cfg.no_trace)
         HS_TRACE_TICK(&tr);
     st->ticks++;

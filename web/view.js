@@ -15,7 +15,8 @@ const PLOT_WINDOW_S = 20;
 // Test and debugging hooks (the browser tests read them; nothing here depends on them).
 const hs = (window.hilsim = {
   info: null, status: null, lastFrame: null, frames: 0, applied: 0, drawn: 0,
-  robots: [], ghosts: [], forceArrows: [], drawLog: [], ready: false, plots: new Map(), messages: [],
+  robots: [], ghosts: [], forceArrows: [], contactArrows: [], drawLog: [], ready: false,
+  plots: new Map(), messages: [], axisLabels: new Map(),
   jointValue: (name, ghost) => {
     for (const r of ghost ? hs.ghosts : hs.robots) {
       const j = r.robot.joints[name];
@@ -37,6 +38,9 @@ const hs = (window.hilsim = {
     return undefined;
   },
   pose: null, poses: 0,
+  // The contact arrows drawn now: where each starts (hilsim's world frame, m) and its force (N).
+  contacts: () => (contactGroup.visible ? hs.contactArrows.filter((a) => a.visible)
+    .map((a) => ({ p: a.position.toArray(), newtons: a.userData.newtons })) : []),
   send: (obj) => send(obj),
   tick: (key, on) => setSignal(key, on),
 });
@@ -158,6 +162,43 @@ function poseForceArrows(fr) {
   }
 }
 
+// The bench's contact points of its last physics step (with each root pose): an arrow from each
+// point along the force on the robot's link, 1 m per FORCE_SCALE newtons, drawn over the scene
+// (a sole's points are under the foot). The checkbox over the scene hides them.
+const contactGroup = new THREE.Group();
+world.add(contactGroup);
+$('show-contacts').addEventListener('change', () => {
+  contactGroup.visible = $('show-contacts').checked;
+});
+function contactArrow() {
+  const a = new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 0.1, 0x2e7d32,
+    0.02, 0.012);
+  for (const part of [a.line, a.cone]) {
+    part.material.depthTest = false;
+    part.material.transparent = true;
+    part.renderOrder = 11;
+  }
+  contactGroup.add(a);
+  hs.contactArrows.push(a);
+  return a;
+}
+function poseContacts(list) {
+  const n = list ? list.length : 0;
+  while (hs.contactArrows.length < n) contactArrow();
+  const v = new THREE.Vector3();
+  hs.contactArrows.forEach((a, i) => {
+    a.visible = i < n;
+    if (i >= n) return;
+    const c = list[i];
+    a.position.set(c[0], c[1], c[2]);
+    v.set(c[3], c[4], c[5]);
+    const f = v.length();
+    if (f > 1e-9) a.setDirection(v.divideScalar(f));
+    a.setLength(Math.max(f / FORCE_SCALE, 0.02), 0.02, 0.012);
+    a.userData.newtons = f;
+  });
+}
+
 // ---- signals and plots ----
 const signals = new Map(); // key -> {label, group, get(frame, status)}
 const plotsEl = $('plots');
@@ -192,6 +233,17 @@ function buildSignals(src) {
         return e?.[1 + k];
       }));
     }
+    // The solver's health and the contacts of the bench's last physics step (with each pose).
+    ['penetration_m', 'joint_error_m', 'force_jump_n'].forEach((k, i) =>
+      addSignal(`solver.${k}`, 'solver health', () => hs.pose?.solver?.[i]));
+    addSignal('contacts.count', 'contacts', () => hs.pose?.contacts?.length);
+    addSignal('contacts.dropped', 'contacts', () => hs.pose?.contacts_dropped);
+    addSignal('contacts.fz_sum_n', 'contacts', () =>
+      hs.pose?.contacts?.reduce((sum, c) => sum + c[5], 0));
+    // The tick's phases over the ticks between two of the bench's state copies (p50, p99, max).
+    ['wake', 'inputs', 'actuation', 'physics', 'sensors', 'outputs', 'tick'].forEach((ph) =>
+      ['p50', 'p99', 'max'].forEach((q, k) => addSignal(`phase.${ph}.${q}_us`, `tick phase ${ph}`,
+        () => hs.pose?.phases?.find((x) => x[0] === ph)?.[1 + k])));
     addSignal('bench.rt_factor', 'timing', () => rtFactor);
     addSignal('bench.worst_tick_us', 'timing', (fr, st) => st && st.worst_tick_ns / 1000);
     addSignal('bench.overruns', 'timing', (fr, st) => st && st.overruns);
@@ -248,9 +300,11 @@ function setSignal(key, on) {
   plotsEl.append(el);
   const w = !!hs.info?.source.whatif;
   const series = [{ label: 't' }, { label: w ? 'recorded' : key, stroke: '#1f77b4', width: 1.5 }];
-  // Small signals (a knee at 1e-4 rad) need significant digits, not uPlot's fixed decimals.
-  const values = (u, vals) => vals.map((v) => (v === 0 ? '0'
-    : Math.abs(v) >= 0.01 && Math.abs(v) < 1e4 ? String(+v.toPrecision(3)) : v.toExponential(1)));
+  const values = (u, vals) => {
+    const out = axisValues(vals);
+    hs.axisLabels.set(key, out);
+    return out;
+  };
   const axes = [{ label: hs.info?.source.mode === 'record' ? 'recording time, s' : 'sim time, s' },
     { label: unitOf(key), values, size: 60 }];
   if (w) {
@@ -267,6 +321,18 @@ function setSignal(key, on) {
   return true;
 }
 
+// An axis's tick labels: small signals (a knee at 1e-4 rad) need significant digits, not uPlot's
+// fixed decimals, and a near-constant one (a standing waist at 0.7400 m +- 1e-6) as many more
+// as it takes for every tick to read differently from its neighbours.
+function axisValues(vals) {
+  const fmt = (v, p) => (v === 0 ? '0' : Math.abs(v) >= 0.01 && Math.abs(v) < 1e4
+    ? String(+v.toPrecision(p)) : v.toExponential(p - 2));
+  let out = vals.map((v) => fmt(v, 3));
+  for (let p = 4; p <= 16 && new Set(out).size < out.length; p++) out = vals.map((v) => fmt(v, p));
+  return out;
+}
+hs.axisValues = axisValues;
+
 function unitOf(key) {
   const f = key.slice(key.lastIndexOf('.') + 1);
   const name = key.slice(0, key.lastIndexOf('.'));
@@ -275,6 +341,8 @@ function unitOf(key) {
   if (/^f[xyz]$/.test(f)) return 'N';
   if (/^t[xyz]$/.test(f)) return 'N·m';
   if (key.endsWith('_us')) return 'µs';
+  if (key.endsWith('_m')) return 'm';
+  if (key.endsWith('_n')) return 'N';
   if (/\.root\.[xyz]$/.test(key)) return 'm';
   if (key.endsWith('bytes_per_s')) return 'B/s';
   return '';
@@ -332,7 +400,29 @@ function parseStatus(line) {
     ok: line.startsWith('ok'), clock: word('clock'), tick: num('tick'), overruns: num('overruns'),
     missed: num('missed'), worst_tick_ns: num('worst_tick_ns'), safe_hold: num('safe_hold'),
     live_steps: num('live_steps'), scenario: word('scenario'), lockstep_timeouts: num('lockstep_timeouts'),
+    // last on the line: "can none" or "can main error-active drops 0, aux bus-off drops 3"
+    can: line.match(/; can (.*?)\s*$/)?.[1] ?? null,
   };
+}
+
+// The scenario's word in the strip: the control socket's (idle, starting, running, ended), but
+// once the timeline has the verdict of the scenario that ended, that ("ended FAIL"): the socket
+// says idle again as soon as it took the scenario back to decide it.
+function showScenarioWord() {
+  const word = hs.status?.scenario ?? '-';
+  const sc = hs.scenario;
+  const ended = sc && sc.state === 'ended' && (word === 'idle' || word === 'ended');
+  $('st-scen').textContent = ended ? `ended ${sc.verdict ?? 'deciding'}` : word;
+  $('st-scen').className = ended && sc.verdict && sc.verdict !== 'PASS' ? 'warn' : '';
+}
+
+// Each CAN bus as the bench's tick last saw it; a bus not error-active, or one that dropped
+// frames, is marked.
+function showCan(text) {
+  const el = $('st-can');
+  if (text == null) { el.textContent = '-'; el.className = ''; return; }
+  el.textContent = text === 'none' ? 'none' : text.replace(/ drops 0\b/g, '');
+  el.className = /error-passive|error-warning|bus-off|stopped|drops [1-9]/.test(text) ? 'warn' : '';
 }
 
 let lastBytes = null;
@@ -352,10 +442,12 @@ function onStatus(m) {
     $('st-miss').className = miss ? 'warn' : '';
     $('st-worst').textContent = st.worst_tick_ns != null ? `${(st.worst_tick_ns / 1000).toFixed(0)} µs` : '-';
     $('st-faults').textContent = st.live_steps ?? '-';
-    $('st-scen').textContent = st.scenario ?? '-';
+    showScenarioWord();
+    showCan(st.can);
     $('st-hold').className = st.safe_hold ? 'on' : '';
   } else if (m.line) {
     $('st-scen').textContent = '-';
+    $('st-can').textContent = '-';
     $('st-msg').textContent = m.line; // the control socket's error, as it said it
   }
   if (v.source_gone) { $('st-conn').textContent = 'bench gone'; $('st-conn').className = 'bad'; }
@@ -424,6 +516,8 @@ function onPose(m) {
 function applyPose(m) {
   const names = m.roots.map((x) => x[0]);
   for (const r of hs.robots) placeRoot(r, names, (i) => m.roots[i].slice(1));
+  poseContacts(m.contacts);
+  hs.appliedContacts = m.contacts ?? [];
   hs.appliedPose = m.tick;
   hs.posesApplied = (hs.posesApplied || 0) + 1;
 }
@@ -504,6 +598,7 @@ function onScenario(m) {
   hs.scenario = m.scenario;
   hs.scenarioMessages = (hs.scenarioMessages ?? 0) + 1;
   const sc = m.scenario;
+  showScenarioWord();
   $('scen').hidden = !sc;
   if (!sc) return;
   const period = (hs.info?.source?.period_ns ?? 0) / 1e9;

@@ -160,6 +160,20 @@ bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret);
  * -ETIMEDOUT when no tick boundary came within timeout_ms (the loop stopped, or lockstep
  * waits for its controller); -ENOSPC when buf is too small. */
 int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size);
+/* init only: take(ctx, ret) runs on the tick thread when it copies a `state` request (RT-safe:
+ * the tick loop's window of phase durations since the last copy, hs_tick_loop_take_window);
+ * `state` shows their percentiles. Unset: it shows none. */
+struct hs_tick_window;
+void hs_ctl_stage_set_phase_source(struct hs_ctl_stage *s,
+                                   void (*take)(void *ctx, struct hs_tick_window *ret), void *ctx);
+/* init only: the bench's CAN module (NULL: none), for `state` to show its buses. */
+struct hs_bench_can;
+void hs_ctl_stage_set_can(struct hs_ctl_stage *s, const struct hs_bench_can *can);
+/* Any thread but the tick's: the CAN buses as the tick last saw them (ctl_can.c), text for
+ * `status` ("can none", or "can main (can0) error-active drops 0, aux (can1) bus-off drops 3")
+ * or a JSON array for `state` ([{"name","interface","state","drops"}]). Its length, or -ENOSPC
+ * (buf then holds the buses that fit, terminated). */
+int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t size);
 /* Socket thread: the live step slots (prepare, discard, reap). */
 struct hs_scenario_live *hs_ctl_stage_live(struct hs_ctl_stage *s);
 

@@ -110,6 +110,8 @@ int hs_bench_can_commands_missing(struct hs_bench_can *can, int64_t now_ns);
  * the last tick (for systemd STATUS=). 0 or -ENOENT. */
 int hs_bench_can_bus_live(const struct hs_bench_can *can, uint32_t i, const char **ret_name,
                           enum hs_can_bus_state *ret_state, uint64_t *ret_drops);
+/* Any thread: bus i's interface (owned by the config), or NULL past the last bus. */
+const char *hs_bench_can_bus_interface(const struct hs_bench_can *can, uint32_t i);
 /* Not RT-safe (netlink), from one housekeeping thread (the runner's supervisor, about once a
  * second): reads each managed bus's controller state and error counters and applies the
  * bus-off restart policy (hs_can_bus_link_poll). Buses without a controller (vcan, socketpair)

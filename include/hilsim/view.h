@@ -65,9 +65,16 @@ bool hs_view_ctl_allowed(const char *line);
 
 /* view_pose.c: the bench's `state --json` answer (any bytes) reduced to the page's "pose"
  * message: {"type":"pose","tick":N,"t":S,"roots":[[LINK,x,y,z,qw,qx,qy,qz],...]}, one entry per
- * model (its root link, the first of its links), into out. The number of roots, or -EINVAL with
- * the reason in err, or -ENOSPC when out is too small; out is "" on any error. */
+ * model (its root link, the first of its links), into out; when the answer has them, then
+ * "contacts":[[px,py,pz,fx,fy,fz],...] (the last physics step's contact points, world frame, m,
+ * and the force on the robot's link, N), "contacts_dropped":N (the points the bench left out)
+ * "solver":[penetration_m, joint_error_m, force_jump_n] (null: not finite) and
+ * "phases":[[PHASE,p50,p99,max],...] (the tick's phases in µs over the ticks since the bench's
+ * copy before; null where it had none). The number of
+ * roots, or -EINVAL with the reason in err, or -ENOSPC when out is too small; out is "" on any
+ * error. */
 #define HS_VIEW_POSE_MAX 16384
+#define HS_VIEW_CONTACTS_MAX 256 /* contact points a pose message carries at most */
 int hs_view_pose_parse(const char *data, size_t size, char *out, size_t outsize, char *err,
                        size_t errsize);
 

@@ -269,6 +269,23 @@ void hs_world_link_velocity(const struct hs_world *world, uint32_t body, uint32_
 uint32_t hs_world_contact_count(const struct hs_world *world);   /* contacts made in last step */
 uint32_t hs_world_colliding_pairs(const struct hs_world *world); /* pairs found in last step */
 
+/* One contact point of the last step with the force ODE's solver put on it (its contact
+ * feedback): for drawing forces and checking them against the load they carry. */
+struct hs_world_contact {
+    uint32_t body, link;             /* the link the force acts on (one with an ODE body) */
+    uint32_t other_body, other_link; /* the link it touches (the floor, scenery, another link) */
+    double position_m[3];            /* world frame */
+    double normal[3];  /* unit, world frame, pointing into `link` (away from the other) */
+    double force_n[3]; /* on `link`, world frame; the other gets its opposite */
+};
+/* RT-safe, bounded by max: the last step's contact points whose force was measured (the first
+ * HS_WORLD_CONTACT_FORCES_MAX of a step) into ret, in the order the collider made them; returns
+ * how many. hs_world_contact_count minus that is what was left out (no room in ret, or beyond
+ * the feedback buffers). Valid until the next step. */
+#define HS_WORLD_CONTACT_FORCES_MAX 256
+uint32_t hs_world_contacts(const struct hs_world *world, struct hs_world_contact *ret,
+                           uint32_t max);
+
 /* Solver health, measured every step at little cost (no allocation): the deepest contact
  * point, the largest hinge/ball joint anchor separation, and the largest change of one link's
  * total contact force (ODE's contact feedback) from the step before. */

@@ -820,6 +820,11 @@ int hs_bench_can_bus_live(const struct hs_bench_can *c, uint32_t i, const char *
     return 0;
 }
 
+const char *hs_bench_can_bus_interface(const struct hs_bench_can *c, uint32_t i)
+{
+    return c && i < c->nbuses ? c->buses[i].cfg->interface : NULL;
+}
+
 int hs_bench_can_link_poll(struct hs_bench_can *c, int64_t now_ns)
 {
     int managed = 0;

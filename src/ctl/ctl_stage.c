@@ -390,6 +390,17 @@ int hs_ctl_stage_attach(struct hs_ctl_stage *s, struct hs_bench *bench)
     return hs_bench_add_io(bench, &hs_ctl_stage_ops, s);
 }
 
+void hs_ctl_stage_set_phase_source(struct hs_ctl_stage *s,
+                                   void (*take)(void *ctx, struct hs_tick_window *ret), void *ctx)
+{
+    hs__ctl_state_set_phase_source(s->state, take, ctx);
+}
+
+void hs_ctl_stage_set_can(struct hs_ctl_stage *s, const struct hs_bench_can *can)
+{
+    hs__ctl_state_set_can(s->state, can);
+}
+
 int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size)
 {
     return hs__ctl_state_read(s->state, timeout_ms, json, buf, size);

@@ -28,6 +28,8 @@
 #include <time.h>
 
 #include "ctl_state.h"
+#include "hilsim/ctl.h"
+#include "hilsim/rt/tick_loop.h"
 #include "hilsim/scenario.h"
 #include "hilsim/scenario_live.h"
 
@@ -40,6 +42,9 @@ struct joint_row {
     double q, dq, tau, enc_q;
     uint64_t enc_count;
 };
+
+/* Contact points a copy keeps (the biped standing: 8); more are counted as dropped. */
+#define CONTACT_ROWS 64
 
 /* HS_SCEN_MAX_STEPS (src/scenario): a scenario has no more steps, so every one has its row. */
 #define SCEN_ROWS 64
@@ -79,9 +84,18 @@ struct hs__ctl_state {
     uint32_t *value_off; /* per sensor: its first value in values */
     double *values;
     uint64_t tick;
-    struct scen_copy scen;              /* with the plant copy: what a reader formats */
-    struct scen_copy scen_last;         /* tick only: the scenario as it was handed back */
-    struct scen_copy scen_decided;      /* reader only: its verdict after hs_scenario_finish */
+    struct scen_copy scen;         /* with the plant copy: what a reader formats */
+    struct scen_copy scen_last;    /* tick only: the scenario as it was handed back */
+    struct scen_copy scen_decided; /* reader only: its verdict after hs_scenario_finish */
+    /* with the plant copy: the last physics step's contacts and solver health */
+    struct hs_world_contact contacts[CONTACT_ROWS];
+    uint32_t ncontacts, contacts_made;
+    struct hs_world_health_sample health;
+    const struct hs_bench_can *can; /* read by the reader itself (ctl_can.c), NULL: no CAN */
+    /* the tick loop's phase durations since the copy before (NULL take: none) */
+    void (*take)(void *ctx, struct hs_tick_window *ret);
+    void *take_ctx;
+    struct hs_tick_window phases;
     _Alignas(64) _Atomic uint64_t want; /* reader writes */
     _Alignas(64) _Atomic uint64_t done; /* tick writes */
 };
@@ -217,6 +231,11 @@ void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick, const struct hs_
         const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
         memcpy(s->values + s->value_off[i], bs->values, bs->layout.nvalues * sizeof(double));
     }
+    s->ncontacts = hs_world_contacts(w, s->contacts, CONTACT_ROWS);
+    s->contacts_made = hs_world_contact_count(w);
+    hs_world_health_last(w, &s->health);
+    if (s->take)
+        s->take(s->take_ctx, &s->phases);
     s->tick = tick;
     atomic_store_explicit(&s->done, want, memory_order_release);
 }
@@ -226,6 +245,18 @@ void hs__ctl_state_decided(struct hs__ctl_state *s, const struct hs_scenario *sc
 {
     scen_fill(&s->scen_decided, scen, gen, SCEN_ENDED);
     copy_text(s->scen_decided.verdict, verdict, sizeof s->scen_decided.verdict);
+}
+
+void hs__ctl_state_set_phase_source(struct hs__ctl_state *s,
+                                    void (*take)(void *ctx, struct hs_tick_window *ret), void *ctx)
+{
+    s->take = take;
+    s->take_ctx = ctx;
+}
+
+void hs__ctl_state_set_can(struct hs__ctl_state *s, const struct hs_bench_can *can)
+{
+    s->can = can;
 }
 
 uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s)
@@ -326,15 +357,21 @@ void hs__ctl_rot_rpy(const double R[9], double rpy[3])
 }
 
 /* The link's name as ctl commands take it: LINK, or MODEL/LINK on a bench of several models. */
+static void body_link_name(const struct hs__ctl_state *s, uint32_t body, uint32_t link, char *buf,
+                           size_t size)
+{
+    const struct hs_config *cfg = hs_bench_config(s->bench);
+    const char *name = hs_bench_model(s->bench, body)->links[link].name;
+    if (cfg->nmodels > 1)
+        snprintf(buf, size, "%s/%s", cfg->models[body].name, name);
+    else
+        snprintf(buf, size, "%s", name);
+}
+
 static void link_name(const struct hs__ctl_state *s, const struct link_row *r, char *buf,
                       size_t size)
 {
-    const struct hs_config *cfg = hs_bench_config(s->bench);
-    const char *link = hs_bench_model(s->bench, r->body)->links[r->link].name;
-    if (cfg->nmodels > 1)
-        snprintf(buf, size, "%s/%s", cfg->models[r->body].name, link);
-    else
-        snprintf(buf, size, "%s", link);
+    body_link_name(s, r->body, r->link, buf, size);
 }
 
 static const char *const status_names[] = {"pending", "pass", "fail", "error"};
@@ -412,6 +449,48 @@ static void format_scen_json(const struct scen_copy *c, struct out *o)
     put(o, "]}");
 }
 
+/* The tick's phases over the ticks since the copy before: p50, p99 and max of each, µs (null
+ * where the window is empty); null without a phase source (a bench driven by hand). */
+static const double phase_pcts[] = {50, 99, 100};
+
+static void format_phases_json(const struct hs__ctl_state *s, struct out *o)
+{
+    if (!s->take) {
+        put(o, ",\"phases_us\":null");
+        return;
+    }
+    put(o, ",\"phases_us\":{\"ticks\":%llu,\"percentiles\":[50,99,100]",
+        (unsigned long long)s->phases.ticks);
+    for (int p = 0; p < HS_PHASE_MAX; p++) {
+        put(o, ",\"%s\":[", hs_phase_name((enum hs_phase)p));
+        for (size_t k = 0; k < sizeof phase_pcts / sizeof phase_pcts[0]; k++) {
+            int64_t ns = hs_tick_window_percentile(&s->phases, (enum hs_phase)p, phase_pcts[k]);
+            put_num(o, k ? "," : "", ns < 0 ? NAN : (double)ns / 1000.0);
+        }
+        put(o, "]");
+    }
+    put(o, "}");
+}
+
+static void format_text_phases(const struct hs__ctl_state *s, struct out *o)
+{
+    if (!s->take)
+        return;
+    put(o, "phases over the %llu ticks since the last state (us): p50 / p99 / max\n",
+        (unsigned long long)s->phases.ticks);
+    for (int p = 0; p < HS_PHASE_MAX; p++) {
+        put(o, "  %-10s", hs_phase_name((enum hs_phase)p));
+        for (size_t k = 0; k < sizeof phase_pcts / sizeof phase_pcts[0]; k++) {
+            int64_t ns = hs_tick_window_percentile(&s->phases, (enum hs_phase)p, phase_pcts[k]);
+            if (ns < 0)
+                put(o, " %10s", "-");
+            else
+                put(o, " %10.3f", (double)ns / 1000.0);
+        }
+        put(o, "\n");
+    }
+}
+
 static void format_text(const struct hs__ctl_state *s, struct out *o)
 {
     struct hs_bench *b = s->bench;
@@ -445,6 +524,26 @@ static void format_text(const struct hs__ctl_state *s, struct out *o)
         put(o, "\n");
     }
     format_scen_text(scen_shown(s), o);
+    put(o,
+        "contacts: %u made in the last physics step, %u not listed; position (m), normal "
+        "into the first link, force on it (N)\n",
+        s->contacts_made, s->contacts_made - s->ncontacts);
+    for (uint32_t k = 0; k < s->ncontacts; k++) {
+        const struct hs_world_contact *c = &s->contacts[k];
+        char on[2 * HS_NAME_MAX + 2], other[2 * HS_NAME_MAX + 2];
+        body_link_name(s, c->body, c->link, on, sizeof on);
+        body_link_name(s, c->other_body, c->other_link, other, sizeof other);
+        put(o,
+            "  %-20s on %-20s p %9.4f %9.4f %9.4f  n %7.4f %7.4f %7.4f  f %10.4f %10.4f %10.4f\n",
+            on, other, c->position_m[0], c->position_m[1], c->position_m[2], c->normal[0],
+            c->normal[1], c->normal[2], c->force_n[0], c->force_n[1], c->force_n[2]);
+    }
+    put(o, "solver: penetration %.6g m, joint error %.6g m, contact force jump %.6g N\n",
+        s->health.penetration_m, s->health.joint_error_m, s->health.force_jump_n);
+    char can[1024];
+    hs_ctl_can_text(s->can, false, can, sizeof can);
+    put(o, "%s\n", can);
+    format_text_phases(s, o);
 }
 
 static void format_json(const struct hs__ctl_state *s, struct out *o)
@@ -490,6 +589,30 @@ static void format_json(const struct hs__ctl_state *s, struct out *o)
     }
     put(o, "]");
     format_scen_json(scen_shown(s), o);
+    /* New members go after the scenario: readers that pin the members before it stay right. */
+    put(o, ",\"contacts\":{\"made\":%u,\"dropped\":%u,\"points\":[", s->contacts_made,
+        s->contacts_made - s->ncontacts);
+    for (uint32_t k = 0; k < s->ncontacts; k++) {
+        const struct hs_world_contact *c = &s->contacts[k];
+        char name[2 * HS_NAME_MAX + 2];
+        body_link_name(s, c->body, c->link, name, sizeof name);
+        put_json_name(o, k ? ",{\"link\":" : "{\"link\":", name);
+        body_link_name(s, c->other_body, c->other_link, name, sizeof name);
+        put_json_name(o, ",\"other\":", name);
+        put_nums(o, ",\"position_m\":", c->position_m, 3);
+        put_nums(o, ",\"normal\":", c->normal, 3);
+        put_nums(o, ",\"force_n\":", c->force_n, 3);
+        put(o, "}");
+    }
+    put(o, "]}");
+    put_num(o, ",\"solver\":{\"penetration_m\":", s->health.penetration_m);
+    put_num(o, ",\"joint_error_m\":", s->health.joint_error_m);
+    put_num(o, ",\"force_jump_n\":", s->health.force_jump_n);
+    put(o, "}");
+    char can[1024];
+    hs_ctl_can_text(s->can, true, can, sizeof can);
+    put(o, ",\"can\":%s", can);
+    format_phases_json(s, o);
     put(o, "}\n");
 }
 

@@ -22,6 +22,13 @@ void hs__ctl_state_tick(struct hs__ctl_state *s, uint64_t tick, const struct hs_
  * ("PASS", "FAIL", "ERROR"); shown by later reads instead of the tick's last copy of it. */
 void hs__ctl_state_decided(struct hs__ctl_state *s, const struct hs_scenario *scen, uint64_t gen,
                            const char *verdict);
+/* init only: the tick loop's phase window, taken with each copy (hs_ctl_stage_set_phase_source). */
+struct hs_tick_window;
+void hs__ctl_state_set_phase_source(struct hs__ctl_state *s,
+                                    void (*take)(void *ctx, struct hs_tick_window *ret), void *ctx);
+/* init only: the bench's CAN module (NULL: none), whose buses reads show (ctl_can.c). */
+struct hs_bench_can;
+void hs__ctl_state_set_can(struct hs__ctl_state *s, const struct hs_bench_can *can);
 /* Any thread: how many requests the tick has answered (requests are numbered from 1). */
 uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s);
 /* One reader thread at a time: see hs_ctl_stage_state. */

@@ -45,6 +45,7 @@ struct ctl_server {
     struct hs_ctl_stage *stage; /* owned by the bench */
     struct hs_runner *runner;
     struct hs_bench *bench;
+    const struct hs_bench_can *can; /* the bench's CAN module (owned by the bench), or NULL */
     struct hs_ctl_names names;
     char path[108];
     uint32_t sock_gid; /* the socket's group, read once it was bound */

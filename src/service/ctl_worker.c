@@ -58,18 +58,25 @@ void hs__ctl_status_line(struct ctl_server *s, char *out, size_t size)
                      scen_state_names[hs_ctl_stage_scenario_state(s->stage)]);
     if (n < 0 || (size_t)n >= size)
         return;
+    int m;
     if (!have) {
-        snprintf(out + n, size - (size_t)n, "; loop starting");
-        return;
+        m = snprintf(out + n, size - (size_t)n, "; loop starting");
+    } else {
+        /* the loop's counters as the tick published them at its last boundary */
+        m = snprintf(out + n, size - (size_t)n,
+                     "; loop %s last_tick %llu ticks %llu overruns %llu missed %llu worst_tick_ns "
+                     "%lld safe_hold %d lockstep_timeouts %llu",
+                     p.running ? "running" : "stopped", (unsigned long long)p.last_tick,
+                     (unsigned long long)p.ticks, (unsigned long long)p.overruns,
+                     (unsigned long long)p.missed_periods, (long long)p.worst_tick_ns,
+                     (int)p.safe_hold, (unsigned long long)p.lockstep_timeouts);
     }
-    /* the loop's counters as the tick published them at its last boundary */
-    snprintf(out + n, size - (size_t)n,
-             "; loop %s last_tick %llu ticks %llu overruns %llu missed %llu worst_tick_ns %lld "
-             "safe_hold %d lockstep_timeouts %llu",
-             p.running ? "running" : "stopped", (unsigned long long)p.last_tick,
-             (unsigned long long)p.ticks, (unsigned long long)p.overruns,
-             (unsigned long long)p.missed_periods, (long long)p.worst_tick_ns, (int)p.safe_hold,
-             (unsigned long long)p.lockstep_timeouts);
+    if (m < 0 || (size_t)m + 3 > size - (size_t)n) /* no room left for "; " and more */
+        return;
+    n += m;
+    /* last, so the line's earlier fields keep their places: each CAN bus as the tick saw it */
+    memcpy(out + n, "; ", 3);
+    hs_ctl_can_text(s->can, false, out + n + 2, size - (size_t)n - 2);
 }
 
 /* The verdict's text in memory (a memfd): rendering touches the scenario, and through it the

@@ -549,6 +549,14 @@ static void loop_fill(void *ctx, struct hs_ctl_loop *ret)
                                 .running = p.running};
 }
 
+/* Tick thread, when it copies a `state` request: the loop's phase durations since the last. */
+static void phases_take(void *ctx, struct hs_tick_window *ret)
+{
+    struct hs_runner *r = ctx;
+    if (r->loop) /* created right after the modules attach, before any tick copies a state */
+        hs_tick_loop_take_window(r->loop, ret);
+}
+
 static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
 {
     struct ctl_server *s = calloc(1, sizeof *s);
@@ -581,6 +589,13 @@ static int attach(struct hs_runner *r, void **ret_state, struct hs_diag *d)
     }
     hs_ctl_stage_on_destroy(s->stage, server_free, s);
     hs_ctl_stage_set_loop_source(s->stage, loop_fill, r);
+    hs_ctl_stage_set_phase_source(s->stage, phases_take, r);
+    /* The CAN module attached before this one (registry order), if the config has CAN: its
+     * buses' states for `status` and `state`. */
+    for (uint32_t i = 0; i < r->nio; i++)
+        if (r->io[i].module == &hs_service_io_can)
+            s->can = r->io[i].state;
+    hs_ctl_stage_set_can(s->stage, s->can);
     /* Without its socket the bench still runs (a second bench of the same name, a directory
      * it may not write): live control is missing, which the log says once. */
     struct hs_diag sd = {0};

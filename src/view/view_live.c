@@ -19,14 +19,28 @@ struct live {
     bool have;
 };
 
+/* The shm ABI's clock mode as the bench's config and `ctl status` spell it. */
+static const char *clock_name(uint32_t mode)
+{
+    switch (mode) {
+    case HS_SHM_CLOCK_WALL:
+        return "wall";
+    case HS_SHM_CLOCK_LOCKSTEP:
+        return "lockstep";
+    case HS_SHM_CLOCK_SYNC:
+        return "sync";
+    default:
+        return "unknown";
+    }
+}
+
 static int live_info(void *ctx, struct hs_view_buf *out)
 {
     struct live *l = ctx;
     hs_view_buf_printf(out, "{\"mode\":\"live\",\"bench\":");
     hs_view_buf_str(out, l->bench);
     hs_view_buf_printf(out, ",\"period_ns\":%llu,\"clock\":\"%s\",\"joints\":[",
-                       (unsigned long long)l->info.tick_period_ns,
-                       l->info.clock_mode == HS_SHM_CLOCK_LOCKSTEP ? "lockstep" : "wall");
+                       (unsigned long long)l->info.tick_period_ns, clock_name(l->info.clock_mode));
     for (uint32_t i = 0; i < l->info.joint_count; i++) {
         hs_view_buf_printf(out, "%s{\"name\":", i ? "," : "");
         hs_view_buf_str(out, hs_client_joint_name(l->c, i));

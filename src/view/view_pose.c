@@ -57,6 +57,128 @@ static int vec(json_t *link, const char *key, size_t n, double *ret)
     return 0;
 }
 
+/* A count in the answer: a non-negative integer. */
+static bool count_of(json_t *obj, const char *key, long long *ret)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return false;
+    *ret = (long long)json_integer_value(v);
+    return true;
+}
+
+/* The answer's "contacts" (the last physics step's points with their forces: position and force
+ * vector of each, and how many the bench left out) as ,"contacts":[[px,py,pz,fx,fy,fz],...],
+ * "contacts_dropped":N; nothing when the answer has none (a bench before them). */
+static int put_contacts(json_t *root, char *out, size_t outsize, size_t *len, char *err,
+                        size_t errsize)
+{
+    json_t *c = json_object_get(root, "contacts");
+    if (!c)
+        return 0;
+    json_t *pts = json_object_get(c, "points");
+    long long made, dropped;
+    if (!json_is_object(c) || !json_is_array(pts) || !count_of(c, "made", &made) ||
+        !count_of(c, "dropped", &dropped) || json_array_size(pts) > HS_VIEW_CONTACTS_MAX) {
+        snprintf(err, errsize,
+                 "state: \"contacts\": expected {\"made\", \"dropped\", \"points\": at most %d}",
+                 HS_VIEW_CONTACTS_MAX);
+        return -EINVAL;
+    }
+    int r = put(out, outsize, len, ",\"contacts\":[");
+    for (size_t i = 0; r == 0 && i < json_array_size(pts); i++) {
+        json_t *pt = json_array_get(pts, i);
+        double p[3], f[3];
+        if (!json_is_object(pt) || vec(pt, "position_m", 3, p) < 0 ||
+            vec(pt, "force_n", 3, f) < 0) {
+            snprintf(err, errsize,
+                     "state: contact %zu: expected \"position_m\" [3] and \"force_n\" [3]", i);
+            return -EINVAL;
+        }
+        r = put(out, outsize, len, "%s[%.7g,%.7g,%.7g,%.6g,%.6g,%.6g]", i ? "," : "", p[0], p[1],
+                p[2], f[0], f[1], f[2]);
+    }
+    return r ? r : put(out, outsize, len, "],\"contacts_dropped\":%lld", dropped);
+}
+
+/* The answer's "solver" (the last step's health) as ,"solver":[penetration_m, joint_error_m,
+ * force_jump_n] (null where the bench had no finite value); nothing when it has none. */
+static int put_solver(json_t *root, char *out, size_t outsize, size_t *len, char *err,
+                      size_t errsize)
+{
+    static const char *const keys[] = {"penetration_m", "joint_error_m", "force_jump_n"};
+    json_t *h = json_object_get(root, "solver");
+    if (!h)
+        return 0;
+    if (!json_is_object(h)) {
+        snprintf(err, errsize, "state: \"solver\": expected an object");
+        return -EINVAL;
+    }
+    int r = put(out, outsize, len, ",\"solver\":[");
+    for (size_t k = 0; r == 0 && k < 3; k++) {
+        json_t *v = json_object_get(h, keys[k]);
+        if (json_is_number(v) && isfinite(json_number_value(v)))
+            r = put(out, outsize, len, "%s%.6g", k ? "," : "", json_number_value(v));
+        else if (!v || json_is_null(v))
+            r = put(out, outsize, len, "%snull", k ? "," : "");
+        else {
+            snprintf(err, errsize, "state: \"solver\": \"%s\" is not a number", keys[k]);
+            return -EINVAL;
+        }
+    }
+    return r ? r : put(out, outsize, len, "]");
+}
+
+/* A number or null as the page takes it: %.6g, or null. false: neither. */
+static bool num_or_null(json_t *v, char *buf, size_t size)
+{
+    if (json_is_null(v)) {
+        snprintf(buf, size, "null");
+        return true;
+    }
+    if (!json_is_number(v) || !isfinite(json_number_value(v)))
+        return false;
+    snprintf(buf, size, "%.6g", json_number_value(v));
+    return true;
+}
+
+/* The answer's "phases_us" (the tick's phases over the ticks since the bench's copy before:
+ * p50, p99 and max of each, µs) as ,"phases":[["wake",p50,p99,max],...]; nothing when the
+ * answer has none or null (a bench before them, or one driven without the loop). */
+#define PHASES_MAX 16
+static int put_phases(json_t *root, char *out, size_t outsize, size_t *len, char *err,
+                      size_t errsize)
+{
+    json_t *ph = json_object_get(root, "phases_us");
+    if (!ph || json_is_null(ph))
+        return 0;
+    if (!json_is_object(ph) || json_object_size(ph) > PHASES_MAX + 2) {
+        snprintf(err, errsize, "state: \"phases_us\": expected an object of at most %d phases",
+                 PHASES_MAX);
+        return -EINVAL;
+    }
+    int r = put(out, outsize, len, ",\"phases\":[");
+    const char *key;
+    json_t *v;
+    int n = 0;
+    json_object_foreach(ph, key, v)
+    {
+        if (!strcmp(key, "ticks") || !strcmp(key, "percentiles"))
+            continue;
+        char a[32], b[32], c[32];
+        if (!plain_name(key, strlen(key)) || !json_is_array(v) || json_array_size(v) != 3 ||
+            !num_or_null(json_array_get(v, 0), a, sizeof a) ||
+            !num_or_null(json_array_get(v, 1), b, sizeof b) ||
+            !num_or_null(json_array_get(v, 2), c, sizeof c)) {
+            snprintf(err, errsize, "state: \"phases_us\": a phase is [p50, p99, max] (us)");
+            return -EINVAL;
+        }
+        if (r == 0)
+            r = put(out, outsize, len, "%s[\"%s\",%s,%s,%s]", n++ ? "," : "", key, a, b, c);
+    }
+    return r ? r : put(out, outsize, len, "]");
+}
+
 /* The model part of a link name: "" for a bare LINK (a bench of one model). */
 static size_t model_len(const char *name)
 {
@@ -133,7 +255,15 @@ int hs__view_pose_from(json_t *root, char *out, size_t outsize, char *err, size_
         nroots++;
     }
     if (r == 0)
-        r = put(out, outsize, &len, "]}");
+        r = put(out, outsize, &len, "]");
+    if (r == 0)
+        r = put_contacts(root, out, outsize, &len, err, errsize);
+    if (r == 0)
+        r = put_solver(root, out, outsize, &len, err, errsize);
+    if (r == 0)
+        r = put_phases(root, out, outsize, &len, err, errsize);
+    if (r == 0)
+        r = put(out, outsize, &len, "}");
     if (r == -ENOSPC)
         snprintf(err, errsize, "state: more roots than fit in %zu bytes", outsize);
     if (r == 0)

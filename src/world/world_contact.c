@@ -147,6 +147,16 @@ void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2)
              * in a pair (the quadtree's order, world_create.c). */
             w->feedback_link[2 * k] = (struct hs__world_link *)(b1 ? l1 : l2);
             w->feedback_link[2 * k + 1] = b1 && b2 ? (struct hs__world_link *)l2 : NULL;
+            /* ODE's normal points into g1; f1 is the force on b1's link, or on l2's when b1 is
+             * static (the joint was attached (0, b2) and ODE swapped its sides). */
+            struct hs__world_contact_pt *pt = &w->contact_pts[k];
+            pt->on = b1 ? l1 : l2;
+            pt->other = b1 ? l2 : l1;
+            double s = b1 ? 1.0 : -1.0;
+            for (int a = 0; a < 3; a++) {
+                pt->pos[a] = c.geom.pos[a];
+                pt->normal[a] = s * c.geom.normal[a];
+            }
         }
         w->ncontacts++;
     }

@@ -15,7 +15,8 @@
 
 #include "world_internal.h"
 
-#define FEEDBACK_CAP 256 /* contacts per step whose force is summed; beyond, not counted */
+/* contacts per step whose force is summed and kept; beyond, not counted */
+#define FEEDBACK_CAP HS_WORLD_CONTACT_FORCES_MAX
 #define BINS_PER_DECADE 20
 #define BIN0 1e-9
 
@@ -30,9 +31,10 @@ int hs__world_health_init(struct hs_world *w)
     w->feedback_cap = FEEDBACK_CAP;
     w->feedback = calloc(FEEDBACK_CAP, sizeof *w->feedback);
     w->feedback_link = calloc(2 * FEEDBACK_CAP, sizeof *w->feedback_link);
+    w->contact_pts = calloc(FEEDBACK_CAP, sizeof *w->contact_pts);
     w->dyn_links = calloc(nlinks + 1, sizeof *w->dyn_links);
     w->anchored = calloc(njoints + 1, sizeof *w->anchored);
-    if (!w->feedback || !w->feedback_link || !w->dyn_links || !w->anchored)
+    if (!w->feedback || !w->feedback_link || !w->contact_pts || !w->dyn_links || !w->anchored)
         return -ENOMEM;
     double mass = 0;
     for (uint32_t b = 0; b < w->nbodies; b++) {
@@ -63,6 +65,7 @@ void hs__world_health_free(struct hs_world *w)
 {
     free(w->feedback);
     free(w->feedback_link);
+    free(w->contact_pts);
     free(w->dyn_links);
     free(w->anchored);
 }
@@ -105,6 +108,7 @@ void hs__world_health_update(struct hs_world *w)
                 l2->cforce[a] += w->feedback[k].f2[a];
         }
     }
+    w->nfeedback_last = w->nfeedback; /* their forces stay readable until the next step */
     w->nfeedback = 0;
     double jump = 0;
     if (w->health_have_prev)
@@ -139,6 +143,25 @@ void hs__world_health_update(struct hs_world *w)
     w->iterations_sum += w->params.solver == HS_SOLVER_QUICK
                              ? (w->iterations ? w->iterations : w->params.quick_iterations)
                              : 0;
+}
+
+uint32_t hs_world_contacts(const struct hs_world *w, struct hs_world_contact *ret, uint32_t max)
+{
+    uint32_t n = w->nfeedback_last < max ? w->nfeedback_last : max;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct hs__world_contact_pt *c = &w->contact_pts[k];
+        struct hs_world_contact *r = &ret[k];
+        r->body = c->on->owner->index;
+        r->link = c->on->link_index;
+        r->other_body = c->other->owner->index;
+        r->other_link = c->other->link_index;
+        for (int a = 0; a < 3; a++) {
+            r->position_m[a] = c->pos[a];
+            r->normal[a] = c->normal[a];
+            r->force_n[a] = w->feedback[k].f1[a];
+        }
+    }
+    return n;
 }
 
 void hs_world_health_last(const struct hs_world *w, struct hs_world_health_sample *ret)

@@ -115,6 +115,13 @@ struct hs_world {
     dJointFeedback *feedback;
     struct hs__world_link **feedback_link; /* 2 per contact: link of body1, of body2 (or NULL) */
     uint32_t feedback_cap, nfeedback;
+    /* Where each of those contacts is (hs_world_contacts): the link feedback[k].f1 acts on, the
+     * other, the point and the normal into the first. nfeedback_last: the last step's count. */
+    struct hs__world_contact_pt {
+        const struct hs__world_link *on, *other;
+        double pos[3], normal[3];
+    } * contact_pts;
+    uint32_t nfeedback_last;
     struct hs__world_link **dyn_links; /* every link with a body, for the per-link sums */
     uint32_t ndyn_links;
     dJointID *anchored; /* hinge and ball joints whose anchor separation is the joint error */

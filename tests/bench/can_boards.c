@@ -13,6 +13,12 @@
 
 int can_boards_attach(struct hs_bench *bench)
 {
+    struct hs_bench_can *can;
+    return can_boards_attach_module(bench, &can);
+}
+
+int can_boards_attach_module(struct hs_bench *bench, struct hs_bench_can **ret_can)
+{
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     struct hs_bench_can_opts o = {
@@ -21,6 +27,7 @@ int can_boards_attach(struct hs_bench *bench)
     struct hs_diag d = {0};
     if (hs_bench_can_attach(bench, &o, &can, &d) < 0)
         fail_msg("can: %s", d.msg);
+    *ret_can = can;
     return sv[1];
 }
 

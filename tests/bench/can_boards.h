@@ -11,6 +11,9 @@
 /* Attaches the bench's CAN module (tick time stamps) on a socketpair bus; returns the boards'
  * end, for the caller to close. Fails the test on error. */
 int can_boards_attach(struct hs_bench *bench);
+/* The same, with the module's handle (owned by the bench) in *ret_can. */
+struct hs_bench_can;
+int can_boards_attach_module(struct hs_bench *bench, struct hs_bench_can **ret_can);
 /* Sends the MIT board's frame for one tick: motor-mode entry when enter, else a PD command
  * holding 0.3 rad (kp 40, kd 1). */
 void can_boards_mit_command(int peer, bool enter);

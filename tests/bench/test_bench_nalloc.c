@@ -1,7 +1,8 @@
 /* After warm-up the real tick makes no heap allocation, no stdio call and takes no page fault:
  * 10,000 ticks of the RT loop driving the whole bench (SR1 standing on the floor with contacts,
  * PD hold, motor models, encoders, the waist IMU and both ankle F/T sensors with noise and
- * delay lines), and the bundled arm with both I/O modules in the tick (CAN nodes on a socketpair
+ * delay lines, two `state` copies with its contact points and the loop's phase window), and the
+ * bundled arm with both I/O modules in the tick (CAN nodes on a socketpair
  * bus, commanded every tick, and the shared-memory segment). Heap and stdio calls are counted by
  * interposition on the loop's thread (tests/common/call_counter.c), page faults by
  * getrusage(RUSAGE_THREAD). The divergence guard checks every body and joint after every step
@@ -81,7 +82,8 @@ static void ctl_io(struct probe *p, uint64_t seq)
             struct hs_ctl_cmd c = {.kind = HS_CTL_INJECT, .slot = p->live_slots[i]};
             hs_ctl_stage_push(p->ctl, &c);
         }
-        hs_ctl_stage_start_scenario(p->ctl, p->live_scen);
+        if (p->live_scen)
+            hs_ctl_stage_start_scenario(p->ctl, p->live_scen);
         char none[1];
         /* no wait: the request stays, and the next tick boundary answers it */
         assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none), -ETIMEDOUT);
@@ -281,6 +283,11 @@ static struct hs_scenario *open_scenario(struct hs_bench *bench, const char *tex
     return s;
 }
 
+static void take_phases(void *ctx, struct hs_tick_window *ret)
+{
+    hs_tick_loop_take_window(ctx, ret);
+}
+
 /* Runs WARMUP + MEASURED ticks of p->bench in the real loop and checks the counted window. */
 static void run_and_check(struct probe *p, const char *what, uint64_t min_contacts)
 {
@@ -301,6 +308,9 @@ static void run_and_check(struct probe *p, const char *what, uint64_t min_contac
     assert_int_equal(hs_tick_loop_create(&tc, &rt, &ops, p, &loop, &d), 0);
     hs_tick_loop_set_gate(loop, &(struct hs_tick_gate){.wait = gate, .ctx = p});
     hs_tick_loop_set_discipline(loop, &(struct hs_tick_discipline){.adjust = discipline, .ctx = p});
+    /* as the service's ctl module does: a state copy takes the loop's phase window too */
+    if (p->ctl)
+        hs_ctl_stage_set_phase_source(p->ctl, take_phases, loop);
     struct hs_rt_process proc = {.dma_fd = -1};
     struct hs_rt_report rep;
     hs_rt_setup_process(&rt, &proc, &rep);
@@ -367,7 +377,15 @@ static void test_sr1_bench_ticks_without_alloc_stdio_or_faults(void **state)
         "    RightAnkleForceSensor: {force_noise_n: 0.2, delay_ticks: 1}\n";
     struct probe p = {.contacts_min = UINT64_MAX, .peer_fd = -1};
     const struct hs_config *cfg = open_bench(&p, yaml, "nalloc.yaml", dir);
+    /* live control with two `state` requests inside the window (ctl_io): each copy takes SR1's
+     * contact points with their forces (4 or more every tick there) and the loop's phase window */
+    assert_int_equal(hs_ctl_stage_create(p.bench, &p.ctl), 0);
+    assert_int_equal(hs_ctl_stage_attach(p.ctl, p.bench), 0);
+    hs_ctl_stage_set_loop_source(p.ctl, loop_fill, &p);
     run_and_check(&p, "SR1 on the floor", 4);
+    struct hs_ctl_counters cc;
+    hs_ctl_stage_counters(p.ctl, &cc);
+    assert_int_equal(cc.state_copies, 2);
     struct hs_pose waist;
     hs_world_link_pose(hs_bench_world(p.bench), 0, 0, &waist);
     assert_true(waist.p[2] > 0.6); /* SR1 really stood on the floor the whole time */

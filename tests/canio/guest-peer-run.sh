@@ -37,6 +37,13 @@ guest_peer_run() {
     fi
     HILSIM_CLIENT_LIB=$CLIENT_LIB /usr/bin/python3 "$HERE/$2" --bench $BENCH --result "$RESULT"
     PEER=$?
+    # The control socket's status ends with each CAN bus as the tick last saw it: the config's
+    # bus on vcan0 and its state (vcan has no controller: error-active, or what error frames
+    # said), and the kernel's receive drops.
+    STATUS=$("$HILSIM" ctl $BENCH status 2>&1)
+    echo "ctl status: $STATUS"
+    echo "$STATUS" | grep -Eq '; can [A-Za-z0-9_-]+ \(vcan0\) (error-active|error-warning|error-passive|bus-off|stopped|unknown) drops [0-9]+$' ||
+        fail "ctl status does not end with the vcan0 bus and its state"
     kill -TERM $HS
     wait $HS
     HSRC=$?

@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 #include <linux/can.h>
+#include <linux/can/error.h>
 #include <ode/ode.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@ struct rig {
     struct hs_ctl_stage *ctl;
     struct hs_ctl_names names;
     uint64_t tick;
+    struct hs_bench_can *can; /* open_can's */
 };
 
 static void rig_open(struct rig *r)
@@ -540,7 +542,7 @@ static void test_state_shows_the_scenario(void **state)
     ticks(&r, 3);
     static struct state_reader sr;
     read_json(&r, &sr);
-    assert_non_null(strstr(sr.buf, "]}],\"scenario\":null}\n")); /* none ran yet */
+    assert_non_null(strstr(sr.buf, "]}],\"scenario\":null,")); /* none ran yet */
     struct hs_scenario *s = scenario(&r, timeline);
     assert_int_equal(hs_ctl_stage_start_scenario(r.ctl, s), 0);
     /* expectation, its status and tick once decided, the scenario tick that decides it (a
@@ -560,7 +562,7 @@ static void test_state_shows_the_scenario(void **state)
         unsigned long long played = 0;
         const char *sc = strstr(sr.buf, ",\"scenario\":{\"name\":\"timeline\",\"state\":\"");
         if (!sc) { /* the first tick has not taken it yet */
-            assert_non_null(strstr(sr.buf, ",\"scenario\":null}"));
+            assert_non_null(strstr(sr.buf, ",\"scenario\":null,"));
             continue;
         }
         bool running = !strncmp(sc + strlen(",\"scenario\":{\"name\":\"timeline\",\"state\":\""),
@@ -657,9 +659,10 @@ static void open_can(struct rig *r, int *ret_peer)
     if (hs_config_load_buffer(yaml, strlen(yaml), "can.yaml", dir, &r->cfg, &d) < 0 ||
         hs_bench_create(r->cfg, &r->bench, &d) < 0)
         fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
-    *ret_peer = can_boards_attach(r->bench);
+    *ret_peer = can_boards_attach_module(r->bench, &r->can);
     assert_int_equal(hs_ctl_stage_create(r->bench, &r->ctl), 0);
     assert_int_equal(hs_ctl_stage_attach(r->ctl, r->bench), 0);
+    hs_ctl_stage_set_can(r->ctl, r->can); /* as the service's ctl module does */
     hs_ctl_bench_names(r->bench, &r->names);
     hs_bench_sensors(r->bench, 0, 0);
 }
@@ -715,6 +718,135 @@ static void test_injected_can_node_silent(void **state)
     rig_close(&r);
 }
 
+/* One controller error frame from the boards' end of the socketpair bus (as a CAN
+ * controller's driver would deliver it), then one tick to read it. */
+static void error_frame(struct rig *r, int peer, canid_t cls, uint8_t ctrl)
+{
+    struct can_frame e = {.can_id = CAN_ERR_FLAG | cls, .len = CAN_ERR_DLC};
+    e.data[1] = ctrl;
+    assert_int_equal(send(peer, &e, sizeof e, 0), (ssize_t)sizeof e);
+    can_tick(r, peer);
+}
+
+/* The CAN buses in `status` (hs_ctl_can_text, the text the status line ends with) and in
+ * `state --json`, on the CAN test double (a socketpair bus): the bus's config name, the state
+ * the controller's error frames drove it to as of the last tick, and the kernel's drops. */
+static void test_can_buses_in_status_and_state(void **state)
+{
+    (void)state;
+    struct rig r;
+    int peer;
+    open_can(&r, &peer);
+    char text[256];
+    for (int k = 0; k < 5; k++)
+        can_tick(&r, peer);
+    const char *active = "can main (vcan0) error-active drops 0";
+    assert_int_equal(hs_ctl_can_text(r.can, false, text, sizeof text), (int)strlen(active));
+    assert_string_equal(text, active);
+    error_frame(&r, peer, CAN_ERR_CRTL, CAN_ERR_CRTL_TX_PASSIVE);
+    hs_ctl_can_text(r.can, false, text, sizeof text);
+    assert_string_equal(text, "can main (vcan0) error-passive drops 0");
+    static struct state_reader sr;
+    read_json(&r, &sr);
+    assert_non_null(strstr(sr.buf, ",\"can\":[{\"name\":\"main\",\"interface\":\"vcan0\","
+                                   "\"state\":\"error-passive\",\"drops\":0}],"
+                                   "\"phases_us\":null}\n")); /* no tick loop here: no phases */
+    error_frame(&r, peer, CAN_ERR_BUSOFF, 0);
+    hs_ctl_can_text(r.can, false, text, sizeof text);
+    assert_string_equal(text, "can main (vcan0) bus-off drops 0");
+    read_json(&r, &sr);
+    assert_non_null(strstr(sr.buf, "\"state\":\"bus-off\""));
+    error_frame(&r, peer, CAN_ERR_RESTARTED, 0);
+    hs_ctl_can_text(r.can, false, text, sizeof text);
+    assert_string_equal(text, active);
+    /* a bench without CAN says so; a buffer too small is cut, terminated, and says so */
+    assert_int_equal(hs_ctl_can_text(NULL, false, text, sizeof text), 8);
+    assert_string_equal(text, "can none");
+    assert_int_equal(hs_ctl_can_text(NULL, true, text, sizeof text), 2);
+    assert_string_equal(text, "[]");
+    char small[12];
+    assert_int_equal(hs_ctl_can_text(r.can, false, small, sizeof small), -ENOSPC);
+    assert_string_equal(small, "can");
+    close(peer);
+    rig_close(&r);
+}
+
+/* The contacts in `state --json`: the biped of config/biped-stand.yaml standing on the floor
+ * under its PD hold carries its weight on its feet, so the vertical components of the contact
+ * forces the copy lists sum to m g (within 1 %), every point lies under a foot at the floor
+ * (z within the contact's sinkage, 1 mm) with the normal up, and each names the floor. */
+static double json_num(const char **at, const char *key)
+{
+    const char *k = strstr(*at, key);
+    assert_non_null(k);
+    char *end;
+    double v = strtod(k + strlen(key), &end);
+    *at = end;
+    return v;
+}
+
+static void test_contact_forces_carry_the_weight(void **state)
+{
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config/biped-stand.yaml", getenv("HS_SOURCE_DIR"));
+    struct rig r;
+    memset(&r, 0, sizeof r);
+    struct hs_diag d = {0};
+    if (hs_config_load(path, &r.cfg, &d) < 0 || hs_bench_create(r.cfg, &r.bench, &d) < 0)
+        fail_msg("%s:%d:%d: %s", d.file, d.line, d.column, d.msg);
+    assert_int_equal(hs_ctl_stage_create(r.bench, &r.ctl), 0);
+    assert_int_equal(hs_ctl_stage_attach(r.ctl, r.bench), 0);
+    hs_bench_sensors(r.bench, 0, 0);
+    ticks(&r, 2000); /* 2 s: the PD hold has settled the drop onto the floor */
+    const struct hs_model *m = hs_bench_model(r.bench, 0);
+    double mass = 0;
+    for (uint32_t i = 0; i < m->nlinks; i++)
+        mass += m->links[i].mass;
+    const double *g = hs_world_params(hs_bench_world(r.bench))->gravity;
+    double weight = mass * sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    static struct state_reader sr;
+    for (int read = 0; read < 2; read++) {
+        read_json(&r, &sr);
+        const char *at = strstr(sr.buf, ",\"contacts\":{\"made\":");
+        assert_non_null(at);
+        const char *end = strstr(at, "]},\"solver\":{");
+        assert_non_null(end);
+        int made = (int)json_num(&at, "\"made\":");
+        int dropped = (int)json_num(&at, "\"dropped\":");
+        assert_int_equal(dropped, 0);
+        double fz = 0, fx = 0, fy = 0;
+        int points = 0;
+        for (const char *p = at; (p = strstr(p, "{\"link\":\"")) && p < end; points++) {
+            const char *q = p + strlen("{\"link\":\"");
+            assert_true(!strncmp(q, "biped/", 6));
+            const char *other = "\"other\":\"floor/";
+            assert_true(!strncmp(strstr(q, "\"other\":\""), other, strlen(other)));
+            json_num(&q, "\"position_m\":[");
+            json_num(&q, ",");
+            double pz = json_num(&q, ",");
+            json_num(&q, "\"normal\":[");
+            json_num(&q, ",");
+            double nz = json_num(&q, ",");
+            fx += json_num(&q, "\"force_n\":[");
+            fy += json_num(&q, ",");
+            fz += json_num(&q, ",");
+            assert_true(fabs(pz) < 0.001);
+            assert_true(nz > 0.999);
+            p = q;
+        }
+        assert_int_equal(points, made);
+        print_message("%d contacts: sum of forces %.3f %.3f %.3f N, weight %.3f N (%.3f kg): "
+                      "%+.3f %%\n",
+                      points, fx, fy, fz, weight, mass, 100 * (fz - weight) / weight);
+        assert_true(points >= 4); /* both soles flat: two corners each at least */
+        assert_true(fabs(fz - weight) < 0.01 * weight);
+        assert_true(fabs(fx) < 0.01 * weight && fabs(fy) < 0.01 * weight);
+        ticks(&r, 500);
+    }
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -727,6 +859,8 @@ int main(void)
         cmocka_unit_test(test_injected_can_node_silent),
         cmocka_unit_test(test_state_at_a_tick_boundary),
         cmocka_unit_test(test_state_shows_the_scenario),
+        cmocka_unit_test(test_can_buses_in_status_and_state),
+        cmocka_unit_test(test_contact_forces_carry_the_weight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,13 +92,16 @@ class State(unittest.TestCase):
         joint = re.compile(r"^  (\S+)\s+q%s  dq%s  torque%s  encoder%s  count \d+$"
                            % (num, num, num, num))
         sensor = re.compile(r"^  (\S+)\s+(\w+)\s+\(([^)]*)\)(%s)+$" % num)
-        names = {"links": [], "joints": [], "sensors": []}
+        contact = re.compile(r"^  (\S+)\s+on (\S+)\s+p%s{3}  n%s{3}  f%s{3}$" % (num, num, num))
+        phase = re.compile(r"^  (\S+)(?:\s+(?:-?\d+\.\d{3}|-)){3}$")
+        names = {"links": [], "joints": [], "sensors": [], "contacts": [], "phases": []}
         part = None
         for line in lines[1:]:
             if not line.startswith("  "):
-                part = line.split(":")[0]
+                part = line.split(":")[0].split(" ")[0]
                 continue
-            m = {"links": link, "joints": joint, "sensors": sensor}[part].match(line)
+            m = {"links": link, "joints": joint, "sensors": sensor, "contacts": contact,
+                 "phases": phase}[part].match(line)
             self.assertIsNotNone(m, "%s row: %r" % (part, line))
             names[part].append(m.group(1))
         self.assertIn("biped/WAIST", names["links"])
@@ -106,6 +109,31 @@ class State(unittest.TestCase):
         self.assertEqual(len(names["joints"]), 17)
         self.assertEqual(names["sensors"], ["WAIST_ACCEL", "WAIST_GYRO", "R_ANKLE_FT",
                                             "L_ANKLE_FT"])
+        # standing: the soles' contact points, the solver's health, no CAN, the tick's phases
+        made = re.search(r"^contacts: (\d+) made in the last physics step, 0 not listed",
+                         r.stdout, re.M)
+        self.assertIsNotNone(made, r.stdout)
+        self.assertEqual(len(names["contacts"]), int(made.group(1)))
+        self.assertGreaterEqual(len(names["contacts"]), 4)
+        self.assertTrue(set(names["contacts"]) <= {"biped/R_ANKLE_R", "biped/L_ANKLE_R"})
+        self.assertRegex(r.stdout, r"\nsolver: penetration \S+ m, joint error \S+ m, contact "
+                                   r"force jump \S+ N\ncan none\nphases over the \d+ ticks")
+        self.assertEqual(names["phases"], ["wake", "inputs", "actuation", "physics", "sensors",
+                                           "outputs", "tick"])
+        st = self.ctl("status")
+        self.assertTrue(st.stdout.rstrip("\n").endswith("; can none"), st.stdout)
+        js = self.state()
+        self.assertEqual(list(js)[:7], ["tick", "time_s", "bench", "links", "joints", "sensors",
+                                        "scenario"])  # the members before these keep their order
+        self.assertEqual(list(js)[7:], ["contacts", "solver", "can", "phases_us"])
+        self.assertEqual(js["can"], [])
+        ph = js["phases_us"]
+        self.assertGreater(ph["ticks"], 0)
+        self.assertEqual(ph["percentiles"], [50, 99, 100])
+        for k in ("wake", "inputs", "actuation", "physics", "sensors", "outputs", "tick"):
+            p50, p99, mx = ph[k]
+            self.assertTrue(p50 <= p99 <= mx, (k, ph[k]))
+        self.assertGreaterEqual(ph["tick"][2], ph["physics"][2])
 
     def test_2_push_topples_and_state_shows_it(self):
         s0 = self.state()

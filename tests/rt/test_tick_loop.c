@@ -531,6 +531,59 @@ static void test_run_in_calling_thread_without_rt(void **state)
     hs_tick_loop_destroy(f.loop);
 }
 
+/* The live window of phase durations: taken from a phase (the loop's own thread) at ticks 5
+ * and 20, each holds the ticks since the take before, and the one holding a physics phase that
+ * slept 3 ms has at least that as its physics maximum, its p99 over 15 ticks is that maximum
+ * and its p50 a tick that did not sleep. */
+struct window_probe {
+    struct hs_tick_loop *loop;
+    struct hs_tick_window w[2];
+    int taken;
+};
+
+static int win_physics(void *c, const struct hs_tick_info *t)
+{
+    if (t->seq == 10)
+        sleep_ns(3 * MS);
+    return 0;
+}
+
+static int win_outputs(void *c, const struct hs_tick_info *t)
+{
+    struct window_probe *p = c;
+    if (t->seq == 5 || t->seq == 20)
+        hs_tick_loop_take_window(p->loop, &p->w[p->taken++]);
+    return 0;
+}
+
+static void test_phase_window(void **state)
+{
+    (void)state;
+    static struct window_probe p;
+    struct hs_tick_ops ops = {.physics = win_physics, .outputs = win_outputs};
+    struct hs_tick_config cfg = {.period_ns = 10 * MS, .max_ticks = 25};
+    struct hs_diag d = {0};
+    assert_int_equal(hs_tick_loop_create(&cfg, NULL, &ops, &p, &p.loop, &d), 0);
+    assert_int_equal(hs_tick_loop_run(p.loop), 0);
+    assert_int_equal(p.taken, 2);
+    assert_int_equal(p.w[0].ticks, 5);  /* ticks 0..4: a take inside tick 5 precedes its account */
+    assert_int_equal(p.w[1].ticks, 15); /* 5..19 */
+    int64_t mx = p.w[1].max_ns[HS_PHASE_PHYSICS];
+    assert_true(mx >= 3 * MS);
+    /* the run's own histogram saw it too (it may have seen more: a loaded machine can stall
+     * another tick's phase, and the ticks after the last take are in no window) */
+    assert_true(hs_tick_loop_stats(p.loop)->phase[HS_PHASE_PHYSICS].max_ns >= mx);
+    assert_int_equal(hs_tick_window_percentile(&p.w[1], HS_PHASE_PHYSICS, 100), mx);
+    assert_int_equal(hs_tick_window_percentile(&p.w[1], HS_PHASE_PHYSICS, 99), mx);
+    int64_t p50 = hs_tick_window_percentile(&p.w[1], HS_PHASE_PHYSICS, 50);
+    assert_true(p50 >= 0 && p50 < 3 * MS && p50 <= mx);
+    assert_true(p.w[1].max_ns[HS_PHASE_TICK] >= mx);
+    /* an empty window has no percentile */
+    static struct hs_tick_window empty;
+    assert_int_equal(hs_tick_window_percentile(&empty, HS_PHASE_TICK, 50), -1);
+    hs_tick_loop_destroy(p.loop);
+}
+
 static void test_config_validation(void **state)
 {
     struct hs_tick_loop *l = (struct hs_tick_loop *)0x1;
@@ -570,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_progress_from_other_thread),
         cmocka_unit_test(test_run_in_calling_thread_without_rt),
         cmocka_unit_test(test_config_validation),
+        cmocka_unit_test(test_phase_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,32 @@ async function drawnVsBench(page, bench) {
   }
 }
 
+// The contact arrows against the bench's contacts (`state --json`, its last physics step):
+// judged when the contacts are still (two reads list as many points, each moved less than
+// 0.1 mm) and the page applied 3 root poses more between them; each bench point's nearest drawn
+// arrow, and the counts.
+async function contactsVsBench(page, bench) {
+  const end = Date.now() + LONG;
+  for (;;) {
+    const a = ctlState(bench);
+    const n0 = await page.evaluate(() => window.hilsim.posesApplied);
+    await page.waitForFunction((n) => window.hilsim.posesApplied >= n + 3, { timeout: LONG }, n0);
+    const drawn = await page.evaluate(() => window.hilsim.contacts());
+    const b = ctlState(bench);
+    const pa = a.contacts.points, pb = b.contacts.points;
+    const still = pa.length === pb.length &&
+      pa.every((p, i) => dist(p.position_m, pb[i].position_m) < 1e-4);
+    if (still || Date.now() > end) {
+      let worst = 0;
+      for (const p of pb) worst = Math.max(worst, Math.min(...drawn.map((d) => dist(d.p, p.position_m))));
+      return { still, bench: pb.length, drawn: drawn.length, worst,
+        fz: pb.reduce((sum, p) => sum + p.force_n[2], 0),
+        links: [...new Set(pb.map((p) => `${p.link} on ${p.other}`))] };
+    }
+    await sleep(200);
+  }
+}
+
 const num = (line, k) => Number((line.match(new RegExp(`\\b${k} (\\d+)`)) || [])[1]);
 
 async function startView(args, ms = LONG) {
@@ -294,6 +320,36 @@ async function main() {
   ok(arrows.length === 2 && arrows.every((a) => a.visible && a.n > 50 && a.n < 400),
     `the ankle force sensors are drawn as arrows: ${arrows.map((a) => `${a.name} ${a.n?.toFixed(0)} N`).join(', ')}`);
 
+  // The feet's contact points drawn as force arrows where the bench has them.
+  const cont = await contactsVsBench(page, bench);
+  ok(cont.still && cont.bench >= 4 && cont.drawn === cont.bench && cont.worst < 1e-3,
+    `standing: ${cont.drawn} contact arrows drawn for the bench's ${cont.bench} contact points (${cont.links.join(', ')}; ${cont.fz.toFixed(1)} N up in all), each within 1 mm: worst ${(cont.worst * 1000).toFixed(3)} mm`);
+  await page.click('#show-contacts');
+  const hidden = await page.evaluate(() => window.hilsim.contacts().length);
+  await page.click('#show-contacts');
+  const shownAgain = await page.evaluate(() => window.hilsim.contacts().length);
+  ok(hidden === 0 && shownAgain === cont.drawn, `the contact forces toggle off (${hidden} drawn) and on (${shownAgain})`);
+  const can = await page.evaluate(() => document.getElementById('st-can').textContent);
+  ok(can === 'none', `the status strip says CAN ${can} (a bench without CAN)`);
+  // A solver-health signal plots live (it comes with each root pose).
+  const solverKey = 'solver.penetration_m';
+  ok(await page.evaluate((k) => window.hilsim.tick(k, true), solverKey), `${solverKey} can be plotted`);
+  await page.waitForFunction((k) => window.hilsim.plots.get(k).xs.length > 20 &&
+      window.hilsim.plots.get(k).u.data[0].length > 20 &&
+      window.hilsim.plots.get(k).ys.every((v) => v >= 0 && v < 0.005), { timeout: LONG }, solverKey);
+  const pen = await page.evaluate((k) => window.hilsim.plots.get(k).ys.slice(-1)[0], solverKey);
+  ok(true, `the plot of ${solverKey} updates (last ${(pen * 1000).toFixed(3)} mm)`);
+  await page.evaluate((k) => window.hilsim.tick(k, false), solverKey);
+  // So does a tick-phase percentile (the bench's tick loop, over the ticks between two copies).
+  const phaseKey = 'phase.physics.p99_us';
+  ok(await page.evaluate((k) => window.hilsim.tick(k, true), phaseKey), `${phaseKey} can be plotted`);
+  await page.waitForFunction((k) => window.hilsim.plots.get(k).xs.length > 20 &&
+      window.hilsim.plots.get(k).u.data[0].length > 20 &&
+      window.hilsim.plots.get(k).ys.every((v) => v > 0), { timeout: LONG }, phaseKey);
+  const phys = await page.evaluate((k) => window.hilsim.plots.get(k).ys, phaseKey);
+  ok(true, `the plot of ${phaseKey} updates (${phys.length} points, last ${phys[phys.length - 1].toFixed(1)} us)`);
+  await page.evaluate((k) => window.hilsim.tick(k, false), phaseKey);
+
   // A joint moved in the bench moves in the scene.
   const q0 = await page.evaluate((j) => window.hilsim.jointValue(j), JOINT);
   ok(typeof q0 === 'number', `${JOINT} is in the scene at ${q0}`);
@@ -439,6 +495,11 @@ async function main() {
     seenRows.some((x) => x === 'waist_up=pass waist_flying=pending'),
     `the rows were drawn pending, then decided one by one (${seenRows.length} updates)`);
   await spage.waitForFunction(() => window.hilsim.scenario?.verdict === 'FAIL', { timeout: LONG });
+  // The status strip agrees with the timeline (the socket itself says idle once it took the
+  // scenario back to decide it).
+  await spage.waitForFunction(() => window.hilsim.status?.scenario === 'idle', { timeout: LONG });
+  const strip = await spage.evaluate(() => document.getElementById('st-scen').textContent);
+  ok(strip === 'ended FAIL', `the status strip says the scenario "${strip}", as the timeline does`);
   const bar = await spage.evaluate(() => ({
     steps: [...document.querySelectorAll('#scen-steps i')].map((i) => parseFloat(i.style.left)),
     marks: [...document.querySelectorAll('#scen-marks b')].map((b) => [b.className, parseFloat(b.style.left)]),
@@ -463,6 +524,21 @@ async function main() {
   const z0 = (await ppage.evaluate((n) => window.hilsim.linkWorld(n), root))[2];
   const rootKey = `${info.models[0].name}.root.z`;
   ok(await ppage.evaluate((k) => window.hilsim.tick(k, true), rootKey), `${rootKey} can be plotted`);
+  // Standing, the root's height is near constant (micrometres): every tick label on its axis
+  // must still read differently (3 significant digits made them all "0.74").
+  await ppage.waitForFunction((k) => window.hilsim.plots.get(k).ys.length > 20 &&
+      window.hilsim.axisLabels.get(k)?.length > 1, { timeout: LONG }, rootKey);
+  await sleep(300);
+  const labels = await ppage.evaluate((k) => ({ l: window.hilsim.axisLabels.get(k),
+    span: Math.max(...window.hilsim.plots.get(k).ys) - Math.min(...window.hilsim.plots.get(k).ys) }), rootKey);
+  ok(new Set(labels.l).size === labels.l.length,
+    `standing (${rootKey} spans ${(labels.span * 1e6).toFixed(1)} um), its axis labels all differ: ${labels.l.join(' ')}`);
+  // The page's label formatter on ticks 0.2 um apart around 0.74 m (3 significant digits, as
+  // before, read "0.74" for each) and on ordinary and tiny ones.
+  const fmt = await ppage.evaluate(() => [[0.7399998, 0.74, 0.7400002, 0.7400004],
+    [0, 0.5, 1, 1.5], [1e-5, 2e-5, 3e-5]].map((v) => window.hilsim.axisValues(v)));
+  ok(fmt.every((l) => new Set(l).size === l.length) && fmt[1].join(' ') === '0 0.5 1 1.5',
+    `near-constant ticks get distinct labels: ${fmt.map((l) => l.join(' ')).join(' | ')}`);
   execFileSync(HILSIM, ['ctl', bench, 'push', root, '0', '400', '0', '0.3'], { env });
   await ppage.waitForFunction((n, z) => window.hilsim.linkWorld(n)[2] < z - 0.2,
     { polling: 'raf', timeout: LONG }, root, z0);

@@ -144,6 +144,45 @@ static void test_pose(void **state)
     /* Too small a buffer: -ENOSPC, never a cut message. */
     assert_int_equal(hs_view_pose_parse(two, strlen(two), out, 40, err, sizeof err), -28);
     assert_string_equal(out, "");
+    /* Contacts (position and force of each; names and normals dropped) and the solver's health
+     * follow the roots; a non-finite health figure (null in the answer) stays null. */
+    const char *touch = "{\"tick\":7,\"time_s\":0.007,\"links\":[" LINK(
+        "WAIST", 0,
+        0.7) "],\"scenario\":null,"
+             "\"contacts\":{\"made\":3,\"dropped\":1,\"points\":[{\"link\":\"R_ANKLE_R\",\"other\":"
+             "\"floor/"
+             "BASE\",\"position_m\":[0.1,-0.05,-0.0001],\"normal\":[0,0,1],\"force_n\":[0.5,0,"
+             "70.25]},{\"link\":\"L_ANKLE_R\",\"other\":\"floor/BASE\",\"position_m\":[0.1,0.05,0],"
+             "\"normal\":[0,0,1],\"force_n\":[0,0,80]}]},\"solver\":{\"penetration_m\":0.0001,"
+             "\"joint_error_m\":null,\"force_jump_n\":0.5},\"can\":[],\"phases_us\":{\"ticks\":30,"
+             "\"percentiles\":[50,99,100],\"wake\":[1.5,20,30.25],\"tick\":[null,null,null]}}";
+    assert_int_equal(hs_view_pose_parse(touch, strlen(touch), out, sizeof out, err, sizeof err), 1);
+    assert_string_equal(out, "{\"type\":\"pose\",\"tick\":7,\"t\":0.007,\"roots\":["
+                             "[\"WAIST\",0,0,0.7,1,0,0,0]],\"contacts\":[[0.1,-0.05,-0.0001,0.5,0,"
+                             "70.25],[0.1,0.05,0,0,0,80]],\"contacts_dropped\":1,\"solver\":["
+                             "0.0001,null,0.5],\"phases\":[[\"wake\",1.5,20,30.25],[\"tick\","
+                             "null,null,null]]}");
+    const char *bad_touch[] = {
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"contacts\":[]}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"contacts\":{\"made\":-1,\"dropped\":0,"
+        "\"points\":[]}}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"contacts\":{\"made\":1,\"dropped\":0,"
+        "\"points\":[{\"position_m\":[0,0,0],\"force_n\":[0,0]}]}}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"solver\":{\"penetration_m\":\"deep\"}}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"solver\":[1,2,3]}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"phases_us\":{\"wake\":[1,2]}}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"phases_us\":{\"a b\":[1,2,3]}}",
+        "{\"tick\":1,\"time_s\":0,\"links\":[],\"phases_us\":[]}",
+    };
+    for (size_t i = 0; i < sizeof bad_touch / sizeof bad_touch[0]; i++) {
+        err[0] = 0;
+        assert_int_equal(hs_view_pose_parse(bad_touch[i], strlen(bad_touch[i]), out, sizeof out,
+                                            err, sizeof err),
+                         -22);
+        assert_string_equal(out, "");
+        if (!strstr(err, "state"))
+            fail_msg("'%s': error '%s'", bad_touch[i], err);
+    }
 }
 
 /* The scenario member of a state answer: passed on field by field (what else the bench said is

@@ -174,6 +174,24 @@ void hs_tick_loop_progress(const struct hs_tick_loop *l, struct hs_tick_progress
  * run, 2 overruns, 0 missed, worst tick 85.2 us, worst wake 40.1 us". Returns like snprintf. */
 int hs_tick_progress_format(const struct hs_tick_progress *p, char *buf, size_t size);
 
+/* The tick's phase durations over a window of ticks (from one take to the next), for a live
+ * view of them: per phase a coarse log histogram (4 bins per power of two of ns, so a percentile
+ * read from it is within 25 % of the samples it stands for; exact below 8 ns) and the exact
+ * maximum. Fixed size, no allocation; the loop's own histograms (hs_tick_loop_stats) are the
+ * whole run's and are read only after it. */
+#define HS_TICK_WINDOW_BINS 160 /* up to 2^40 ns; longer durations count in the last bin */
+struct hs_tick_window {
+    uint64_t ticks; /* in the window */
+    uint32_t bins[HS_PHASE_MAX][HS_TICK_WINDOW_BINS];
+    int64_t max_ns[HS_PHASE_MAX];
+};
+/* RT-safe, on the loop's own thread only (from a phase callback): the window since the last
+ * take (or the start) into ret, and a new one begins. A copy of a few kB. */
+void hs_tick_loop_take_window(struct hs_tick_loop *l, struct hs_tick_window *ret);
+/* Pure: phase's p-th percentile (0 < p <= 100) in the window, ns: the upper edge of the bin
+ * that reaches it, at most the maximum (p 100: the maximum). -1 when the window is empty. */
+int64_t hs_tick_window_percentile(const struct hs_tick_window *w, enum hs_phase phase, double p);
+
 /* RT-safe getters. Read stats and result after the loop has stopped (run or join returned);
  * the pointers are owned by the loop and live until hs_tick_loop_destroy. */
 const struct hs_rt_stats *hs_tick_loop_stats(const struct hs_tick_loop *l);

@@ -1,0 +1,51 @@
+/* The CAN buses as `ctl status` and `ctl state` show them: each bus's name, its state as the
+ * tick last saw it (error-active, error-passive, bus-off, ... as the bus reports it; vcan has no
+ * controller and may say unknown) and the frames the kernel dropped before the bench read them.
+ * Read off the tick: hs_bench_can_bus_live loads what the tick published (relaxed atomics), as
+ * systemd's STATUS= line does. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "hilsim/config.h"
+#include "hilsim/ctl.h"
+#include "hilsim/io_can.h"
+
+int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t size)
+{
+    if (!size)
+        return 0;
+    size_t n = 0;
+    buf[0] = 0;
+    int w = snprintf(buf, size, json ? "[" : "can");
+    if (w < 0 || (size_t)w >= size)
+        return -ENOSPC;
+    n = (size_t)w;
+    const char *name;
+    enum hs_can_bus_state st;
+    uint64_t drops;
+    uint32_t i = 0;
+    for (; can && i < HS_CFG_MAX_BUSES && hs_bench_can_bus_live(can, i, &name, &st, &drops) == 0;
+         i++) {
+        /* config bus and interface names are [A-Za-z0-9_.-] (the schema): no quoting needed */
+        const char *iface = hs_bench_can_bus_interface(can, i);
+        if (json)
+            w = snprintf(buf + n, size - n,
+                         "%s{\"name\":\"%s\",\"interface\":\"%s\",\"state\":\"%s\",\"drops\":%llu}",
+                         i ? "," : "", name, iface, hs_can_bus_state_name(st),
+                         (unsigned long long)drops);
+        else
+            w = snprintf(buf + n, size - n, "%s %s (%s) %s drops %llu", i ? "," : "", name, iface,
+                         hs_can_bus_state_name(st), (unsigned long long)drops);
+        if (w < 0 || (size_t)w >= size - n) {
+            buf[n] = 0;
+            return -ENOSPC;
+        }
+        n += (size_t)w;
+    }
+    w = snprintf(buf + n, size - n, json ? "]" : i ? "" : " none");
+    if (w < 0 || (size_t)w >= size - n) {
+        buf[n] = 0;
+        return -ENOSPC;
+    }
+    return (int)(n + (size_t)w);
+}
