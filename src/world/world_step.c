@@ -88,7 +88,7 @@ int hs_world_step(struct hs_world *w)
         return w->fault_rc;
     }
     hs__ode_enter_step(w);
-    dSpaceCollide(w->space, w, hs__world_near_callback);
+    hs__world_collide(w);
     if (w->sizing_contacts) /* create's sizing step only (world_reserve.c) */
         hs__world_reserve_fill(w);
     if (w->params.solver == HS_SOLVER_STANDARD)
