@@ -129,6 +129,9 @@ static void same_contacts_as_full_pair_test(void **state)
         last_pairs = f.pairs;
         block_touched |= f.block_touched;
     }
+    print_message("%d steps: %u with contacts, at most %u colliding pairs, the set changed %u "
+                  "times, the block touched: %s\n",
+                  STEPS, steps_touching, most_pairs, changes, block_touched ? "yes" : "no");
     /* The scene did what it is for: contacts most of the time, several links and the block at
      * once, the set of touching links changing as it tumbles. */
     assert_true(steps_touching > STEPS / 2);
