@@ -38,8 +38,10 @@
 
 /* Row 0 is the reference: the exact solver on the default contact. Row 1 is the default physics
  * (quick 12, SOR w 1.2, contact damping 5e3); row 2 the defaults before (quick 16, damping 1e4);
- * each later row changes one lever from the default (sor_w 0: the default's 1.2) or shows older
- * defaults (quick 20 at ODE's SOR w 1.3; the old contact 0.2 / 1e-5 per point). */
+ * each later row changes one lever from the default (sor_w 0: the default's 1.2; "same
+ * shuffle": params.quick_same_shuffle, ODE's own random one otherwise; 8 or fewer iterations
+ * shuffle nothing) or shows older defaults (quick 20 at ODE's SOR w 1.3; the old contact 0.2 /
+ * 1e-5 per point). */
 static const struct hs_contact_variant variants[] = {
     {.name = "standard (exact), defaults",
      .solver = HS_SOLVER_STANDARD,
@@ -52,6 +54,8 @@ static const struct hs_contact_variant variants[] = {
     Q("quick 20, SOR w 1.3, contact c 1e4: older defaults", 20, K0, C_OLD, 1.3, 0, J0),
     Q("quick 12, contact c 1e4", 12, K0, C_OLD, 0, 0, J0),
     Q("quick 14, contact c 1e4", 14, K0, C_OLD, 0, 0, J0),
+    Q("quick 8", 8, K0, C0, 0, 0, J0),
+    Q("quick 9", 9, K0, C0, 0, 0, J0),
     Q("quick 10", 10, K0, C0, 0, 0, J0),
     Q("quick 11", 11, K0, C0, 0, 0, J0),
     Q("quick 13", 13, K0, C0, 0, 0, J0),
@@ -66,6 +70,26 @@ static const struct hs_contact_variant variants[] = {
     Q("SOR w 1.3 (ODE's default)", 12, K0, C0, 1.3, 0, J0),
     Q("SOR w 1.25", 12, K0, C0, 1.25, 0, J0),
     Q("SOR w 1.4", 12, K0, C0, 1.4, 0, J0),
+    Q("quick 8, SOR w 1.3", 8, K0, C0, 1.3, 0, J0),
+    Q("quick 9, SOR w 1.3", 9, K0, C0, 1.3, 0, J0),
+    Q("quick 10, SOR w 1.3", 10, K0, C0, 1.3, 0, J0),
+    Q("quick 11, SOR w 1.3", 11, K0, C0, 1.3, 0, J0),
+    Q("quick 10, SOR w 1.25", 10, K0, C0, 1.25, 0, J0),
+    Q("quick 11, SOR w 1.25", 11, K0, C0, 1.25, 0, J0),
+    Q("quick 10, SOR w 1.3, contact c 3e3", 10, K0, 3e3, 1.3, 0, J0),
+    Q("quick 9, SOR w 1.3, contact c 3e3", 9, K0, 3e3, 1.3, 0, J0),
+    Q("quick 8, SOR w 1.3, contact c 3e3", 8, K0, 3e3, 1.3, 0, J0),
+#define S(nm, it, w)                                                                               \
+    {                                                                                              \
+        .name = nm, .solver = HS_SOLVER_QUICK, .iterations = it, .stiffness_n_m = K0,              \
+        .damping_n_s_m = C0, .sor_w = w, .joint_cfm = J0, .same_shuffle = true                     \
+    }
+    S("same shuffle: quick 12", 12, 0),
+    S("same shuffle: quick 11", 11, 0),
+    S("same shuffle: quick 10", 10, 0),
+    S("same shuffle: quick 9", 9, 0),
+    S("same shuffle: quick 10, SOR w 1.3", 10, 1.3),
+    S("same shuffle: quick 9, SOR w 1.3", 9, 1.3),
     Q("joint cfm 1e-10 (rigid)", 12, K0, C0, 0, 0, 1e-10),
     Q("joint cfm 1e-5", 12, K0, C0, 0, 0, 1e-5),
     Q("joint cfm 3e-4", 12, K0, C0, 0, 0, 3e-4),

@@ -82,6 +82,8 @@ static void apply_variant(struct hs_world_params *p, const struct hs_contact_var
     if (v->sor_w > 0)
         p->quick_w = v->sor_w;
     p->armature_joint_space = v->armature_rows;
+    /* ODE's own shuffle unless the row asks for the same one every step. */
+    p->quick_same_shuffle = v->same_shuffle;
 }
 
 /* The step memory lever: ODE's own policy keeps 1.2 x the need and at least 64 KiB, from

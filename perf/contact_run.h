@@ -39,6 +39,8 @@ struct hs_contact_variant {
     bool armature_rows;      /* params.armature_joint_space: rotor inertia as joint-space rows */
     bool no_body_bits;       /* every robot geom back on one category bit colliding with all, as
                                 before the per-body broadphase filter (world_create.c) */
+    bool same_shuffle;       /* params.quick_same_shuffle: quick-step's row shuffle alike each
+                                step */
 };
 
 struct hs_contact_metrics {

@@ -93,6 +93,13 @@ struct hs_world_params {
     /* Quick-step's successive over-relaxation factor (dWorldSetQuickStepW), in (0, 2); 0 keeps
      * ODE's own 1.3. Measured in perf/contact_bench.c: 1.2 converges further per iteration. */
     double quick_w;
+    /* Quick-step shuffles its rows at random at its 8th iteration (ODE's global generator). On,
+     * the generator is reseeded before every quick step, so every step shuffles alike
+     * (world_step.c): the tick-to-tick noise of an unconverged solve goes, but the fixed order
+     * leaves a bias that a symmetric drive integrates (a crawler veered 2 to 3 cm in 0.6 m
+     * where ODE's shuffle kept it within 1.3 mm: perf/measurements.md). Off by default; a
+     * measurement lever, not a config key. */
+    bool quick_same_shuffle;
     double gravity[3];               /* m/s² */
     double erp, cfm;                 /* global */
     double friction;                 /* Coulomb mu, >= 0 (INFINITY allowed: dInfinity) */
@@ -125,7 +132,8 @@ struct hs_world_params {
     bool armature_joint_space;
 };
 
-/* Fills documented defaults: 1 ms, 1 substep, quick 12 at SOR factor 1.2, g = (0,0,-9.80665), ERP
+/* Fills documented defaults: 1 ms, 1 substep, quick 12 at SOR factor 1.2 (ODE's own row
+ * shuffle), g = (0,0,-9.80665), ERP
  * 0.2, CFM 1e-4 (joints of 2e6 N/m at 1 ms: what lets quick-step converge on a humanoid; measured
  * in perf/contact_bench.c, see world_params_default.c), mu 1, no bounce, contact stiffness 2e6 N/m
  * and damping 5e3 N·s/m per geom pair (expert contact ERP 0.2 / CFM 1e-5 per point when stiffness

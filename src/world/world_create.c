@@ -287,7 +287,7 @@ int hs_world_create(const struct hs_world_params *params, const struct hs_world_
     }
     hs__world_place_on_static(w, specs, nspecs);
     body_collide_bits(w);
-    if (spread_space(w, specs, nspecs) < 0) {
+    if (spread_space(w, specs, nspecs) < 0 || hs__world_broad_init(w) < 0) {
         r = hs_diag_set(diag, -ENOMEM, "", 0, 0, "out of memory");
         goto fail;
     }
@@ -375,6 +375,7 @@ void hs_world_destroy(struct hs_world *w)
     free(w->saved_state);
     hs__world_health_free(w);
     hs__world_floor_free(w);
+    hs__world_broad_free(w);
     free(w);
     if (!abandoned)
         hs__ode_release();

@@ -93,7 +93,18 @@ struct hs_world {
     } * rotors;
     uint32_t nrotors;
     dContactGeom *contact_geoms; /* params.max_contacts, preallocated */
-    dBodyID *all_bodies;         /* every dynamic ODE body, for warm-up save/restore */
+    /* The broad phase of a world with one robot and self-collision off (world_broad.c): the
+     * robot's geoms, each with the squared radius about its body's position that holds it, and
+     * the scenery's geoms; near_pruned false: dSpaceCollide over the whole space. */
+    struct hs__world_near {
+        dGeomID geom;
+        dBodyID body;
+        double reach2;
+    } * near_dyn;
+    dGeomID *near_static;
+    uint32_t nnear_dyn, nnear_static;
+    bool near_pruned;
+    dBodyID *all_bodies; /* every dynamic ODE body, for warm-up save/restore */
     uint32_t nall_bodies, all_bodies_cap;
     double *saved_state; /* 13 doubles per body: p, q, v, w */
     uint32_t ncontacts, npairs;
@@ -253,6 +264,12 @@ int hs__world_materials_init(struct hs_world *w, const struct hs_world_body_spec
 int hs__world_health_init(struct hs_world *w);
 void hs__world_health_free(struct hs_world *w);
 void hs__world_health_update(struct hs_world *w);
+
+/* world_broad.c: init only, after the geoms are placed and the space is final (-ENOMEM); RT-safe
+ * per step: hands the pairs that may touch to hs__world_near_callback. */
+int hs__world_broad_init(struct hs_world *w);
+void hs__world_broad_free(struct hs_world *w);
+void hs__world_collide(struct hs_world *w);
 
 /* world_contact.c: the dSpaceCollide callback; data is the hs_world. */
 void hs__world_near_callback(void *data, dGeomID g1, dGeomID g2);

@@ -88,13 +88,18 @@ int hs_world_step(struct hs_world *w)
         return w->fault_rc;
     }
     hs__ode_enter_step(w);
-    dSpaceCollide(w->space, w, hs__world_near_callback);
+    hs__world_collide(w);
     if (w->sizing_contacts) /* create's sizing step only (world_reserve.c) */
         hs__world_reserve_fill(w);
-    if (w->params.solver == HS_SOLVER_STANDARD)
+    if (w->params.solver == HS_SOLVER_STANDARD) {
         dWorldStep(w->world, w->params.step_s);
-    else
+    } else {
+        /* Quick-step shuffles its rows at its 8th iteration from ODE's global generator: from
+         * the same seed, every step shuffles alike (hilsim/world.h, quick_same_shuffle). */
+        if (w->params.quick_same_shuffle)
+            dRandSetSeed(0);
         dWorldQuickStep(w->world, w->params.step_s);
+    }
     hs__ode_leave_step();
     dJointGroupEmpty(w->contact_group); /* the feedback buffers are ours: still readable */
     w->time_s += w->params.step_s;
