@@ -103,8 +103,8 @@ struct hs_ctl_inbuf {
 size_t hs_ctl_inbuf_room(const struct hs_ctl_inbuf *b, char **ret_at);
 void hs_ctl_inbuf_added(struct hs_ctl_inbuf *b, size_t n); /* n bytes were written there */
 /* The next whole line into line (HS_CTL_LINE_MAX + 1 bytes: the line, newline included, then
- * a NUL) with its length: 1; 0 when no whole line is in yet; -E2BIG when the buffer is full
- * without a newline. */
+ * a NUL) with its length: 1; 0 when no whole line is in yet; -E2BIG when more than
+ * HS_CTL_LINE_MAX bytes came without a newline among the first HS_CTL_LINE_MAX. */
 int hs_ctl_inbuf_line(struct hs_ctl_inbuf *b, char *line, size_t *ret_len);
 
 /* Counters, any thread (relaxed atomics written by their one owner). */

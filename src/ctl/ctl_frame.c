@@ -24,9 +24,13 @@ int hs_ctl_inbuf_line(struct hs_ctl_inbuf *b, char *line, size_t *ret_len)
         b->have -= b->taken;
         b->taken = 0;
     }
-    const char *nl = memchr(b->in, '\n', b->have);
+    /* A newline past the limit ends a line too long for the caller's buffer: the buffer
+     * holds one byte more than a line only to tell a line of exactly the limit from a longer
+     * one. */
+    size_t look = b->have < HS_CTL_LINE_MAX ? b->have : HS_CTL_LINE_MAX;
+    const char *nl = memchr(b->in, '\n', look);
     if (!nl)
-        return b->have == sizeof b->in ? -E2BIG : 0;
+        return b->have > HS_CTL_LINE_MAX ? -E2BIG : 0;
     size_t len = (size_t)(nl - b->in) + 1;
     memcpy(line, b->in, len);
     line[len] = 0;

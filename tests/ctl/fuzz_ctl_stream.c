@@ -54,8 +54,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         }
         if (r == -E2BIG) {
-            /* exactly: a full buffer's worth since the last line, and no newline in it */
-            if (fed - out != HS_CTL_LINE_MAX + 1 || memchr(data + out, '\n', fed - out))
+            /* exactly: a full buffer's worth since the last line, no newline in its first
+             * HS_CTL_LINE_MAX bytes (one in the last byte would end a line past the limit) */
+            if (fed - out != HS_CTL_LINE_MAX + 1 || memchr(data + out, '\n', HS_CTL_LINE_MAX))
                 abort();
             too_long = true;
         } else if (r != 0) {

@@ -424,6 +424,25 @@ class Hostile(unittest.TestCase):
         self.status_ok()
 
 
+    def test_line_length_boundary(self):
+        # A line of exactly HS_CTL_LINE_MAX (1024) bytes, newline included, is a command (an
+        # unknown one); one byte more, its newline in the buffer's spare last byte, is refused
+        # as too long by the framing (test_ctl_parse test_frame_limit; it used to be handed
+        # out, its NUL written one byte past the server's line buffer, and then refused by the
+        # parser with the same words: fuzz_ctl_stream found it).
+        c = self.bench.raw()
+        c.sendall(b"x" * 1023 + b"\n")
+        answer = c.makefile("rb").readline()
+        self.assertTrue(answer.startswith(b"error: ") and b"longer than" not in answer, answer)
+        c.close()
+        c = self.bench.raw()
+        c.sendall(b"x" * 1024 + b"\n")
+        answer = c.makefile("rb").readline()
+        self.assertEqual(answer, b"error: line longer than 1024 bytes\n")
+        c.close()
+        self.status_ok()
+
+
 class Lifecycle(unittest.TestCase):
     def setUp(self):
         self.tmpdir = tempfile.TemporaryDirectory()

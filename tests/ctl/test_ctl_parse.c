@@ -3,6 +3,7 @@
  * bytes, over-long lines), each with its one error line. inject and scenario start hand their
  * text (a step mapping, absolute paths) on as places in the line; the peer check decides on
  * made-up credentials (the real socket path is exercised by test_ctl_e2e). */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -259,13 +260,44 @@ static void test_peer(void **state)
     assert_int_equal(hs_ctl_peer_allowed(&other, 990, 24, err, sizeof err), 0);
 }
 
+/* Feeds n bytes of 'x' then a newline into a fresh buffer; returns what the framing says. */
+static int frame_line_of(size_t n, size_t *ret_len)
+{
+    static struct hs_ctl_inbuf b;
+    memset(&b, 0, sizeof b);
+    char *at;
+    size_t room = hs_ctl_inbuf_room(&b, &at);
+    assert_true(room >= n + 1);
+    memset(at, 'x', n);
+    at[n] = '\n';
+    hs_ctl_inbuf_added(&b, n + 1);
+    /* a guard byte past the line: the line handed out ends with its NUL inside the buffer */
+    char line[HS_CTL_LINE_MAX + 2];
+    line[HS_CTL_LINE_MAX + 1] = 'G';
+    int r = hs_ctl_inbuf_line(&b, line, ret_len);
+    assert_int_equal(line[HS_CTL_LINE_MAX + 1], 'G');
+    return r;
+}
+
+static void test_frame_limit(void **state)
+{
+    (void)state;
+    size_t len = 0;
+    /* exactly the limit, newline included: a line */
+    assert_int_equal(frame_line_of(HS_CTL_LINE_MAX - 1, &len), 1);
+    assert_int_equal(len, HS_CTL_LINE_MAX);
+    /* one byte more, the newline in the buffer's spare byte: too long (it was handed out as a
+     * line of HS_CTL_LINE_MAX + 1 bytes, its NUL one past the caller's buffer) */
+    assert_int_equal(frame_line_of(HS_CTL_LINE_MAX, &len), -E2BIG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple), cmocka_unit_test(test_push),
         cmocka_unit_test(test_fault),  cmocka_unit_test(test_garbage),
         cmocka_unit_test(test_inject), cmocka_unit_test(test_scenario),
-        cmocka_unit_test(test_peer),
+        cmocka_unit_test(test_peer),   cmocka_unit_test(test_frame_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
