@@ -126,8 +126,25 @@ class SlurmCampaign(unittest.TestCase):
         shard_logs = [f for f in os.listdir(out) if f.startswith("slurm-" + array)]
         self.assertEqual(len(shard_logs), 2, "one log per array task")
         for f in ("summary.json", "junit.xml"):
+            if tc.read(os.path.join(local, f), "rb") != tc.read(os.path.join(out, f), "rb"):
+                self.explain(local, "local")
+                self.explain(out, "slurm", array)
             self.assertEqual(tc.read(os.path.join(local, f), "rb"),
                              tc.read(os.path.join(out, f), "rb"), f)
+
+    def explain(self, out, what, array=None):
+        """What a failing comparison needs (the folders go with the test): every run's
+        run.json and the files beside it, and the shard logs."""
+        for run, text in sorted(tc.results(out).items()):
+            print("--- %s run %s: run.json\n%s" % (what, run, text.decode(errors="replace")))
+            folder = os.path.join(out, "runs", run)
+            for name in sorted(os.listdir(folder)):
+                if name.endswith((".out", ".err", ".log")):
+                    print("--- %s run %s: %s\n%s" % (what, run, name, tc.read(
+                        os.path.join(folder, name), "rb")[-3000:].decode(errors="replace")))
+        for name in sorted(os.listdir(out)) if array else ():
+            if name.startswith("slurm-" + array):
+                print("--- " + name, tc.read(os.path.join(out, name))[-3000:])
 
 
 if __name__ == "__main__":
