@@ -31,8 +31,8 @@ Who is who: run as root (as a bench's administrator), the hostile clients run as
 (--hostile-uid, 4242 by default: no passwd entry is needed) in the control socket's group, the
 careless or curious engineer of a shared bench. Run by the same user as the prober, a flood would
 take the connections the prober needs (the per-user limit cannot tell them apart), and root is
-exempt from that limit. The prober thread asks for nice -10, the control socket thread's own
-priority: it stands for the engineer's `hilsim ctl`, and it measures the bench's answer, not how
+exempt from that limit. The prober (a child process of its own) asks for nice -10, the control
+socket thread's own priority: it stands for the engineer's `hilsim ctl`, and it measures the bench's answer, not how
 long stress-ng keeps a nice-0 Python thread off the CPU.
 """
 
@@ -86,9 +86,9 @@ def slope_kib_per_h(points):
 
 
 class Clients:
-    """The prober (every phase, a thread here) and the hostile clients (the soak, threads of a
-    child process: in this one they would hold the interpreter's lock while the prober waits
-    for it, and the prober would time Python, not the bench)."""
+    """The prober (every phase) and the hostile clients (the soak), each in a child process of
+    its own: as threads of this one they would share Python's lock with the others, and the
+    prober would time Python, not the bench."""
 
     def __init__(self, sock, hostile, probe_every, alive, hostile_uid=None):
         self.sock, self.stop, self.probe_every = sock, threading.Event(), probe_every
@@ -102,7 +102,7 @@ class Clients:
         self.last_status = ""
         self.busy, self.drops, self.garbage_sent, self.fds_sent = 0, 0, 0, 0
         self.hostile, self.proc = hostile, None
-        self.threads = [threading.Thread(target=self.prober, daemon=True)]
+        self.threads = [threading.Thread(target=self.receiver, daemon=True)]
 
     def connect(self, timeout=10):
         # A full listen queue says EAGAIN (BlockingIOError) to a connect with a timeout: retried
@@ -218,14 +218,17 @@ class Clients:
             except OSError:
                 self.note_drop()
 
-    def prober(self):
+    def prober_main(self, conn):
+        """In its own child process, at nice -10: one `status` per --probe-every seconds, each
+        outcome sent to the parent as it comes. A thread of the parent would share Python's lock
+        with the parent's other threads, and a nice-0 holder of that lock taken off the CPU by the
+        host's load would be timed as the bench's answer."""
         try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), -10)
+            os.setpriority(os.PRIO_PROCESS, 0, -10)
         except OSError:
             pass  # without CAP_SYS_NICE it stays at nice 0, as the socket thread would
-        while not self.stop.wait(self.probe_every):
+        while not conn.poll(self.probe_every):
             t0 = time.monotonic()
-            why = None
             try:
                 c = self.connect(timeout=5)
                 with c:
@@ -233,22 +236,34 @@ class Clients:
                     answer = c.makefile("rb").readline()
                 dt = time.monotonic() - t0
                 if answer.startswith(b"ok bench"):
-                    with self.lock:
-                        self.latencies.append((t0, dt))
-                        self.last_status = answer.decode(errors="replace")
+                    conn.send(("ok", t0, dt, answer.decode(errors="replace")))
                     continue
                 why = "busy" if answer.startswith(b"error: busy") else (
                     answer[:40].decode(errors="replace").strip() or "no answer")
             except OSError as e:
                 why = type(e).__name__
+            conn.send(("fail", t0, 0.0, why))
+        conn.send(("end", 0.0, 0.0, ""))
+
+    def receiver(self):
+        """In the parent: the prober's outcomes into the counters."""
+        while True:
+            kind, t0, dt, text = self.probe_conn.recv()
+            if kind == "end":
+                return
+            if kind == "ok":
+                with self.lock:
+                    self.latencies.append((t0, dt))
+                    self.last_status = text
+                continue
             if not self.alive():
                 continue  # the phase ended under it: the socket went with the bench
             with self.lock:
-                if why == "busy":
+                if text == "busy":
                     self.probe_busy += 1
                 else:
                     self.probe_fail += 1
-                    self.fail_why[why] = self.fail_why.get(why, 0) + 1
+                    self.fail_why[text] = self.fail_why.get(text, 0) + 1
 
     def hostile_main(self, conn):
         """In the child: the hostile threads until the parent says stop, then their counts."""
@@ -269,7 +284,12 @@ class Clients:
                        fds=self.fds_sent))
 
     def start(self):
-        if self.hostile:  # forked before any thread of ours runs
+        # both children forked before any thread of ours runs
+        self.probe_conn, child = multiprocessing.Pipe()
+        self.probe_proc = multiprocessing.get_context("fork").Process(
+            target=self.prober_main, args=(child,), daemon=True)
+        self.probe_proc.start()
+        if self.hostile:
             self.conn, child = multiprocessing.Pipe()
             self.proc = multiprocessing.get_context("fork").Process(
                 target=self.hostile_main, args=(child,), daemon=True)
@@ -279,6 +299,7 @@ class Clients:
 
     def join(self):
         self.stop.set()
+        self.probe_conn.send("stop")
         for t in self.threads:
             t.join(30)
         if self.proc:
@@ -290,6 +311,9 @@ class Clients:
             self.proc.join(30)
             if self.proc.is_alive():
                 self.proc.kill()
+        self.probe_proc.join(30)
+        if self.probe_proc.is_alive():
+            self.probe_proc.kill()
 
 
 def status_field(line, name):
