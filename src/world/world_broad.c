@@ -18,26 +18,12 @@
  * Every other world (several robots, self-collision, or a quadtree space) collides through
  * dSpaceCollide as before. Per step: no allocation, a loop over the two fixed lists. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "world_internal.h"
 
 /* Slack on the holding radius: the box corners are computed in floating point. */
 #define REACH_SLACK_M 1e-6
-
-static double corner_reach(dGeomID g, const dReal *c)
-{
-    double aabb[6], far2 = 0;
-    dGeomGetAABB(g, aabb);
-    for (int k = 0; k < 8; k++) {
-        double dx = aabb[k & 1] - c[0], dy = aabb[2 + ((k >> 1) & 1)] - c[1],
-               dz = aabb[4 + ((k >> 2) & 1)] - c[2];
-        double d2 = dx * dx + dy * dy + dz * dz;
-        far2 = d2 > far2 ? d2 : far2;
-    }
-    return sqrt(far2);
-}
 
 int hs__world_broad_init(struct hs_world *w)
 {
@@ -56,7 +42,7 @@ int hs__world_broad_init(struct hs_world *w)
         const struct hs__world_link *l = dGeomGetData(g);
         dBodyID body = dGeomGetBody(g);
         if (body) {
-            double r = corner_reach(g, dBodyGetPosition(body));
+            double r = hs__world_geom_reach(g, body);
             r += REACH_SLACK_M + 1e-9 * r;
             w->near_dyn[w->nnear_dyn++] = (struct hs__world_near){g, body, r * r};
         } else if (!l || l->owner->is_static) {

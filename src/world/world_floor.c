@@ -41,8 +41,8 @@ static double scenery_floor(dGeomID g)
 }
 
 /* Radius about the body's centre of mass of the sphere that holds the geom: the farthest
- * corner of its world bounding box. */
-static double geom_reach(dGeomID g, dBodyID b)
+ * corner of its world bounding box (the one-robot broad phase, world_broad.c, uses it too). */
+double hs__world_geom_reach(dGeomID g, dBodyID b)
 {
     double aabb[6], far2 = 0;
     dGeomGetAABB(g, aabb);
@@ -109,7 +109,7 @@ int hs__world_floor_init(struct hs_world *w)
             *f = (struct hs__world_floor_link){.link = l, .body = l->body};
         }
         /* Measured from the body the link's check reads (a link's geoms ride on its body). */
-        f->reach = fmax(f->reach, geom_reach(geom, f->body));
+        f->reach = fmax(f->reach, hs__world_geom_reach(geom, f->body));
     }
     for (uint32_t k = 0; k < w->nfloor_links; k++) {
         struct hs__world_floor_link *f = &w->floor_links[k];

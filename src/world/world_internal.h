@@ -265,6 +265,9 @@ int hs__world_health_init(struct hs_world *w);
 void hs__world_health_free(struct hs_world *w);
 void hs__world_health_update(struct hs_world *w);
 
+/* Radius about the body's centre of mass of the sphere that holds the geom (world_floor.c). */
+double hs__world_geom_reach(dGeomID g, dBodyID b);
+
 /* world_broad.c: init only, after the geoms are placed and the space is final (-ENOMEM); RT-safe
  * per step: hands the pairs that may touch to hs__world_near_callback. */
 int hs__world_broad_init(struct hs_world *w);
