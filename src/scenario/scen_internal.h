@@ -55,9 +55,8 @@ struct hs__scen_step_spec {
     enum hs__scen_kind kind;
     struct hs__scen_target t;
     /* parameters; which apply depends on the kind (scenarios/README.md) */
-    int joint_action;
-    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
-    double value, probability, viscous, tolerance;
+    int sensor_kind, field, expect_kind, hold, can_kind, can_dir;
+    double value, probability, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
     int64_t can_id;          /* -1: every frame of the node (or the bus) */
@@ -121,7 +120,6 @@ struct hs__scen_step {
     struct hs_joint_reading held_joint;
     struct hs_sensor_reading held_sensor;
     double *held_values; /* sensor stuck: the published values (layout.nvalues) at onset */
-    struct hs_joint_command held_cmd;
     double count_offset; /* skip_counts / lose_index: counts lost, persists */
     bool index_lost;
     void *ring;          /* delay: ring of readings */

@@ -4,8 +4,6 @@
  * temperature_below. Its schema and ops table (scen_kinds.h) are at the end of this file.
  * RT-safe: no allocation. */
 #include <math.h>
-#include <stddef.h>
-#include <string.h>
 
 #include "scen_internal.h"
 
@@ -117,13 +115,7 @@ static int thermal_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_
                          const char *path)
 {
     struct hs__scen_step_spec *spec = obj;
-    /* a key not given (its row's bit not in seen) takes the default of its member */
-    const size_t own = offsetof(struct hs__scen_step_spec, own);
-    for (size_t i = 0; i < sizeof thermal_f / sizeof thermal_f[0]; i++)
-        if (thermal_f[i].off >= own && !(seen & (1ull << i)))
-            memcpy((unsigned char *)spec + thermal_f[i].off,
-                   (const unsigned char *)&thermal_defaults + (thermal_f[i].off - own),
-                   sizeof(double));
+    HS__SCEN_OWN_DEFAULTS(spec, thermal_f, seen, &thermal_defaults);
     const struct thermal_spec *st = HS__SCEN_OWN(const struct thermal_spec, spec);
     if (!(st->derate_c > st->ambient_c) || !(st->limit_c > st->derate_c))
         return hs__cfg_err(c, node, "%s: needs ambient_c < derate_c < limit_c", path);
