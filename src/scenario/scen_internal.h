@@ -20,7 +20,7 @@
 #define HS_SCEN_MAX_BUSES 8
 /* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
  * hs__scen_step.own): at most this many bytes each */
-#define HS_SCEN_OWN_BYTES 96
+#define HS_SCEN_OWN_BYTES 128
 
 enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
@@ -55,7 +55,7 @@ struct hs__scen_step_spec {
     enum hs__scen_kind kind;
     struct hs__scen_target t;
     /* parameters; which apply depends on the kind (scenarios/README.md) */
-    int sensor_kind, field, expect_kind, hold, can_kind, can_dir;
+    int expect_kind, hold, can_kind, can_dir;
     double value, probability, tolerance;
     char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
     char bus[HS_NAME_MAX], node[HS_NAME_MAX];
@@ -107,8 +107,7 @@ struct hs__scen_step {
     /* resolved targets */
     int32_t joint; /* bench joint, -1 none */
     uint32_t body, link;
-    int32_t sensor;         /* bench sensor, -1 none */
-    double counts_per_unit; /* encoder counts per joint rad (or m) */
+    int32_t sensor; /* bench sensor, -1 none */
     /* run state */
     int64_t onset; /* scenario tick of the first activation; -1 until known */
     bool active, was_active;
@@ -117,14 +116,6 @@ struct hs__scen_step {
     bool have_prev;
     uint64_t rng;
     /* per-kind state (preallocated) */
-    struct hs_joint_reading held_joint;
-    struct hs_sensor_reading held_sensor;
-    double *held_values; /* sensor stuck: the published values (layout.nvalues) at onset */
-    double count_offset; /* skip_counts / lose_index: counts lost, persists */
-    bool index_lost;
-    void *ring;          /* delay: ring of readings */
-    double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
-    uint32_t ring_len, ring_pos;
     struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
     /* path: rows of time and one position per path joint, read when bound */
     uint32_t path_rows, path_njoints, path_row;

@@ -168,16 +168,6 @@ static int find_link(struct bind *x, const struct hs__scen_step_spec *sp, struct
     return found ? 0 : err_step(x, sp, "no robot has a link named", sp->t.link);
 }
 
-static double counts_per_unit(struct bind *x, struct hs__scen_step *st, const char *joint)
-{
-    const struct hs_link *l = &hs_bench_model(x->b, st->body)->links[st->link];
-    const struct hs_cfg_encoder *e = hs_config_encoder(x->cfg, joint);
-    const struct hs_cfg_actuator *a = hs_config_actuator(x->cfg, joint);
-    double cpr = e && e->counts_per_rev > 0 ? e->counts_per_rev : l->encoder_pulse;
-    double n = a && !isnan(a->gear_ratio) ? a->gear_ratio : l->gear_ratio;
-    return cpr * fabs(n) / (l->joint_type == HS_JOINT_ROTATE ? 2 * M_PI : 1);
-}
-
 static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
                         struct hs__scen_step *st)
 {
@@ -189,7 +179,6 @@ static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
         st->joint = j;
         st->body = hs_bench_joint(x->b, (uint32_t)j)->body;
         st->link = hs_bench_joint(x->b, (uint32_t)j)->link;
-        st->counts_per_unit = counts_per_unit(x, st, sp->t.joint);
     }
     if (sp->t.sensor[0]) {
         for (uint32_t i = 0; i < hs_bench_sensor_count(x->b) && st->sensor < 0; i++)
@@ -279,14 +268,9 @@ void hs__scen_step_free(struct hs__scen_step *st)
     const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
     if (o->release)
         o->release(st);
-    free(st->ring);
-    free(st->held_values);
-    free(st->ring_values);
     free(st->path_t);
     free(st->path_q);
     free(st->path_joint);
-    st->ring = NULL;
-    st->held_values = st->ring_values = NULL;
     st->path_t = st->path_q = NULL;
     st->path_joint = NULL;
 }
