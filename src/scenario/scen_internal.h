@@ -20,7 +20,7 @@
 #define HS_SCEN_MAX_BUSES 8
 /* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
  * hs__scen_step.own): at most this many bytes each */
-#define HS_SCEN_OWN_BYTES 128
+#define HS_SCEN_OWN_BYTES 256
 
 enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
@@ -55,19 +55,18 @@ struct hs__scen_step_spec {
     enum hs__scen_kind kind;
     struct hs__scen_target t;
     /* parameters; which apply depends on the kind (scenarios/README.md) */
-    int expect_kind, hold, can_kind, can_dir;
-    double value, probability, tolerance;
-    char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
-    char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id;          /* -1: every frame of the node (or the bus) */
-    double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
+    int expect_kind, hold;
+    double value, tolerance;
+    char node[HS_NAME_MAX];
     char state[HS_NAME_MAX]; /* expect node_state: the state name */
-    char *path_file;         /* path: the CSV (resolved; owned by the spec) */
-    /* path: the CSV as a descriptor a client opened and passed (fd + 1; 0: none, borrowed),
-     * and whether the binding may open path_file itself (not for a client's scenario) */
-    int path_fd1;
+    /* A file the step names (path: its CSV), read when the step is bound: resolved, owned by
+     * the spec; the same file as a descriptor a client opened and passed (fd + 1; 0: none,
+     * borrowed); whether the binding may open it itself (not for a client's scenario). Common
+     * to every kind: the spec frees it, and a client passes the files of a scenario's steps
+     * (hs_scenario_spec_file, hs_scenario_spec_client_files) without knowing their kinds. */
+    char *file;
+    int file_fd1;
     bool no_open;
-    double kp, kd; /* path: PD gains, NAN = the bench's hold gains */
     /* friction and material: material names (friction: the pair; material: the new one) */
     char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
@@ -116,13 +115,6 @@ struct hs__scen_step {
     bool have_prev;
     uint64_t rng;
     /* per-kind state (preallocated) */
-    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
-    /* path: rows of time and one position per path joint, read when bound */
-    uint32_t path_rows, path_njoints, path_row;
-    double *path_t;      /* path_rows times, s from the step's start */
-    double *path_q;      /* path_rows x path_njoints positions */
-    int32_t *path_joint; /* bench joint per column */
-    uint32_t can_rule[2 * HS_CFG_CAN_CLAIMS_MAX], can_nrules;
     /* friction and material (scen_contact.c): the materials acted on, what was there before */
     int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
     double saved_mu[HS_WORLD_MATERIALS_MAX + 1];

@@ -58,9 +58,6 @@ struct hs__scen_kind_ops {
      * the kind's own struct through HS__SCEN_OWN_FS) and its check, which gives the own keys not
      * given their defaults (HS__SCEN_OWN_DEFAULTS). */
     struct hs__cfg_table schema;
-    /* Parse time, for every step before its keys are read: the defaults of the kind's own spec
-     * fields (the step's kind is not known yet, so they must not overlap another kind's). */
-    void (*defaults)(struct hs__scen_step_spec *sp);
     enum hs__scen_lasts lasts;
     /* Why a step of the kind may not repeat (NULL: it may). */
     const char *no_repeat;

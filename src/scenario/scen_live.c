@@ -177,7 +177,7 @@ static int prepare(struct hs_scenario_live *l, const char *text, size_t size, co
     inert(s, k);
     int r = parse(text, strnlen(text, size), base_dir, sp, diag);
     if (r < 0) {
-        free(sp->path_file);
+        free(sp->file);
         inert(s, k);
         return r;
     }
@@ -188,16 +188,16 @@ static int prepare(struct hs_scenario_live *l, const char *text, size_t size, co
     else
         r = bounded(diag, sp);
     if (r == 0) {
-        char *file = sp->path_file; /* the binding takes the rows; the name is ours */
+        char *file = sp->file; /* the binding takes the rows; the name is ours */
         sp->no_open = client;
-        sp->path_fd1 = client && path_fd >= 0 ? path_fd + 1 : 0;
+        sp->file_fd1 = client && path_fd >= 0 ? path_fd + 1 : 0;
         r = hs__scen_bind_step(s, k, diag);
         free(file);
-        sp->path_file = NULL;
-        sp->path_fd1 = 0;
+        sp->file = NULL;
+        sp->file_fd1 = 0;
     } else {
-        free(sp->path_file);
-        sp->path_file = NULL;
+        free(sp->file);
+        sp->file = NULL;
     }
     if (r < 0) {
         hs__scen_step_free(&s->steps[k]);
@@ -234,11 +234,11 @@ int hs_scenario_live_step_file(const char *text, size_t size, const char *base_d
         return -ENOMEM;
     struct hs_diag d = {0};
     int r = parse(text, strnlen(text, size), base_dir, sp, &d);
-    if (r == 0 && sp->path_file) {
-        int n = snprintf(buf, bufsize, "%s", sp->path_file);
+    if (r == 0 && sp->file) {
+        int n = snprintf(buf, bufsize, "%s", sp->file);
         r = n < 0 || (size_t)n >= bufsize ? -ENAMETOOLONG : 1;
     }
-    free(sp->path_file);
+    free(sp->file);
     free(sp);
     return r;
 }

@@ -72,14 +72,14 @@ uint32_t hs_scenario_spec_file_count(const struct hs_scenario_spec *spec)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < spec->nsteps; i++)
-        n += spec->steps[i].path_file != NULL;
+        n += spec->steps[i].file != NULL;
     return n;
 }
 
 static struct hs__scen_step_spec *file_step(const struct hs_scenario_spec *spec, uint32_t i)
 {
     for (uint32_t k = 0; k < spec->nsteps; k++)
-        if (spec->steps[k].path_file && i-- == 0)
+        if (spec->steps[k].file && i-- == 0)
             return (struct hs__scen_step_spec *)&spec->steps[k];
     return NULL;
 }
@@ -87,7 +87,7 @@ static struct hs__scen_step_spec *file_step(const struct hs_scenario_spec *spec,
 const char *hs_scenario_spec_file(const struct hs_scenario_spec *spec, uint32_t i)
 {
     struct hs__scen_step_spec *sp = file_step(spec, i);
-    return sp ? sp->path_file : NULL;
+    return sp ? sp->file : NULL;
 }
 
 void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds, uint32_t n)
@@ -97,7 +97,7 @@ void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds
     for (uint32_t i = 0; i < n; i++) {
         struct hs__scen_step_spec *sp = file_step(spec, i);
         if (sp && fds[i] >= 0)
-            sp->path_fd1 = fds[i] + 1;
+            sp->file_fd1 = fds[i] + 1;
     }
 }
 
@@ -106,7 +106,7 @@ void hs_scenario_spec_free(struct hs_scenario_spec *spec)
     if (!spec)
         return;
     for (uint32_t i = 0; i < spec->nsteps; i++)
-        free(spec->steps[i].path_file);
+        free(spec->steps[i].file);
     free(spec->path);
     free(spec);
 }
@@ -268,11 +268,6 @@ void hs__scen_step_free(struct hs__scen_step *st)
     const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
     if (o->release)
         o->release(st);
-    free(st->path_t);
-    free(st->path_q);
-    free(st->path_joint);
-    st->path_t = st->path_q = NULL;
-    st->path_joint = NULL;
 }
 
 int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *bench,
