@@ -13,8 +13,13 @@
 
 struct node_fault_spec {
     uint32_t code; /* the protocol's own error code */
+    char node[HS_NAME_MAX];
+};
+struct node_fault_state {
+    struct hs_can_port *port;
 };
 HS__SCEN_OWN_FITS(struct node_fault_spec);
+HS__SCEN_OWN_FITS(struct node_fault_state);
 
 static const struct hs_cfg_node *config_node(const struct hs_config *cfg, const char *name)
 {
@@ -76,16 +81,17 @@ int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
 static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
-    uint32_t code = HS__SCEN_OWN(const struct node_fault_spec, sp)->code;
-    int r = hs__scen_node_port(s, st, sp->node, "node_fault", &st->port, diag);
+    const struct node_fault_spec *f = HS__SCEN_OWN(const struct node_fault_spec, sp);
+    struct node_fault_state *o = HS__SCEN_OWN(struct node_fault_state, st);
+    int r = hs__scen_node_port(s, st, f->node, "node_fault", &o->port, diag);
     if (r < 0)
         return r;
-    const struct hs_can_protocol *proto = st->port->proto;
-    const char *why = proto->fault_check ? proto->fault_check(st->port, code)
+    const struct hs_can_protocol *proto = o->port->proto;
+    const char *why = proto->fault_check ? proto->fault_check(o->port, f->code)
                                          : "the protocol has no error of its own to raise";
     if (why)
         return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", (long)(sp - s->specs),
-                   code, proto->name, sp->node, why);
+                   f->code, proto->name, f->node, why);
     return 0;
 }
 
@@ -116,9 +122,10 @@ void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st)
 static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
     (void)s, (void)now_ns;
+    struct hs_can_port *port = HS__SCEN_OWN(const struct node_fault_state, st)->port;
     if (st->active != st->was_active)
-        st->port->proto->raise_fault(
-            st->port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code, st->active);
+        port->proto->raise_fault(port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code,
+                                 st->active);
 }
 
 void hs__scen_report_temperature(struct hs__scen_step *st)
@@ -139,7 +146,7 @@ const char *const *hs__scen_node_state_names(const struct hs_can_port *port)
 
 /* ---- the kind: schema and ops (scen_kinds.h) ---- */
 static const struct hs__cfg_field fields[] = {
-    HS__SCEN_NAME("node", node, HS__F_REQUIRED),
+    HS__SCEN_OWN_NAME(struct node_fault_spec, "node", node, HS__F_REQUIRED),
     HS__SCEN_OWN_FS(struct node_fault_spec, "code", HS__K_U32, code, .min = 0, .max = 0xffffffffu,
                     .flags = HS__F_REQUIRED | HS__F_HEX),
 };

@@ -22,7 +22,6 @@
  * hs__scen_step.own): at most this many bytes each */
 #define HS_SCEN_OWN_BYTES 256
 
-enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
 
 /* ---- the parsed file ---- */
@@ -55,10 +54,7 @@ struct hs__scen_step_spec {
     enum hs__scen_kind kind;
     struct hs__scen_target t;
     /* parameters; which apply depends on the kind (scenarios/README.md) */
-    int expect_kind, hold;
-    double value, tolerance;
-    char node[HS_NAME_MAX];
-    char state[HS_NAME_MAX]; /* expect node_state: the state name */
+    double value; /* friction: mu */
     /* A file the step names (path: its CSV), read when the step is bound: resolved, owned by
      * the spec; the same file as a descriptor a client opened and passed (fd + 1; 0: none,
      * borrowed); whether the binding may open it itself (not for a client's scenario). Common
@@ -119,9 +115,9 @@ struct hs__scen_step {
     int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
     double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
     int32_t saved_material;
-    /* CAN node hooks: node_fault's, `when: {node, state}`'s and expect node_state's node;
-     * a thermal model's nodes on its joint */
-    struct hs_can_port *port, *when_port;
+    /* CAN node hooks: `when: {node, state}`'s node and its state at the last check; a thermal
+     * model's nodes on its joint */
+    struct hs_can_port *when_port;
     const char *prev_state;
     struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
     uint32_t ntemp_ports;

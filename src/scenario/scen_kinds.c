@@ -18,6 +18,11 @@ const struct hs__scen_kind_ops *hs__scen_kind(enum hs__scen_kind kind)
     return ops_table[kind];
 }
 
+bool hs__scen_is_expectation(enum hs__scen_kind kind)
+{
+    return ops_table[kind]->judge != NULL;
+}
+
 /* the bytes a walker row writes (the kinds' own keys use these) */
 static size_t row_size(const struct hs__cfg_field *f)
 {

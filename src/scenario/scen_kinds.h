@@ -76,6 +76,9 @@ struct hs__scen_kind_ops {
     /* Last, on the truth, unless the bench is in SAFE HOLD: an expectation's judgement. A kind
      * with judge is an expectation: its steps make the verdict. */
     void (*judge)(struct hs_scenario *s, struct hs__scen_step *st);
+    /* init only, when the run ended without an error (hs_scenario_finish): the verdict of an
+     * expectation still pending. */
+    void (*finish)(struct hs_scenario *s, struct hs__scen_step *st);
     /* init only: the summary's words on step i after its activity (may be NULL). */
     void (*summary)(const struct hs_scenario *s, uint32_t i, FILE *out);
     /* init only: frees what bind allocated in the step's own state (and NULLs it); called for
@@ -94,6 +97,9 @@ HS__SCEN_KINDS(HS__SCEN_KIND_DECL)
 
 /* The kind's ops; HS__SCEN_KIND_MAX (an inert live slot) has none. */
 const struct hs__scen_kind_ops *hs__scen_kind(enum hs__scen_kind kind);
+/* Whether the kind is an expectation (it has judge): its steps make the verdict, they are not
+ * played live, and the summary lists them as expectations, not steps. */
+bool hs__scen_is_expectation(enum hs__scen_kind kind);
 extern const char *const hs__scen_kind_names[]; /* NULL-terminated, in the enum's order */
 
 /* scen_tick.c: RT-safe: the kinds' tick ops over every step, phase by phase */

@@ -183,8 +183,10 @@ static int prepare(struct hs_scenario_live *l, const char *text, size_t size, co
     }
     if (sp->after[0])
         r = refuse(diag, sp, "after: a live step cannot follow another step; use after_s");
-    else if (sp->kind == HS__SCEN_EXPECT)
-        r = refuse(diag, sp, "expect: expectations belong to a scenario file (scenario start)");
+    else if (hs__scen_is_expectation(sp->kind))
+        r = hs_diag_set(diag, -EINVAL, "live", sp->src.line, sp->src.column,
+                        "step: %s: expectations belong to a scenario file (scenario start)",
+                        hs__scen_kind_names[sp->kind]);
     else
         r = bounded(diag, sp);
     if (r == 0) {
@@ -369,7 +371,7 @@ const struct hs_scenario *hs_scenario_live_scenario(const struct hs_scenario_liv
 void hs_scenario_end_steps(struct hs_scenario *s)
 {
     for (uint32_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].kind != HS__SCEN_EXPECT) {
+        if (!hs__scen_is_expectation(s->steps[i].kind)) {
             s->steps[i].repeat = 0;
             s->steps[i].timing = TIMING_NEVER;
         }
