@@ -106,16 +106,19 @@ int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, str
 }
 
 /* every CAN node driving the joint reports the model's winding temperature */
-void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st)
+uint32_t hs__scen_temp_ports(struct hs_scenario *s, const char *joint, struct hs_can_port **ret,
+                             uint32_t max)
 {
     const struct hs_config *cfg = hs_bench_config(s->bench);
-    for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
-        struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, st->sp->t.joint)
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cfg->can.nnodes && n < max; i++) {
+        struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, joint)
                                     ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
                                     : NULL;
         if (p)
-            st->temp_port[st->ntemp_ports++] = p;
+            ret[n++] = p;
     }
+    return n;
 }
 #undef ERR
 
@@ -128,10 +131,10 @@ static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t no
                                  st->active);
 }
 
-void hs__scen_report_temperature(struct hs__scen_step *st)
+void hs__scen_report_temperature(struct hs_can_port *const *ports, uint32_t n, double t_c)
 {
-    for (uint32_t k = 0; k < st->ntemp_ports; k++)
-        hs_can_port_set_temperature(st->temp_port[k], hs__scen_thermal_winding_c(st));
+    for (uint32_t k = 0; k < n; k++)
+        hs_can_port_set_temperature(ports[k], t_c);
 }
 
 const char *hs__scen_node_state(const struct hs_can_port *port)

@@ -53,8 +53,6 @@ struct hs__scen_step_spec {
     double on_s, off_s;
     enum hs__scen_kind kind;
     struct hs__scen_target t;
-    /* parameters; which apply depends on the kind (scenarios/README.md) */
-    double value; /* friction: mu */
     /* A file the step names (path: its CSV), read when the step is bound: resolved, owned by
      * the spec; the same file as a descriptor a client opened and passed (fd + 1; 0: none,
      * borrowed); whether the binding may open it itself (not for a client's scenario). Common
@@ -63,8 +61,6 @@ struct hs__scen_step_spec {
     char *file;
     int file_fd1;
     bool no_open;
-    /* friction and material: material names (friction: the pair; material: the new one) */
-    char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
      * scen_kinds.h), zeroed before the keys are read; their defaults go in the kind's check,
      * whose seen mask says which keys were given */
@@ -90,7 +86,6 @@ int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_st
 
 /* ---- the compiled scenario ---- */
 struct hs_can_port;
-#define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
 
 struct hs__scen_step {
     const struct hs__scen_step_spec *sp; /* a copy owned by the scenario */
@@ -110,17 +105,9 @@ struct hs__scen_step {
     double prev_q; /* `when joint passes`: last tick's position */
     bool have_prev;
     uint64_t rng;
-    /* per-kind state (preallocated) */
-    /* friction and material (scen_contact.c): the materials acted on, what was there before */
-    int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
-    double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
-    int32_t saved_material;
-    /* CAN node hooks: `when: {node, state}`'s node and its state at the last check; a thermal
-     * model's nodes on its joint */
+    /* `when: {node, state}`: the CAN node and its state at the last check */
     struct hs_can_port *when_port;
     const char *prev_state;
-    struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
-    uint32_t ntemp_ports;
     /* the kind's own run state (HS__SCEN_OWN): zeroed when bound, copied with the step, freed
      * by the kind's release op */
     _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
@@ -189,18 +176,17 @@ void hs__scen_unbind_can(struct hs_scenario *s);
 void hs__scen_can_clock(struct hs_scenario *s);
 /* scen_can_node.c: the scenario's hooks into CAN nodes for the kinds and `when`. init only: the
  * running node `name` for key `what` of a step, a state name checked against its protocol,
- * `when: {node, state}`'s node, the nodes driving a thermal model's joint. RT-safe: a node's
- * state and its protocol's state names, a thermal model's temperature to its nodes. */
+ * `when: {node, state}`'s node, the running nodes (at most max) driving a joint. RT-safe: a
+ * node's state and its protocol's state names, a temperature to nodes. */
 int hs__scen_node_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
                        const char *what, struct hs_can_port **ret, struct hs_diag *diag);
 int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
                               const struct hs_can_port *port, const char *state, const char *what,
                               struct hs_diag *diag);
 int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st);
-void hs__scen_report_temperature(struct hs__scen_step *st);
-/* scen_thermal.c: a thermal step's winding temperature now, °C. RT-safe. */
-double hs__scen_thermal_winding_c(const struct hs__scen_step *st);
+uint32_t hs__scen_temp_ports(struct hs_scenario *s, const char *joint, struct hs_can_port **ret,
+                             uint32_t max);
+void hs__scen_report_temperature(struct hs_can_port *const *ports, uint32_t n, double t_c);
 const char *hs__scen_node_state(const struct hs_can_port *port);
 const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* a tiny xorshift generator per step: uniform in [0, 1) and a standard normal */

@@ -116,10 +116,8 @@ void hs__scen_tick_judge(struct hs_scenario *s);
     }
 #define HS__SCEN_DBL(k, m, lo, hi, fl)                                                             \
     HS__SCEN_FS(k, HS__K_DOUBLE, m, .min = lo, .max = hi, .flags = fl)
-#define HS__SCEN_VEC3(k, m) HS__SCEN_FS(k, HS__K_VEC, m, .n = 3)
 #define HS__SCEN_NAME(k, m, fl)                                                                    \
     HS__SCEN_FS(k, HS__K_NAME, m, .n = HS_NAME_MAX, .cs = HS__CS_IDENT, .flags = fl)
-#define HS__SCEN_ENUM(k, m, nm, fl) HS__SCEN_FS(k, HS__K_ENUM, m, .names = nm, .flags = fl)
 /* A kind's own parameters and run state: a struct its file defines, in the spec's and the step's
  * own bytes (HS_SCEN_OWN_BYTES each; HS__SCEN_OWN_FITS checks), and a schema row of one of its
  * fields (HS__SCEN_OWN_NAME: a name). */

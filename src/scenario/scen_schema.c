@@ -126,7 +126,6 @@ static void step_init(void *elem)
     memset(st, 0, sizeof *st);
     st->at_s = st->after_s = st->duration_s = NAN;
     st->repeat = 1;
-    st->value = NAN;
 }
 
 #undef S
