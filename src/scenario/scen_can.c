@@ -23,6 +23,32 @@ enum hs__scen_can_kind {
 };
 enum hs__scen_can_dir { HS__CD_RX, HS__CD_TX, HS__CD_BOTH, HS__CD_MAX };
 
+/* The fault's keys: which frames (the node's, on its bus or the one named, or the frame id),
+ * which way, and what is done to them. */
+struct can_fault_spec {
+    int kind;                  /* enum hs__scen_can_kind */
+    int dir;                   /* enum hs__scen_can_dir */
+    int64_t id;                /* -1: every frame of the node */
+    double probability;        /* per matching frame */
+    double delay_s;            /* delay: how long frames are held (NAN: not given) */
+    char pattern[HS_NAME_MAX]; /* '1' acts on the frame, '0' lets it through, cycled */
+    char bus[HS_NAME_MAX], node[HS_NAME_MAX];
+};
+/* its rules on the bus's fault filter */
+struct can_fault_state {
+    struct hs_can_fault_filter *filter; /* the bus's (the scenario's, or the one it adopted) */
+    uint32_t rule[2 * HS_CFG_CAN_CLAIMS_MAX], nrules;
+};
+HS__SCEN_OWN_FITS(struct can_fault_spec);
+HS__SCEN_OWN_FITS(struct can_fault_state);
+
+/* a step's rules: none for a step of another kind */
+static const struct can_fault_state *rules_of(const struct hs__scen_step *st)
+{
+    static const struct can_fault_state none;
+    return st->kind == HS__SCEN_CAN_FAULT ? HS__SCEN_OWN(const struct can_fault_state, st) : &none;
+}
+
 static int bus_filter(struct hs_scenario *s, const char *iface, struct hs_can_fault_filter **ret)
 {
     for (uint32_t i = 0; i < s->nbuses; i++)
@@ -64,16 +90,18 @@ static bool owned(const struct hs_scenario *s, const struct hs_can_fault_filter 
 static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
+    const struct can_fault_spec *f = HS__SCEN_OWN(const struct can_fault_spec, sp);
+    struct can_fault_state *o = HS__SCEN_OWN(struct can_fault_state, st);
     const struct hs_config *cfg = hs_bench_config(s->bench);
     const struct hs_cfg_node *node = NULL;
-    const char *bus_name = sp->bus;
-    for (uint32_t i = 0; sp->node[0] && i < cfg->can.nnodes; i++)
-        if (!strcmp(cfg->can.nodes[i].name, sp->node))
+    const char *bus_name = f->bus;
+    for (uint32_t i = 0; f->node[0] && i < cfg->can.nnodes; i++)
+        if (!strcmp(cfg->can.nodes[i].name, f->node))
             node = &cfg->can.nodes[i];
 #define ERR(...) hs_diag_set(diag, -EINVAL, s->path, sp->src.line, sp->src.column, __VA_ARGS__)
     long idx = (long)(sp - s->specs);
-    if (sp->node[0] && !node)
-        return ERR("steps[%ld].can_fault: the bench has no CAN node '%s'", idx, sp->node);
+    if (f->node[0] && !node)
+        return ERR("steps[%ld].can_fault: the bench has no CAN node '%s'", idx, f->node);
     if (node && !bus_name[0])
         bus_name = node->bus;
     const struct hs_cfg_bus *bus = NULL;
@@ -84,14 +112,14 @@ static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag 
         return ERR("steps[%ld].can_fault: %s", idx,
                    bus_name[0] ? "no such CAN bus" : "name the bus (the bench has several)");
     int64_t delay = 0;
-    if (sp->can_kind == HS__CF_DELAY) {
-        delay = (int64_t)llround(sp->delay_s * 1e9 / (double)s->period_ns);
+    if (f->kind == HS__CF_DELAY) {
+        delay = (int64_t)llround(f->delay_s * 1e9 / (double)s->period_ns);
         if (delay < 1 || delay > (int64_t)HS_CAN_FAULT_DELAY_TICKS_MAX)
             return ERR("steps[%ld].can_fault: delay_s %g is %lld ticks; it must be 1 to %u", idx,
-                       sp->delay_s, (long long)delay, HS_CAN_FAULT_DELAY_TICKS_MAX);
+                       f->delay_s, (long long)delay, HS_CAN_FAULT_DELAY_TICKS_MAX);
     }
-    struct hs_can_fault_filter *f;
-    int r = bus_filter(s, bus->interface, &f);
+    struct hs_can_fault_filter *filter;
+    int r = bus_filter(s, bus->interface, &filter);
     if (r == -ENODEV)
         return ERR("steps[%ld].can_fault: bus %s (%s) is not open: CAN faults need the CAN "
                    "module (hilsim run)",
@@ -100,24 +128,24 @@ static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag 
         return hs_diag_set(diag, r, s->path, sp->src.line, sp->src.column,
                            "steps[%ld].can_fault: %s", idx, strerror(-r));
     struct hs_can_fault_rule rule = {
-        .data0 = -1, .probability = sp->probability, .delay_ticks = (uint32_t)delay};
-    snprintf(rule.pattern, sizeof rule.pattern, "%s", sp->pattern);
+        .data0 = -1, .probability = f->probability, .delay_ticks = (uint32_t)delay};
+    snprintf(rule.pattern, sizeof rule.pattern, "%s", f->pattern);
     static const enum hs_can_fault_kind kinds[] = {
         [HS__CF_DROP] = HS_CAN_FAULT_DROP,       [HS__CF_DUPLICATE] = HS_CAN_FAULT_DUPLICATE,
         [HS__CF_REORDER] = HS_CAN_FAULT_REORDER, [HS__CF_CORRUPT] = HS_CAN_FAULT_CORRUPT,
         [HS__CF_SILENT] = HS_CAN_FAULT_DROP,     [HS__CF_DELAY] = HS_CAN_FAULT_DELAY,
     };
-    rule.kind = kinds[sp->can_kind];
+    rule.kind = kinds[f->kind];
     /* a silent node is gone from the bus: it hears nothing and says nothing */
-    unsigned dirs = sp->can_kind == HS__CF_SILENT ? HS_CAN_FAULT_RX | HS_CAN_FAULT_TX
-                    : sp->can_dir == HS__CD_RX    ? HS_CAN_FAULT_RX
-                    : sp->can_dir == HS__CD_TX    ? HS_CAN_FAULT_TX
-                                                  : HS_CAN_FAULT_RX | HS_CAN_FAULT_TX;
+    unsigned dirs = f->kind == HS__CF_SILENT ? HS_CAN_FAULT_RX | HS_CAN_FAULT_TX
+                    : f->dir == HS__CD_RX    ? HS_CAN_FAULT_RX
+                    : f->dir == HS__CD_TX    ? HS_CAN_FAULT_TX
+                                             : HS_CAN_FAULT_RX | HS_CAN_FAULT_TX;
     struct hs_can_fault_rule rules[2 * HS_CFG_CAN_CLAIMS_MAX];
     int n = 0;
-    if (sp->can_id >= 0) {
-        rule.id = (uint32_t)sp->can_id;
-        rule.mask = sp->can_id > 0x7ff ? 0x1fffffffu : 0x7ffu;
+    if (f->id >= 0) {
+        rule.id = (uint32_t)f->id;
+        rule.mask = f->id > 0x7ff ? 0x1fffffffu : 0x7ffu;
         rule.direction = dirs;
         rules[n++] = rule;
     } else {
@@ -156,14 +184,14 @@ static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag 
             rules[n++] = rule;
         }
     }
-    st->can_filter = f;
-    st->can_nrules = 0;
+    o->filter = filter;
+    o->nrules = 0;
     for (int i = 0; i < n; i++) {
-        r = hs_can_fault_filter_add(f, &rules[i], &st->can_rule[st->can_nrules]);
+        r = hs_can_fault_filter_add(filter, &rules[i], &o->rule[o->nrules]);
         if (r < 0)
             return ERR("steps[%ld].can_fault: too many CAN fault rules on bus %s (at most %d)", idx,
                        bus->name, HS_CAN_FAULT_RULES_MAX);
-        st->can_nrules++;
+        o->nrules++;
     }
 #undef ERR
     return 0;
@@ -174,8 +202,9 @@ static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t no
     (void)s, (void)now_ns;
     if (st->active == st->was_active)
         return;
-    for (uint32_t k = 0; k < st->can_nrules; k++)
-        hs_can_fault_filter_set_active(st->can_filter, st->can_rule[k], st->active);
+    const struct can_fault_state *o = HS__SCEN_OWN(const struct can_fault_state, st);
+    for (uint32_t k = 0; k < o->nrules; k++)
+        hs_can_fault_filter_set_active(o->filter, o->rule[k], st->active);
 }
 
 void hs__scen_can_clock(struct hs_scenario *s)
@@ -211,21 +240,22 @@ void hs__scen_unbind_can(struct hs_scenario *s)
         }
     }
     /* rules on a filter another owns stay, switched off */
-    for (uint32_t i = 0; i < s->nsteps; i++)
-        for (uint32_t k = 0; k < s->steps[i].can_nrules; k++)
-            if (s->steps[i].can_filter && !owned(s, s->steps[i].can_filter))
-                hs_can_fault_filter_set_active(s->steps[i].can_filter, s->steps[i].can_rule[k],
-                                               false);
+    for (uint32_t i = 0; i < s->nsteps; i++) {
+        const struct can_fault_state *o = rules_of(&s->steps[i]);
+        for (uint32_t k = 0; k < o->nrules; k++)
+            if (o->filter && !owned(s, o->filter))
+                hs_can_fault_filter_set_active(o->filter, o->rule[k], false);
+    }
     s->nbuses = 0;
 }
 
 uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step)
 {
-    const struct hs__scen_step *st = &s->steps[step];
+    const struct can_fault_state *o = rules_of(&s->steps[step]);
     uint64_t n = 0;
-    for (uint32_t k = 0; k < st->can_nrules; k++) {
+    for (uint32_t k = 0; k < o->nrules; k++) {
         struct hs_can_fault_counts c;
-        hs_can_fault_filter_counts(st->can_filter, st->can_rule[k], &c);
+        hs_can_fault_filter_counts(o->filter, o->rule[k], &c);
         n += c.acted;
     }
     return n;
@@ -233,11 +263,11 @@ uint64_t hs_scenario_can_frames_acted(const struct hs_scenario *s, uint32_t step
 
 uint64_t hs_scenario_can_frames_overflow(const struct hs_scenario *s, uint32_t step)
 {
-    const struct hs__scen_step *st = &s->steps[step];
+    const struct can_fault_state *o = rules_of(&s->steps[step]);
     uint64_t n = 0;
-    for (uint32_t k = 0; k < st->can_nrules; k++) {
+    for (uint32_t k = 0; k < o->nrules; k++) {
         struct hs_can_fault_counts c;
-        hs_can_fault_filter_counts(st->can_filter, st->can_rule[k], &c);
+        hs_can_fault_filter_counts(o->filter, o->rule[k], &c);
         n += c.overflow;
     }
     return n;
@@ -248,25 +278,34 @@ static const char *const kind_names[] = {"drop",    "delay",  "duplicate", "reor
                                          "corrupt", "silent", NULL};
 static const char *const dir_names[] = {"rx", "tx", "both", NULL};
 
+#define F(k, K, m, ...) HS__SCEN_OWN_FS(struct can_fault_spec, k, K, m, __VA_ARGS__)
+static const struct hs__cfg_field fields[] = {
+    F("kind", HS__K_ENUM, kind, .names = kind_names, .flags = HS__F_REQUIRED),
+    HS__SCEN_OWN_NAME(struct can_fault_spec, "bus", bus, 0),
+    HS__SCEN_OWN_NAME(struct can_fault_spec, "node", node, 0),
+    F("id", HS__K_I64, id, .min = 0, .max = 0x1fffffff),
+    F("direction", HS__K_ENUM, dir, .names = dir_names),
+    F("probability", HS__K_DOUBLE, probability, .min = 0, .max = 1),
+    HS__SCEN_OWN_NAME(struct can_fault_spec, "pattern", pattern, 0),
+    F("delay_s", HS__K_DOUBLE, delay_s, .min = 0, .max = 1000, .flags = HS__F_MIN_OPEN),
+};
+#undef F
+static const struct can_fault_spec defaults = {
+    .id = -1, .dir = HS__CD_BOTH, .probability = 1, .delay_s = NAN};
+
 static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node, const char *path)
 {
-    struct hs__scen_step_spec *st = obj;
-    (void)seen;
-    if (!st->node[0] && st->can_id < 0)
+    HS__SCEN_OWN_DEFAULTS(obj, fields, seen, &defaults);
+    const struct can_fault_spec *f =
+        HS__SCEN_OWN(const struct can_fault_spec, (struct hs__scen_step_spec *)obj);
+    if (!f->node[0] && f->id < 0)
         return hs__cfg_err(c, node, "%s: name a node or an id", path);
-    for (const char *p = st->pattern; *p; p++)
+    for (const char *p = f->pattern; *p; p++)
         if (*p != '0' && *p != '1')
             return hs__cfg_err(c, node, "%s: pattern is made of 0 and 1", path);
-    if ((st->can_kind == HS__CF_DELAY) != !isnan(st->delay_s))
+    if ((f->kind == HS__CF_DELAY) != !isnan(f->delay_s))
         return hs__cfg_err(c, node, "%s: delay_s goes with kind delay, and delay needs it", path);
     return 0;
-}
-
-static void defaults(struct hs__scen_step_spec *sp)
-{
-    sp->can_id = -1;
-    sp->can_dir = HS__CD_BOTH;
-    sp->delay_s = NAN;
 }
 
 static void summary(const struct hs_scenario *s, uint32_t i, FILE *out)
@@ -276,20 +315,8 @@ static void summary(const struct hs_scenario *s, uint32_t i, FILE *out)
             (unsigned long long)hs_scenario_can_frames_overflow(s, i));
 }
 
-static const struct hs__cfg_field fields[] = {
-    HS__SCEN_ENUM("kind", can_kind, kind_names, HS__F_REQUIRED),
-    HS__SCEN_NAME("bus", bus, 0),
-    HS__SCEN_NAME("node", node, 0),
-    HS__SCEN_FS("id", HS__K_I64, can_id, .min = 0, .max = 0x1fffffff),
-    HS__SCEN_ENUM("direction", can_dir, dir_names, 0),
-    HS__SCEN_DBL("probability", probability, 0, 1, 0),
-    HS__SCEN_NAME("pattern", pattern, 0),
-    HS__SCEN_DBL("delay_s", delay_s, 0, 1000, HS__F_MIN_OPEN),
-};
-
 const struct hs__scen_kind_ops hs__scen_kind_can_fault = {
     .schema = HS__SCEN_SCHEMA(fields, check),
-    .defaults = defaults,
     .bind = bind,
     .commands = commands,
     .summary = summary,

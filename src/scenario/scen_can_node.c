@@ -13,8 +13,13 @@
 
 struct node_fault_spec {
     uint32_t code; /* the protocol's own error code */
+    char node[HS_NAME_MAX];
+};
+struct node_fault_state {
+    struct hs_can_port *port;
 };
 HS__SCEN_OWN_FITS(struct node_fault_spec);
+HS__SCEN_OWN_FITS(struct node_fault_state);
 
 static const struct hs_cfg_node *config_node(const struct hs_config *cfg, const char *name)
 {
@@ -76,16 +81,17 @@ int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
 static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
-    uint32_t code = HS__SCEN_OWN(const struct node_fault_spec, sp)->code;
-    int r = hs__scen_node_port(s, st, sp->node, "node_fault", &st->port, diag);
+    const struct node_fault_spec *f = HS__SCEN_OWN(const struct node_fault_spec, sp);
+    struct node_fault_state *o = HS__SCEN_OWN(struct node_fault_state, st);
+    int r = hs__scen_node_port(s, st, f->node, "node_fault", &o->port, diag);
     if (r < 0)
         return r;
-    const struct hs_can_protocol *proto = st->port->proto;
-    const char *why = proto->fault_check ? proto->fault_check(st->port, code)
+    const struct hs_can_protocol *proto = o->port->proto;
+    const char *why = proto->fault_check ? proto->fault_check(o->port, f->code)
                                          : "the protocol has no error of its own to raise";
     if (why)
         return ERR("steps[%ld].node_fault: code 0x%x on %s node %s: %s", (long)(sp - s->specs),
-                   code, proto->name, sp->node, why);
+                   f->code, proto->name, f->node, why);
     return 0;
 }
 
@@ -100,31 +106,35 @@ int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, str
 }
 
 /* every CAN node driving the joint reports the model's winding temperature */
-void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st)
+uint32_t hs__scen_temp_ports(struct hs_scenario *s, const char *joint, struct hs_can_port **ret,
+                             uint32_t max)
 {
     const struct hs_config *cfg = hs_bench_config(s->bench);
-    for (uint32_t i = 0; i < cfg->can.nnodes && st->ntemp_ports < HS_SCEN_TEMP_PORTS; i++) {
-        struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, st->sp->t.joint)
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < cfg->can.nnodes && n < max; i++) {
+        struct hs_can_port *p = !strcmp(cfg->can.nodes[i].joint, joint)
                                     ? hs_can_port_find(s->bench, &cfg->can.nodes[i])
                                     : NULL;
         if (p)
-            st->temp_port[st->ntemp_ports++] = p;
+            ret[n++] = p;
     }
+    return n;
 }
 #undef ERR
 
 static void commands(struct hs_scenario *s, struct hs__scen_step *st, int64_t now_ns)
 {
     (void)s, (void)now_ns;
+    struct hs_can_port *port = HS__SCEN_OWN(const struct node_fault_state, st)->port;
     if (st->active != st->was_active)
-        st->port->proto->raise_fault(
-            st->port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code, st->active);
+        port->proto->raise_fault(port, HS__SCEN_OWN(const struct node_fault_spec, st->sp)->code,
+                                 st->active);
 }
 
-void hs__scen_report_temperature(struct hs__scen_step *st)
+void hs__scen_report_temperature(struct hs_can_port *const *ports, uint32_t n, double t_c)
 {
-    for (uint32_t k = 0; k < st->ntemp_ports; k++)
-        hs_can_port_set_temperature(st->temp_port[k], hs__scen_thermal_winding_c(st));
+    for (uint32_t k = 0; k < n; k++)
+        hs_can_port_set_temperature(ports[k], t_c);
 }
 
 const char *hs__scen_node_state(const struct hs_can_port *port)
@@ -139,7 +149,7 @@ const char *const *hs__scen_node_state_names(const struct hs_can_port *port)
 
 /* ---- the kind: schema and ops (scen_kinds.h) ---- */
 static const struct hs__cfg_field fields[] = {
-    HS__SCEN_NAME("node", node, HS__F_REQUIRED),
+    HS__SCEN_OWN_NAME(struct node_fault_spec, "node", node, HS__F_REQUIRED),
     HS__SCEN_OWN_FS(struct node_fault_spec, "code", HS__K_U32, code, .min = 0, .max = 0xffffffffu,
                     .flags = HS__F_REQUIRED | HS__F_HEX),
 };

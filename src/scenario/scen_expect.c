@@ -18,6 +18,31 @@ enum hs__scen_expect_kind {
     HS__EX_NODE_STATE,
     HS__EX_MAX
 };
+enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
+
+/* The expectation's keys (value: the position, height, ratio, torque or temperature it is
+ * judged against; node and state: node_state's) and, for node_state, the node's port. */
+struct expect_spec {
+    int kind; /* enum hs__scen_expect_kind */
+    int hold; /* enum hs__scen_hold */
+    double value, tolerance;
+    char node[HS_NAME_MAX], state[HS_NAME_MAX];
+};
+struct expect_state {
+    struct hs_can_port *port;
+};
+HS__SCEN_OWN_FITS(struct expect_spec);
+HS__SCEN_OWN_FITS(struct expect_state);
+
+static const struct expect_spec *spec_of(const struct hs__scen_step *st)
+{
+    return HS__SCEN_OWN(const struct expect_spec, st->sp);
+}
+
+static struct hs_can_port *port_of(const struct hs__scen_step *st)
+{
+    return HS__SCEN_OWN(const struct expect_state, st)->port;
+}
 
 /* The torque the command in the slot asks of the drive now, on the true joint state. */
 static double commanded_torque(struct hs_scenario *s, uint32_t ji)
@@ -41,7 +66,7 @@ static double commanded_torque(struct hs_scenario *s, uint32_t ji)
 
 static int state_index(const struct hs__scen_step *st, const char *state)
 {
-    const char *const *names = hs__scen_node_state_names(st->port);
+    const char *const *names = hs__scen_node_state_names(port_of(st));
     for (int i = 0; names && names[i]; i++)
         if (!strcmp(names[i], state))
             return i;
@@ -51,9 +76,9 @@ static int state_index(const struct hs__scen_step *st, const char *state)
 /* Returns whether the condition holds; *ret_value is the quantity it judged. */
 static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double *ret_value)
 {
-    const struct hs__scen_step_spec *sp = st->sp;
+    const struct expect_spec *sp = spec_of(st);
     struct hs_world *w = hs_bench_world(s->bench);
-    switch (sp->expect_kind) {
+    switch (sp->kind) {
     case HS__EX_JOINT_NEAR:
         *ret_value = hs_world_joint_position(w, st->body, st->link);
         return fabs(*ret_value - sp->value) <= sp->tolerance;
@@ -62,7 +87,7 @@ static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double 
         struct hs_pose p;
         hs_world_link_pose(w, st->body, st->link, &p);
         *ret_value = p.p[2];
-        return sp->expect_kind == HS__EX_LINK_ABOVE ? p.p[2] >= sp->value : p.p[2] <= sp->value;
+        return sp->kind == HS__EX_LINK_ABOVE ? p.p[2] >= sp->value : p.p[2] <= sp->value;
     }
     case HS__EX_VELOCITY_LIMITS: {
         /* the worst ratio of |dq| to its limit over every joint with a finite limit */
@@ -86,7 +111,7 @@ static bool holds(struct hs_scenario *s, const struct hs__scen_step *st, double 
         return *ret_value < sp->value;
     case HS__EX_NODE_STATE: {
         /* the value: the state's place in the protocol's list (the summary names it) */
-        const char *now = hs__scen_node_state(st->port);
+        const char *now = hs__scen_node_state(port_of(st));
         *ret_value = (double)state_index(st, now);
         return !strcmp(now, sp->state);
     }
@@ -108,9 +133,10 @@ static void settle(struct hs__scen_step *st, enum hs_scenario_status status, int
 /* worse: farther from passing, for the value an "always" reports */
 static bool worse(const struct hs__scen_step *st, double v, double than)
 {
-    switch (st->sp->expect_kind) {
+    const struct expect_spec *sp = spec_of(st);
+    switch (sp->kind) {
     case HS__EX_JOINT_NEAR:
-        return fabs(v - st->sp->value) > fabs(than - st->sp->value);
+        return fabs(v - sp->value) > fabs(than - sp->value);
     case HS__EX_LINK_ABOVE:
         return v < than;
     case HS__EX_LINK_BELOW:
@@ -125,8 +151,9 @@ static void judge(struct hs_scenario *s, struct hs__scen_step *st)
     if (st->status != HS_SCENARIO_PENDING)
         return;
     bool closing = st->was_active && !st->active;
+    bool always = spec_of(st)->hold == HS__HOLD_ALWAYS;
     if (closing) { /* the window closed at the previous tick */
-        if (st->sp->hold == HS__HOLD_ALWAYS)
+        if (always)
             settle(st, HS_SCENARIO_PASS, s->k - 1, st->result_value, "");
         else
             settle(st, HS_SCENARIO_FAIL, s->k - 1, st->result_value,
@@ -139,15 +166,36 @@ static void judge(struct hs_scenario *s, struct hs__scen_step *st)
     bool ok = holds(s, st, &v);
     if (st->active_ticks == 1 || worse(st, v, st->result_value))
         st->result_value = v; /* the worst seen, reported when the window closes */
-    if (st->sp->hold == HS__HOLD_ALWAYS && !ok)
+    if (always && !ok)
         settle(st, HS_SCENARIO_FAIL, s->k, v, "the condition did not hold");
-    else if (st->sp->hold == HS__HOLD_WITHIN && ok)
+    else if (!always && ok)
         settle(st, HS_SCENARIO_PASS, s->k, v, "");
+}
+
+/* At the run's end without an error (hs_scenario_finish), an expectation still pending: an
+ * "always" whose window the scenario's end closed held to the last tick; any other failed. */
+static void finish(struct hs_scenario *s, struct hs__scen_step *st)
+{
+    bool always = spec_of(st)->hold == HS__HOLD_ALWAYS;
+    st->result_tick = s->k - 1;
+    st->status = HS_SCENARIO_FAIL;
+    if (st->onset < 0 || st->onset >= s->k) {
+        st->why = "it never began: the run ended first or its start never came";
+        st->result_tick = -1;
+    } else if (always && s->done) {
+        st->status = HS_SCENARIO_PASS;
+        st->why = "";
+    } else if (always) {
+        st->why = "the run stopped before the scenario's end";
+    } else {
+        st->why = "the condition never held before the run ended";
+    }
 }
 
 static void describe(struct hs_scenario *s, struct hs__scen_step *st)
 {
-    const struct hs__scen_step_spec *sp = st->sp;
+    const struct hs__scen_step_spec *spec = st->sp;
+    const struct expect_spec *sp = spec_of(st);
     char window[48];
     double dur_s =
         st->dur == HS_SCEN_NEVER ? INFINITY : (double)(st->dur - 1) * (double)s->period_ns * 1e-9;
@@ -159,27 +207,27 @@ static void describe(struct hs_scenario *s, struct hs__scen_step *st)
     else
         snprintf(window, sizeof window, "%s %g s", sp->hold == HS__HOLD_ALWAYS ? "for" : "within",
                  dur_s);
-    switch (sp->expect_kind) {
+    switch (sp->kind) {
     case HS__EX_JOINT_NEAR:
-        snprintf(st->what, sizeof st->what, "joint %s within %g of %g %s", sp->t.joint,
+        snprintf(st->what, sizeof st->what, "joint %s within %g of %g %s", spec->t.joint,
                  sp->tolerance, sp->value, window);
         break;
     case HS__EX_LINK_ABOVE:
     case HS__EX_LINK_BELOW:
-        snprintf(st->what, sizeof st->what, "link %s %s %g m %s", sp->t.link,
-                 sp->expect_kind == HS__EX_LINK_ABOVE ? "above" : "below", sp->value, window);
+        snprintf(st->what, sizeof st->what, "link %s %s %g m %s", spec->t.link,
+                 sp->kind == HS__EX_LINK_ABOVE ? "above" : "below", sp->value, window);
         break;
     case HS__EX_VELOCITY_LIMITS:
         snprintf(st->what, sizeof st->what, "no joint above %g x its velocity limit %s",
                  isnan(sp->value) ? 1.0 : sp->value, window);
         break;
     case HS__EX_COMMAND_TORQUE:
-        snprintf(st->what, sizeof st->what, "commanded torque on %s within ±%g %s", sp->t.joint,
+        snprintf(st->what, sizeof st->what, "commanded torque on %s within ±%g %s", spec->t.joint,
                  sp->value, window);
         break;
     case HS__EX_TEMPERATURE_BELOW:
-        snprintf(st->what, sizeof st->what, "winding of %s below %g °C %s", sp->t.joint, sp->value,
-                 window);
+        snprintf(st->what, sizeof st->what, "winding of %s below %g °C %s", spec->t.joint,
+                 sp->value, window);
         break;
     case HS__EX_NODE_STATE:
         snprintf(st->what, sizeof st->what,
@@ -198,30 +246,47 @@ static const char *const expect_names[] = {
     "command_torque", "temperature_below", "node_state", NULL};
 static const char *const hold_names[] = {"within", "always", NULL};
 
+#define F(k, K, m, ...) HS__SCEN_OWN_FS(struct expect_spec, k, K, m, __VA_ARGS__)
+static const struct hs__cfg_field fields[] = {
+    F("kind", HS__K_ENUM, kind, .names = expect_names, .flags = HS__F_REQUIRED),
+    HS__SCEN_NAME("joint", t.joint, 0),
+    HS__SCEN_NAME("link", t.link, 0),
+    HS__SCEN_NAME("model", t.model, 0),
+    F("value", HS__K_DOUBLE, value, .min = -1e9, .max = 1e9),
+    F("tolerance", HS__K_DOUBLE, tolerance, .min = 0, .max = 1e9),
+    F("hold", HS__K_ENUM, hold, .names = hold_names),
+    HS__SCEN_OWN_NAME(struct expect_spec, "node", node, 0),
+    HS__SCEN_OWN_NAME(struct expect_spec, "state", state, 0),
+};
+#undef F
+static const struct expect_spec defaults = {
+    .hold = HS__HOLD_WITHIN, .value = NAN, .tolerance = NAN};
+
 static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node, const char *path)
 {
     struct hs__scen_step_spec *st = obj;
-    (void)seen;
-    switch (st->expect_kind) {
+    HS__SCEN_OWN_DEFAULTS(st, fields, seen, &defaults);
+    const struct expect_spec *sp = HS__SCEN_OWN(const struct expect_spec, st);
+    switch (sp->kind) {
     case HS__EX_JOINT_NEAR:
-        if (!st->t.joint[0] || isnan(st->value) || isnan(st->tolerance))
+        if (!st->t.joint[0] || isnan(sp->value) || isnan(sp->tolerance))
             return hs__cfg_err(c, node, "%s: joint_near needs joint, value and tolerance", path);
         break;
     case HS__EX_LINK_ABOVE:
     case HS__EX_LINK_BELOW:
-        if (!st->t.link[0] || isnan(st->value))
+        if (!st->t.link[0] || isnan(sp->value))
             return hs__cfg_err(c, node, "%s: %s needs link and value (m)", path,
-                               expect_names[st->expect_kind]);
+                               expect_names[sp->kind]);
         break;
     case HS__EX_NODE_STATE:
-        if (!st->node[0] || !st->state[0])
+        if (!sp->node[0] || !sp->state[0])
             return hs__cfg_err(c, node, "%s: node_state needs node and state", path);
         break;
     case HS__EX_COMMAND_TORQUE:
     case HS__EX_TEMPERATURE_BELOW:
-        if (!st->t.joint[0] || isnan(st->value))
+        if (!st->t.joint[0] || isnan(sp->value))
             return hs__cfg_err(c, node, "%s: %s needs joint and value", path,
-                               expect_names[st->expect_kind]);
+                               expect_names[sp->kind]);
         break;
     default:
         break;
@@ -232,12 +297,14 @@ static int check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_t *node,
 static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag)
 {
     const struct hs__scen_step_spec *sp = st->sp;
+    const struct expect_spec *e = spec_of(st);
+    struct expect_state *o = HS__SCEN_OWN(struct expect_state, st);
     int r;
-    if (sp->expect_kind == HS__EX_NODE_STATE &&
-        ((r = hs__scen_node_port(s, st, sp->node, "expect", &st->port, diag)) < 0 ||
-         (r = hs__scen_node_check_state(s, st, st->port, sp->state, "expect", diag)) < 0))
+    if (e->kind == HS__EX_NODE_STATE &&
+        ((r = hs__scen_node_port(s, st, e->node, "expect", &o->port, diag)) < 0 ||
+         (r = hs__scen_node_check_state(s, st, o->port, e->state, "expect", diag)) < 0))
         return r;
-    if (sp->expect_kind == HS__EX_TEMPERATURE_BELOW) {
+    if (e->kind == HS__EX_TEMPERATURE_BELOW) {
         bool any = false;
         for (uint32_t j = 0; j < s->nsteps; j++)
             any |=
@@ -250,22 +317,11 @@ static int bind(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag 
     return 0;
 }
 
-static const struct hs__cfg_field fields[] = {
-    HS__SCEN_ENUM("kind", expect_kind, expect_names, HS__F_REQUIRED),
-    HS__SCEN_NAME("joint", t.joint, 0),
-    HS__SCEN_NAME("link", t.link, 0),
-    HS__SCEN_NAME("model", t.model, 0),
-    HS__SCEN_DBL("value", value, -1e9, 1e9, 0),
-    HS__SCEN_DBL("tolerance", tolerance, 0, 1e9, 0),
-    HS__SCEN_ENUM("hold", hold, hold_names, 0),
-    HS__SCEN_NAME("node", node, 0),
-    HS__SCEN_NAME("state", state, 0),
-};
-
 const struct hs__scen_kind_ops hs__scen_kind_expect = {
     .schema = HS__SCEN_SCHEMA(fields, check),
     .lasts = HS__SCEN_LASTS_WINDOW,
     .no_repeat = "an expectation is evaluated once; repeat it as steps",
     .bind = bind,
     .judge = judge,
+    .finish = finish,
 };

@@ -20,9 +20,8 @@
 #define HS_SCEN_MAX_BUSES 8
 /* a kind's own parameters and run state (struct hs__scen_step_spec.own, struct
  * hs__scen_step.own): at most this many bytes each */
-#define HS_SCEN_OWN_BYTES 96
+#define HS_SCEN_OWN_BYTES 256
 
-enum hs__scen_hold { HS__HOLD_WITHIN, HS__HOLD_ALWAYS, HS__HOLD_MAX };
 enum hs__scen_direction { HS__DIR_ANY, HS__DIR_RISING, HS__DIR_FALLING, HS__DIR_MAX };
 
 /* ---- the parsed file ---- */
@@ -54,23 +53,14 @@ struct hs__scen_step_spec {
     double on_s, off_s;
     enum hs__scen_kind kind;
     struct hs__scen_target t;
-    /* parameters; which apply depends on the kind (scenarios/README.md) */
-    int joint_action;
-    int sensor_kind, field, actuator_kind, expect_kind, hold, can_kind, can_dir;
-    double value, probability, viscous, tolerance;
-    char pattern[HS_NAME_MAX]; /* CAN: '1' acts on the frame, '0' lets it through, cycled */
-    char bus[HS_NAME_MAX], node[HS_NAME_MAX];
-    int64_t can_id;          /* -1: every frame of the node (or the bus) */
-    double delay_s;          /* can_fault delay: how long frames are held (NAN: not given) */
-    char state[HS_NAME_MAX]; /* expect node_state: the state name */
-    char *path_file;         /* path: the CSV (resolved; owned by the spec) */
-    /* path: the CSV as a descriptor a client opened and passed (fd + 1; 0: none, borrowed),
-     * and whether the binding may open path_file itself (not for a client's scenario) */
-    int path_fd1;
+    /* A file the step names (path: its CSV), read when the step is bound: resolved, owned by
+     * the spec; the same file as a descriptor a client opened and passed (fd + 1; 0: none,
+     * borrowed); whether the binding may open it itself (not for a client's scenario). Common
+     * to every kind: the spec frees it, and a client passes the files of a scenario's steps
+     * (hs_scenario_spec_file, hs_scenario_spec_client_files) without knowing their kinds. */
+    char *file;
+    int file_fd1;
     bool no_open;
-    double kp, kd; /* path: PD gains, NAN = the bench's hold gains */
-    /* friction and material: material names (friction: the pair; material: the new one) */
-    char material[HS_NAME_MAX], material2[HS_NAME_MAX];
     /* the kind's own parameters: a struct its file defines (HS__SCEN_OWN, HS__SCEN_OWN_FS in
      * scen_kinds.h), zeroed before the keys are read; their defaults go in the kind's check,
      * whose seen mask says which keys were given */
@@ -96,7 +86,6 @@ int hs__scen_parse_step(struct hs__ctx *c, yaml_node_t *node, struct hs__scen_st
 
 /* ---- the compiled scenario ---- */
 struct hs_can_port;
-#define HS_SCEN_TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
 
 struct hs__scen_step {
     const struct hs__scen_step_spec *sp; /* a copy owned by the scenario */
@@ -108,8 +97,7 @@ struct hs__scen_step {
     /* resolved targets */
     int32_t joint; /* bench joint, -1 none */
     uint32_t body, link;
-    int32_t sensor;         /* bench sensor, -1 none */
-    double counts_per_unit; /* encoder counts per joint rad (or m) */
+    int32_t sensor; /* bench sensor, -1 none */
     /* run state */
     int64_t onset; /* scenario tick of the first activation; -1 until known */
     bool active, was_active;
@@ -117,33 +105,9 @@ struct hs__scen_step {
     double prev_q; /* `when joint passes`: last tick's position */
     bool have_prev;
     uint64_t rng;
-    /* per-kind state (preallocated) */
-    struct hs_joint_reading held_joint;
-    struct hs_sensor_reading held_sensor;
-    double *held_values; /* sensor stuck: the published values (layout.nvalues) at onset */
-    struct hs_joint_command held_cmd;
-    double count_offset; /* skip_counts / lose_index: counts lost, persists */
-    bool index_lost;
-    void *ring;          /* delay: ring of readings */
-    double *ring_values; /* sensor delay: ring_len x layout.nvalues published values */
-    uint32_t ring_len, ring_pos;
-    struct hs_can_fault_filter *can_filter; /* the bus's, owned by the scenario */
-    /* path: rows of time and one position per path joint, read when bound */
-    uint32_t path_rows, path_njoints, path_row;
-    double *path_t;      /* path_rows times, s from the step's start */
-    double *path_q;      /* path_rows x path_njoints positions */
-    int32_t *path_joint; /* bench joint per column */
-    uint32_t can_rule[2 * HS_CFG_CAN_CLAIMS_MAX], can_nrules;
-    /* friction and material (scen_contact.c): the materials acted on, what was there before */
-    int32_t mat_a, mat_b; /* friction: the pair (b -1: a against every material); material: a */
-    double saved_mu[HS_WORLD_MATERIALS_MAX + 1];
-    int32_t saved_material;
-    /* CAN node hooks: node_fault's, `when: {node, state}`'s and expect node_state's node;
-     * a thermal model's nodes on its joint */
-    struct hs_can_port *port, *when_port;
+    /* `when: {node, state}`: the CAN node and its state at the last check */
+    struct hs_can_port *when_port;
     const char *prev_state;
-    struct hs_can_port *temp_port[HS_SCEN_TEMP_PORTS];
-    uint32_t ntemp_ports;
     /* the kind's own run state (HS__SCEN_OWN): zeroed when bound, copied with the step, freed
      * by the kind's release op */
     _Alignas(max_align_t) unsigned char own[HS_SCEN_OWN_BYTES];
@@ -212,18 +176,17 @@ void hs__scen_unbind_can(struct hs_scenario *s);
 void hs__scen_can_clock(struct hs_scenario *s);
 /* scen_can_node.c: the scenario's hooks into CAN nodes for the kinds and `when`. init only: the
  * running node `name` for key `what` of a step, a state name checked against its protocol,
- * `when: {node, state}`'s node, the nodes driving a thermal model's joint. RT-safe: a node's
- * state and its protocol's state names, a thermal model's temperature to its nodes. */
+ * `when: {node, state}`'s node, the running nodes (at most max) driving a joint. RT-safe: a
+ * node's state and its protocol's state names, a temperature to nodes. */
 int hs__scen_node_port(struct hs_scenario *s, struct hs__scen_step *st, const char *name,
                        const char *what, struct hs_can_port **ret, struct hs_diag *diag);
 int hs__scen_node_check_state(struct hs_scenario *s, struct hs__scen_step *st,
                               const struct hs_can_port *port, const char *state, const char *what,
                               struct hs_diag *diag);
 int hs__scen_bind_when_node(struct hs_scenario *s, struct hs__scen_step *st, struct hs_diag *diag);
-void hs__scen_bind_temp_ports(struct hs_scenario *s, struct hs__scen_step *st);
-void hs__scen_report_temperature(struct hs__scen_step *st);
-/* scen_thermal.c: a thermal step's winding temperature now, °C. RT-safe. */
-double hs__scen_thermal_winding_c(const struct hs__scen_step *st);
+uint32_t hs__scen_temp_ports(struct hs_scenario *s, const char *joint, struct hs_can_port **ret,
+                             uint32_t max);
+void hs__scen_report_temperature(struct hs_can_port *const *ports, uint32_t n, double t_c);
 const char *hs__scen_node_state(const struct hs_can_port *port);
 const char *const *hs__scen_node_state_names(const struct hs_can_port *port);
 /* a tiny xorshift generator per step: uniform in [0, 1) and a standard normal */

@@ -54,11 +54,10 @@ enum hs__scen_lasts {
  * of the kind, in the file's order, on every scenario tick (the step active or not: the op looks
  * at st->active and st->was_active); RT-safe: no allocation, no stdio, bounded work. */
 struct hs__scen_kind_ops {
-    /* The action's keys (fields at offsets in struct hs__scen_step_spec) and its check. */
+    /* The action's keys (fields at offsets in struct hs__scen_step_spec: the targets, the file,
+     * the kind's own struct through HS__SCEN_OWN_FS) and its check, which gives the own keys not
+     * given their defaults (HS__SCEN_OWN_DEFAULTS). */
     struct hs__cfg_table schema;
-    /* Parse time, for every step before its keys are read: the defaults of the kind's own spec
-     * fields (the step's kind is not known yet, so they must not overlap another kind's). */
-    void (*defaults)(struct hs__scen_step_spec *sp);
     enum hs__scen_lasts lasts;
     /* Why a step of the kind may not repeat (NULL: it may). */
     const char *no_repeat;
@@ -77,6 +76,9 @@ struct hs__scen_kind_ops {
     /* Last, on the truth, unless the bench is in SAFE HOLD: an expectation's judgement. A kind
      * with judge is an expectation: its steps make the verdict. */
     void (*judge)(struct hs_scenario *s, struct hs__scen_step *st);
+    /* init only, when the run ended without an error (hs_scenario_finish): the verdict of an
+     * expectation still pending. */
+    void (*finish)(struct hs_scenario *s, struct hs__scen_step *st);
     /* init only: the summary's words on step i after its activity (may be NULL). */
     void (*summary)(const struct hs_scenario *s, uint32_t i, FILE *out);
     /* init only: frees what bind allocated in the step's own state (and NULLs it); called for
@@ -95,6 +97,9 @@ HS__SCEN_KINDS(HS__SCEN_KIND_DECL)
 
 /* The kind's ops; HS__SCEN_KIND_MAX (an inert live slot) has none. */
 const struct hs__scen_kind_ops *hs__scen_kind(enum hs__scen_kind kind);
+/* Whether the kind is an expectation (it has judge): its steps make the verdict, they are not
+ * played live, and the summary lists them as expectations, not steps. */
+bool hs__scen_is_expectation(enum hs__scen_kind kind);
 extern const char *const hs__scen_kind_names[]; /* NULL-terminated, in the enum's order */
 
 /* scen_tick.c: RT-safe: the kinds' tick ops over every step, phase by phase */
@@ -103,20 +108,19 @@ void hs__scen_tick_substep(struct hs_scenario *s);
 void hs__scen_tick_readings(struct hs_scenario *s); /* readings, then publish */
 void hs__scen_tick_judge(struct hs_scenario *s);
 
-/* Helpers for the kinds' schema rows: a field of struct hs__scen_step_spec. */
+/* Helpers for the kinds' schema rows: a common field of struct hs__scen_step_spec (the targets
+ * t.*, the file). */
 #define HS__SCEN_FS(k, K, m, ...)                                                                  \
     {                                                                                              \
         .key = k, .kind = K, .off = offsetof(struct hs__scen_step_spec, m), __VA_ARGS__            \
     }
 #define HS__SCEN_DBL(k, m, lo, hi, fl)                                                             \
     HS__SCEN_FS(k, HS__K_DOUBLE, m, .min = lo, .max = hi, .flags = fl)
-#define HS__SCEN_VEC3(k, m) HS__SCEN_FS(k, HS__K_VEC, m, .n = 3)
 #define HS__SCEN_NAME(k, m, fl)                                                                    \
     HS__SCEN_FS(k, HS__K_NAME, m, .n = HS_NAME_MAX, .cs = HS__CS_IDENT, .flags = fl)
-#define HS__SCEN_ENUM(k, m, nm, fl) HS__SCEN_FS(k, HS__K_ENUM, m, .names = nm, .flags = fl)
 /* A kind's own parameters and run state: a struct its file defines, in the spec's and the step's
  * own bytes (HS_SCEN_OWN_BYTES each; HS__SCEN_OWN_FITS checks), and a schema row of one of its
- * fields. */
+ * fields (HS__SCEN_OWN_NAME: a name). */
 #define HS__SCEN_OWN(type, p) ((type *)(void *)(p)->own)
 #define HS__SCEN_OWN_FITS(type)                                                                    \
     _Static_assert(sizeof(type) <= HS_SCEN_OWN_BYTES, #type " fits a step's own bytes")
@@ -125,6 +129,17 @@ void hs__scen_tick_judge(struct hs_scenario *s);
         .key = k, .kind = K, .off = offsetof(struct hs__scen_step_spec, own) + offsetof(type, m),  \
         __VA_ARGS__                                                                                \
     }
+#define HS__SCEN_OWN_NAME(type, k, m, fl)                                                          \
+    HS__SCEN_OWN_FS(type, k, HS__K_NAME, m, .n = HS_NAME_MAX, .cs = HS__CS_IDENT, .flags = fl)
+/* Parse time, in a kind's check: each own key of rows[0..n) not given (its row's bit not in seen)
+ * takes its value from defaults, a struct of the kind's own type. A kind whose keys have
+ * defaults calls it first in its check: the own bytes are every kind's, so a step that names two
+ * actions may have left the other's values there, and the check must see this kind's keys and
+ * defaults only. */
+void hs__scen_own_defaults(struct hs__scen_step_spec *sp, const struct hs__cfg_field *rows,
+                           size_t n, uint64_t seen, const void *defaults);
+#define HS__SCEN_OWN_DEFAULTS(sp, rows, seen, defaults)                                            \
+    hs__scen_own_defaults(sp, rows, sizeof rows / sizeof rows[0], seen, defaults)
 #define HS__SCEN_SCHEMA(fields, chk)                                                               \
     {                                                                                              \
         fields, sizeof fields / sizeof fields[0], chk                                              \

@@ -177,27 +177,29 @@ static int prepare(struct hs_scenario_live *l, const char *text, size_t size, co
     inert(s, k);
     int r = parse(text, strnlen(text, size), base_dir, sp, diag);
     if (r < 0) {
-        free(sp->path_file);
+        free(sp->file);
         inert(s, k);
         return r;
     }
     if (sp->after[0])
         r = refuse(diag, sp, "after: a live step cannot follow another step; use after_s");
-    else if (sp->kind == HS__SCEN_EXPECT)
-        r = refuse(diag, sp, "expect: expectations belong to a scenario file (scenario start)");
+    else if (hs__scen_is_expectation(sp->kind))
+        r = hs_diag_set(diag, -EINVAL, "live", sp->src.line, sp->src.column,
+                        "step: %s: expectations belong to a scenario file (scenario start)",
+                        hs__scen_kind_names[sp->kind]);
     else
         r = bounded(diag, sp);
     if (r == 0) {
-        char *file = sp->path_file; /* the binding takes the rows; the name is ours */
+        char *file = sp->file; /* the binding takes the rows; the name is ours */
         sp->no_open = client;
-        sp->path_fd1 = client && path_fd >= 0 ? path_fd + 1 : 0;
+        sp->file_fd1 = client && path_fd >= 0 ? path_fd + 1 : 0;
         r = hs__scen_bind_step(s, k, diag);
         free(file);
-        sp->path_file = NULL;
-        sp->path_fd1 = 0;
+        sp->file = NULL;
+        sp->file_fd1 = 0;
     } else {
-        free(sp->path_file);
-        sp->path_file = NULL;
+        free(sp->file);
+        sp->file = NULL;
     }
     if (r < 0) {
         hs__scen_step_free(&s->steps[k]);
@@ -234,11 +236,11 @@ int hs_scenario_live_step_file(const char *text, size_t size, const char *base_d
         return -ENOMEM;
     struct hs_diag d = {0};
     int r = parse(text, strnlen(text, size), base_dir, sp, &d);
-    if (r == 0 && sp->path_file) {
-        int n = snprintf(buf, bufsize, "%s", sp->path_file);
+    if (r == 0 && sp->file) {
+        int n = snprintf(buf, bufsize, "%s", sp->file);
         r = n < 0 || (size_t)n >= bufsize ? -ENAMETOOLONG : 1;
     }
-    free(sp->path_file);
+    free(sp->file);
     free(sp);
     return r;
 }
@@ -369,7 +371,7 @@ const struct hs_scenario *hs_scenario_live_scenario(const struct hs_scenario_liv
 void hs_scenario_end_steps(struct hs_scenario *s)
 {
     for (uint32_t i = 0; i < s->nsteps; i++)
-        if (s->steps[i].kind != HS__SCEN_EXPECT) {
+        if (!hs__scen_is_expectation(s->steps[i].kind)) {
             s->steps[i].repeat = 0;
             s->steps[i].timing = TIMING_NEVER;
         }

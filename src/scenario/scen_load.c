@@ -72,14 +72,14 @@ uint32_t hs_scenario_spec_file_count(const struct hs_scenario_spec *spec)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < spec->nsteps; i++)
-        n += spec->steps[i].path_file != NULL;
+        n += spec->steps[i].file != NULL;
     return n;
 }
 
 static struct hs__scen_step_spec *file_step(const struct hs_scenario_spec *spec, uint32_t i)
 {
     for (uint32_t k = 0; k < spec->nsteps; k++)
-        if (spec->steps[k].path_file && i-- == 0)
+        if (spec->steps[k].file && i-- == 0)
             return (struct hs__scen_step_spec *)&spec->steps[k];
     return NULL;
 }
@@ -87,7 +87,7 @@ static struct hs__scen_step_spec *file_step(const struct hs_scenario_spec *spec,
 const char *hs_scenario_spec_file(const struct hs_scenario_spec *spec, uint32_t i)
 {
     struct hs__scen_step_spec *sp = file_step(spec, i);
-    return sp ? sp->path_file : NULL;
+    return sp ? sp->file : NULL;
 }
 
 void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds, uint32_t n)
@@ -97,7 +97,7 @@ void hs_scenario_spec_client_files(struct hs_scenario_spec *spec, const int *fds
     for (uint32_t i = 0; i < n; i++) {
         struct hs__scen_step_spec *sp = file_step(spec, i);
         if (sp && fds[i] >= 0)
-            sp->path_fd1 = fds[i] + 1;
+            sp->file_fd1 = fds[i] + 1;
     }
 }
 
@@ -106,7 +106,7 @@ void hs_scenario_spec_free(struct hs_scenario_spec *spec)
     if (!spec)
         return;
     for (uint32_t i = 0; i < spec->nsteps; i++)
-        free(spec->steps[i].path_file);
+        free(spec->steps[i].file);
     free(spec->path);
     free(spec);
 }
@@ -168,16 +168,6 @@ static int find_link(struct bind *x, const struct hs__scen_step_spec *sp, struct
     return found ? 0 : err_step(x, sp, "no robot has a link named", sp->t.link);
 }
 
-static double counts_per_unit(struct bind *x, struct hs__scen_step *st, const char *joint)
-{
-    const struct hs_link *l = &hs_bench_model(x->b, st->body)->links[st->link];
-    const struct hs_cfg_encoder *e = hs_config_encoder(x->cfg, joint);
-    const struct hs_cfg_actuator *a = hs_config_actuator(x->cfg, joint);
-    double cpr = e && e->counts_per_rev > 0 ? e->counts_per_rev : l->encoder_pulse;
-    double n = a && !isnan(a->gear_ratio) ? a->gear_ratio : l->gear_ratio;
-    return cpr * fabs(n) / (l->joint_type == HS_JOINT_ROTATE ? 2 * M_PI : 1);
-}
-
 static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
                         struct hs__scen_step *st)
 {
@@ -189,7 +179,6 @@ static int bind_targets(struct bind *x, const struct hs__scen_step_spec *sp,
         st->joint = j;
         st->body = hs_bench_joint(x->b, (uint32_t)j)->body;
         st->link = hs_bench_joint(x->b, (uint32_t)j)->link;
-        st->counts_per_unit = counts_per_unit(x, st, sp->t.joint);
     }
     if (sp->t.sensor[0]) {
         for (uint32_t i = 0; i < hs_bench_sensor_count(x->b) && st->sensor < 0; i++)
@@ -279,16 +268,6 @@ void hs__scen_step_free(struct hs__scen_step *st)
     const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
     if (o->release)
         o->release(st);
-    free(st->ring);
-    free(st->held_values);
-    free(st->ring_values);
-    free(st->path_t);
-    free(st->path_q);
-    free(st->path_joint);
-    st->ring = NULL;
-    st->held_values = st->ring_values = NULL;
-    st->path_t = st->path_q = NULL;
-    st->path_joint = NULL;
 }
 
 int hs_scenario_compile(const struct hs_scenario_spec *spec, struct hs_bench *bench,

@@ -41,7 +41,7 @@ int hs_scenario_write_summary(const struct hs_scenario *s, FILE *out)
             (double)s->k * (double)s->period_ns * 1e-9, s->duration_s);
     for (uint32_t i = 0; i < s->nsteps; i++) {
         const struct hs__scen_step *st = &s->steps[i];
-        if (st->kind == HS__SCEN_EXPECT)
+        if (hs__scen_is_expectation(st->kind))
             continue;
         fprintf(out, "  step %-20s %-14s ", s->specs[i].name[0] ? s->specs[i].name : "-",
                 hs__scen_kind_names[st->kind]);

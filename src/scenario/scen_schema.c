@@ -126,11 +126,6 @@ static void step_init(void *elem)
     memset(st, 0, sizeof *st);
     st->at_s = st->after_s = st->duration_s = NAN;
     st->repeat = 1;
-    st->value = st->tolerance = NAN;
-    st->probability = 1;
-    for (int k = 0; k < HS__SCEN_KIND_MAX; k++)
-        if (hs__scen_kind((enum hs__scen_kind)k)->defaults)
-            hs__scen_kind((enum hs__scen_kind)k)->defaults(st);
 }
 
 #undef S

@@ -119,7 +119,7 @@ void hs_scenario_finish(struct hs_scenario *s)
     find_error(s);
     for (uint32_t i = 0; i < s->nsteps; i++) {
         struct hs__scen_step *st = &s->steps[i];
-        if (st->kind != HS__SCEN_EXPECT || st->status != HS_SCENARIO_PENDING)
+        if (!hs__scen_is_expectation(st->kind) || st->status != HS_SCENARIO_PENDING)
             continue;
         if (s->error[0]) {
             st->status = HS_SCENARIO_ERROR;
@@ -127,27 +127,16 @@ void hs_scenario_finish(struct hs_scenario *s)
             st->result_tick = -1;
             continue;
         }
-        st->result_tick = s->k - 1;
-        st->status = HS_SCENARIO_FAIL;
-        if (st->onset < 0 || st->onset >= s->k) {
-            st->why = "it never began: the run ended first or its start never came";
-            st->result_tick = -1;
-        } else if (st->sp->hold == HS__HOLD_ALWAYS && s->done) {
-            /* the scenario's end closes every window: it held to the last tick */
-            st->status = HS_SCENARIO_PASS;
-            st->why = "";
-        } else if (st->sp->hold == HS__HOLD_ALWAYS) {
-            st->why = "the run stopped before the scenario's end";
-        } else {
-            st->why = "the condition never held before the run ended";
-        }
+        const struct hs__scen_kind_ops *o = hs__scen_kind(st->kind);
+        if (o->finish)
+            o->finish(s, st);
     }
 }
 
 static const struct hs__scen_step *expect_at(const struct hs_scenario *s, uint32_t i)
 {
     for (uint32_t k = 0; k < s->nsteps; k++)
-        if (s->steps[k].kind == HS__SCEN_EXPECT && i-- == 0)
+        if (hs__scen_is_expectation(s->steps[k].kind) && i-- == 0)
             return &s->steps[k];
     return NULL;
 }
@@ -156,7 +145,7 @@ uint32_t hs_scenario_expect_count(const struct hs_scenario *s)
 {
     uint32_t n = 0;
     for (uint32_t k = 0; k < s->nsteps; k++)
-        n += s->steps[k].kind == HS__SCEN_EXPECT;
+        n += hs__scen_is_expectation(s->steps[k].kind);
     return n;
 }
 
@@ -186,7 +175,7 @@ bool hs_scenario_step_result(const struct hs_scenario *s, uint32_t step,
                              struct hs_scenario_result *ret)
 {
     *ret = (struct hs_scenario_result){0};
-    if (step >= s->nsteps || s->steps[step].kind != HS__SCEN_EXPECT)
+    if (step >= s->nsteps || !hs__scen_is_expectation(s->steps[step].kind))
         return false;
     fill_result(s, &s->steps[step], ret);
     return true;
@@ -216,7 +205,7 @@ bool hs_scenario_passed(const struct hs_scenario *s)
     if (hs_scenario_error(s, NULL))
         return false;
     for (uint32_t k = 0; k < s->nsteps; k++)
-        if (s->steps[k].kind == HS__SCEN_EXPECT && s->steps[k].status != HS_SCENARIO_PASS)
+        if (hs__scen_is_expectation(s->steps[k].kind) && s->steps[k].status != HS_SCENARIO_PASS)
             return false;
     return true;
 }

@@ -4,8 +4,6 @@
  * temperature_below. Its schema and ops table (scen_kinds.h) are at the end of this file.
  * RT-safe: no allocation. */
 #include <math.h>
-#include <stddef.h>
-#include <string.h>
 
 #include "scen_internal.h"
 
@@ -14,9 +12,12 @@ struct thermal_spec {
     double ambient_c, r_winding_ohm, alpha_per_k, r_wc_k_per_w, r_ca_k_per_w, c_winding_j_per_k,
         c_case_j_per_k, derate_c, limit_c;
 };
+#define TEMP_PORTS 4 /* CAN nodes a thermal model reports its temperature through */
 struct thermal_state {
     double t_winding_c, t_case_c;
     bool tripped;
+    struct hs_can_port *port[TEMP_PORTS]; /* the CAN nodes driving the joint */
+    uint32_t nports;
 };
 HS__SCEN_OWN_FITS(struct thermal_spec);
 HS__SCEN_OWN_FITS(struct thermal_state);
@@ -73,13 +74,8 @@ double hs_scenario_winding_temp_c(const struct hs_scenario *s, uint32_t bench_jo
 {
     for (uint32_t i = 0; i < s->nsteps; i++)
         if (s->steps[i].kind == HS__SCEN_THERMAL && s->steps[i].joint == (int32_t)bench_joint)
-            return hs__scen_thermal_winding_c(&s->steps[i]);
+            return HS__SCEN_OWN(const struct thermal_state, &s->steps[i])->t_winding_c;
     return NAN;
-}
-
-double hs__scen_thermal_winding_c(const struct hs__scen_step *st)
-{
-    return HS__SCEN_OWN(const struct thermal_state, st)->t_winding_c;
 }
 
 /* ---- the kind: schema and ops (scen_kinds.h) ---- */
@@ -117,13 +113,7 @@ static int thermal_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_
                          const char *path)
 {
     struct hs__scen_step_spec *spec = obj;
-    /* a key not given (its row's bit not in seen) takes the default of its member */
-    const size_t own = offsetof(struct hs__scen_step_spec, own);
-    for (size_t i = 0; i < sizeof thermal_f / sizeof thermal_f[0]; i++)
-        if (thermal_f[i].off >= own && !(seen & (1ull << i)))
-            memcpy((unsigned char *)spec + thermal_f[i].off,
-                   (const unsigned char *)&thermal_defaults + (thermal_f[i].off - own),
-                   sizeof(double));
+    HS__SCEN_OWN_DEFAULTS(spec, thermal_f, seen, &thermal_defaults);
     const struct thermal_spec *st = HS__SCEN_OWN(const struct thermal_spec, spec);
     if (!(st->derate_c > st->ambient_c) || !(st->limit_c > st->derate_c))
         return hs__cfg_err(c, node, "%s: needs ambient_c < derate_c < limit_c", path);
@@ -134,7 +124,7 @@ static int thermal_bind(struct hs_scenario *s, struct hs__scen_step *st, struct 
 {
     const struct hs__scen_step_spec *sp = st->sp;
     struct thermal_state *t = HS__SCEN_OWN(struct thermal_state, st);
-    hs__scen_bind_temp_ports(s, st);
+    t->nports = hs__scen_temp_ports(s, sp->t.joint, t->port, TEMP_PORTS);
     t->t_winding_c = t->t_case_c = spec_of(st)->ambient_c;
     for (uint32_t j = 0; &s->steps[j] != st; j++)
         if (s->steps[j].kind == HS__SCEN_THERMAL && s->steps[j].joint == st->joint)
@@ -162,8 +152,9 @@ static void thermal_substep(struct hs_scenario *s, struct hs__scen_step *st)
 static void thermal_readings(struct hs_scenario *s, struct hs__scen_step *st)
 {
     (void)s;
+    const struct thermal_state *t = HS__SCEN_OWN(const struct thermal_state, st);
     if (st->activations)
-        hs__scen_report_temperature(st);
+        hs__scen_report_temperature(t->port, t->nports, t->t_winding_c);
 }
 
 const struct hs__scen_kind_ops hs__scen_kind_thermal = {
