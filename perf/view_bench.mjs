@@ -204,7 +204,8 @@ async function main() {
       const policy = Number(f[38]);
       if (policy === 0) continue;
       const cpus = readProc(`/proc/${pid}/task/${tid}/status`)?.match(/Cpus_allowed_list:\s*(\S+)/);
-      rt.push(`${POLICY[policy] ?? policy} ${f[37]} cpu ${cpus ? cpus[1] : '?'}`);
+      const comm = readProc(`/proc/${pid}/task/${tid}/comm`)?.trim() ?? '?';
+      rt.push(`${comm} ${POLICY[policy] ?? policy} ${f[37]} cpu ${cpus ? cpus[1] : '?'}`);
     }
     const lck = readProc(`/proc/${pid}/status`)?.match(/VmLck:\s*(\d+) kB/);
     return { threads, rt, lockedMB: lck ? Number(lck[1]) / 1024 : 0 };
@@ -380,7 +381,7 @@ async function main() {
   console.log(`seen in /proc mid-run: ${Math.min(...all.map((r) => r.sched.threads))}-` +
     `${Math.max(...all.map((r) => r.sched.threads))} threads, locked memory (VmLck) ` +
     `${fmt(Math.min(...locked))}-${fmt(Math.max(...locked))} MB`);
-  if (all.some((r) => !r.sched.rt.some((t) => t.startsWith('FIFO'))))
+  if (all.some((r) => !r.sched.rt.some((t) => / FIFO /.test(t))))
     console.log('WARNING: a run had no SCHED_FIFO thread: its tick thread competed as an ordinary ' +
       'process; this is not how a bench runs (run as root or with CAP_SYS_NICE)');
   if (locked.some((x) => x === 0))
