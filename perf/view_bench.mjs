@@ -262,8 +262,9 @@ async function main() {
     await until(() => clients.every((c) => /^ready$/m.test(c.out)), 30000, 'the WS clients');
     return {
       stats: async () => {
-        await until(() => /^\{.*\}$/m.test(clients[0].out), 5000, 'a status');
-        const lines = clients[0].out.split('\n').filter((l) => l.startsWith('{'));
+        await until(() => /^\{.*\}\n/m.test(clients[0].out), 5000, 'a status');
+        const out = clients[0].out; // whole lines only: the last may still be arriving
+        const lines = out.slice(0, out.lastIndexOf('\n')).split('\n').filter((l) => l.startsWith('{'));
         return JSON.parse(lines[lines.length - 1]);
       },
       pids: () => clients.map((c) => c.pid),
