@@ -38,9 +38,10 @@ const hs = (window.hilsim = {
     return undefined;
   },
   pose: null, poses: 0,
-  // The contact arrows drawn now: where each starts (hilsim's world frame, m) and its force (N).
+  // The contact arrows drawn now: the point each points at (hilsim's world frame, m) and its
+  // force (N).
   contacts: () => (contactGroup.visible ? hs.contactArrows.filter((a) => a.visible)
-    .map((a) => ({ p: a.position.toArray(), newtons: a.userData.newtons })) : []),
+    .map((a) => ({ p: a.userData.point, newtons: a.userData.newtons })) : []),
   // Every mesh drawn (hs.meshes counts them): its file, its link, whether it shows, and its
   // bounding box in hilsim's world frame (m) as drawn now.
   meshBoxes: () => {
@@ -229,8 +230,8 @@ function hideFloorParts(robot) {
   });
 }
 
-// Each force sensor's reading as an arrow from the sensor, in its own frame (as it reads it:
-// the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
+// Each force sensor's reading as an arrow pointing at the sensor, in its own frame (as it reads
+// it: the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
 const FORCE_SCALE = 500;
 function addForceArrows(m, robot) {
   for (const fs of m.force_sensors || []) {
@@ -258,6 +259,9 @@ function addForceArrows(m, robot) {
   }
 }
 
+// Every force is drawn pointing into where it acts: the head at the sensor (or the contact
+// point), the tail out along -F. A foot's forces push up into the foot from below the floor
+// instead of running up through the shin, where the leg hid them.
 function poseForceArrows(fr) {
   const v = new THREE.Vector3();
   for (const a of hs.forceArrows) {
@@ -267,16 +271,18 @@ function poseForceArrows(fr) {
     const n = v.length();
     a.arrow.visible = n > 1;
     if (n > 1) {
+      const len = Math.max(n / FORCE_SCALE, 0.06);
       a.arrow.setDirection(v.divideScalar(n));
-      a.arrow.setLength(Math.max(n / FORCE_SCALE, 0.06), 0.04, 0.025);
+      a.arrow.setLength(len, 0.04, 0.025);
+      a.arrow.position.copy(v).multiplyScalar(-len);
     }
     a.newtons = n;
   }
 }
 
-// The bench's contact points of its last physics step (with each root pose): an arrow from each
-// point along the force on the robot's link, 1 m per FORCE_SCALE newtons, drawn over the scene
-// (a sole's points are under the foot). The checkbox over the scene hides them.
+// The bench's contact points of its last physics step (with each root pose): an arrow pointing
+// at each point along the force on the robot's link (a sole's from below the floor), 1 m per
+// FORCE_SCALE newtons, drawn over the scene. The checkbox over the scene hides them.
 const contactGroup = new THREE.Group();
 world.add(contactGroup);
 $('show-contacts').addEventListener('change', () => {
@@ -302,11 +308,13 @@ function poseContacts(list) {
     a.visible = i < n;
     if (i >= n) return;
     const c = list[i];
-    a.position.set(c[0], c[1], c[2]);
     v.set(c[3], c[4], c[5]);
-    const f = v.length();
+    const f = v.length(), len = Math.max(f / FORCE_SCALE, 0.02);
     if (f > 1e-9) a.setDirection(v.divideScalar(f));
-    a.setLength(Math.max(f / FORCE_SCALE, 0.02), 0.02, 0.012);
+    else v.set(0, 0, 1);
+    a.setLength(len, 0.02, 0.012);
+    a.position.set(c[0], c[1], c[2]).addScaledVector(v, -len); // the head at the point
+    a.userData.point = [c[0], c[1], c[2]];
     a.userData.newtons = f;
   });
 }
