@@ -165,6 +165,9 @@ async function loadModels(models, ghosts) {
           if (o.isMesh) {
             o.material = material;
             o.userData.meshUrl = url;
+            // STL's facet normals may be zero (many exporters leave them so): from the
+            // triangles, or the mesh is drawn black.
+            if (/\.stl$/i.test(url)) o.geometry.computeVertexNormals();
           }
         });
         done(obj, err);

@@ -79,6 +79,19 @@ static int write_stl(const char *path, const struct hs_mesh *m)
         for (int v = 0; v < 3; v++)
             for (int k = 0; k < 3; k++)
                 rec[3 + 3 * v + k] = (float)m->vertices[3 * m->indices[3 * t + v] + k];
+        /* The facet normal (a zero one draws black in viewers that trust it). */
+        double a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = (double)rec[6 + k] - rec[3 + k];
+            b[k] = (double)rec[9 + k] - rec[3 + k];
+        }
+        double nx = a[1] * b[2] - a[2] * b[1], ny = a[2] * b[0] - a[0] * b[2],
+               nz = a[0] * b[1] - a[1] * b[0], len = sqrt(nx * nx + ny * ny + nz * nz);
+        if (len > 0) {
+            rec[0] = (float)(nx / len);
+            rec[1] = (float)(ny / len);
+            rec[2] = (float)(nz / len);
+        }
         uint16_t attr = 0;
         ok = fwrite(rec, 4, 12, f) == 12 && fwrite(&attr, 2, 1, f) == 1;
     }

@@ -700,6 +700,16 @@ static void test_visuals(void **state)
     uint32_t lost = 0;
     assert_int_equal(hs_model_write_urdf(m, out, &lost, &d), 0);
     hs_model_free(m);
+    /* Facet normals written (unit length), not zeros: some viewers draw zero ones black. */
+    snprintf(p, sizeof p, "%s/out_meshes/link0_v0.stl", dir);
+    FILE *stl = fopen(p, "rb");
+    assert_non_null(stl);
+    float rec[3];
+    assert_int_equal(fseek(stl, 84, SEEK_SET), 0);
+    assert_int_equal(fread(rec, 4, 3, stl), 3);
+    fclose(stl);
+    assert_near(sqrt((double)rec[0] * rec[0] + (double)rec[1] * rec[1] + (double)rec[2] * rec[2]),
+                1, 1e-6);
     m = NULL;
     assert_int_equal(hs_model_load_opts(out, &o, &m, &d), 0);
     assert_int_equal(m->ngeoms, 1);

@@ -269,19 +269,22 @@ async function main() {
       const hidden = grab();
       window.hilsim.showMeshes(part, true);
       const [x0, y0, x1, y1] = window.hilsim.meshScreenRect(part);
-      let diff = 0, inside = 0;
+      let diff = 0, inside = 0, light = 0;
       for (let i = 0; i < shown.length; i += 4) {
         if (Math.abs(shown[i] - hidden[i]) + Math.abs(shown[i + 1] - hidden[i + 1]) +
             Math.abs(shown[i + 2] - hidden[i + 2]) <= 30) continue;
         diff++;
+        light += (shown[i] + shown[i + 1] + shown[i + 2]) / 3;
         const x = (i / 4) % c.width, y = Math.floor(i / 4 / c.width);
         if (x >= x0 - 2 && x <= x1 + 2 && y >= y0 - 2 && y <= y1 + 2) inside++;
       }
-      return { diff, inside, rect: [x0, y0, x1, y1].map(Math.round) };
+      return { diff, inside, light: light / Math.max(diff, 1), rect: [x0, y0, x1, y1].map(Math.round) };
     }, url ?? 'none');
     ok(px.diff > 500 && px.inside === px.diff,
       `${name}: hiding its mesh changes ${px.diff} pixels, ${px.inside} of them inside where it ` +
       `stands (canvas rectangle ${px.rect.join(' ')})`);
+    // Lit, not black: an STL's zero facet normals once drew every mesh black.
+    ok(px.light > 60, `${name}: its mesh is shaded (mean brightness ${px.light.toFixed(0)} of 255)`);
   }
   await page.screenshot({ path: path.join(OUT, 'view-mesh.png') });
 
