@@ -38,9 +38,56 @@ const hs = (window.hilsim = {
     return undefined;
   },
   pose: null, poses: 0,
-  // The contact arrows drawn now: where each starts (hilsim's world frame, m) and its force (N).
+  // The contact arrows drawn now: the point each points at (hilsim's world frame, m) and its
+  // force (N).
   contacts: () => (contactGroup.visible ? hs.contactArrows.filter((a) => a.visible)
-    .map((a) => ({ p: a.position.toArray(), newtons: a.userData.newtons })) : []),
+    .map((a) => ({ p: a.userData.point, newtons: a.userData.newtons })) : []),
+  // Every mesh drawn (hs.meshes counts them): its file, its link, whether it shows, and its
+  // bounding box in hilsim's world frame (m) as drawn now.
+  meshBoxes: () => {
+    world.updateMatrixWorld(true);
+    const toWorld = world.matrixWorld.clone().invert();
+    const out = [];
+    for (const r of [...hs.robots, ...hs.ghosts])
+      r.robot.traverse((o) => {
+        if (!o.isMesh || !o.userData.meshUrl) return;
+        let link = o.parent;
+        while (link && !link.isURDFLink) link = link.parent;
+        let shown = true;
+        for (let a = o; a; a = a.parent) shown = shown && a.visible;
+        const b = new THREE.Box3().setFromObject(o).applyMatrix4(toWorld);
+        out.push({ model: r.model.name, url: o.userData.meshUrl, link: link?.name, shown,
+          min: b.min.toArray(), max: b.max.toArray() });
+      });
+    return out;
+  },
+  // Shows or hides the meshes loaded from files whose URL contains part (the tests compare the
+  // pixels with and without them).
+  showMeshes: (part, on) => {
+    for (const r of hs.robots)
+      r.robot.traverse((o) => {
+        if (o.isMesh && o.userData.meshUrl?.includes(part)) o.visible = on;
+      });
+  },
+  // The canvas rectangle (pixels, y down) the meshes from files whose URL contains part cover.
+  meshScreenRect: (part) => {
+    scene.updateMatrixWorld(true);
+    const box = new THREE.Box3();
+    for (const r of hs.robots)
+      r.robot.traverse((o) => {
+        if (o.isMesh && o.userData.meshUrl?.includes(part)) box.expandByObject(o);
+      });
+    if (box.isEmpty()) return null;
+    const w = canvas.width, h = canvas.height, v = new THREE.Vector3();
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (let i = 0; i < 8; i++) {
+      v.set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y,
+        i & 4 ? box.max.z : box.min.z).project(camera);
+      const x = ((v.x + 1) / 2) * w, y = ((1 - v.y) / 2) * h;
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    }
+    return [x0, y0, x1, y1];
+  },
   send: (obj) => send(obj),
   tick: (key, on) => setSignal(key, on),
 });
@@ -82,18 +129,51 @@ function resize() {
   }
 }
 
-const robotMaterial = new THREE.MeshPhongMaterial({ color: 0x4f7cac, shininess: 40 });
-const staticMaterial = new THREE.MeshPhongMaterial({ color: 0xb0b7bf });
+// Both sides: a mesh whose faces are wound inwards (some VRML and STL exports) still shows.
+const robotMaterial = new THREE.MeshPhongMaterial({ color: 0x4f7cac, shininess: 40,
+  side: THREE.DoubleSide });
+const staticMaterial = new THREE.MeshPhongMaterial({ color: 0xb0b7bf, side: THREE.DoubleSide });
 
 const whatifMaterial = new THREE.MeshPhongMaterial({ color: 0xe8772e, transparent: true,
-  opacity: 0.45, depthWrite: false });
+  opacity: 0.45, depthWrite: false, side: THREE.DoubleSide });
+
+// Mesh geometry arrives after the robot (urdf-loader fetches each mesh file on its own): every
+// mesh the models name is counted here until it is drawn or failed, so the tests can wait for
+// them, and it takes its model's material when it arrives.
+hs.meshes = { pending: 0, loaded: 0, failed: 0, urls: [] };
 
 async function loadModels(models, ghosts) {
-  const loader = new URDFLoader();
-  loader.parseVisual = true;
-  loader.parseCollision = true; // hilsim's URDF export carries the shapes as collision
   for (const m of models) {
-    let robot;
+    const material = m.static ? staticMaterial : ghosts ? whatifMaterial : robotMaterial;
+    const loader = new URDFLoader();
+    loader.parseVisual = true;
+    loader.parseCollision = true; // <collision>: what the bench simulates; <visual>: the look
+    let robot = null;
+    loader.loadMeshCb = (url, manager, mat, done) => {
+      hs.meshes.pending++;
+      loader.defaultMeshLoader(url, manager, mat, (obj, err) => {
+        hs.meshes.pending--;
+        if (!obj) {
+          hs.meshes.failed++;
+          note(`model ${m.name}: mesh ${url} not loaded`);
+          done(obj, err);
+          return;
+        }
+        hs.meshes.loaded++;
+        hs.meshes.urls.push(url);
+        obj.traverse((o) => {
+          if (o.isMesh) {
+            o.material = material;
+            o.userData.meshUrl = url;
+            // STL's facet normals may be zero (many exporters leave them so): from the
+            // triangles, or the mesh is drawn black.
+            if (/\.stl$/i.test(url)) o.geometry.computeVertexNormals();
+          }
+        });
+        done(obj, err);
+        if (robot) showParts(robot, m);
+      });
+    };
     try {
       robot = await loader.loadAsync(m.urdf);
     } catch (e) {
@@ -101,15 +181,14 @@ async function loadModels(models, ghosts) {
       continue;
     }
     robot.traverse((o) => {
-      if (o.isMesh) o.material = m.static ? staticMaterial : ghosts ? whatifMaterial : robotMaterial;
+      if (o.isMesh) o.material = material;
     });
     // The config's pose of the model in the world (VRML axis-angle).
     robot.position.fromArray(m.position);
     const ax = new THREE.Vector3(m.rotation[0], m.rotation[1], m.rotation[2]);
     if (ax.lengthSq() > 0) robot.quaternion.setFromAxisAngle(ax.normalize(), m.rotation[3]);
-    // A static model's big floor box hides the grid: the grid is the floor.
-    if (m.static) robot.visible = false;
     world.add(robot);
+    showParts(robot, m);
     const floating = Object.values(robot.joints).find((j) => j.jointType === 'floating');
     (ghosts ? hs.ghosts : hs.robots).push({ model: m, robot, floating });
     if (ghosts && m.static) world.remove(robot);
@@ -117,8 +196,45 @@ async function loadModels(models, ghosts) {
   }
 }
 
-// Each force sensor's reading as an arrow from the sensor, in its own frame (as it reads it:
-// the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
+// A link with <visual> geometry (a URDF robot's own meshes, loaded by the view) is drawn by it;
+// its collision shapes, what the bench simulates, show instead with the "collision shapes" box.
+// A link without is drawn by its collision shapes either way.
+function showCollision(robot, on) {
+  for (const link of Object.values(robot.links)) {
+    if (!link.children.some((c) => c.isURDFVisual)) continue;
+    for (const c of link.children) {
+      if (c.isURDFCollider) c.visible = on;
+      else if (c.isURDFVisual) c.visible = !on;
+    }
+  }
+}
+// What of a model shows: its visual or collision geometry, and for a static model (scenery:
+// stairs, slopes, obstacles) not the floor slab it stands on, whose top would hide the grid (the
+// grid is the floor).
+function showParts(robot, m) {
+  showCollision(robot, $('show-collision').checked);
+  if (m.static) hideFloorParts(robot);
+}
+$('show-collision').addEventListener('change', () => {
+  for (const r of [...hs.robots, ...hs.ghosts]) showParts(r.robot, r.model);
+});
+
+// A static model's parts that lie entirely at or below the floor plane (z <= 1 mm in the
+// world) are the floor itself: hidden, so the grid shows.
+function hideFloorParts(robot) {
+  world.updateMatrixWorld(true);
+  const toWorld = world.matrixWorld.clone().invert();
+  robot.traverse((o) => {
+    if (!o.isURDFCollider && !o.isURDFVisual) return;
+    const box = new THREE.Box3().setFromObject(o);
+    if (box.isEmpty()) return; // its mesh has not arrived yet
+    box.applyMatrix4(toWorld);
+    if (box.max.z <= 0.001) o.visible = false;
+  });
+}
+
+// Each force sensor's reading as an arrow pointing at the sensor, in its own frame (as it reads
+// it: the force the link beyond the sensor exerts), 1 m per FORCE_SCALE newtons.
 const FORCE_SCALE = 500;
 function addForceArrows(m, robot) {
   for (const fs of m.force_sensors || []) {
@@ -146,6 +262,9 @@ function addForceArrows(m, robot) {
   }
 }
 
+// Every force is drawn pointing into where it acts: the head at the sensor (or the contact
+// point), the tail out along -F. A foot's forces push up into the foot from below the floor
+// instead of running up through the shin, where the leg hid them.
 function poseForceArrows(fr) {
   const v = new THREE.Vector3();
   for (const a of hs.forceArrows) {
@@ -155,16 +274,18 @@ function poseForceArrows(fr) {
     const n = v.length();
     a.arrow.visible = n > 1;
     if (n > 1) {
+      const len = Math.max(n / FORCE_SCALE, 0.06);
       a.arrow.setDirection(v.divideScalar(n));
-      a.arrow.setLength(Math.max(n / FORCE_SCALE, 0.06), 0.04, 0.025);
+      a.arrow.setLength(len, 0.04, 0.025);
+      a.arrow.position.copy(v).multiplyScalar(-len);
     }
     a.newtons = n;
   }
 }
 
-// The bench's contact points of its last physics step (with each root pose): an arrow from each
-// point along the force on the robot's link, 1 m per FORCE_SCALE newtons, drawn over the scene
-// (a sole's points are under the foot). The checkbox over the scene hides them.
+// The bench's contact points of its last physics step (with each root pose): an arrow pointing
+// at each point along the force on the robot's link (a sole's from below the floor), 1 m per
+// FORCE_SCALE newtons, drawn over the scene. The checkbox over the scene hides them.
 const contactGroup = new THREE.Group();
 world.add(contactGroup);
 $('show-contacts').addEventListener('change', () => {
@@ -190,11 +311,13 @@ function poseContacts(list) {
     a.visible = i < n;
     if (i >= n) return;
     const c = list[i];
-    a.position.set(c[0], c[1], c[2]);
     v.set(c[3], c[4], c[5]);
-    const f = v.length();
+    const f = v.length(), len = Math.max(f / FORCE_SCALE, 0.02);
     if (f > 1e-9) a.setDirection(v.divideScalar(f));
-    a.setLength(Math.max(f / FORCE_SCALE, 0.02), 0.02, 0.012);
+    else v.set(0, 0, 1);
+    a.setLength(len, 0.02, 0.012);
+    a.position.set(c[0], c[1], c[2]).addScaledVector(v, -len); // the head at the point
+    a.userData.point = [c[0], c[1], c[2]];
     a.userData.newtons = f;
   });
 }

@@ -150,9 +150,10 @@ struct hs_link {
     /* ros2_control: HS_IFACE_BIT() sets of the joint's command and state interfaces; 0 when the
      * file has no <ros2_control> entry for it. */
     uint32_t command_interfaces, state_interfaces;
-    uint32_t geom_first, geom_count; /* slice of hs_model.geoms */
-    int32_t source_line;             /* line of the Joint node, for messages */
-    int32_t source_column;           /* column of the Joint node's type name */
+    uint32_t geom_first, geom_count;     /* slice of hs_model.geoms */
+    uint32_t visual_first, visual_count; /* slice of hs_model.visuals (0 when none) */
+    int32_t source_line;                 /* line of the Joint node, for messages */
+    int32_t source_column;               /* column of the Joint node's type name */
     const char *source_file; /* file of the Joint node (the model's path or an Inlined file);
                               * owned by the model */
 };
@@ -228,6 +229,10 @@ struct hs_model {
     uint32_t nsource_files;
     struct hs_hull *hulls; /* hs_mesh.hull points here; identical meshes share one */
     uint32_t nhulls;
+    /* What a URDF's <visual> elements draw, in the link frame, grouped by link: loaded only with
+     * hs_model_options.visuals (the web view); nothing simulates or collides them. */
+    struct hs_geom *visuals;
+    uint32_t nvisuals;
 };
 
 /* A package:// location: package name is the directory dir; name NULL or "": dir is a
@@ -247,6 +252,10 @@ struct hs_model_options {
      * hulls are reused for identical meshes instead of running qhull again; it must outlive the
      * model loaded with it (the bench frees its models together). */
     const struct hs_model *hull_source;
+    /* Also read a URDF's <visual> geometry into hs_model.visuals (meshes through the same
+     * confined reads as collision meshes). A visual that cannot be read is a warning, not an
+     * error: it only changes what a viewer draws. The bench leaves it off. */
+    bool visuals;
 };
 
 /* init only: allocates. On failure *ret_model is untouched, nothing leaks, and diag names
@@ -260,12 +269,12 @@ int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
 /* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints (mimic too),
- * inertials, collision geometry; accel, gyro and force sensors, link surfaces and ros2_control
- * interfaces as the loader reads them back; meshes as binary STL in
- * PATH-without-extension_meshes/. *ret_lost (may be NULL) counts what URDF cannot hold and was
- * left out: vision and range sensors, extra joints, crawler joints (written fixed), cones. Of
- * the motor fields only the gear ratio (a <transmission>) and the current limit (as the effort
- * it allows) are written. */
+ * inertials, collision geometry (and visual geometry, hs_model.visuals, as <visual>); accel, gyro
+ * and force sensors, link surfaces and ros2_control interfaces as the loader reads them back;
+ * meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may be NULL) counts what URDF
+ * cannot hold and was left out: vision and range sensors, extra joints, crawler joints (written
+ * fixed), cones. Of the motor fields only the gear ratio (a <transmission>) and the current limit
+ * (as the effort it allows) are written. */
 int hs_model_write_urdf(const struct hs_model *model, const char *path, uint32_t *ret_lost,
                         struct hs_diag *diag);
 /* The format hs_model_load_buffer() would choose ("vrml" or "urdf"): by content (#VRML, an XML

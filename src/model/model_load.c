@@ -359,6 +359,12 @@ void hs_model_free(struct hs_model *model)
             free(model->geoms[i].u.mesh.vertices);
             free(model->geoms[i].u.mesh.indices);
         }
+    for (uint32_t i = 0; i < model->nvisuals; i++)
+        if (model->visuals[i].type == HS_GEOM_MESH) {
+            free(model->visuals[i].u.mesh.vertices);
+            free(model->visuals[i].u.mesh.indices);
+        }
+    free(model->visuals);
     hs__model_free_hulls(model);
     for (uint32_t i = 0; i < model->nwarnings; i++)
         free(model->warnings[i]);

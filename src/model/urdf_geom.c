@@ -1,7 +1,8 @@
 /* URDF <collision> geometry into hs_geom, and mesh URIs resolved to files.
  *
- * Only collision geometry enters the model: the world collides with every geom, and a robot's
- * <visual> meshes are usually finer than its collision ones. */
+ * Only collision geometry enters the model's geoms: the world collides with every geom, and a
+ * robot's <visual> meshes are usually finer than its collision ones. <visual> geometry is read
+ * into hs_model.visuals only when asked (hs_model_options.visuals: the web view draws it). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -213,7 +214,8 @@ static int positive(struct hs__urdf *u, const xmlNode *n, const char *attr, doub
     return r;
 }
 
-static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
+/* The geometry of a <collision> or <visual> element c into *g (a mesh's arrays allocated). */
+static int read_geom(struct hs__urdf *u, const xmlNode *c, struct hs_geom *ret)
 {
     struct hs_geom g = {0};
     int r = hs__urdf_origin(u, c, &g.pose);
@@ -253,12 +255,74 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
     }
     if (r)
         return r;
-    if ((r = push_geom(u, c, &g)) < 0 && g.type == HS_GEOM_MESH) {
-        free(g.u.mesh.vertices);
-        free(g.u.mesh.indices);
+    *ret = g;
+    return 0;
+}
+
+static void free_geom(struct hs_geom *g)
+{
+    if (g->type == HS_GEOM_MESH) {
+        free(g->u.mesh.vertices);
+        free(g->u.mesh.indices);
     }
+}
+
+static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
+{
+    struct hs_geom g = {0};
+    int r = read_geom(u, c, &g);
+    if (r == 0 && (r = push_geom(u, c, &g)) < 0)
+        free_geom(&g);
     (void)li;
     return r;
+}
+
+static int push_visual(struct hs__urdf *u, const xmlNode *n, const struct hs_geom *g)
+{
+    struct hs_model *m = u->m;
+    if (m->nvisuals >= HS_URDF_MAX_GEOMS) {
+        int r = hs__urdf_warn(u, n, "more than %d visual geometries: the rest is not drawn",
+                              HS_URDF_MAX_GEOMS);
+        return r < 0 ? r : 1;
+    }
+    if (m->nvisuals == u->visuals_cap) {
+        uint32_t cap = u->visuals_cap ? 2 * u->visuals_cap : 16;
+        struct hs_geom *gs = realloc(m->visuals, cap * sizeof *gs);
+        if (!gs)
+            return hs__urdf_err(u, n, -ENOMEM, "out of memory");
+        m->visuals = gs;
+        u->visuals_cap = cap;
+    }
+    m->visuals[m->nvisuals++] = *g;
+    return 0;
+}
+
+int hs__urdf_visuals(struct hs__urdf *u, const xmlNode *link)
+{
+    for (const xmlNode *c = link->children; c; c = c->next) {
+        if (!hs__urdf_is(c, "visual"))
+            continue;
+        /* A visual that cannot be read (a missing or unsupported mesh, the vertex budget spent
+         * on collision meshes) is said and left out: the model is still what the bench
+         * simulates. */
+        struct hs_geom g = {0};
+        struct hs_diag d = {0}, *keep = u->diag;
+        u->diag = &d;
+        int r = read_geom(u, c, &g);
+        u->diag = keep;
+        if (r == -ENOMEM)
+            return hs__urdf_err(u, c, r, "out of memory");
+        if (r < 0) {
+            if ((r = hs__urdf_warn(u, c, "<visual> not drawn: %s", d.msg)) < 0)
+                return r;
+            continue;
+        }
+        if ((r = push_visual(u, c, &g)) != 0) {
+            free_geom(&g);
+            return r < 0 ? r : 0;
+        }
+    }
+    return 0;
 }
 
 int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li)

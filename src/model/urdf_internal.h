@@ -20,7 +20,7 @@ struct hs__urdf {
     struct hs_diag *diag;
     const struct hs_model_options *opts; /* never NULL */
     struct hs_model *m;                  /* being filled; freed with hs_model_free on failure */
-    uint32_t geoms_cap, warnings_cap;
+    uint32_t geoms_cap, visuals_cap, warnings_cap;
     uint64_t vertices;
     bool obj_materials_said; /* the warning that OBJ materials are not used: once per model */
 };
@@ -62,6 +62,9 @@ int hs__urdf_find_ref(const struct hs_model *m, const char *ref);
 
 /* <collision> elements of link (model link index li) appended as geoms. */
 int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li);
+/* With opts->visuals: <visual> elements of link appended to hs_model.visuals; one that cannot
+ * be read is a warning (returns < 0 only when out of memory). */
+int hs__urdf_visuals(struct hs__urdf *u, const xmlNode *link);
 /* package://, file:// or a relative/absolute path to an existing file. */
 int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size);
 /* IMU and force-torque sensors from <gazebo reference=...><sensor> (urdf_sensor.c). */

@@ -492,6 +492,11 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
             r = hs__urdf_collisions(u, x->node, (int32_t)(k - first));
             l->geom_count = m->ngeoms - l->geom_first;
         }
+        if (r == 0 && u->opts->visuals) {
+            l->visual_first = m->nvisuals;
+            r = hs__urdf_visuals(u, x->node);
+            l->visual_count = m->nvisuals - l->visual_first;
+        }
         if (r == 0 && !hs__urdf_child(x->node, "collision") && hs__urdf_child(x->node, "visual"))
             r = hs__urdf_warn(u, x->node,
                               "link '%s' has a <visual> but no <collision>: it does "

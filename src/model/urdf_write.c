@@ -1,7 +1,7 @@
 /* Export of a body model as URDF (hilsim model FILE --urdf OUT): links, joints, inertials and
- * collision geometry, so an OpenHRP robot can be used in URDF tools (and loaded back here with
- * the same links, joints, masses and inertias). Meshes are written as binary STL in
- * OUT_meshes/ beside the file.
+ * collision geometry (and <visual> geometry when the model was loaded with it), so an OpenHRP
+ * robot can be used in URDF tools (and loaded back here with the same links, joints, masses and
+ * inertias). Meshes are written as binary STL in OUT_meshes/ beside the file.
  *
  * Sensors, mimic couplings, link surfaces and ros2_control interfaces are written as the
  * loader reads them (write_gazebo). What URDF cannot say is left out and listed in the returned
@@ -79,6 +79,19 @@ static int write_stl(const char *path, const struct hs_mesh *m)
         for (int v = 0; v < 3; v++)
             for (int k = 0; k < 3; k++)
                 rec[3 + 3 * v + k] = (float)m->vertices[3 * m->indices[3 * t + v] + k];
+        /* The facet normal (a zero one draws black in viewers that trust it). */
+        double a[3], b[3];
+        for (int k = 0; k < 3; k++) {
+            a[k] = (double)rec[6 + k] - rec[3 + k];
+            b[k] = (double)rec[9 + k] - rec[3 + k];
+        }
+        double nx = a[1] * b[2] - a[2] * b[1], ny = a[2] * b[0] - a[0] * b[2],
+               nz = a[0] * b[1] - a[1] * b[0], len = sqrt(nx * nx + ny * ny + nz * nz);
+        if (len > 0) {
+            rec[0] = (float)(nx / len);
+            rec[1] = (float)(ny / len);
+            rec[2] = (float)(nz / len);
+        }
         uint16_t attr = 0;
         ok = fwrite(rec, 4, 12, f) == 12 && fwrite(&attr, 2, 1, f) == 1;
     }
@@ -87,9 +100,13 @@ static int write_stl(const char *path, const struct hs_mesh *m)
     return 0;
 }
 
-static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, const char *mesh_rel,
-                      uint32_t link, uint32_t k, uint32_t *skipped, struct hs_diag *diag)
+/* One <collision> (visual false) or <visual> element; a mesh as linkL_K.stl (a visual's as
+ * linkL_vK.stl). */
+static int write_geom(FILE *f, const struct hs_geom *g, bool visual, const char *mesh_dir,
+                      const char *mesh_rel, uint32_t link, uint32_t k, uint32_t *skipped,
+                      struct hs_diag *diag)
 {
+    const char *tag = visual ? "visual" : "collision", *v = visual ? "v" : "";
     /* The model's cylinders lie along y, URDF's along z: R_urdf = R yzᵀ. */
     static const double yz_t[9] = {1, 0, 0, 0, 0, 1, 0, -1, 0};
     double R[9];
@@ -107,7 +124,7 @@ static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, co
         (*skipped)++;
         return 0;
     }
-    fprintf(f, "    <collision>\n");
+    fprintf(f, "    <%s>\n", tag);
     origin(f, "      ", g->pose.p, R);
     fprintf(f, "      <geometry>");
     switch (g->type) {
@@ -125,17 +142,17 @@ static int write_geom(FILE *f, const struct hs_geom *g, const char *mesh_dir, co
     default: {
         if (mkdir(mesh_dir, 0777) < 0 && errno != EEXIST)
             return hs_diag_set(diag, -errno, mesh_dir, 0, 0, "cannot create the mesh directory");
-        if ((size_t)snprintf(path, sizeof path, "%s/link%u_%u.stl", mesh_dir, link, k) >=
+        if ((size_t)snprintf(path, sizeof path, "%s/link%u_%s%u.stl", mesh_dir, link, v, k) >=
             sizeof path)
             return hs_diag_set(diag, -ENAMETOOLONG, mesh_dir, 0, 0, "mesh path too long");
         int r = write_stl(path, &g->u.mesh);
         if (r < 0)
             return hs_diag_set(diag, r, path, 0, 0, "cannot write the mesh");
         char e[ESC_MAX];
-        fprintf(f, "<mesh filename=\"%s/link%u_%u.stl\"/>", xesc(e, mesh_rel), link, k);
+        fprintf(f, "<mesh filename=\"%s/link%u_%s%u.stl\"/>", xesc(e, mesh_rel), link, v, k);
     }
     }
-    fprintf(f, "</geometry>\n    </collision>\n");
+    fprintf(f, "</geometry>\n    </%s>\n", tag);
     return 0;
 }
 
@@ -311,7 +328,12 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
                 l->inertia[0], l->inertia[1], l->inertia[2], l->inertia[4], l->inertia[5],
                 l->inertia[8]);
         for (uint32_t k = 0; r == 0 && k < l->geom_count; k++)
-            r = write_geom(f, &m->geoms[l->geom_first + k], mesh_dir, mesh_rel, i, k, &lost, diag);
+            r = write_geom(f, &m->geoms[l->geom_first + k], false, mesh_dir, mesh_rel, i, k, &lost,
+                           diag);
+        for (uint32_t k = 0; r == 0 && k < l->visual_count && l->visual_first + k < m->nvisuals;
+             k++)
+            r = write_geom(f, &m->visuals[l->visual_first + k], true, mesh_dir, mesh_rel, i, k,
+                           &lost, diag);
         fprintf(f, "  </link>\n");
     }
     /* Actuated joints first, in jointId order, so that they are numbered back the same; then

@@ -1,5 +1,7 @@
 /* The bench's models for the page: each written as URDF (hs_model_write_urdf, the same export as
- * hilsim model --urdf) into the view's file directory, where urdf-loader fetches it. */
+ * hilsim model --urdf) into the view's file directory, where urdf-loader fetches it. Its meshes
+ * are the triangles the model holds, written there as STL; a URDF's <visual> geometry is loaded
+ * too (the bench never loads it), so the page draws what the robot looks like. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +29,7 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
         struct hs_model_options opts;
         struct hs_model *m = NULL;
         hs_config_model_options(cfg, i, pk, &opts);
+        opts.visuals = true; /* a URDF's <visual> meshes: what the robot looks like */
         char path[4096];
         uint32_t lost = 0;
         snprintf(path, sizeof path, "%s/model-%u.urdf", dir, i);
@@ -36,6 +39,10 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
             hs_model_free(m);
             break;
         }
+        /* The bench says the model's other warnings; the visuals are the view's alone. */
+        for (uint32_t k = 0; k < m->nwarnings; k++)
+            if (strstr(m->warnings[k], "<visual> not drawn"))
+                fprintf(stderr, "hilsim view: %s\n", m->warnings[k]);
         hs_view_buf_printf(out, "%s{\"name\":", written++ ? "," : "");
         hs_view_buf_str(out, cm->name);
         hs_view_buf_printf(out, ",\"urdf\":\"robot/model-%u.urdf\",\"static\":%s,\"position\":", i,

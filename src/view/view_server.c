@@ -4,6 +4,7 @@
  * newest frame at the display rate. A frame is written only when lws says the socket can take
  * it, so a slow browser gets fewer frames, never a backlog. */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <libwebsockets.h>
 #include <limits.h>
@@ -356,7 +357,10 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-static const struct lws_protocol_vhost_options mime_urdf = {NULL, NULL, ".urdf", "application/xml"};
+/* The models' meshes: binary STL, written by the URDF export (the triangles each model holds). */
+static const struct lws_protocol_vhost_options mime_stl = {NULL, NULL, ".stl", "model/stl"};
+static const struct lws_protocol_vhost_options mime_urdf = {&mime_stl, NULL, ".urdf",
+                                                            "application/xml"};
 static const struct lws_protocol_vhost_options mime_json = {&mime_urdf, NULL, ".json",
                                                             "application/json"};
 static const struct lws_protocol_vhost_options mime_mjs = {&mime_json, NULL, ".mjs",
@@ -478,12 +482,23 @@ static int serve(struct view *v)
     return 0;
 }
 
+/* The view's own files: model-N.urdf and the meshes the export wrote beside each, in
+ * model-N_meshes/ (nothing else is ever written there). */
 static void remove_dir(const char *dir)
 {
     char p[PATH_MAX];
     for (unsigned i = 0; i < 64; i++) {
         snprintf(p, sizeof p, "%s/model-%u.urdf", dir, i);
         unlink(p);
+        snprintf(p, sizeof p, "%s/model-%u_meshes", dir, i);
+        DIR *d = opendir(p);
+        if (!d)
+            continue;
+        for (struct dirent *e; (e = readdir(d));)
+            if (e->d_name[0] != '.')
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+        rmdir(p);
     }
     rmdir(dir);
 }

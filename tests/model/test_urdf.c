@@ -641,6 +641,89 @@ static void test_obj_materials_said_once(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* <visual> geometry: read only when asked (hs_model_options.visuals, the web view), in the link
+ * frame like collision geometry, never into the geoms the world collides; one that cannot be read
+ * is a warning; the URDF export writes the visuals back as <visual> and they load again. */
+static void test_visuals(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/hs_urdf_visXXXXXX", p[PATH_MAX + 64], out[PATH_MAX + 64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof p, "%s/cube.stl", dir);
+    write_stl_cube(p);
+    snprintf(p, sizeof p, "%s/robot.urdf", dir);
+    write_text(
+        p, "<robot name=\"v\">\n"
+           "  <link name=\"a\">\n"
+           "    <inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial>\n"
+           "    <collision><geometry><box size=\"1 2 3\"/></geometry></collision>\n"
+           "    <visual><origin xyz=\"0 0 0.5\"/>\n"
+           "      <geometry><mesh filename=\"cube.stl\" scale=\"2 2 2\"/></geometry>\n"
+           "      <material name=\"red\"><color rgba=\"1 0 0 1\"/></material></visual>\n"
+           "    <visual><geometry><cylinder radius=\"0.1\" length=\"0.4\"/></geometry></visual>\n"
+           "    <visual><geometry><mesh filename=\"missing.stl\"/></geometry></visual>\n"
+           "  </link>\n"
+           "</robot>\n");
+    struct hs_model *m = load_ok(p); /* the bench's load: no visuals, no word about them */
+    assert_int_equal(m->ngeoms, 1);
+    assert_int_equal(m->nvisuals, 0);
+    assert_false(warned(m, "<visual> not drawn"));
+    hs_model_free(m);
+
+    struct hs_model_options o = {.visuals = true};
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    m = NULL;
+    assert_int_equal(hs_model_load_opts(p, &o, &m, &d), 0);
+    assert_int_equal(m->ngeoms, 1); /* the world's geometry is unchanged */
+    assert_int_equal(m->geoms[0].type, HS_GEOM_BOX);
+    assert_int_equal(m->nvisuals, 2);
+    assert_int_equal(m->links[0].visual_first, 0);
+    assert_int_equal(m->links[0].visual_count, 2);
+    const struct hs_geom *cube = &m->visuals[0];
+    assert_int_equal(cube->type, HS_GEOM_MESH);
+    assert_int_equal(cube->u.mesh.ntriangles, 12);
+    assert_near(cube->pose.p[2], 0.5, 0);
+    double lo[3], hi[3];
+    bounds(&cube->u.mesh, lo, hi);
+    for (int k = 0; k < 3; k++) {
+        assert_near(lo[k], -1, 1e-7); /* the scale applies */
+        assert_near(hi[k], 1, 1e-7);
+    }
+    assert_int_equal(m->visuals[1].type, HS_GEOM_CYLINDER);
+    assert_near(m->visuals[1].u.cylinder.height, 0.4, 0);
+    assert_true(warned(m, "<visual> not drawn"));
+    assert_true(warned(m, "missing.stl"));
+
+    /* Written back as <visual> (meshes as STL beside the file) and read again. */
+    snprintf(out, sizeof out, "%s/out.urdf", dir);
+    uint32_t lost = 0;
+    assert_int_equal(hs_model_write_urdf(m, out, &lost, &d), 0);
+    hs_model_free(m);
+    /* Facet normals written (unit length), not zeros: some viewers draw zero ones black. */
+    snprintf(p, sizeof p, "%s/out_meshes/link0_v0.stl", dir);
+    FILE *stl = fopen(p, "rb");
+    assert_non_null(stl);
+    float rec[3];
+    assert_int_equal(fseek(stl, 84, SEEK_SET), 0);
+    assert_int_equal(fread(rec, 4, 3, stl), 3);
+    fclose(stl);
+    assert_near(sqrt((double)rec[0] * rec[0] + (double)rec[1] * rec[1] + (double)rec[2] * rec[2]),
+                1, 1e-6);
+    m = NULL;
+    assert_int_equal(hs_model_load_opts(out, &o, &m, &d), 0);
+    assert_int_equal(m->ngeoms, 1);
+    assert_int_equal(m->nvisuals, 2);
+    assert_int_equal(m->visuals[0].u.mesh.ntriangles, 12);
+    assert_near(m->visuals[0].pose.p[2], 0.5, 1e-12);
+    assert_int_equal(m->visuals[1].type, HS_GEOM_CYLINDER);
+    assert_near(m->visuals[1].u.cylinder.radius, 0.1, 1e-12);
+    hs_model_free(m);
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_massless_floating_root_warns),
         cmocka_unit_test(test_gltf_external_buffers),
         cmocka_unit_test(test_obj_materials_said_once),
+        cmocka_unit_test(test_visuals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
