@@ -6,6 +6,8 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "hilsim/rt/rt_audit.h"
 #include "hilsim/rt/rt_hist.h"
@@ -28,10 +30,17 @@ static json_t *done(json_t *obj, bool bad)
     return NULL;
 }
 
+/* Rounded as printf rounds the binary value, not as round(v * 10^d): the scaled product can land
+ * on an exact half that the value itself is not (1061.55 is 1061.5499... in binary, but
+ * 1061.55 * 10 is 10615.5), and readers of the same data in other languages (the trace analyser
+ * formats with "%.1f") must come to the same digits. */
 double hs_report_round(double v, int decimals)
 {
-    double k = pow(10.0, decimals);
-    return round(v * k) / k;
+    if (!isfinite(v) || fabs(v) >= 1e15 || decimals < 0 || decimals > 17)
+        return v; /* no fractional digit left to round at this size */
+    char text[64];
+    snprintf(text, sizeof text, "%.*f", decimals, v);
+    return strtod(text, NULL);
 }
 
 static json_t *hist_json(const struct hs_hist *h)

@@ -302,6 +302,10 @@ static void test_round(void **state)
     assert_true(hs_report_round(110200.94999, 1) == 110200.9);
     assert_true(hs_report_round(0.00390625, 6) == 0.003906);
     assert_true(hs_report_round(-1.23456, 3) == -1.235);
+    /* a tick phase's mean over 2000 ticks: 2123100 ns / 2000, whose scaled product is an exact
+     * half; scripts/trace-analyze.py prints "%.1f" of the same mean: 1061.5 */
+    assert_true(hs_report_round(2123100.0 / 2000.0, 1) == 1061.5);
+    assert_true(hs_report_round(1e300, 1) == 1e300);
 }
 
 int main(void)
