@@ -116,7 +116,7 @@ static void mj_hold(const mjModel *m, mjData *d, const double *q0, double off)
 
 /* The moving rounds: every hinge's target swings MOVE_RAD at MOVE_HZ (the same offset for
  * every joint, so no joint has to be matched between the two engines' orderings). */
-#define MOVE_RAD 0.03
+#define MOVE_RAD 0.01
 #define MOVE_HZ 0.5
 
 static double swing(double amp, double t)

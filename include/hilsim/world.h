@@ -87,10 +87,10 @@ struct hs_world_params {
     enum hs_solver solver;
     uint32_t quick_iterations; /* dWorldQuickStep iterations (1 .. 1000) */
     /* Adaptive iterations (world_iterations.c): 0 keeps quick_iterations every step; otherwise
-     * (1 .. quick_iterations) a step runs this many while the scene is calm (solver health
-     * within budget, every constrained body at rest, no body resting on another) and
-     * quick_iterations, the bounded worst case, from the first step that is not, for at least
-     * 10 steps. Default 8: ODE 0.16 shuffles no row at 8 or fewer iterations. */
+     * (1 .. quick_iterations) a scene at rest (solver health within budget, every constrained
+     * body at rest for 500 steps, no body resting on another) comes down to this many, and
+     * every other step runs quick_iterations, the bounded worst case. Default 8: ODE 0.16
+     * shuffles no row at 8 or fewer iterations. */
     uint32_t quick_iterations_min;
     /* Quick-step's successive over-relaxation factor (dWorldSetQuickStepW), in (0, 2); 0 keeps
      * ODE's own 1.3. Measured in perf/contact_bench.c: 1.2 converges further per iteration. */

@@ -10,27 +10,36 @@
  * iterative solver that stops once converged, a step runs the minimum only while the scene is
  * calm, judged after the step's collision from its contacts, the bodies' motion and the step
  * before's solver health:
- *   - the contact force jump within an eighth of its budget, the penetration within half its
- *     budget, the joint error within its budget (solver health, world_health.c);
+ *   - the penetration within half its budget, the joint error within its budget (solver
+ *     health, world_health.c);
  *   - every body the solver constrains (a joint, or a contact of this step) slower than
- *     REST_MPS and turning slower than REST_RAD_S (sliding, rolling, landing, driven tracks, a
- *     swinging limb: motion that a fixed order would bias; a body without rows, e.g. falling
- *     free, has nothing to solve);
+ *     REST_MPS and turning slower than REST_RAD_S, for REST_STEPS steps in a row (sliding,
+ *     rolling, landing, driven tracks, a swinging limb, even at a swing's turning point: motion
+ *     that a fixed order would bias; a body without rows, e.g. falling free, has nothing to
+ *     solve);
  *   - no contact between two dynamic bodies (stacks, grasps, self-collision), and none beyond
  *     the contacts the health sees (it could not judge them).
- * Any step that is not calm sets the full count (quick_iterations) at once; CALM_STEPS calm
- * steps in a row drop it to the minimum. Everything read is simulated state, so a replay of the
- * same inputs takes the same counts (bit-exact); the loops are bounded by the world's bodies
- * and the health's contacts, nothing is allocated. */
+ * A step that is not calm sets the full count (quick_iterations) at once. A calm scene lowers
+ * it every CALM_STEPS steps: from a shuffled count straight to 8 (the jumps measured there are
+ * the shuffle's own), below 8 by one while the contact force jump stays under an eighth of its
+ * budget; above a quarter of it a count of 8 or fewer grows by half (the answer of that count
+ * jumps). The jump is not judged for CALM_STEPS steps after a change: the answer then moves
+ * from one count's fixed point to the other's (a 1 kg cube: 0.06 N for a few steps, then 0).
+ * Everything read is simulated state, so a replay of the same inputs takes the same counts
+ * (bit-exact); the loops are bounded by the world's bodies and the health's contacts, nothing
+ * is allocated. */
 #include <math.h>
 
 #include "world_internal.h"
 
-#define REST_MPS 0.001  /* m/s: a body at rest on a soft contact creeps by micrometres a tick */
-#define REST_RAD_S 0.01 /* rad/s */
-#define REST_STEPS 50   /* a scene is at rest once calm this long: not a swing's turning point */
-#define CALM_STEPS 10   /* hysteresis: calm steps before each lowering */
-#define UNSHUFFLED 8    /* ODE 0.16 shuffles its rows at its 8th iteration: 8 or fewer do not */
+/* A robot held still on compliant joints rocks at a few mm/s (SR1 under a PD hold: its chest
+ * at 2 to 9 mm/s for seconds); a 0.25 Hz sway of ±0.03 rad passes its turning points below
+ * 1 cm/s for about a third of a second. */
+#define REST_MPS 0.01  /* m/s */
+#define REST_RAD_S 0.1 /* rad/s */
+#define REST_STEPS 500 /* a scene is at rest once calm this long: not a swing's turning point */
+#define CALM_STEPS 10  /* hysteresis: calm steps before each lowering */
+#define UNSHUFFLED 8   /* ODE 0.16 shuffles its rows at its 8th iteration: 8 or fewer do not */
 
 static bool moving(dBodyID b)
 {
