@@ -220,8 +220,12 @@ int hs_mujoco_urdf_accuracy(const char *urdf, const struct hs_model *robot, cons
     }
 
     char solver[96];
-    snprintf(solver, sizeof solver, "defaults: quick step %u, SOR w %.1f", p->quick_iterations,
-             p->quick_w);
+    if (p->quick_iterations_min)
+        snprintf(solver, sizeof solver, "defaults: quick step %u (%u while calm), SOR w %.1f",
+                 p->quick_iterations, p->quick_iterations_min, p->quick_w);
+    else
+        snprintf(solver, sizeof solver, "defaults: quick step %u, SOR w %.1f", p->quick_iterations,
+                 p->quick_w);
     struct row rows[6] = {
         {.engine = "hilsim", .solver = solver},
         {.engine = "hilsim", .solver = "exact (dWorldStep): CoP reference"},

@@ -10,7 +10,10 @@
  * Speed: both robots stand under the same explicit PD hold (kp, kd per joint, to the initial
  * pose), both engines stepped in interleaved rounds; each step is timed. Printed per engine:
  * median, fast mode (p10) and slow mode (p90: steps on these VMs are bimodal), and the ratio
- * of medians.
+ * of medians; hilsim's mean quick-step iterations (adaptive by default: fewer while the scene
+ * is calm, src/world/README.md). Then the same rounds with every hinge's target swinging
+ * (MOVE_RAD at MOVE_HZ), where hilsim runs its full count and MuJoCo's solver needs more
+ * iterations to converge: both engines' cost in motion, not only standing still.
  *
  * Accuracy (mujoco_urdf_accuracy.h; robots with two ankle F/T sensors, an accelerometer and
  * hip and ankle roll joints, such as SR1): the contact benchmark's timeline in simulated time,
@@ -65,7 +68,7 @@ static struct dist dist_of(double *us, size_t n)
 
 /* hilsim: nrobots copies of model on a 1.5 m grid (4 per row) within the 10 m floor. */
 static struct hs_world *hs_make(const struct hs_model *robot, const struct hs_model *floor,
-                                int nrobots)
+                                int nrobots, bool fixed_count)
 {
     struct hs_world_body_spec s[MAX_ROBOTS + 1];
     hs_world_spec_default(&s[0], floor);
@@ -79,6 +82,8 @@ static struct hs_world *hs_make(const struct hs_model *robot, const struct hs_mo
     }
     struct hs_world_params p;
     hs_world_params_default(&p);
+    if (fixed_count) /* the defaults before adaptive iterations: quick_iterations every step */
+        p.quick_iterations_min = 0;
     struct hs_world *w = NULL;
     struct hs_diag d = {0};
     if (hs_world_create(&p, s, (uint32_t)nrobots + 1, &w, &d)) {
@@ -88,23 +93,112 @@ static struct hs_world *hs_make(const struct hs_model *robot, const struct hs_mo
     return w;
 }
 
-static void hs_hold(struct hs_world *w, const struct hs_model *m, int nrobots)
+/* The PD hold to the initial pose, every hinge's target offset by off (rad). */
+static void hs_hold(struct hs_world *w, const struct hs_model *m, int nrobots, double off)
 {
     for (int k = 0; k < nrobots; k++)
         for (uint32_t i = 1; i < m->nlinks; i++)
             if (m->links[i].joint_type == HS_JOINT_ROTATE)
-                hs_world_set_joint_effort(w, 1 + (uint32_t)k, i,
-                                          -KP * hs_world_joint_position(w, 1 + (uint32_t)k, i) -
-                                              KD * hs_world_joint_velocity(w, 1 + (uint32_t)k, i));
+                hs_world_set_joint_effort(
+                    w, 1 + (uint32_t)k, i,
+                    KP * (off - hs_world_joint_position(w, 1 + (uint32_t)k, i)) -
+                        KD * hs_world_joint_velocity(w, 1 + (uint32_t)k, i));
 }
 
-static void mj_hold(const mjModel *m, mjData *d, const double *q0)
+static void mj_hold(const mjModel *m, mjData *d, const double *q0, double off)
 {
     for (int j = 0; j < m->njnt; j++)
         if (m->jnt_type[j] == mjJNT_HINGE) {
             int qa = m->jnt_qposadr[j], da = m->jnt_dofadr[j];
-            d->qfrc_applied[da] = KP * (q0[qa] - d->qpos[qa]) - KD * d->qvel[da];
+            d->qfrc_applied[da] = KP * (q0[qa] + off - d->qpos[qa]) - KD * d->qvel[da];
         }
+}
+
+/* The moving rounds: every hinge's target swings MOVE_RAD at MOVE_HZ (the same offset for
+ * every joint, so no joint has to be matched between the two engines' orderings). */
+#define MOVE_RAD 0.01
+#define MOVE_HZ 0.5
+
+static double swing(double amp, double t)
+{
+    return amp * sin(2 * M_PI * MOVE_HZ * t);
+}
+
+struct timing {
+    struct dist h, x, m, f;
+    double iterations; /* hilsim's quick-step iterations per step, mean */
+};
+
+static int hs_rounds(struct hs_world *w, const struct hs_model *robot, int steps, double amp,
+                     double *us, size_t *n)
+{
+    for (int i = 0; i < steps; i++) {
+        hs_hold(w, robot, 1, swing(amp, hs_world_time(w)));
+        double t0 = now_us();
+        int rc = hs_world_step(w);
+        us[(*n)++] = now_us() - t0;
+        if (rc) {
+            fprintf(stderr, "hilsim: step failed (%d)\n", rc);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Interleaved rounds of steps of hilsim (w), hilsim with the count fixed (wx), MuJoCo as
+ * imported (mm) and robot-floor only (mf), each step timed; amp 0: standing still, else the
+ * moving rounds. */
+static int time_rounds(struct hs_world *w, struct hs_world *wx, const struct hs_model *robot,
+                       const mjModel *mm, mjData *md, const mjModel *mf, mjData *mdf, int rounds,
+                       int steps, double amp, double *const us[4], struct timing *ret)
+{
+    double *ush = us[0], *usx = us[1], *usm = us[2], *usf = us[3];
+    size_t nh = 0, nx = 0, nm = 0, nf = 0;
+    hs_world_health_reset(w); /* the quick-step iterations of the timed steps only */
+    for (int r = 0; r < rounds; r++) {
+        if (hs_rounds(w, robot, steps, amp, ush, &nh) || hs_rounds(wx, robot, steps, amp, usx, &nx))
+            return -1;
+        for (int i = 0; i < steps; i++) {
+            mj_hold(mm, md, mm->qpos0, swing(amp, md->time));
+            double t0 = now_us();
+            mj_step(mm, md);
+            usm[nm++] = now_us() - t0;
+        }
+        for (int i = 0; i < steps; i++) {
+            mj_hold(mf, mdf, mf->qpos0, swing(amp, mdf->time));
+            double t0 = now_us();
+            mj_step(mf, mdf);
+            usf[nf++] = now_us() - t0;
+        }
+    }
+    struct hs_world_health_summary hh;
+    hs_world_health_summary(w, &hh);
+    *ret = (struct timing){dist_of(ush, nh), dist_of(usx, nx), dist_of(usm, nm), dist_of(usf, nf),
+                           hh.quick_iterations_mean};
+    return 0;
+}
+
+static void print_timing(const struct timing *t, struct hs_world *w, const mjData *md,
+                         const mjData *mdf)
+{
+    struct hs_pose root;
+    hs_world_link_pose(w, 1, 0, &root);
+    printf("  %-8s %10s %10s %10s  %s\n", "engine", "median us", "fast p10", "slow p90",
+           "root z after, m");
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (quick-step iterations %u..%u, mean %.2f)\n",
+           "hilsim", t->h.med, t->h.p10, t->h.p90, root.p[2],
+           hs_world_params(w)->quick_iterations_min, hs_world_params(w)->quick_iterations,
+           t->iterations);
+    printf("  %-8s %10.1f %10.1f %10.1f  (quick-step iterations %u every step: the defaults "
+           "before)\n",
+           "hilsim", t->x.med, t->x.p10, t->x.p90, hs_world_params(w)->quick_iterations);
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts)\n", "mujoco", t->m.med, t->m.p10,
+           t->m.p90, md->qpos[2], md->ncon);
+    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts; robot-floor contacts only)\n", "mujoco",
+           t->f.med, t->f.p10, t->f.p90, mdf->qpos[2], mdf->ncon);
+    printf("  hilsim / MuJoCo (medians): %.2f as imported, %.2f with robot-floor contacts only; "
+           "fixed count: %.2f, %.2f\n",
+           t->h.med / t->m.med, t->h.med / t->f.med, t->x.med / t->m.med, t->x.med / t->f.med);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -171,61 +265,37 @@ int main(int argc, char **argv)
         return 1;
     hs_mujoco_floor_only(mf);
     mjData *mdf = mj_makeData(mf);
-    struct hs_world *w = hs_make(robot, floor, 1);
+    struct hs_world *w = hs_make(robot, floor, 1, false), *wx = hs_make(robot, floor, 1, true);
     size_t total = (size_t)rounds * (size_t)steps;
     double *ush = malloc(total * sizeof *ush), *usm = malloc(total * sizeof *usm),
-           *usf = malloc(total * sizeof *usf);
-    if (!ush || !usm || !usf || !mdf)
+           *usf = malloc(total * sizeof *usf), *usx = malloc(total * sizeof *usx);
+    if (!ush || !usm || !usf || !usx || !mdf)
         return 1;
+    double *const us[4] = {ush, usx, usm, usf};
     for (int i = 0; i < 500; i++) { /* settle both */
-        hs_hold(w, robot, 1);
+        hs_hold(w, robot, 1, 0);
         hs_world_step(w);
-        mj_hold(mm, md, mm->qpos0);
+        hs_hold(wx, robot, 1, 0);
+        hs_world_step(wx);
+        mj_hold(mm, md, mm->qpos0, 0);
         mj_step(mm, md);
-        mj_hold(mf, mdf, mf->qpos0);
+        mj_hold(mf, mdf, mf->qpos0, 0);
         mj_step(mf, mdf);
     }
-    size_t nh = 0, nm = 0, nf = 0;
-    for (int r = 0; r < rounds; r++) {
-        for (int i = 0; i < steps; i++) {
-            hs_hold(w, robot, 1);
-            double t0 = now_us();
-            int rc = hs_world_step(w);
-            ush[nh++] = now_us() - t0;
-            if (rc) {
-                fprintf(stderr, "hilsim: step failed (%d)\n", rc);
-                return 1;
-            }
-        }
-        for (int i = 0; i < steps; i++) {
-            mj_hold(mm, md, mm->qpos0);
-            double t0 = now_us();
-            mj_step(mm, md);
-            usm[nm++] = now_us() - t0;
-        }
-        for (int i = 0; i < steps; i++) {
-            mj_hold(mf, mdf, mf->qpos0);
-            double t0 = now_us();
-            mj_step(mf, mdf);
-            usf[nf++] = now_us() - t0;
-        }
-    }
-    struct hs_pose root;
-    hs_world_link_pose(w, 1, 0, &root);
-    struct dist dh = dist_of(ush, nh), dm = dist_of(usm, nm), df = dist_of(usf, nf);
+    struct timing still, moving;
+    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, 0, us, &still))
+        return 1;
     printf("%s: hilsim (defaults) against MuJoCo %s (defaults), both on the URDF, %d rounds x "
            "%d steps, interleaved\n",
            robot->name, mj_versionString(), rounds, steps);
-    printf("  %-8s %10s %10s %10s  %s\n", "engine", "median us", "fast p10", "slow p90",
-           "root z after, m");
-    printf("  %-8s %10.1f %10.1f %10.1f  %.4f\n", "hilsim", dh.med, dh.p10, dh.p90, root.p[2]);
-    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts)\n", "mujoco", dm.med, dm.p10, dm.p90,
-           md->qpos[2], md->ncon);
-    printf("  %-8s %10.1f %10.1f %10.1f  %.4f (%d contacts; robot-floor contacts only)\n", "mujoco",
-           df.med, df.p10, df.p90, mdf->qpos[2], mdf->ncon);
-    printf("  hilsim / MuJoCo (medians): %.2f as imported, %.2f with robot-floor contacts only\n",
-           dh.med / dm.med, dh.med / df.med);
+    print_timing(&still, w, md, mdf);
+    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, MOVE_RAD, us, &moving))
+        return 1;
+    printf("%s moving (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
+           robot->name, MOVE_RAD, MOVE_HZ);
+    print_timing(&moving, w, md, mdf);
     hs_world_destroy(w);
+    hs_world_destroy(wx);
     mj_deleteData(md);
     mj_deleteData(mdf);
     mj_deleteModel(mf);
@@ -245,15 +315,15 @@ int main(int argc, char **argv)
            "narrow-ph. us");
     double one = 0;
     for (int n = 1; n <= MAX_ROBOTS; n *= 2) {
-        struct hs_world *wn = hs_make(robot, floor, n);
+        struct hs_world *wn = hs_make(robot, floor, n, false);
         for (int i = 0; i < 300; i++) {
-            hs_hold(wn, robot, n);
+            hs_hold(wn, robot, n, 0);
             hs_world_step(wn);
         }
         hs_world_health_reset(wn);
         size_t k = 0;
         for (int i = 0; i < steps; i++) {
-            hs_hold(wn, robot, n);
+            hs_hold(wn, robot, n, 0);
             double t0 = now_us();
             int rc = hs_world_step(wn);
             ush[k++] = now_us() - t0;
@@ -277,6 +347,7 @@ int main(int argc, char **argv)
     free(ush);
     free(usm);
     free(usf);
+    free(usx);
     hs_model_free(robot);
     hs_model_free(floor);
     if (!(keep && *keep))

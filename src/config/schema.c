@@ -280,6 +280,7 @@ static const struct hs__cfg_field physics_f[] = {
     U32("substeps", WP, substeps, 1, 100, 0),
     ENUM("solver", WP, solver, hs__names_solver),
     U32("iterations", WP, quick_iterations, 1, 1000, 0),
+    U32("iterations_min", WP, quick_iterations_min, 0, 1000, 0),
     DBL("sor_w", WP, quick_w, 0, 1.99, HS__F_MIN_OPEN | HS__F_ZERO_OK),
     VEC("gravity", WP, gravity, -1000, 1000),
     DBL("erp", WP, erp, 0, 1, 0),
@@ -337,6 +338,15 @@ static int physics_check(struct hs__ctx *c, void *obj, uint64_t seen, yaml_node_
                            path);
     if (expert)
         p->contact_stiffness_n_m = 0;
+    /* `iterations` alone fixes the count, as it always did; `iterations_min` (default 8) is the
+     * count a calm scene runs (world_iterations.c), 0 or `iterations` itself: fixed. */
+    if (hs__cfg_seen_key(&physics_t, seen, "iterations") &&
+        !hs__cfg_seen_key(&physics_t, seen, "iterations_min"))
+        p->quick_iterations_min = 0;
+    if (p->quick_iterations_min > p->quick_iterations)
+        return hs__cfg_err(c, hs__cfg_node_or(c, node, "iterations_min"),
+                           "%s.iterations_min %u is above iterations %u", path,
+                           p->quick_iterations_min, p->quick_iterations);
     for (uint32_t i = 0; i < p->ncontact_materials; i++) {
         const struct hs_world_contact_material *cm = &p->contact_materials[i];
         const char *m = !material_used(p, cm->material1)   ? cm->material1

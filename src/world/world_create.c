@@ -213,6 +213,9 @@ static int warm_up(struct hs_world *w)
      * run's first step. */
     hs__ode_forget_messages(w);
     w->iterations = 0; /* adaptive iterations start from the full count again */
+    w->calm_steps = 0;
+    w->same_count_steps = 0;
+    w->rest_steps = UINT32_MAX; /* nothing has moved yet */
     dWorldSetQuickStepNumIterations(w->world, (int)w->params.quick_iterations);
     w->time_s = 0;
     w->nsteps = 0;

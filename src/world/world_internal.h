@@ -150,9 +150,12 @@ struct hs_world {
     struct hs__world_pair_acc {
         uint64_t calls, ns;
     } pair_acc[HS__PAIR_CLASSES][HS__PAIR_CLASSES];
-    uint32_t iterations;     /* this step's quick-step iterations (adaptive, world_step.c) */
-    uint64_t iterations_sum; /* over the health's steps */
-    bool health_have_prev;   /* cforce_prev holds a real step's sums */
+    uint32_t iterations;       /* this step's quick-step iterations (world_iterations.c) */
+    uint32_t calm_steps;       /* calm steps in a row, up to the hysteresis (world_iterations.c) */
+    uint32_t same_count_steps; /* steps since the count changed, up to the hysteresis */
+    uint32_t rest_steps;       /* calm steps since the scene last moved, up to REST_STEPS */
+    uint64_t iterations_sum;   /* over the health's steps */
+    bool health_have_prev;     /* cforce_prev holds a real step's sums */
     uint32_t mass_fixups;
     uint32_t merged_links; /* links merged into an ancestor's body or a fixed root */
     double time_s;
@@ -187,6 +190,9 @@ struct hs_world {
     _Atomic uint32_t nmsgs; /* published with release after the entry is filled */
     _Atomic uint64_t msgs_other;
 };
+
+/* world_iterations.c: sets this step's quick-step iterations from the step before (RT-safe). */
+void hs__world_adapt_iterations(struct hs_world *w);
 
 /* ode_init.c: reference-counted dInitODE2 / dCloseODE; installs hilsim's ODE message, error and
  * debug handlers on first use. */

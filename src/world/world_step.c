@@ -36,33 +36,6 @@ void hs__world_read_joints(struct hs_world *w, bool reset_unwrap)
     }
 }
 
-/* Adaptive iterations: the step before's contact force jump (the solver's tick-to-tick noise,
- * solver health) against its budget picks this step's count. Near the budget (above a quarter
- * of it) the count grows by half at once, up to quick_iterations; well under (an eighth) it
- * falls by one per step, down to quick_iterations_min. The joint error is no guide: with
- * compliant joints it is mostly the static sag under load (cfm x load), converged or not. The
- * worst case stays quick_iterations. */
-static void adapt_iterations(struct hs_world *w)
-{
-    const struct hs_world_params *p = &w->params;
-    if (!p->quick_iterations_min || p->solver != HS_SOLVER_QUICK)
-        return;
-    double jb = p->health.max_force_jump_ratio * w->weight_n;
-    double r = jb > 0 && isfinite(jb) ? w->health_last.force_jump_n / jb : 0;
-    uint32_t it = w->iterations ? w->iterations : p->quick_iterations;
-    if (r > 0.25)
-        it += it / 2 + 1;
-    else if (r < 0.125 && it > 0)
-        it--;
-    if (it > p->quick_iterations)
-        it = p->quick_iterations;
-    if (it < p->quick_iterations_min)
-        it = p->quick_iterations_min;
-    if (it != w->iterations)
-        dWorldSetQuickStepNumIterations(w->world, (int)it);
-    w->iterations = it;
-}
-
 int hs_world_step(struct hs_world *w)
 {
     if (w->fault_rc)
@@ -80,7 +53,6 @@ int hs_world_step(struct hs_world *w)
         dJointSetAMotorParam(w->rotors[i].motor, dParamVel, w->rotors[i].link->dq);
     hs_world_ode_step_begin(w);
     w->nsteps++;
-    adapt_iterations(w);
     /* ODE's error and debug handlers come back here instead of aborting (ode_init.c). Nothing
      * below is kept in locals across the jump: the world's fields carry the state. */
     if (setjmp(w->step_jmp)) {
@@ -91,6 +63,7 @@ int hs_world_step(struct hs_world *w)
     hs__world_collide(w);
     if (w->sizing_contacts) /* create's sizing step only (world_reserve.c) */
         hs__world_reserve_fill(w);
+    hs__world_adapt_iterations(w); /* from this step's contacts and the bodies' motion */
     if (w->params.solver == HS_SOLVER_STANDARD) {
         dWorldStep(w->world, w->params.step_s);
     } else {
