@@ -38,9 +38,9 @@ double hs_report_round(double v, int decimals)
 {
     if (!isfinite(v) || fabs(v) >= 1e15 || decimals < 0 || decimals > 17)
         return v; /* no fractional digit left to round at this size */
-    char text[64];
-    snprintf(text, sizeof text, "%.*f", decimals, v);
-    return strtod(text, NULL);
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.*f", decimals, v);
+    return strtod(digits, NULL);
 }
 
 static json_t *hist_json(const struct hs_hist *h)
