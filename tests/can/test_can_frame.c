@@ -39,15 +39,14 @@ static void test_parse_rejects_bad_text(void **state)
 {
     (void)state;
     static const char *const bad[] = {
-        "12#00",                  /* 2 hex digits */
-        "800#00",                 /* standard ID out of range */
-        "3FFFFFFF#00",            /* extended ID out of range (and 8 digits needed) */
-        "123#001",                /* odd nibble */
-        "123#001122334455667788", /* 9 bytes classic */
-        "123##0"
-        "0011223344556677889900", /* FD length 11 */
-        "123##4",                 /* unknown FD flag */
-        "123#R9",                 /* RTR DLC > 8 */
+        "12#00",                        /* 2 hex digits */
+        "800#00",                       /* standard ID out of range */
+        "3FFFFFFF#00",                  /* extended ID out of range (and 8 digits needed) */
+        "123#001",                      /* odd nibble */
+        "123#001122334455667788",       /* 9 bytes classic */
+        "123##00011223344556677889900", /* FD length 11 */
+        "123##4",                       /* unknown FD flag */
+        "123#R9",                       /* RTR DLC > 8 */
         "123#XY",
         "",
         "#00",
@@ -67,9 +66,7 @@ static void test_format_round_trips(void **state)
 {
     (void)state;
     static const char *const texts[] = {"123#DEADBEEF", "1ABCDE12#0011", "7FF#R8",
-                                        "001##3"
-                                        "00112233445566778899AABB",
-                                        "000#"};
+                                        "001##300112233445566778899AABB", "000#"};
     for (unsigned i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         struct hs_can_frame f;
         char buf[200];

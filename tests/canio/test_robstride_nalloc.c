@@ -108,7 +108,7 @@ static void run(const char *replies)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/config", getenv("HS_SOURCE_DIR"));
     const struct hs_config *cfg;
-    struct hs_bench *bench;
+    struct hs_bench *bench = NULL;
     struct hs_bench_can *can;
     struct hs_diag d = {0};
     if (hs_config_load_buffer(out, strlen(out), "arm2-robstride.yaml", dir, &cfg, &d) < 0 ||
