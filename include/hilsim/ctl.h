@@ -174,6 +174,10 @@ void hs_ctl_stage_set_can(struct hs_ctl_stage *s, const struct hs_bench_can *can
  * or a JSON array for `state` ([{"name","interface","state","drops"}]). Its length, or -ENOSPC
  * (buf then holds the buses that fit, terminated). */
 int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t size);
+/* The same buses as a jansson array for `state --json` (a new reference; NULL when out of
+ * memory); struct json_t is jansson's json_t. */
+struct json_t;
+struct json_t *hs_ctl_can_json(const struct hs_bench_can *can);
 /* Socket thread: the live step slots (prepare, discard, reap). */
 struct hs_scenario_live *hs_ctl_stage_live(struct hs_ctl_stage *s);
 

@@ -19,6 +19,7 @@
  * reader's thread itself (hs__ctl_state_decided) and shown instead once it is the same
  * scenario's, told by the number of scenarios started. */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -287,37 +288,55 @@ static void put(struct out *o, const char *fmt, ...)
     o->len += (size_t)n;
 }
 
-/* A name as a JSON string: quotes, backslashes and control bytes escaped. */
-static void put_json_name(struct out *o, const char *prefix, const char *name)
+/* The JSON answer is built with jansson off the tick (the control worker's thread, after the
+ * acquire load), so allocating is allowed here. Numbers keep the nine significant digits the
+ * answer always had: the dump precision below, as the report's HS_REPORT_JSON_PRECISION does for
+ * its figures (jansson prints an integral real as 1.0 where printf's %g printed 1). */
+#define STATE_JSON_DIGITS 9
+
+/* Any failed insertion (out of memory) fails the whole answer instead of losing members. */
+static void set(json_t *obj, const char *key, json_t *val, bool *bad)
 {
-    put(o, "%s\"", prefix);
-    for (const char *c = name; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            put(o, "\\%c", *c);
-        else if ((unsigned char)*c < 0x20)
-            put(o, "\\u%04x", (unsigned)*c);
-        else
-            put(o, "%c", *c);
-    }
-    put(o, "\"");
+    if (json_object_set_new(obj, key, val) != 0)
+        *bad = true;
+}
+
+static void add(json_t *arr, json_t *val, bool *bad)
+{
+    if (json_array_append_new(arr, val) != 0)
+        *bad = true;
+}
+
+/* A name as a JSON string. jansson takes UTF-8 only; a name cut inside a character (the
+ * scenario rows' SCEN_TEXT) or not UTF-8 at all gets '?' for every byte past ASCII. */
+static json_t *jname(const char *name)
+{
+    json_t *j = json_string(name);
+    if (j)
+        return j;
+    char buf[256]; /* past every name's bound (HS_NAME_MAX, SCEN_TEXT, MODEL/LINK) */
+    size_t n = 0;
+    for (; name[n] && n + 1 < sizeof buf; n++)
+        buf[n] = (unsigned char)name[n] < 0x80 ? name[n] : '?';
+    buf[n] = 0;
+    return json_string(buf);
 }
 
 /* A number, or null where it is not finite (a range beam that saw nothing, a plant that
  * faulted): JSON has no NaN. */
-static void put_num(struct out *o, const char *prefix, double x)
+static json_t *jnum(double x)
 {
-    if (isfinite(x))
-        put(o, "%s%.9g", prefix, x);
-    else
-        put(o, "%snull", prefix);
+    return isfinite(x) ? json_real(x) : json_null();
 }
 
-static void put_nums(struct out *o, const char *prefix, const double *x, int n)
+static json_t *jnums(const double *x, int n, bool *bad)
 {
-    put(o, "%s[", prefix);
-    for (int k = 0; k < n; k++)
-        put_num(o, k ? "," : "", x[k]);
-    put(o, "]");
+    json_t *a = json_array();
+    if (!a)
+        *bad = true;
+    for (int k = 0; a && k < n; k++)
+        add(a, jnum(x[k]), bad);
+    return a;
 }
 
 /* Rotation (row-major) to a unit quaternion w, x, y, z (Shepperd's method: the largest
@@ -407,69 +426,74 @@ static void format_scen_text(const struct scen_copy *c, struct out *o)
     }
 }
 
-static void format_scen_json(const struct scen_copy *c, struct out *o)
+static json_t *scen_json(const struct scen_copy *c, bool *bad)
 {
-    if (c->state == SCEN_NONE) {
-        put(o, ",\"scenario\":null");
-        return;
+    if (c->state == SCEN_NONE)
+        return json_null();
+    json_t *o = json_object(), *steps = json_array(), *expects = json_array();
+    if (!o || !steps || !expects) {
+        json_decref(o);
+        json_decref(steps);
+        json_decref(expects);
+        *bad = true;
+        return NULL;
     }
-    put_json_name(o, ",\"scenario\":{\"name\":", c->name);
-    put(o, ",\"state\":\"%s\",\"ticks\":%llu", c->state == SCEN_RUNNING ? "running" : "ended",
-        (unsigned long long)c->ticks);
-    put_num(o, ",\"duration_s\":", c->duration_s);
-    if (c->verdict[0])
-        put_json_name(o, ",\"verdict\":", c->verdict);
-    else
-        put(o, ",\"verdict\":null");
-    put(o, ",\"steps\":[");
-    bool first = true;
+    set(o, "name", jname(c->name), bad);
+    set(o, "state", json_string(c->state == SCEN_RUNNING ? "running" : "ended"), bad);
+    set(o, "ticks", json_integer((json_int_t)c->ticks), bad);
+    set(o, "duration_s", jnum(c->duration_s), bad);
+    set(o, "verdict", c->verdict[0] ? jname(c->verdict) : json_null(), bad);
     for (uint32_t k = 0; k < c->nrows; k++) {
         const struct scen_row *r = &c->rows[k];
-        if (r->expect)
-            continue;
-        put_json_name(o, first ? "{\"name\":" : ",{\"name\":", r->name);
-        put_json_name(o, ",\"kind\":", r->kind);
-        put(o, ",\"onset_tick\":%lld,\"active_ticks\":%llu}", (long long)r->onset,
-            (unsigned long long)r->active);
-        first = false;
+        json_t *e = json_object();
+        set(e, "name", jname(r->name), bad);
+        if (r->expect) {
+            set(e, "line", json_integer(r->line), bad);
+            set(e, "status", json_string(status_names[r->status]), bad);
+            set(e, "tick", json_integer(r->tick), bad);
+            set(e, "value", jnum(r->status == HS_SCENARIO_PENDING ? NAN : r->value), bad);
+            set(e, "opened_tick", json_integer(r->onset), bad);
+        } else {
+            set(e, "kind", jname(r->kind), bad);
+            set(e, "onset_tick", json_integer(r->onset), bad);
+            set(e, "active_ticks", json_integer((json_int_t)r->active), bad);
+        }
+        add(r->expect ? expects : steps, e, bad);
     }
-    put(o, "],\"expectations\":[");
-    first = true;
-    for (uint32_t k = 0; k < c->nrows; k++) {
-        const struct scen_row *r = &c->rows[k];
-        if (!r->expect)
-            continue;
-        put_json_name(o, first ? "{\"name\":" : ",{\"name\":", r->name);
-        put(o, ",\"line\":%d,\"status\":\"%s\",\"tick\":%lld", r->line, status_names[r->status],
-            (long long)r->tick);
-        put_num(o, ",\"value\":", r->status == HS_SCENARIO_PENDING ? NAN : r->value);
-        put(o, ",\"opened_tick\":%lld}", (long long)r->onset);
-        first = false;
-    }
-    put(o, "]}");
+    set(o, "steps", steps, bad);
+    set(o, "expectations", expects, bad);
+    return o;
 }
 
 /* The tick's phases over the ticks since the copy before: p50, p99 and max of each, µs (null
  * where the window is empty); null without a phase source (a bench driven by hand). */
 static const double phase_pcts[] = {50, 99, 100};
 
-static void format_phases_json(const struct hs__ctl_state *s, struct out *o)
+static json_t *phases_json(const struct hs__ctl_state *s, bool *bad)
 {
-    if (!s->take) {
-        put(o, ",\"phases_us\":null");
-        return;
+    if (!s->take)
+        return json_null();
+    json_t *o = json_object(), *pcts = json_array();
+    if (!o || !pcts) {
+        json_decref(o);
+        json_decref(pcts);
+        *bad = true;
+        return NULL;
     }
-    put(o, ",\"phases_us\":{\"ticks\":%llu,\"percentiles\":[50,99,100]",
-        (unsigned long long)s->phases.ticks);
+    set(o, "ticks", json_integer((json_int_t)s->phases.ticks), bad);
+    for (size_t k = 0; k < sizeof phase_pcts / sizeof phase_pcts[0]; k++)
+        add(pcts, json_integer((json_int_t)phase_pcts[k]), bad);
+    set(o, "percentiles", pcts, bad);
     for (int p = 0; p < HS_PHASE_MAX; p++) {
-        put(o, ",\"%s\":[", hs_phase_name((enum hs_phase)p));
+        double us[sizeof phase_pcts / sizeof phase_pcts[0]];
         for (size_t k = 0; k < sizeof phase_pcts / sizeof phase_pcts[0]; k++) {
             int64_t ns = hs_tick_window_percentile(&s->phases, (enum hs_phase)p, phase_pcts[k]);
-            put_num(o, k ? "," : "", ns < 0 ? NAN : (double)ns / 1000.0);
+            us[k] = ns < 0 ? NAN : (double)ns / 1000.0;
         }
-        put(o, "]");
+        set(o, hs_phase_name((enum hs_phase)p), jnums(us, (int)(sizeof us / sizeof us[0]), bad),
+            bad);
     }
-    put(o, "}");
+    return o;
 }
 
 static void format_text_phases(const struct hs__ctl_state *s, struct out *o)
@@ -546,74 +570,129 @@ static void format_text(const struct hs__ctl_state *s, struct out *o)
     format_text_phases(s, o);
 }
 
-static void format_json(const struct hs__ctl_state *s, struct out *o)
+static json_t *links_json(const struct hs__ctl_state *s, bool *bad)
 {
-    struct hs_bench *b = s->bench;
-    put(o, "{\"tick\":%llu,\"time_s\":%.9g,", (unsigned long long)s->tick,
-        (double)s->tick * (double)s->period_ns * 1e-9);
-    put_json_name(o, "\"bench\":", hs_bench_config(b)->bench.name);
-    put(o, ",\"links\":[");
-    for (uint32_t k = 0; k < s->nlinks; k++) {
+    json_t *a = json_array();
+    for (uint32_t k = 0; a && k < s->nlinks; k++) {
         const struct link_row *r = &s->links[k];
         char name[2 * HS_NAME_MAX + 2];
         double q[4], rpy[3];
         link_name(s, r, name, sizeof name);
         hs__ctl_rot_quat(r->R, q);
         hs__ctl_rot_rpy(r->R, rpy);
-        put_json_name(o, k ? ",{\"name\":" : "{\"name\":", name);
-        put_nums(o, ",\"position_m\":", r->p, 3);
-        put_nums(o, ",\"quaternion_wxyz\":", q, 4);
-        put_nums(o, ",\"rpy_rad\":", rpy, 3);
-        put(o, "}");
+        json_t *l = json_object();
+        set(l, "name", jname(name), bad);
+        set(l, "position_m", jnums(r->p, 3, bad), bad);
+        set(l, "quaternion_wxyz", jnums(q, 4, bad), bad);
+        set(l, "rpy_rad", jnums(rpy, 3, bad), bad);
+        add(a, l, bad);
     }
-    put(o, "],\"joints\":[");
-    for (uint32_t i = 0; i < s->njoints; i++) {
+    return a;
+}
+
+static json_t *joints_json(const struct hs__ctl_state *s, bool *bad)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < s->njoints; i++) {
         const struct joint_row *j = &s->joints[i];
-        put_json_name(o, i ? ",{\"name\":" : "{\"name\":", hs_bench_joint(b, i)->name);
-        put_num(o, ",\"q\":", j->q);
-        put_num(o, ",\"dq\":", j->dq);
-        put_num(o, ",\"torque\":", j->tau);
-        put_num(o, ",\"encoder_position\":", j->enc_q);
-        put(o, ",\"encoder_count\":%llu}", (unsigned long long)j->enc_count);
+        json_t *o = json_object();
+        set(o, "name", jname(hs_bench_joint(s->bench, i)->name), bad);
+        set(o, "q", jnum(j->q), bad);
+        set(o, "dq", jnum(j->dq), bad);
+        set(o, "torque", jnum(j->tau), bad);
+        set(o, "encoder_position", jnum(j->enc_q), bad);
+        set(o, "encoder_count", json_integer((json_int_t)j->enc_count), bad);
+        add(a, o, bad);
     }
-    put(o, "],\"sensors\":[");
-    for (uint32_t i = 0; i < s->nsensors; i++) {
-        const struct hs_bench_sensor *bs = hs_bench_sensor(b, i);
-        put_json_name(o, i ? ",{\"name\":" : "{\"name\":", bs->name);
-        put_json_name(o, ",\"kind\":", bs->layout.kind);
-        put_json_name(o, ",\"unit\":", bs->layout.unit ? bs->layout.unit : "");
-        put(o, ",\"values\":[");
-        for (uint32_t v = 0; v < bs->layout.nvalues; v++)
-            put_num(o, v ? "," : "", s->values[s->value_off[i] + v]);
-        put(o, "]}");
+    return a;
+}
+
+static json_t *sensors_json(const struct hs__ctl_state *s, bool *bad)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; a && i < s->nsensors; i++) {
+        const struct hs_bench_sensor *bs = hs_bench_sensor(s->bench, i);
+        json_t *o = json_object();
+        set(o, "name", jname(bs->name), bad);
+        set(o, "kind", jname(bs->layout.kind), bad);
+        set(o, "unit", jname(bs->layout.unit ? bs->layout.unit : ""), bad);
+        set(o, "values", jnums(s->values + s->value_off[i], (int)bs->layout.nvalues, bad), bad);
+        add(a, o, bad);
     }
-    put(o, "]");
-    format_scen_json(scen_shown(s), o);
-    /* New members go after the scenario: readers that pin the members before it stay right. */
-    put(o, ",\"contacts\":{\"made\":%u,\"dropped\":%u,\"points\":[", s->contacts_made,
-        s->contacts_made - s->ncontacts);
-    for (uint32_t k = 0; k < s->ncontacts; k++) {
+    return a;
+}
+
+static json_t *contacts_json(const struct hs__ctl_state *s, bool *bad)
+{
+    json_t *o = json_object(), *points = json_array();
+    set(o, "made", json_integer(s->contacts_made), bad);
+    set(o, "dropped", json_integer(s->contacts_made - s->ncontacts), bad);
+    for (uint32_t k = 0; points && k < s->ncontacts; k++) {
         const struct hs_world_contact *c = &s->contacts[k];
         char name[2 * HS_NAME_MAX + 2];
+        json_t *p = json_object();
         body_link_name(s, c->body, c->link, name, sizeof name);
-        put_json_name(o, k ? ",{\"link\":" : "{\"link\":", name);
+        set(p, "link", jname(name), bad);
         body_link_name(s, c->other_body, c->other_link, name, sizeof name);
-        put_json_name(o, ",\"other\":", name);
-        put_nums(o, ",\"position_m\":", c->position_m, 3);
-        put_nums(o, ",\"normal\":", c->normal, 3);
-        put_nums(o, ",\"force_n\":", c->force_n, 3);
-        put(o, "}");
+        set(p, "other", jname(name), bad);
+        set(p, "position_m", jnums(c->position_m, 3, bad), bad);
+        set(p, "normal", jnums(c->normal, 3, bad), bad);
+        set(p, "force_n", jnums(c->force_n, 3, bad), bad);
+        add(points, p, bad);
     }
-    put(o, "]}");
-    put_num(o, ",\"solver\":{\"penetration_m\":", s->health.penetration_m);
-    put_num(o, ",\"joint_error_m\":", s->health.joint_error_m);
-    put_num(o, ",\"force_jump_n\":", s->health.force_jump_n);
-    put(o, "}");
-    char can[1024];
-    hs_ctl_can_text(s->can, true, can, sizeof can);
-    put(o, ",\"can\":%s", can);
-    format_phases_json(s, o);
-    put(o, "}\n");
+    set(o, "points", points, bad);
+    return o;
+}
+
+/* A new reference, or NULL when out of memory. */
+static json_t *state_json(const struct hs__ctl_state *s)
+{
+    bool bad = false;
+    json_t *o = json_object();
+    if (!o)
+        return NULL;
+    set(o, "tick", json_integer((json_int_t)s->tick), &bad);
+    set(o, "time_s", json_real((double)s->tick * (double)s->period_ns * 1e-9), &bad);
+    set(o, "bench", jname(hs_bench_config(s->bench)->bench.name), &bad);
+    set(o, "links", links_json(s, &bad), &bad);
+    set(o, "joints", joints_json(s, &bad), &bad);
+    set(o, "sensors", sensors_json(s, &bad), &bad);
+    set(o, "scenario", scen_json(scen_shown(s), &bad), &bad);
+    /* New members go after the scenario: readers that pin the members before it stay right. */
+    set(o, "contacts", contacts_json(s, &bad), &bad);
+    json_t *solver = json_object();
+    set(solver, "penetration_m", jnum(s->health.penetration_m), &bad);
+    set(solver, "joint_error_m", jnum(s->health.joint_error_m), &bad);
+    set(solver, "force_jump_n", jnum(s->health.force_jump_n), &bad);
+    set(o, "solver", solver, &bad);
+    set(o, "can", hs_ctl_can_json(s->can), &bad);
+    set(o, "phases_us", phases_json(s, &bad), &bad);
+    if (!bad)
+        return o;
+    json_decref(o);
+    return NULL;
+}
+
+/* The answer and its newline into buf; -ENOSPC when it does not fit (buf then holds "", as a
+ * cut answer is never sent), -ENOMEM when the document could not be built. */
+static int format_json(const struct hs__ctl_state *s, char *buf, size_t size)
+{
+    json_t *o = state_json(s);
+    if (!o)
+        return -ENOMEM;
+    size_t n = json_dumpb(
+        o, buf, size, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(STATE_JSON_DIGITS));
+    json_decref(o);
+    if (n == 0)
+        return -ENOMEM;
+    if (n + 2 > size) { /* the newline and the terminator too */
+        if (size)
+            buf[0] = 0;
+        return -ENOSPC;
+    }
+    buf[n] = '\n';
+    buf[n + 1] = 0;
+    return (int)n + 1;
 }
 
 int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size)
@@ -626,12 +705,11 @@ int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char 
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    struct out o = {.buf = buf, .size = size};
     if (size)
         buf[0] = 0;
     if (json)
-        format_json(s, &o);
-    else
-        format_text(s, &o);
+        return format_json(s, buf, size);
+    struct out o = {.buf = buf, .size = size};
+    format_text(s, &o);
     return o.cut ? -ENOSPC : (int)o.len;
 }
