@@ -169,13 +169,12 @@ void hs_ctl_stage_set_phase_source(struct hs_ctl_stage *s,
 /* init only: the bench's CAN module (NULL: none), for `state` to show its buses. */
 struct hs_bench_can;
 void hs_ctl_stage_set_can(struct hs_ctl_stage *s, const struct hs_bench_can *can);
-/* Any thread but the tick's: the CAN buses as the tick last saw them (ctl_can.c), text for
- * `status` ("can none", or "can main (can0) error-active drops 0, aux (can1) bus-off drops 3")
- * or a JSON array for `state` ([{"name","interface","state","drops"}]). Its length, or -ENOSPC
- * (buf then holds the buses that fit, terminated). */
-int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t size);
-/* The same buses as a jansson array for `state --json` (a new reference; NULL when out of
- * memory); struct json_t is jansson's json_t. */
+/* Any thread but the tick's: the CAN buses as the tick last saw them (ctl_can.c), the text
+ * `status` ends with ("can none", or "can main (can0) error-active drops 0, aux (can1) bus-off
+ * drops 3"). Its length, or -ENOSPC (buf then holds the buses that fit, terminated). */
+int hs_ctl_can_text(const struct hs_bench_can *can, char *buf, size_t size);
+/* The same buses as a jansson array for `state --json`: [{"name","interface","state","drops"}]
+ * (a new reference; NULL when out of memory). struct json_t is jansson's json_t. */
 struct json_t;
 struct json_t *hs_ctl_can_json(const struct hs_bench_can *can);
 /* Socket thread: the live step slots (prepare, discard, reap). */

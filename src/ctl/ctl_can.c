@@ -11,13 +11,13 @@
 #include "hilsim/ctl.h"
 #include "hilsim/io_can.h"
 
-int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t size)
+int hs_ctl_can_text(const struct hs_bench_can *can, char *buf, size_t size)
 {
     if (!size)
         return 0;
     size_t n = 0;
     buf[0] = 0;
-    int w = snprintf(buf, size, json ? "[" : "can");
+    int w = snprintf(buf, size, "can");
     if (w < 0 || (size_t)w >= size)
         return -ENOSPC;
     n = (size_t)w;
@@ -27,23 +27,16 @@ int hs_ctl_can_text(const struct hs_bench_can *can, bool json, char *buf, size_t
     uint32_t i = 0;
     for (; can && i < HS_CFG_MAX_BUSES && hs_bench_can_bus_live(can, i, &name, &st, &drops) == 0;
          i++) {
-        /* config bus and interface names are [A-Za-z0-9_.-] (the schema): no quoting needed */
         const char *iface = hs_bench_can_bus_interface(can, i);
-        if (json)
-            w = snprintf(buf + n, size - n,
-                         "%s{\"name\":\"%s\",\"interface\":\"%s\",\"state\":\"%s\",\"drops\":%llu}",
-                         i ? "," : "", name, iface, hs_can_bus_state_name(st),
-                         (unsigned long long)drops);
-        else
-            w = snprintf(buf + n, size - n, "%s %s (%s) %s drops %llu", i ? "," : "", name, iface,
-                         hs_can_bus_state_name(st), (unsigned long long)drops);
+        w = snprintf(buf + n, size - n, "%s %s (%s) %s drops %llu", i ? "," : "", name, iface,
+                     hs_can_bus_state_name(st), (unsigned long long)drops);
         if (w < 0 || (size_t)w >= size - n) {
             buf[n] = 0;
             return -ENOSPC;
         }
         n += (size_t)w;
     }
-    w = snprintf(buf + n, size - n, json ? "]" : i ? "" : " none");
+    w = snprintf(buf + n, size - n, "%s", i ? "" : " none");
     if (w < 0 || (size_t)w >= size - n) {
         buf[n] = 0;
         return -ENOSPC;

@@ -565,7 +565,7 @@ static void format_text(const struct hs__ctl_state *s, struct out *o)
     put(o, "solver: penetration %.6g m, joint error %.6g m, contact force jump %.6g N\n",
         s->health.penetration_m, s->health.joint_error_m, s->health.force_jump_n);
     char can[1024];
-    hs_ctl_can_text(s->can, false, can, sizeof can);
+    hs_ctl_can_text(s->can, can, sizeof can);
     put(o, "%s\n", can);
     format_text_phases(s, o);
 }

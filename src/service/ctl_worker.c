@@ -76,7 +76,7 @@ void hs__ctl_status_line(struct ctl_server *s, char *out, size_t size)
     n += m;
     /* last, so the line's earlier fields keep their places: each CAN bus as the tick saw it */
     memcpy(out + n, "; ", 3);
-    hs_ctl_can_text(s->can, false, out + n + 2, size - (size_t)n - 2);
+    hs_ctl_can_text(s->can, out + n + 2, size - (size_t)n - 2);
 }
 
 /* The verdict's text in memory (a memfd): rendering touches the scenario, and through it the

@@ -796,10 +796,10 @@ static void test_can_buses_in_status_and_state(void **state)
     for (int k = 0; k < 5; k++)
         can_tick(&r, peer);
     const char *active = "can main (vcan0) error-active drops 0";
-    assert_int_equal(hs_ctl_can_text(r.can, false, text, sizeof text), (int)strlen(active));
+    assert_int_equal(hs_ctl_can_text(r.can, text, sizeof text), (int)strlen(active));
     assert_string_equal(text, active);
     error_frame(&r, peer, CAN_ERR_CRTL, CAN_ERR_CRTL_TX_PASSIVE);
-    hs_ctl_can_text(r.can, false, text, sizeof text);
+    hs_ctl_can_text(r.can, text, sizeof text);
     assert_string_equal(text, "can main (vcan0) error-passive drops 0");
     static struct state_reader sr;
     read_json(&r, &sr);
@@ -807,20 +807,21 @@ static void test_can_buses_in_status_and_state(void **state)
                                    "\"state\":\"error-passive\",\"drops\":0}],"
                                    "\"phases_us\":null}\n")); /* no tick loop here: no phases */
     error_frame(&r, peer, CAN_ERR_BUSOFF, 0);
-    hs_ctl_can_text(r.can, false, text, sizeof text);
+    hs_ctl_can_text(r.can, text, sizeof text);
     assert_string_equal(text, "can main (vcan0) bus-off drops 0");
     read_json(&r, &sr);
     assert_non_null(strstr(sr.buf, "\"state\":\"bus-off\""));
     error_frame(&r, peer, CAN_ERR_RESTARTED, 0);
-    hs_ctl_can_text(r.can, false, text, sizeof text);
+    hs_ctl_can_text(r.can, text, sizeof text);
     assert_string_equal(text, active);
     /* a bench without CAN says so; a buffer too small is cut, terminated, and says so */
-    assert_int_equal(hs_ctl_can_text(NULL, false, text, sizeof text), 8);
+    assert_int_equal(hs_ctl_can_text(NULL, text, sizeof text), 8);
     assert_string_equal(text, "can none");
-    assert_int_equal(hs_ctl_can_text(NULL, true, text, sizeof text), 2);
-    assert_string_equal(text, "[]");
+    json_t *none = hs_ctl_can_json(NULL);
+    assert_true(json_is_array(none) && json_array_size(none) == 0);
+    json_decref(none);
     char small[12];
-    assert_int_equal(hs_ctl_can_text(r.can, false, small, sizeof small), -ENOSPC);
+    assert_int_equal(hs_ctl_can_text(r.can, small, sizeof small), -ENOSPC);
     assert_string_equal(small, "can");
     close(peer);
     rig_close(&r);
