@@ -87,3 +87,18 @@ struct hs_model *mb_cube(double a, double mass)
     mb_box(m, 0, a, a, a, 0, 0, 0);
     return m;
 }
+
+struct hs_model *mb_crawler(void)
+{
+    struct hs_model *m = mb_new("crawler", 3, 3, 0);
+    mb_mass(&m->links[0], 5, 0, 0, 0.03, 0.05, 0.08, 0.1);
+    mb_box(m, 0, 0.4, 0.3, 0.04, 0, 0, 0.03);
+    for (int i = 1; i <= 2; i++) {
+        mb_joint(&m->links[i], HS_JOINT_CRAWLER, 0, 1, 0);
+        m->links[i].parent = 0;
+        m->links[i].origin.p[1] = i == 1 ? 0.175 : -0.175;
+        mb_mass(&m->links[i], 0.5, 0, 0, 0, 1e-3, 1e-3, 1e-3);
+        mb_box(m, (uint32_t)i, 0.4, 0.05, 0.1, 0, 0, 0);
+    }
+    return m;
+}

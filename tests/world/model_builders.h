@@ -21,5 +21,9 @@ void mb_box(struct hs_model *m, uint32_t li, double sx, double sy, double sz, do
 struct hs_model *mb_floor(void);
 /* A free cube of side a and mass m (uniform). */
 struct hs_model *mb_cube(double a, double mass);
+/* A 5 kg chassis (0.4 x 0.3 x 0.04 m box) on two crawler links, axis +y, whose 0.4 x 0.05 x 0.1 m
+ * track boxes at y = ±0.175 touch the floor when its root is at z = 0.05: a positive track speed
+ * drives along y × z = +x. */
+struct hs_model *mb_crawler(void);
 
 #endif

@@ -378,16 +378,7 @@ static void test_contactless_counts_pairs_only(void **state)
 static void test_crawler_drives(void **state)
 {
     (void)state;
-    struct hs_model *floor = mb_floor(), *m = mb_new("crawler", 3, 3, 0);
-    mb_mass(&m->links[0], 5, 0, 0, 0.03, 0.05, 0.08, 0.1);
-    mb_box(m, 0, 0.4, 0.3, 0.04, 0, 0, 0.03);
-    for (int i = 1; i <= 2; i++) {
-        mb_joint(&m->links[i], HS_JOINT_CRAWLER, 0, 1, 0);
-        m->links[i].parent = 0;
-        m->links[i].origin.p[1] = i == 1 ? 0.175 : -0.175;
-        mb_mass(&m->links[i], 0.5, 0, 0, 0, 1e-3, 1e-3, 1e-3);
-        mb_box(m, (uint32_t)i, 0.4, 0.05, 0.1, 0, 0, 0);
-    }
+    struct hs_model *floor = mb_floor(), *m = mb_crawler();
     struct hs_world_body_spec s[2];
     hs_world_spec_default(&s[0], floor);
     s[0].is_static = true;
