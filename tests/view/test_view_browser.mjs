@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { installCanvasGrab } from './canvas_grab.mjs';
 
 const SRC = process.env.HS_SOURCE_DIR;
 const HILSIM = process.env.HILSIM;
@@ -164,19 +165,9 @@ async function openPage(browser, url, errors, frames = 4) {
 
 // Changed pixels between the scene with and without the robots (read from the WebGL canvas).
 async function robotPixels(page) {
+  await installCanvasGrab(page);
   return page.evaluate(async () => {
-    const c = document.getElementById('scene');
-    const grab = () => {
-      const o = document.createElement('canvas');
-      o.width = c.width; o.height = c.height;
-      const g = o.getContext('2d');
-      g.drawImage(c, 0, 0);
-      return g.getImageData(0, 0, o.width, o.height).data;
-    };
-    const frames = (n) => new Promise((r) => {
-      const f = () => (n-- <= 0 ? r() : requestAnimationFrame(f));
-      requestAnimationFrame(f);
-    });
+    const grab = window.hsGrab, frames = window.hsFrames;
     await frames(3);
     const withRobot = grab();
     window.hilsim.robots.forEach((r) => { r.robot.userData.wasVisible = r.robot.visible; r.robot.visible = false; });

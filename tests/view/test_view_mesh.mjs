@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { installCanvasGrab } from './canvas_grab.mjs';
 
 const SRC = process.env.HS_SOURCE_DIR;
 const HILSIM = process.env.HILSIM;
@@ -248,20 +249,11 @@ async function main() {
   const tower = visual;
 
   // Pixels: each mesh hidden, the canvas changes, and where the mesh stands.
+  await installCanvasGrab(page);
   for (const [name, url] of [['tower', tower?.url], ['prism', prism?.url]]) {
     const px = await page.evaluate(async (part) => {
       const c = document.getElementById('scene');
-      const grab = () => {
-        const o = document.createElement('canvas');
-        o.width = c.width; o.height = c.height;
-        const g = o.getContext('2d');
-        g.drawImage(c, 0, 0);
-        return g.getImageData(0, 0, o.width, o.height).data;
-      };
-      const frames = (n) => new Promise((r) => {
-        const f = () => (n-- <= 0 ? r() : requestAnimationFrame(f));
-        requestAnimationFrame(f);
-      });
+      const grab = window.hsGrab, frames = window.hsFrames;
       await frames(3);
       const shown = grab();
       window.hilsim.showMeshes(part, false);
