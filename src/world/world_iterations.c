@@ -101,11 +101,11 @@ void hs__world_adapt_iterations(struct hs_world *w)
         it = p->quick_iterations;
     if (it < p->quick_iterations_min)
         it = p->quick_iterations_min;
-    if (it != w->iterations)
+    if (it != w->iterations) {
         w->same_count_steps = 0;
-    else if (w->same_count_steps < CALM_STEPS)
-        w->same_count_steps++;
-    if (it != w->iterations)
         dWorldSetQuickStepNumIterations(w->world, (int)it);
+    } else if (w->same_count_steps < CALM_STEPS) {
+        w->same_count_steps++;
+    }
     w->iterations = it;
 }
