@@ -10,12 +10,17 @@
 //   browsers  a view and two headless chromium on its page (three signals ticked), drawing with
 //             SwiftShader on this machine's cores: the worst case, as on a bench the browsers are
 //             on the engineers' laptops.
+//   burn      (not run unless named) no view, but a process the bench never talks to taking about
+//             what the view and its two clients take (HS_VIEW_BENCH_BURN per cent of one core,
+//             default 6, in bursts 30 times a second): the control that tells work the view
+//             causes in the bench from the CPU beside it being busy.
 //   none-pinned, browsers-pinned (not run unless named): a bench with its real-time core to
 //             itself, as with isolcpus: the tick thread on the last CPU (--set rt.cpu=N-1) and
 //             everything else (the bench's other threads, the controller, the view, every process
 //             of both browsers) on the others (taskset). browsers-pinned is compared with
 //             none-pinned.
-// Prints per run the bench's tick percentiles (its own report, every tick of the run), its
+// Prints per run the bench's tick percentiles (its own report, every tick of the run, and the
+// median tick of each of its phases), its
 // overruns and missed periods, the view's CPU (share of one core, from /proc), the CPU of what
 // runs beside it (the two clients or every process of the two browsers), the bytes per second the
 // view sent, and the scheduling the bench's tick thread ran with (policy, priority and CPUs read
@@ -92,8 +97,56 @@ async function wsClient(port) {
   ws.onclose = () => process.exit(0);
 }
 
+// ---- a burner (a child process: `--burn PERCENT`): no view, no socket, no shm, nothing of the
+// bench's; it wakes 30 times a second, as the view and its clients do, and spins for PERCENT of
+// each 33.3 ms period. It is the control for "the view makes the bench do work": CPU taken on the
+// other core by something the bench never talks to.
+function burn(percent) {
+  const period = 1000 / 30, spin = (period * percent) / 100;
+  let next = performance.now();
+  const step = () => {
+    const end = performance.now() + spin;
+    while (performance.now() < end);
+    next += period;
+    setTimeout(step, Math.max(0, next - performance.now()));
+  };
+  console.log('ready');
+  step();
+}
+
+// ---- a poller (a child process: `--poll SOCKET`): what the view asks the bench's control socket
+// and nothing else: `state --json` 30 times a second (a fresh connection each time, as the view
+// does) and `status` twice a second; the answers are read whole and dropped. It separates the
+// work a view makes the bench do (a state copy in the tick, the answer built on its socket
+// thread) from everything else a view and its readers do on the machine.
+async function poll(sock) {
+  const net = await import('node:net');
+  const ask = (line) => new Promise((resolve) => {
+    const c = net.createConnection(sock);
+    let got = 0;
+    c.on('data', (d) => { got += d.length; });
+    c.on('error', () => resolve(0));
+    c.on('close', () => resolve(got));
+    // end(), not write(): node holds a lone small write back until more comes or the stream
+    // ends (strace here: no write at all within seconds); the bench answers a half-closed peer.
+    c.on('connect', () => c.end(`${line}\n`));
+  });
+  console.log('ready');
+  let n = 0;
+  for (let next = performance.now(); ; n++) {
+    await ask('state --json');
+    if (n % 15 === 0) await ask('status');
+    next += 1000 / 30;
+    await sleep(Math.max(0, next - performance.now()));
+  }
+}
+
 if (process.argv[2] === '--ws-client') {
   await wsClient(Number(process.argv[3]));
+} else if (process.argv[2] === '--poll') {
+  await poll(process.argv[3]);
+} else if (process.argv[2] === '--burn') {
+  burn(Number(process.argv[3]));
 } else {
   await main();
 }
@@ -103,9 +156,13 @@ async function main() {
   const HILSIM = path.join(BUILD, 'hilsim');
   const SECONDS = Number(process.argv[2] || 8);
   const ROUNDS = Number(process.argv[3] || 2);
+  // The burner's share of one core: about what the view and two WS clients take together.
+  const BURN = Number(process.env.HS_VIEW_BENCH_BURN || 6);
   const VARIANTS = {
     none: { label: 'no view', base: 'none' },
     clients: { label: 'view + 2 WS clients', view: 'clients', base: 'none' },
+    burn: { label: `no view, ${BURN} % burner`, burn: true, base: 'none' },
+    poll: { label: 'no view, its state polls', poll: true, base: 'none' },
     browsers: { label: 'view + 2 browsers', view: 'browsers', base: 'none' },
     'none-pinned': { label: 'no view, RT CPU alone', pinned: true, base: 'none-pinned' },
     'browsers-pinned': { label: 'view + 2 browsers, RT CPU alone', view: 'browsers', pinned: true,
@@ -210,6 +267,17 @@ async function main() {
     const lck = readProc(`/proc/${pid}/status`)?.match(/VmLck:\s*(\d+) kB/);
     return { threads, rt, lockedMB: lck ? Number(lck[1]) / 1024 : 0 };
   }
+  // CPU ticks of the bench's threads other than its tick thread (the one SCHED_FIFO thread):
+  // its control socket, CPU-time reporter, recorder... where a view's requests are answered.
+  function otherThreads(pid) {
+    let t = 0, tids = [];
+    try { tids = fs.readdirSync(`/proc/${pid}/task`); } catch { return 0; }
+    for (const tid of tids) {
+      const f = statFields(`/proc/${pid}/task/${tid}/stat`);
+      if (f && Number(f[38]) === 0) t += Number(f[11]) + Number(f[12]);
+    }
+    return t;
+  }
   function pinTree(pid, cpus) {
     for (const p of tree(pid))
       spawnSync('taskset', ['-a', '-p', '-c', cpus, String(p)], { stdio: 'ignore' });
@@ -287,7 +355,12 @@ async function main() {
     const ctl = start('python3', [path.join(SRC, 'tests', 'view', 'view_controller.py'), 'hold',
       bench, gains], pin);
     await until(() => ctl.out.includes('holding'), 30000, 'the controller');
-    let view, readers, res = {};
+    let view, readers, burner, res = {};
+    if (V.burn || V.poll) {
+      burner = start(process.execPath, V.burn ? [SELF, '--burn', String(BURN)]
+        : [SELF, '--poll', path.join(tmp, `hilsim-${bench}.ctl`)], pin);
+      await until(() => /^ready$/m.test(burner.out), 30000, 'the burner');
+    }
     if (V.view) {
       view = start(HILSIM, ['view', bench, '--config', config, '--port', '0'], pin);
       await until(() => /:\d+\//.test(view.out), 20000, 'the view');
@@ -297,12 +370,19 @@ async function main() {
     await sleep(1000);
     const t0 = performance.now();
     const v0 = view ? cpuTicks(view.pid) : 0;
-    const b0 = readers ? ticksOf(readers.pids()) : null;
+    const o0 = otherThreads(run.pid);
+    const b0 = readers ? ticksOf(readers.pids()) : burner ? ticksOf([burner.pid]) : null;
     const s0 = readers ? await readers.stats() : null;
     await sleep(SECONDS * 500);
     res.sched = schedOf(run.pid);
     await sleep(SECONDS * 500);
     const s = (performance.now() - t0) / 1000;
+    res.others = (100 * (otherThreads(run.pid) - o0) / HZ) / s;
+    if (burner) {
+      res.beside = cpuShare(b0, ticksOf([burner.pid]), s);
+      burner.kill('SIGTERM');
+      await burner.done;
+    }
     if (readers) {
       const b1 = ticksOf(readers.pids());
       res.cpu = (100 * (cpuTicks(view.pid) - v0) / HZ) / s;
@@ -322,8 +402,16 @@ async function main() {
     const head = run.out.match(/ticks (\d+)\s+overruns (\d+)\s+missed periods (\d+)/);
     if (!row || !head) throw new Error(`no tick report from the bench:\n${run.out}`);
     const f = row.trim().split(/\s+/).map(Number); // tick count min mean p50 p99 p99.9 p99.99 max
+    // The tick's phases (the bench's own report): physics is ODE's step and touches nothing a
+    // view reads, so if it grows as much as the whole tick, the tick is slower because the CPU
+    // is, not because the bench does more.
+    const phases = {};
+    for (const m of run.out.matchAll(/^(wake|inputs|actuation|physics|sensors|outputs)\s+(\d+(?:\s+[\d.]+){7})\s*$/gm)) {
+      const g = m[2].split(/\s+/).map(Number); // count min mean p50 p99 p99.9 p99.99 max
+      phases[m[1]] = { p50: g[3], p99: g[4] };
+    }
     const audit = (step) => run.out.match(new RegExp(`^\\s+${step}\\s+(.*)$`, 'm'))?.[1] ?? '?';
-    return { ...res, ticks: f[1], p50: f[4], p99: f[5], p999: f[6], max: f[8],
+    return { ...res, phases, ticks: f[1], p50: f[4], p99: f[5], p999: f[6], max: f[8],
       overruns: Number(head[2]), missed: Number(head[3]),
       fifo: audit('SCHED_FIFO'), mlock: audit('mlockall'), affinity: audit('CPU affinity') };
   }
@@ -351,13 +439,13 @@ async function main() {
     (order.some((v) => VARIANTS[v].pinned) ? `; pinned runs: tick thread on CPU ${RT_CPU}, ` +
       `everything else on ${OTHER}` : ''));
   console.log(`${'run'.padEnd(W)}  ticks    p50     p99   p99.9     max  overr missed  view CPU% ` +
-    ` beside CPU%  view kB/s  frames/s  tick thread (seen in /proc)`);
+    ` beside CPU%  view kB/s  frames/s  bench other threads CPU%  tick thread (seen in /proc)`);
   for (const v of order) rows[v].forEach((r, i) => console.log(
     `${`${VARIANTS[v].label} #${i + 1}`.padEnd(W)} ${String(r.ticks).padStart(6)} ` +
     `${fmt(r.p50).padStart(6)} ${fmt(r.p99).padStart(7)} ${fmt(r.p999).padStart(7)} ` +
     `${fmt(r.max).padStart(7)} ${String(r.overruns).padStart(6)} ${String(r.missed).padStart(6)} ` +
     `${fmt(r.cpu).padStart(10)} ${fmt(r.beside).padStart(12)} ${fmt(r.bytesPerS / 1000).padStart(10)} ` +
-    `${fmt(r.framesPerS).padStart(9)}  ${r.sched.rt.join(', ') || 'none: all SCHED_OTHER'}`));
+    `${fmt(r.framesPerS).padStart(9)}  ${fmt(r.others, 2).padStart(24)}  ${r.sched.rt.join(', ') || 'none: all SCHED_OTHER'}`));
 
   console.log(`\nmedians over ${ROUNDS} rounds, and each against the no-view runs of its kind:`);
   console.log(`${'run'.padEnd(W)}          p50            p99          p99.9            max  ` +
@@ -371,6 +459,22 @@ async function main() {
     console.log(`${VARIANTS[v].label.padEnd(W)} ${cells.join(' ')} ` +
       `${fmt(median(rows[v].map((r) => r.overruns))).padStart(9)} ` +
       `${fmt(median(rows[v].map((r) => r.missed))).padStart(6)}`);
+  }
+
+  const PH = ['wake', 'inputs', 'actuation', 'physics', 'sensors', 'outputs'];
+  for (const q of ['p50', 'p99']) {
+    console.log(`\nthe tick's phases, ${q} in µs (median over ${ROUNDS} rounds; each against the ` +
+      'no-view runs of its kind):');
+    console.log(`${'run'.padEnd(W)} ${PH.map((p) => p.padStart(16)).join('')}`);
+    for (const v of order) {
+      const base = rows[VARIANTS[v].base];
+      const cells = PH.map((p) => {
+        const a = median(base.map((r) => r.phases[p]?.[q] ?? NaN));
+        const b = median(rows[v].map((r) => r.phases[p]?.[q] ?? NaN));
+        return `${fmt(b, 2)}${v === VARIANTS[v].base ? '' : ` (${(b / a).toFixed(2)})`}`.padStart(16);
+      });
+      console.log(`${VARIANTS[v].label.padEnd(W)} ${cells.join('')}`);
+    }
   }
 
   // How the bench ran: its own self-audit and what /proc showed during each run.
