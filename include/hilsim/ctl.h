@@ -158,8 +158,12 @@ bool hs_ctl_stage_loop(const struct hs_ctl_stage *s, struct hs_ctl_loop *ret);
  * or one JSON object, into buf.
  * The tick copies it into preallocated storage only when asked (ctl_state.c). Its length;
  * -ETIMEDOUT when no tick boundary came within timeout_ms (the loop stopped, or lockstep
- * waits for its controller); -ENOSPC when buf is too small. */
-int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size);
+ * waits for its controller); -ENOSPC when buf is too small, *ret_need (when not NULL) then the
+ * size that holds it (a bench of many robots outgrows any fixed buffer), and
+ * hs_ctl_stage_state_again formats the same copy into a larger one. */
+int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size,
+                       size_t *ret_need);
+int hs_ctl_stage_state_again(struct hs_ctl_stage *s, bool json, char *buf, size_t size);
 /* init only: take(ctx, ret) runs on the tick thread when it copies a `state` request (RT-safe:
  * the tick loop's window of phase durations since the last copy, hs_tick_loop_take_window);
  * `state` shows their percentiles. Unset: it shows none. */

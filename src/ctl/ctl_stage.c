@@ -401,7 +401,13 @@ void hs_ctl_stage_set_can(struct hs_ctl_stage *s, const struct hs_bench_can *can
     hs__ctl_state_set_can(s->state, can);
 }
 
-int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size)
+int hs_ctl_stage_state(struct hs_ctl_stage *s, int timeout_ms, bool json, char *buf, size_t size,
+                       size_t *ret_need)
 {
-    return hs__ctl_state_read(s->state, timeout_ms, json, buf, size);
+    return hs__ctl_state_read(s->state, timeout_ms, json, buf, size, ret_need);
+}
+
+int hs_ctl_stage_state_again(struct hs_ctl_stage *s, bool json, char *buf, size_t size)
+{
+    return hs__ctl_state_again(s->state, json, buf, size);
 }

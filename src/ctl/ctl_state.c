@@ -265,23 +265,30 @@ uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s)
     return atomic_load_explicit(&((struct hs__ctl_state *)s)->done, memory_order_relaxed);
 }
 
-/* Appends to a bounded buffer; a cut answer is reported by the caller (-ENOSPC). */
+/* Appends to a bounded buffer; a cut answer is reported by the caller (-ENOSPC). need counts
+ * what the whole answer takes, cut or not, so the caller can offer a buffer that holds it. */
 struct out {
     char *buf;
-    size_t size, len;
+    size_t size, len, need;
     bool cut;
 };
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(struct out *o, const char *fmt, ...)
 {
-    if (o->cut)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
+    int n = o->cut ? vsnprintf(NULL, 0, fmt, ap)
+                   : vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n >= o->size - o->len) {
+    if (n < 0) {
+        o->cut = true;
+        return;
+    }
+    o->need += (size_t)n;
+    if (o->cut)
+        return;
+    if ((size_t)n >= o->size - o->len) {
         o->cut = true;
         return;
     }
@@ -674,8 +681,9 @@ static json_t *state_json(const struct hs__ctl_state *s)
 }
 
 /* The answer and its newline into buf; -ENOSPC when it does not fit (buf then holds "", as a
- * cut answer is never sent), -ENOMEM when the document could not be built. */
-static int format_json(const struct hs__ctl_state *s, char *buf, size_t size)
+ * cut answer is never sent; *need the size that holds it), -ENOMEM when the document could not
+ * be built. */
+static int format_json(const struct hs__ctl_state *s, char *buf, size_t size, size_t *need)
 {
     json_t *o = state_json(s);
     if (!o)
@@ -685,7 +693,8 @@ static int format_json(const struct hs__ctl_state *s, char *buf, size_t size)
     json_decref(o);
     if (n == 0)
         return -ENOMEM;
-    if (n + 2 > size) { /* the newline and the terminator too */
+    *need = n + 2; /* the newline and the terminator too */
+    if (n + 2 > size) {
         if (size)
             buf[0] = 0;
         return -ENOSPC;
@@ -695,7 +704,22 @@ static int format_json(const struct hs__ctl_state *s, char *buf, size_t size)
     return (int)n + 1;
 }
 
-int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size)
+static int format(const struct hs__ctl_state *s, bool json, char *buf, size_t size, size_t *need)
+{
+    if (size)
+        buf[0] = 0;
+    if (json)
+        return format_json(s, buf, size, need);
+    struct out o = {.buf = buf, .size = size};
+    format_text(s, &o);
+    *need = o.need + 1;
+    if (o.cut && size)
+        buf[0] = 0;
+    return o.cut ? -ENOSPC : (int)o.len;
+}
+
+int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size,
+                       size_t *ret_need)
 {
     uint64_t want = atomic_load_explicit(&s->want, memory_order_relaxed) + 1;
     atomic_store_explicit(&s->want, want, memory_order_release);
@@ -705,11 +729,15 @@ int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char 
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
-    if (size)
-        buf[0] = 0;
-    if (json)
-        return format_json(s, buf, size);
-    struct out o = {.buf = buf, .size = size};
-    format_text(s, &o);
-    return o.cut ? -ENOSPC : (int)o.len;
+    size_t need = 0;
+    int r = format(s, json, buf, size, &need);
+    if (ret_need)
+        *ret_need = need;
+    return r;
+}
+
+int hs__ctl_state_again(const struct hs__ctl_state *s, bool json, char *buf, size_t size)
+{
+    size_t need;
+    return format(s, json, buf, size, &need);
 }

@@ -32,7 +32,11 @@ void hs__ctl_state_set_can(struct hs__ctl_state *s, const struct hs_bench_can *c
 /* Any thread: how many requests the tick has answered (requests are numbered from 1). */
 uint64_t hs__ctl_state_copies(const struct hs__ctl_state *s);
 /* One reader thread at a time: see hs_ctl_stage_state. */
-int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size);
+int hs__ctl_state_read(struct hs__ctl_state *s, int timeout_ms, bool json, char *buf, size_t size,
+                       size_t *ret_need);
+/* The copy the last read took, formatted again (no new copy: the tick does not touch it until
+ * the next read asks): for a caller whose buffer was too small. */
+int hs__ctl_state_again(const struct hs__ctl_state *s, bool json, char *buf, size_t size);
 /* Pure: a row-major rotation as a unit quaternion (w, x, y, z; w >= 0) and as URDF roll, pitch,
  * yaw (R = Rz(yaw) Ry(pitch) Rx(roll)). */
 void hs__ctl_rot_quat(const double R[9], double q[4]);

@@ -22,6 +22,9 @@
 #define HS_CTL_FDS_MAX 8 /* descriptors one command may pass (SCM_RIGHTS) */
 /* an answer: one line, or for `state` the line "ok state BYTES" and that many bytes after it */
 #define HS_CTL_ANSWER_MAX (48 * 1024)
+/* a `state` answer larger than HS_CTL_ANSWER_MAX (a bench of many robots: six bipeds take
+ * 46 kB) goes into a buffer of its own size, up to this */
+#define HS_CTL_STATE_MAX (16u << 20)
 #define HS_CTL_STATE_TIMEOUT_MS 2000   /* a tick boundary to copy the plant at, at most this */
 #define HS_CTL_SCENARIO_MAX (4u << 20) /* a scenario file passed by a client, bytes */
 /* How long the stop waits for the worker (its last verdict written) before the process ends
@@ -39,6 +42,11 @@ struct ctl_job {
     int fds[HS_CTL_FDS_MAX];
     uint32_t nfds;
     char answer[HS_CTL_ANSWER_MAX];
+    /* a `state` answer that did not fit answer (use_big): grown to its size by the worker, kept
+     * for the slot's next one, freed with the server */
+    char *big;
+    size_t big_size;
+    bool use_big;
 };
 
 struct ctl_server {

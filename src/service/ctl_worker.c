@@ -501,11 +501,16 @@ static void scenario_status(struct ctl_server *s, char *out, size_t size)
 }
 
 /* `state`: the header line, then the body (text or JSON) whose length it gives, so a client
- * reads exactly that much; the body is formatted in place after room for the header. */
-static void state(struct ctl_server *s, bool json, char *out, size_t size)
+ * reads exactly that much; the body is formatted in place after room for the header. One that
+ * does not fit out is formatted again, from the same copy, into the job's own buffer of its
+ * size (job->use_big), which the socket thread then sends. */
+static void state(struct ctl_server *s, struct ctl_job *job, bool json, char *out, size_t size)
 {
     const size_t head = 32;
-    int n = hs_ctl_stage_state(s->stage, HS_CTL_STATE_TIMEOUT_MS, json, out + head, size - head);
+    size_t need = 0;
+    char *dst = out;
+    int n =
+        hs_ctl_stage_state(s->stage, HS_CTL_STATE_TIMEOUT_MS, json, out + head, size - head, &need);
     if (n == -ETIMEDOUT) {
         say(out, size,
             "error: no tick boundary in %d ms to copy the plant at (the loop stopped, or in "
@@ -513,16 +518,39 @@ static void state(struct ctl_server *s, bool json, char *out, size_t size)
             HS_CTL_STATE_TIMEOUT_MS);
         return;
     }
-    if (n < 0) {
-        say(out, size, "error: the state does not fit in %zu bytes", size - head);
+    if (n == -ENOSPC && need > 0 && need <= HS_CTL_STATE_MAX - head) {
+        if (job->big_size < need + head) {
+            char *b = realloc(job->big, need + head);
+            if (b) {
+                job->big = b;
+                job->big_size = need + head;
+            }
+        }
+        if (job->big_size >= need + head) {
+            dst = job->big;
+            n = hs_ctl_stage_state_again(s->stage, json, dst + head, job->big_size - head);
+        }
+    }
+    if (n == -ENOSPC && need > HS_CTL_STATE_MAX - head) {
+        say(out, size, "error: the state takes %zu bytes, more than the %zu an answer may take",
+            need, (size_t)HS_CTL_STATE_MAX - head);
         return;
     }
-    if (n > 0 && out[head + (size_t)n - 1] == '\n')
-        out[head + (size_t)--n] = 0; /* the socket thread ends every answer with one */
+    if (n == -ENOSPC) {
+        say(out, size, "error: no memory for the state's %zu bytes", need);
+        return;
+    }
+    if (n < 0) {
+        say(out, size, "error: the state could not be built: %s", strerror(-n));
+        return;
+    }
+    if (n > 0 && dst[head + (size_t)n - 1] == '\n')
+        dst[head + (size_t)--n] = 0; /* the socket thread ends every answer with one */
     char h[head];
     int hn = snprintf(h, sizeof h, "ok state %d\n", n + 1);
-    memmove(out + hn, out + head, (size_t)n + 1);
-    memcpy(out, h, (size_t)hn);
+    memmove(dst + hn, dst + head, (size_t)n + 1);
+    memcpy(dst, h, (size_t)hn);
+    job->use_big = dst != out;
 }
 
 static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t size)
@@ -579,7 +607,7 @@ static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t 
         scenario_status(s, out, size);
         return;
     case HS_CTL_STATE:
-        state(s, cmd.value > 0, out, size);
+        state(s, job, cmd.value > 0, out, size);
         return;
     case HS_CTL_STATUS: /* the socket thread answers these itself; here only for completeness */
         hs__ctl_status_line(s, out, size);
@@ -604,6 +632,7 @@ static void answer(struct ctl_server *s, struct ctl_job *job, char *out, size_t 
 
 void hs__ctl_work(struct ctl_server *s, struct ctl_job *job)
 {
+    job->use_big = false;
     answer(s, job, job->answer, sizeof job->answer);
     close_fds(job->fds, job->nfds);
     job->nfds = 0;

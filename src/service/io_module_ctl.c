@@ -56,8 +56,8 @@ struct client {
     int fds[HS_CTL_FDS_MAX]; /* descriptors received, for the next line */
     uint32_t nfds;
     bool fds_overflow;
-    char *out; /* OUT_MAX bytes, allocated at accept */
-    size_t out_off, out_len;
+    char *out; /* out_cap bytes: OUT_MAX, allocated at accept, more for one larger answer */
+    size_t out_off, out_len, out_cap;
 };
 
 static struct client clients[HS_CTL_CLIENTS_MAX]; /* one server per process */
@@ -101,20 +101,32 @@ static void client_close(struct client *c)
     c->closing = false;
 }
 
-/* Queues an answer line; false when the client lets too much pile up (it is dropped). */
+/* Queues an answer line; false when the client lets too much pile up (it is dropped). One
+ * answer larger than OUT_MAX (a `state` of many robots) is taken with at most OUT_MAX unread
+ * before it, the buffer grown to hold it. */
 static bool client_say(struct ctl_server *s, struct client *c, const char *line)
 {
-    size_t n = strlen(line);
-    if (c->out_len - c->out_off + n + 1 > OUT_MAX) {
+    size_t n = strlen(line), unsent = c->out_len - c->out_off;
+    size_t limit = n + 1 > OUT_MAX ? n + 1 + OUT_MAX : OUT_MAX;
+    if (unsent + n + 1 > limit) {
         hs_log(HS_LOG_WARNING, "ctl: a client left more than %d bytes of answers unread: dropped",
                OUT_MAX);
         hs_ctl_stage_count_rejected(s->stage);
         return false;
     }
-    if (c->out_len + n + 1 > OUT_MAX) { /* make room: what was sent goes */
-        memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-        c->out_len -= c->out_off;
+    if (c->out_len + n + 1 > c->out_cap) { /* make room: what was sent goes */
+        memmove(c->out, c->out + c->out_off, unsent);
+        c->out_len = unsent;
         c->out_off = 0;
+    }
+    if (c->out_len + n + 1 > c->out_cap) {
+        char *b = realloc(c->out, limit);
+        if (!b) {
+            hs_log(HS_LOG_WARNING, "ctl: no memory for a %zu-byte answer: client dropped", n + 1);
+            return false;
+        }
+        c->out = b;
+        c->out_cap = limit;
     }
     memcpy(c->out + c->out_len, line, n);
     c->out[c->out_len + n] = '\n';
@@ -314,6 +326,7 @@ static bool accept_one(struct ctl_server *s)
                                  .fd = fd,
                                  .uid = uid,
                                  .out = out,
+                                 .out_cap = OUT_MAX,
                                  .deadline_ns = now_ns() + CLIENT_TIMEOUT_MS * 1000000LL};
     return true;
 }
@@ -339,7 +352,9 @@ static void collect_answers(struct ctl_server *s)
             continue;
         }
         c->deadline_ns = now_ns() + CLIENT_TIMEOUT_MS * 1000000LL;
-        if (!client_say(s, c, s->jobs[k].answer) || !client_lines(s, k) || !client_flush(c))
+        const struct ctl_job *job = &s->jobs[k];
+        if (!client_say(s, c, job->use_big ? job->big : job->answer) || !client_lines(s, k) ||
+            !client_flush(c))
             client_close(c);
     }
 }
@@ -529,6 +544,8 @@ static void server_free(void *arg)
         close(s->json_fd);
     pthread_cond_destroy(&s->cond);
     pthread_mutex_destroy(&s->lock);
+    for (int k = 0; k < HS_CTL_CLIENTS_MAX; k++)
+        free(s->jobs[k].big);
     free(s);
 }
 

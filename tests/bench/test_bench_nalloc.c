@@ -86,12 +86,12 @@ static void ctl_io(struct probe *p, uint64_t seq)
             hs_ctl_stage_start_scenario(p->ctl, p->live_scen);
         char none[1];
         /* no wait: the request stays, and the next tick boundary answers it */
-        assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none), -ETIMEDOUT);
+        assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none, NULL), -ETIMEDOUT);
     } else {
         struct hs_ctl_cmd c = {.kind = HS_CTL_SCENARIO_STOP};
         hs_ctl_stage_push(p->ctl, &c);
         char none[1]; /* copied at the stop's tick: the scenario's rows as it is handed back */
-        assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none), -ETIMEDOUT);
+        assert_int_equal(hs_ctl_stage_state(p->ctl, 0, false, none, sizeof none, NULL), -ETIMEDOUT);
     }
 }
 

@@ -10,6 +10,13 @@ rotation; the text form has its header, a row per link, joint and sensor; an unk
 joint is refused with exit 2, a "did you mean" and the valid names; (as root) another user is
 told it has no permission, at connect or by the server's credential check, with exit 2.
 
+ManyRobots: a bench of seven bipeds with nothing holding their joints: once they have folded
+onto the floor (50 to 60 contact points), the state is 55 to 57 kB as JSON, more than the 48 kB
+a fixed answer holds (six standing bipeds take 46 kB). It is answered whole (the byte count in
+the header is what came, the JSON parses, every robot's 18 links, 17 joints and 4 sensors are
+there, each WAIST near where its pose put it), twice in a row on one connection and as
+`hilsim ctl` asks, the text form too, and `status` still answers after.
+
 Environment (set by ctest): HS_HILSIM, HS_SOURCE_DIR.
 """
 
@@ -17,6 +24,7 @@ import json
 import math
 import os
 import re
+import socket
 import subprocess
 import tempfile
 import time
@@ -199,6 +207,113 @@ class State(unittest.TestCase):
         finally:
             os.chmod(sock, mode_sock & 0o7777)
             os.chmod(self.tmp.name, mode_dir & 0o7777)
+
+
+class ManyRobots(unittest.TestCase):
+    N = 7  # with the floor, the most models a config takes (8)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.name = "many%d" % os.getpid()
+        models = "".join(
+            "  - name: biped%d\n    file: %s/models/biped.wrl\n    pose:\n"
+            "      position: [%d, 0, 0]\n" % (i, SRC, i - 3) for i in range(cls.N))
+        cfg = ("bench:\n  name: %s\nmodels:\n%s  - name: floor\n    file: %s/models/floor.wrl\n"
+               "    static: true\nphysics:\n  solver: standard\n" % (cls.name, models, SRC))
+        # the exact solver: seven limp robots fall onto one floor without one going through
+        path = os.path.join(cls.tmp.name, "bench.yaml")
+        with open(path, "w") as f:
+            f.write(cfg)
+        cls.env = dict(os.environ, HILSIM_CTL_DIR=cls.tmp.name)
+        cls.bench = subprocess.Popen([HILSIM, "run", path, "--no-rt", "--clock", "wall"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=cls.env)
+        cls.sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(cls.sock):
+            if cls.bench.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("no control socket: %s" % cls.bench.communicate()[0])
+            time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.bench.poll() is None:
+            cls.ctl("stop")
+            try:
+                cls.bench.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                cls.bench.kill()
+                cls.bench.communicate()
+        cls.tmp.cleanup()
+
+    @classmethod
+    def ctl(cls, *words):
+        return subprocess.run([HILSIM, "ctl", cls.name] + list(words), capture_output=True,
+                              text=True, env=cls.env, timeout=60)
+
+    def answers(self, lines):
+        """The whole answers to lines sent on one connection: (header, body) each."""
+        with socket.socket(socket.AF_UNIX) as c:
+            c.settimeout(60)
+            c.connect(self.sock)
+            c.sendall("".join(l + "\n" for l in lines).encode())
+            c.shutdown(socket.SHUT_WR)
+            data = b""
+            while True:
+                got = c.recv(1 << 16)
+                if not got:
+                    break
+                data += got
+        out = []
+        while data:
+            head, _, rest = data.partition(b"\n")
+            m = re.match(rb"ok state (\d+)$", head)
+            n = int(m.group(1)) if m else 0
+            out.append((head.decode(), rest[:n].decode()))
+            data = rest[n:]
+        return out
+
+    def check(self, s):
+        self.assertEqual(len(s["links"]), self.N * 18 + 1)
+        self.assertEqual(len(s["joints"]), self.N * 17)
+        self.assertEqual(len(s["sensors"]), self.N * 4)
+        for i in range(self.N):
+            w = next(l for l in s["links"] if l["name"] == "biped%d/WAIST" % i)
+            self.assertAlmostEqual(w["position_m"][0], i - 3, delta=0.6)
+            self.assertLess(w["position_m"][2], 0.75)
+
+    def test_1_larger_than_a_fixed_answer(self):
+        # judged on the state, not a sleep: until the robots lie on the floor (120 s at most)
+        deadline = time.monotonic() + 120
+        while True:
+            r = self.ctl("state", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            if len(r.stdout) > 50 * 1024:
+                break
+            self.assertLess(time.monotonic(), deadline, "the state stayed at %d bytes" %
+                            len(r.stdout))
+            time.sleep(0.2)
+        got = self.answers(["state --json", "state --json", "state", "status"])
+        self.assertEqual(len(got), 4, got)
+        for head, body in got[:2]:
+            self.assertRegex(head, r"^ok state \d+$")
+            self.assertEqual(len(body.encode()), int(head.split()[2]))
+            self.assertGreater(len(body), 48 * 1024)
+            self.check(json.loads(body))
+        head, body = got[2]  # the text form is shorter (32 kB) but names every row as well
+        self.assertEqual(len(body.encode()), int(head.split()[2]))
+        self.assertEqual(len(re.findall(r"(?m)^  biped\d/\S+ +p ", body)), self.N * 18)
+        rows = body.split("\njoints: ")[1].split("\nsensors: ")
+        self.assertEqual(rows[0].count("\n  "), self.N * 17)
+        self.assertEqual(rows[1].split("\ncontacts: ")[0].count("\n  "), self.N * 4)
+        self.assertTrue(got[3][0].startswith("ok "), got[3])
+
+    def test_2_hilsim_ctl(self):
+        r = self.ctl("state", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check(json.loads(r.stdout))
+        self.assertEqual(self.ctl("status").returncode, 0)
 
 
 if __name__ == "__main__":
