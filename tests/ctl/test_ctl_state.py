@@ -288,7 +288,10 @@ class ManyRobots(unittest.TestCase):
         deadline = time.monotonic() + 120
         while True:
             r = self.ctl("state", "--json")
-            self.assertEqual(r.returncode, 0, r.stderr)
+            # during the warm-up (1000 ticks of seven robots on the exact solver: seconds on a
+            # loaded host) no copy is taken and the answer is "no tick boundary"
+            if "no tick boundary" not in r.stdout + r.stderr:
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             if len(r.stdout) > 50 * 1024:
                 break
             self.assertLess(time.monotonic(), deadline, "the state stayed at %d bytes" %
