@@ -305,6 +305,15 @@ struct hs_replay_opts {
     bool no_live;
     double until_s;   /* stop after this much of the recording (now_ns from its first tick) */
     double tolerance; /* |recorded - replayed| allowed per signal; 0: bit-exact */
+    /* After every replayed tick, its state compared (NULL: none): the bench as it stands, for a
+     * reader of what a recording does not keep (hilsim view takes the contacts and the solver's
+     * health from it); diverged: this tick or one before differed from the recording. Returns
+     * false to end the replay there (as until_s would). */
+    bool (*after_tick)(void *ctx, uint32_t ord, struct hs_bench *b, bool diverged);
+    void *after_tick_ctx; /* Keep no replayed values (ret->values is NULL): a reader that wants only
+                           * after_tick, or the verdict, of a recording too long to hold twice in
+                           * memory. */
+    bool no_values;
 };
 
 struct hs_replay_result {

@@ -636,7 +636,9 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         f.nframes[i] = rec->nframes[i];
     }
     uint32_t stride = rec->state_stride;
-    ret->values = calloc((size_t)(rec->nstates ? rec->nstates : 1) * (stride ? stride : 1), 8);
+    /* no_values: one row, the tick's, compared and overwritten by the next */
+    ret->values = calloc(
+        (size_t)(rec->nstates && !o->no_values ? rec->nstates : 1) * (stride ? stride : 1), 8);
     if (!ret->values) {
         rc = hs_diag_set(d, -ENOMEM, NULL, 0, 0, "out of memory");
         goto out;
@@ -673,7 +675,7 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
         if ((rec->flags[k] & HS_REC_STATE_SAFE_HOLD) && !hs_bench_in_safe_hold(b))
             hs_bench_enter_safe_hold(b);
         int tr = hs_bench_tick(b, rec->now_ns[k], rec->ticks[k]);
-        double *v = ret->values + (size_t)k * stride;
+        double *v = ret->values + (o->no_values ? 0 : (size_t)k * stride);
         hs__rec_fill_state(b, bodies, nbodies, v);
         to_numbers(v, rec->njoints);
         ret->ticks = k + 1;
@@ -698,6 +700,8 @@ int hs_replay_run(const struct hs_recording *rec, const struct hs_replay_opts *o
             ret->fault_rc = tr;
             break;
         }
+        if (o->after_tick && !o->after_tick(o->after_tick_ctx, k, b, ret->diverged))
+            break;
     }
     ret->frames_fed = f.fed;
     ret->live_fed = live.fed;
@@ -721,7 +725,7 @@ out:
     hs_bench_destroy(b);
     feed_close(&f);
     hs_config_free(cfg);
-    if (rc < 0) {
+    if (rc < 0 || o->no_values) {
         free(ret->values);
         ret->values = NULL;
     }

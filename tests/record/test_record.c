@@ -29,6 +29,7 @@
 #include "hilsim/record.h"
 #include "hilsim/scenario.h"
 #include "hilsim/shm_abi.h"
+#include "hilsim/world.h"
 
 static char tmpdir[256];
 
@@ -186,6 +187,31 @@ static struct hs_recording *open_rec(const char *dir)
 
 enum { TICKS = 1500 };
 
+/* hs_replay_opts.after_tick: once per replayed state, in order, with the bench as it stands
+ * after that tick (its SHOULDER angle the recorded one, bit for bit), diverged as the compare
+ * found it; returning false ends the replay there. */
+struct tick_watch {
+    const struct hs_recording *rec;
+    int q_col;
+    uint32_t calls, stop_at, diverged_from;
+    bool out_of_order, mismatch;
+};
+
+static bool watch_tick(void *ctx, uint32_t ord, struct hs_bench *b, bool diverged)
+{
+    struct tick_watch *w = ctx;
+    w->out_of_order |= ord != w->calls;
+    w->calls++;
+    if (diverged && w->diverged_from == UINT32_MAX)
+        w->diverged_from = ord;
+    const struct hs_bench_joint *j = hs_bench_joint(b, 0); /* SHOULDER */
+    double q = hs_world_joint_position(hs_bench_world(b), j->body, j->link);
+    double rq = w->rec->values[(size_t)ord * w->rec->state_stride + (uint32_t)w->q_col];
+    if (!diverged && memcmp(&q, &rq, sizeof q))
+        w->mismatch = true;
+    return ord + 1 < w->stop_at;
+}
+
 static void test_replay_bit_exact(void **state)
 {
     (void)state;
@@ -238,6 +264,19 @@ static void test_replay_bit_exact(void **state)
     assert_true(hi - lo > 0.3);
     free(res.values);
 
+    /* the same replay watched tick by tick, keeping no values, stopped after 700 states */
+    assert_string_equal(rec->joint_names[0], "SHOULDER");
+    struct tick_watch w = {.rec = rec, .q_col = q, .stop_at = 700, .diverged_from = UINT32_MAX};
+    struct hs_replay_opts wo = {.after_tick = watch_tick, .after_tick_ctx = &w, .no_values = true};
+    assert_int_equal(hs_replay_run(rec, &wo, &res, &d), 0);
+    assert_null(res.values);
+    assert_false(res.diverged);
+    assert_int_equal(res.ticks, 700);
+    assert_int_equal(w.calls, 700);
+    assert_false(w.out_of_order);
+    assert_false(w.mismatch);
+    assert_int_equal(w.diverged_from, UINT32_MAX);
+
     /* what if: the same inputs, ELBOW with 20x the friction */
     char cfg2[512];
     o.config_path = write_config("whatif", 1.0, cfg2, sizeof cfg2);
@@ -251,6 +290,17 @@ static void test_replay_bit_exact(void **state)
                   (unsigned long long)res.first_tick, name, res.recorded, res.replayed);
     assert_true(strncmp(name, "ELBOW.", 6) == 0 || strncmp(name, "SHOULDER.", 9) == 0);
     free(res.values);
+    /* watched, the what-if says diverged from the tick the compare found on */
+    uint32_t first = res.first_ord;
+    w = (struct tick_watch){
+        .rec = rec, .q_col = q, .stop_at = UINT32_MAX, .diverged_from = UINT32_MAX};
+    wo.config_path = o.config_path;
+    wo.tolerance = o.tolerance;
+    assert_int_equal(hs_replay_run(rec, &wo, &res, &d), 0);
+    assert_true(res.diverged);
+    assert_int_equal(w.calls, TICKS);
+    assert_int_equal(w.diverged_from, first);
+    assert_false(w.mismatch);
     hs_recording_free(rec);
     /* for test_record_python: the same recording read by python-can and the Python reader */
     const char *keep = getenv("HS_RECORD_KEEP");
