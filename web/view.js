@@ -346,6 +346,14 @@ function buildSignals(src) {
     ['x', 'y', 'z'].forEach((f, k) => addSignal(`${b}.${f}`, `body ${b}`,
       (fr) => fr.bodies?.[i * 7 + k]));
   });
+  if (src.mode === 'record') {
+    // The replayed solver health and contacts of each state (see applyFrame).
+    ['penetration_m', 'joint_error_m', 'force_jump_n'].forEach((k, i) =>
+      addSignal(`solver.${k}`, 'solver health (replayed)', (fr) => fr.solver?.[i]));
+    addSignal('contacts.count', 'contacts (replayed)', (fr) => fr.contacts?.length);
+    addSignal('contacts.fz_sum_n', 'contacts (replayed)', (fr) =>
+      fr.contacts?.reduce((sum, c) => sum + c[5], 0));
+  }
   if (src.mode === 'live') {
     // Each free robot's root position, from the newest pose the bench gave (see onPose): did
     // it fall?
@@ -596,6 +604,12 @@ function applyFrame(fr) {
   poseRobots(hs.robots, fr, src);
   poseForceArrows(fr);
   if (fr.w) poseRobots(hs.ghosts, fr.w, src);
+  if (src.mode === 'record') {
+    // A recording keeps no contacts: the view replays it and sends those of each state the
+    // replay has reproduced (none before it gets there, or from where it differed).
+    poseContacts(fr.contacts);
+    hs.appliedContacts = fr.contacts ?? [];
+  }
   showFrame(fr, src);
 }
 

@@ -9,6 +9,7 @@
 #include "hilsim/diag.h"
 #include "hilsim/record.h"
 #include "view_internal.h"
+#include "view_rec_contacts.h"
 
 #define EVENTS_SHOWN 1000 /* timeline marks sent to the page at most */
 
@@ -20,7 +21,9 @@ struct rec {
     int64_t last_wall;  /* wall clock at the last frame while playing (0: paused) */
     bool playing, dirty;
     double speed;
-    bool whatif; /* a replay ran: res holds its values */
+    struct hs__view_rc *rc; /* the recording replayed for its contacts (NULL: could not) */
+    bool had_contacts;      /* the last frame sent carried them */
+    bool whatif;            /* a replay ran: res holds its values */
     char whatif_label[512];
     struct hs_replay_result res;
 };
@@ -143,6 +146,22 @@ static void state_arrays(const struct hs_recording *r, const double *v, struct h
                         (size_t)r->nbodies * 7, 1);
 }
 
+/* The replayed contacts and solver health of a state, as a live pose carries them. */
+static void contacts_json(const struct hs_recording *r, const struct hs__view_rc_sample *cs,
+                          struct hs_view_buf *out)
+{
+    /* the tick they are of: the sample taken at or before the state shown (1/60 s at most) */
+    hs_view_buf_printf(out, ",\"contacts_tick\":%llu,\"contacts\":[",
+                       (unsigned long long)r->ticks[cs->ord]);
+    for (uint32_t k = 0; k < cs->n; k++) {
+        const struct hs__view_rc_point *p = &cs->points[k];
+        hs_view_buf_printf(out, "%s[%.7g,%.7g,%.7g,%.6g,%.6g,%.6g]", k ? "," : "", p->p[0], p->p[1],
+                           p->p[2], p->f[0], p->f[1], p->f[2]);
+    }
+    hs_view_buf_printf(out, "],\"contacts_dropped\":%u,\"solver\":", cs->dropped);
+    hs_view_buf_doubles(out, cs->health, 3, 1);
+}
+
 static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
 {
     struct rec *x = ctx;
@@ -166,9 +185,14 @@ static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
             x->dirty = true;
         }
     }
+    struct hs__view_rc_sample cs;
+    bool have = hs__view_rc_at(x->rc, x->cur, &cs);
+    if (have != x->had_contacts) /* the replay got there (or differed) while the page waited */
+        x->dirty = true;
     if (!x->dirty)
         return 0;
     x->dirty = false;
+    x->had_contacts = have;
     uint32_t i = x->cur;
     const double *v = r->values + (size_t)i * r->state_stride;
     hs_view_buf_reset(out);
@@ -183,6 +207,8 @@ static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
         state_arrays(r, x->res.values + (size_t)i * r->state_stride, out);
         hs_view_buf_printf(out, "}");
     }
+    if (have)
+        contacts_json(r, &cs, out);
     hs_view_buf_printf(out, "}");
     return out->oom ? -ENOMEM : 1;
 }
@@ -235,6 +261,7 @@ static void rec_control(void *ctx, const struct hs_view_msg *m)
 static void rec_destroy(void *ctx)
 {
     struct rec *x = ctx;
+    hs__view_rc_stop(x->rc); /* before the recording it reads */
     free(x->res.values);
     hs_recording_free(x->r);
     free(x);
@@ -268,6 +295,9 @@ int hs_view_record_open(const struct hs_view_opts *o, struct hs_view_source *ret
         x->whatif = true;
         label(x, o);
     }
+    /* after the what-if's replay: one replay at a time in this process (ODE's message hook) */
+    if ((r = hs__view_rc_start(x->r, &x->rc)) < 0)
+        fprintf(stderr, "hilsim view: no contacts for the recording: %s\n", strerror(-r));
     while (x->run_first + 1 < x->r->nstates && (x->r->flags[x->run_first] & HS_REC_STATE_WARMUP))
         x->run_first++;
     x->speed = 1.0;

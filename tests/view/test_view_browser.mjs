@@ -610,6 +610,32 @@ print(json.dumps({"tick": rec.ticks[i], "q": q[i], "q0": q[0]}))
   const shown = await rpage.evaluate((j) => window.hilsim.jointValue(j), JOINT);
   ok(Math.abs(shown - want.q) < 1e-5 && Math.abs(want.q - want.q0) > 0.1,
     `scrubbed to tick ${want.tick}: the scene shows ${JOINT} at ${shown.toFixed(5)}, recorded ${want.q.toFixed(5)}`);
+  // The contacts a recording does not keep: the view replays it on a thread and sends those of
+  // each state it has reproduced, so once the replay has got to this tick the frame carries them
+  // (judged on the page's state, not a sleep). At the tick they are of, the floor's upward
+  // forces are what the recorded ankle sensors read plus the weight of the two soles below them
+  // (their links' masses as `hilsim model` prints them), within 1 % of the robot's weight.
+  await rpage.waitForFunction(() => (window.hilsim.appliedContacts || []).length > 0,
+    { timeout: LONG });
+  const ct = await rpage.evaluate(() => window.hilsim.lastFrame.contacts_tick);
+  await rpage.evaluate((t) => window.hilsim.send({ type: 'seek', tick: t }), ct);
+  await rpage.waitForFunction((t) => window.hilsim.appliedTick === t &&
+    window.hilsim.lastFrame.contacts_tick === t, { timeout: LONG }, ct);
+  const modelText = execFileSync(HILSIM, ['model', path.join(SRC, 'models', 'biped.wrl')]).toString();
+  const linkMass = (l) => Number(modelText.match(new RegExp(`\\b${l}\\s.*mass ([\\d.]+) kg`))[1]);
+  const total = Number(modelText.match(/total mass ([\d.]+) kg/)[1]);
+  const G = 9.80665;
+  const rc = await rpage.evaluate(() => {
+    const h = window.hilsim, fr = h.lastFrame, rd = h.info.source.readings;
+    const fzOf = (n) => fr.r[rd.find((x) => x.name === n).index + 2];
+    return { fz: h.appliedContacts.reduce((s, c) => s + c[5], 0), ftR: fzOf('R_ANKLE_FT'),
+      ftL: fzOf('L_ANKLE_FT'), arrows: h.contactArrows.filter((a) => a.visible).length };
+  });
+  const expect = rc.ftR + rc.ftL + G * (linkMass('R_ANKLE_R') + linkMass('L_ANKLE_R'));
+  ok(Math.abs(rc.fz - expect) < 0.01 * total * G && rc.arrows > 0,
+    `replayed contacts at tick ${ct}: ${rc.arrows} arrows, vertical forces ${rc.fz.toFixed(1)} N; ` +
+    `recorded ankle sensors ${rc.ftR.toFixed(1)} + ${rc.ftL.toFixed(1)} N and the soles ` +
+    `${(expect - rc.ftR - rc.ftL).toFixed(1)} N: ${expect.toFixed(1)} N`);
   await rpage.evaluate((k) => window.hilsim.tick(k, true), plotKey);
   await rpage.evaluate(() => window.hilsim.send({ type: 'seek', tick: 0 }));
   await rpage.evaluate(() => window.hilsim.send({ type: 'speed', value: 5 }));
