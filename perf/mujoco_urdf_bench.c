@@ -12,8 +12,9 @@
  * median, fast mode (p10) and slow mode (p90: steps on these VMs are bimodal), and the ratio
  * of medians; hilsim's mean quick-step iterations (adaptive by default: fewer while the scene
  * is calm, src/world/README.md). Then the same rounds with every hinge's target swinging
- * (MOVE_RAD at MOVE_HZ), where hilsim runs its full count and MuJoCo's solver needs more
- * iterations to converge: both engines' cost in motion, not only standing still.
+ * (MOVE_RAD at MOVE_HZ: slowly, feet put, which hilsim judges calm), and again ten times faster
+ * (FAST_HZ: links turning faster than hilsim's calm bound, so it runs its full count): both
+ * engines' cost in motion, not only standing still.
  *
  * Accuracy (mujoco_urdf_accuracy.h; robots with two ankle F/T sensors, an accelerometer and
  * hip and ankle roll joints, such as SR1): the contact benchmark's timeline in simulated time,
@@ -115,13 +116,21 @@ static void mj_hold(const mjModel *m, mjData *d, const double *q0, double off)
 }
 
 /* The moving rounds: every hinge's target swings MOVE_RAD at MOVE_HZ (the same offset for
- * every joint, so no joint has to be matched between the two engines' orderings). */
+ * every joint, so no joint has to be matched between the two engines' orderings), then at
+ * FAST_HZ: slow, SR1's links turn under 0.3 rad/s with its feet put, which hilsim's adaptive
+ * count judges quasi-static (src/world/README.md); fast, they turn faster and it runs its full
+ * count. */
 #define MOVE_RAD 0.01
 #define MOVE_HZ 0.5
+#define FAST_HZ 5.0
 
-static double swing(double amp, double t)
+struct motion {
+    double amp, hz; /* rad, Hz; amp 0: standing still */
+};
+
+static double swing(struct motion mo, double t)
 {
-    return amp * sin(2 * M_PI * MOVE_HZ * t);
+    return mo.amp * sin(2 * M_PI * mo.hz * t);
 }
 
 struct timing {
@@ -129,11 +138,11 @@ struct timing {
     double iterations; /* hilsim's quick-step iterations per step, mean */
 };
 
-static int hs_rounds(struct hs_world *w, const struct hs_model *robot, int steps, double amp,
+static int hs_rounds(struct hs_world *w, const struct hs_model *robot, int steps, struct motion mo,
                      double *us, size_t *n)
 {
     for (int i = 0; i < steps; i++) {
-        hs_hold(w, robot, 1, swing(amp, hs_world_time(w)));
+        hs_hold(w, robot, 1, swing(mo, hs_world_time(w)));
         double t0 = now_us();
         int rc = hs_world_step(w);
         us[(*n)++] = now_us() - t0;
@@ -146,26 +155,25 @@ static int hs_rounds(struct hs_world *w, const struct hs_model *robot, int steps
 }
 
 /* Interleaved rounds of steps of hilsim (w), hilsim with the count fixed (wx), MuJoCo as
- * imported (mm) and robot-floor only (mf), each step timed; amp 0: standing still, else the
- * moving rounds. */
+ * imported (mm) and robot-floor only (mf), each step timed, under the motion mo. */
 static int time_rounds(struct hs_world *w, struct hs_world *wx, const struct hs_model *robot,
                        const mjModel *mm, mjData *md, const mjModel *mf, mjData *mdf, int rounds,
-                       int steps, double amp, double *const us[4], struct timing *ret)
+                       int steps, struct motion mo, double *const us[4], struct timing *ret)
 {
     double *ush = us[0], *usx = us[1], *usm = us[2], *usf = us[3];
     size_t nh = 0, nx = 0, nm = 0, nf = 0;
     hs_world_health_reset(w); /* the quick-step iterations of the timed steps only */
     for (int r = 0; r < rounds; r++) {
-        if (hs_rounds(w, robot, steps, amp, ush, &nh) || hs_rounds(wx, robot, steps, amp, usx, &nx))
+        if (hs_rounds(w, robot, steps, mo, ush, &nh) || hs_rounds(wx, robot, steps, mo, usx, &nx))
             return -1;
         for (int i = 0; i < steps; i++) {
-            mj_hold(mm, md, mm->qpos0, swing(amp, md->time));
+            mj_hold(mm, md, mm->qpos0, swing(mo, md->time));
             double t0 = now_us();
             mj_step(mm, md);
             usm[nm++] = now_us() - t0;
         }
         for (int i = 0; i < steps; i++) {
-            mj_hold(mf, mdf, mf->qpos0, swing(amp, mdf->time));
+            mj_hold(mf, mdf, mf->qpos0, swing(mo, mdf->time));
             double t0 = now_us();
             mj_step(mf, mdf);
             usf[nf++] = now_us() - t0;
@@ -282,18 +290,26 @@ int main(int argc, char **argv)
         mj_hold(mf, mdf, mf->qpos0, 0);
         mj_step(mf, mdf);
     }
-    struct timing still, moving;
-    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, 0, us, &still))
+    struct timing still, moving, fast;
+    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, (struct motion){0, 0}, us,
+                    &still))
         return 1;
     printf("%s: hilsim (defaults) against MuJoCo %s (defaults), both on the URDF, %d rounds x "
            "%d steps, interleaved\n",
            robot->name, mj_versionString(), rounds, steps);
     print_timing(&still, w, md, mdf);
-    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, MOVE_RAD, us, &moving))
+    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps,
+                    (struct motion){MOVE_RAD, MOVE_HZ}, us, &moving))
         return 1;
     printf("%s moving (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
            robot->name, MOVE_RAD, MOVE_HZ);
     print_timing(&moving, w, md, mdf);
+    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps,
+                    (struct motion){MOVE_RAD, FAST_HZ}, us, &fast))
+        return 1;
+    printf("%s moving faster (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
+           robot->name, MOVE_RAD, FAST_HZ);
+    print_timing(&fast, w, md, mdf);
     hs_world_destroy(w);
     hs_world_destroy(wx);
     mj_deleteData(md);
