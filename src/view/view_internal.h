@@ -39,6 +39,25 @@ static inline char *hs_view_buf_text(struct hs_view_buf *b)
     return b->mem ? b->mem + HS_VIEW_PRE : (char *)"";
 }
 
+/* view_json.c: the view's messages built with jansson. A number rounded to the digits the page gets
+ * (%.*g, or %.*f for hs__view_fixed), null when not finite; an array of n numbers every stride
+ * doubles (NULL when out of memory); text as a JSON string ('?' for every byte past ASCII when
+ * it is not UTF-8; NULL when out of memory). */
+json_t *hs__view_num(double x, int digits);
+json_t *hs__view_fixed(double x, int decimals);
+json_t *hs__view_nums(const double *v, size_t n, size_t stride, int digits);
+json_t *hs__view_text(const char *s);
+/* Insertions that take val whatever happens; a failure sets *bad. */
+void hs__view_set(json_t *obj, const char *key, json_t *val, bool *bad);
+void hs__view_add(json_t *arr, json_t *val, bool *bad);
+/* The message (a reference this takes, and drops) into a fixed buffer (outsize > 0): its
+ * length; -ENOMEM with out "" when it is NULL or bad (an insertion failed) or memory ran out: a
+ * message is whole or not sent; -ENOSPC (out "") when it does not fit. */
+int hs__view_dumpb(json_t *msg, bool bad, char *out, size_t outsize);
+
+/* The signals' digits: the page's plots and scene always had six (a pose, nine). */
+#define HS_VIEW_DIGITS 6
+
 /* Where the frames come from: a live bench or a recording. */
 struct hs_view_source {
     void *ctx;
