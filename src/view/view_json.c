@@ -1,6 +1,7 @@
-/* The view's messages built with jansson, as the rest of hilsim writes JSON (src/ctl's state
- * answer, the reports): numbers, text and insertions that fail the whole message, and its dump.
- * Not the RT path: the view is its own process and may allocate. */
+/* The view's one JSON path: every message to the browser is a jansson value, built with the
+ * helpers here and dumped by hs__view_dump (or hs__view_dumpb into a fixed buffer), as the rest of
+ * hilsim writes JSON (src/ctl's state answer, the reports). Not the RT path: the view is its own
+ * process and may allocate. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +83,45 @@ void hs__view_add(json_t *arr, json_t *val, bool *bad)
         *bad = true;
 }
 
+static bool reserve(struct hs_view_buf *b, size_t cap)
+{
+    if (b->mem && cap <= b->cap)
+        return true;
+    char *m = realloc(b->mem, HS_VIEW_PRE + cap);
+    if (!m)
+        return false;
+    b->mem = m;
+    b->cap = cap;
+    return true;
+}
+
+int hs__view_dump(json_t *msg, bool bad, struct hs_view_buf *out)
+{
+    int r = -ENOMEM;
+    out->len = 0;
+    if (!msg || bad || !reserve(out, out->cap ? out->cap : 4096))
+        goto done;
+    size_t n = json_dumpb(msg, out->mem + HS_VIEW_PRE, out->cap, HS_VIEW_JSON_FLAGS);
+    if (n && n >= out->cap) { /* did not fit: once more into a buffer that holds it */
+        size_t cap = out->cap;
+        while (cap <= n)
+            cap *= 2;
+        if (!reserve(out, cap))
+            goto done;
+        n = json_dumpb(msg, out->mem + HS_VIEW_PRE, out->cap, HS_VIEW_JSON_FLAGS);
+    }
+    if (!n || n >= out->cap)
+        goto done;
+    out->mem[HS_VIEW_PRE + n] = 0;
+    out->len = n;
+    r = 0;
+done:
+    if (r < 0 && out->mem) /* a dump that failed half-way leaves nothing behind */
+        out->mem[HS_VIEW_PRE] = 0;
+    json_decref(msg);
+    return r;
+}
+
 int hs__view_dumpb(json_t *msg, bool bad, char *out, size_t outsize)
 {
     int r = -ENOMEM;
@@ -92,4 +132,21 @@ int hs__view_dumpb(json_t *msg, bool bad, char *out, size_t outsize)
     out[r > 0 ? (size_t)r : 0] = 0;
     json_decref(msg);
     return r;
+}
+
+int hs_view_buf_set(struct hs_view_buf *b, const char *text)
+{
+    size_t n = strlen(text);
+    b->len = 0;
+    if (!reserve(b, n + 1 > b->cap ? n + 1 : b->cap))
+        return -ENOMEM;
+    memcpy(b->mem + HS_VIEW_PRE, text, n + 1);
+    b->len = n;
+    return 0;
+}
+
+void hs_view_buf_free(struct hs_view_buf *b)
+{
+    free(b->mem);
+    *b = (struct hs_view_buf){0};
 }
