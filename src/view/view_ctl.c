@@ -248,8 +248,7 @@ uint64_t hs_view_ctl_pose(struct hs_view_ctl *c, uint64_t have, struct hs_view_b
     pthread_mutex_lock(&c->lock);
     uint64_t gen = c->pose_gen;
     if (gen != have) {
-        hs_view_buf_reset(out);
-        hs_view_buf_printf(out, "%s", c->pose);
+        (void)hs_view_buf_set(out, c->pose); /* out of memory: empty, not sent */
     }
     pthread_mutex_unlock(&c->lock);
     return gen;
@@ -260,8 +259,7 @@ uint64_t hs_view_ctl_scen(struct hs_view_ctl *c, uint64_t have, struct hs_view_b
     pthread_mutex_lock(&c->lock);
     uint64_t gen = c->scen_gen;
     if (gen != have) {
-        hs_view_buf_reset(out);
-        hs_view_buf_printf(out, "%s", c->scen);
+        (void)hs_view_buf_set(out, c->scen); /* out of memory: empty, not sent */
     }
     pthread_mutex_unlock(&c->lock);
     return gen;
@@ -298,8 +296,7 @@ int hs_view_ctl_answer(struct hs_view_ctl *c, uint64_t *ret_session, struct hs_v
     int r = c->answer_ready;
     if (r) {
         *ret_session = c->cmd_session;
-        hs_view_buf_reset(out);
-        hs_view_buf_printf(out, "%s", c->answer);
+        (void)hs_view_buf_set(out, c->answer); /* out of memory: empty, not sent */
         c->answer_ready = false;
     }
     pthread_mutex_unlock(&c->lock);

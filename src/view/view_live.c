@@ -34,41 +34,75 @@ static const char *clock_name(uint32_t mode)
     }
 }
 
-static int live_info(void *ctx, struct hs_view_buf *out)
+/* An object of text members from key, value pairs (up to a NULL key). */
+static json_t *texts(const char *const *kv, bool *bad)
+{
+    json_t *o = json_object();
+    for (; *kv; kv += 2)
+        hs__view_set(o, kv[0], hs__view_text(kv[1]), bad);
+    return o;
+}
+
+static json_t *live_info(void *ctx)
 {
     struct live *l = ctx;
-    hs_view_buf_printf(out, "{\"mode\":\"live\",\"bench\":");
-    hs_view_buf_str(out, l->bench);
-    hs_view_buf_printf(out, ",\"period_ns\":%llu,\"clock\":\"%s\",\"joints\":[",
-                       (unsigned long long)l->info.tick_period_ns, clock_name(l->info.clock_mode));
+    bool bad = false;
+    json_t *o = json_object();
+    hs__view_set(o, "mode", json_string("live"), &bad);
+    hs__view_set(o, "bench", hs__view_text(l->bench), &bad);
+    hs__view_set(o, "period_ns", json_integer((json_int_t)l->info.tick_period_ns), &bad);
+    hs__view_set(o, "clock", json_string(clock_name(l->info.clock_mode)), &bad);
+    json_t *joints = json_array();
     for (uint32_t i = 0; i < l->info.joint_count; i++) {
-        hs_view_buf_printf(out, "%s{\"name\":", i ? "," : "");
-        hs_view_buf_str(out, hs_client_joint_name(l->c, i));
-        hs_view_buf_printf(out, ",\"unit\":");
-        hs_view_buf_str(out, hs_client_joint_unit(l->c, i));
-        hs_view_buf_printf(out, "}");
+        const char *kv[] = {"name", hs_client_joint_name(l->c, i), "unit",
+                            hs_client_joint_unit(l->c, i), NULL};
+        hs__view_add(joints, texts(kv, &bad), &bad);
     }
-    hs_view_buf_printf(out, "],\"readings\":[");
+    hs__view_set(o, "joints", joints, &bad);
+    json_t *readings = json_array();
     for (uint32_t i = 0; i < hs_client_reading_count(l->c); i++) {
         const struct hs_shm_reading_desc *d = hs_client_reading(l->c, i);
-        hs_view_buf_printf(out, "%s{\"name\":", i ? "," : "");
-        hs_view_buf_str(out, d->name);
-        hs_view_buf_printf(out, ",\"kind\":");
-        hs_view_buf_str(out, d->kind);
-        hs_view_buf_printf(out, ",\"unit\":");
-        hs_view_buf_str(out, d->unit);
-        hs_view_buf_printf(out, ",\"n\":%u,\"index\":%u,\"group\":%u}", d->value_count,
-                           d->value_index, d->group);
+        const char *kv[] = {"name", d->name, "kind", d->kind, "unit", d->unit, NULL};
+        json_t *r = texts(kv, &bad);
+        hs__view_set(r, "n", json_integer(d->value_count), &bad);
+        hs__view_set(r, "index", json_integer(d->value_index), &bad);
+        hs__view_set(r, "group", json_integer(d->group), &bad);
+        hs__view_add(readings, r, &bad);
     }
-    hs_view_buf_printf(out, "]}");
-    return out->oom ? -ENOMEM : 0;
+    hs__view_set(o, "readings", readings, &bad);
+    if (!bad)
+        return o;
+    json_decref(o);
+    return NULL;
+}
+
+int hs__view_live_frame(const struct hs_client_state *st, uint32_t nj, const double *values,
+                        uint32_t nv, bool stopped, struct hs_view_buf *out)
+{
+    const size_t stride = sizeof(struct hs_shm_joint_state) / sizeof(double);
+    _Static_assert(sizeof(struct hs_shm_joint_state) % sizeof(double) == 0, "joint state");
+    const struct hs_shm_joint_state *j = st->joints;
+    bool bad = false;
+    json_t *m = json_object();
+    hs__view_set(m, "type", json_string("frame"), &bad);
+    hs__view_set(m, "tick", json_integer((json_int_t)st->tick), &bad);
+    hs__view_set(m, "t", hs__view_fixed(st->sim_time_s, 6), &bad);
+    hs__view_set(m, "mono", json_integer((json_int_t)st->mono_ns), &bad);
+    hs__view_set(m, "flags", json_integer((json_int_t)st->bench_flags), &bad);
+    hs__view_set(m, "stale", json_integer(st->stale_joints), &bad);
+    hs__view_set(m, "q", hs__view_nums(&j[0].q, nj, stride, HS_VIEW_DIGITS), &bad);
+    hs__view_set(m, "dq", hs__view_nums(&j[0].dq, nj, stride, HS_VIEW_DIGITS), &bad);
+    hs__view_set(m, "tau", hs__view_nums(&j[0].tau, nj, stride, HS_VIEW_DIGITS), &bad);
+    hs__view_set(m, "cur", hs__view_nums(&j[0].current_a, nj, stride, HS_VIEW_DIGITS), &bad);
+    hs__view_set(m, "r", hs__view_nums(values, nv, 1, HS_VIEW_DIGITS), &bad);
+    hs__view_set(m, "stopped", json_boolean(stopped), &bad);
+    return hs__view_dump(m, bad, out);
 }
 
 static int live_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
 {
     (void)now_ns;
     struct live *l = ctx;
-    uint32_t nj = l->info.joint_count;
     struct hs_client_state st = {.joints = l->joints};
     int r = hs_client_read_state(l->c, &st);
     if (r == -EAGAIN)
@@ -83,25 +117,9 @@ static int live_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
         return stopped ? -ESHUTDOWN : 0;
     l->have = true;
     l->last_tick = st.tick;
-    hs_view_buf_reset(out);
-    hs_view_buf_printf(out,
-                       "{\"type\":\"frame\",\"tick\":%llu,\"t\":%.6f,\"mono\":%lld,\"flags\":%llu,"
-                       "\"stale\":%u,\"q\":",
-                       (unsigned long long)st.tick, st.sim_time_s, (long long)st.mono_ns,
-                       (unsigned long long)st.bench_flags, st.stale_joints);
-    const size_t stride = sizeof(struct hs_shm_joint_state) / sizeof(double);
-    _Static_assert(sizeof(struct hs_shm_joint_state) % sizeof(double) == 0, "joint state");
-    hs_view_buf_doubles(out, &l->joints[0].q, nj, stride);
-    hs_view_buf_printf(out, ",\"dq\":");
-    hs_view_buf_doubles(out, &l->joints[0].dq, nj, stride);
-    hs_view_buf_printf(out, ",\"tau\":");
-    hs_view_buf_doubles(out, &l->joints[0].tau, nj, stride);
-    hs_view_buf_printf(out, ",\"cur\":");
-    hs_view_buf_doubles(out, &l->joints[0].current_a, nj, stride);
-    hs_view_buf_printf(out, ",\"r\":");
-    hs_view_buf_doubles(out, l->values, hs_client_reading_value_count(l->c), 1);
-    hs_view_buf_printf(out, ",\"stopped\":%s}", stopped ? "true" : "false");
-    return out->oom ? -ENOMEM : 1;
+    r = hs__view_live_frame(&st, l->info.joint_count, l->values,
+                            hs_client_reading_value_count(l->c), stopped, out);
+    return r < 0 ? r : 1;
 }
 
 static void live_destroy(void *ctx)

@@ -6,26 +6,11 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "hilsim/view.h"
 #include "view_internal.h"
-
-static int put(char *out, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int put(char *out, size_t size, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(out + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= size - *len)
-        return -ENOSPC;
-    *len += (size_t)n;
-    return 0;
-}
 
 /* A link name as a JSON string: the bench's names are identifiers (letters, digits, _ - . /);
  * anything else is refused rather than escaped, as it cannot be a link of this bench. */
@@ -68,10 +53,9 @@ static bool count_of(json_t *obj, const char *key, long long *ret)
 }
 
 /* The answer's "contacts" (the last physics step's points with their forces: position and force
- * vector of each, and how many the bench left out) as ,"contacts":[[px,py,pz,fx,fy,fz],...],
- * "contacts_dropped":N; nothing when the answer has none (a bench before them). */
-static int put_contacts(json_t *root, char *out, size_t outsize, size_t *len, char *err,
-                        size_t errsize)
+ * vector of each, and how many the bench left out) as "contacts":[[px,py,pz,fx,fy,fz],...],
+ * "contacts_dropped":N in msg; nothing when the answer has none (a bench before them). */
+static int put_contacts(json_t *root, json_t *msg, bool *bad, char *err, size_t errsize)
 {
     json_t *c = json_object_get(root, "contacts");
     if (!c)
@@ -85,26 +69,31 @@ static int put_contacts(json_t *root, char *out, size_t outsize, size_t *len, ch
                  HS_VIEW_CONTACTS_MAX);
         return -EINVAL;
     }
-    int r = put(out, outsize, len, ",\"contacts\":[");
-    for (size_t i = 0; r == 0 && i < json_array_size(pts); i++) {
+    json_t *out = json_array();
+    for (size_t i = 0; i < json_array_size(pts); i++) {
         json_t *pt = json_array_get(pts, i);
-        double p[3], f[3];
-        if (!json_is_object(pt) || vec(pt, "position_m", 3, p) < 0 ||
-            vec(pt, "force_n", 3, f) < 0) {
+        double pf[6];
+        if (!json_is_object(pt) || vec(pt, "position_m", 3, pf) < 0 ||
+            vec(pt, "force_n", 3, pf + 3) < 0) {
             snprintf(err, errsize,
                      "state: contact %zu: expected \"position_m\" [3] and \"force_n\" [3]", i);
+            json_decref(out);
             return -EINVAL;
         }
-        r = put(out, outsize, len, "%s[%.7g,%.7g,%.7g,%.6g,%.6g,%.6g]", i ? "," : "", p[0], p[1],
-                p[2], f[0], f[1], f[2]);
+        /* positions to 0.1 µm over metres, forces to six digits: what the arrows need */
+        json_t *row = json_array();
+        for (int k = 0; k < 6; k++)
+            hs__view_add(row, hs__view_num(pf[k], k < 3 ? 7 : HS_VIEW_DIGITS), bad);
+        hs__view_add(out, row, bad);
     }
-    return r ? r : put(out, outsize, len, "],\"contacts_dropped\":%lld", dropped);
+    hs__view_set(msg, "contacts", out, bad); /* filled first: a failed set frees it */
+    hs__view_set(msg, "contacts_dropped", json_integer(dropped), bad);
+    return 0;
 }
 
-/* The answer's "solver" (the last step's health) as ,"solver":[penetration_m, joint_error_m,
+/* The answer's "solver" (the last step's health) as "solver":[penetration_m, joint_error_m,
  * force_jump_n] (null where the bench had no finite value); nothing when it has none. */
-static int put_solver(json_t *root, char *out, size_t outsize, size_t *len, char *err,
-                      size_t errsize)
+static int put_solver(json_t *root, json_t *msg, bool *bad, char *err, size_t errsize)
 {
     static const char *const keys[] = {"penetration_m", "joint_error_m", "force_jump_n"};
     json_t *h = json_object_get(root, "solver");
@@ -114,40 +103,40 @@ static int put_solver(json_t *root, char *out, size_t outsize, size_t *len, char
         snprintf(err, errsize, "state: \"solver\": expected an object");
         return -EINVAL;
     }
-    int r = put(out, outsize, len, ",\"solver\":[");
-    for (size_t k = 0; r == 0 && k < 3; k++) {
+    json_t *out = json_array();
+    for (size_t k = 0; k < 3; k++) {
         json_t *v = json_object_get(h, keys[k]);
         if (json_is_number(v) && isfinite(json_number_value(v)))
-            r = put(out, outsize, len, "%s%.6g", k ? "," : "", json_number_value(v));
+            hs__view_add(out, hs__view_num(json_number_value(v), HS_VIEW_DIGITS), bad);
         else if (!v || json_is_null(v))
-            r = put(out, outsize, len, "%snull", k ? "," : "");
+            hs__view_add(out, json_null(), bad);
         else {
             snprintf(err, errsize, "state: \"solver\": \"%s\" is not a number", keys[k]);
+            json_decref(out);
             return -EINVAL;
         }
     }
-    return r ? r : put(out, outsize, len, "]");
+    hs__view_set(msg, "solver", out, bad);
+    return 0;
 }
 
-/* A number or null as the page takes it: %.6g, or null. false: neither. */
-static bool num_or_null(json_t *v, char *buf, size_t size)
+/* A phase figure: a finite number or null. */
+static bool num_ok(json_t *v)
 {
-    if (json_is_null(v)) {
-        snprintf(buf, size, "null");
-        return true;
-    }
-    if (!json_is_number(v) || !isfinite(json_number_value(v)))
-        return false;
-    snprintf(buf, size, "%.6g", json_number_value(v));
-    return true;
+    return json_is_null(v) || (json_is_number(v) && isfinite(json_number_value(v)));
+}
+
+/* ... as the page takes it: six digits, or null. */
+static json_t *num_or_null(json_t *v)
+{
+    return json_is_null(v) ? json_null() : hs__view_num(json_number_value(v), HS_VIEW_DIGITS);
 }
 
 /* The answer's "phases_us" (the tick's phases over the ticks since the bench's copy before:
- * p50, p99 and max of each, µs) as ,"phases":[["wake",p50,p99,max],...]; nothing when the
+ * p50, p99 and max of each, µs) as "phases":[["wake",p50,p99,max],...]; nothing when the
  * answer has none or null (a bench before them, or one driven without the loop). */
 #define PHASES_MAX 16
-static int put_phases(json_t *root, char *out, size_t outsize, size_t *len, char *err,
-                      size_t errsize)
+static int put_phases(json_t *root, json_t *msg, bool *bad, char *err, size_t errsize)
 {
     json_t *ph = json_object_get(root, "phases_us");
     if (!ph || json_is_null(ph))
@@ -157,26 +146,28 @@ static int put_phases(json_t *root, char *out, size_t outsize, size_t *len, char
                  PHASES_MAX);
         return -EINVAL;
     }
-    int r = put(out, outsize, len, ",\"phases\":[");
+    json_t *out = json_array();
     const char *key;
     json_t *v;
-    int n = 0;
     json_object_foreach(ph, key, v)
     {
         if (!strcmp(key, "ticks") || !strcmp(key, "percentiles"))
             continue;
-        char a[32], b[32], c[32];
         if (!plain_name(key, strlen(key)) || !json_is_array(v) || json_array_size(v) != 3 ||
-            !num_or_null(json_array_get(v, 0), a, sizeof a) ||
-            !num_or_null(json_array_get(v, 1), b, sizeof b) ||
-            !num_or_null(json_array_get(v, 2), c, sizeof c)) {
+            !num_ok(json_array_get(v, 0)) || !num_ok(json_array_get(v, 1)) ||
+            !num_ok(json_array_get(v, 2))) {
             snprintf(err, errsize, "state: \"phases_us\": a phase is [p50, p99, max] (us)");
+            json_decref(out);
             return -EINVAL;
         }
-        if (r == 0)
-            r = put(out, outsize, len, "%s[\"%s\",%s,%s,%s]", n++ ? "," : "", key, a, b, c);
+        json_t *row = json_array();
+        hs__view_add(row, json_string(key), bad);
+        for (size_t k = 0; k < 3; k++)
+            hs__view_add(row, num_or_null(json_array_get(v, k)), bad);
+        hs__view_add(out, row, bad);
     }
-    return r ? r : put(out, outsize, len, "]");
+    hs__view_set(msg, "phases", out, bad);
+    return 0;
 }
 
 /* The model part of a link name: "" for a bare LINK (a bench of one model). */
@@ -214,30 +205,32 @@ int hs__view_pose_from(json_t *root, char *out, size_t outsize, char *err, size_
     if (!outsize)
         return -ENOSPC;
     out[0] = 0;
-    int r = -EINVAL;
     json_t *tick = json_object_get(root, "tick");
     json_t *t = json_object_get(root, "time_s");
     json_t *links = json_object_get(root, "links");
-    size_t len = 0;
-    int nroots = 0;
     if (!json_is_integer(tick) || json_integer_value(tick) < 0 || !json_is_number(t) ||
         !isfinite(json_number_value(t)) || !json_is_array(links)) {
         snprintf(err, errsize, "state: expected \"tick\", \"time_s\" and \"links\"");
-        goto out;
+        return -EINVAL;
     }
-    r = put(out, outsize, &len, "{\"type\":\"pose\",\"tick\":%lld,\"t\":%.9g,\"roots\":[",
-            (long long)json_integer_value(tick), json_number_value(t));
+    bool bad = false;
+    json_t *msg = json_object();
+    json_t *roots = json_array();
+    hs__view_set(msg, "type", json_string("pose"), &bad);
+    hs__view_set(msg, "tick", json_integer(json_integer_value(tick)), &bad);
+    hs__view_set(msg, "t", hs__view_num(json_number_value(t), 9), &bad);
     /* A model's root is its first link in the answer (the bench lists each model's links from
      * its root); a new model starts where the MODEL/ prefix changes. */
     const char *prev = NULL;
     size_t prev_len = 0;
-    for (size_t i = 0; r == 0 && i < json_array_size(links); i++) {
+    int nroots = 0, r = 0;
+    for (size_t i = 0; i < json_array_size(links); i++) {
         json_t *l = json_array_get(links, i);
         json_t *jn = json_object_get(l, "name");
         const char *name = json_string_value(jn);
-        double p[3], q[4];
+        double pq[7];
         if (!json_is_object(l) || !name || !plain_name(name, json_string_length(jn)) ||
-            vec(l, "position_m", 3, p) < 0 || vec(l, "quaternion_wxyz", 4, q) < 0) {
+            vec(l, "position_m", 3, pq) < 0 || vec(l, "quaternion_wxyz", 4, pq + 3) < 0) {
             snprintf(err, errsize,
                      "state: link %zu: expected \"name\", \"position_m\" [3] and "
                      "\"quaternion_wxyz\" [4]",
@@ -250,26 +243,28 @@ int hs__view_pose_from(json_t *root, char *out, size_t outsize, char *err, size_
             continue;
         prev = name;
         prev_len = ml;
-        r = put(out, outsize, &len, "%s[\"%s\",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g]",
-                nroots ? "," : "", name, p[0], p[1], p[2], q[0], q[1], q[2], q[3]);
+        json_t *row = json_array();
+        hs__view_add(row, json_string(name), &bad);
+        for (int k = 0; k < 7; k++)
+            hs__view_add(row, hs__view_num(pq[k], 9), &bad);
+        hs__view_add(roots, row, &bad);
         nroots++;
     }
+    hs__view_set(msg, "roots", roots, &bad); /* filled first: a failed set frees it */
     if (r == 0)
-        r = put(out, outsize, &len, "]");
+        r = put_contacts(root, msg, &bad, err, errsize);
     if (r == 0)
-        r = put_contacts(root, out, outsize, &len, err, errsize);
+        r = put_solver(root, msg, &bad, err, errsize);
     if (r == 0)
-        r = put_solver(root, out, outsize, &len, err, errsize);
-    if (r == 0)
-        r = put_phases(root, out, outsize, &len, err, errsize);
-    if (r == 0)
-        r = put(out, outsize, &len, "}");
+        r = put_phases(root, msg, &bad, err, errsize);
+    if (r < 0) {
+        json_decref(msg);
+        return r;
+    }
+    r = hs__view_dumpb(msg, bad, out, outsize);
     if (r == -ENOSPC)
         snprintf(err, errsize, "state: more roots than fit in %zu bytes", outsize);
-    if (r == 0)
-        r = nroots;
-out:
-    if (r < 0)
-        out[0] = 0;
-    return r;
+    else if (r < 0)
+        snprintf(err, errsize, "state: out of memory");
+    return r < 0 ? r : nroots;
 }

@@ -42,74 +42,85 @@ static void label(struct rec *x, const struct hs_view_opts *o)
     }
 }
 
-static int rec_info(void *ctx, struct hs_view_buf *out)
+/* The what-if's outcome: its label, the ticks replayed and where it first diverged (the three
+ * figures as one-element arrays: null when not finite). */
+static json_t *whatif_json(const struct rec *x, bool *bad)
+{
+    char sig[128] = "";
+    if (x->res.diverged)
+        hs_recording_signal_name(x->r, (uint32_t)x->res.first_signal, sig, sizeof sig);
+    json_t *w = json_object();
+    hs__view_set(w, "label", hs__view_text(x->whatif_label), bad);
+    hs__view_set(w, "ticks", json_integer(x->res.ticks), bad);
+    hs__view_set(w, "diverged", json_boolean(x->res.diverged), bad);
+    hs__view_set(w, "first_tick", json_integer((json_int_t)x->res.first_tick), bad);
+    hs__view_set(w, "first_ord", json_integer(x->res.first_ord), bad);
+    hs__view_set(w, "signal", hs__view_text(sig), bad);
+    hs__view_set(w, "recorded", hs__view_nums(&x->res.recorded, 1, 1, HS_VIEW_DIGITS), bad);
+    hs__view_set(w, "replayed", hs__view_nums(&x->res.replayed, 1, 1, HS_VIEW_DIGITS), bad);
+    hs__view_set(w, "max_abs_q_err", hs__view_nums(&x->res.max_abs_q_err, 1, 1, HS_VIEW_DIGITS),
+                 bad);
+    return w;
+}
+
+static json_t *rec_info(void *ctx)
 {
     struct rec *x = ctx;
     const struct hs_recording *r = x->r;
-    hs_view_buf_printf(out, "{\"mode\":\"record\",\"dir\":");
-    hs_view_buf_str(out, r->dir ? r->dir : "");
-    hs_view_buf_printf(out, ",\"clock\":");
-    hs_view_buf_str(out, r->clock_mode ? r->clock_mode : "");
-    hs_view_buf_printf(out,
-                       ",\"states\":%u,\"first_tick\":%llu,\"last_tick\":%llu,"
-                       "\"duration_s\":%.6f,\"complete\":%s,\"joints\":[",
-                       r->nstates, (unsigned long long)(r->nstates ? r->ticks[0] : 0),
-                       (unsigned long long)(r->nstates ? r->ticks[r->nstates - 1] : 0),
-                       r->nstates ? (double)(r->now_ns[r->nstates - 1] - r->now_ns[0]) / 1e9 : 0,
-                       r->complete ? "true" : "false");
+    bool bad = false;
+    json_t *o = json_object();
+    hs__view_set(o, "mode", json_string("record"), &bad);
+    hs__view_set(o, "dir", hs__view_text(r->dir ? r->dir : ""), &bad);
+    hs__view_set(o, "clock", hs__view_text(r->clock_mode ? r->clock_mode : ""), &bad);
+    hs__view_set(o, "states", json_integer(r->nstates), &bad);
+    hs__view_set(o, "first_tick", json_integer((json_int_t)(r->nstates ? r->ticks[0] : 0)), &bad);
+    hs__view_set(o, "last_tick",
+                 json_integer((json_int_t)(r->nstates ? r->ticks[r->nstates - 1] : 0)), &bad);
+    double dur_s = r->nstates ? (double)(r->now_ns[r->nstates - 1] - r->now_ns[0]) / 1e9 : 0;
+    hs__view_set(o, "duration_s", hs__view_fixed(dur_s, 6), &bad);
+    hs__view_set(o, "complete", json_boolean(r->complete), &bad);
+    json_t *joints = json_array();
     for (uint32_t i = 0; i < r->njoints; i++) {
-        hs_view_buf_printf(out, "%s{\"name\":", i ? "," : "");
-        hs_view_buf_str(out, r->joint_names[i]);
-        hs_view_buf_printf(out, ",\"unit\":\"\"}");
+        json_t *j = json_object();
+        hs__view_set(j, "name", hs__view_text(r->joint_names[i]), &bad);
+        hs__view_set(j, "unit", json_string(""), &bad);
+        hs__view_add(joints, j, &bad);
     }
-    hs_view_buf_printf(out, "],\"readings\":[");
+    hs__view_set(o, "joints", joints, &bad);
+    json_t *readings = json_array();
     for (uint32_t i = 0, at = 0; i < r->nsensors; at += r->sensor_nvalues[i++]) {
-        hs_view_buf_printf(out, "%s{\"name\":", i ? "," : "");
-        hs_view_buf_str(out, r->sensor_names[i]);
-        hs_view_buf_printf(out, ",\"kind\":\"\",\"unit\":\"\",\"n\":%u,\"index\":%u,\"group\":3}",
-                           r->sensor_nvalues[i], at);
+        json_t *s = json_object();
+        hs__view_set(s, "name", hs__view_text(r->sensor_names[i]), &bad);
+        hs__view_set(s, "kind", json_string(""), &bad);
+        hs__view_set(s, "unit", json_string(""), &bad);
+        hs__view_set(s, "n", json_integer(r->sensor_nvalues[i]), &bad);
+        hs__view_set(s, "index", json_integer(at), &bad);
+        hs__view_set(s, "group", json_integer(3), &bad);
+        hs__view_add(readings, s, &bad);
     }
-    hs_view_buf_printf(out, "],\"bodies\":[");
-    for (uint32_t i = 0; i < r->nbodies; i++) {
-        hs_view_buf_printf(out, "%s", i ? "," : "");
-        hs_view_buf_str(out, r->body_names[i]);
-    }
-    hs_view_buf_printf(out, "],\"whatif\":");
-    if (x->whatif) {
-        char sig[128] = "";
-        if (x->res.diverged)
-            hs_recording_signal_name(r, (uint32_t)x->res.first_signal, sig, sizeof sig);
-        hs_view_buf_printf(out, "{\"label\":");
-        hs_view_buf_str(out, x->whatif_label);
-        hs_view_buf_printf(out,
-                           ",\"ticks\":%u,\"diverged\":%s,\"first_tick\":%llu,\"first_ord\":%u,"
-                           "\"signal\":",
-                           x->res.ticks, x->res.diverged ? "true" : "false",
-                           (unsigned long long)x->res.first_tick, x->res.first_ord);
-        hs_view_buf_str(out, sig);
-        hs_view_buf_printf(out, ",\"recorded\":");
-        hs_view_buf_doubles(out, &x->res.recorded, 1, 1);
-        hs_view_buf_printf(out, ",\"replayed\":");
-        hs_view_buf_doubles(out, &x->res.replayed, 1, 1);
-        hs_view_buf_printf(out, ",\"max_abs_q_err\":");
-        hs_view_buf_doubles(out, &x->res.max_abs_q_err, 1, 1);
-        hs_view_buf_printf(out, "}");
-    } else {
-        hs_view_buf_printf(out, "null");
-    }
-    hs_view_buf_printf(out, ",\"events\":[");
+    hs__view_set(o, "readings", readings, &bad);
+    json_t *bodies = json_array();
+    for (uint32_t i = 0; i < r->nbodies; i++)
+        hs__view_add(bodies, hs__view_text(r->body_names[i]), &bad);
+    hs__view_set(o, "bodies", bodies, &bad);
+    hs__view_set(o, "whatif", x->whatif ? whatif_json(x, &bad) : json_null(), &bad);
+    json_t *events = json_array();
     for (uint32_t i = 0; i < r->nevents && i < EVENTS_SHOWN; i++) {
         const struct hs_rec_event *e = &r->events[i];
         char text[HS_REC_TEXT_MAX + 1];
         memcpy(text, e->text, HS_REC_TEXT_MAX);
         text[HS_REC_TEXT_MAX] = 0;
-        hs_view_buf_printf(out, "%s{\"tick\":%llu,\"kind\":%u,\"text\":", i ? "," : "",
-                           (unsigned long long)e->tick, e->kind);
-        hs_view_buf_str(out, text);
-        hs_view_buf_printf(out, "}");
+        json_t *ev = json_object();
+        hs__view_set(ev, "tick", json_integer((json_int_t)e->tick), &bad);
+        hs__view_set(ev, "kind", json_integer(e->kind), &bad);
+        hs__view_set(ev, "text", hs__view_text(text), &bad);
+        hs__view_add(events, ev, &bad);
     }
-    hs_view_buf_printf(out, "]}");
-    return out->oom ? -ENOMEM : 0;
+    hs__view_set(o, "events", events, &bad);
+    if (!bad)
+        return o;
+    json_decref(o);
+    return NULL;
 }
 
 /* The last state whose time is at or before pos (binary search: now_ns never goes back). */
@@ -127,39 +138,41 @@ static uint32_t state_at(const struct hs_recording *r, int64_t pos_ns)
     return lo;
 }
 
-/* One state record's values as the page's arrays (the same keys as a live frame, and bodies). */
-static void state_arrays(const struct hs_recording *r, const double *v, struct hs_view_buf *out)
+/* One state record's values as the page's arrays (the same keys as a live frame, and bodies)
+ * into obj. */
+static void state_arrays(const struct hs_recording *r, const double *v, json_t *obj, bool *bad)
 {
     uint32_t nj = r->njoints;
-    hs_view_buf_printf(out, "\"q\":");
-    hs_view_buf_doubles(out, v + 0, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"dq\":");
-    hs_view_buf_doubles(out, v + 1, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"tau\":");
-    hs_view_buf_doubles(out, v + 2, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"cur\":");
-    hs_view_buf_doubles(out, v + 3, nj, HS_REC_JOINT_FIELDS);
-    hs_view_buf_printf(out, ",\"r\":");
-    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS, r->nsensor_values, 1);
-    hs_view_buf_printf(out, ",\"bodies\":");
-    hs_view_buf_doubles(out, v + (size_t)nj * HS_REC_JOINT_FIELDS + r->nsensor_values,
-                        (size_t)r->nbodies * 7, 1);
+    static const char *const keys[] = {"q", "dq", "tau", "cur"};
+    for (int k = 0; k < 4; k++)
+        hs__view_set(obj, keys[k], hs__view_nums(v + k, nj, HS_REC_JOINT_FIELDS, HS_VIEW_DIGITS),
+                     bad);
+    const double *rv = v + (size_t)nj * HS_REC_JOINT_FIELDS;
+    hs__view_set(obj, "r", hs__view_nums(rv, r->nsensor_values, 1, HS_VIEW_DIGITS), bad);
+    hs__view_set(obj, "bodies",
+                 hs__view_nums(rv + r->nsensor_values, (size_t)r->nbodies * 7, 1, HS_VIEW_DIGITS),
+                 bad);
 }
 
-/* The replayed contacts and solver health of a state, as a live pose carries them. */
+/* The replayed contacts and solver health of a state into the frame m, as a live pose carries
+ * them (positions to seven digits, forces and health to six). */
 static void contacts_json(const struct hs_recording *r, const struct hs__view_rc_sample *cs,
-                          struct hs_view_buf *out)
+                          json_t *m, bool *bad)
 {
     /* the tick they are of: the sample taken at or before the state shown (1/60 s at most) */
-    hs_view_buf_printf(out, ",\"contacts_tick\":%llu,\"contacts\":[",
-                       (unsigned long long)r->ticks[cs->ord]);
-    for (uint32_t k = 0; k < cs->n; k++) {
+    hs__view_set(m, "contacts_tick", json_integer((json_int_t)r->ticks[cs->ord]), bad);
+    json_t *pts = json_array();
+    for (uint32_t k = 0; pts && k < cs->n; k++) {
         const struct hs__view_rc_point *p = &cs->points[k];
-        hs_view_buf_printf(out, "%s[%.7g,%.7g,%.7g,%.6g,%.6g,%.6g]", k ? "," : "", p->p[0], p->p[1],
-                           p->p[2], p->f[0], p->f[1], p->f[2]);
+        json_t *row = json_array();
+        for (int a = 0; a < 6; a++)
+            hs__view_add(
+                row, hs__view_num(a < 3 ? p->p[a] : p->f[a - 3], a < 3 ? 7 : HS_VIEW_DIGITS), bad);
+        hs__view_add(pts, row, bad);
     }
-    hs_view_buf_printf(out, "],\"contacts_dropped\":%u,\"solver\":", cs->dropped);
-    hs_view_buf_doubles(out, cs->health, 3, 1);
+    hs__view_set(m, "contacts", pts, bad);
+    hs__view_set(m, "contacts_dropped", json_integer(cs->dropped), bad);
+    hs__view_set(m, "solver", hs__view_nums(cs->health, 3, 1, HS_VIEW_DIGITS), bad);
 }
 
 static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
@@ -195,22 +208,25 @@ static int rec_frame(void *ctx, int64_t now_ns, struct hs_view_buf *out)
     x->had_contacts = have;
     uint32_t i = x->cur;
     const double *v = r->values + (size_t)i * r->state_stride;
-    hs_view_buf_reset(out);
-    hs_view_buf_printf(out,
-                       "{\"type\":\"frame\",\"tick\":%llu,\"t\":%.6f,\"ord\":%u,\"flags\":%u,"
-                       "\"playing\":%s,\"speed\":%g,",
-                       (unsigned long long)r->ticks[i], (double)(r->now_ns[i] - r->now_ns[0]) / 1e9,
-                       i, r->flags[i], x->playing ? "true" : "false", x->speed);
-    state_arrays(r, v, out);
+    bool bad = false;
+    json_t *m = json_object();
+    hs__view_set(m, "type", json_string("frame"), &bad);
+    hs__view_set(m, "tick", json_integer((json_int_t)r->ticks[i]), &bad);
+    hs__view_set(m, "t", hs__view_fixed((double)(r->now_ns[i] - r->now_ns[0]) / 1e9, 6), &bad);
+    hs__view_set(m, "ord", json_integer(i), &bad);
+    hs__view_set(m, "flags", json_integer(r->flags[i]), &bad);
+    hs__view_set(m, "playing", json_boolean(x->playing), &bad);
+    hs__view_set(m, "speed", hs__view_num(x->speed, HS_VIEW_DIGITS), &bad);
+    state_arrays(r, v, m, &bad);
     if (x->whatif && i < x->res.ticks) {
-        hs_view_buf_printf(out, ",\"w\":{");
-        state_arrays(r, x->res.values + (size_t)i * r->state_stride, out);
-        hs_view_buf_printf(out, "}");
+        json_t *w = json_object();
+        state_arrays(r, x->res.values + (size_t)i * r->state_stride, w, &bad);
+        hs__view_set(m, "w", w, &bad);
     }
     if (have)
-        contacts_json(r, &cs, out);
-    hs_view_buf_printf(out, "}");
-    return out->oom ? -ENOMEM : 1;
+        contacts_json(r, &cs, m, &bad);
+    int rc = hs__view_dump(m, bad, out);
+    return rc < 0 ? rc : 1;
 }
 
 static void rec_control(void *ctx, const struct hs_view_msg *m)

@@ -11,9 +11,28 @@
 #include "hilsim/model.h"
 #include "view_internal.h"
 
-int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf *out, char *err,
+/* Force sensors, drawn as arrows of what they read: their link and pose in it. */
+static json_t *force_sensors(const struct hs_model *m, bool *bad)
+{
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < m->nsensors; k++) {
+        const struct hs_sensor *sn = &m->sensors[k];
+        if (sn->type != HS_SENSOR_FORCE || sn->link < 0)
+            continue;
+        json_t *o = json_object();
+        hs__view_set(o, "name", hs__view_text(sn->name), bad);
+        hs__view_set(o, "link", hs__view_text(m->links[sn->link].name), bad);
+        hs__view_set(o, "p", hs__view_nums(sn->pose.p, 3, 1, HS_VIEW_DIGITS), bad);
+        hs__view_set(o, "R", hs__view_nums(sn->pose.R, 9, 1, HS_VIEW_DIGITS), bad);
+        hs__view_add(a, o, bad);
+    }
+    return a;
+}
+
+int hs_view_robot_export(const char *config, const char *dir, json_t **ret, char *err,
                          size_t errsize)
 {
+    *ret = NULL;
     const struct hs_config *cfg = NULL;
     struct hs_diag d = {0};
     int r = hs_config_load(config, &cfg, &d);
@@ -21,8 +40,8 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
         hs_diag_format(&d, err, errsize);
         return r;
     }
-    hs_view_buf_printf(out, "[");
-    uint32_t written = 0;
+    bool bad = false;
+    json_t *models = json_array();
     for (uint32_t i = 0; i < cfg->nmodels && r == 0; i++) {
         const struct hs_cfg_model *cm = &cfg->models[i];
         struct hs_model_package pk[HS_CFG_MAX_PACKAGES];
@@ -43,35 +62,24 @@ int hs_view_robot_export(const char *config, const char *dir, struct hs_view_buf
         for (uint32_t k = 0; k < m->nwarnings; k++)
             if (strstr(m->warnings[k], "<visual> not drawn"))
                 fprintf(stderr, "hilsim view: %s\n", m->warnings[k]);
-        hs_view_buf_printf(out, "%s{\"name\":", written++ ? "," : "");
-        hs_view_buf_str(out, cm->name);
-        hs_view_buf_printf(out, ",\"urdf\":\"robot/model-%u.urdf\",\"static\":%s,\"position\":", i,
-                           cm->is_static ? "true" : "false");
-        hs_view_buf_doubles(out, cm->position, 3, 1);
-        hs_view_buf_printf(out, ",\"rotation\":");
-        hs_view_buf_doubles(out, cm->rotation, 4, 1);
-        /* Force sensors, drawn as arrows of what they read: their link and pose in it. */
-        hs_view_buf_printf(out, ",\"force_sensors\":[");
-        for (uint32_t k = 0, n = 0; k < m->nsensors; k++) {
-            const struct hs_sensor *sn = &m->sensors[k];
-            if (sn->type != HS_SENSOR_FORCE || sn->link < 0)
-                continue;
-            hs_view_buf_printf(out, "%s{\"name\":", n++ ? "," : "");
-            hs_view_buf_str(out, sn->name);
-            hs_view_buf_printf(out, ",\"link\":");
-            hs_view_buf_str(out, m->links[sn->link].name);
-            hs_view_buf_printf(out, ",\"p\":");
-            hs_view_buf_doubles(out, sn->pose.p, 3, 1);
-            hs_view_buf_printf(out, ",\"R\":");
-            hs_view_buf_doubles(out, sn->pose.R, 9, 1);
-            hs_view_buf_printf(out, "}");
-        }
-        hs_view_buf_printf(out, "]}");
+        char urdf[64];
+        snprintf(urdf, sizeof urdf, "robot/model-%u.urdf", i);
+        json_t *o = json_object();
+        hs__view_set(o, "name", hs__view_text(cm->name), &bad);
+        hs__view_set(o, "urdf", json_string(urdf), &bad);
+        hs__view_set(o, "static", json_boolean(cm->is_static), &bad);
+        hs__view_set(o, "position", hs__view_nums(cm->position, 3, 1, HS_VIEW_DIGITS), &bad);
+        hs__view_set(o, "rotation", hs__view_nums(cm->rotation, 4, 1, HS_VIEW_DIGITS), &bad);
+        hs__view_set(o, "force_sensors", force_sensors(m, &bad), &bad);
+        hs__view_add(models, o, &bad);
         hs_model_free(m);
     }
-    hs_view_buf_printf(out, "]");
     hs_config_free(cfg);
-    if (r == 0 && out->oom)
+    if (r == 0 && (bad || !models))
         r = -ENOMEM;
+    if (r == 0)
+        *ret = models;
+    else
+        json_decref(models);
     return r;
 }

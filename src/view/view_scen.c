@@ -124,6 +124,7 @@ int hs__view_scen_from(json_t *root, char *out, size_t outsize, char *err, size_
     json_t *sc = json_is_object(root) ? json_object_get(root, "scenario") : NULL;
     json_t *msg = json_pack("{s:s}", "type", "scenario");
     json_t *o = NULL;
+    bool bad = false; /* a failed insertion: the message is not sent without its member */
     if (!msg) {
         r = -ENOMEM;
         goto out;
@@ -133,7 +134,7 @@ int hs__view_scen_from(json_t *root, char *out, size_t outsize, char *err, size_
         goto out;
     }
     if (json_is_null(sc)) {
-        json_object_set(msg, "scenario", sc);
+        bad = json_object_set(msg, "scenario", sc) != 0;
     } else {
         static const char *const step_fields[] = {"name", "kind", "onset_tick", "active_ticks",
                                                   NULL};
@@ -154,21 +155,14 @@ int hs__view_scen_from(json_t *root, char *out, size_t outsize, char *err, size_
                      ROWS_MAX, ROWS_MAX);
             goto out;
         }
-        json_object_set(msg, "scenario", o);
+        bad = json_object_set(msg, "scenario", o) != 0;
     }
-    size_t n = json_dumpb(msg, out, outsize, JSON_COMPACT | JSON_REAL_PRECISION(9));
-    if (!n) {
-        snprintf(err, errsize, "state: out of memory");
-        r = -ENOMEM;
-        goto out;
-    }
-    if (n >= outsize) {
+    r = hs__view_dumpb(msg, bad, out, outsize);
+    msg = NULL; /* taken */
+    if (r == -ENOSPC)
         snprintf(err, errsize, "state: the scenario does not fit in %zu bytes", outsize);
-        r = -ENOSPC;
-        goto out;
-    }
-    out[n] = 0;
-    r = (int)n;
+    else if (r < 0)
+        snprintf(err, errsize, "state: out of memory");
 out:
     if (r < 0)
         out[0] = 0;

@@ -78,25 +78,22 @@ static const struct lws_protocols protocols[];
 
 static void make_status(struct view *v, const char *line)
 {
-    hs_view_buf_reset(&v->status);
-    hs_view_buf_printf(&v->status, "{\"type\":\"status\",\"line\":");
-    hs_view_buf_str(&v->status, line);
-    hs_view_buf_printf(&v->status,
-                       ",\"view\":{\"clients\":%u,\"bytes\":%llu,\"frames\":%llu,\"refused\":%llu,"
-                       "\"sessions_refused\":%llu,\"control\":%s,\"source_gone\":%s}}",
-                       v->nsessions, (unsigned long long)v->bytes_sent,
-                       (unsigned long long)v->frames_sent, (unsigned long long)v->msgs_refused,
-                       (unsigned long long)v->sessions_refused,
-                       v->o->allow_control ? "true" : "false", v->source_gone ? "true" : "false");
+    struct hs_view_counts c = {.clients = v->nsessions,
+                               .bytes = v->bytes_sent,
+                               .frames = v->frames_sent,
+                               .refused = v->msgs_refused,
+                               .sessions_refused = v->sessions_refused,
+                               .control = v->o->allow_control,
+                               .source_gone = v->source_gone};
+    /* out of memory: no status this time (an empty one is never sent) */
+    (void)hs__view_status_msg(line, &c, &v->status);
     v->status_gen++;
 }
 
 static void reply(struct session *s, const char *type, const char *text)
 {
-    hs_view_buf_reset(&s->reply);
-    hs_view_buf_printf(&s->reply, "{\"type\":\"%s\",\"text\":", type);
-    hs_view_buf_str(&s->reply, text);
-    hs_view_buf_printf(&s->reply, "}");
+    if (hs__view_reply_msg(type, text, &s->reply) < 0)
+        return; /* out of memory: the session hears nothing rather than half a message */
     s->reply_pending = true;
     lws_callback_on_writable(s->wsi);
 }
@@ -510,7 +507,7 @@ int hs_view_run(const struct hs_view_opts *o)
         return -ENOMEM;
     v->o = o;
     char err[512] = "";
-    struct hs_view_buf models = {0};
+    json_t *models = NULL;
     int r = find_web(v);
     if (r < 0)
         goto out;
@@ -526,8 +523,9 @@ int hs_view_run(const struct hs_view_opts *o)
             fprintf(stderr, "hilsim view: %s\n", err);
             goto out;
         }
-    } else {
-        hs_view_buf_printf(&models, "[]");
+    } else if (!(models = json_array())) {
+        r = -ENOMEM;
+        goto out;
     }
     r = o->record_dir ? hs_view_record_open(o, &v->src, err, sizeof err)
                       : hs_view_live_open(o->bench, &v->src, err, sizeof err);
@@ -539,13 +537,9 @@ int hs_view_run(const struct hs_view_opts *o)
         (r = hs_view_ctl_start(o->bench, o->rate_hz < POSE_HZ_MAX ? o->rate_hz : POSE_HZ_MAX,
                                &v->ctl)) < 0)
         goto out;
-    hs_view_buf_printf(&v->info, "{\"type\":\"info\",\"source\":");
-    struct hs_view_buf src = {0};
-    r = v->src.info(v->src.ctx, &src);
-    hs_view_buf_printf(&v->info, "%s,\"models\":%s,\"control\":%s,\"rate_hz\":%u}",
-                       hs_view_buf_text(&src), hs_view_buf_text(&models),
-                       o->allow_control ? "true" : "false", o->rate_hz);
-    hs_view_buf_free(&src);
+    json_t *source = v->src.info(v->src.ctx);
+    r = hs__view_info_msg(source, models, o->allow_control, o->rate_hz, &v->info);
+    models = NULL; /* the message took it */
     if (r >= 0)
         r = serve(v);
 out:
@@ -554,7 +548,7 @@ out:
         v->src.destroy(v->src.ctx);
     if (v->dir[0])
         remove_dir(v->dir);
-    hs_view_buf_free(&models);
+    json_decref(models);
     hs_view_buf_free(&v->frame);
     hs_view_buf_free(&v->status);
     hs_view_buf_free(&v->pose);

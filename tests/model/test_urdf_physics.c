@@ -12,21 +12,10 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "world/model_builders.h"
 #include "model/urdf_fixture.h"
 
 #define G 9.80665
-
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(p, s, 1, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
-}
 
 /* pendulum.urdf: m = 2 kg, d = 0.5 m, iyy = 0.02 kg·m², hinged to the world about y. */
 static void check_pendulum(enum hs_solver solver)
@@ -40,7 +29,7 @@ static void check_pendulum(enum hs_solver solver)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = solver;
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     const double T = 2 * M_PI * sqrt((iyy + m * d * d) / (m * G * d));
     double prev = hs_world_joint_position(w, 0, 0), first = -1, last = -1;
     int crossings = 0;
@@ -83,7 +72,7 @@ static void test_free_fall(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.step_s = 1e-4;
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     for (int i = 0; i < 10000; i++)
         hs_world_step(w);
     struct hs_pose pose;
@@ -111,7 +100,7 @@ static void test_full_builds(void **state)
     hs_world_spec_default(&s, mod);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     for (int i = 0; i < 1000; i++)
         hs_world_step(w);
     struct hs_pose pose;

@@ -1,9 +1,16 @@
 #include "world/model_builders.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
+
+#include "hilsim/diag.h"
 
 struct hs_model *mb_new(const char *name, uint32_t nlinks, uint32_t ngeoms, uint32_t nextra)
 {
@@ -101,4 +108,15 @@ struct hs_model *mb_crawler(void)
         mb_box(m, (uint32_t)i, 0.4, 0.05, 0.1, 0, 0, 0);
     }
     return m;
+}
+
+struct hs_world *mb_world(const struct hs_world_params *p, const struct hs_world_body_spec *s,
+                          uint32_t n)
+{
+    struct hs_world *w = NULL;
+    struct hs_diag d = {0};
+    int r = hs_world_create(p, s, n, &w, &d);
+    if (r)
+        fail_msg("hs_world_create: %d %s", r, d.msg);
+    return w;
 }

@@ -3,6 +3,7 @@
 #define HS_TEST_MODEL_BUILDERS_H
 
 #include "hilsim/model.h"
+#include "hilsim/world.h"
 
 /* An empty model with n links (identity origins, unit mass, small inertia) and room for
  * ngeoms geoms and nextra extra joints; link i's parent is i-1. Free with mb_free(). */
@@ -25,5 +26,9 @@ struct hs_model *mb_cube(double a, double mass);
  * track boxes at y = ±0.175 touch the floor when its root is at z = 0.05: a positive track speed
  * drives along y × z = +x. */
 struct hs_model *mb_crawler(void);
+
+/* hs_world_create of n bodies; the test fails (with the error and its message) if it does. */
+struct hs_world *mb_world(const struct hs_world_params *p, const struct hs_world_body_spec *s,
+                          uint32_t n);
 
 #endif

@@ -74,12 +74,7 @@ static struct hs_world *make(struct hs_model *floor, struct hs_model *blk, struc
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.self_collision = self_collision;
-    struct hs_world *w = NULL;
-    struct hs_diag d = {0};
-    int r = hs_world_create(&p, s, n, &w, &d);
-    if (r)
-        fail_msg("hs_world_create: %d %s", r, d.msg);
-    return w;
+    return mb_world(&p, s, n);
 }
 
 struct full_test {

@@ -23,17 +23,6 @@
 #define G 9.80665
 #define H 1e-3
 
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s,
-                             uint32_t n)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d = {0};
-    int r = hs_world_create(p, s, n, &w, &d);
-    if (r)
-        fail_msg("hs_world_create: %d %s", r, d.msg);
-    return w;
-}
-
 /* Steps until a fault or max steps, with the tick numbered as the step; the step count. */
 static int run(struct hs_world *w, int max, int *ret_rc)
 {
@@ -82,7 +71,7 @@ static void test_tunnelling_cube_trips_on_the_analytic_step(void **state)
     scene(&sc, 0.02, 0.01, 0.35);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, sc.s, 2);
+    struct hs_world *w = mb_world(&p, sc.s, 2);
     dBodySetLinearVel(hs_world_ode_body(w, 1, 0), 0, 0, -300);
     int rc, n = run(w, 1000, &rc);
     assert_int_equal(rc, -ERANGE);
@@ -109,7 +98,7 @@ static void test_tunnelling_cube_trips_on_the_analytic_step(void **state)
 
     /* floor_depth_m .inf: no floor check; the cube falls on, nothing else trips for 1 s. */
     p.guard.floor_depth_m = INFINITY;
-    w = make(&p, sc.s, 2);
+    w = mb_world(&p, sc.s, 2);
     dBodySetLinearVel(hs_world_ode_body(w, 1, 0), 0, 0, -300);
     n = run(w, 1000, &rc);
     assert_int_equal(rc, 0);
@@ -127,7 +116,7 @@ static void test_soft_contact_lets_a_cube_through_and_trips(void **state)
     scene(&sc, 0.1, 1.0, 0.05);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, sc.s, 2);
+    struct hs_world *w = mb_world(&p, sc.s, 2);
     int rc, n = run(w, 3000, &rc);
     assert_int_equal(rc, 0);
     struct hs_pose pose;
@@ -137,7 +126,7 @@ static void test_soft_contact_lets_a_cube_through_and_trips(void **state)
 
     p.contact_stiffness_n_m = 10;
     p.contact_damping_n_s_m = 0;
-    w = make(&p, sc.s, 2);
+    w = mb_world(&p, sc.s, 2);
     n = run(w, 5000, &rc);
     assert_int_equal(rc, -ERANGE);
     const struct hs_world_fault *f = hs_world_fault(w);
@@ -165,7 +154,7 @@ static void test_no_scenery_no_check_unless_a_floor_is_given(void **state)
     scene(&sc, 0.1, 1.0, 0.5);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &sc.s[1], 1);
+    struct hs_world *w = mb_world(&p, &sc.s[1], 1);
     int rc, n = run(w, 1000, &rc);
     assert_int_equal(rc, 0);
     hs_world_destroy(w);
@@ -176,7 +165,7 @@ static void test_no_scenery_no_check_unless_a_floor_is_given(void **state)
         first++;
     assert_int_equal(first, 360);
     p.guard.floor_z_m = 0;
-    w = make(&p, &sc.s[1], 1);
+    w = mb_world(&p, &sc.s[1], 1);
     n = run(w, 1000, &rc);
     assert_int_equal(rc, -ERANGE);
     assert_int_equal(n, first + 9);
@@ -185,7 +174,7 @@ static void test_no_scenery_no_check_unless_a_floor_is_given(void **state)
 
     p.guard.floor_z_m = NAN;
     p.contactless = true;
-    w = make(&p, sc.s, 2);
+    w = mb_world(&p, sc.s, 2);
     n = run(w, 1000, &rc);
     assert_int_equal(rc, 0);
     hs_world_destroy(w);
@@ -213,7 +202,7 @@ static void test_cube_resting_low_on_a_ramp_never_trips(void **state)
     s[1].root_pose.p[2] = -1.5 * sn + 0.11 * c;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     int rc;
     run(w, 2000, &rc);
     assert_int_equal(rc, 0);

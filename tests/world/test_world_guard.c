@@ -19,16 +19,6 @@
 
 #define G 9.80665
 
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d = {0};
-    int r = hs_world_create(p, s, 1, &w, &d);
-    if (r)
-        fail_msg("hs_world_create: %d %s", r, d.msg);
-    return w;
-}
-
 /* One link hinged about y at the origin, centre of mass 0.5 m below: I about the pivot 0.52. */
 static struct hs_model *pendulum(double vlimit)
 {
@@ -61,7 +51,7 @@ static void test_huge_torque_trips_on_the_first_step_and_latches(void **state)
     hs_world_spec_default(&s, m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     assert_int_equal(hs_world_fault(w)->kind, HS_WORLD_FAULT_NONE);
     hs_world_set_tick(w, 41);
     assert_int_equal(hs_world_step(w), 0);
@@ -106,7 +96,7 @@ static void test_linear_velocity_bound_trips_on_the_analytic_step(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.guard.max_linear_velocity_mps = 1.0;
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     int r = 0, n = 0;
     while (r == 0 && n < 1000) {
         r = hs_world_step(w);
@@ -135,7 +125,7 @@ static void test_joint_rate_bound_uses_the_model_velocity_limit(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.guard.joint_rate_factor = 2;
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     int r = 0;
     for (int n = 0; r == 0 && n < 2000; n++)
         r = hs_world_step(w);
@@ -168,7 +158,7 @@ static void test_joint_rate_bound_follows_the_drive_limit(void **state)
         struct hs_world_body_spec s;
         hs_world_spec_default(&s, m);
         s.q0 = q0;
-        struct hs_world *w = make(&p, &s);
+        struct hs_world *w = mb_world(&p, &s, 1);
         assert_int_equal(hs_world_set_joint_rate_limit(w, 0, 0, NAN), 0); /* keeps the model's */
         assert_int_equal(hs_world_set_joint_rate_limit(w, 1, 0, 1.0), -EINVAL);
         assert_int_equal(hs_world_set_joint_rate_limit(w, 0, 0, unlimited ? INFINITY : 1.0), 0);
@@ -213,7 +203,7 @@ static void test_out_of_bounds_start_is_refused_or_trips_at_once(void **state)
     assert_non_null(strstr(d.msg, "warm-up"));
     assert_non_null(strstr(d.msg, "physics.guard.max_position_m"));
     p.warmup_steps = 0;
-    w = make(&p, &s);
+    w = mb_world(&p, &s, 1);
     assert_int_equal(hs_world_step(w), -ERANGE);
     assert_int_equal(hs_world_fault(w)->kind, HS_WORLD_FAULT_POSITION);
     assert_true(fabs(hs_world_fault(w)->value - 20) < 1e-6);
@@ -233,7 +223,7 @@ static void test_infinite_bounds_let_finite_motion_pass(void **state)
     p.gravity[2] = 0;
     p.guard.max_position_m = p.guard.max_linear_velocity_mps = INFINITY;
     p.guard.max_angular_velocity_rad_s = INFINITY;
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     dBodySetLinearVel(hs_world_ode_body(w, 0, 0), 1e6, 0, 0);
     for (int n = 0; n < 100; n++)
         assert_int_equal(hs_world_step(w), 0);
@@ -252,7 +242,7 @@ static void test_ode_internal_assertion_in_a_step_returns_efault(void **state)
     hs_world_spec_default(&s, cube);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     hs_world_set_tick(w, 7);
     dBodySetAngularVel(hs_world_ode_body(w, 0, 0), 1e200, 0.7e200, 0);
     assert_int_equal(hs_world_step(w), -EFAULT);
@@ -266,7 +256,7 @@ static void test_ode_internal_assertion_in_a_step_returns_efault(void **state)
     assert_non_null(strstr(line, "Normalize4"));
     assert_int_equal(hs_world_step(w), -EFAULT);
     /* ODE keeps working for other worlds after the abandoned step. */
-    struct hs_world *w2 = make(&p, &s);
+    struct hs_world *w2 = mb_world(&p, &s, 1);
     for (int n = 0; n < 10; n++)
         assert_int_equal(hs_world_step(w2), 0);
     hs_world_destroy(w2);
@@ -283,7 +273,7 @@ static void test_ode_error_handler_returns_to_the_step(void **state)
     hs_world_spec_default(&s, cube);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     hs_world_set_tick(w, 3);
     volatile int jumped = 0;
     if (setjmp(w->step_jmp) == 0) {
@@ -320,7 +310,7 @@ static void test_ode_messages_counted_and_rate_limited(void **state)
     hs_world_spec_default(&s, cube);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s);
+    struct hs_world *w = mb_world(&p, &s, 1);
     struct hs_world_ode_message m;
     assert_int_equal(hs_world_ode_message_due(w, &m), -ENOENT);
     hs_world_set_tick(w, 5);

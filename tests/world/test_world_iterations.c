@@ -19,19 +19,6 @@
 #define G 9.80665
 #define A 0.1 /* cube side, m */
 
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s,
-                             uint32_t n)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(p, s, n, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
-}
-
 /* This step's quick-step iterations: the health's mean over exactly one step. */
 static double step_counted(struct hs_world *w)
 {
@@ -65,7 +52,7 @@ static struct hs_world *cubes(const struct hs_world_params *p, struct hs_model *
         s[i].root_pose.p[0] = stacked ? 0 : 0.3 * i;
         s[i].root_pose.p[2] = stacked ? A / 2 + (A + 0.0005) * (i - 1) : A / 2;
     }
-    return make(p, s, n + 1);
+    return mb_world(p, s, n + 1);
 }
 
 static void test_calm_and_busy_scenes(void **state)
@@ -130,7 +117,7 @@ static void test_driving_crawler_runs_the_full_count(void **state)
     s[1].root_pose.p[2] = 0.05;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     hs_world_set_track_speed(w, 1, 1, 0.3);
     hs_world_set_track_speed(w, 1, 2, 0.3);
     double it = mean_over(w, 2000);
@@ -165,7 +152,7 @@ static void push_run(double *ret_it, struct hs_pose *ret_pose)
     s[1].root_pose.p[2] = 0.025;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     dBodyID b = hs_world_ode_body(w, 1, 0);
     for (int i = 0; i < STEPS; i++) {
         if (i >= PUSH_AT && i < PUSH_AT + PUSH_STEPS)
@@ -234,7 +221,7 @@ static void chain_run(const struct hs_world_params *p, double amp, const double 
     struct hs_world_body_spec s;
     hs_world_spec_default(&s, m);
     s.q0 = q0;
-    struct hs_world *w = make(p, &s, 1);
+    struct hs_world *w = mb_world(p, &s, 1);
     double dev = 0, rate = 0;
     struct hs_world_health_summary h;
     for (int i = 0; i < CHAIN_STEPS; i++) {

@@ -43,14 +43,7 @@ static struct hs_world *make(struct hs_model *m, bool merge)
     hs_world_params_default(&p);
     p.gravity[2] = 0;
     p.merge_fixed_links = merge;
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(&p, &s, 1, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
+    return mb_world(&p, &s, 1);
 }
 
 /* Mass, centre of mass (world) and inertia about it (world axes) of the given ODE bodies. */

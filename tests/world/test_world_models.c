@@ -12,6 +12,7 @@
 
 #include "hilsim/model.h"
 #include "hilsim/world.h"
+#include "world/model_builders.h"
 
 static struct hs_model *load_or_skip(const char *rel)
 {
@@ -35,19 +36,6 @@ static struct hs_model *load_or_skip(const char *rel)
     }
     assert_int_equal(r, 0);
     return m;
-}
-
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s,
-                             uint32_t n)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(p, s, n, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
 }
 
 static bool pose_finite(const struct hs_pose *p)
@@ -95,7 +83,7 @@ static void test_sr1_stands_under_pd(void **state)
     s[1].root_pose.p[2] += 0.005; /* drop from 5 mm and let it settle */
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
 
     uint32_t n = robot->nlinks;
     struct hs_pose *pose = calloc(n, sizeof *pose);
@@ -149,7 +137,7 @@ static void test_closed_link_sample_keeps_loop(void **state)
     hs_world_spec_default(&s, m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     const struct hs_extra_joint *e = &m->extra_joints[0];
     double worst = 0, qmin = INFINITY, qmax = -INFINITY;
     for (int step = 0; step < 3000; step++) {
@@ -221,7 +209,7 @@ static void test_crawler_moves_forward(void **state)
     hs_world_spec_default(&s[1], m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     for (int i = 0; i < 500; i++) /* settle */
         hs_world_step(w);
     struct hs_pose a, b;
@@ -256,7 +244,7 @@ static void test_pa10_builds_and_steps(void **state)
     hs_world_spec_default(&s, m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     for (int i = 0; i < 500; i++)
         hs_world_step(w);
     for (uint32_t i = 0; i < m->nlinks; i++) {

@@ -13,19 +13,6 @@
 #include "hilsim/world.h"
 #include "world/model_builders.h"
 
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s,
-                             uint32_t n)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(p, s, n, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
-}
-
 /* A cube 30 mm inside the floor, a second cube inside the first by 20 mm, a third 1 mm above
  * the floor; a fixed-root body 100 mm inside the floor: static like the floor, nothing pushes
  * it out, so it is not an overlap to report. */
@@ -50,7 +37,7 @@ static void test_overlaps_reported_with_depth(void **state)
     s[4].root_pose.p[0] = -2.0;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 5);
+    struct hs_world *w = mb_world(&p, s, 5);
 
     struct hs_world_overlap o[8];
     uint32_t n = 99;
@@ -112,7 +99,7 @@ static void test_fixed_root_never_moves(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.self_collision = true;
-    struct hs_world *w = make(&p, s, 4);
+    struct hs_world *w = mb_world(&p, s, 4);
     assert_null(hs_world_ode_body(w, 1, 0));
     assert_null(hs_world_ode_joint(w, 1, 0));
     assert_false(hs_world_body_is_static(w, 1));
@@ -165,7 +152,7 @@ static void test_rest_on_static(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.warmup_steps = 0; /* the placement itself, before any step */
-    struct hs_world *w = make(&p, s, 4);
+    struct hs_world *w = mb_world(&p, s, 4);
     struct hs_pose a, b, c;
     hs_world_link_pose(w, 1, 0, &a);
     hs_world_link_pose(w, 2, 0, &b);
@@ -203,7 +190,7 @@ static void test_rest_on_static_fixed_root_arm(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.warmup_steps = 0;
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     struct hs_pose root, link, after;
     hs_world_link_pose(w, 1, 0, &root);
     hs_world_link_pose(w, 1, 1, &link);

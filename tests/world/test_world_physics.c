@@ -14,19 +14,6 @@
 
 #define G 9.80665
 
-static struct hs_world *make(const struct hs_world_params *p, struct hs_world_body_spec *s,
-                             uint32_t n)
-{
-    struct hs_world *w = NULL;
-    struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    int r = hs_world_create(p, s, n, &w, &d);
-    if (r)
-        print_error("hs_world_create: %d %s\n", r, d.msg);
-    assert_int_equal(r, 0);
-    return w;
-}
-
 static void run(struct hs_world *w, int steps)
 {
     for (int i = 0; i < steps; i++)
@@ -47,7 +34,7 @@ static void check_pendulum(enum hs_solver solver)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.solver = solver;
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
 
     /* The initial pose is the model's pose rotated by q0 about +y, and reads back as q0. */
     struct hs_pose pose;
@@ -100,7 +87,7 @@ static void test_free_fall(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.step_s = 1e-4;
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     run(w, 10000);
     struct hs_pose pose;
     double v[3], om[3];
@@ -131,7 +118,7 @@ static void test_box_rests_on_floor(void **state)
     s[1].root_pose.p[2] = 0.05;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     run(w, 500);
     assert_true(hs_world_contact_count(w) >= 3);
     struct hs_pose a, b;
@@ -163,7 +150,7 @@ static void test_hinge_unwrap(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.gravity[2] = 0;
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     assert_true(fabs(hs_world_joint_position(w, 0, 0) - 3.0) < 1e-12);
     double integ = 3.0, prev = 3.0;
     for (int i = 0; i < 3000; i++) {
@@ -196,7 +183,7 @@ static void test_slider_and_fixed(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.step_s = 1e-4;
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     run(w, 10000);
     double q = hs_world_joint_position(w, 0, 0), t = hs_world_time(w);
     print_message("slider: q %.6f m, analytic %.6f m\n", q, -0.5 * G * t * t);
@@ -244,7 +231,7 @@ static double check_four_bar(enum hs_extra_joint_type type)
     hs_world_spec_default(&s, m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     hs_world_set_joint_effort(w, 0, 1, 3.0);
     double worst = 0;
     for (int i = 0; i < 2000; i++) {
@@ -291,7 +278,7 @@ static void test_piston_extra_joint_closes_loop(void **state)
     hs_world_spec_default(&s, m);
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     double com[3];
     hs_world_link_com(w, 0, 2, com); /* link1 gave up the block at (0.3, 0, 0): com moved away */
     assert_true(com[0] < m->links[2].com[0] - 1e-3);
@@ -322,7 +309,7 @@ static void test_armature(void **state)
     for (int mode = 0; mode < 3; mode++) {
         p.armature_joint_space = mode > 0;
         p.solver = mode == 2 ? HS_SOLVER_STANDARD : HS_SOLVER_QUICK;
-        struct hs_world *w = make(&p, &s, 1);
+        struct hs_world *w = mb_world(&p, &s, 1);
         hs_world_set_joint_effort(w, 0, 1, tau);
         run(w, 500);
         double alpha = hs_world_joint_velocity(w, 0, 1) / hs_world_time(w);
@@ -350,7 +337,7 @@ static void test_contactless_counts_pairs_only(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     p.contactless = true;
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     hs_world_step(w);
     assert_int_equal(hs_world_colliding_pairs(w), 1);
     assert_int_equal(hs_world_contact_count(w), 0);
@@ -361,7 +348,7 @@ static void test_contactless_counts_pairs_only(void **state)
     hs_world_destroy(w);
 
     p.contactless = false; /* same scene with contacts: held up, contacts reported */
-    w = make(&p, s, 2);
+    w = mb_world(&p, s, 2);
     hs_world_step(w);
     assert_int_equal(hs_world_colliding_pairs(w), 1);
     assert_true(hs_world_contact_count(w) >= 1 && hs_world_contact_count(w) <= p.max_contacts);
@@ -386,7 +373,7 @@ static void test_crawler_drives(void **state)
     s[1].root_pose.p[2] = 0.05;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     hs_world_set_track_speed(w, 1, 1, 0.3);
     hs_world_set_track_speed(w, 1, 2, 0.3);
     run(w, 2000);
@@ -446,7 +433,7 @@ static void test_primitives_rest_at_their_height(void **state)
     s[0].is_static = true;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = make(&p, s, 5);
+    struct hs_world *w = mb_world(&p, s, 5);
     run(w, 1000);
     for (uint32_t i = 1; i < 5; i++) {
         struct hs_pose pose;
@@ -476,12 +463,12 @@ static void test_self_collision_switch(void **state)
     hs_world_params_default(&p);
     p.gravity[2] = 0;
     p.contactless = true;
-    struct hs_world *w = make(&p, &s, 1);
+    struct hs_world *w = mb_world(&p, &s, 1);
     hs_world_step(w);
     assert_int_equal(hs_world_colliding_pairs(w), 0);
     hs_world_destroy(w);
     p.self_collision = true;
-    w = make(&p, &s, 1);
+    w = mb_world(&p, &s, 1);
     hs_world_step(w);
     assert_int_equal(hs_world_colliding_pairs(w), 1);
     hs_world_destroy(w);
@@ -511,7 +498,7 @@ static void test_bodies_collide_with_each_other(void **state)
             hs_world_spec_default(&s[i], i == 1 ? fixed : cube);
             s[i].root_pose.p[0] = 0.09 * i;
         }
-        struct hs_world *w = make(&p, s, n);
+        struct hs_world *w = mb_world(&p, s, n);
         hs_world_step(w);
         print_message("%u bodies in a row: %u colliding pairs\n", n, hs_world_colliding_pairs(w));
         assert_int_equal(hs_world_colliding_pairs(w), n - 1);
@@ -535,11 +522,11 @@ static void test_repeatable(void **state)
     struct hs_world_params p;
     hs_world_params_default(&p);
     struct hs_pose a, b;
-    struct hs_world *w = make(&p, s, 2);
+    struct hs_world *w = mb_world(&p, s, 2);
     run(w, 700);
     hs_world_link_pose(w, 1, 0, &a);
     hs_world_destroy(w);
-    w = make(&p, s, 2);
+    w = mb_world(&p, s, 2);
     run(w, 700);
     hs_world_link_pose(w, 1, 0, &b);
     hs_world_destroy(w);
@@ -568,7 +555,8 @@ static void test_same_shuffle_ignores_other_worlds(void **state)
         hs_world_params_default(&p);
         assert_true(p.quick_iterations > 8 && !p.quick_same_shuffle);
         p.quick_same_shuffle = same;
-        struct hs_world *w1 = make(&p, s, 2), *w2 = make(&p, s, 2), *other = make(&p, s, 2);
+        struct hs_world *w1 = mb_world(&p, s, 2), *w2 = mb_world(&p, s, 2),
+                        *other = mb_world(&p, s, 2);
         for (int i = 0; i < 700; i++) {
             assert_int_equal(hs_world_step(w1), 0);
             assert_int_equal(hs_world_step(other), 0);
