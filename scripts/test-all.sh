@@ -36,10 +36,11 @@ step "tests under ASan+UBSan"
 # reply thread (test_can_replier), the recorder's writer thread (test_record), the control socket
 # (test_ctl_e2e: the hilsim binary's socket thread, driven by the python client), shm between
 # server and client threads (test_shm_stress, test_shm_commands) and the RT thread and tick loop
-# (test_tick_loop). The python client loads the TSan-built libhilsim-client, so the TSan runtime
+# (test_tick_loop), the view replaying a recording while its server reads the contacts
+# (test_view_rec_contacts). The python client loads the TSan-built libhilsim-client, so the TSan runtime
 # is preloaded into that test's python (tests/ctl/CMakeLists.txt).
 step "build (ThreadSanitizer): the threaded tests"
-TSAN_TESTS=(test_can_replier test_record test_shm_stress test_shm_commands test_tick_loop)
+TSAN_TESTS=(test_can_replier test_record test_shm_stress test_shm_commands test_tick_loop test_view_rec_contacts)
 cmake -S . -B build-tsan -DHS_WERROR=ON -DHS_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-tsan -j"$JOBS" --target "${TSAN_TESTS[@]}" hilsim hilsim-client
 step "threaded tests under ThreadSanitizer"
