@@ -75,12 +75,26 @@ static void origin(FILE *f, const char *indent, const double p[3], const double 
             p[1], p[2], rpy[0], rpy[1], rpy[2]);
 }
 
-/* Colour k of the model as a <material> (9 significant digits give back the same float). */
+/* x in the fewest significant digits (6 to 9) that the loader reads back (strtod, then float)
+ * as the same float: "0.85", not "0.850000024". */
+static const char *float_text(char buf[32], float x)
+{
+    for (int p = 6; p <= 9; p++) {
+        snprintf(buf, 32, "%.*g", p, (double)x);
+        if ((float)strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
+/* Colour k of the model as a <material>. */
 static void write_material(FILE *f, const struct hs_model *m, uint32_t k)
 {
     const float *c = m->materials[k].rgba;
-    fprintf(f, "<material name=\"%s%u\"><color rgba=\"%.9g %.9g %.9g %.9g\"/></material>\n",
-            MATERIAL_PREFIX, k, (double)c[0], (double)c[1], (double)c[2], (double)c[3]);
+    char t[4][32];
+    fprintf(f, "<material name=\"%s%u\"><color rgba=\"%s %s %s %s\"/></material>\n",
+            MATERIAL_PREFIX, k, float_text(t[0], c[0]), float_text(t[1], c[1]),
+            float_text(t[2], c[2]), float_text(t[3], c[3]));
 }
 
 static int write_stl(const char *path, const struct hs_mesh *m)

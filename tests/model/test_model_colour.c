@@ -286,7 +286,7 @@ static void test_round_trip(void **state)
         const float *a = colour(m, &m->visuals[i]), *b = colour(back, &back->visuals[i]);
         assert_int_equal(a == NULL, b == NULL);
         if (a)
-            assert_memory_equal(a, b, 4 * sizeof *a); /* exact: floats written with 9 digits */
+            assert_memory_equal(a, b, 4 * sizeof *a); /* exact */
     }
     assert_int_equal(back->geoms[0].material, 0);
     hs_model_free(back);
