@@ -468,12 +468,16 @@ function setSignal(key, on) {
 }
 
 // A value axis's range: uPlot's, but a constant signal (a yaw held at exactly 0) gets a small
-// range around its value, not uPlot's 0 to 100 (or 0 to twice the value).
+// range around its value, not uPlot's 0 to 100 (or 0 to twice the value): ranged as if it
+// spanned a power of ten about a thousandth of its size either side (1e-3 about 0), as a
+// signal wobbling by that much would be, so that the axis keeps several distinct tick labels.
 function valueRange(u, min, max) {
   if (min == null || max == null) return [min, max];
-  if (min !== max) return uPlot.rangeNum(min, max, 0.1, true);
-  const d = Math.max(Math.abs(min) * 0.01, 1e-3);
-  return [min - d, max + d];
+  if (min === max) {
+    const d = min === 0 ? 1e-3 : 10 ** Math.floor(Math.log10(Math.abs(min) * 1e-3));
+    return uPlot.rangeNum(min - d, max + d, 0.1, true);
+  }
+  return uPlot.rangeNum(min, max, 0.1, true);
 }
 hs.valueRange = valueRange;
 

@@ -378,11 +378,13 @@ async function main() {
   ok(await page.evaluate(() => window.hilsim.tick('yaw.q', true)), 'yaw.q can be plotted');
   const yaw = await page.waitForFunction(() => {
     const p = window.hilsim.plots.get('yaw.q');
-    if (!p || p.ys.length < 10 || p.u.scales.y.min == null) return null;
-    return { lo: p.u.scales.y.min, hi: p.u.scales.y.max, vmin: Math.min(...p.ys), vmax: Math.max(...p.ys) };
+    const labels = window.hilsim.axisLabels.get('yaw.q');
+    if (!p || p.ys.length < 10 || p.u.scales.y.min == null || !labels) return null;
+    return { lo: p.u.scales.y.min, hi: p.u.scales.y.max, vmin: Math.min(...p.ys), vmax: Math.max(...p.ys), labels };
   }, { timeout: LONG }).then((h) => h.jsonValue());
-  ok(yaw.hi - yaw.lo <= 0.1 && yaw.lo <= yaw.vmin && yaw.hi >= yaw.vmax,
-    `yaw.q (${yaw.vmin} to ${yaw.vmax} rad) is plotted on ${yaw.lo} to ${yaw.hi}`);
+  ok(yaw.hi - yaw.lo <= 0.1 && yaw.lo <= yaw.vmin && yaw.hi >= yaw.vmax &&
+    yaw.labels.length > 1 && new Set(yaw.labels).size === yaw.labels.length,
+  `yaw.q (${yaw.vmin} to ${yaw.vmax} rad) is plotted on ${yaw.lo} to ${yaw.hi}, labelled ${yaw.labels.join(' ')}`);
   const flat = await page.evaluate(() => [0, 0.74, -2].map((v) => window.hilsim.valueRange(null, v, v)));
   ok(flat.every(([lo, hi], i) => lo < [0, 0.74, -2][i] && hi > [0, 0.74, -2][i] &&
     hi - lo <= 0.05 * Math.max(1, Math.abs([0, 0.74, -2][i]))),
