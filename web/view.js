@@ -42,8 +42,8 @@ const hs = (window.hilsim = {
   // force (N).
   contacts: () => (contactGroup.visible ? hs.contactArrows.filter((a) => a.visible)
     .map((a) => ({ p: a.userData.point, newtons: a.userData.newtons })) : []),
-  // Every mesh drawn (hs.meshes counts them): its file, its link, whether it shows, and its
-  // bounding box in hilsim's world frame (m) as drawn now.
+  // Every mesh drawn (hs.meshes counts them): its file, its link, whether it shows, its
+  // bounding box in hilsim's world frame (m) as drawn now, and its colour (sRGB) and opacity.
   meshBoxes: () => {
     world.updateMatrixWorld(true);
     const toWorld = world.matrixWorld.clone().invert();
@@ -57,7 +57,9 @@ const hs = (window.hilsim = {
         for (let a = o; a; a = a.parent) shown = shown && a.visible;
         const b = new THREE.Box3().setFromObject(o).applyMatrix4(toWorld);
         out.push({ model: r.model.name, url: o.userData.meshUrl, link: link?.name, shown,
-          min: b.min.toArray(), max: b.max.toArray() });
+          min: b.min.toArray(), max: b.max.toArray(),
+          color: `#${o.material.color.getHexString()}`, opacity: o.material.opacity,
+          transparent: o.material.transparent });
       });
     return out;
   },
@@ -137,6 +139,25 @@ const staticMaterial = new THREE.MeshPhongMaterial({ color: 0xb0b7bf, side: THRE
 const whatifMaterial = new THREE.MeshPhongMaterial({ color: 0xe8772e, transparent: true,
   opacity: 0.45, depthWrite: false, side: THREE.DoubleSide });
 
+// A shape's own colour (its URDF <material>: hilsim's export names every colour it writes, and
+// urdf-loader gives a shape without one an unnamed stand-in): lit as the default ones are, both
+// sides, translucent below alpha 1. The numbers are sRGB, as RViz and Choreonoid draw them
+// (urdf-loader takes them as linear, which would wash every colour out). The what-if ghost keeps
+// its one colour, so it is told from the robot. One material per colour.
+const coloured = new Map();
+function materialFor(given, fallback, ghosts) {
+  if (ghosts || !given?.name || !given.color) return fallback;
+  let mat = coloured.get(given);
+  if (!mat) {
+    const a = given.opacity ?? 1;
+    mat = new THREE.MeshPhongMaterial({
+      color: new THREE.Color().setRGB(given.color.r, given.color.g, given.color.b, THREE.SRGBColorSpace),
+      shininess: 40, side: THREE.DoubleSide, transparent: a < 1, opacity: a, depthWrite: a >= 1 });
+    coloured.set(given, mat);
+  }
+  return mat;
+}
+
 // Mesh geometry arrives after the robot (urdf-loader fetches each mesh file on its own): every
 // mesh the models name is counted here until it is drawn or failed, so the tests can wait for
 // them, and it takes its model's material when it arrives.
@@ -163,7 +184,7 @@ async function loadModels(models, ghosts) {
         hs.meshes.urls.push(url);
         obj.traverse((o) => {
           if (o.isMesh) {
-            o.material = material;
+            o.material = materialFor(mat, material, ghosts);
             o.userData.meshUrl = url;
             // STL's facet normals may be zero (many exporters leave them so): from the
             // triangles, or the mesh is drawn black.
@@ -180,8 +201,9 @@ async function loadModels(models, ghosts) {
       note(`model ${m.name}: ${e.message}`);
       continue;
     }
+    // Primitives (boxes, cylinders, spheres); meshes that arrived already took theirs.
     robot.traverse((o) => {
-      if (o.isMesh) o.material = material;
+      if (o.isMesh && !o.userData.meshUrl) o.material = materialFor(o.material, material, ghosts);
     });
     // The config's pose of the model in the world (VRML axis-angle).
     robot.position.fromArray(m.position);
@@ -445,12 +467,27 @@ function setSignal(key, on) {
   }
   const u = new uPlot({
     title: key, width: 420, height: w ? 200 : 170,
-    scales: { x: { time: false } }, axes, series,
+    scales: { x: { time: false }, y: { range: valueRange }, ...(w ? { d: { range: valueRange } } : {}) },
+    axes, series,
   }, w ? [[], [], [], []] : [[], []], el);
   hs.plots.set(key, { el, u, xs: [], ys: [], ws: [], ds: [], dirty: false });
   showEmpty();
   return true;
 }
+
+// A value axis's range: uPlot's, but a constant signal (a yaw held at exactly 0) gets a small
+// range around its value, not uPlot's 0 to 100 (or 0 to twice the value): ranged as if it
+// spanned a power of ten about a thousandth of its size either side (1e-3 about 0), as a
+// signal wobbling by that much would be, so that the axis keeps several distinct tick labels.
+function valueRange(u, min, max) {
+  if (min == null || max == null) return [min, max];
+  if (min === max) {
+    const d = min === 0 ? 1e-3 : 10 ** Math.floor(Math.log10(Math.abs(min) * 1e-3));
+    return uPlot.rangeNum(min - d, max + d, 0.1, true);
+  }
+  return uPlot.rangeNum(min, max, 0.1, true);
+}
+hs.valueRange = valueRange;
 
 // An axis's tick labels: small signals (a knee at 1e-4 rad) need significant digits, not uPlot's
 // fixed decimals, and a near-constant one (a standing waist at 0.7400 m +- 1e-6) as many more

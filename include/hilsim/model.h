@@ -81,8 +81,17 @@ struct hs_mesh {
                                       trimesh) */
 };
 
+/* How a shape looks (VRML Appearance/Material, URDF <material>): only viewers read it (the web
+ * view, through the URDF export); nothing simulates it. */
+struct hs_material {
+    float rgba[4]; /* diffuse colour and opacity, each 0..1 (VRML: 1 - transparency) */
+};
+
 struct hs_geom {
     enum hs_geom_type type;
+    /* 1 + index into hs_model.materials; 0: no colour given (a viewer draws its default). It
+     * sits in what was padding after type: a geom is no larger for it. */
+    uint32_t material;
     struct hs_pose pose; /* geom frame in the link frame */
     union {
         struct {
@@ -233,6 +242,11 @@ struct hs_model {
      * hs_model_options.visuals (the web view); nothing simulates or collides them. */
     struct hs_geom *visuals;
     uint32_t nvisuals;
+    /* The distinct colours of geoms and visuals (hs_geom.material), each once: a VRML Shape's
+     * Material (always read: a few bytes per colour), a URDF <visual>'s <material> (read with
+     * hs_model_options.visuals, as the visuals are). */
+    struct hs_material *materials;
+    uint32_t nmaterials;
 };
 
 /* A package:// location: package name is the directory dir; name NULL or "": dir is a
@@ -253,8 +267,10 @@ struct hs_model_options {
      * model loaded with it (the bench frees its models together). */
     const struct hs_model *hull_source;
     /* Also read a URDF's <visual> geometry into hs_model.visuals (meshes through the same
-     * confined reads as collision meshes). A visual that cannot be read is a warning, not an
-     * error: it only changes what a viewer draws. The bench leaves it off. */
+     * confined reads as collision meshes) and the colours of its <visual>s and <collision>s
+     * (<material>, hs_model.materials). A visual whose geometry cannot be read is a warning, not
+     * an error: it only changes what a viewer draws; a bad colour value is an error naming file,
+     * line and attribute. The bench leaves it off. */
     bool visuals;
 };
 
@@ -269,7 +285,8 @@ int hs_model_load_buffer(const char *data, unsigned long size, const char *name,
                          const char *base_path, struct hs_model **ret_model, struct hs_diag *diag);
 void hs_model_free(struct hs_model *model); /* accepts NULL */
 /* init only. Writes the model as URDF (src/model/urdf_write.c): links, joints (mimic too),
- * inertials, collision geometry (and visual geometry, hs_model.visuals, as <visual>); accel, gyro
+ * inertials, collision geometry (and visual geometry, hs_model.visuals, as <visual>), each with
+ * its colour (hs_model.materials as <robot>-level <material>s, named by each element); accel, gyro
  * and force sensors, link surfaces and ros2_control interfaces as the loader reads them back;
  * meshes as binary STL in PATH-without-extension_meshes/. *ret_lost (may be NULL) counts what URDF
  * cannot hold and was left out: vision and range sensors, extra joints, crawler joints (written

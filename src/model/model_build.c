@@ -76,6 +76,7 @@ void hs__builder_free(struct hs__builder *b)
             free(b->geoms[i].geom.u.mesh.indices);
         }
     free(b->geoms);
+    free(b->palette.items);
     free(b->sensors);
     free(b->extras);
     for (uint32_t i = 0; i < b->nwarnings; i++)

@@ -20,6 +20,7 @@ static int add_geom(struct hs__builder *b, const struct hs__vnode *n, int32_t li
     if (hs__grow((void **)&b->geoms, &b->geoms_cap, b->ngeoms + 1, sizeof *b->geoms) < 0)
         return hs_diag_set(b->diag, -ENOMEM, n->file, n->line, n->column, "out of memory");
     b->geoms[b->ngeoms].geom = *g;
+    b->geoms[b->ngeoms].geom.material = b->shape_material;
     b->geoms[b->ngeoms].link = link;
     b->ngeoms++;
     return 0;
@@ -298,23 +299,11 @@ fail:
     return r;
 }
 
-int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
-                    const struct hs__bctx *ctx)
+/* One Shape's geometry node n as geoms of the current link, each taking b->shape_material. */
+static int build_geometry(struct hs__builder *b, const struct hs__vnode *n,
+                          const struct hs__venv *env, const struct hs__bctx *ctx)
 {
-    struct hs__vnode *const *geo;
-    uint32_t ngeo;
-    const struct hs__venv *env;
-    int r = hs__get_nodes(b, shape, ctx->env, "geometry", &geo, &ngeo, &env);
-    if (r < 0 || ngeo == 0)
-        return r;
-    if (ctx->link < 0) {
-        if (b->warned_loose_shape)
-            return 0;
-        b->warned_loose_shape = true;
-        return hs__builder_warn(b, shape->file, shape->line, shape->column,
-                                "Shape outside any Joint ignored (scenery, not a link)");
-    }
-    const struct hs__vnode *n = geo[0];
+    int r;
     struct hs_geom g = {0};
     static const double two[3] = {2, 2, 2};
     if (strcmp(n->type, "Box") == 0) {
@@ -368,4 +357,27 @@ int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
                                 "geometry %s is not supported; ignored", n->type);
     }
     return add_primitive(b, n, ctx, &g);
+}
+
+int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
+                    const struct hs__bctx *ctx)
+{
+    struct hs__vnode *const *geo;
+    uint32_t ngeo;
+    const struct hs__venv *env;
+    int r = hs__get_nodes(b, shape, ctx->env, "geometry", &geo, &ngeo, &env);
+    if (r < 0 || ngeo == 0)
+        return r;
+    if (ctx->link < 0) {
+        if (b->warned_loose_shape)
+            return 0;
+        b->warned_loose_shape = true;
+        return hs__builder_warn(b, shape->file, shape->line, shape->column,
+                                "Shape outside any Joint ignored (scenery, not a link)");
+    }
+    if ((r = hs__build_appearance(b, shape, ctx->env, &b->shape_material)) < 0)
+        return r;
+    r = build_geometry(b, geo[0], env, ctx);
+    b->shape_material = 0;
+    return r;
 }

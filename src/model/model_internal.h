@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hilsim/model.h"
+#include "model_material.h"
 #include "vrml_internal.h"
 
 #define HS_MODEL_MAX_LINKS 4096
@@ -97,8 +98,10 @@ struct hs__builder {
     char *inline_stack[HS_MODEL_MAX_INLINE_DEPTH + 1]; /* realpaths of files being walked */
     int ninline;
     char name[HS_NAME_MAX];
-    bool have_humanoid, warned_loose_shape;
+    bool have_humanoid, warned_loose_shape, warned_palette_full;
     uint64_t visits, vertices;
+    struct hs__palette palette; /* the Shapes' colours (model_appearance.c) */
+    uint32_t shape_material;    /* the colour of the Shape being built: its geoms take it */
 };
 
 struct hs__bctx {
@@ -125,6 +128,11 @@ int hs__build_children(struct hs__builder *b, const struct hs__vnode *node, cons
                        const struct hs__bctx *ctx);
 int hs__build_shape(struct hs__builder *b, const struct hs__vnode *shape,
                     const struct hs__bctx *ctx);
+/* The Shape's appearance Appearance { material Material { diffuseColor transparency } } into the
+ * palette: *ret_material = 1 + its index, 0 when the Shape names no Material. A colour or
+ * transparency outside 0..1 is an error at the number. */
+int hs__build_appearance(struct hs__builder *b, const struct hs__vnode *shape,
+                         const struct hs__venv *env, uint32_t *ret_material);
 /* Extrusion swept into a mesh in the shape frame; *ret_nt = 0 (and NULL arrays allowed to be
  * freed) when it has nothing to sweep. */
 int hs__build_extrusion(struct hs__builder *b, const struct hs__vnode *n,

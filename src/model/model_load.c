@@ -256,10 +256,13 @@ static int pack(struct hs__builder *b, const char *path, struct hs_model **ret_m
     memcpy(m->name, b->name, sizeof m->name);
     m->warnings = b->warnings;
     m->nwarnings = b->nwarnings;
-    /* Ownership of meshes and warnings moved to the model. */
+    m->materials = b->palette.items;
+    m->nmaterials = b->palette.n;
+    /* Ownership of meshes, warnings and colours moved to the model. */
     b->ngeoms = 0;
     b->warnings = NULL;
     b->nwarnings = 0;
+    b->palette = (struct hs__palette){0};
     *ret_model = m;
     return 0;
 fail:
@@ -365,6 +368,7 @@ void hs_model_free(struct hs_model *model)
             free(model->visuals[i].u.mesh.indices);
         }
     free(model->visuals);
+    free(model->materials);
     hs__model_free_hulls(model);
     for (uint32_t i = 0; i < model->nwarnings; i++)
         free(model->warnings[i]);

@@ -1,4 +1,5 @@
-/* URDF <collision> geometry into hs_geom, and mesh URIs resolved to files.
+/* URDF <collision> geometry into hs_geom, and mesh URIs resolved to files. Colours
+ * (<material>): urdf_material.c.
  *
  * Only collision geometry enters the model's geoms: the world collides with every geom, and a
  * robot's <visual> meshes are usually finer than its collision ones. <visual> geometry is read
@@ -271,7 +272,13 @@ static int one_collision(struct hs__urdf *u, const xmlNode *c, int32_t li)
 {
     struct hs_geom g = {0};
     int r = read_geom(u, c, &g);
-    if (r == 0 && (r = push_geom(u, c, &g)) < 0)
+    if (r != 0)
+        return r;
+    /* A <collision>'s colour: hilsim's export writes one where the collision shapes are what
+     * is drawn (a VRML model's). */
+    if (u->opts->visuals)
+        r = hs__urdf_material_of(u, c, &g.material);
+    if (r < 0 || (r = push_geom(u, c, &g)) < 0)
         free_geom(&g);
     (void)li;
     return r;
@@ -305,10 +312,15 @@ int hs__urdf_visuals(struct hs__urdf *u, const xmlNode *link)
         /* A visual that cannot be read (a missing or unsupported mesh, the vertex budget spent
          * on collision meshes) is said and left out: the model is still what the bench
          * simulates. */
+        /* A bad colour is an error, as any bad value, even on a visual left out. */
+        uint32_t material;
+        int r = hs__urdf_material_of(u, c, &material);
+        if (r < 0)
+            return r;
         struct hs_geom g = {0};
         struct hs_diag d = {0}, *keep = u->diag;
         u->diag = &d;
-        int r = read_geom(u, c, &g);
+        r = read_geom(u, c, &g);
         u->diag = keep;
         if (r == -ENOMEM)
             return hs__urdf_err(u, c, r, "out of memory");
@@ -317,6 +329,7 @@ int hs__urdf_visuals(struct hs__urdf *u, const xmlNode *link)
                 return r;
             continue;
         }
+        g.material = material;
         if ((r = push_visual(u, c, &g)) != 0) {
             free_geom(&g);
             return r < 0 ? r : 0;

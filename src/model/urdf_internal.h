@@ -8,11 +8,15 @@
 #include <stdint.h>
 
 #include "hilsim/model.h"
+#include "model_material.h"
 
 #define HS_URDF_MAX_LINKS 4096
 #define HS_URDF_MAX_GEOMS 200000
 #define HS_URDF_MAX_VERTICES (2u << 20)    /* over all meshes */
 #define HS_URDF_MESH_FILE_MAX (512u << 20) /* bytes of one mesh file and what it references */
+#define HS_URDF_MATERIAL_NAME_MAX 256
+
+struct hs__urdf_named;
 
 struct hs__urdf {
     const char *file; /* for messages */
@@ -23,6 +27,12 @@ struct hs__urdf {
     uint32_t geoms_cap, visuals_cap, warnings_cap;
     uint64_t vertices;
     bool obj_materials_said; /* the warning that OBJ materials are not used: once per model */
+    /* Colours (urdf_material.c), with opts->visuals: the palette moves into hs_model.materials;
+     * the <robot>-level definitions by name live for the load. */
+    struct hs__palette palette;
+    struct hs__urdf_named *named;
+    uint32_t nnamed, named_cap;
+    bool texture_said, palette_full_said;
 };
 
 /* Error naming file:line of node; returns a negative errno. */
@@ -65,6 +75,12 @@ int hs__urdf_collisions(struct hs__urdf *u, const xmlNode *link, int32_t li);
 /* With opts->visuals: <visual> elements of link appended to hs_model.visuals; one that cannot
  * be read is a warning (returns < 0 only when out of memory). */
 int hs__urdf_visuals(struct hs__urdf *u, const xmlNode *link);
+/* <robot>-level <material> definitions (urdf_material.c); before any link. */
+int hs__urdf_materials(struct hs__urdf *u, const xmlNode *robot);
+/* The colour of a <visual> or <collision> element elem: *ret_material = 1 + palette index, 0
+ * when it has none. < 0 for a bad rgba (file, line and attribute named) or no memory. */
+int hs__urdf_material_of(struct hs__urdf *u, const xmlNode *elem, uint32_t *ret_material);
+void hs__urdf_materials_free(struct hs__urdf *u);
 /* package://, file:// or a relative/absolute path to an existing file. */
 int hs__urdf_resolve(struct hs__urdf *u, const xmlNode *n, const char *uri, char *buf, size_t size);
 /* IMU and force-torque sensors from <gazebo reference=...><sensor> (urdf_sensor.c). */

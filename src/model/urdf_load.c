@@ -342,6 +342,8 @@ static int build(struct hs__urdf *u, const xmlNode *robot)
         r = hs__urdf_err(u, robot, -ENOMEM, "out of memory");
         goto out;
     }
+    if (u->opts->visuals && (r = hs__urdf_materials(u, robot)) < 0)
+        goto out;
     uint32_t il = 0, ij = 0;
     for (const xmlNode *c = robot->children; r == 0 && c; c = c->next) {
         if (hs__urdf_is(c, "link")) {
@@ -633,6 +635,13 @@ int hs__urdf_load_buffer(const char *data, size_t size, const char *name, const 
             r = hs_diag_set(diag, -ENOMEM, file, 0, 0, "out of memory");
     }
     xmlFreeDoc(doc);
+    hs__urdf_materials_free(&u);
+    if (u.m) { /* the colours go with the model, kept or freed */
+        u.m->materials = u.palette.items;
+        u.m->nmaterials = u.palette.n;
+    } else {
+        free(u.palette.items);
+    }
     if (r) {
         hs_model_free(u.m);
         return r < 0 ? r : -r;

@@ -1,7 +1,11 @@
 /* Export of a body model as URDF (hilsim model FILE --urdf OUT): links, joints, inertials and
  * collision geometry (and <visual> geometry when the model was loaded with it), so an OpenHRP
  * robot can be used in URDF tools (and loaded back here with the same links, joints, masses and
- * inertias). Meshes are written as binary STL in OUT_meshes/ beside the file.
+ * inertias). Meshes are written as binary STL in OUT_meshes/ beside the file. Colours
+ * (hs_model.materials) are written as <robot>-level <material>s that each <visual> and
+ * <collision> with a colour names (and repeats): a VRML model has no <visual>s, its collision
+ * shapes are what is drawn, so its colours go on them (URDF tools other than hilsim and urdf-loader
+ * ignore a <collision>'s <material>).
  *
  * Sensors, mimic couplings, link surfaces and ros2_control interfaces are written as the
  * loader reads them (write_gazebo). What URDF cannot say is left out and listed in the returned
@@ -22,6 +26,11 @@
 #include "hilsim/model.h"
 
 #define ESC_MAX (HS_NAME_MAX * 6)
+/* The model's colours are written once each at <robot> level, named this and their index, and
+ * again, by name and colour, in each element that has one: urdfdom and urdf-loader resolve a
+ * <visual>'s name to the <robot>-level definition, but urdf-loader reads a <collision>'s own
+ * colour only. */
+#define MATERIAL_PREFIX "hilsim_material_"
 
 /* s with XML's special characters as entities (names from VRML may hold & < > " '). */
 static const char *xesc(char buf[ESC_MAX], const char *s)
@@ -66,6 +75,28 @@ static void origin(FILE *f, const char *indent, const double p[3], const double 
             p[1], p[2], rpy[0], rpy[1], rpy[2]);
 }
 
+/* x in the fewest significant digits (6 to 9) that the loader reads back (strtod, then float)
+ * as the same float: "0.85", not "0.850000024". */
+static const char *float_text(char buf[32], float x)
+{
+    for (int p = 6; p <= 9; p++) {
+        snprintf(buf, 32, "%.*g", p, (double)x);
+        if ((float)strtod(buf, NULL) == x)
+            break;
+    }
+    return buf;
+}
+
+/* Colour k of the model as a <material>. */
+static void write_material(FILE *f, const struct hs_model *m, uint32_t k)
+{
+    const float *c = m->materials[k].rgba;
+    char t[4][32];
+    fprintf(f, "<material name=\"%s%u\"><color rgba=\"%s %s %s %s\"/></material>\n",
+            MATERIAL_PREFIX, k, float_text(t[0], c[0]), float_text(t[1], c[1]),
+            float_text(t[2], c[2]), float_text(t[3], c[3]));
+}
+
 static int write_stl(const char *path, const struct hs_mesh *m)
 {
     FILE *f = fopen(path, "wb");
@@ -101,10 +132,10 @@ static int write_stl(const char *path, const struct hs_mesh *m)
 }
 
 /* One <collision> (visual false) or <visual> element; a mesh as linkL_K.stl (a visual's as
- * linkL_vK.stl). */
-static int write_geom(FILE *f, const struct hs_geom *g, bool visual, const char *mesh_dir,
-                      const char *mesh_rel, uint32_t link, uint32_t k, uint32_t *skipped,
-                      struct hs_diag *diag)
+ * linkL_vK.stl); its colour by name. */
+static int write_geom(FILE *f, const struct hs_model *m, const struct hs_geom *g, bool visual,
+                      const char *mesh_dir, const char *mesh_rel, uint32_t link, uint32_t k,
+                      uint32_t *skipped, struct hs_diag *diag)
 {
     const char *tag = visual ? "visual" : "collision", *v = visual ? "v" : "";
     /* The model's cylinders lie along y, URDF's along z: R_urdf = R yzᵀ. */
@@ -152,7 +183,12 @@ static int write_geom(FILE *f, const struct hs_geom *g, bool visual, const char 
         fprintf(f, "<mesh filename=\"%s/link%u_%s%u.stl\"/>", xesc(e, mesh_rel), link, v, k);
     }
     }
-    fprintf(f, "</geometry>\n    </%s>\n", tag);
+    fprintf(f, "</geometry>\n");
+    if (g->material && g->material <= m->nmaterials) {
+        fprintf(f, "      ");
+        write_material(f, m, g->material - 1);
+    }
+    fprintf(f, "    </%s>\n", tag);
     return 0;
 }
 
@@ -312,6 +348,10 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
         "<?xml version=\"1.0\"?>\n<!-- exported by hilsim (hilsim model with the urdf option) -->\n"
         "<robot name=\"%s\">\n",
         xesc(name, m->name));
+    for (uint32_t k = 0; k < m->nmaterials; k++) {
+        fprintf(f, "  ");
+        write_material(f, m, k);
+    }
     fprintf(f, "  <link name=\"world\"/>\n");
     int r = 0;
     for (uint32_t i = 0; r == 0 && i < m->nlinks; i++) {
@@ -328,11 +368,11 @@ int hs_model_write_urdf(const struct hs_model *m, const char *path, uint32_t *re
                 l->inertia[0], l->inertia[1], l->inertia[2], l->inertia[4], l->inertia[5],
                 l->inertia[8]);
         for (uint32_t k = 0; r == 0 && k < l->geom_count; k++)
-            r = write_geom(f, &m->geoms[l->geom_first + k], false, mesh_dir, mesh_rel, i, k, &lost,
-                           diag);
+            r = write_geom(f, m, &m->geoms[l->geom_first + k], false, mesh_dir, mesh_rel, i, k,
+                           &lost, diag);
         for (uint32_t k = 0; r == 0 && k < l->visual_count && l->visual_first + k < m->nvisuals;
              k++)
-            r = write_geom(f, &m->visuals[l->visual_first + k], true, mesh_dir, mesh_rel, i, k,
+            r = write_geom(f, m, &m->visuals[l->visual_first + k], true, mesh_dir, mesh_rel, i, k,
                            &lost, diag);
         fprintf(f, "  </link>\n");
     }

@@ -29,6 +29,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 !isfinite(l->mass) || !l->source_file)
                 abort();
         }
+        for (uint32_t i = 0; i < m->ngeoms; i++)
+            if (m->geoms[i].material > m->nmaterials)
+                abort(); /* every colour index names one of the model's colours */
+        for (uint32_t i = 0; i < m->nmaterials; i++)
+            for (int k = 0; k < 4; k++)
+                if (!(m->materials[i].rgba[k] >= 0 && m->materials[i].rgba[k] <= 1))
+                    abort();
         for (uint32_t i = 0; i < m->nwarnings; i++)
             if (!m->warnings[i] || strncmp(m->warnings[i], "fuzz.wrl", 8) != 0)
                 abort(); /* every warning names the file */
