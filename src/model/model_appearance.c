@@ -3,16 +3,18 @@
  * Only viewers read it (the web view, through the URDF export); the bench never does, so a
  * model keeps each distinct colour once (model_material.c) and every geom a 4-byte index.
  *
- * VRML97 gives colours and transparency the range 0..1; a number outside it is an error at the
- * number, as any other bad value is (a nan there is read as 0 with a warning by the parser, as in
- * every looks-only field). Not read: ambientIntensity, shininess, specularColor and
- * emissiveColor (the page lights every shape alike) and textures. */
+ * VRML97 gives colours and transparency the range 0..1. A number outside it is a warning at the
+ * number, and is drawn clamped into the range as a renderer would: the bench never uses a colour,
+ * so a model that Choreonoid draws (it clamps too) is not refused for one (a nan there is read
+ * as 0 with a warning by the parser, as in every looks-only field). Not read: ambientIntensity,
+ * shininess, specularColor and emissiveColor (the page lights every shape alike) and textures. */
 #include <errno.h>
 #include <string.h>
 
 #include "model_internal.h"
 
-/* One SFColor (count 3) or SFFloat (count 1) field, each number checked to be 0..1. */
+/* One SFColor (count 3) or SFFloat (count 1) field, each number clamped to 0..1 with a
+ * warning. */
 static int unit_numbers(struct hs__builder *b, const struct hs__vnode *mat,
                         const struct hs__venv *env, const char *field, enum hs__vftype type,
                         int count, const double *def, double *ret)
@@ -26,9 +28,14 @@ static int unit_numbers(struct hs__builder *b, const struct hs__vnode *mat,
     for (int k = 0; k < count; k++) {
         const struct hs__vitem *it = v ? &v->items[k] : NULL;
         ret[k] = it ? it->num : def[k];
-        if (it && !(ret[k] >= 0 && ret[k] <= 1)) /* the defaults are in range */
-            return hs_diag_set(b->diag, -EINVAL, v->file, it->line, it->column,
-                               "field '%s' of Material: %g is outside 0..1", field, ret[k]);
+        if (it && !(ret[k] >= 0 && ret[k] <= 1)) { /* the defaults are in range */
+            double c = ret[k] > 1 ? 1 : ret[k] >= 0 ? ret[k] : 0;
+            if ((r = hs__builder_warn(b, v->file, it->line, it->column,
+                                      "field '%s' of Material: %g is outside 0..1: drawn as %g",
+                                      field, ret[k], c)) < 0)
+                return r;
+            ret[k] = c;
+        }
     }
     return 0;
 }

@@ -1,8 +1,8 @@
 /* Colours of shapes (hs_model.materials, hs_geom.material): the URDF <material> reader (inline
  * <color>, names defined at <robot> level, textures noted, bad rgba refused with file, line and
  * attribute), the VRML Material reader (diffuseColor, transparency, DEF/USE of a Material and of
- * an Appearance, values outside 0..1 refused at the number), and hs_model_write_urdf writing
- * them so that loading the export gives the same colours back. */
+ * an Appearance, values outside 0..1 warned of at the number and clamped), and hs_model_write_urdf
+ * writing them so that loading the export gives the same colours back. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -254,15 +254,47 @@ static void expect_vrml_error(const char *material, int column, const char *word
     }
 }
 
+/* A colour outside 0..1 loads (the bench never uses it) with a warning at the number, drawn
+ * clamped as a renderer would. */
+static void expect_vrml_warning(const char *material, const char *at, const char *words,
+                                const float rgba[4])
+{
+    char wrl[1024];
+    int n = snprintf(wrl, sizeof wrl,
+                     "#VRML V2.0 utf8\n"
+                     "DEF R Humanoid { humanoidBody [ DEF BASE Joint { jointType \"free\"\n"
+                     "  children Shape { appearance Appearance { material Material {\n"
+                     "%s\n" /* line 4 */
+                     "  } } geometry Box { } } } ] }\n",
+                     material);
+    struct hs_model *m = NULL;
+    struct hs_diag d;
+    memset(&d, 0, sizeof d);
+    assert_int_equal(hs_model_load_buffer(wrl, (unsigned long)n, "bad.wrl", NULL, &m, &d), 0);
+    bool said = false;
+    for (uint32_t k = 0; k < m->nwarnings; k++)
+        said |= strstr(m->warnings[k], at) == m->warnings[k] && strstr(m->warnings[k], words);
+    if (!said) {
+        print_error("no warning \"%s ... %s\" (%u warnings)\n", at, words, m->nwarnings);
+        fail();
+    }
+    assert_int_equal(m->nmaterials, 1);
+    assert_memory_equal(m->materials[0].rgba, rgba, sizeof(float[4]));
+    hs_model_free(m);
+}
+
 static void test_vrml_bad_colours(void **state)
 {
     (void)state;
-    expect_vrml_error("diffuseColor 0 1.2 0", 16,
-                      "field 'diffuseColor' of Material: 1.2 is outside 0..1");
-    expect_vrml_error("diffuseColor -1 0 0", 14,
-                      "field 'diffuseColor' of Material: -1 is outside 0..1");
-    expect_vrml_error("transparency 1.5", 14,
-                      "field 'transparency' of Material: 1.5 is outside 0..1");
+    expect_vrml_warning("diffuseColor 0 1.2 0", "bad.wrl:4:16: ",
+                        "field 'diffuseColor' of Material: 1.2 is outside 0..1: drawn as 1",
+                        (const float[4]){0, 1, 0, 1});
+    expect_vrml_warning("diffuseColor -1 0 0", "bad.wrl:4:14: ",
+                        "field 'diffuseColor' of Material: -1 is outside 0..1: drawn as 0",
+                        (const float[4]){0, 0, 0, 1});
+    expect_vrml_warning("diffuseColor 0.5 0.5 0.5 transparency 1.5", "bad.wrl:4:39: ",
+                        "field 'transparency' of Material: 1.5 is outside 0..1: drawn as 1",
+                        (const float[4]){0.5f, 0.5f, 0.5f, 0});
     expect_vrml_error("diffuseColor 1 0", 0, "diffuseColor"); /* the type check's own words */
 }
 
