@@ -41,24 +41,24 @@ def quat_of_rpy(r, p, y):
             cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy]
 
 
-class State(unittest.TestCase):
+class RunningBench(unittest.TestCase):
+    """A bench run on the wall clock without RT for the class's tests: config() gives its
+    text for the name; ctl() runs `hilsim ctl` on it; stopped with `stop` at the end."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        cls.name = "state%d" % os.getpid()
-        with open(os.path.join(SRC, "config", "biped-stand.yaml")) as f:
-            cfg = f.read().replace("../models/", SRC + "/models/")
-        cfg = cfg.replace("name: biped-stand", "name: " + cls.name)
+        cls.name = "%s%d" % (cls.__name__.lower(), os.getpid())
         path = os.path.join(cls.tmp.name, "bench.yaml")
         with open(path, "w") as f:
-            f.write(cfg)
+            f.write(cls.config(cls.name))
         cls.env = dict(os.environ, HILSIM_CTL_DIR=cls.tmp.name)
         cls.bench = subprocess.Popen([HILSIM, "run", path, "--no-rt", "--clock", "wall"],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      env=cls.env)
-        sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
+        cls.sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
         deadline = time.monotonic() + 120
-        while not os.path.exists(sock):
+        while not os.path.exists(cls.sock):
             if cls.bench.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("no control socket: %s" % cls.bench.communicate()[0])
             time.sleep(0.1)
@@ -78,6 +78,14 @@ class State(unittest.TestCase):
     def ctl(cls, *words):
         return subprocess.run([HILSIM, "ctl", cls.name] + list(words), capture_output=True,
                               text=True, env=cls.env, timeout=60)
+
+
+class State(RunningBench):
+    @staticmethod
+    def config(name):
+        with open(os.path.join(SRC, "config", "biped-stand.yaml")) as f:
+            cfg = f.read().replace("../models/", SRC + "/models/")
+        return cfg.replace("name: biped-stand", "name: " + name)
 
     def state(self):
         r = self.ctl("state", "--json")
@@ -209,48 +217,17 @@ class State(unittest.TestCase):
             os.chmod(self.tmp.name, mode_dir & 0o7777)
 
 
-class ManyRobots(unittest.TestCase):
+class ManyRobots(RunningBench):
     N = 7  # with the floor, the most models a config takes (8)
 
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.name = "many%d" % os.getpid()
+    def config(cls, name):
         models = "".join(
             "  - name: biped%d\n    file: %s/models/biped.wrl\n    pose:\n"
             "      position: [%d, 0, 0]\n" % (i, SRC, i - 3) for i in range(cls.N))
-        cfg = ("bench:\n  name: %s\nmodels:\n%s  - name: floor\n    file: %s/models/floor.wrl\n"
-               "    static: true\nphysics:\n  solver: standard\n" % (cls.name, models, SRC))
         # the exact solver: seven limp robots fall onto one floor without one going through
-        path = os.path.join(cls.tmp.name, "bench.yaml")
-        with open(path, "w") as f:
-            f.write(cfg)
-        cls.env = dict(os.environ, HILSIM_CTL_DIR=cls.tmp.name)
-        cls.bench = subprocess.Popen([HILSIM, "run", path, "--no-rt", "--clock", "wall"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                     env=cls.env)
-        cls.sock = os.path.join(cls.tmp.name, "hilsim-%s.ctl" % cls.name)
-        deadline = time.monotonic() + 120
-        while not os.path.exists(cls.sock):
-            if cls.bench.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("no control socket: %s" % cls.bench.communicate()[0])
-            time.sleep(0.1)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.bench.poll() is None:
-            cls.ctl("stop")
-            try:
-                cls.bench.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                cls.bench.kill()
-                cls.bench.communicate()
-        cls.tmp.cleanup()
-
-    @classmethod
-    def ctl(cls, *words):
-        return subprocess.run([HILSIM, "ctl", cls.name] + list(words), capture_output=True,
-                              text=True, env=cls.env, timeout=60)
+        return ("bench:\n  name: %s\nmodels:\n%s  - name: floor\n    file: %s/models/floor.wrl\n"
+                "    static: true\nphysics:\n  solver: standard\n" % (name, models, SRC))
 
     def answers(self, lines):
         """The whole answers to lines sent on one connection: (header, body) each."""

@@ -229,7 +229,8 @@ static void test_vrml_colours(void **state)
     hs_model_free(m);
 }
 
-static void expect_vrml_error(const char *material, int column, const char *words)
+/* A one-Shape robot whose Material's fields are `material` (on line 4), loaded as bad.wrl. */
+static int load_material(const char *material, struct hs_model **m, struct hs_diag *d)
 {
     char wrl[1024];
     int n = snprintf(wrl, sizeof wrl,
@@ -239,10 +240,15 @@ static void expect_vrml_error(const char *material, int column, const char *word
                      "%s\n" /* line 4 */
                      "  } } geometry Box { } } } ] }\n",
                      material);
+    memset(d, 0, sizeof *d);
+    return hs_model_load_buffer(wrl, (unsigned long)n, "bad.wrl", NULL, m, d);
+}
+
+static void expect_vrml_error(const char *material, int column, const char *words)
+{
     struct hs_model *m = NULL;
     struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    assert_int_equal(hs_model_load_buffer(wrl, (unsigned long)n, "bad.wrl", NULL, &m, &d), -EINVAL);
+    assert_int_equal(load_material(material, &m, &d), -EINVAL);
     assert_null(m);
     assert_string_equal(d.file, "bad.wrl");
     assert_int_equal(d.line, 4);
@@ -259,18 +265,9 @@ static void expect_vrml_error(const char *material, int column, const char *word
 static void expect_vrml_warning(const char *material, const char *at, const char *words,
                                 const float rgba[4])
 {
-    char wrl[1024];
-    int n = snprintf(wrl, sizeof wrl,
-                     "#VRML V2.0 utf8\n"
-                     "DEF R Humanoid { humanoidBody [ DEF BASE Joint { jointType \"free\"\n"
-                     "  children Shape { appearance Appearance { material Material {\n"
-                     "%s\n" /* line 4 */
-                     "  } } geometry Box { } } } ] }\n",
-                     material);
     struct hs_model *m = NULL;
     struct hs_diag d;
-    memset(&d, 0, sizeof d);
-    assert_int_equal(hs_model_load_buffer(wrl, (unsigned long)n, "bad.wrl", NULL, &m, &d), 0);
+    assert_int_equal(load_material(material, &m, &d), 0);
     bool said = false;
     for (uint32_t k = 0; k < m->nwarnings; k++)
         said |= strstr(m->warnings[k], at) == m->warnings[k] && strstr(m->warnings[k], words);
