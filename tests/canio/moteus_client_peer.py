@@ -116,7 +116,7 @@ def tool(h, args, out):
     except subprocess.TimeoutExpired:
         h.check(False, "moteus_tool %s: no answer within 300 s" % " ".join(args))
         return None
-    out[" ".join(args)] = p.stdout[-2000:]
+    out[" ".join(args)] = p.stdout[-20000:]  # whole (a dump is 600 bytes): a failed check shows it
     h.check(p.returncode == 0, "moteus_tool %s: exit %d %s" % (" ".join(args), p.returncode,
                                                               p.stderr[-400:].strip()))
     return p.stdout if p.returncode == 0 else None

@@ -195,6 +195,20 @@ static int mt_on_frame(struct hs_can_node *base, const struct hs_can_frame *f, i
         n->reply_owed = true;
         n->reply_to = (uint8_t)(f->id >> 8 & 0x7F);
         n->scan = scan;
+        /* The firmware answers a poll with the output there when the poll arrived; this reply
+         * is built with the tick, after the frames behind it. A line those frames sent must
+         * not have its answer's first bytes in the reply to a poll sent before it, which the
+         * client has given up on: moteus_tool polls to drain the stream for 0.2 s, then sends
+         * "conf enumerate", and lost the dump's first 59 bytes when both landed in one tick. */
+        unsigned avail = n->diag.out_len - n->diag.out_off;
+        for (unsigned i = 0; i < n->scan.n; i++) {
+            struct hs_mt_item *it = &n->scan.items[i];
+            if (it->kind != HS_MT_I_STREAM)
+                continue;
+            if (it->count > avail)
+                it->count = (uint16_t)avail;
+            avail -= it->count;
+        }
     }
     base->stats.frames_ok++;
     return 0;
