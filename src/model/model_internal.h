@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hilsim/model.h"
+#include "model_grow.h"
 #include "model_material.h"
 #include "vrml_internal.h"
 
@@ -112,7 +113,6 @@ struct hs__bctx {
     int depth;
 };
 
-int hs__grow(void **data, uint32_t *cap, uint32_t need, size_t elem);
 /* A model's default name: the file name up to its first dot (VRML and URDF alike). */
 void hs__model_name_from_path(const char *path, char *buf, size_t size);
 /* Adds "file:line:column: msg" to the model's warnings (line or column 0: left out). */

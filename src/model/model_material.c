@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_grow.h"
 #include "model_material.h"
 
 static bool same(const struct hs_material *m, const float rgba[4])
@@ -28,14 +29,8 @@ int hs__palette_add(struct hs__palette *p, const float rgba_in[4], uint32_t *ret
     *ret_material = 0;
     if (p->n >= HS_MODEL_MAX_MATERIALS)
         return 1;
-    if (p->n == p->cap) {
-        uint32_t cap = p->cap ? 2 * p->cap : 8;
-        struct hs_material *items = realloc(p->items, cap * sizeof *items);
-        if (!items)
-            return -ENOMEM;
-        p->items = items;
-        p->cap = cap;
-    }
+    if (hs__grow((void **)&p->items, &p->cap, p->n + 1, sizeof *p->items) < 0)
+        return -ENOMEM;
     memcpy(p->items[p->n].rgba, rgba, sizeof p->items[p->n].rgba);
     *ret_material = p->last = ++p->n;
     return 0;

@@ -21,14 +21,8 @@ static int push_geom(struct hs__urdf *u, const xmlNode *n, const struct hs_geom 
     struct hs_model *m = u->m;
     if (m->ngeoms >= HS_URDF_MAX_GEOMS)
         return hs__urdf_err(u, n, -E2BIG, "more than %d collision geometries", HS_URDF_MAX_GEOMS);
-    if (m->ngeoms == u->geoms_cap) {
-        uint32_t cap = u->geoms_cap ? 2 * u->geoms_cap : 16;
-        struct hs_geom *gs = realloc(m->geoms, cap * sizeof *gs);
-        if (!gs)
-            return hs__urdf_err(u, n, -ENOMEM, "out of memory");
-        m->geoms = gs;
-        u->geoms_cap = cap;
-    }
+    if (hs__grow((void **)&m->geoms, &u->geoms_cap, m->ngeoms + 1, sizeof *m->geoms) < 0)
+        return hs__urdf_err(u, n, -ENOMEM, "out of memory");
     m->geoms[m->ngeoms++] = *g;
     return 0;
 }
@@ -292,14 +286,8 @@ static int push_visual(struct hs__urdf *u, const xmlNode *n, const struct hs_geo
                               HS_URDF_MAX_GEOMS);
         return r < 0 ? r : 1;
     }
-    if (m->nvisuals == u->visuals_cap) {
-        uint32_t cap = u->visuals_cap ? 2 * u->visuals_cap : 16;
-        struct hs_geom *gs = realloc(m->visuals, cap * sizeof *gs);
-        if (!gs)
-            return hs__urdf_err(u, n, -ENOMEM, "out of memory");
-        m->visuals = gs;
-        u->visuals_cap = cap;
-    }
+    if (hs__grow((void **)&m->visuals, &u->visuals_cap, m->nvisuals + 1, sizeof *m->visuals) < 0)
+        return hs__urdf_err(u, n, -ENOMEM, "out of memory");
     m->visuals[m->nvisuals++] = *g;
     return 0;
 }

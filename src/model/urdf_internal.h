@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hilsim/model.h"
+#include "model_grow.h"
 #include "model_material.h"
 
 #define HS_URDF_MAX_LINKS 4096

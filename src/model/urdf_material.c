@@ -110,14 +110,8 @@ int hs__urdf_materials(struct hs__urdf *u, const xmlNode *robot)
                 return r;
             break;
         }
-        if (u->nnamed == u->named_cap) {
-            uint32_t cap = u->named_cap ? 2 * u->named_cap : 8;
-            struct hs__urdf_named *a = realloc(u->named, cap * sizeof *a);
-            if (!a)
-                return hs__urdf_err(u, c, -ENOMEM, "out of memory");
-            u->named = a;
-            u->named_cap = cap;
-        }
+        if (hs__grow((void **)&u->named, &u->named_cap, u->nnamed + 1, sizeof *u->named) < 0)
+            return hs__urdf_err(u, c, -ENOMEM, "out of memory");
         if (!(u->named[u->nnamed].name = strdup(name)))
             return hs__urdf_err(u, c, -ENOMEM, "out of memory");
         u->named[u->nnamed++].material = material;
