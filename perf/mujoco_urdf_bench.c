@@ -290,26 +290,25 @@ int main(int argc, char **argv)
         mj_hold(mf, mdf, mf->qpos0, 0);
         mj_step(mf, mdf);
     }
-    struct timing still, moving, fast;
-    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, (struct motion){0, 0}, us,
-                    &still))
-        return 1;
-    printf("%s: hilsim (defaults) against MuJoCo %s (defaults), both on the URDF, %d rounds x "
-           "%d steps, interleaved\n",
-           robot->name, mj_versionString(), rounds, steps);
-    print_timing(&still, w, md, mdf);
-    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps,
-                    (struct motion){MOVE_RAD, MOVE_HZ}, us, &moving))
-        return 1;
-    printf("%s moving (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
-           robot->name, MOVE_RAD, MOVE_HZ);
-    print_timing(&moving, w, md, mdf);
-    if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps,
-                    (struct motion){MOVE_RAD, FAST_HZ}, us, &fast))
-        return 1;
-    printf("%s moving faster (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
-           robot->name, MOVE_RAD, FAST_HZ);
-    print_timing(&fast, w, md, mdf);
+    /* standing still, then moving slowly, then faster: the same rounds each */
+    const struct {
+        struct motion m;
+        const char *what; /* NULL: standing (the run's header) */
+    } phases[] = {
+        {{0, 0}, NULL}, {{MOVE_RAD, MOVE_HZ}, "moving"}, {{MOVE_RAD, FAST_HZ}, "moving faster"}};
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+        struct timing t;
+        if (time_rounds(w, wx, robot, mm, md, mf, mdf, rounds, steps, phases[i].m, us, &t))
+            return 1;
+        if (!phases[i].what)
+            printf("%s: hilsim (defaults) against MuJoCo %s (defaults), both on the URDF, %d "
+                   "rounds x %d steps, interleaved\n",
+                   robot->name, mj_versionString(), rounds, steps);
+        else
+            printf("%s %s (every hinge's target %+.2f rad at %.1f Hz), the same rounds next\n",
+                   robot->name, phases[i].what, phases[i].m.amp, phases[i].m.hz);
+        print_timing(&t, w, md, mdf);
+    }
     hs_world_destroy(w);
     hs_world_destroy(wx);
     mj_deleteData(md);
