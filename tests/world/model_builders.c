@@ -120,3 +120,14 @@ struct hs_world *mb_world(const struct hs_world_params *p, const struct hs_world
         fail_msg("hs_world_create: %d %s", r, d.msg);
     return w;
 }
+
+struct hs_world *mb_on_floor(const struct hs_model *floor, const struct hs_model *m, double z,
+                             const struct hs_world_params *p)
+{
+    struct hs_world_body_spec s[2];
+    hs_world_spec_default(&s[0], floor);
+    s[0].is_static = true;
+    hs_world_spec_default(&s[1], m);
+    s[1].root_pose.p[2] = z;
+    return mb_world(p, s, 2);
+}

@@ -30,5 +30,8 @@ struct hs_model *mb_crawler(void);
 /* hs_world_create of n bodies; the test fails (with the error and its message) if it does. */
 struct hs_world *mb_world(const struct hs_world_params *p, const struct hs_world_body_spec *s,
                           uint32_t n);
+/* mb_world of a static floor and one model above it, its root at height z. */
+struct hs_world *mb_on_floor(const struct hs_model *floor, const struct hs_model *m, double z,
+                             const struct hs_world_params *p);
 
 #endif

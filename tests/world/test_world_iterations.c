@@ -110,14 +110,9 @@ static void test_driving_crawler_runs_the_full_count(void **state)
 {
     (void)state;
     struct hs_model *floor = mb_floor(), *m = mb_crawler();
-    struct hs_world_body_spec s[2];
-    hs_world_spec_default(&s[0], floor);
-    s[0].is_static = true;
-    hs_world_spec_default(&s[1], m);
-    s[1].root_pose.p[2] = 0.05;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = mb_world(&p, s, 2);
+    struct hs_world *w = mb_on_floor(floor, m, 0.05, &p);
     hs_world_set_track_speed(w, 1, 1, 0.3);
     hs_world_set_track_speed(w, 1, 2, 0.3);
     double it = mean_over(w, 2000);
@@ -145,14 +140,9 @@ static void push_run(double *ret_it, struct hs_pose *ret_pose)
     struct hs_model *floor = mb_floor(), *slab = mb_new("slab", 1, 1, 0);
     mb_mass(&slab->links[0], 1.0, 0, 0, 0, (0.04 + 0.0025) / 12, (0.04 + 0.0025) / 12, 0.08 / 12);
     mb_box(slab, 0, 0.2, 0.2, 0.05, 0, 0, 0);
-    struct hs_world_body_spec s[2];
-    hs_world_spec_default(&s[0], floor);
-    s[0].is_static = true;
-    hs_world_spec_default(&s[1], slab);
-    s[1].root_pose.p[2] = 0.025;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = mb_world(&p, s, 2);
+    struct hs_world *w = mb_on_floor(floor, slab, 0.025, &p);
     dBodyID b = hs_world_ode_body(w, 1, 0);
     for (int i = 0; i < STEPS; i++) {
         if (i >= PUSH_AT && i < PUSH_AT + PUSH_STEPS)

@@ -366,14 +366,9 @@ static void test_crawler_drives(void **state)
 {
     (void)state;
     struct hs_model *floor = mb_floor(), *m = mb_crawler();
-    struct hs_world_body_spec s[2];
-    hs_world_spec_default(&s[0], floor);
-    s[0].is_static = true;
-    hs_world_spec_default(&s[1], m);
-    s[1].root_pose.p[2] = 0.05;
     struct hs_world_params p;
     hs_world_params_default(&p);
-    struct hs_world *w = mb_world(&p, s, 2);
+    struct hs_world *w = mb_on_floor(floor, m, 0.05, &p);
     hs_world_set_track_speed(w, 1, 1, 0.3);
     hs_world_set_track_speed(w, 1, 2, 0.3);
     run(w, 2000);
